@@ -1,0 +1,39 @@
+import bodyParser from 'body-parser';
+import express, { type Express } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../../libs/domain/context';
+import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
+import { apiRouter } from './routes';
+
+/** The stateless API tier: every `/api/v1` route except the event queue's. */
+export function createApiApp(ctx: AppContext): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', true);
+  app.set('query parser', 'simple');
+  app.use((req, res, next) => {
+    const requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      ctx.log.debug('http', 'request', {
+        requestId,
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+      });
+    });
+    next();
+  });
+  // Zulip parameters are flat form fields; lists and objects arrive as JSON text inside them.
+  app.use(bodyParser.urlencoded({ extended: false, limit: '25mb', parameterLimit: 10000 }));
+  app.use(bodyParser.json({ limit: '25mb' }));
+  app.use('/api/v1', apiRouter(ctx));
+  app.get('/health', (_req, res) => {
+    res.json({ result: 'success', msg: '' });
+  });
+  app.use(unknownRoute);
+  app.use(errorHandler(ctx.log));
+  return app;
+}

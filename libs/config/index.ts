@@ -1,0 +1,115 @@
+import Joi from 'joi';
+
+/** Everything the processes read from the environment, validated once at boot. */
+export interface Config {
+  env: 'production' | 'development' | 'test';
+  databaseUrl: string;
+  redisUrl: string;
+  /** Prefix for every Redis key and BullMQ queue, so several deployments (or test files) can share one Redis. */
+  redisPrefix: string;
+  apiPort: number;
+  eventsPort: number;
+  bindHost: string;
+  /** Host (and port) clients reach the server at; organizations other than the root one live at `<subdomain>.<externalHost>`. */
+  externalHost: string;
+  externalScheme: 'http' | 'https';
+  logLevel: string;
+  logFormat: 'json' | 'pretty';
+  /** Encrypts API keys at rest; rotating it invalidates the stored copies (not the hashes). */
+  secretKey: string;
+  bcryptRounds: number;
+  uploadsDir: string;
+  smtp: { host: string; port: number; secure: boolean; user: string; password: string } | null;
+  emailFrom: string;
+  outgoingWebhookTimeoutSeconds: number;
+  inviteExpiryMinutes: number;
+  eventQueueIdleSeconds: number;
+  heartbeatSeconds: number;
+  webPublicStreamsEnabled: boolean;
+  pushNotificationsEnabled: boolean;
+  passwordAuthEnabled: boolean;
+}
+
+const envSchema = Joi.object({
+  NODE_ENV: Joi.string().valid('production', 'development', 'test').default('development'),
+  DATABASE_URL: Joi.string()
+    .uri({ scheme: ['postgres', 'postgresql'] })
+    .default('postgresql://postgres@127.0.0.1:5432/chat'),
+  REDIS_URL: Joi.string()
+    .uri({ scheme: ['redis', 'rediss'] })
+    .default('redis://127.0.0.1:6379/0'),
+  REDIS_PREFIX: Joi.string().default('chat:'),
+  API_PORT: Joi.number().port().default(9991),
+  EVENTS_PORT: Joi.number().port().default(9992),
+  BIND_HOST: Joi.string().default('127.0.0.1'),
+  EXTERNAL_HOST: Joi.string().default('localhost:9991'),
+  EXTERNAL_SCHEME: Joi.string().valid('http', 'https').default('http'),
+  LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'debug').default('info'),
+  LOG_FORMAT: Joi.string().valid('json', 'pretty').default('json'),
+  SECRET_KEY: Joi.string()
+    .min(16)
+    .when('NODE_ENV', {
+      is: 'production',
+      then: Joi.required(),
+      otherwise: Joi.optional().default('development-secret-key-not-for-production'),
+    }),
+  BCRYPT_ROUNDS: Joi.number().integer().min(4).max(15).default(10),
+  UPLOADS_DIR: Joi.string().default('var/uploads'),
+  SMTP_HOST: Joi.string().allow('').default(''),
+  SMTP_PORT: Joi.number().port().default(25),
+  SMTP_SECURE: Joi.boolean().default(false),
+  SMTP_USER: Joi.string().allow('').default(''),
+  SMTP_PASSWORD: Joi.string().allow('').default(''),
+  EMAIL_FROM: Joi.string().default('noreply@localhost'),
+  OUTGOING_WEBHOOK_TIMEOUT_SECONDS: Joi.number().positive().default(10),
+  INVITATION_LINK_VALIDITY_MINUTES: Joi.number().integer().positive().default(14400),
+  EVENT_QUEUE_IDLE_SECONDS: Joi.number().integer().positive().default(600),
+  HEARTBEAT_SECONDS: Joi.number().positive().default(45),
+  WEB_PUBLIC_STREAMS_ENABLED: Joi.boolean().default(true),
+  PUSH_NOTIFICATIONS_ENABLED: Joi.boolean().default(false),
+  PASSWORD_AUTH_ENABLED: Joi.boolean().default(true),
+}).unknown(true);
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const { value, error } = envSchema.validate(env, { abortEarly: false, convert: true });
+  if (error) {
+    throw new ConfigError(
+      `Invalid environment:\n${error.details.map((d) => `  - ${d.message}`).join('\n')}`,
+    );
+  }
+  return {
+    env: value.NODE_ENV,
+    databaseUrl: value.DATABASE_URL,
+    redisUrl: value.REDIS_URL,
+    redisPrefix: value.REDIS_PREFIX,
+    apiPort: value.API_PORT,
+    eventsPort: value.EVENTS_PORT,
+    bindHost: value.BIND_HOST,
+    externalHost: value.EXTERNAL_HOST.toLowerCase(),
+    externalScheme: value.EXTERNAL_SCHEME,
+    logLevel: value.LOG_LEVEL,
+    logFormat: value.LOG_FORMAT,
+    secretKey: value.SECRET_KEY,
+    bcryptRounds: value.BCRYPT_ROUNDS,
+    uploadsDir: value.UPLOADS_DIR,
+    smtp: value.SMTP_HOST
+      ? {
+          host: value.SMTP_HOST,
+          port: value.SMTP_PORT,
+          secure: value.SMTP_SECURE,
+          user: value.SMTP_USER,
+          password: value.SMTP_PASSWORD,
+        }
+      : null,
+    emailFrom: value.EMAIL_FROM,
+    outgoingWebhookTimeoutSeconds: value.OUTGOING_WEBHOOK_TIMEOUT_SECONDS,
+    inviteExpiryMinutes: value.INVITATION_LINK_VALIDITY_MINUTES,
+    eventQueueIdleSeconds: value.EVENT_QUEUE_IDLE_SECONDS,
+    heartbeatSeconds: value.HEARTBEAT_SECONDS,
+    webPublicStreamsEnabled: value.WEB_PUBLIC_STREAMS_ENABLED,
+    pushNotificationsEnabled: value.PUSH_NOTIFICATIONS_ENABLED,
+    passwordAuthEnabled: value.PASSWORD_AUTH_ENABLED,
+  };
+}

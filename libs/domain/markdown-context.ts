@@ -1,0 +1,57 @@
+import type { Db } from '../db/client';
+import type { Config } from '../config';
+import type { MarkdownContext } from '../markdown';
+import { realmUrl } from './realms/realm-url';
+
+/** Lookups the Markdown renderer needs, answered from one organization's rows. */
+export async function markdownContextFor(
+  db: Db,
+  config: Config,
+  realm: { id: number; stringId: string },
+): Promise<MarkdownContext> {
+  const [emoji, linkifiers] = await Promise.all([
+    db.realmEmoji.findMany({ where: { realmId: realm.id } }),
+    db.realmFilter.findMany({ where: { realmId: realm.id }, orderBy: { order: 'asc' } }),
+  ]);
+  const base = realmUrl(realm.stringId, config);
+  return {
+    realmUrl: base,
+    async lookupUsersByName(names) {
+      if (names.length === 0) return [];
+      const users = await db.user.findMany({
+        where: { realmId: realm.id, fullName: { in: names, mode: 'insensitive' } },
+        select: { id: true, fullName: true, email: true, isActive: true },
+      });
+      return users;
+    },
+    async lookupUsersById(ids) {
+      if (ids.length === 0) return [];
+      return db.user.findMany({
+        where: { realmId: realm.id, id: { in: ids } },
+        select: { id: true, fullName: true, email: true, isActive: true },
+      });
+    },
+    async lookupGroupsByName(names) {
+      if (names.length === 0) return [];
+      const groups = await db.userGroup.findMany({
+        where: { realmId: realm.id, named: true, deactivated: false, name: { in: names, mode: 'insensitive' } },
+        select: { id: true, name: true },
+      });
+      return groups.map((g) => ({ id: g.id, name: g.name ?? '' }));
+    },
+    async lookupStreamsByName(names) {
+      if (names.length === 0) return [];
+      return db.stream.findMany({
+        where: { realmId: realm.id, name: { in: names, mode: 'insensitive' } },
+        select: { id: true, name: true },
+      });
+    },
+    realmEmoji: emoji.map((e) => ({
+      id: String(e.id),
+      name: e.name,
+      sourceUrl: `/user_avatars/${realm.id}/emoji/images/${e.fileName ?? ''}`,
+      deactivated: e.deactivated,
+    })),
+    linkifiers: linkifiers.map((l) => ({ id: l.id, pattern: l.pattern, urlTemplate: l.urlTemplate })),
+  };
+}

@@ -1,0 +1,81 @@
+import type { Config } from '../../config';
+import type { Realm } from '../../../generated/prisma/client';
+import { realmIconUrl, realmUrl } from '../realms/realm-url';
+import { FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../version';
+
+/** The five external providers a Zulip client knows by these keys (spec: "named generically"). */
+const EXTERNAL_PROVIDERS = ['github', 'gitlab', 'azuread', 'apple', 'google'] as const;
+
+export interface ServerSettings {
+  authentication_methods: Record<string, boolean>;
+  external_authentication_methods: {
+    name: string;
+    display_name: string;
+    display_icon: string | null;
+    login_url: string;
+    signup_url: string;
+  }[];
+  zulip_feature_level: number;
+  zulip_version: string;
+  zulip_merge_base: string;
+  service_feature_level: number;
+  service_version: string;
+  service_merge_base: string;
+  push_notifications_enabled: boolean;
+  is_incompatible: boolean;
+  email_auth_enabled: boolean;
+  require_email_format_usernames: boolean;
+  realm_url?: string;
+  realm_uri?: string;
+  realm_name?: string;
+  realm_icon?: string;
+  realm_description?: string;
+  realm_web_public_access_enabled?: boolean;
+}
+
+/**
+ * `GET /server_settings`. Organization fields are left out when the host names no organization
+ * (the root of a multi-organization server), as the spec says.
+ */
+export function serverSettings(
+  config: Config,
+  realm: Realm | null,
+  renderedDescription: string,
+): ServerSettings {
+  const passwordEnabled = config.passwordAuthEnabled;
+  const authenticationMethods: Record<string, boolean> = {
+    password: passwordEnabled,
+    dev: false,
+    email: passwordEnabled,
+    ldap: false,
+    remoteuser: false,
+    saml: false,
+    'openid connect': false,
+  };
+  for (const provider of EXTERNAL_PROVIDERS) authenticationMethods[provider] = false;
+  const settings: ServerSettings = {
+    authentication_methods: authenticationMethods,
+    external_authentication_methods: [],
+    zulip_feature_level: FEATURE_LEVEL,
+    zulip_version: SERVER_VERSION,
+    zulip_merge_base: SERVER_MERGE_BASE,
+    service_feature_level: FEATURE_LEVEL,
+    service_version: SERVER_VERSION,
+    service_merge_base: SERVER_MERGE_BASE,
+    push_notifications_enabled: config.pushNotificationsEnabled,
+    is_incompatible: false,
+    email_auth_enabled: passwordEnabled,
+    require_email_format_usernames: true,
+  };
+  if (!realm) return settings;
+  const url = realmUrl(realm.stringId, config);
+  return {
+    ...settings,
+    realm_url: url,
+    realm_uri: url,
+    realm_name: realm.name,
+    realm_icon: realmIconUrl(realm),
+    realm_description: renderedDescription,
+    realm_web_public_access_enabled: config.webPublicStreamsEnabled && realm.enableSpectatorAccess,
+  };
+}

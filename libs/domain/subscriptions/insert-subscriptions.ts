@@ -1,0 +1,45 @@
+import type { Tx } from '../../db/client';
+import { colorForIndex } from './colors';
+
+/**
+ * Subscribes users to channel recipients in bulk, reactivating old subscriptions; returns the
+ * (userId, recipientId) pairs that were not active before.
+ */
+export async function insertSubscriptions(
+  tx: Tx,
+  pairs: { userId: number; recipientId: number }[],
+): Promise<{ userId: number; recipientId: number }[]> {
+  if (pairs.length === 0) return [];
+  const userIds = [...new Set(pairs.map((p) => p.userId))];
+  const existing = await tx.subscription.findMany({
+    where: { userId: { in: userIds } },
+    select: { userId: true, recipientId: true, active: true },
+  });
+  const key = (p: { userId: number; recipientId: number }) => `${p.userId}:${p.recipientId}`;
+  const byKey = new Map(existing.map((s) => [key(s), s]));
+  const countByUser = new Map<number, number>();
+  for (const s of existing) countByUser.set(s.userId, (countByUser.get(s.userId) ?? 0) + 1);
+
+  const fresh: { userId: number; recipientId: number; color: string }[] = [];
+  const reactivate: { userId: number; recipientId: number }[] = [];
+  for (const pair of pairs) {
+    const found = byKey.get(key(pair));
+    if (found?.active) continue;
+    if (found) {
+      reactivate.push(pair);
+    } else {
+      const index = countByUser.get(pair.userId) ?? 0;
+      countByUser.set(pair.userId, index + 1);
+      fresh.push({ ...pair, color: colorForIndex(index) });
+    }
+    byKey.set(key(pair), { ...pair, active: true });
+  }
+  if (fresh.length) await tx.subscription.createMany({ data: fresh });
+  for (const pair of reactivate) {
+    await tx.subscription.update({
+      where: { userId_recipientId: pair },
+      data: { active: true },
+    });
+  }
+  return [...fresh.map(({ userId, recipientId }) => ({ userId, recipientId })), ...reactivate];
+}

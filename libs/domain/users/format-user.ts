@@ -1,0 +1,70 @@
+import type { User } from '../../../generated/prisma/client';
+import { canSeeDeliveryEmail } from '../permissions/email-visibility';
+import { avatarUrlFor } from './avatar';
+import { Role } from './roles';
+
+export interface ProfileDataEntry {
+  value: string;
+  rendered_value?: string;
+}
+export type ProfileData = Record<string, ProfileDataEntry>;
+
+/** A user as `GET /users`, `GET /users/{id}` and `realm_user` events show it. */
+export interface ApiUser {
+  email: string;
+  user_id: number;
+  avatar_version: number;
+  is_admin: boolean;
+  is_owner: boolean;
+  is_guest: boolean;
+  role: number;
+  is_bot: boolean;
+  full_name: string;
+  timezone: string;
+  is_active: boolean;
+  date_joined: string;
+  delivery_email: string | null;
+  avatar_url?: string | null;
+  bot_type?: number | null;
+  bot_owner_id?: number | null;
+  profile_data?: ProfileData;
+}
+
+export interface FormatUserOptions {
+  viewer: { id: number; role: number };
+  clientGravatar: boolean;
+  /** Custom profile field values; left out for bots and when the caller did not ask for them. */
+  profileData?: ProfileData;
+}
+
+/** Zulip prints `date_joined` as an ISO 8601 timestamp to the minute with a UTC offset. */
+export function isoMinutes(date: Date): string {
+  return `${date.toISOString().slice(0, 16)}+00:00`;
+}
+
+export function formatUser(user: User, options: FormatUserOptions): ApiUser {
+  const seesEmail = canSeeDeliveryEmail(options.viewer, user);
+  const result: ApiUser = {
+    email: user.email,
+    user_id: user.id,
+    avatar_version: user.avatarVersion,
+    is_admin: user.role <= Role.ADMINISTRATOR,
+    is_owner: user.role === Role.OWNER,
+    is_guest: user.role === Role.GUEST,
+    role: user.role,
+    is_bot: user.isBot,
+    full_name: user.fullName,
+    timezone: user.timezone,
+    is_active: user.isActive,
+    date_joined: isoMinutes(user.dateJoined),
+    delivery_email: seesEmail ? user.deliveryEmail : null,
+    avatar_url: avatarUrlFor(user, options.clientGravatar, seesEmail),
+  };
+  if (user.isBot) {
+    result.bot_type = user.botType;
+    result.bot_owner_id = user.botOwnerId;
+  } else if (options.profileData) {
+    result.profile_data = options.profileData;
+  }
+  return result;
+}

@@ -1,0 +1,89 @@
+import type { AppContext } from '../domain/context';
+import type { Tx } from '../db/client';
+
+/** A domain event as clients receive it, minus the per-queue `id`. */
+export interface ClientEvent {
+  type: string;
+  [field: string]: unknown;
+}
+
+/** What travels on the Redis domain stream: one event and the users it is for. */
+export interface DomainEventEnvelope {
+  outboxId: string;
+  realmId: number;
+  users: number[];
+  event: ClientEvent;
+}
+
+export const domainStreamKey = (prefix: string) => `${prefix}domain-events`;
+
+/** Collects the events of one transaction; they are written to the outbox inside it. */
+export class EventSink {
+  readonly outboxIds: bigint[] = [];
+
+  constructor(private readonly tx: Tx) {}
+
+  async emit(realmId: number, event: ClientEvent, users: number[]): Promise<void> {
+    if (users.length === 0) return;
+    const row = await this.tx.outboxEvent.create({
+      data: { realmId, eventJson: event as object, usersJson: users },
+      select: { id: true },
+    });
+    this.outboxIds.push(row.id);
+  }
+}
+
+/**
+ * Appends committed outbox rows to the Redis domain stream and marks them published. A crash
+ * between commit and this call leaves rows unpublished; the sweeper in the events tier sends them.
+ */
+export async function publishOutbox(ctx: AppContext, ids: bigint[]): Promise<void> {
+  if (ids.length === 0) return;
+  const rows = await ctx.db.outboxEvent.findMany({
+    where: { id: { in: ids }, publishedAt: null },
+    orderBy: { id: 'asc' },
+  });
+  if (rows.length === 0) return;
+  const pipeline = ctx.redis.pipeline();
+  for (const row of rows) {
+    const envelope: DomainEventEnvelope = {
+      outboxId: row.id.toString(),
+      realmId: row.realmId,
+      users: row.usersJson as number[],
+      event: row.eventJson as unknown as ClientEvent,
+    };
+    pipeline.xadd(domainStreamKey(ctx.config.redisPrefix), '*', 'envelope', JSON.stringify(envelope));
+  }
+  await pipeline.exec();
+  await ctx.db.outboxEvent.updateMany({
+    where: { id: { in: rows.map((r) => r.id) } },
+    data: { publishedAt: new Date() },
+  });
+}
+
+/**
+ * One domain action = one transaction: the rows and their events commit together, and the
+ * events are published after commit.
+ */
+export async function inTransaction<T>(
+  ctx: AppContext,
+  action: (tx: Tx, events: EventSink) => Promise<T>,
+): Promise<T> {
+  let sink: EventSink | null = null;
+  const result = await ctx.db.$transaction(
+    async (tx) => {
+      sink = new EventSink(tx);
+      return action(tx, sink);
+    },
+    { timeout: 30000, maxWait: 10000 },
+  );
+  const ids = (sink as EventSink | null)?.outboxIds ?? [];
+  try {
+    await publishOutbox(ctx, ids);
+  } catch (err) {
+    ctx.log.warn('outbox', 'publish after commit failed; the sweeper will retry', {
+      error: err instanceof Error ? err.message : String(err),
+    });
+  }
+  return result;
+}

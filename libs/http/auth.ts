@@ -1,0 +1,51 @@
+import type { Request } from 'express';
+import type { Realm, User } from '../../generated/prisma/client';
+import type { AppContext } from '../domain/context';
+import { realmForHost } from '../domain/realms/resolve-host';
+import { API_KEY_LENGTH, hashApiKey } from '../domain/users/api-keys';
+import {
+  badRequest,
+  invalidApiKey,
+  nonexistentSubdomain,
+  realmDeactivated,
+  unauthorized,
+  userDeactivated,
+} from './errors';
+
+export interface Principal {
+  user: User;
+  realm: Realm;
+}
+
+/** Splits `Authorization: Basic base64(email:api_key)`; the key never contains ':'. */
+export function parseBasicAuth(header: string | undefined): { email: string; apiKey: string } {
+  if (!header) throw unauthorized('Missing authorization header for basic auth');
+  const [scheme, credentials, ...rest] = header.trim().split(/\s+/);
+  if (scheme.toLowerCase() !== 'basic') {
+    throw badRequest('This endpoint requires HTTP basic authentication.');
+  }
+  if (!credentials || rest.length) throw unauthorized('Invalid authorization header for basic auth');
+  const decoded = Buffer.from(credentials, 'base64').toString('utf8');
+  const colon = decoded.lastIndexOf(':');
+  if (colon < 0) throw unauthorized('Invalid authorization header for basic auth');
+  return { email: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1) };
+}
+
+export async function requestRealm(ctx: AppContext, req: Request): Promise<Realm> {
+  const realm = await realmForHost(ctx.db, req.headers.host, ctx.config.externalHost);
+  if (!realm) throw nonexistentSubdomain();
+  return realm;
+}
+
+/** Resolves the caller of an authenticated endpoint, refusing bad keys and deactivated accounts. */
+export async function authenticate(ctx: AppContext, req: Request): Promise<Principal> {
+  const { email, apiKey } = parseBasicAuth(req.headers.authorization);
+  if (apiKey.length !== API_KEY_LENGTH) throw invalidApiKey('Malformed API key');
+  const realm = await requestRealm(ctx, req);
+  const user = await ctx.db.user.findUnique({ where: { apiKeyHash: hashApiKey(apiKey) } });
+  if (!user || user.email.toLowerCase() !== email.trim().toLowerCase()) throw invalidApiKey();
+  if (user.realmId !== realm.id) throw unauthorized('Account is not associated with this subdomain');
+  if (realm.deactivated) throw realmDeactivated();
+  if (!user.isActive) throw userDeactivated();
+  return { user, realm };
+}

@@ -1,0 +1,114 @@
+import Joi from 'joi';
+import { ApiError, badRequest, invalidJsonArgument, missingArgument } from './errors';
+
+/**
+ * How a parameter travels in a form value: plain text (strings, and integers and booleans as text),
+ * JSON text (lists and objects), or either (e.g. `to`, which may be a channel name or a JSON list).
+ */
+type Encoding = 'text' | 'json' | 'json-or-text';
+
+export interface ParamDef {
+  schema: Joi.Schema;
+  encoding: Encoding;
+}
+
+const def = (schema: Joi.Schema, encoding: Encoding = 'text'): ParamDef => ({ schema, encoding });
+
+/** Building blocks for request parameter declarations. */
+export const P = {
+  string: (schema: Joi.StringSchema = Joi.string().allow('')) => def(schema),
+  int: (schema: Joi.NumberSchema = Joi.number().integer()) => def(schema),
+  bool: (schema: Joi.BooleanSchema = Joi.boolean()) => def(schema),
+  json: (schema: Joi.Schema) => def(schema, 'json'),
+  jsonOrText: (schema: Joi.Schema) => def(schema, 'json-or-text'),
+};
+
+export type ParamSpec = Record<string, ParamDef>;
+
+export interface ParsedParams<T> {
+  values: T;
+  ignored: string[];
+}
+
+function decode(name: string, raw: unknown, encoding: Encoding): unknown {
+  if (typeof raw !== 'string' || encoding === 'text') return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    if (encoding === 'json-or-text') return raw;
+    throw invalidJsonArgument(name);
+  }
+}
+
+function label(path: (string | number)[]): string {
+  return path
+    .map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? part : `["${part}"]`))
+    .join('');
+}
+
+/** Turns Joi's first error into Zulip's wording for the same failure. */
+function toApiError(error: Joi.ValidationError): ApiError {
+  const detail = error.details[0];
+  const name = label(detail.path);
+  const ctx = detail.context ?? {};
+  switch (detail.type) {
+    case 'any.required':
+      return detail.path.length === 1 ? missingArgument(name) : badRequest(`${name} key is missing`);
+    case 'number.base':
+    case 'number.integer':
+    case 'number.unsafe':
+      return badRequest(`${name} is not an integer`);
+    case 'number.min':
+      return badRequest(`${name} is too small`);
+    case 'number.max':
+      return badRequest(`${name} is too large`);
+    case 'boolean.base':
+      return badRequest(`${name} is not a boolean`);
+    case 'string.base':
+      return badRequest(`${name} is not a string`);
+    case 'string.max':
+      return badRequest(`${name} is too long (limit: ${String(ctx.limit)} characters)`);
+    case 'string.min':
+    case 'string.empty':
+      return badRequest(`${name} cannot be blank`);
+    case 'array.base':
+      return badRequest(`${name} is not a list`);
+    case 'object.base':
+      return badRequest(`${name} is not a dict`);
+    case 'object.unknown':
+      return badRequest(`Unexpected key ${name}`);
+    case 'any.custom':
+      return badRequest(
+        ctx.error instanceof Error ? ctx.error.message : `Invalid ${name}`,
+      );
+    default:
+      return badRequest(`Invalid ${name}`);
+  }
+}
+
+/**
+ * Validates the merged query and body parameters of a request against a declaration.
+ * Parameters the declaration does not name are returned in `ignored`, for
+ * `ignored_parameters_unsupported`.
+ */
+export function parseParams<T>(spec: ParamSpec, input: Record<string, unknown>): ParsedParams<T> {
+  const decoded: Record<string, unknown> = {};
+  const ignored: string[] = [];
+  for (const [name, raw] of Object.entries(input)) {
+    const param = spec[name];
+    if (!param) {
+      ignored.push(name);
+      continue;
+    }
+    decoded[name] = decode(name, raw, param.encoding);
+  }
+  const keys: Record<string, Joi.Schema> = {};
+  for (const [name, param] of Object.entries(spec)) keys[name] = param.schema;
+  const { value, error } = Joi.object(keys).validate(decoded, {
+    abortEarly: true,
+    convert: true,
+    presence: 'optional',
+  });
+  if (error) throw toApiError(error);
+  return { values: value as T, ignored: ignored.sort() };
+}

@@ -1,0 +1,69 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Realm } from '../../generated/prisma/client';
+import type { AppContext } from '../domain/context';
+import { realmForHost } from '../domain/realms/resolve-host';
+import { authenticate, type Principal } from './auth';
+import { parseParams, type ParamSpec } from './params';
+
+export type SuccessBody = Record<string, unknown>;
+
+interface Call<P> {
+  ctx: AppContext;
+  params: P;
+  req: Request;
+}
+
+/** `realm` is null when the host names no organization (the root of a multi-organization server). */
+export interface PublicCall<P> extends Call<P> {
+  realm: Realm | null;
+}
+
+export interface AuthedCall<P> extends Call<P>, Principal {}
+
+function input(req: Request): Record<string, unknown> {
+  const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+  return { ...(req.query as Record<string, unknown>), ...body, ...req.params };
+}
+
+function send(res: Response, body: SuccessBody | void, ignored: string[]): void {
+  const envelope: SuccessBody = { result: 'success', msg: '', ...(body ?? {}) };
+  if (ignored.length) envelope.ignored_parameters_unsupported = ignored;
+  res.status(200).json(envelope);
+}
+
+/**
+ * An authenticated route: Basic auth, then parameters validated against `spec`, then the handler,
+ * whose return value becomes the success envelope.
+ */
+export function authed<P>(
+  ctx: AppContext,
+  spec: ParamSpec,
+  handler: (call: AuthedCall<P>) => Promise<SuccessBody | void>,
+): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const principal = await authenticate(ctx, req);
+      const { values, ignored } = parseParams<P>(spec, input(req));
+      send(res, await handler({ ctx, params: values, req, ...principal }), ignored);
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/** A route that needs no credentials (e.g. `GET /server_settings`); the organization comes from the host. */
+export function open<P>(
+  ctx: AppContext,
+  spec: ParamSpec,
+  handler: (call: PublicCall<P>) => Promise<SuccessBody | void>,
+): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const { values, ignored } = parseParams<P>(spec, input(req));
+      const realm = await realmForHost(ctx.db, req.headers.host, ctx.config.externalHost);
+      send(res, await handler({ ctx, params: values, realm, req }), ignored);
+    } catch (err) {
+      next(err);
+    }
+  };
+}

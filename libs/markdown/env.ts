@@ -1,0 +1,21 @@
+import type { LinkableStream, MarkdownContext, MentionableGroup, MentionableUser } from './types';
+
+/** Per-render state shared by the markdown-it rules (passed as markdown-it's `env`). */
+export interface ZulipEnv {
+  ctx: MarkdownContext;
+  usersByName: Map<string, MentionableUser[]>;
+  usersById: Map<number, MentionableUser>;
+  groupsByName: Map<string, MentionableGroup>;
+  streamsByName: Map<string, LinkableStream>;
+  mentionedUserIds: Set<number>;
+  mentionedGroupIds: Set<number>;
+  streamWildcardMentioned: boolean;
+  topicWildcardMentioned: boolean;
+  hasLink: boolean;
+  hasImage: boolean;
+  hasAttachment: boolean;
+}
+
+export function zulipEnv(env: unknown): ZulipEnv {
+  return env as ZulipEnv;
+}

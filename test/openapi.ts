@@ -1,0 +1,67 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
+
+/**
+ * Checks response bodies against Zulip's published OpenAPI description (feature level 247).
+ * Fields newer than that description (the spec wins there) are named per call in `newerFields`
+ * and removed before validation, so everything else must match exactly.
+ */
+const DOC_ID = 'zulip-openapi';
+let ajv: Ajv | null = null;
+const compiled = new Map<string, ValidateFunction>();
+
+function load(): Ajv {
+  if (ajv) return ajv;
+  const doc = yaml.load(
+    readFileSync(path.join(__dirname, 'fixtures/zulip-openapi-fl247.yaml'), 'utf8'),
+  ) as Record<string, unknown>;
+  ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+  ajv.addSchema(doc, DOC_ID);
+  return ajv;
+}
+
+const pointerEscape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+export interface OpenApiCheck {
+  status?: number;
+  /** Top-level fields added after feature level 247 (per the spec), allowed beside the documented ones. */
+  newerFields?: string[];
+}
+
+export function openApiErrors(
+  apiPath: string,
+  method: string,
+  body: unknown,
+  check: OpenApiCheck = {},
+): string[] {
+  const status = String(check.status ?? 200);
+  const ref = `${DOC_ID}#/paths/${pointerEscape(apiPath)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
+  let validate = compiled.get(ref);
+  if (!validate) {
+    const schema = load().getSchema(ref);
+    if (!schema) throw new Error(`No OpenAPI response schema for ${method} ${apiPath} ${status}`);
+    validate = schema;
+    compiled.set(ref, validate);
+  }
+  const copy = { ...(body as Record<string, unknown>) };
+  for (const field of check.newerFields ?? []) delete copy[field];
+  if (validate(copy)) return [];
+  return (validate.errors ?? []).map(
+    (e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
+  );
+}
+
+/** Jest-friendly assertion: throws with every mismatch listed. */
+export function expectOpenApiResponse(
+  apiPath: string,
+  method: string,
+  body: unknown,
+  check: OpenApiCheck = {},
+): void {
+  const errors = openApiErrors(apiPath, method, body, check);
+  if (errors.length) {
+    throw new Error(`Response does not match OpenAPI ${method} ${apiPath}:\n${errors.join('\n')}`);
+  }
+}
