@@ -18,8 +18,22 @@ function load(): Ajv {
     readFileSync(path.join(__dirname, 'fixtures/zulip-openapi-fl247.yaml'), 'utf8'),
   ) as Record<string, unknown>;
   ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-  ajv.addSchema(doc, DOC_ID);
+  ajv.addSchema(toJsonSchema(doc) as Record<string, unknown>, DOC_ID);
   return ajv;
+}
+
+/** OpenAPI 3.0's `nullable: true` becomes JSON Schema's `null` type (or nothing, where no type is named). */
+function toJsonSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toJsonSchema);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = toJsonSchema(value);
+  if (out.nullable === true) {
+    delete out.nullable;
+    if (typeof out.type === 'string') out.type = [out.type, 'null'];
+    if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
+  }
+  return out;
 }
 
 const pointerEscape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');

@@ -1,7 +1,8 @@
+import type MarkdownIt from 'markdown-it';
 import type { LinkableStream, MarkdownContext, MentionableGroup, MentionableUser } from './types';
 
 /** Per-render state shared by the markdown-it rules (passed as markdown-it's `env`). */
-export interface ZulipEnv {
+export interface ZulipEnv extends MarkdownIt.Env {
   ctx: MarkdownContext;
   usersByName: Map<string, MentionableUser[]>;
   usersById: Map<number, MentionableUser>;

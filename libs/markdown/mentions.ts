@@ -186,7 +186,7 @@ function streamLink(state: MarkdownIt.StateInline, silentParse: boolean): boolea
 }
 
 /** Registers the mention and channel-link inline rules (they must run before emphasis). */
-export function mentionsPlugin(md: MarkdownIt): void {
+export function mentionsPlugin(md: MarkdownIt.MarkdownIt): void {
   md.inline.ruler.before('emphasis', 'zulip_user_mention', userMention);
   md.inline.ruler.before('emphasis', 'zulip_group_mention', groupMention);
   md.inline.ruler.before('emphasis', 'zulip_stream_link', streamLink);

@@ -1,0 +1,15 @@
+import type { Server } from 'node:http';
+import type { AppContext } from '../../libs/domain/context';
+import { createApiApp } from './app';
+
+export function startApiServer(ctx: AppContext, port = ctx.config.apiPort): Promise<Server> {
+  const app = createApiApp(ctx);
+  return new Promise((resolve) => {
+    const server = app.listen(port, ctx.config.bindHost, () => {
+      ctx.log.info('boot', 'api listening', { host: ctx.config.bindHost, port });
+      resolve(server);
+    });
+    // Long enough for slow clients, shorter than the load balancer's idle timeout.
+    server.keepAliveTimeout = 65_000;
+  });
+}

@@ -1,0 +1,87 @@
+import type { AppContext } from '../../../libs/domain/context';
+import { realmHost, realmUrl } from '../../../libs/domain/realms/realm-url';
+import { decryptApiKey } from '../../../libs/domain/users/api-keys';
+import { changeRole } from '../../../libs/domain/users/change-role';
+import { createUser } from '../../../libs/domain/users/create-user';
+import { regenerateApiKey } from '../../../libs/domain/users/regenerate-api-key';
+import { BotType, isRoleCode, Role, ROLE_NAMES, type RoleCode } from '../../../libs/domain/users/roles';
+import { optionalFlag, parseFlags, requireFlag, UsageError } from '../args';
+import { findRealm, findUser } from './lookup';
+
+function parseRole(value: string | undefined, fallback: RoleCode): RoleCode {
+  if (value === undefined) return fallback;
+  const role = ROLE_NAMES[value.toLowerCase()] ?? Number(value);
+  if (!isRoleCode(role)) {
+    throw new UsageError(`Unknown role '${value}': use owner, admin, moderator, member, guest or 100-600`);
+  }
+  return role;
+}
+
+export async function createUserCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm', 'email', 'full-name', 'role', 'password']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  const { user, apiKey } = await createUser(ctx, {
+    realm,
+    email: requireFlag(flags, 'email'),
+    fullName: requireFlag(flags, 'full-name'),
+    role: parseRole(optionalFlag(flags, 'role'), Role.MEMBER),
+    password: optionalFlag(flags, 'password') ?? null,
+  });
+  return { id: user.id, email: user.email, full_name: user.fullName, role: user.role, api_key: apiKey };
+}
+
+const SHORT_NAME = /^[a-z0-9._-]+$/i;
+
+/** Bot emails follow Zulip's form: `<short-name>-bot@<organization host>`. */
+export async function createBotCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm', 'owner', 'full-name', 'short-name']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  const owner = await findUser(ctx, realm, requireFlag(flags, 'owner'));
+  const shortName = requireFlag(flags, 'short-name');
+  if (!SHORT_NAME.test(shortName)) throw new UsageError('--short-name may use letters, digits, ".", "_" and "-"');
+  const host = realmHost(realm.stringId, ctx.config).replace(/:\d+$/, '');
+  const { user, apiKey } = await createUser(ctx, {
+    realm,
+    email: `${shortName}-bot@${host}`,
+    fullName: requireFlag(flags, 'full-name'),
+    role: Role.MEMBER,
+    bot: { type: BotType.GENERIC, ownerId: owner.id },
+  });
+  return { id: user.id, email: user.email, full_name: user.fullName, bot_type: user.botType, api_key: apiKey };
+}
+
+export async function changeRoleCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm', 'user', 'role']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  const target = await findUser(ctx, realm, requireFlag(flags, 'user'));
+  const updated = await changeRole(ctx, null, target, parseRole(requireFlag(flags, 'role'), Role.MEMBER));
+  return {
+    id: updated.id,
+    email: updated.email,
+    role: updated.role,
+    api_key: decryptApiKey(updated.apiKeyCiphertext, ctx.config.secretKey),
+  };
+}
+
+export async function regenerateApiKeyCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm', 'user']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  const user = await findUser(ctx, realm, requireFlag(flags, 'user'));
+  return { id: user.id, email: user.email, api_key: await regenerateApiKey(ctx, user) };
+}
+
+/** Prints the `[api]` section of a `zuliprc`, which Zulip's clients and bots read. */
+export async function zuliprcCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm', 'user']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  const user = await findUser(ctx, realm, requireFlag(flags, 'user'));
+  const apiKey = decryptApiKey(user.apiKeyCiphertext, ctx.config.secretKey);
+  const site = realmUrl(realm.stringId, ctx.config);
+  return {
+    id: user.id,
+    email: user.email,
+    api_key: apiKey,
+    site,
+    zuliprc: `[api]\nemail=${user.email}\nkey=${apiKey}\nsite=${site}\n`,
+  };
+}

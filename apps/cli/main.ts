@@ -1,0 +1,78 @@
+import { ApiError } from '../../libs/http/errors';
+import { UsageError } from './args';
+import { configOrExit, createAppContext } from '../../libs/runtime/context';
+import { migrateCommand } from './commands/migrate';
+import { createRealmCommand } from './commands/realms';
+import { seedDemoCommand } from './commands/seed-demo';
+import {
+  changeRoleCommand,
+  createBotCommand,
+  createUserCommand,
+  regenerateApiKeyCommand,
+  zuliprcCommand,
+} from './commands/users';
+import type { AppContext } from '../../libs/domain/context';
+
+type Command = (ctx: AppContext, argv: string[]) => Promise<Record<string, unknown>>;
+
+const COMMANDS: Record<string, { run: Command; help: string }> = {
+  'create-realm': {
+    run: createRealmCommand,
+    help: '--subdomain S --name N --owner-email E --owner-name N [--password P]',
+  },
+  'create-user': {
+    run: createUserCommand,
+    help: '--realm S --email E --full-name N [--role owner|admin|moderator|member|guest] [--password P]',
+  },
+  'create-bot': { run: createBotCommand, help: '--realm S --owner EMAIL --full-name N --short-name X' },
+  'change-role': { run: changeRoleCommand, help: '--realm S --user EMAIL|ID --role ROLE' },
+  'regenerate-api-key': { run: regenerateApiKeyCommand, help: '--realm S --user EMAIL|ID' },
+  zuliprc: { run: zuliprcCommand, help: '--realm S --user EMAIL|ID' },
+  migrate: { run: (ctx) => migrateCommand(ctx), help: '' },
+  'seed-demo': { run: seedDemoCommand, help: '[--subdomain demo] [--password P] [--domain example.com]' },
+};
+
+function usage(): string {
+  return [
+    'usage: npm run --silent cli -- <command> [flags] [--json]',
+    '',
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name} ${c.help}`),
+  ].join('\n');
+}
+
+function printHuman(command: string, result: Record<string, unknown>): void {
+  if (command === 'zuliprc' && typeof result.zuliprc === 'string') {
+    process.stdout.write(result.zuliprc);
+    return;
+  }
+  for (const [key, value] of Object.entries(result)) {
+    console.log(`${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const entry = command ? COMMANDS[command] : undefined;
+  if (!entry) {
+    console.error(usage());
+    return command && command !== 'help' ? 2 : 0;
+  }
+  const json = rest.includes('--json');
+  // Logs stay off stdout, which carries the command's answer.
+  const ctx = createAppContext(configOrExit(), { logLevel: 'warn', maxConnections: 2 });
+  try {
+    const result = await entry.run(ctx, rest);
+    if (json) console.log(JSON.stringify(result));
+    else printHuman(command, result);
+    return 0;
+  } catch (err) {
+    const message = err instanceof UsageError || err instanceof ApiError ? err.message : String((err as Error)?.stack ?? err);
+    if (json) console.log(JSON.stringify({ error: message }));
+    console.error(`${command}: ${message}`);
+    return err instanceof UsageError ? 2 : 1;
+  } finally {
+    await ctx.close();
+  }
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code));

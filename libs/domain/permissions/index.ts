@@ -1,0 +1,7 @@
+/**
+ * The permission oracle: every "may this user do X" question is answered by a function exported
+ * from this folder, one file per area (groups, email visibility, channels, messages, ...).
+ * Routes and actions never compare roles or group IDs themselves.
+ */
+export { canSeeDeliveryEmail, EmailVisibility } from './email-visibility';
+export { groupsContainingUser, isUserInGroup, recursiveGroupMemberIds } from './groups';

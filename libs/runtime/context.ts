@@ -1,0 +1,41 @@
+import { Redis } from 'ioredis';
+import { ConfigError, loadConfig, type Config } from '../config';
+import { createDb } from '../db/client';
+import type { AppContext } from '../domain/context';
+import { createLogger } from '../log';
+
+export interface RunningContext extends AppContext {
+  close(): Promise<void>;
+}
+
+export function createAppContext(
+  config: Config,
+  options: { logLevel?: string; maxConnections?: number } = {},
+): RunningContext {
+  const db = createDb(config.databaseUrl, { maxConnections: options.maxConnections });
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  const log = createLogger({ level: options.logLevel ?? config.logLevel, format: config.logFormat });
+  return {
+    db,
+    redis,
+    config,
+    log,
+    async close() {
+      await db.$disconnect();
+      redis.disconnect();
+    },
+  };
+}
+
+/** Reads the environment once; on a bad value prints every problem and exits. */
+export function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
+}
