@@ -10,7 +10,8 @@ export function parseFlags(argv: string[], strings: string[], booleans: string[]
   for (const name of strings) options[name] = { type: 'string' };
   for (const name of booleans) options[name] = { type: 'boolean' };
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Flags;
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: false })
+      .values as Flags;
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

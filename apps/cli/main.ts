@@ -24,12 +24,18 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     run: createUserCommand,
     help: '--realm S --email E --full-name N [--role owner|admin|moderator|member|guest] [--password P]',
   },
-  'create-bot': { run: createBotCommand, help: '--realm S --owner EMAIL --full-name N --short-name X' },
+  'create-bot': {
+    run: createBotCommand,
+    help: '--realm S --owner EMAIL --full-name N --short-name X',
+  },
   'change-role': { run: changeRoleCommand, help: '--realm S --user EMAIL|ID --role ROLE' },
   'regenerate-api-key': { run: regenerateApiKeyCommand, help: '--realm S --user EMAIL|ID' },
   zuliprc: { run: zuliprcCommand, help: '--realm S --user EMAIL|ID' },
   migrate: { run: (ctx) => migrateCommand(ctx), help: '' },
-  'seed-demo': { run: seedDemoCommand, help: '[--subdomain demo] [--password P] [--domain example.com]' },
+  'seed-demo': {
+    run: seedDemoCommand,
+    help: '[--subdomain demo] [--password P] [--domain example.com]',
+  },
 };
 
 function usage(): string {
@@ -66,7 +72,10 @@ async function main(argv: string[]): Promise<number> {
     else printHuman(command, result);
     return 0;
   } catch (err) {
-    const message = err instanceof UsageError || err instanceof ApiError ? err.message : String((err as Error)?.stack ?? err);
+    const message =
+      err instanceof UsageError || err instanceof ApiError
+        ? err.message
+        : String((err as Error)?.stack ?? err);
     if (json) console.log(JSON.stringify({ error: message }));
     console.error(`${command}: ${message}`);
     return err instanceof UsageError ? 2 : 1;

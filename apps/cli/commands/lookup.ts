@@ -15,7 +15,10 @@ export async function findUser(ctx: AppContext, realm: Realm, who: string): Prom
   const user = /^\d+$/.test(who)
     ? await ctx.db.user.findFirst({ where: { realmId: realm.id, id: Number(who) } })
     : await ctx.db.user.findFirst({
-        where: { realmId: realm.id, OR: [{ email: who.toLowerCase() }, { deliveryEmail: who.toLowerCase() }] },
+        where: {
+          realmId: realm.id,
+          OR: [{ email: who.toLowerCase() }, { deliveryEmail: who.toLowerCase() }],
+        },
       });
   if (!user) throw new UsageError(`No user '${who}' in organization '${realm.stringId || 'root'}'`);
   return user;

@@ -71,7 +71,12 @@ export async function seedDemoCommand(ctx: AppContext, argv: string[]) {
   return {
     realm: { id: created.realm.id, subdomain, url: realmUrl(subdomain, ctx.config) },
     password,
-    users: users.map((u) => ({ id: u.user.id, email: u.user.email, role: u.role, api_key: u.apiKey })),
+    users: users.map((u) => ({
+      id: u.user.id,
+      email: u.user.email,
+      role: u.role,
+      api_key: u.apiKey,
+    })),
     channels,
     id: created.owner.user.id,
     email: created.owner.user.email,

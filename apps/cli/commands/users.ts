@@ -4,7 +4,13 @@ import { decryptApiKey } from '../../../libs/domain/users/api-keys';
 import { changeRole } from '../../../libs/domain/users/change-role';
 import { createUser } from '../../../libs/domain/users/create-user';
 import { regenerateApiKey } from '../../../libs/domain/users/regenerate-api-key';
-import { BotType, isRoleCode, Role, ROLE_NAMES, type RoleCode } from '../../../libs/domain/users/roles';
+import {
+  BotType,
+  isRoleCode,
+  Role,
+  ROLE_NAMES,
+  type RoleCode,
+} from '../../../libs/domain/users/roles';
 import { optionalFlag, parseFlags, requireFlag, UsageError } from '../args';
 import { findRealm, findUser } from './lookup';
 
@@ -12,7 +18,9 @@ function parseRole(value: string | undefined, fallback: RoleCode): RoleCode {
   if (value === undefined) return fallback;
   const role = ROLE_NAMES[value.toLowerCase()] ?? Number(value);
   if (!isRoleCode(role)) {
-    throw new UsageError(`Unknown role '${value}': use owner, admin, moderator, member, guest or 100-600`);
+    throw new UsageError(
+      `Unknown role '${value}': use owner, admin, moderator, member, guest or 100-600`,
+    );
   }
   return role;
 }
@@ -27,7 +35,13 @@ export async function createUserCommand(ctx: AppContext, argv: string[]) {
     role: parseRole(optionalFlag(flags, 'role'), Role.MEMBER),
     password: optionalFlag(flags, 'password') ?? null,
   });
-  return { id: user.id, email: user.email, full_name: user.fullName, role: user.role, api_key: apiKey };
+  return {
+    id: user.id,
+    email: user.email,
+    full_name: user.fullName,
+    role: user.role,
+    api_key: apiKey,
+  };
 }
 
 const SHORT_NAME = /^[a-z0-9._-]+$/i;
@@ -38,7 +52,8 @@ export async function createBotCommand(ctx: AppContext, argv: string[]) {
   const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
   const owner = await findUser(ctx, realm, requireFlag(flags, 'owner'));
   const shortName = requireFlag(flags, 'short-name');
-  if (!SHORT_NAME.test(shortName)) throw new UsageError('--short-name may use letters, digits, ".", "_" and "-"');
+  if (!SHORT_NAME.test(shortName))
+    throw new UsageError('--short-name may use letters, digits, ".", "_" and "-"');
   const host = realmHost(realm.stringId, ctx.config).replace(/:\d+$/, '');
   const { user, apiKey } = await createUser(ctx, {
     realm,
@@ -47,14 +62,25 @@ export async function createBotCommand(ctx: AppContext, argv: string[]) {
     role: Role.MEMBER,
     bot: { type: BotType.GENERIC, ownerId: owner.id },
   });
-  return { id: user.id, email: user.email, full_name: user.fullName, bot_type: user.botType, api_key: apiKey };
+  return {
+    id: user.id,
+    email: user.email,
+    full_name: user.fullName,
+    bot_type: user.botType,
+    api_key: apiKey,
+  };
 }
 
 export async function changeRoleCommand(ctx: AppContext, argv: string[]) {
   const flags = parseFlags(argv, ['realm', 'user', 'role']);
   const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
   const target = await findUser(ctx, realm, requireFlag(flags, 'user'));
-  const updated = await changeRole(ctx, null, target, parseRole(requireFlag(flags, 'role'), Role.MEMBER));
+  const updated = await changeRole(
+    ctx,
+    null,
+    target,
+    parseRole(requireFlag(flags, 'role'), Role.MEMBER),
+  );
   return {
     id: updated.id,
     email: updated.email,

@@ -10,7 +10,7 @@ import { insertSubscriptions } from '../subscriptions/insert-subscriptions';
 import { newStoredApiKey } from './api-keys';
 import { canSeeDeliveryEmail } from '../permissions/email-visibility';
 import { formatUser } from './format-user';
-import { BotType, Role, type RoleCode } from './roles';
+import { BotType, type RoleCode } from './roles';
 import { checkFullName, normalizeEmail } from './validate';
 
 export interface NewUserInput {
@@ -74,10 +74,19 @@ export async function createUserInTransaction(
   const recipient = await tx.recipient.create({
     data: { type: RecipientType.PERSONAL, typeId: created.id },
   });
-  const user = await tx.user.update({ where: { id: created.id }, data: { recipientId: recipient.id } });
+  const user = await tx.user.update({
+    where: { id: created.id },
+    data: { recipientId: recipient.id },
+  });
 
   const groups = await systemGroupIds(tx, input.realm.id);
-  await setRoleGroupMembership(tx, groups, user.id, input.role, input.realm.waitingPeriodThreshold === 0);
+  await setRoleGroupMembership(
+    tx,
+    groups,
+    user.id,
+    input.role,
+    input.realm.waitingPeriodThreshold === 0,
+  );
 
   if (!user.isBot) {
     const defaults = await tx.defaultStream.findMany({
@@ -86,7 +95,9 @@ export async function createUserInTransaction(
     });
     await insertSubscriptions(
       tx,
-      defaults.flatMap((d) => (d.stream.recipientId ? [{ userId: user.id, recipientId: d.stream.recipientId }] : [])),
+      defaults.flatMap((d) =>
+        d.stream.recipientId ? [{ userId: user.id, recipientId: d.stream.recipientId }] : [],
+      ),
     );
   }
 
@@ -99,11 +110,14 @@ export async function createUserInTransaction(
   for (const viewers of [seeing, notSeeing]) {
     if (viewers.length === 0) continue;
     const person = formatUser(user, { viewer: viewers[0], clientGravatar: false, profileData: {} });
-    await events.emit(input.realm.id, { type: 'realm_user', op: 'add', person }, viewers.map((v) => v.id));
+    await events.emit(
+      input.realm.id,
+      { type: 'realm_user', op: 'add', person },
+      viewers.map((v) => v.id),
+    );
   }
   return { user, apiKey };
 }
-
 
 function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {
   const yes: T[] = [];

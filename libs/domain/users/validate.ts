@@ -1,7 +1,9 @@
 import Joi from 'joi';
 import { badRequest } from '../../http/errors';
 
-const emailSchema = Joi.string().email({ tlds: false, allowUnicode: true, minDomainSegments: 1 }).max(254);
+const emailSchema = Joi.string()
+  .email({ tlds: false, allowUnicode: true, minDomainSegments: 1 })
+  .max(254);
 
 export function normalizeEmail(email: string): string {
   const trimmed = email.trim().toLowerCase();
@@ -10,13 +12,14 @@ export function normalizeEmail(email: string): string {
 }
 
 export const MAX_NAME_LENGTH = 100;
-// Characters that would break mention syntax or the terminal, as Zulip refuses them.
-const FORBIDDEN_NAME_CHARACTERS = /[*`\\>"@\u0000-\u001f]/;
+// Characters that would break mention syntax, as Zulip refuses them; control characters too.
+const FORBIDDEN_NAME_CHARACTERS = /[*`\\>"@]/;
+const hasControlCharacter = (s: string) => [...s].some((c) => c.charCodeAt(0) < 0x20);
 
 export function checkFullName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length > MAX_NAME_LENGTH) throw badRequest('Name too long!');
   if (trimmed.length === 0) throw badRequest('Name too short!');
-  if (FORBIDDEN_NAME_CHARACTERS.test(trimmed)) throw badRequest('Invalid characters in name!');
+  if (FORBIDDEN_NAME_CHARACTERS.test(trimmed) || hasControlCharacter(trimmed)) throw badRequest('Invalid characters in name!');
   return trimmed;
 }
