@@ -6,7 +6,13 @@ import { loadConfig, type Config } from '../libs/config';
 import { createDb } from '../libs/db/client';
 import type { AppContext } from '../libs/domain/context';
 import { createLogger } from '../libs/log';
-import { databaseUrl, dropDatabase, TEMPLATE_DB, TEST_DB_PREFIX, withAdminClient } from './databases';
+import {
+  databaseUrl,
+  dropDatabase,
+  TEMPLATE_DB,
+  TEST_DB_PREFIX,
+  withAdminClient,
+} from './databases';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 
@@ -20,7 +26,9 @@ export interface TestContext extends AppContext {
  * A private world for one test file: its own database copied from the migrated template and its
  * own Redis key prefix, so files run in parallel against the real services.
  */
-export async function startTestContext(overrides: Record<string, string> = {}): Promise<TestContext> {
+export async function startTestContext(
+  overrides: Record<string, string> = {},
+): Promise<TestContext> {
   const suffix = `${process.pid}_${randomBytes(4).toString('hex')}`;
   const databaseName = `${TEST_DB_PREFIX}${suffix}`;
   await withAdminClient(async (client) => {
@@ -44,6 +52,9 @@ export async function startTestContext(overrides: Record<string, string> = {}): 
     BCRYPT_ROUNDS: '4',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     LOG_FORMAT: 'pretty',
+    // Tests make many requests as one user; the limiter's own test sets small limits.
+    RATE_LIMIT_API_REQUESTS: '1000000',
+    RATE_LIMIT_AUTH_ATTEMPTS: '1000',
     ...overrides,
   });
   const db = createDb(config.databaseUrl, { maxConnections: 5 });

@@ -28,6 +28,13 @@ export interface Config {
   webPublicStreamsEnabled: boolean;
   pushNotificationsEnabled: boolean;
   passwordAuthEnabled: boolean;
+  /** Requests per window per authenticated user (Zulip's default: 200 a minute). */
+  rateLimit: {
+    apiRequests: number;
+    apiWindowSeconds: number;
+    authAttempts: number;
+    authWindowSeconds: number;
+  };
 }
 
 const envSchema = Joi.object({
@@ -68,6 +75,10 @@ const envSchema = Joi.object({
   WEB_PUBLIC_STREAMS_ENABLED: Joi.boolean().default(true),
   PUSH_NOTIFICATIONS_ENABLED: Joi.boolean().default(false),
   PASSWORD_AUTH_ENABLED: Joi.boolean().default(true),
+  RATE_LIMIT_API_REQUESTS: Joi.number().integer().positive().default(200),
+  RATE_LIMIT_API_WINDOW_SECONDS: Joi.number().integer().positive().default(60),
+  RATE_LIMIT_AUTH_ATTEMPTS: Joi.number().integer().positive().default(10),
+  RATE_LIMIT_AUTH_WINDOW_SECONDS: Joi.number().integer().positive().default(1800),
 }).unknown(true);
 
 export class ConfigError extends Error {}
@@ -111,5 +122,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webPublicStreamsEnabled: value.WEB_PUBLIC_STREAMS_ENABLED,
     pushNotificationsEnabled: value.PUSH_NOTIFICATIONS_ENABLED,
     passwordAuthEnabled: value.PASSWORD_AUTH_ENABLED,
+    rateLimit: {
+      apiRequests: value.RATE_LIMIT_API_REQUESTS,
+      apiWindowSeconds: value.RATE_LIMIT_API_WINDOW_SECONDS,
+      authAttempts: value.RATE_LIMIT_AUTH_ATTEMPTS,
+      authWindowSeconds: value.RATE_LIMIT_AUTH_WINDOW_SECONDS,
+    },
   };
 }

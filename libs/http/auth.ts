@@ -24,7 +24,8 @@ export function parseBasicAuth(header: string | undefined): { email: string; api
   if (scheme.toLowerCase() !== 'basic') {
     throw badRequest('This endpoint requires HTTP basic authentication.');
   }
-  if (!credentials || rest.length) throw unauthorized('Invalid authorization header for basic auth');
+  if (!credentials || rest.length)
+    throw unauthorized('Invalid authorization header for basic auth');
   const decoded = Buffer.from(credentials, 'base64').toString('utf8');
   const colon = decoded.lastIndexOf(':');
   if (colon < 0) throw unauthorized('Invalid authorization header for basic auth');
@@ -44,7 +45,8 @@ export async function authenticate(ctx: AppContext, req: Request): Promise<Princ
   const realm = await requestRealm(ctx, req);
   const user = await ctx.db.user.findUnique({ where: { apiKeyHash: hashApiKey(apiKey) } });
   if (!user || user.email.toLowerCase() !== email.trim().toLowerCase()) throw invalidApiKey();
-  if (user.realmId !== realm.id) throw unauthorized('Account is not associated with this subdomain');
+  if (user.realmId !== realm.id)
+    throw unauthorized('Account is not associated with this subdomain');
   if (realm.deactivated) throw realmDeactivated();
   if (!user.isActive) throw userDeactivated();
   return { user, realm };

@@ -19,7 +19,10 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       apiError = badRequest('Malformed JSON');
     } else if ((err as BodyParserError)?.type === 'entity.too.large') {
       apiError = new ApiError(413, 'BAD_REQUEST', 'Request body too large');
-    } else if (typeof (err as BodyParserError)?.status === 'number' && (err as BodyParserError).status! < 500) {
+    } else if (
+      typeof (err as BodyParserError)?.status === 'number' &&
+      (err as BodyParserError).status! < 500
+    ) {
       apiError = badRequest('Invalid request');
     } else {
       log.error('http', 'unhandled error', {

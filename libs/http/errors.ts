@@ -32,7 +32,8 @@ export const unauthorized = (msg: string) =>
 
 export const invalidApiKey = (msg = 'Invalid API key') => new ApiError(401, 'INVALID_API_KEY', msg);
 
-export const userDeactivated = () => new ApiError(401, 'USER_DEACTIVATED', 'Account is deactivated');
+export const userDeactivated = () =>
+  new ApiError(401, 'USER_DEACTIVATED', 'Account is deactivated');
 
 export const realmDeactivated = () =>
   new ApiError(401, 'REALM_DEACTIVATED', 'This organization has been deactivated');
@@ -41,7 +42,11 @@ export const authenticationFailed = (msg = 'Your username or password is incorre
   new ApiError(401, 'AUTHENTICATION_FAILED', msg);
 
 export const passwordAuthDisabled = () =>
-  new ApiError(401, 'PASSWORD_AUTH_DISABLED', 'Password authentication is disabled in this organization');
+  new ApiError(
+    401,
+    'PASSWORD_AUTH_DISABLED',
+    'Password authentication is disabled in this organization',
+  );
 
 export const nonexistentSubdomain = () =>
   new ApiError(404, 'NONEXISTENT_SUBDOMAIN', 'There is no Zulip organization at this address.');

@@ -7,7 +7,13 @@ const spec = {
   count: P.int(),
   flag: P.bool(),
   ids: P.json(Joi.array().items(Joi.number().integer())),
-  to: P.jsonOrText(Joi.alternatives(Joi.number().integer(), Joi.string(), Joi.array().items(Joi.number().integer()))),
+  to: P.jsonOrText(
+    Joi.alternatives(
+      Joi.number().integer(),
+      Joi.string(),
+      Joi.array().items(Joi.number().integer()),
+    ),
+  ),
   op: P.string(Joi.string().valid('add', 'remove')),
 };
 

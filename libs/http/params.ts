@@ -53,7 +53,9 @@ function toApiError(error: Joi.ValidationError): ApiError {
   const ctx = detail.context ?? {};
   switch (detail.type) {
     case 'any.required':
-      return detail.path.length === 1 ? missingArgument(name) : badRequest(`${name} key is missing`);
+      return detail.path.length === 1
+        ? missingArgument(name)
+        : badRequest(`${name} key is missing`);
     case 'number.base':
     case 'number.integer':
     case 'number.unsafe':
@@ -78,9 +80,7 @@ function toApiError(error: Joi.ValidationError): ApiError {
     case 'object.unknown':
       return badRequest(`Unexpected key ${name}`);
     case 'any.custom':
-      return badRequest(
-        ctx.error instanceof Error ? ctx.error.message : `Invalid ${name}`,
-      );
+      return badRequest(ctx.error instanceof Error ? ctx.error.message : `Invalid ${name}`);
     default:
       return badRequest(`Invalid ${name}`);
   }

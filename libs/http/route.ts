@@ -4,6 +4,7 @@ import type { AppContext } from '../domain/context';
 import { realmForHost } from '../domain/realms/resolve-host';
 import { authenticate, type Principal } from './auth';
 import { parseParams, type ParamSpec } from './params';
+import { consumeApiRequest } from './rate-limit';
 
 export type SuccessBody = Record<string, unknown>;
 
@@ -21,7 +22,8 @@ export interface PublicCall<P> extends Call<P> {
 export interface AuthedCall<P> extends Call<P>, Principal {}
 
 function input(req: Request): Record<string, unknown> {
-  const body = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+  const body =
+    req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
   return { ...(req.query as Record<string, unknown>), ...body, ...req.params };
 }
 
@@ -43,6 +45,7 @@ export function authed<P>(
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const principal = await authenticate(ctx, req);
+      await consumeApiRequest(ctx, principal.user.id, res);
       const { values, ignored } = parseParams<P>(spec, input(req));
       send(res, await handler({ ctx, params: values, req, ...principal }), ignored);
     } catch (err) {

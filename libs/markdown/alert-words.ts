@@ -1,13 +1,22 @@
+/** Characters allowed right before / after an alert word (Zulip's AlertWordNotificationProcessor). */
+const ALLOWED_BEFORE = new Set([' ', '\n', '(', '"', '.', ',', "'", ';', '[', '*', '`', '>']);
+const ALLOWED_AFTER = new Set([' ', '\n', ')', '?', ':', '.', ',', "'", ';', ']', '!', '*', '`']);
+
 /**
- * Zulip's alert-word match: case-insensitive, and the word must not be flanked by
- * word characters (Zulip allows any non-alphanumeric boundary, e.g. "word!" or "(word").
+ * Zulip's alert-word match on the raw message text: case-insensitive, and the word must be
+ * bounded by the start/end of the text or by one of a few punctuation characters.
  */
 export function findAlertWords(content: string, words: string[]): boolean {
-  const lower = content.toLowerCase();
+  const text = content.toLowerCase();
   return words.some((word) => {
-    const w = word.trim().toLowerCase();
+    const w = word.toLowerCase();
     if (w === '') return false;
-    const escaped = w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    return new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, 'u').test(lower);
+    for (let i = text.indexOf(w); i !== -1; i = text.indexOf(w, i + 1)) {
+      const end = i + w.length;
+      const startOk = i === 0 || ALLOWED_BEFORE.has(text[i - 1]);
+      const endOk = end >= text.length || ALLOWED_AFTER.has(text[end]);
+      if (startOk && endOk) return true;
+    }
+    return false;
   });
 }

@@ -110,7 +110,10 @@ export function canonicalLanguageName(lang: string): string {
 
 /** Zulip's code block HTML (without syntax highlighting, like its JS renderer). */
 export function renderCodeBlock(content: string, lang: string): string {
-  const lines = content.replace(/\n$/, '').split('\n').map((l) => l.replace(/\s+$/, ''));
+  const lines = content
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l) => l.replace(/\s+$/, ''));
   while (lines.length > 0 && lines[0] === '') lines.shift();
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   let code = escapeText(lines.join('\n')).replace(/"/g, '&quot;');
@@ -164,7 +167,10 @@ function zulipFence(
       const inner = FENCE_RE.exec(text);
       if (inner) {
         const innerKind = fenceKind(inner[2] ?? '');
-        stack.push({ fence: inner[1], container: innerKind === 'quote' || innerKind === 'spoiler' });
+        stack.push({
+          fence: inner[1],
+          container: innerKind === 'quote' || innerKind === 'spoiler',
+        });
       }
     }
   }
@@ -172,7 +178,11 @@ function zulipFence(
   state.line = closed ? nextLine + 1 : nextLine;
 
   if (kind === 'code' || kind === 'math') {
-    const token = state.push(kind === 'code' ? 'fence' : 'zulip_math', kind === 'code' ? 'code' : '', 0);
+    const token = state.push(
+      kind === 'code' ? 'fence' : 'zulip_math',
+      kind === 'code' ? 'code' : '',
+      0,
+    );
     token.info = lang;
     token.markup = fence;
     token.block = true;

@@ -38,13 +38,13 @@ export function validateLinkifier(pattern: string, urlTemplate: string): void {
     re = compileRaw(pattern);
   } catch (e) {
     const detail = e instanceof Error ? e.message.replace(/^Invalid regular expression: /, '') : '';
-    throw new Error(`Bad regular expression: ${detail}`);
+    throw new Error(`Bad regular expression: ${detail}`, { cause: e });
   }
   let templateVars: string[];
   try {
     templateVars = templateVariableNames(urlTemplate);
   } catch (e) {
-    if (e instanceof UrlTemplateError) throw new Error('Invalid URL template.');
+    if (e instanceof UrlTemplateError) throw new Error('Invalid URL template.', { cause: e });
     throw e;
   }
   const groups = groupNames(re);
@@ -77,7 +77,7 @@ function compileLinkifier(l: Linkifier): CompiledLinkifier | null {
   const key = `${l.pattern}\u0000${l.urlTemplate}`;
   const cached = compiledCache.get(key);
   if (cached !== undefined) return cached;
-  let compiled: CompiledLinkifier | null = null;
+  let compiled: CompiledLinkifier | null;
   try {
     const { source, flags } = pythonPatternToJs(l.pattern);
     let re: RegExp;
@@ -125,23 +125,30 @@ export function findLinkifierMatches(text: string, linkifiers: Linkifier[]): Lin
   return out;
 }
 
-/** Keeps the earliest match at each position (ties: lower precedence), dropping overlaps. */
+/**
+ * Resolves overlapping matches the way Zulip does: matches are taken in precedence order
+ * (then by position), skipping any that overlap one already taken; the result is by position.
+ */
 export function removeOverlaps<T extends { index: number; text: string; precedence: number }>(
   matches: T[],
 ): T[] {
-  const sorted = [...matches].sort((a, b) => a.index - b.index || a.precedence - b.precedence);
+  const byPrecedence = [...matches].sort(
+    (a, b) => a.precedence - b.precedence || a.index - b.index,
+  );
   const kept: T[] = [];
-  let end = 0;
-  for (const m of sorted) {
-    if (m.index < end) continue;
+  for (const m of byPrecedence) {
+    const end = m.index + m.text.length;
+    if (kept.some((k) => m.index < k.index + k.text.length && k.index < end)) continue;
     kept.push(m);
-    end = m.index + m.text.length;
   }
-  return kept;
+  return kept.sort((a, b) => a.index - b.index);
 }
 
 /** Zulip's topic_links: apply linkifiers and bare URLs to a topic name. */
-export function linkifyTopic(topic: string, linkifiers: Linkifier[]): { text: string; url: string }[] {
+export function linkifyTopic(
+  topic: string,
+  linkifiers: Linkifier[],
+): { text: string; url: string }[] {
   const matches: LinkifierMatch[] = findLinkifierMatches(topic, linkifiers);
   // Bare URLs get a lower precedence than every linkifier.
   const urlRe = new RegExp(`^(?:${getWebLinkRegex().source})`, 'iu');
@@ -152,7 +159,12 @@ export function linkifyTopic(topic: string, linkifiers: Linkifier[]): { text: st
       const url = m.groups?.url ?? m[0];
       let href = hrefForBareUrl(url);
       if (href.startsWith('http://') && !/^http:\/\//i.test(url)) href = `https://${url}`;
-      matches.push({ index: offset + m.index, text: url, url: href, precedence: linkifiers.length });
+      matches.push({
+        index: offset + m.index,
+        text: url,
+        url: href,
+        precedence: linkifiers.length,
+      });
     }
     offset += piece.length;
   }

@@ -2,7 +2,12 @@ import katex from 'katex';
 import type MarkdownIt from 'markdown-it';
 import { escapeText } from './escape';
 
-const KATEX_OPTIONS = { throwOnError: true, strict: 'ignore', maxSize: 100, maxExpand: 1000 } as const;
+const KATEX_OPTIONS = {
+  throwOnError: true,
+  strict: 'ignore',
+  maxSize: 100,
+  maxExpand: 1000,
+} as const;
 
 /** KaTeX HTML, or undefined when the TeX does not parse. */
 export function renderTex(tex: string, displayMode: boolean): string | undefined {
@@ -40,10 +45,11 @@ const INLINE_TEX_RE = /\$\$([^\n_$](?:\\\$|[^$\n])*)\$\$(?!\$)/y;
 function inlineMath(state: MarkdownIt.StateInline, silent: boolean): boolean {
   const pos = state.pos;
   if (state.src.charCodeAt(pos) !== 0x24 /* $ */) return false;
-  if (pos > 0 && state.src.charCodeAt(pos - 1) === 0x24) return false;
+  // Zulip: \B(?<!\$)\$\$...\$\$(?!\$)\B, i.e. no word character directly around the $$.
+  if (pos > 0 && /[$\w]/.test(state.src[pos - 1])) return false;
   INLINE_TEX_RE.lastIndex = pos;
   const m = INLINE_TEX_RE.exec(state.src);
-  if (!m) return false;
+  if (!m || /\w/.test(state.src[pos + m[0].length] ?? '')) return false;
   if (!silent) {
     const html = renderTex(m[1], false);
     state.push('html_inline', '', 0).content =

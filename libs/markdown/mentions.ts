@@ -5,6 +5,8 @@ import type { LinkableStream, MentionableUser } from './types';
 
 const STREAM_WILDCARDS = new Set(['all', 'everyone', 'channel', 'stream']);
 const TOPIC_WILDCARD = 'topic';
+/** Zulip's Message.EMPTY_TOPIC_FALLBACK_NAME. */
+const EMPTY_TOPIC_FALLBACK_NAME = 'general chat';
 
 /** Characters after which a mention may start (Zulip's `(?<![^\s'"\(\{\[\/<])`). */
 function mentionMayStartAfter(src: string, pos: number): boolean {
@@ -68,7 +70,8 @@ function findUser(
   if (id !== undefined) {
     const user = usersById.get(id);
     if (!user) return undefined;
-    if (name !== '' && name.toLowerCase() !== user.fullName.toLowerCase()) return undefined;
+    // Zulip: with `Name|id`, the name must be the user's exact full name.
+    if (name !== '' && name !== user.fullName) return undefined;
     return user;
   }
   const matches = usersByName.get(name.toLowerCase()) ?? [];
@@ -87,7 +90,9 @@ function userMention(state: MarkdownIt.StateInline, silentParse: boolean): boole
   const body = m[2];
   let html: string;
   if (STREAM_WILDCARDS.has(body)) {
-    const cls = silent ? 'user-mention channel-wildcard-mention silent' : 'user-mention channel-wildcard-mention';
+    const cls = silent
+      ? 'user-mention channel-wildcard-mention silent'
+      : 'user-mention channel-wildcard-mention';
     html = `<span class="${cls}" data-user-id="*">${silent ? '' : '@'}${escapeText(body)}</span>`;
     if (!silentParse && !silent) env.streamWildcardMentioned = true;
   } else if (body === TOPIC_WILDCARD) {
@@ -146,7 +151,7 @@ export function streamNarrowUrl(stream: LinkableStream): string {
 function streamLink(state: MarkdownIt.StateInline, silentParse: boolean): boolean {
   const src = state.src;
   const pos = state.pos;
-  if (src.charCodeAt(pos) !== 0x23 /* # */) return false;
+  if (src.charCodeAt(pos) !== 0x23 /* # */ || !mentionMayStartAfter(src, pos)) return false;
   STREAM_RE.lastIndex = pos;
   const m = STREAM_RE.exec(src);
   if (!m) return false;
@@ -169,8 +174,8 @@ function streamLink(state: MarkdownIt.StateInline, silentParse: boolean): boolea
       if (messageMatch) topic = messageMatch[1];
       const topicUrl = `${base}/topic/${hashEncode(topic)}`;
       const topicHtml =
-        topic === '' && env.ctx.emptyTopicDisplayName !== undefined
-          ? `<em>${escapeText(env.ctx.emptyTopicDisplayName)}</em>`
+        topic === ''
+          ? `<em>${escapeText(env.ctx.emptyTopicDisplayName ?? EMPTY_TOPIC_FALLBACK_NAME)}</em>`
           : escapeText(topic);
       html =
         messageId !== undefined

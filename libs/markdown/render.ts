@@ -1,6 +1,8 @@
 import MarkdownIt from 'markdown-it';
 import { codeBlocksPlugin } from './code-blocks';
 import type { ZulipEnv } from './env';
+import { emphasisPlugin } from './emphasis';
+import { inlineImagesPlugin } from './inline-images';
 import { mathPlugin } from './math';
 import { mentionsPlugin, scanMentionCandidates } from './mentions';
 import { normalizeListIndentation, syntaxPlugin } from './syntax';
@@ -12,13 +14,20 @@ let parser: MarkdownIt.MarkdownIt | undefined;
 
 function getParser(): MarkdownIt.MarkdownIt {
   if (parser === undefined) {
-    parser = new MarkdownIt('default', { html: false, breaks: true, linkify: false, typographer: false })
+    parser = new MarkdownIt('default', {
+      html: false,
+      breaks: true,
+      linkify: false,
+      typographer: false,
+    })
       .use(syntaxPlugin)
+      .use(emphasisPlugin)
       .use(codeBlocksPlugin)
       .use(mathPlugin)
       .use(timestampPlugin)
       .use(mentionsPlugin)
-      .use(textPassPlugin);
+      .use(textPassPlugin)
+      .use(inlineImagesPlugin);
   }
   return parser;
 }
@@ -60,9 +69,7 @@ export async function renderMarkdown(
   ctx: MarkdownContext,
 ): Promise<RenderedMarkdown> {
   const env = await buildEnv(content, ctx);
-  const html = getParser()
-    .render(normalizeListIndentation(content), env)
-    .replace(/\n$/, '');
+  const html = getParser().render(normalizeListIndentation(content), env).replace(/\n$/, '');
   return {
     html,
     mentionedUserIds: [...env.mentionedUserIds],

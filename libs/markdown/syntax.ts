@@ -1,18 +1,16 @@
 import type MarkdownIt from 'markdown-it';
 import { escapeText } from './escape';
 
-type BlockRule = (state: MarkdownIt.StateBlock, start: number, end: number, silent: boolean) => boolean;
-type InlineRule = (state: MarkdownIt.StateInline, silent: boolean) => boolean;
+type BlockRule = (
+  state: MarkdownIt.StateBlock,
+  start: number,
+  end: number,
+  silent: boolean,
+) => boolean;
 
 function originalBlockRule(md: MarkdownIt.MarkdownIt, name: string): BlockRule {
   const rule = md.block.ruler.__rules__.find((r) => r.name === name);
   if (!rule) throw new Error(`markdown-it block rule ${name} not found`);
-  return rule.fn;
-}
-
-function originalInlineRule(md: MarkdownIt.MarkdownIt, name: string): InlineRule {
-  const rule = md.inline.ruler.__rules__.find((r) => r.name === name);
-  if (!rule) throw new Error(`markdown-it inline rule ${name} not found`);
   return rule.fn;
 }
 
@@ -84,6 +82,19 @@ function backticks(state: MarkdownIt.StateInline, silent: boolean): boolean {
   return true;
 }
 
+// Python-Markdown's ENTITY_RE: entities are passed through to the HTML untouched.
+const ENTITY_RE = /&(?:#[0-9]+|#x[0-9a-fA-F]+|[a-zA-Z0-9]+);/y;
+
+function entity(state: MarkdownIt.StateInline, silent: boolean): boolean {
+  if (state.src.charCodeAt(state.pos) !== 0x26 /* & */) return false;
+  ENTITY_RE.lastIndex = state.pos;
+  const m = ENTITY_RE.exec(state.src);
+  if (!m) return false;
+  if (!silent) state.push('html_inline', '', 0).content = m[0];
+  state.pos += m[0].length;
+  return true;
+}
+
 /**
  * Python-Markdown (Zulip) nests a list item indented by 2+ spaces under the previous item,
  * while CommonMark wants it indented to the parent's content column ("1. " is 3 wide).
@@ -112,7 +123,9 @@ export function normalizeListIndentation(src: string): string {
     }
     const item = /^( *)([*+-]|\d{1,9}[.)])( +|$)/.exec(line);
     const indent = /^ */.exec(line)?.[0].length ?? 0;
-    if (item) {
+    if (item && stack.length === 0 && indent >= 4) {
+      // An indented code block, not a list.
+    } else if (item) {
       while (stack.length > 0 && stack[stack.length - 1].indent >= indent) stack.pop();
       const parent = stack[stack.length - 1];
       let newIndent = indent + (parent?.shift ?? 0);
@@ -163,12 +176,7 @@ export function syntaxPlugin(md: MarkdownIt.MarkdownIt): void {
   md.block.ruler.at('paragraph', paragraph);
   md.inline.ruler.at('newline', newline);
   md.inline.ruler.at('backticks', backticks);
-
-  // Only `*` makes emphasis; `_` and `__` are literal.
-  const emphasis = originalInlineRule(md, 'emphasis');
-  md.inline.ruler.at('emphasis', (state, silent) =>
-    state.src.charCodeAt(state.pos) === 0x5f ? false : emphasis(state, silent),
-  );
+  md.inline.ruler.at('entity', entity);
 
   // Inside a list, a nested ordered list may start at any number right after a paragraph.
   const list = originalBlockRule(md, 'list');
@@ -202,6 +210,7 @@ export function syntaxPlugin(md: MarkdownIt.MarkdownIt): void {
     };
   md.renderer.rules.bullet_list_open = listOpen('ul');
   md.renderer.rules.ordered_list_open = listOpen('ol');
-  md.renderer.rules.code_inline = (tokens, idx) => `<code>${escapeText(tokens[idx].content)}</code>`;
+  md.renderer.rules.code_inline = (tokens, idx) =>
+    `<code>${escapeText(tokens[idx].content)}</code>`;
   md.renderer.rules.text = (tokens, idx) => escapeText(tokens[idx].content);
 }

@@ -83,7 +83,8 @@ function replacementsFor(text: string, env: ZulipEnv, insideLink: boolean): Repl
         index: l.index,
         text: l.text,
         url: l.href,
-        precedence: Number.MAX_SAFE_INTEGER,
+        // Zulip runs its bare-URL pattern before the linkifiers, so URLs win overlaps.
+        precedence: -1,
       })),
     ]);
     for (const l of links) {
@@ -99,7 +100,8 @@ function replacementsFor(text: string, env: ZulipEnv, insideLink: boolean): Repl
   ];
   for (const e of emoji) {
     const overlaps = out.some((r) => e.index < r.index + r.length && r.index < e.index + e.length);
-    if (!overlaps) out.push({ index: e.index, length: e.length, make: (T) => htmlToken(T, e.html) });
+    if (!overlaps)
+      out.push({ index: e.index, length: e.length, make: (T) => htmlToken(T, e.html) });
   }
   return out.sort((a, b) => a.index - b.index);
 }

@@ -22,6 +22,7 @@ const OPERATORS = new Set(['+', '#', '.', '/', ';', '?', '&']);
 // varname = varchar *( ["."] varchar ), varchar = ALPHA / DIGIT / "_" / pct-encoded
 const VARNAME_RE = /^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*$/;
 // Literal characters allowed outside expressions (RFC 6570 section 2.1).
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is excluded
 const LITERAL_RE = /^(?:[^\x00-\x20"'%<>\\^`{|}\x7f]|%[0-9A-Fa-f]{2})*$/;
 
 export class UrlTemplateError extends Error {}
@@ -91,7 +92,9 @@ function encode(value: string, allowReserved: boolean): string {
   // Keep reserved characters and existing pct-encodings.
   return value
     .split(/(%[0-9A-Fa-f]{2})/g)
-    .map((chunk, i) => (i % 2 === 1 ? chunk : encodeURI(chunk).replace(/%5B/g, '[').replace(/%5D/g, ']')))
+    .map((chunk, i) =>
+      i % 2 === 1 ? chunk : encodeURI(chunk).replace(/%5B/g, '[').replace(/%5D/g, ']'),
+    )
     .join('');
 }
 

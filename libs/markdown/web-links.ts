@@ -14,8 +14,7 @@ let webLinkRe: RegExp | undefined;
  */
 export function getWebLinkRegex(): RegExp {
   if (webLinkRe === undefined) {
-    const tlds = TLDS
-      .filter((t) => !COMMON_FALSE_POSITIVE_TLDS.has(t))
+    const tlds = TLDS.filter((t) => !COMMON_FALSE_POSITIVE_TLDS.has(t))
       .sort((a, b) => b.length - a.length)
       .map((t) => t.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&'))
       .join('|');

@@ -6,6 +6,7 @@ import {
   realmDeactivated,
   userDeactivated,
 } from '../../http/errors';
+import { checkAuthAttempts, recordFailedAuthAttempt } from '../../http/rate-limit';
 import type { AppContext } from '../context';
 import { decryptApiKey } from '../users/api-keys';
 
@@ -28,11 +29,15 @@ export async function fetchApiKey(
   if (!ctx.config.passwordAuthEnabled) throw passwordAuthDisabled();
   if (realm.deactivated) throw realmDeactivated();
   const email = username.trim().toLowerCase();
+  await checkAuthAttempts(ctx, email);
   const user = await ctx.db.user.findFirst({
     where: { realmId: realm.id, OR: [{ deliveryEmail: email }, { email }], isBot: false },
   });
   const ok = await bcrypt.compare(password, user?.passwordHash ?? DUMMY_HASH);
-  if (!user || !user.passwordHash || !ok) throw authenticationFailed();
+  if (!user || !user.passwordHash || !ok) {
+    await recordFailedAuthAttempt(ctx, email);
+    throw authenticationFailed();
+  }
   if (!user.isActive) throw userDeactivated();
   await ctx.db.user.update({ where: { id: user.id }, data: { lastLogin: new Date() } });
   return {
