@@ -20,6 +20,7 @@ export function checkFullName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length > MAX_NAME_LENGTH) throw badRequest('Name too long!');
   if (trimmed.length === 0) throw badRequest('Name too short!');
-  if (FORBIDDEN_NAME_CHARACTERS.test(trimmed) || hasControlCharacter(trimmed)) throw badRequest('Invalid characters in name!');
+  if (FORBIDDEN_NAME_CHARACTERS.test(trimmed) || hasControlCharacter(trimmed))
+    throw badRequest('Invalid characters in name!');
   return trimmed;
 }
