@@ -5,7 +5,13 @@ const { execFileSync } = require('node:child_process');
 const { chmodSync, existsSync, mkdirSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 
-const placeholder = path.join(__dirname, '..', 'node_modules', '.cache', 'prisma-schema-engine-placeholder');
+const placeholder = path.join(
+  __dirname,
+  '..',
+  'node_modules',
+  '.cache',
+  'prisma-schema-engine-placeholder',
+);
 if (!existsSync(placeholder)) {
   mkdirSync(path.dirname(placeholder), { recursive: true });
   writeFileSync(placeholder, '#!/bin/sh\nexit 1\n');
@@ -13,5 +19,9 @@ if (!existsSync(placeholder)) {
 }
 execFileSync('npx', ['prisma', 'generate'], {
   stdio: 'inherit',
-  env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: placeholder, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+  env: {
+    ...process.env,
+    PRISMA_SCHEMA_ENGINE_BINARY: placeholder,
+    PRISMA_HIDE_UPDATE_MESSAGE: '1',
+  },
 });

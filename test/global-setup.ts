@@ -1,5 +1,11 @@
 import { applyMigrations } from '../libs/db/migrate';
-import { databaseUrl, dropDatabase, TEMPLATE_DB, TEST_DB_PREFIX, withAdminClient } from './databases';
+import {
+  databaseUrl,
+  dropDatabase,
+  TEMPLATE_DB,
+  TEST_DB_PREFIX,
+  withAdminClient,
+} from './databases';
 
 /** Migrations are applied once to a template database; each test file copies it (fast). */
 export default async function globalSetup(): Promise<void> {

@@ -34,7 +34,12 @@ export async function markdownContextFor(
     async lookupGroupsByName(names) {
       if (names.length === 0) return [];
       const groups = await db.userGroup.findMany({
-        where: { realmId: realm.id, named: true, deactivated: false, name: { in: names, mode: 'insensitive' } },
+        where: {
+          realmId: realm.id,
+          named: true,
+          deactivated: false,
+          name: { in: names, mode: 'insensitive' },
+        },
         select: { id: true, name: true },
       });
       return groups.map((g) => ({ id: g.id, name: g.name ?? '' }));
@@ -52,6 +57,10 @@ export async function markdownContextFor(
       sourceUrl: `/user_avatars/${realm.id}/emoji/images/${e.fileName ?? ''}`,
       deactivated: e.deactivated,
     })),
-    linkifiers: linkifiers.map((l) => ({ id: l.id, pattern: l.pattern, urlTemplate: l.urlTemplate })),
+    linkifiers: linkifiers.map((l) => ({
+      id: l.id,
+      pattern: l.pattern,
+      urlTemplate: l.urlTemplate,
+    })),
   };
 }

@@ -52,7 +52,12 @@ export async function publishOutbox(ctx: AppContext, ids: bigint[]): Promise<voi
       users: row.usersJson as number[],
       event: row.eventJson as unknown as ClientEvent,
     };
-    pipeline.xadd(domainStreamKey(ctx.config.redisPrefix), '*', 'envelope', JSON.stringify(envelope));
+    pipeline.xadd(
+      domainStreamKey(ctx.config.redisPrefix),
+      '*',
+      'envelope',
+      JSON.stringify(envelope),
+    );
   }
   await pipeline.exec();
   await ctx.db.outboxEvent.updateMany({

@@ -51,7 +51,9 @@ export function createLogger(options: { level: string; format: 'json' | 'pretty'
     winston.createLogger({
       level: options.level,
       format,
-      transports: [new winston.transports.Console({ stderrLevels: Object.keys(winston.config.npm.levels) })],
+      transports: [
+        new winston.transports.Console({ stderrLevels: Object.keys(winston.config.npm.levels) }),
+      ],
     }),
   );
 }

@@ -14,7 +14,10 @@ export function createAppContext(
 ): RunningContext {
   const db = createDb(config.databaseUrl, { maxConnections: options.maxConnections });
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
-  const log = createLogger({ level: options.logLevel ?? config.logLevel, format: config.logFormat });
+  const log = createLogger({
+    level: options.logLevel ?? config.logLevel,
+    format: config.logFormat,
+  });
   return {
     db,
     redis,

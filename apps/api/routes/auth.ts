@@ -16,7 +16,10 @@ export function authRoutes(router: Router, ctx: AppContext): void {
     '/fetch_api_key',
     open<FetchApiKeyParams>(
       ctx,
-      { username: P.string(Joi.string().required()), password: P.string(Joi.string().allow('').required()) },
+      {
+        username: P.string(Joi.string().required()),
+        password: P.string(Joi.string().allow('').required()),
+      },
       async ({ realm, params }) => {
         if (!realm) throw nonexistentSubdomain();
         return { ...(await fetchApiKey(ctx, realm, params.username, params.password)) };

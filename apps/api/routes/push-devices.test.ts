@@ -14,18 +14,28 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const call = (method: 'post' | 'delete', path: string, form: Record<string, string>) =>
-  request(t.app)[method](`/api/v1${path}`).set('Host', org.host).set('Authorization', member.auth).type('form').send(form);
+  request(t.app)
+    [method](`/api/v1${path}`)
+    .set('Host', org.host)
+    .set('Authorization', member.auth)
+    .type('form')
+    .send(form);
 
 const tokens = () => t.db.pushDeviceToken.findMany({ where: { userId: member.user.id } });
 
 describe('POST /users/me/apns_device_token', () => {
   it('registers a device once, however often it is sent', async () => {
     for (let i = 0; i < 2; i++) {
-      const res = await call('post', '/users/me/apns_device_token', { token: 'c0ffee', appid: 'org.zulip.Zulip' });
+      const res = await call('post', '/users/me/apns_device_token', {
+        token: 'c0ffee',
+        appid: 'org.zulip.Zulip',
+      });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ result: 'success', msg: '' });
     }
-    expect(await tokens()).toEqual([expect.objectContaining({ token: 'c0ffee', kind: 1, appId: 'org.zulip.Zulip' })]);
+    expect(await tokens()).toEqual([
+      expect.objectContaining({ token: 'c0ffee', kind: 1, appId: 'org.zulip.Zulip' }),
+    ]);
   });
 
   it.each([
@@ -79,6 +89,8 @@ describe('POST /users/me/android_gcm_reg_id', () => {
   it('registers an FCM token without appid', async () => {
     const res = await call('post', '/users/me/android_gcm_reg_id', { token: 'fcm-token-1' });
     expect(res.status).toBe(200);
-    expect(await tokens()).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 2, token: 'fcm-token-1' })]));
+    expect(await tokens()).toEqual(
+      expect.arrayContaining([expect.objectContaining({ kind: 2, token: 'fcm-token-1' })]),
+    );
   });
 });

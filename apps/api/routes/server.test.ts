@@ -10,7 +10,10 @@ let org: TestRealm;
 beforeAll(async () => {
   t = await startTestContext();
   org = await makeRealm(t, { name: 'Acme Corp' });
-  await t.db.realm.update({ where: { id: org.realm.id }, data: { description: 'We **build** things' } });
+  await t.db.realm.update({
+    where: { id: org.realm.id },
+    data: { description: 'We **build** things' },
+  });
 });
 afterAll(() => t.close());
 
@@ -40,14 +43,31 @@ describe('GET /server_settings', () => {
     expect(res.body.zulip_version).toBe(res.body.service_version);
     expect(res.body.zulip_merge_base).toBe(res.body.service_merge_base);
     expect(Object.keys(res.body.authentication_methods).sort()).toEqual(
-      ['apple', 'azuread', 'dev', 'email', 'github', 'gitlab', 'google', 'ldap', 'openid connect', 'password', 'remoteuser', 'saml'].sort(),
+      [
+        'apple',
+        'azuread',
+        'dev',
+        'email',
+        'github',
+        'gitlab',
+        'google',
+        'ldap',
+        'openid connect',
+        'password',
+        'remoteuser',
+        'saml',
+      ].sort(),
     );
-    expect(res.body.realm_icon).toMatch(/^https:\/\/secure\.gravatar\.com\/avatar\/[0-9a-f]{32}\?d=identicon/);
+    expect(res.body.realm_icon).toMatch(
+      /^https:\/\/secure\.gravatar\.com\/avatar\/[0-9a-f]{32}\?d=identicon/,
+    );
   });
 
   it('leaves organization fields out at the root of a multi-organization server', async () => {
     await makeRealm(t);
-    const res = await request(t.app).get('/api/v1/server_settings').set('Host', t.config.externalHost);
+    const res = await request(t.app)
+      .get('/api/v1/server_settings')
+      .set('Host', t.config.externalHost);
     expect(res.status).toBe(200);
     expectOpenApiResponse('/server_settings', 'get', res.body, { newerFields: NEWER });
     expect(res.body).not.toHaveProperty('realm_name');

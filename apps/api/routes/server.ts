@@ -10,7 +10,12 @@ export function serverRoutes(router: Router, ctx: AppContext): void {
     '/server_settings',
     open(ctx, {}, async ({ realm }) => {
       const description = realm
-        ? (await renderMarkdown(realm.description, await markdownContextFor(ctx.db, ctx.config, realm))).html
+        ? (
+            await renderMarkdown(
+              realm.description,
+              await markdownContextFor(ctx.db, ctx.config, realm),
+            )
+          ).html
         : '';
       return { ...serverSettings(ctx.config, realm, description) };
     }),

@@ -101,7 +101,11 @@ describe('authentication', () => {
     await t.db.user.update({ where: { id: member.user.id }, data: { isActive: false } });
     const res = await get('/users/me', member.auth);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ result: 'error', msg: 'Account is deactivated', code: 'USER_DEACTIVATED' });
+    expect(res.body).toEqual({
+      result: 'error',
+      msg: 'Account is deactivated',
+      code: 'USER_DEACTIVATED',
+    });
   });
 
   it('refuses everyone in a deactivated organization with REALM_DEACTIVATED', async () => {
@@ -174,7 +178,7 @@ describe('GET /users', () => {
     });
   });
 
-  it('shows delivery_email by the target user\'s visibility and the viewer\'s role', async () => {
+  it("shows delivery_email by the target user's visibility and the viewer's role", async () => {
     const hidden = await makeUser(t, org.realm);
     await t.db.user.update({
       where: { id: hidden.user.id },

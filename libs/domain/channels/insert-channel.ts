@@ -25,7 +25,11 @@ export interface ChannelRowInput {
  * remove subscribers, everyone may post, and nobody else administers, adds or self-subscribes
  * to private channels until granted.
  */
-export async function insertChannel(tx: Tx, groups: SystemGroupIds, input: ChannelRowInput): Promise<Stream> {
+export async function insertChannel(
+  tx: Tx,
+  groups: SystemGroupIds,
+  input: ChannelRowInput,
+): Promise<Stream> {
   const inviteOnly = input.inviteOnly ?? false;
   const stream = await tx.stream.create({
     data: {
@@ -40,7 +44,8 @@ export async function insertChannel(tx: Tx, groups: SystemGroupIds, input: Chann
       messageRetentionDays: input.messageRetentionDays ?? null,
       canAddSubscribersGroupId: input.canAddSubscribersGroupId ?? groups['role:nobody'],
       canAdministerChannelGroupId: input.canAdministerChannelGroupId ?? groups['role:nobody'],
-      canRemoveSubscribersGroupId: input.canRemoveSubscribersGroupId ?? groups['role:administrators'],
+      canRemoveSubscribersGroupId:
+        input.canRemoveSubscribersGroupId ?? groups['role:administrators'],
       canSendMessageGroupId: input.canSendMessageGroupId ?? groups['role:everyone'],
       canSubscribeGroupId: input.canSubscribeGroupId ?? groups['role:nobody'],
     },

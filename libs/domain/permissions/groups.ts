@@ -5,7 +5,11 @@ import type { Db, Tx } from '../../db/client';
  * Group membership is recursive (subgroups of subgroups); these queries resolve it in SQL with a
  * recursive CTE. UNION (not UNION ALL) makes a cycle terminate.
  */
-export async function isUserInGroup(db: Db | Tx, userId: number, groupId: number): Promise<boolean> {
+export async function isUserInGroup(
+  db: Db | Tx,
+  userId: number,
+  groupId: number,
+): Promise<boolean> {
   const rows = await db.$queryRaw<{ found: boolean }[]>(Prisma.sql`
     WITH RECURSIVE groups(id) AS (
       SELECT ${groupId}::int

@@ -31,9 +31,12 @@ export function checkSubdomain(stringId: string): string {
   const value = stringId.trim().toLowerCase();
   if (value === '') return value;
   if (!SUBDOMAIN.test(value)) {
-    throw badRequest('Subdomain can only have lowercase letters, numbers, and \'-\'s, and must not start or end with a \'-\'.');
+    throw badRequest(
+      "Subdomain can only have lowercase letters, numbers, and '-'s, and must not start or end with a '-'.",
+    );
   }
-  if (RESERVED_SUBDOMAINS.has(value)) throw badRequest('Subdomain reserved. Please choose a different one.');
+  if (RESERVED_SUBDOMAINS.has(value))
+    throw badRequest('Subdomain reserved. Please choose a different one.');
   return value;
 }
 

@@ -6,7 +6,8 @@ export const API_KEY_LENGTH = 32;
 /** 32 alphanumeric characters, like Zulip's keys (clients validate that shape). */
 export function generateApiKey(): string {
   let key = '';
-  for (let i = 0; i < API_KEY_LENGTH; i++) key += API_KEY_ALPHABET[randomInt(API_KEY_ALPHABET.length)];
+  for (let i = 0; i < API_KEY_LENGTH; i++)
+    key += API_KEY_ALPHABET[randomInt(API_KEY_ALPHABET.length)];
   return key;
 }
 

@@ -21,7 +21,11 @@ export function avatarUrl(user: AvatarSubject, medium = false): string {
  * With `client_gravatar` the client computes Gravatar URLs itself, so the server sends null,
  * but only where the client could compute it: a Gravatar and an email address it can see.
  */
-export function avatarUrlFor(user: AvatarSubject, clientGravatar: boolean, viewerSeesEmail: boolean): string | null {
+export function avatarUrlFor(
+  user: AvatarSubject,
+  clientGravatar: boolean,
+  viewerSeesEmail: boolean,
+): string | null {
   if (clientGravatar && user.avatarSource === 'G' && viewerSeesEmail) return null;
   return avatarUrl(user);
 }

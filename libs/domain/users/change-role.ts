@@ -25,7 +25,9 @@ export async function changeRole(
         where: { realmId: target.realmId, role: Role.OWNER, isActive: true, isBot: false },
       });
       if (owners <= 1) {
-        throw badRequest('The owner permission cannot be removed from the only organization owner.');
+        throw badRequest(
+          'The owner permission cannot be removed from the only organization owner.',
+        );
       }
     }
     const updated = await tx.user.update({ where: { id: target.id }, data: { role } });

@@ -12,7 +12,10 @@ export interface ListUsersOptions {
 
 /** `GET /users`: every user and bot of the viewer's organization, deactivated ones included. */
 export async function listUsers(db: Db, options: ListUsersOptions): Promise<ApiUser[]> {
-  const users = await db.user.findMany({ where: { realmId: options.viewer.realmId }, orderBy: { id: 'asc' } });
+  const users = await db.user.findMany({
+    where: { realmId: options.viewer.realmId },
+    orderBy: { id: 'asc' },
+  });
   const profiles = options.includeCustomProfileFields
     ? await loadProfileData(
         db,
@@ -29,14 +32,11 @@ export async function listUsers(db: Db, options: ListUsersOptions): Promise<ApiU
 }
 
 /** `GET /users/{user_id}`. */
-export async function getUser(
-  db: Db,
-  userId: number,
-  options: ListUsersOptions,
-): Promise<ApiUser> {
+export async function getUser(db: Db, userId: number, options: ListUsersOptions): Promise<ApiUser> {
   const user = await db.user.findFirst({ where: { id: userId, realmId: options.viewer.realmId } });
   if (!user) throw badRequest('No such user');
-  const profiles = options.includeCustomProfileFields && !user.isBot ? await loadProfileData(db, [user.id]) : null;
+  const profiles =
+    options.includeCustomProfileFields && !user.isBot ? await loadProfileData(db, [user.id]) : null;
   return formatUser(user, {
     viewer: options.viewer,
     clientGravatar: options.clientGravatar,

@@ -2,7 +2,10 @@ import type { Db, Tx } from '../../db/client';
 import type { ProfileData } from './format-user';
 
 /** Custom profile field values of many users in one query, keyed by user ID. */
-export async function loadProfileData(db: Db | Tx, userIds: number[]): Promise<Map<number, ProfileData>> {
+export async function loadProfileData(
+  db: Db | Tx,
+  userIds: number[],
+): Promise<Map<number, ProfileData>> {
   const result = new Map<number, ProfileData>(userIds.map((id) => [id, {}]));
   if (userIds.length === 0) return result;
   const rows = await db.customProfileFieldValue.findMany({
