@@ -9,7 +9,8 @@ import { createLogger } from '../libs/log';
 import {
   databaseUrl,
   dropDatabase,
-  TEMPLATE_DB,
+  runId,
+  templateDb,
   TEST_DB_PREFIX,
   withAdminClient,
 } from './databases';
@@ -29,12 +30,13 @@ export interface TestContext extends AppContext {
 export async function startTestContext(
   overrides: Record<string, string> = {},
 ): Promise<TestContext> {
+  const run = runId();
   const suffix = `${process.pid}_${randomBytes(4).toString('hex')}`;
-  const databaseName = `${TEST_DB_PREFIX}${suffix}`;
+  const databaseName = `${TEST_DB_PREFIX}${run}_${suffix}`;
   await withAdminClient(async (client) => {
     for (let attempt = 0; ; attempt++) {
       try {
-        await client.query(`CREATE DATABASE "${databaseName}" TEMPLATE "${TEMPLATE_DB}"`);
+        await client.query(`CREATE DATABASE "${databaseName}" TEMPLATE "${templateDb(run)}"`);
         return;
       } catch (err) {
         // Two files copying the template at the same instant can collide; try again shortly.
