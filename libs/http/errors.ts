@@ -86,3 +86,6 @@ export const reactionDoesNotExist = () =>
 
 export const invalidPushDeviceToken = () =>
   new ApiError(400, 'INVALID_PUSH_DEVICE_TOKEN', 'Device not recognized');
+
+export const badNarrow = (desc: string) =>
+  new ApiError(400, 'BAD_NARROW', `Invalid narrow operator: ${desc}`);

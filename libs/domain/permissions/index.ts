@@ -5,3 +5,17 @@
  */
 export { canSeeDeliveryEmail, EmailVisibility } from './email-visibility';
 export { groupsContainingUser, isUserInGroup, recursiveGroupMemberIds } from './groups';
+export {
+  canAddSubscribersInRealm,
+  canCreateChannel,
+  canSendToChannel,
+  channelAccess,
+  channelAccessFor,
+  isRealmAdmin,
+  isRealmGuest,
+  isRealmOwner,
+  webPublicChannelsEnabled,
+  type ChannelAccess,
+} from './channels';
+export { userHasGroupSetting } from './group-settings';
+export { canCreateUserGroups, userGroupAccess, type GroupAccess } from './user-groups';

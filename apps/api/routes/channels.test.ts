@@ -1,0 +1,282 @@
+import request from 'supertest';
+import type { Stream } from '../../../generated/prisma/client';
+import { Role } from '../../../libs/domain/users/roles';
+import {
+  makeChannel,
+  NEWER_CHANNEL_FIELDS,
+  withoutNestedFields,
+} from '../../../test/channel-factories';
+import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { expectOpenApiResponse } from '../../../test/openapi';
+
+let t: TestContext;
+let org: TestRealm;
+let member: TestUser;
+let guest: TestUser;
+let admin: TestUser;
+let pub: Stream;
+let priv: Stream;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  org = await makeRealm(t);
+  member = await makeUser(t, org.realm, { role: Role.MEMBER });
+  guest = await makeUser(t, org.realm, { role: Role.GUEST });
+  admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+  pub = await makeChannel(t, org, {
+    name: 'public-one',
+    subscribers: [org.owner.user, member.user],
+  });
+  priv = await makeChannel(t, org, { name: 'private-one', inviteOnly: true });
+});
+afterAll(() => t.close());
+
+const call = (method: 'get' | 'post' | 'delete' | 'patch', path: string, auth: string) =>
+  request(t.app)[method](`/api/v1${path}`).set('Host', org.host).set('Authorization', auth);
+const patch = (id: number, auth: string, form: Record<string, string>) =>
+  call('patch', `/streams/${id}`, auth).type('form').send(form);
+const names = (body: { streams: { name: string }[] }) => body.streams.map((s) => s.name).sort();
+
+describe('GET /streams', () => {
+  it('lists public and subscribed channels in Zulip shape', async () => {
+    const res = await call('get', '/streams', member.auth);
+    expect(res.status).toBe(200);
+    expectOpenApiResponse(
+      '/streams',
+      'get',
+      withoutNestedFields(res.body, 'streams', NEWER_CHANNEL_FIELDS),
+    );
+    expect(names(res.body)).toEqual(['general', 'public-one']);
+    const one = res.body.streams.find((s: { name: string }) => s.name === 'public-one');
+    expect(one).toMatchObject({
+      stream_id: pub.id,
+      invite_only: false,
+      is_archived: false,
+      stream_post_policy: 1,
+      is_announcement_only: false,
+      first_message_id: null,
+      is_recently_active: true,
+      stream_weekly_traffic: null,
+      history_public_to_subscribers: true,
+    });
+    expect(typeof one.can_send_message_group).toBe('number');
+  });
+
+  it('shows private channels to administrators with include_all only', async () => {
+    const plain = await call('get', '/streams', admin.auth);
+    expect(names(plain.body)).not.toContain('private-one');
+    const all = await call('get', '/streams?include_all=true', admin.auth);
+    expect(names(all.body)).toContain('private-one');
+    const memberAll = await call('get', '/streams?include_all=true', member.auth);
+    expect(names(memberAll.body)).not.toContain('private-one');
+  });
+
+  it('gives guests only their subscriptions', async () => {
+    const res = await call('get', '/streams', guest.auth);
+    expect(names(res.body)).toEqual(['general']);
+  });
+
+  it('honours include_public, include_default and include_all_active', async () => {
+    const noPublic = await call('get', '/streams?include_public=false', admin.auth);
+    expect(names(noPublic.body)).toEqual(['general']);
+    const withDefault = await call('get', '/streams?include_default=true', member.auth);
+    const general = withDefault.body.streams.find((s: { name: string }) => s.name === 'general');
+    expect(general.is_default).toBe(true);
+    const denied = await call('get', '/streams?include_all_active=true', member.auth);
+    expect(denied.status).toBe(400);
+  });
+});
+
+describe('GET /streams/{stream_id}, /get_stream_id, /streams/{stream_id}/members', () => {
+  it('returns one channel', async () => {
+    const res = await call('get', `/streams/${pub.id}`, member.auth);
+    expect(res.status).toBe(200);
+    expect(res.body.stream).toMatchObject({ stream_id: pub.id, name: 'public-one' });
+    const hidden = await call('get', `/streams/${priv.id}`, member.auth);
+    expect(hidden.status).toBe(400);
+    expect(hidden.body.msg).toBe('Invalid channel ID');
+  });
+
+  it('finds channel IDs by name', async () => {
+    const res = await call('get', '/get_stream_id?stream=PUBLIC-one', member.auth);
+    expect(res.status).toBe(200);
+    expectOpenApiResponse('/get_stream_id', 'get', res.body);
+    expect(res.body.stream_id).toBe(pub.id);
+    const bad = await call('get', '/get_stream_id?stream=nope', member.auth);
+    expect(bad.body).toMatchObject({ code: 'BAD_REQUEST', msg: "Invalid channel name 'nope'" });
+  });
+
+  it('lists subscribers', async () => {
+    const res = await call('get', `/streams/${pub.id}/members`, member.auth);
+    expect(res.status).toBe(200);
+    expectOpenApiResponse('/streams/{stream_id}/members', 'get', res.body);
+    expect(res.body.subscribers).toEqual([org.owner.user.id, member.user.id].sort((a, b) => a - b));
+    const hidden = await call('get', `/streams/${priv.id}/members`, member.auth);
+    expect(hidden.status).toBe(400);
+  });
+});
+
+describe('PATCH /streams/{stream_id}', () => {
+  it('renames and redescribes a channel, for administrators only', async () => {
+    const denied = await patch(pub.id, member.auth, { new_name: 'renamed' });
+    expect(denied.status).toBe(400);
+    expect(denied.body.msg).toBe('You do not have permission to administer this channel.');
+    const res = await patch(pub.id, admin.auth, {
+      new_name: 'renamed',
+      description: 'New *desc*',
+    });
+    expect(res.status).toBe(200);
+    const row = await t.db.stream.findUniqueOrThrow({ where: { id: pub.id } });
+    expect(row).toMatchObject({
+      name: 'renamed',
+      description: 'New *desc*',
+      renderedDescription: '<p>New <em>desc</em></p>',
+    });
+    const clash = await patch(pub.id, admin.auth, { new_name: 'GENERAL' });
+    expect(clash.status).toBe(400);
+    const same = await patch(pub.id, admin.auth, { new_name: 'renamed' });
+    expect(same.body.msg).toBe('Channel already has that name.');
+  });
+
+  it('makes a public channel private and back (spec 3)', async () => {
+    const toPrivate = await patch(pub.id, org.owner.auth, { is_private: 'true' });
+    expect(toPrivate.status).toBe(200);
+    let row = await t.db.stream.findUniqueOrThrow({ where: { id: pub.id } });
+    expect(row.inviteOnly).toBe(true);
+    const toPublic = await patch(pub.id, org.owner.auth, { is_private: 'false' });
+    expect(toPublic.status).toBe(200);
+    row = await t.db.stream.findUniqueOrThrow({ where: { id: pub.id } });
+    expect(row).toMatchObject({ inviteOnly: false, historyPublicToSubscribers: true });
+  });
+
+  it('refuses protected history on a public channel', async () => {
+    const res = await patch(pub.id, org.owner.auth, { history_public_to_subscribers: 'false' });
+    expect(res.status).toBe(400);
+    expect(res.body.msg).toBe('Invalid parameters');
+    const mixed = await patch(pub.id, org.owner.auth, {
+      is_private: 'false',
+      history_public_to_subscribers: 'false',
+    });
+    expect(mixed.body.msg).toBe('Invalid parameters');
+  });
+
+  it('needs content access to change a private channel privacy', async () => {
+    const res = await patch(priv.id, admin.auth, { is_private: 'false' });
+    expect(res.status).toBe(400);
+    expect(res.body.msg).toBe('Invalid channel ID');
+  });
+
+  it('refuses web-public channels when the organization disallows them', async () => {
+    const res = await patch(pub.id, org.owner.auth, { is_web_public: 'true' });
+    expect(res.status).toBe(400);
+    expect(res.body.msg).toBe('Web-public channels are not enabled.');
+  });
+
+  it('sets message retention for owners only', async () => {
+    const denied = await patch(pub.id, admin.auth, { message_retention_days: '10' });
+    expect(denied.body.msg).toBe('Must be an organization owner');
+    const ok = await patch(pub.id, org.owner.auth, { message_retention_days: '10' });
+    expect(ok.status).toBe(200);
+    const bad = await patch(pub.id, org.owner.auth, { message_retention_days: 'forever' });
+    expect(bad.body.msg).toBe("Bad value for 'message_retention_days': forever");
+    const back = await patch(pub.id, org.owner.auth, { message_retention_days: 'realm_default' });
+    expect(back.status).toBe(200);
+    const row = await t.db.stream.findUniqueOrThrow({ where: { id: pub.id } });
+    expect(row.messageRetentionDays).toBeNull();
+  });
+
+  it('updates group settings with new/old and detects conflicts', async () => {
+    const groups = await t.db.userGroup.findMany({
+      where: { realmId: org.realm.id, isSystemGroup: true },
+    });
+    const id = (name: string) => groups.find((g) => g.name === name)!.id;
+    const conflict = await patch(pub.id, admin.auth, {
+      can_send_message_group: JSON.stringify({
+        new: id('role:administrators'),
+        old: id('role:members'),
+      }),
+    });
+    expect(conflict.status).toBe(400);
+    expect(conflict.body.msg).toBe("'old' value does not match the expected value.");
+    const ok = await patch(pub.id, admin.auth, {
+      can_send_message_group: JSON.stringify({
+        new: id('role:administrators'),
+        old: id('role:everyone'),
+      }),
+    });
+    expect(ok.status).toBe(200);
+    const channel = await call('get', `/streams/${pub.id}`, member.auth);
+    expect(channel.body.stream).toMatchObject({
+      can_send_message_group: id('role:administrators'),
+      stream_post_policy: 2,
+      is_announcement_only: true,
+    });
+    const anon = await patch(pub.id, admin.auth, {
+      can_administer_channel_group: JSON.stringify({
+        new: { direct_members: [member.user.id], direct_subgroups: [id('role:moderators')] },
+      }),
+    });
+    expect(anon.status).toBe(200);
+    const after = await call('get', `/streams/${pub.id}`, member.auth);
+    expect(after.body.stream.can_administer_channel_group).toEqual({
+      direct_members: [member.user.id],
+      direct_subgroups: [id('role:moderators')],
+    });
+    // The member now administers the channel through the anonymous group.
+    const memberEdit = await patch(pub.id, member.auth, { description: 'by member' });
+    expect(memberEdit.status).toBe(200);
+  });
+
+  it('toggles default channels', async () => {
+    const res = await patch(pub.id, admin.auth, { is_default_stream: 'true' });
+    expect(res.status).toBe(200);
+    const list = await call('get', '/default_streams', member.auth);
+    expect(list.body.default_streams.map((s: { name: string }) => s.name)).toContain('renamed');
+    const off = await call('delete', '/default_streams', admin.auth)
+      .type('form')
+      .send({ stream_id: String(pub.id) });
+    expect(off.status).toBe(200);
+    const again = await call('delete', '/default_streams', admin.auth)
+      .type('form')
+      .send({ stream_id: String(pub.id) });
+    expect(again.status).toBe(400);
+    const memberAdd = await call('post', '/default_streams', member.auth)
+      .type('form')
+      .send({ stream_id: String(pub.id) });
+    expect(memberAdd.body.msg).toBe('Must be an organization administrator');
+  });
+
+  it('refuses unknown channels', async () => {
+    const res = await patch(999999, admin.auth, { description: 'x' });
+    expect(res.status).toBe(400);
+    expect(res.body.msg).toBe('Invalid channel ID');
+  });
+});
+
+describe('DELETE /streams/{stream_id}', () => {
+  it('archives a channel, hiding it by default', async () => {
+    const chan = await makeChannel(t, org, { name: 'to-archive' });
+    const denied = await call('delete', `/streams/${chan.id}`, member.auth);
+    expect(denied.status).toBe(400);
+    const res = await call('delete', `/streams/${chan.id}`, admin.auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    const listed = await call('get', '/streams', member.auth);
+    expect(names(listed.body)).not.toContain('to-archive');
+    const withArchived = await call('get', '/streams?exclude_archived=false', member.auth);
+    const archived = withArchived.body.streams.find(
+      (s: { name: string }) => s.name === 'to-archive',
+    );
+    expect(archived.is_archived).toBe(true);
+    const join = await call('post', '/users/me/subscriptions', member.auth)
+      .type('form')
+      .send({ subscriptions: JSON.stringify([{ name: 'to-archive' }]) });
+    // Since FL 362 subscriptions in archived channels may change.
+    expect(join.status).toBe(200);
+    const stored = await t.db.stream.findUniqueOrThrow({ where: { id: chan.id } });
+    expect(stored.isArchived).toBe(true);
+    const twice = await call('delete', `/streams/${chan.id}`, admin.auth);
+    expect(twice.status).toBe(400);
+  });
+});

@@ -1,0 +1,392 @@
+import request from 'supertest';
+import { Role } from '../../../libs/domain/users/roles';
+import {
+  makeChannel,
+  NEWER_CHANNEL_FIELDS,
+  withoutNestedFields,
+} from '../../../test/channel-factories';
+import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { expectOpenApiResponse } from '../../../test/openapi';
+
+let t: TestContext;
+let org: TestRealm;
+let member: TestUser;
+let guest: TestUser;
+let admin: TestUser;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  org = await makeRealm(t);
+  member = await makeUser(t, org.realm, { role: Role.MEMBER });
+  guest = await makeUser(t, org.realm, { role: Role.GUEST });
+  admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+});
+afterAll(() => t.close());
+
+const call = (method: 'get' | 'post' | 'delete' | 'patch', path: string, auth: string) =>
+  request(t.app)[method](`/api/v1${path}`).set('Host', org.host).set('Authorization', auth);
+
+const post = (path: string, auth: string, form: Record<string, string>) =>
+  call('post', path, auth).type('form').send(form);
+
+/** Events written to the outbox since `sinceId`. */
+async function eventsSince(sinceId: bigint) {
+  const rows = await t.db.outboxEvent.findMany({
+    where: { id: { gt: sinceId } },
+    orderBy: { id: 'asc' },
+  });
+  return rows.map((r) => ({
+    event: r.eventJson as Record<string, unknown>,
+    users: r.usersJson as number[],
+  }));
+}
+const lastOutboxId = async () =>
+  (await t.db.outboxEvent.findFirst({ orderBy: { id: 'desc' } }))?.id ?? BigInt(0);
+
+describe('POST /users/me/subscriptions', () => {
+  it('creates a channel, subscribes the caller and emits events', async () => {
+    const since = await lastOutboxId();
+    const res = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'design', description: 'All **design** talk' }]),
+    });
+    expect(res.status).toBe(200);
+    expectOpenApiResponse('/users/me/subscriptions', 'post', res.body);
+    expect(res.body.subscribed).toEqual({ [String(member.user.id)]: ['design'] });
+    expect(res.body.already_subscribed).toEqual({});
+    expect(res.body).not.toHaveProperty('unauthorized');
+    const stream = await t.db.stream.findFirstOrThrow({
+      where: { realmId: org.realm.id, name: 'design' },
+    });
+    expect(stream.creatorId).toBe(member.user.id);
+    expect(stream.renderedDescription).toBe('<p>All <strong>design</strong> talk</p>');
+    const events = await eventsSince(since);
+    const create = events.find((e) => e.event.type === 'stream' && e.event.op === 'create');
+    expect(create?.users).toEqual(expect.arrayContaining([member.user.id, admin.user.id]));
+    expect(create?.users).not.toContain(guest.user.id);
+    const add = events.find((e) => e.event.type === 'subscription' && e.event.op === 'add');
+    expect(add?.users).toEqual([member.user.id]);
+    const subs = add?.event.subscriptions as { name: string; subscribers: number[] }[];
+    expect(subs[0]).toMatchObject({ name: 'design', subscribers: [member.user.id] });
+  });
+
+  it('reports channels the user was already subscribed to', async () => {
+    const res = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'design' }]),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      subscribed: {},
+      already_subscribed: { [String(member.user.id)]: ['design'] },
+    });
+  });
+
+  it('subscribes principals given as IDs or emails and tells the peers', async () => {
+    const other = await makeUser(t, org.realm);
+    const third = await makeUser(t, org.realm);
+    const since = await lastOutboxId();
+    const res = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'design' }]),
+      principals: JSON.stringify([other.user.id]),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.subscribed).toEqual({ [String(other.user.id)]: ['design'] });
+    const peer = (await eventsSince(since)).find((e) => e.event.op === 'peer_add');
+    expect(peer?.event).toMatchObject({ user_ids: [other.user.id] });
+    expect(peer?.users).toContain(member.user.id);
+    expect(peer?.users).not.toContain(other.user.id);
+
+    const byEmail = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'design' }]),
+      principals: JSON.stringify([third.email]),
+    });
+    expect(byEmail.body.subscribed).toEqual({ [String(third.user.id)]: ['design'] });
+  });
+
+  it('refuses a principal that does not exist, changing nothing', async () => {
+    const res = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'never-made' }]),
+      principals: JSON.stringify([999999]),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST', msg: 'No such user' });
+    expect(await t.db.stream.findFirst({ where: { name: 'never-made' } })).toBeNull();
+  });
+
+  it('validates channel names', async () => {
+    const empty = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: '   ' }]),
+    });
+    expect(empty.body).toMatchObject({ code: 'BAD_REQUEST', msg: "Channel name can't be empty." });
+    const long = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'x'.repeat(61) }]),
+    });
+    expect(long.body.msg).toBe('Channel name too long (limit: 60 characters).');
+    const missing = await post('/users/me/subscriptions', member.auth, {});
+    expect(missing.body).toMatchObject({ code: 'REQUEST_VARIABLE_MISSING' });
+  });
+
+  it('does not let guests create or join public channels', async () => {
+    const create = await post('/users/me/subscriptions', guest.auth, {
+      subscriptions: JSON.stringify([{ name: 'guest-made' }]),
+    });
+    expect(create.status).toBe(400);
+    expect(create.body.msg).toBe('Insufficient permission');
+    const join = await post('/users/me/subscriptions', guest.auth, {
+      subscriptions: JSON.stringify([{ name: 'design' }]),
+    });
+    expect(join.status).toBe(400);
+    expect(join.body.msg).toBe('Unable to access channel (design).');
+  });
+
+  it('lists private channels in unauthorized when errors are not fatal', async () => {
+    await makeChannel(t, org, { name: 'secret', inviteOnly: true });
+    const fatal = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'secret' }]),
+    });
+    expect(fatal.status).toBe(400);
+    expect(fatal.body.msg).toBe('Unable to access channel (secret).');
+    const soft = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'secret' }, { name: 'design' }]),
+      authorization_errors_fatal: 'false',
+    });
+    expect(soft.status).toBe(200);
+    expectOpenApiResponse('/users/me/subscriptions', 'post', soft.body);
+    expect(soft.body.unauthorized).toEqual(['secret']);
+    expect(soft.body.already_subscribed).toEqual({ [String(member.user.id)]: ['design'] });
+  });
+
+  it('creates private channels with the creation parameters', async () => {
+    const res = await post('/users/me/subscriptions', admin.auth, {
+      subscriptions: JSON.stringify([{ name: 'admins-only' }]),
+      invite_only: 'true',
+      history_public_to_subscribers: 'true',
+      can_send_message_group: JSON.stringify({
+        direct_members: [admin.user.id],
+        direct_subgroups: [],
+      }),
+    });
+    expect(res.status).toBe(200);
+    const stream = await t.db.stream.findFirstOrThrow({ where: { name: 'admins-only' } });
+    expect(stream).toMatchObject({ inviteOnly: true, historyPublicToSubscribers: true });
+    const group = await t.db.userGroup.findUniqueOrThrow({
+      where: { id: stream.canSendMessageGroupId },
+      include: { members: true },
+    });
+    expect(group.named).toBe(false);
+    expect(group.members.map((m) => m.userId)).toEqual([admin.user.id]);
+  });
+
+  it('refuses role:internet as a channel permission', async () => {
+    const internet = await t.db.userGroup.findFirstOrThrow({
+      where: { realmId: org.realm.id, name: 'role:internet' },
+    });
+    const res = await post('/users/me/subscriptions', admin.auth, {
+      subscriptions: JSON.stringify([{ name: 'internet-chan' }]),
+      can_send_message_group: String(internet.id),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.msg).toBe(
+      "'can_send_message_group' setting cannot be set to 'role:internet' group.",
+    );
+  });
+
+  it('needs the server and organization settings for web-public channels', async () => {
+    const res = await post('/users/me/subscriptions', org.owner.auth, {
+      subscriptions: JSON.stringify([{ name: 'web' }]),
+      is_web_public: 'true',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.msg).toBe('Web-public channels are not enabled.');
+  });
+
+  it('lets only owners set message retention on creation', async () => {
+    const res = await post('/users/me/subscriptions', admin.auth, {
+      subscriptions: JSON.stringify([{ name: 'retained' }]),
+      message_retention_days: '30',
+    });
+    expect(res.body.msg).toBe('Must be an organization owner');
+    const ok = await post('/users/me/subscriptions', org.owner.auth, {
+      subscriptions: JSON.stringify([{ name: 'retained' }]),
+      message_retention_days: 'unlimited',
+    });
+    expect(ok.status).toBe(200);
+    const stream = await t.db.stream.findFirstOrThrow({ where: { name: 'retained' } });
+    expect(stream.messageRetentionDays).toBe(-1);
+  });
+
+  it('announces new channels from the notification bot', async () => {
+    const res = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'announced' }]),
+      announce: 'true',
+    });
+    expect(res.status).toBe(200);
+    const message = await t.db.message.findFirstOrThrow({
+      where: { realmId: org.realm.id, subject: 'new channels' },
+      include: { sender: true },
+    });
+    expect(message.sender.fullName).toBe('Notification Bot');
+    expect(message.content).toBe(
+      `@_**${member.user.fullName}|${member.user.id}** created a new channel #**announced**.`,
+    );
+  });
+
+  it('makes default channels on creation for administrators only', async () => {
+    const denied = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'member-default' }]),
+      is_default_stream: 'true',
+    });
+    expect(denied.body.msg).toBe('Insufficient permission');
+    const ok = await post('/users/me/subscriptions', admin.auth, {
+      subscriptions: JSON.stringify([{ name: 'admin-default' }]),
+      is_default_stream: 'true',
+    });
+    expect(ok.status).toBe(200);
+    const stream = await t.db.stream.findFirstOrThrow({ where: { name: 'admin-default' } });
+    expect(await t.db.defaultStream.findUnique({ where: { streamId: stream.id } })).not.toBeNull();
+  });
+});
+
+describe('GET /users/me/subscriptions', () => {
+  it('lists the caller subscriptions, with subscribers on request', async () => {
+    const res = await call('get', '/users/me/subscriptions?include_subscribers=true', member.auth);
+    expect(res.status).toBe(200);
+    expectOpenApiResponse(
+      '/users/me/subscriptions',
+      'get',
+      withoutNestedFields(res.body, 'subscriptions', NEWER_CHANNEL_FIELDS),
+    );
+    const design = res.body.subscriptions.find((s: { name: string }) => s.name === 'design');
+    expect(design).toMatchObject({
+      is_muted: false,
+      in_home_view: true,
+      creator_id: member.user.id,
+      is_archived: false,
+      stream_weekly_traffic: null,
+    });
+    expect(design.subscribers).toContain(member.user.id);
+    const plain = await call('get', '/users/me/subscriptions', member.auth);
+    expect(plain.body.subscriptions[0]).not.toHaveProperty('subscribers');
+  });
+});
+
+describe('POST /users/me/subscriptions/properties', () => {
+  it('updates properties; is_muted emits two events', async () => {
+    const stream = await t.db.stream.findFirstOrThrow({ where: { name: 'design' } });
+    const since = await lastOutboxId();
+    const res = await post('/users/me/subscriptions/properties', member.auth, {
+      subscription_data: JSON.stringify([
+        { stream_id: stream.id, property: 'is_muted', value: true },
+        { stream_id: stream.id, property: 'color', value: '#abcdef' },
+        { stream_id: stream.id, property: 'pin_to_top', value: true },
+      ]),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    const sub = await t.db.subscription.findFirstOrThrow({
+      where: { userId: member.user.id, recipientId: stream.recipientId! },
+    });
+    expect(sub).toMatchObject({ isMuted: true, color: '#abcdef', pinToTop: true });
+    const updates = (await eventsSince(since)).map((e) => e.event);
+    expect(updates.map((e) => [e.property, e.value])).toEqual([
+      ['in_home_view', false],
+      ['is_muted', true],
+      ['color', '#abcdef'],
+      ['pin_to_top', true],
+    ]);
+
+    const back = await post('/users/me/subscriptions/properties', member.auth, {
+      subscription_data: JSON.stringify([
+        { stream_id: stream.id, property: 'in_home_view', value: true },
+      ]),
+    });
+    expect(back.status).toBe(200);
+    const after = await t.db.subscription.findFirstOrThrow({ where: { id: sub.id } });
+    expect(after.isMuted).toBe(false);
+  });
+
+  it('rejects unknown properties, bad values and unsubscribed channels', async () => {
+    const stream = await t.db.stream.findFirstOrThrow({ where: { name: 'design' } });
+    const unknown = await post('/users/me/subscriptions/properties', member.auth, {
+      subscription_data: JSON.stringify([{ stream_id: stream.id, property: 'bogus', value: 1 }]),
+    });
+    expect(unknown.status).toBe(400);
+    const color = await post('/users/me/subscriptions/properties', member.auth, {
+      subscription_data: JSON.stringify([
+        { stream_id: stream.id, property: 'color', value: 'red' },
+      ]),
+    });
+    expect(color.status).toBe(400);
+    const notSub = await post('/users/me/subscriptions/properties', guest.auth, {
+      subscription_data: JSON.stringify([
+        { stream_id: stream.id, property: 'pin_to_top', value: true },
+      ]),
+    });
+    expect(notSub.body.msg).toBe(`Not subscribed to channel ID ${stream.id}`);
+  });
+});
+
+describe('GET /users/{user_id}/subscriptions/{stream_id}', () => {
+  it('answers is_subscribed for channels the caller can see', async () => {
+    const stream = await t.db.stream.findFirstOrThrow({ where: { name: 'design' } });
+    const yes = await call(
+      'get',
+      `/users/${member.user.id}/subscriptions/${stream.id}`,
+      admin.auth,
+    );
+    expect(yes.status).toBe(200);
+    expectOpenApiResponse('/users/{user_id}/subscriptions/{stream_id}', 'get', yes.body);
+    expect(yes.body.is_subscribed).toBe(true);
+    const no = await call('get', `/users/${admin.user.id}/subscriptions/${stream.id}`, member.auth);
+    expect(no.body.is_subscribed).toBe(false);
+    const secret = await t.db.stream.findFirstOrThrow({ where: { name: 'secret' } });
+    const hidden = await call(
+      'get',
+      `/users/${org.owner.user.id}/subscriptions/${secret.id}`,
+      member.auth,
+    );
+    expect(hidden.status).toBe(400);
+    expect(hidden.body.msg).toBe('Invalid channel ID');
+  });
+});
+
+describe('DELETE /users/me/subscriptions', () => {
+  it('unsubscribes the caller and reports what was not subscribed', async () => {
+    await makeChannel(t, org, { name: 'leaving', subscribers: [member.user] });
+    const res = await call('delete', '/users/me/subscriptions', member.auth)
+      .type('form')
+      .send({ subscriptions: JSON.stringify(['leaving', 'retained']) });
+    expect(res.status).toBe(200);
+    expectOpenApiResponse('/users/me/subscriptions', 'delete', res.body);
+    expect(res.body).toMatchObject({ removed: ['leaving'], not_removed: ['retained'] });
+  });
+
+  it('lets only can_remove_subscribers_group members unsubscribe others', async () => {
+    const victim = await makeUser(t, org.realm);
+    await makeChannel(t, org, { name: 'kick', subscribers: [victim.user, member.user] });
+    const denied = await call('delete', '/users/me/subscriptions', member.auth)
+      .type('form')
+      .send({
+        subscriptions: JSON.stringify(['kick']),
+        principals: JSON.stringify([victim.user.id]),
+      });
+    expect(denied.status).toBe(400);
+    expect(denied.body.msg).toBe('Insufficient permission');
+    const ok = await call('delete', '/users/me/subscriptions', admin.auth)
+      .type('form')
+      .send({
+        subscriptions: JSON.stringify(['kick']),
+        principals: JSON.stringify([victim.user.id]),
+      });
+    expect(ok.status).toBe(200);
+    expect(ok.body.removed).toEqual(['kick']);
+  });
+
+  it('refuses channels that do not exist', async () => {
+    const res = await call('delete', '/users/me/subscriptions', member.auth)
+      .type('form')
+      .send({ subscriptions: JSON.stringify(['nope-nope']) });
+    expect(res.status).toBe(400);
+    expect(res.body.msg).toBe('Channel(s) (nope-nope) do not exist');
+  });
+});

@@ -1,0 +1,275 @@
+import request from 'supertest';
+import { Role } from '../../../libs/domain/users/roles';
+import { makeChannel, withoutNestedFields } from '../../../test/channel-factories';
+import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { expectOpenApiResponse } from '../../../test/openapi';
+
+let t: TestContext;
+let org: TestRealm;
+let member: TestUser;
+let other: TestUser;
+let guest: TestUser;
+let admin: TestUser;
+let system: Record<string, number>;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  org = await makeRealm(t);
+  member = await makeUser(t, org.realm, { role: Role.MEMBER });
+  other = await makeUser(t, org.realm, { role: Role.MEMBER });
+  guest = await makeUser(t, org.realm, { role: Role.GUEST });
+  admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+  const groups = await t.db.userGroup.findMany({
+    where: { realmId: org.realm.id, isSystemGroup: true },
+  });
+  system = Object.fromEntries(groups.map((g) => [g.name as string, g.id]));
+});
+afterAll(() => t.close());
+
+const call = (method: 'get' | 'post' | 'patch', path: string, auth: string) =>
+  request(t.app)[method](`/api/v1${path}`).set('Host', org.host).set('Authorization', auth);
+const send = (method: 'post' | 'patch', path: string, auth: string, form: Record<string, string>) =>
+  call(method, path, auth).type('form').send(form);
+
+async function createGroup(auth: string, name: string, form: Record<string, string> = {}) {
+  return send('post', '/user_groups/create', auth, {
+    name,
+    description: `${name} people`,
+    members: JSON.stringify([]),
+    ...form,
+  });
+}
+
+const NEWER_GROUP_FIELDS = [
+  'creator_id',
+  'date_created',
+  'deactivated',
+  'can_add_members_group',
+  'can_join_group',
+  'can_leave_group',
+  'can_manage_group',
+  'can_remove_members_group',
+];
+
+describe('POST /user_groups/create and GET /user_groups', () => {
+  it('creates a group with Zulip defaults and lists it', async () => {
+    const res = await createGroup(member.auth, 'designers', {
+      members: JSON.stringify([member.user.id, other.user.id]),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: 'success', msg: '', group_id: expect.any(Number) });
+    const list = await call('get', '/user_groups', member.auth);
+    expect(list.status).toBe(200);
+    expectOpenApiResponse(
+      '/user_groups',
+      'get',
+      withoutNestedFields(list.body, 'user_groups', NEWER_GROUP_FIELDS),
+    );
+    const group = list.body.user_groups.find((g: { id: number }) => g.id === res.body.group_id);
+    expect(group).toMatchObject({
+      name: 'designers',
+      description: 'designers people',
+      members: [member.user.id, other.user.id].sort((a, b) => a - b),
+      direct_subgroup_ids: [],
+      is_system_group: false,
+      creator_id: member.user.id,
+      deactivated: false,
+      can_manage_group: { direct_members: [member.user.id], direct_subgroups: [] },
+      can_mention_group: system['role:everyone'],
+      can_join_group: system['role:nobody'],
+    });
+    const owners = list.body.user_groups.find((g: { name: string }) => g.name === 'role:owners');
+    expect(owners.members).toEqual([org.owner.user.id]);
+    expect(owners.is_system_group).toBe(true);
+  });
+
+  it('rejects bad names, duplicate names and unknown users', async () => {
+    expect((await createGroup(member.auth, '  ')).body.msg).toBe("User group name can't be empty!");
+    expect((await createGroup(member.auth, 'role:x')).body.msg).toBe(
+      "User group name cannot start with 'role:'.",
+    );
+    expect((await createGroup(member.auth, 'designers')).body.msg).toBe(
+      "User group 'designers' already exists.",
+    );
+    const unknown = await createGroup(member.auth, 'ghosts', { members: JSON.stringify([987654]) });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.msg).toBe('Invalid user ID: 987654');
+  });
+
+  it('refuses guests (can_create_groups is role:members)', async () => {
+    const res = await createGroup(guest.auth, 'guest-group');
+    expect(res.status).toBe(400);
+    expect(res.body.msg).toBe('Insufficient permission');
+  });
+
+  it('enforces the system-group restrictions of each setting', async () => {
+    const res = await createGroup(member.auth, 'open-manage', {
+      can_manage_group: String(system['role:everyone']),
+    });
+    expect(res.body.msg).toBe("'can_manage_group' setting cannot be set to 'role:everyone' group.");
+    const mention = await createGroup(member.auth, 'owner-mention', {
+      can_mention_group: String(system['role:owners']),
+    });
+    expect(mention.body.msg).toBe(
+      "'can_mention_group' setting cannot be set to 'role:owners' group.",
+    );
+  });
+});
+
+describe('PATCH /user_groups/{id}', () => {
+  it('renames for managers only and checks old values', async () => {
+    const { body } = await createGroup(member.auth, 'editors');
+    const id = body.group_id as number;
+    const denied = await send('patch', `/user_groups/${id}`, other.auth, { name: 'x' });
+    expect(denied.body.msg).toBe('Insufficient permission');
+    const ok = await send('patch', `/user_groups/${id}`, member.auth, {
+      name: 'writers',
+      description: 'They write',
+    });
+    expect(ok.status).toBe(200);
+    const conflict = await send('patch', `/user_groups/${id}`, member.auth, {
+      can_mention_group: JSON.stringify({
+        new: system['role:members'],
+        old: system['role:nobody'],
+      }),
+    });
+    expect(conflict.body.msg).toBe("'old' value does not match the expected value.");
+    const update = await send('patch', `/user_groups/${id}`, admin.auth, {
+      can_mention_group: JSON.stringify({
+        new: system['role:members'],
+        old: system['role:everyone'],
+      }),
+    });
+    expect(update.status).toBe(200);
+    const row = await t.db.userGroup.findUniqueOrThrow({ where: { id } });
+    expect(row).toMatchObject({
+      name: 'writers',
+      description: 'They write',
+      canMentionGroupId: system['role:members'],
+    });
+    const sys = await send('patch', `/user_groups/${system['role:members']}`, admin.auth, {
+      name: 'nope',
+    });
+    expect(sys.body.msg).toBe('Insufficient permission');
+    const missing = await send('patch', '/user_groups/999999', admin.auth, { name: 'nope' });
+    expect(missing.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid user group' });
+  });
+});
+
+describe('members and subgroups', () => {
+  it('adds and removes members with the join/leave rules', async () => {
+    const { body } = await createGroup(member.auth, 'crew');
+    const id = body.group_id as number;
+    const add = await send('post', `/user_groups/${id}/members`, member.auth, {
+      add: JSON.stringify([other.user.id]),
+    });
+    expect(add.status).toBe(200);
+    const again = await send('post', `/user_groups/${id}/members`, member.auth, {
+      add: JSON.stringify([other.user.id]),
+    });
+    expect(again.body.msg).toBe(`User ${other.user.id} is already a member of this group`);
+    const selfJoin = await send('post', `/user_groups/${id}/members`, guest.auth, {
+      add: JSON.stringify([guest.user.id]),
+    });
+    expect(selfJoin.body.msg).toBe('Insufficient permission');
+    const leave = await send('post', `/user_groups/${id}/members`, other.auth, {
+      delete: JSON.stringify([other.user.id]),
+    });
+    expect(leave.status).toBe(200);
+    const absent = await send('post', `/user_groups/${id}/members`, member.auth, {
+      delete: JSON.stringify([other.user.id]),
+    });
+    expect(absent.body.msg).toBe(`There is no member '${other.user.id}' in this user group`);
+    const list = await call('get', `/user_groups/${id}/members`, guest.auth);
+    expectOpenApiResponse('/user_groups/{user_group_id}/members', 'get', list.body);
+    expect(list.body.members).toEqual([]);
+  });
+
+  it('nests groups, resolves members recursively and prevents cycles', async () => {
+    const outer = (await createGroup(member.auth, 'outer')).body.group_id as number;
+    const inner = (
+      await createGroup(member.auth, 'inner', { members: JSON.stringify([other.user.id]) })
+    ).body.group_id as number;
+    const add = await send('post', `/user_groups/${outer}/subgroups`, member.auth, {
+      add: JSON.stringify([inner]),
+    });
+    expect(add.status).toBe(200);
+    const members = await call('get', `/user_groups/${outer}/members`, member.auth);
+    expect(members.body.members).toEqual([other.user.id]);
+    const direct = await call(
+      'get',
+      `/user_groups/${outer}/members?direct_member_only=true`,
+      member.auth,
+    );
+    expect(direct.body.members).toEqual([]);
+    const isMember = await call(
+      'get',
+      `/user_groups/${outer}/members/${other.user.id}`,
+      member.auth,
+    );
+    expectOpenApiResponse('/user_groups/{user_group_id}/members/{user_id}', 'get', isMember.body);
+    expect(isMember.body.is_user_group_member).toBe(true);
+    const subs = await call('get', `/user_groups/${outer}/subgroups`, member.auth);
+    expectOpenApiResponse('/user_groups/{user_group_id}/subgroups', 'get', subs.body);
+    expect(subs.body.subgroups).toEqual([inner]);
+    const cycle = await send('post', `/user_groups/${inner}/subgroups`, member.auth, {
+      add: JSON.stringify([outer]),
+    });
+    expect(cycle.status).toBe(400);
+    expect(cycle.body.msg).toBe(
+      `User group ${inner} is already a subgroup of one of the passed subgroups.`,
+    );
+    const remove = await send('post', `/user_groups/${outer}/subgroups`, member.auth, {
+      delete: JSON.stringify([inner]),
+    });
+    expect(remove.status).toBe(200);
+    const notSub = await send('post', `/user_groups/${outer}/subgroups`, member.auth, {
+      delete: JSON.stringify([inner]),
+    });
+    expect(notSub.body.msg).toBe(`User group ${inner} is not a subgroup of this group.`);
+  });
+});
+
+describe('deactivation and reactivation', () => {
+  it('deactivates unused groups, refuses them as settings, and reactivates', async () => {
+    const id = (await createGroup(member.auth, 'retiring')).body.group_id as number;
+    const denied = await send('post', `/user_groups/${id}/deactivate`, other.auth, {});
+    expect(denied.body.msg).toBe('Insufficient permission');
+    const ok = await send('post', `/user_groups/${id}/deactivate`, member.auth, {});
+    expect(ok.status).toBe(200);
+    const listed = await call('get', '/user_groups', member.auth);
+    expect(listed.body.user_groups.map((g: { id: number }) => g.id)).not.toContain(id);
+    const withDeactivated = await call(
+      'get',
+      '/user_groups?include_deactivated_groups=true',
+      member.auth,
+    );
+    const found = withDeactivated.body.user_groups.find((g: { id: number }) => g.id === id);
+    expect(found.deactivated).toBe(true);
+    const asSetting = await createGroup(member.auth, 'uses-retired', {
+      can_mention_group: String(id),
+    });
+    expect(asSetting.body.msg).toBe('User group is deactivated.');
+    const addMember = await send('post', `/user_groups/${id}/members`, member.auth, {
+      add: JSON.stringify([other.user.id]),
+    });
+    expect(addMember.body.msg).toBe("You can't add members to a deactivated user group.");
+    const back = await send('patch', `/user_groups/${id}`, member.auth, { deactivated: 'false' });
+    expect(back.status).toBe(200);
+    const row = await t.db.userGroup.findUniqueOrThrow({ where: { id } });
+    expect(row.deactivated).toBe(false);
+  });
+
+  it('refuses to deactivate a group a channel setting uses', async () => {
+    const id = (await createGroup(admin.auth, 'senders')).body.group_id as number;
+    const chan = await makeChannel(t, org, { name: 'uses-group' });
+    const set = await send('patch', `/streams/${chan.id}`, admin.auth, {
+      can_send_message_group: JSON.stringify({ new: id }),
+    });
+    expect(set.status).toBe(200);
+    const res = await send('post', `/user_groups/${id}/deactivate`, admin.auth, {});
+    expect(res.status).toBe(400);
+    expect(res.body.msg).toBe('Cannot deactivate user group in use.');
+  });
+});

@@ -1,0 +1,55 @@
+import type { Realm, User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest } from '../../http/errors';
+import type { AppContext } from '../context';
+import { channelAudienceIds } from './channel-audience';
+import { formatChannels } from './format-channel';
+import { channelForAdmin } from './update-channel';
+
+/**
+ * `DELETE /streams/{stream_id}`: archives the channel. It stops being a default channel and
+ * accepts no new messages or subscribers; clients learn it through a `stream` update of
+ * `is_archived` (FL 315) and, for older clients, a `stream` delete event.
+ */
+export async function archiveChannel(
+  ctx: AppContext,
+  input: { actor: User; realm: Realm; streamId: number },
+): Promise<void> {
+  await inTransaction(ctx, async (tx, events) => {
+    const { stream } = await channelForAdmin(tx, input.actor, input.realm, input.streamId);
+    if (stream.isArchived) throw badRequest('Channel is already deactivated');
+    const audience = await channelAudienceIds(tx, input.realm.id, stream);
+    await tx.defaultStream.deleteMany({ where: { streamId: stream.id } });
+    await tx.defaultStreamGroupStream.deleteMany({ where: { streamId: stream.id } });
+    const archived = await tx.stream.update({
+      where: { id: stream.id },
+      data: { isArchived: true },
+    });
+    for (const realmField of [
+      'newStreamAnnouncementsStreamId',
+      'signupAnnouncementsStreamId',
+      'zulipUpdateAnnouncementsStreamId',
+    ] as const) {
+      if (input.realm[realmField] === stream.id) {
+        await tx.realm.update({ where: { id: input.realm.id }, data: { [realmField]: null } });
+      }
+    }
+    await events.emit(
+      input.realm.id,
+      {
+        type: 'stream',
+        op: 'update',
+        property: 'is_archived',
+        value: true,
+        stream_id: stream.id,
+        name: stream.name,
+      },
+      audience,
+    );
+    await events.emit(
+      input.realm.id,
+      { type: 'stream', op: 'delete', streams: await formatChannels(tx, [archived]) },
+      audience,
+    );
+  });
+}

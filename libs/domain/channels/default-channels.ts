@@ -1,0 +1,41 @@
+import type { Realm, User } from '../../../generated/prisma/client';
+import type { Db } from '../../db/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest } from '../../http/errors';
+import type { AppContext } from '../context';
+import { formatChannels, type ChannelDict } from './format-channel';
+import { setDefaultChannel } from './update-channel';
+
+/** `GET /default_streams`. */
+export async function listDefaultChannels(db: Db, realm: Realm): Promise<ChannelDict[]> {
+  const rows = await db.defaultStream.findMany({
+    where: { realmId: realm.id },
+    include: { stream: true },
+    orderBy: { streamId: 'asc' },
+  });
+  return formatChannels(
+    db,
+    rows.map((r) => r.stream),
+  );
+}
+
+/** `POST /default_streams` and `DELETE /default_streams` (administrators only). */
+export async function changeDefaultChannel(
+  ctx: AppContext,
+  input: { actor: User; realm: Realm; streamId: number; isDefault: boolean },
+): Promise<void> {
+  await inTransaction(ctx, async (tx, events) => {
+    const stream = await tx.stream.findFirst({
+      where: { id: input.streamId, realmId: input.realm.id },
+    });
+    if (!stream) throw badRequest('Invalid channel ID');
+    if (stream.isArchived && input.isDefault) {
+      throw badRequest('Archived channels cannot be made default.');
+    }
+    if (!input.isDefault) {
+      const row = await tx.defaultStream.findUnique({ where: { streamId: stream.id } });
+      if (!row) throw badRequest('Channel is not a default channel.');
+    }
+    await setDefaultChannel(tx, events, input.actor, input.realm, stream, input.isDefault);
+  });
+}

@@ -1,0 +1,116 @@
+import type { Realm, Stream, User } from '../../../generated/prisma/client';
+import type { Db } from '../../db/client';
+import { badRequest } from '../../http/errors';
+import {
+  channelAccess,
+  channelAccessFor,
+  isRealmAdmin,
+  isRealmGuest,
+} from '../permissions/channels';
+import { formatChannels, type ChannelDict } from './format-channel';
+
+export interface ListChannelsOptions {
+  includePublic: boolean;
+  includeWebPublic: boolean;
+  includeSubscribed: boolean;
+  excludeArchived: boolean;
+  includeAll: boolean;
+  includeDefault: boolean;
+  includeOwnerSubscribed: boolean;
+  includeCanAccessContent: boolean;
+  includeAllActive: boolean;
+}
+
+/** `GET /streams` (spec 4.9): the union of the requested categories the caller may see. */
+export async function listChannels(
+  db: Db,
+  user: User,
+  realm: Realm,
+  o: ListChannelsOptions,
+): Promise<ChannelDict[]> {
+  if (o.includeAllActive && !isRealmAdmin(user))
+    throw badRequest('User not authorized for this query');
+  const streams = await db.stream.findMany({
+    where: { realmId: realm.id, ...(o.excludeArchived ? { isArchived: false } : {}) },
+    orderBy: { id: 'asc' },
+  });
+  const access = await channelAccess(db, user, streams, realm);
+  let ownerRecipients = new Set<number>();
+  if (o.includeOwnerSubscribed && user.isBot && user.botOwnerId) {
+    const subs = await db.subscription.findMany({
+      where: { userId: user.botOwnerId, active: true },
+      select: { recipientId: true },
+    });
+    ownerRecipients = new Set(subs.map((s) => s.recipientId));
+  }
+  const guest = isRealmGuest(user);
+  const chosen = streams.filter((s) => {
+    const a = access.get(s.id);
+    if (!a) return false;
+    if ((o.includeAll || o.includeAllActive) && a.metadata) return true;
+    if (o.includeSubscribed && a.subscribed) return true;
+    if (o.includePublic && !s.inviteOnly && !guest) return true;
+    if (o.includeWebPublic && s.isWebPublic) return true;
+    if (o.includeCanAccessContent && a.content) return true;
+    if (ownerRecipients.has(s.recipientId ?? -1) && a.metadata) return true;
+    return false;
+  });
+  const dicts = await formatChannels(db, chosen);
+  if (o.includeDefault) {
+    const defaults = new Set(
+      (await db.defaultStream.findMany({ where: { realmId: realm.id } })).map((d) => d.streamId),
+    );
+    for (const d of dicts) d.is_default = defaults.has(d.stream_id);
+  }
+  return dicts;
+}
+
+/** A channel the caller has metadata access to, or Zulip's "Invalid channel ID". */
+export async function accessibleChannel(
+  db: Db,
+  user: User,
+  realm: Realm,
+  streamId: number,
+): Promise<Stream> {
+  const stream = await db.stream.findFirst({ where: { id: streamId, realmId: realm.id } });
+  if (!stream) throw badRequest('Invalid channel ID');
+  const access = await channelAccessFor(db, user, stream, realm);
+  if (!access.metadata) throw badRequest('Invalid channel ID');
+  return stream;
+}
+
+/** `GET /get_stream_id`. */
+export async function channelIdByName(
+  db: Db,
+  user: User,
+  realm: Realm,
+  name: string,
+): Promise<number> {
+  const stream = await db.stream.findFirst({
+    where: { realmId: realm.id, name: { equals: name.trim(), mode: 'insensitive' } },
+  });
+  if (!stream) throw badRequest(`Invalid channel name '${name}'`);
+  const access = await channelAccessFor(db, user, stream, realm);
+  if (!access.metadata) throw badRequest(`Invalid channel name '${name}'`);
+  return stream.id;
+}
+
+/** `GET /streams/{stream_id}/members`: subscriber IDs, for callers with content access. */
+export async function channelMembers(
+  db: Db,
+  user: User,
+  realm: Realm,
+  streamId: number,
+): Promise<number[]> {
+  const stream = await accessibleChannel(db, user, realm, streamId);
+  const access = await channelAccessFor(db, user, stream, realm);
+  if (stream.inviteOnly && !access.content && !isRealmAdmin(user)) {
+    throw badRequest('Invalid channel ID');
+  }
+  const subs = await db.subscription.findMany({
+    where: { recipientId: stream.recipientId ?? -1, active: true, isUserActive: true },
+    select: { userId: true },
+    orderBy: { userId: 'asc' },
+  });
+  return subs.map((s) => s.userId);
+}

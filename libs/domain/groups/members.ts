@@ -1,0 +1,123 @@
+import type { Realm, User } from '../../../generated/prisma/client';
+import type { Db } from '../../db/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest } from '../../http/errors';
+import type { AppContext } from '../context';
+import { isUserInGroup, recursiveGroupMemberIds } from '../permissions/groups';
+import { userGroupAccess } from '../permissions/user-groups';
+import { activeUserIds, namedGroup, realmUserIds } from './access-group';
+
+/**
+ * `POST /user_groups/{id}/members`: adding oneself needs `can_join_group` (or add/manage),
+ * adding others `can_add_members_group`; leaving needs `can_leave_group`, removing others
+ * `can_remove_members_group`; managers may do all of it. Deactivated groups take no members.
+ */
+export async function updateGroupMembers(
+  ctx: AppContext,
+  input: { actor: User; realm: Realm; groupId: number; add: number[]; remove: number[] },
+): Promise<void> {
+  const { actor, realm } = input;
+  if (input.add.length === 0 && input.remove.length === 0) {
+    throw badRequest('Nothing to do. Specify at least one of "add" or "delete".');
+  }
+  await inTransaction(ctx, async (tx, events) => {
+    const group = await namedGroup(tx, realm.id, input.groupId);
+    const access = await userGroupAccess(tx, actor, realm, group);
+    const add = await activeUserIds(tx, realm.id, input.add);
+    const remove = await activeUserIds(tx, realm.id, input.remove);
+    if (add.length && group.deactivated) {
+      throw badRequest("You can't add members to a deactivated user group.");
+    }
+    const addsOthers = add.some((id) => id !== actor.id);
+    const addsSelf = add.includes(actor.id);
+    const removesOthers = remove.some((id) => id !== actor.id);
+    const removesSelf = remove.includes(actor.id);
+    if (
+      (addsOthers && !access.addOthers) ||
+      (addsSelf && !access.join) ||
+      (removesOthers && !access.removeOthers) ||
+      (removesSelf && !access.leave)
+    ) {
+      throw badRequest('Insufficient permission');
+    }
+    const current = new Set(
+      (
+        await tx.userGroupMembership.findMany({
+          where: { userGroupId: group.id },
+          select: { userId: true },
+        })
+      ).map((m) => m.userId),
+    );
+    for (const id of add) {
+      if (current.has(id)) throw badRequest(`User ${id} is already a member of this group`);
+    }
+    for (const id of remove) {
+      if (!current.has(id)) throw badRequest(`There is no member '${id}' in this user group`);
+    }
+    const audience = await realmUserIds(tx, realm.id);
+    if (add.length) {
+      await tx.userGroupMembership.createMany({
+        data: add.map((userId) => ({ userGroupId: group.id, userId })),
+      });
+      await events.emit(
+        realm.id,
+        { type: 'user_group', op: 'add_members', group_id: group.id, user_ids: add },
+        audience,
+      );
+    }
+    if (remove.length) {
+      await tx.userGroupMembership.deleteMany({
+        where: { userGroupId: group.id, userId: { in: remove } },
+      });
+      await events.emit(
+        realm.id,
+        { type: 'user_group', op: 'remove_members', group_id: group.id, user_ids: remove },
+        audience,
+      );
+    }
+  });
+}
+
+/** `GET /user_groups/{id}/members`. */
+export async function groupMemberIds(
+  db: Db,
+  realmId: number,
+  groupId: number,
+  directOnly: boolean,
+): Promise<number[]> {
+  const group = await namedGroup(db, realmId, groupId);
+  if (!directOnly) {
+    const ids = await recursiveGroupMemberIds(db, group.id);
+    const active = await db.user.findMany({
+      where: { id: { in: ids }, isActive: true },
+      select: { id: true },
+      orderBy: { id: 'asc' },
+    });
+    return active.map((u) => u.id);
+  }
+  const rows = await db.userGroupMembership.findMany({
+    where: { userGroupId: group.id, user: { isActive: true } },
+    select: { userId: true },
+    orderBy: { userId: 'asc' },
+  });
+  return rows.map((r) => r.userId);
+}
+
+/** `GET /user_groups/{id}/members/{user_id}`. */
+export async function isGroupMember(
+  db: Db,
+  realmId: number,
+  groupId: number,
+  userId: number,
+  directOnly: boolean,
+): Promise<boolean> {
+  const group = await namedGroup(db, realmId, groupId);
+  await activeUserIds(db, realmId, [userId]);
+  if (directOnly) {
+    const row = await db.userGroupMembership.findUnique({
+      where: { userGroupId_userId: { userGroupId: group.id, userId } },
+    });
+    return row !== null;
+  }
+  return isUserInGroup(db, userId, group.id);
+}

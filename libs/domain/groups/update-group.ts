@@ -1,0 +1,155 @@
+import type { Realm, User, UserGroup } from '../../../generated/prisma/client';
+import type { Tx } from '../../db/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest } from '../../http/errors';
+import type { AppContext } from '../context';
+import { userGroupAccess } from '../permissions/user-groups';
+import { MAX_USER_GROUP_NAME_LENGTH } from '../version';
+import { checkGroupName, namedGroup, realmUserIds } from './access-group';
+import { GROUP_SETTING_COLUMN, GROUP_SETTING_RULES, type UserGroupSetting } from './format-group';
+import {
+  applyGroupSettingUpdate,
+  dropAnonymousGroup,
+  type GroupSettingUpdate,
+  type GroupSettingValue,
+} from './group-setting-value';
+
+export interface UpdateGroupInput {
+  actor: User;
+  realm: Realm;
+  groupId: number;
+  name?: string;
+  description?: string;
+  /** false reactivates a deactivated group. */
+  deactivated?: boolean;
+  settings: Partial<Record<UserGroupSetting, GroupSettingUpdate>>;
+}
+
+/** `PATCH /user_groups/{id}` (spec 4.8); deactivated groups may still be edited (FL 340). */
+export async function updateUserGroup(ctx: AppContext, input: UpdateGroupInput): Promise<void> {
+  const { actor, realm } = input;
+  const settingNames = Object.keys(input.settings) as UserGroupSetting[];
+  if (
+    input.name === undefined &&
+    input.description === undefined &&
+    input.deactivated === undefined &&
+    settingNames.length === 0
+  ) {
+    throw badRequest('No new data supplied');
+  }
+  await inTransaction(ctx, async (tx, events) => {
+    const group = await namedGroup(tx, realm.id, input.groupId);
+    if (group.isSystemGroup) throw badRequest('Insufficient permission');
+    const access = await userGroupAccess(tx, actor, realm, group);
+    if (!access.manage) throw badRequest('Insufficient permission');
+    const data: Record<string, unknown> = {};
+    const changed: Record<string, GroupSettingValue | string | boolean> = {};
+    const dropped: number[] = [];
+    if (input.name !== undefined && input.name !== group.name) {
+      const name = checkGroupName(input.name, MAX_USER_GROUP_NAME_LENGTH);
+      const clash = await tx.userGroup.findFirst({
+        where: { realmId: realm.id, named: true, name, id: { not: group.id } },
+      });
+      if (clash) throw badRequest(`User group '${name}' already exists.`);
+      data.name = changed.name = name;
+    }
+    if (input.description !== undefined && input.description !== group.description) {
+      data.description = changed.description = input.description;
+    }
+    if (input.deactivated !== undefined) {
+      if (input.deactivated) throw badRequest('Invalid parameters');
+      if (group.deactivated) data.deactivated = changed.deactivated = false;
+    }
+    for (const setting of settingNames) {
+      const column = GROUP_SETTING_COLUMN[setting];
+      const currentId = group[column] ?? group.id;
+      const result = await applyGroupSettingUpdate(
+        tx,
+        realm.id,
+        setting,
+        currentId,
+        input.settings[setting] as GroupSettingUpdate,
+        GROUP_SETTING_RULES[setting],
+      );
+      if (!result) continue;
+      data[column] = result.groupId;
+      changed[setting] = result.value;
+      dropped.push(currentId);
+    }
+    if (Object.keys(data).length === 0) return;
+    await tx.userGroup.update({ where: { id: group.id }, data });
+    for (const id of dropped) await dropAnonymousGroup(tx, id);
+    await events.emit(
+      realm.id,
+      { type: 'user_group', op: 'update', group_id: group.id, data: changed },
+      await realmUserIds(tx, realm.id),
+    );
+  });
+}
+
+/** Is a group used in any setting (organization, channel, or another group)? */
+async function groupInUse(tx: Tx, realm: Realm, group: UserGroup): Promise<boolean> {
+  const freshRealm = (await tx.realm.findUnique({ where: { id: realm.id } })) as Record<
+    string,
+    unknown
+  > | null;
+  if (
+    freshRealm &&
+    Object.entries(freshRealm).some(
+      ([key, value]) => /Group(s)?Id$/.test(key) && value === group.id,
+    )
+  ) {
+    return true;
+  }
+  const channel = await tx.stream.findFirst({
+    where: {
+      realmId: realm.id,
+      isArchived: false,
+      OR: [
+        { canAddSubscribersGroupId: group.id },
+        { canAdministerChannelGroupId: group.id },
+        { canRemoveSubscribersGroupId: group.id },
+        { canSendMessageGroupId: group.id },
+        { canSubscribeGroupId: group.id },
+      ],
+    },
+    select: { id: true },
+  });
+  if (channel) return true;
+  const otherGroup = await tx.userGroup.findFirst({
+    where: {
+      realmId: realm.id,
+      id: { not: group.id },
+      deactivated: false,
+      OR: [
+        ...Object.values(GROUP_SETTING_COLUMN).map((column) => ({ [column]: group.id })),
+        { named: false, subgroups: { some: { subgroupId: group.id } } },
+      ],
+    },
+    select: { id: true },
+  });
+  return otherGroup !== null;
+}
+
+/** `POST /user_groups/{id}/deactivate`: refused while a setting still uses the group. */
+export async function deactivateUserGroup(
+  ctx: AppContext,
+  input: { actor: User; realm: Realm; groupId: number },
+): Promise<void> {
+  const { actor, realm } = input;
+  await inTransaction(ctx, async (tx, events) => {
+    const group = await namedGroup(tx, realm.id, input.groupId);
+    if (group.isSystemGroup) throw badRequest('Insufficient permission');
+    const access = await userGroupAccess(tx, actor, realm, group);
+    if (!access.manage) throw badRequest('Insufficient permission');
+    if (group.deactivated) throw badRequest('User group is already deactivated.');
+    if (await groupInUse(tx, realm, group))
+      throw badRequest('Cannot deactivate user group in use.');
+    await tx.userGroup.update({ where: { id: group.id }, data: { deactivated: true } });
+    await events.emit(
+      realm.id,
+      { type: 'user_group', op: 'update', group_id: group.id, data: { deactivated: true } },
+      await realmUserIds(tx, realm.id),
+    );
+  });
+}

@@ -1,0 +1,79 @@
+import { makeChannel } from '../../../test/channel-factories';
+import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { Role } from '../users/roles';
+import { canSendToChannel, channelAccessFor } from './channels';
+
+let t: TestContext;
+let org: TestRealm;
+let member: TestUser;
+let guest: TestUser;
+let admin: TestUser;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  org = await makeRealm(t);
+  member = await makeUser(t, org.realm, { role: Role.MEMBER });
+  guest = await makeUser(t, org.realm, { role: Role.GUEST });
+  admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+});
+afterAll(() => t.close());
+
+describe('channel permissions', () => {
+  it('lets members but not unsubscribed guests post to public channels', async () => {
+    const chan = await makeChannel(t, org);
+    expect(await canSendToChannel(t.db, member.user, chan)).toBe(true);
+    expect(await canSendToChannel(t.db, guest.user, chan)).toBe(false);
+    const archived = await t.db.stream.update({
+      where: { id: chan.id },
+      data: { isArchived: true },
+    });
+    expect(await canSendToChannel(t.db, member.user, archived)).toBe(false);
+  });
+
+  it('follows can_send_message_group', async () => {
+    const chan = await makeChannel(t, org);
+    const admins = await t.db.userGroup.findFirstOrThrow({
+      where: { realmId: org.realm.id, name: 'role:administrators' },
+    });
+    const restricted = await t.db.stream.update({
+      where: { id: chan.id },
+      data: { canSendMessageGroupId: admins.id },
+    });
+    expect(await canSendToChannel(t.db, member.user, restricted)).toBe(false);
+    expect(await canSendToChannel(t.db, admin.user, restricted)).toBe(true);
+  });
+
+  it('gives administrators metadata but not content access to private channels', async () => {
+    const chan = await makeChannel(t, org, { inviteOnly: true });
+    const realm = await t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } });
+    const adminAccess = await channelAccessFor(t.db, admin.user, chan, realm);
+    expect(adminAccess).toMatchObject({
+      metadata: true,
+      content: false,
+      administer: true,
+      subscribeSelf: false,
+      removeSubscribers: true,
+    });
+    const memberAccess = await channelAccessFor(t.db, member.user, chan, realm);
+    expect(memberAccess).toMatchObject({ metadata: false, content: false, administer: false });
+    const ownerAccess = await channelAccessFor(t.db, org.owner.user, chan, realm);
+    expect(ownerAccess).toMatchObject({ subscribed: true, content: true, send: true });
+  });
+
+  it('grants content access to private channels through can_subscribe_group', async () => {
+    const chan = await makeChannel(t, org, { inviteOnly: true });
+    const members = await t.db.userGroup.findFirstOrThrow({
+      where: { realmId: org.realm.id, name: 'role:members' },
+    });
+    const open = await t.db.stream.update({
+      where: { id: chan.id },
+      data: { canSubscribeGroupId: members.id },
+    });
+    const realm = await t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } });
+    const access = await channelAccessFor(t.db, member.user, open, realm);
+    expect(access).toMatchObject({ content: true, subscribeSelf: true });
+    const guestAccess = await channelAccessFor(t.db, guest.user, open, realm);
+    expect(guestAccess).toMatchObject({ content: false, subscribeSelf: false });
+  });
+});

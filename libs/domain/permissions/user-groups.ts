@@ -1,0 +1,68 @@
+import type { Realm, User, UserGroup } from '../../../generated/prisma/client';
+import type { Db, Tx } from '../../db/client';
+import { Role } from '../users/roles';
+import { groupsContainingUser } from './groups';
+
+type GroupRow = Pick<
+  UserGroup,
+  | 'isSystemGroup'
+  | 'canAddMembersGroupId'
+  | 'canJoinGroupId'
+  | 'canLeaveGroupId'
+  | 'canManageGroupId'
+  | 'canRemoveMembersGroupId'
+>;
+
+/** What the caller may do with one user group. System groups change only through roles. */
+export interface GroupAccess {
+  manage: boolean;
+  addOthers: boolean;
+  join: boolean;
+  leave: boolean;
+  removeOthers: boolean;
+}
+
+export async function userGroupAccess(
+  db: Db | Tx,
+  user: Pick<User, 'id' | 'role'>,
+  realm: Pick<Realm, 'canManageAllGroupsId'>,
+  group: GroupRow,
+): Promise<GroupAccess> {
+  if (group.isSystemGroup) {
+    return { manage: false, addOthers: false, join: false, leave: false, removeOthers: false };
+  }
+  const ids = [
+    realm.canManageAllGroupsId,
+    group.canManageGroupId,
+    group.canAddMembersGroupId,
+    group.canJoinGroupId,
+    group.canLeaveGroupId,
+    group.canRemoveMembersGroupId,
+  ].filter((id): id is number => id !== null);
+  const inGroups = await groupsContainingUser(db, user.id, ids);
+  const has = (id: number | null) => id !== null && inGroups.has(id);
+  const manage =
+    user.role <= Role.ADMINISTRATOR ||
+    has(realm.canManageAllGroupsId) ||
+    has(group.canManageGroupId);
+  return {
+    manage,
+    addOthers: manage || has(group.canAddMembersGroupId),
+    join: manage || has(group.canJoinGroupId) || has(group.canAddMembersGroupId),
+    leave: manage || has(group.canLeaveGroupId),
+    removeOthers: manage || has(group.canRemoveMembersGroupId),
+  };
+}
+
+/** May the user create user groups (the organization's `can_create_groups`)? */
+export async function canCreateUserGroups(
+  db: Db | Tx,
+  user: Pick<User, 'id' | 'role'>,
+  realm: Pick<Realm, 'canCreateGroupsId' | 'canManageAllGroupsId'>,
+): Promise<boolean> {
+  if (user.role <= Role.ADMINISTRATOR) return true;
+  const ids = [realm.canCreateGroupsId, realm.canManageAllGroupsId].filter(
+    (id): id is number => id !== null,
+  );
+  return (await groupsContainingUser(db, user.id, ids)).size > 0;
+}

@@ -1,0 +1,62 @@
+import type { Stream, Subscription } from '../../../generated/prisma/client';
+import type { Db, Tx } from '../../db/client';
+import { formatChannels, type ChannelDict } from '../channels/format-channel';
+
+/** A subscription as `GET /users/me/subscriptions` and `subscription` add events carry it. */
+export interface SubscriptionDict extends Omit<ChannelDict, 'is_default'> {
+  color: string;
+  is_muted: boolean;
+  in_home_view: boolean;
+  pin_to_top: boolean;
+  desktop_notifications: boolean | null;
+  audible_notifications: boolean | null;
+  push_notifications: boolean | null;
+  email_notifications: boolean | null;
+  wildcard_mentions_notify: boolean | null;
+  subscribers?: number[];
+}
+
+/** Active subscriber IDs of each recipient, in one query. */
+export async function subscriberIdsByRecipient(
+  db: Db | Tx,
+  recipientIds: number[],
+): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>();
+  for (const id of recipientIds) out.set(id, []);
+  if (recipientIds.length === 0) return out;
+  const rows = await db.subscription.findMany({
+    where: { recipientId: { in: recipientIds }, active: true, isUserActive: true },
+    select: { recipientId: true, userId: true },
+    orderBy: { userId: 'asc' },
+  });
+  for (const row of rows) out.get(row.recipientId)?.push(row.userId);
+  return out;
+}
+
+/** Formats (subscription, channel) pairs; subscribers included when `subscribers` is given. */
+export async function formatSubscriptions(
+  db: Db | Tx,
+  pairs: { sub: Subscription; stream: Stream }[],
+  subscribers?: Map<number, number[]>,
+): Promise<SubscriptionDict[]> {
+  const channels = await formatChannels(
+    db,
+    pairs.map((p) => p.stream),
+  );
+  return pairs.map(({ sub, stream }, i) => {
+    const dict: SubscriptionDict = {
+      ...channels[i],
+      color: sub.color,
+      is_muted: sub.isMuted,
+      in_home_view: !sub.isMuted,
+      pin_to_top: sub.pinToTop,
+      desktop_notifications: sub.desktopNotifications,
+      audible_notifications: sub.audibleNotifications,
+      push_notifications: sub.pushNotifications,
+      email_notifications: sub.emailNotifications,
+      wildcard_mentions_notify: sub.wildcardMentionsNotify,
+    };
+    if (subscribers) dict.subscribers = subscribers.get(stream.recipientId ?? -1) ?? [];
+    return dict;
+  });
+}

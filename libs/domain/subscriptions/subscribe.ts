@@ -1,0 +1,311 @@
+import type { Realm, Stream, User } from '../../../generated/prisma/client';
+import type { Tx } from '../../db/client';
+import { inTransaction, type EventSink } from '../../events/outbox';
+import { badRequest } from '../../http/errors';
+import { renderMarkdown } from '../../markdown';
+import { channelAudienceIds } from '../channels/channel-audience';
+import { formatChannels } from '../channels/format-channel';
+import { insertChannel } from '../channels/insert-channel';
+import { checkChannelDescription, checkChannelName } from '../channels/validate-channel';
+import type { AppContext } from '../context';
+import { resolveGroupSetting, type GroupSettingValue } from '../groups/group-setting-value';
+import { systemGroupIds } from '../groups/system-groups';
+import { markdownContextFor } from '../markdown-context';
+import {
+  canAddSubscribersInRealm,
+  canCreateChannel,
+  channelAccess,
+  isRealmAdmin,
+  isRealmOwner,
+  webPublicChannelsEnabled,
+} from '../permissions/channels';
+import { formatSubscriptions, subscriberIdsByRecipient } from './format-subscription';
+import { insertSubscriptions } from './insert-subscriptions';
+
+export const CHANNEL_GROUP_SETTINGS = [
+  'can_add_subscribers_group',
+  'can_remove_subscribers_group',
+  'can_administer_channel_group',
+  'can_send_message_group',
+  'can_subscribe_group',
+] as const;
+export type ChannelGroupSetting = (typeof CHANNEL_GROUP_SETTINGS)[number];
+
+export interface SubscribeInput {
+  actor: User;
+  realm: Realm;
+  subscriptions: { name: string; description?: string }[];
+  principals?: (string | number)[];
+  authorizationErrorsFatal: boolean;
+  announce: boolean;
+  inviteOnly: boolean;
+  isWebPublic: boolean;
+  isDefaultStream: boolean;
+  historyPublicToSubscribers?: boolean;
+  /** undefined: not given; null: realm default; -1: unlimited. */
+  messageRetentionDays?: number | null;
+  groupSettings: Partial<Record<ChannelGroupSetting, GroupSettingValue>>;
+}
+
+export interface SubscribeResult {
+  subscribed: Record<string, string[]>;
+  already_subscribed: Record<string, string[]>;
+  unauthorized?: string[];
+}
+
+const NEW_CHANNELS_TOPIC = 'new channels';
+
+/** Looks up principals (user IDs or API emails) among the organization's active users. */
+export async function resolvePrincipals(
+  tx: Tx,
+  realmId: number,
+  principals: (string | number)[],
+): Promise<User[]> {
+  const ids = principals.filter((p): p is number => typeof p === 'number');
+  const emails = principals.filter((p): p is string => typeof p === 'string');
+  const users = await tx.user.findMany({
+    where: {
+      realmId,
+      isActive: true,
+      OR: [{ id: { in: ids } }, { email: { in: emails, mode: 'insensitive' } }],
+    },
+  });
+  for (const p of principals) {
+    const found = users.some((u) =>
+      typeof p === 'number' ? u.id === p : u.email.toLowerCase() === p.toLowerCase(),
+    );
+    if (!found) throw badRequest('No such user');
+  }
+  return users;
+}
+
+/**
+ * `POST /users/me/subscriptions`: creates the channels that do not exist (with the creation
+ * parameters), then subscribes the requester or the principals.
+ */
+export async function subscribe(ctx: AppContext, input: SubscribeInput): Promise<SubscribeResult> {
+  const { actor, realm } = input;
+  const requested = new Map<string, string>();
+  for (const entry of input.subscriptions) {
+    const name = checkChannelName(entry.name);
+    if (entry.description !== undefined) checkChannelDescription(entry.description);
+    if (!requested.has(name.toLowerCase())) requested.set(name.toLowerCase(), name);
+  }
+  const descriptions = new Map(
+    input.subscriptions.map((s) => [s.name.trim().toLowerCase(), s.description ?? '']),
+  );
+  const md = await markdownContextFor(ctx.db, ctx.config, realm);
+  const renderedDescriptions = new Map<string, string>();
+  for (const [key, description] of descriptions) {
+    renderedDescriptions.set(key, description ? (await renderMarkdown(description, md)).html : '');
+  }
+
+  return inTransaction(ctx, async (tx, events) => {
+    const existing = await tx.stream.findMany({
+      where: {
+        realmId: realm.id,
+        OR: [...requested.values()].map((name) => ({
+          name: { equals: name, mode: 'insensitive' as const },
+        })),
+      },
+    });
+    const existingByKey = new Map(existing.map((s) => [s.name.toLowerCase(), s]));
+    const toCreate = [...requested.entries()].filter(([key]) => !existingByKey.has(key));
+
+    const targets = input.principals?.length
+      ? await resolvePrincipals(tx, realm.id, input.principals)
+      : [actor];
+    const othersTargeted = targets.some((u) => u.id !== actor.id);
+
+    // Permission to create channels of the requested kind.
+    if (toCreate.length) {
+      const kind = input.isWebPublic ? 'web-public' : input.inviteOnly ? 'private' : 'public';
+      if (input.isWebPublic && !webPublicChannelsEnabled(ctx.config, realm)) {
+        throw badRequest('Web-public channels are not enabled.');
+      }
+      if (!(await canCreateChannel(tx, actor, realm, kind))) {
+        throw badRequest('Insufficient permission');
+      }
+      if (input.messageRetentionDays !== undefined && !isRealmOwner(actor)) {
+        throw badRequest('Must be an organization owner');
+      }
+      if (input.isDefaultStream && !isRealmAdmin(actor)) {
+        throw badRequest('Insufficient permission');
+      }
+      if (input.isDefaultStream && input.inviteOnly) {
+        throw badRequest('A default channel cannot be private.');
+      }
+    }
+    // Authorization on existing channels (spec 2.2), then on subscribing others at all.
+    const realmAdd = othersTargeted ? await canAddSubscribersInRealm(tx, actor, realm) : false;
+    if (othersTargeted && toCreate.length && !realmAdd) throw badRequest('Insufficient permission');
+    const access = await channelAccess(tx, actor, existing, realm);
+    const unauthorized: string[] = [];
+    const allowed: Stream[] = [];
+    for (const stream of existing) {
+      const a = access.get(stream.id);
+      const ok = othersTargeted ? (a?.addSubscribers ?? false) : (a?.subscribeSelf ?? false);
+      if (ok) allowed.push(stream);
+      else unauthorized.push(stream.name);
+    }
+    if (unauthorized.length && input.authorizationErrorsFatal) {
+      if (othersTargeted) throw badRequest('Insufficient permission');
+      throw badRequest(`Unable to access channel (${unauthorized[0]}).`);
+    }
+
+    // Creation.
+    const groups = await systemGroupIds(tx, realm.id);
+    const settingIds: Partial<Record<ChannelGroupSetting, number>> = {};
+    if (toCreate.length) {
+      for (const setting of CHANNEL_GROUP_SETTINGS) {
+        const value = input.groupSettings[setting];
+        if (value !== undefined) {
+          settingIds[setting] = await resolveGroupSetting(tx, realm.id, setting, value, {
+            allowInternet: false,
+          });
+        }
+      }
+    }
+    const created: Stream[] = [];
+    for (const [key, name] of toCreate) {
+      const stream = await insertChannel(tx, groups, {
+        realmId: realm.id,
+        name,
+        description: descriptions.get(key) ?? '',
+        renderedDescription: renderedDescriptions.get(key) ?? '',
+        creatorId: actor.id,
+        inviteOnly: input.inviteOnly,
+        isWebPublic: input.isWebPublic,
+        // Zulip forces full history on public and web-public channels.
+        historyPublicToSubscribers: input.inviteOnly
+          ? (input.historyPublicToSubscribers ?? false)
+          : true,
+        messageRetentionDays: input.messageRetentionDays ?? null,
+        canAddSubscribersGroupId: settingIds.can_add_subscribers_group,
+        canRemoveSubscribersGroupId: settingIds.can_remove_subscribers_group,
+        canAdministerChannelGroupId: settingIds.can_administer_channel_group,
+        canSendMessageGroupId: settingIds.can_send_message_group,
+        canSubscribeGroupId: settingIds.can_subscribe_group,
+      });
+      if (input.isDefaultStream) {
+        await tx.defaultStream.create({ data: { realmId: realm.id, streamId: stream.id } });
+      }
+      created.push(stream);
+    }
+    for (const stream of created) {
+      const [dict] = await formatChannels(tx, [stream]);
+      const audience = await channelAudienceIds(tx, realm.id, stream);
+      const withTargets = stream.inviteOnly
+        ? [...new Set([...audience, ...targets.map((u) => u.id)])]
+        : audience;
+      await events.emit(realm.id, { type: 'stream', op: 'create', streams: [dict] }, withTargets);
+    }
+
+    // Subscription.
+    const channels = [...allowed, ...created];
+    const pairs = channels.flatMap((stream) =>
+      targets.map((u) => ({ userId: u.id, recipientId: stream.recipientId as number })),
+    );
+    const fresh = await insertSubscriptions(tx, pairs);
+    const freshKey = new Set(fresh.map((p) => `${p.userId}:${p.recipientId}`));
+    const subscribed: Record<string, string[]> = {};
+    const already: Record<string, string[]> = {};
+    for (const u of targets) {
+      for (const stream of channels) {
+        const bucket = freshKey.has(`${u.id}:${stream.recipientId}`) ? subscribed : already;
+        (bucket[String(u.id)] ??= []).push(stream.name);
+      }
+    }
+    await emitSubscriptionEvents(tx, events, realm.id, channels, fresh);
+    if (input.announce && created.length) await announceChannels(ctx, tx, realm, actor, created);
+
+    const result: SubscribeResult = { subscribed, already_subscribed: already };
+    if (!input.authorizationErrorsFatal) result.unauthorized = unauthorized;
+    return result;
+  });
+}
+
+async function emitSubscriptionEvents(
+  tx: Tx,
+  events: EventSink,
+  realmId: number,
+  channels: Stream[],
+  fresh: { userId: number; recipientId: number }[],
+): Promise<void> {
+  if (fresh.length === 0) return;
+  const byRecipient = new Map(channels.map((s) => [s.recipientId as number, s]));
+  const subscribers = await subscriberIdsByRecipient(tx, [...byRecipient.keys()]);
+  const subs = await tx.subscription.findMany({
+    where: { OR: fresh.map((p) => ({ userId: p.userId, recipientId: p.recipientId })) },
+  });
+  const byUser = new Map<number, typeof subs>();
+  for (const sub of subs) byUser.set(sub.userId, [...(byUser.get(sub.userId) ?? []), sub]);
+  for (const [userId, userSubs] of byUser) {
+    const dicts = await formatSubscriptions(
+      tx,
+      userSubs.map((sub) => ({ sub, stream: byRecipient.get(sub.recipientId) as Stream })),
+      subscribers,
+    );
+    await events.emit(realmId, { type: 'subscription', op: 'add', subscriptions: dicts }, [userId]);
+  }
+  for (const stream of channels) {
+    const newUserIds = fresh
+      .filter((p) => p.recipientId === stream.recipientId)
+      .map((p) => p.userId);
+    if (newUserIds.length === 0) continue;
+    const audience = await channelAudienceIds(tx, realmId, stream);
+    const peers = audience.filter((id) => !newUserIds.includes(id));
+    await events.emit(
+      realmId,
+      { type: 'subscription', op: 'peer_add', stream_ids: [stream.id], user_ids: newUserIds },
+      peers,
+    );
+  }
+}
+
+/** The notification bot's message in the organization's new-channel announcements channel. */
+async function announceChannels(
+  ctx: AppContext,
+  tx: Tx,
+  realm: Realm,
+  actor: User,
+  created: Stream[],
+): Promise<void> {
+  const publicOnes = created.filter((s) => !s.inviteOnly);
+  if (!realm.newStreamAnnouncementsStreamId || publicOnes.length === 0) return;
+  const target = await tx.stream.findUnique({
+    where: { id: realm.newStreamAnnouncementsStreamId },
+  });
+  const bot = await tx.user.findFirst({
+    where: { realmId: realm.id, isBot: true, email: { startsWith: 'notification-bot@' } },
+  });
+  if (!target?.recipientId || target.isArchived || !bot) return;
+  const names = publicOnes.map((s) => `#**${s.name}**`).join(', ');
+  const content = `@_**${actor.fullName}|${actor.id}** created a new channel ${names}.`;
+  const rendered = await renderMarkdown(
+    content,
+    await markdownContextFor(ctx.db, ctx.config, realm),
+  );
+  const message = await tx.message.create({
+    data: {
+      realmId: realm.id,
+      senderId: bot.id,
+      recipientId: target.recipientId,
+      subject: NEW_CHANNELS_TOPIC,
+      content,
+      renderedContent: rendered.html,
+      sendingClientName: 'Internal',
+    },
+  });
+  const subscribers = await tx.subscription.findMany({
+    where: { recipientId: target.recipientId, active: true, isUserActive: true },
+    select: { userId: true },
+  });
+  await tx.userMessage.createMany({
+    data: subscribers.map((s) => ({
+      userId: s.userId,
+      messageId: message.id,
+      flags: BigInt(0),
+    })),
+  });
+}

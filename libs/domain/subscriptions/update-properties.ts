@@ -1,0 +1,77 @@
+import type { Realm, User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest } from '../../http/errors';
+import type { AppContext } from '../context';
+
+export interface PropertyChange {
+  stream_id: number;
+  property: string;
+  value: boolean | string;
+}
+
+const BOOLEAN_COLUMNS = {
+  pin_to_top: 'pinToTop',
+  desktop_notifications: 'desktopNotifications',
+  audible_notifications: 'audibleNotifications',
+  push_notifications: 'pushNotifications',
+  email_notifications: 'emailNotifications',
+  wildcard_mentions_notify: 'wildcardMentionsNotify',
+} as const;
+
+const COLOR = /^#([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$/;
+
+/**
+ * `POST /users/me/subscriptions/properties` (spec 4.6). `is_muted` and its legacy inverse
+ * `in_home_view` each emit two update events (FL 139), one per property name.
+ */
+export async function updateSubscriptionProperties(
+  ctx: AppContext,
+  input: { actor: User; realm: Realm; changes: PropertyChange[] },
+): Promise<void> {
+  const { actor, realm } = input;
+  await inTransaction(ctx, async (tx, events) => {
+    for (const change of input.changes) {
+      const stream = await tx.stream.findFirst({
+        where: { id: change.stream_id, realmId: realm.id },
+      });
+      const sub = stream?.recipientId
+        ? await tx.subscription.findFirst({
+            where: { userId: actor.id, recipientId: stream.recipientId, active: true },
+          })
+        : null;
+      if (!stream || !sub) throw badRequest(`Not subscribed to channel ID ${change.stream_id}`);
+      const emit = (property: string, value: boolean | string) =>
+        events.emit(
+          realm.id,
+          { type: 'subscription', op: 'update', property, value, stream_id: stream.id },
+          [actor.id],
+        );
+      const { property, value } = change;
+      if (property === 'color') {
+        if (typeof value !== 'string' || !COLOR.test(value)) {
+          throw badRequest(
+            'subscription_data[0]["value"] is not a valid hex color code'.replace(
+              '[0]',
+              `[${input.changes.indexOf(change)}]`,
+            ),
+          );
+        }
+        await tx.subscription.update({ where: { id: sub.id }, data: { color: value } });
+        await emit('color', value);
+      } else if (property === 'is_muted' || property === 'in_home_view') {
+        if (typeof value !== 'boolean') throw badRequest(`${property} is not a boolean`);
+        const muted = property === 'is_muted' ? value : !value;
+        await tx.subscription.update({ where: { id: sub.id }, data: { isMuted: muted } });
+        await emit('in_home_view', !muted);
+        await emit('is_muted', muted);
+      } else if (property in BOOLEAN_COLUMNS) {
+        if (typeof value !== 'boolean') throw badRequest(`${property} is not a boolean`);
+        const column = BOOLEAN_COLUMNS[property as keyof typeof BOOLEAN_COLUMNS];
+        await tx.subscription.update({ where: { id: sub.id }, data: { [column]: value } });
+        await emit(property, value);
+      } else {
+        throw badRequest(`Unknown subscription property: ${property}`);
+      }
+    }
+  });
+}
