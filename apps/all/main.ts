@@ -1,4 +1,7 @@
 import { startApiServer } from '../api/server';
+import { startEventsServer } from '../events/server';
+import { jobHandlers } from '../worker/handlers';
+import { startWorkers } from '../worker/start-workers';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
 import { runUntilSignal } from '../../libs/runtime/shutdown';
 
@@ -6,7 +9,13 @@ import { runUntilSignal } from '../../libs/runtime/shutdown';
 async function main() {
   const ctx = createAppContext(configOrExit());
   const api = await startApiServer(ctx);
-  runUntilSignal(ctx, [() => new Promise<void>((resolve) => api.close(() => resolve()))]);
+  const events = await startEventsServer(ctx);
+  const workers = startWorkers(ctx, jobHandlers);
+  runUntilSignal(ctx, [
+    () => new Promise<void>((resolve) => api.close(() => resolve())),
+    () => events.stop(),
+    () => workers.close(),
+  ]);
 }
 
 void main();

@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../libs/domain/context';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
+import { multipartFields } from '../../libs/http/multipart-fields';
 import { apiRouter } from './routes';
 
 /** The stateless API tier: every `/api/v1` route except the event queue's. */
@@ -29,6 +30,7 @@ export function createApiApp(ctx: AppContext): Express {
   // Zulip parameters are flat form fields; lists and objects arrive as JSON text inside them.
   app.use(bodyParser.urlencoded({ extended: false, limit: '25mb', parameterLimit: 10000 }));
   app.use(bodyParser.json({ limit: '25mb' }));
+  app.use(multipartFields({ fieldSize: 25 * 1024 * 1024, fields: 10000 }));
   app.use('/api/v1', apiRouter(ctx));
   app.get('/health', (_req, res) => {
     res.json({ result: 'success', msg: '' });

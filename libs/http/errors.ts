@@ -89,3 +89,17 @@ export const invalidPushDeviceToken = () =>
 
 export const badNarrow = (desc: string) =>
   new ApiError(400, 'BAD_NARROW', `Invalid narrow operator: ${desc}`);
+
+/** Some invitations could not be sent; `sentInvitations` says whether the others were. */
+export const invitationFailed = (
+  msg: string,
+  errors: [string, string, boolean][],
+  sentInvitations: boolean,
+  limits: { dailyLimitReached?: boolean; licenseLimitReached?: boolean } = {},
+) =>
+  new ApiError(400, 'INVITATION_FAILED', msg, {
+    errors,
+    sent_invitations: sentInvitations,
+    license_limit_reached: limits.licenseLimitReached ?? false,
+    daily_limit_reached: limits.dailyLimitReached ?? false,
+  });

@@ -3,6 +3,7 @@ import Joi from 'joi';
 import type { AppContext } from '../../../libs/domain/context';
 import { getUser, listUsers } from '../../../libs/domain/users/list-users';
 import { ownUser } from '../../../libs/domain/users/own-user';
+import { userIdFromPathSegment } from '../../../libs/domain/users/lookup-user';
 import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 
@@ -12,7 +13,8 @@ interface ListUsersParams {
 }
 
 interface GetUserParams extends ListUsersParams {
-  user_id: number;
+  /** A user ID or, for `GET /users/{email}`, an email address. */
+  user_id: string;
 }
 
 const listSpec = {
@@ -39,13 +41,17 @@ export function userRoutes(router: Router, ctx: AppContext): void {
     '/users/:user_id',
     authed<GetUserParams>(
       ctx,
-      { ...listSpec, user_id: P.int(Joi.number().integer().required()) },
+      { ...listSpec, user_id: P.string(Joi.string().required()) },
       async ({ user, params }) => ({
-        user: await getUser(ctx.db, params.user_id, {
-          viewer: user,
-          clientGravatar: params.client_gravatar,
-          includeCustomProfileFields: params.include_custom_profile_fields,
-        }),
+        user: await getUser(
+          ctx.db,
+          await userIdFromPathSegment(ctx.db, user.realmId, params.user_id),
+          {
+            viewer: user,
+            clientGravatar: params.client_gravatar,
+            includeCustomProfileFields: params.include_custom_profile_fields,
+          },
+        ),
       }),
     ),
   );

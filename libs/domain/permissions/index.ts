@@ -4,6 +4,7 @@
  * Routes and actions never compare roles or group IDs themselves.
  */
 export { canSeeDeliveryEmail, EmailVisibility } from './email-visibility';
+export { canAdministerBot, canCreateBot, seesAllBots } from './bots';
 export { groupsContainingUser, isUserInGroup, recursiveGroupMemberIds } from './groups';
 export {
   canAddSubscribersInRealm,
@@ -19,3 +20,12 @@ export {
 } from './channels';
 export { userHasGroupSetting } from './group-settings';
 export { canCreateUserGroups, userGroupAccess, type GroupAccess } from './user-groups';
+export {
+  canAccessChannel,
+  canReadChannelHistory,
+  channelSendRefusal,
+  contentEditRefusal,
+  deleteRefusal,
+  mentionRefusal,
+  moveRefusal,
+} from './messages';

@@ -1,0 +1,116 @@
+import type { Router } from 'express';
+import Joi from 'joi';
+import { botZuliprc } from '../../../libs/domain/bots/bot-zuliprc';
+import { createBot } from '../../../libs/domain/bots/create-bot';
+import { deactivateBot } from '../../../libs/domain/bots/deactivate-bot';
+import { listBots } from '../../../libs/domain/bots/list-bots';
+import { regenerateBotApiKey } from '../../../libs/domain/bots/regenerate-bot-api-key';
+import { updateBot } from '../../../libs/domain/bots/update-bot';
+import type { AppContext } from '../../../libs/domain/context';
+import { avatarUrl } from '../../../libs/domain/users/avatar';
+import { P } from '../../../libs/http/params';
+import { authed } from '../../../libs/http/route';
+
+interface CreateBotParams {
+  full_name: string;
+  short_name: string;
+  bot_type: number;
+  payload_url?: string;
+  service_name?: string;
+  interface?: number;
+  interface_type?: number;
+}
+
+interface BotIdParams {
+  bot_id: number;
+}
+
+interface UpdateBotParams extends BotIdParams {
+  full_name?: string;
+  bot_owner_id?: number;
+  service_payload_url?: string;
+  service_interface?: number;
+}
+
+const botId = { bot_id: P.int(Joi.number().integer().required()) };
+
+export function botRoutes(router: Router, ctx: AppContext): void {
+  router.post(
+    '/bots',
+    authed<CreateBotParams>(
+      ctx,
+      {
+        full_name: P.string(Joi.string().required()),
+        short_name: P.string(Joi.string().required()),
+        bot_type: P.int(Joi.number().integer().default(1)),
+        payload_url: P.jsonOrText(Joi.string()),
+        service_name: P.jsonOrText(Joi.string().allow('')),
+        // Zulip's own web client calls it `interface_type`; the spec says `interface`.
+        interface: P.int(Joi.number().integer()),
+        interface_type: P.int(Joi.number().integer()),
+      },
+      async ({ user, realm, params }) => {
+        const { bot, apiKey } = await createBot(ctx, {
+          realm,
+          actor: user,
+          fullName: params.full_name,
+          shortName: params.short_name,
+          botType: params.bot_type,
+          payloadUrl: params.payload_url,
+          serviceName: params.service_name,
+          interface: params.interface ?? params.interface_type,
+        });
+        return {
+          user_id: bot.id,
+          api_key: apiKey,
+          avatar_url: avatarUrl(bot),
+          default_sending_stream: null,
+          default_events_register_stream: null,
+          default_all_public_streams: false,
+        };
+      },
+    ),
+  );
+  router.get(
+    '/bots',
+    authed(ctx, {}, async ({ user }) => ({ bots: await listBots(ctx, user) })),
+  );
+  router.patch(
+    '/bots/:bot_id',
+    authed<UpdateBotParams>(
+      ctx,
+      {
+        ...botId,
+        full_name: P.string(Joi.string()),
+        bot_owner_id: P.int(Joi.number().integer()),
+        service_payload_url: P.jsonOrText(Joi.string()),
+        service_interface: P.int(Joi.number().integer()),
+      },
+      async ({ user, params }) =>
+        updateBot(ctx, user, params.bot_id, {
+          fullName: params.full_name,
+          botOwnerId: params.bot_owner_id,
+          servicePayloadUrl: params.service_payload_url,
+          serviceInterface: params.service_interface,
+        }),
+    ),
+  );
+  router.delete(
+    '/bots/:bot_id',
+    authed<BotIdParams>(ctx, botId, async ({ user, params }) => {
+      await deactivateBot(ctx, user, params.bot_id);
+    }),
+  );
+  router.post(
+    '/bots/:bot_id/api_key/regenerate',
+    authed<BotIdParams>(ctx, botId, async ({ user, params }) => ({
+      api_key: await regenerateBotApiKey(ctx, user, params.bot_id),
+    })),
+  );
+  router.get(
+    '/bots/:bot_id/zuliprc',
+    authed<BotIdParams>(ctx, botId, async ({ user, realm, params }) => ({
+      zuliprc: await botZuliprc(ctx, user, realm, params.bot_id),
+    })),
+  );
+}

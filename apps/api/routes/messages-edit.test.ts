@@ -1,0 +1,314 @@
+import request from 'supertest';
+import type { Stream } from '../../../generated/prisma/client';
+import { Role } from '../../../libs/domain/users/roles';
+import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeChannel, postDirect, postToChannel, subscribe } from '../../../test/message-factories';
+import { expectOpenApiResponse } from '../../../test/openapi';
+
+let t: TestContext;
+let org: TestRealm;
+let alice: TestUser;
+let bob: TestUser;
+let guest: TestUser;
+let mod: TestUser;
+let design: Stream;
+let other: Stream;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  org = await makeRealm(t);
+  alice = await makeUser(t, org.realm, { fullName: 'Alice Member' });
+  bob = await makeUser(t, org.realm, { fullName: 'Bob Member' });
+  guest = await makeUser(t, org.realm, { role: Role.GUEST });
+  mod = await makeUser(t, org.realm, { role: Role.MODERATOR });
+  design = await makeChannel(t, org.realm, {
+    name: 'design',
+    subscribers: [alice.user, bob.user, guest.user, mod.user],
+  });
+  other = await makeChannel(t, org.realm, {
+    name: 'other',
+    subscribers: [alice.user, bob.user, mod.user],
+  });
+});
+afterAll(() => t.close());
+
+const call = (
+  method: 'patch' | 'delete' | 'get',
+  path: string,
+  auth: string,
+  form: Record<string, string | number> = {},
+) => {
+  const req = request(t.app)
+    [method](`/api/v1${path}`)
+    .set('Host', org.host)
+    .set('Authorization', auth);
+  return method === 'get' ? req.query(form) : req.type('form').send(form);
+};
+const message = (id: number) => t.db.message.findUniqueOrThrow({ where: { id } });
+
+describe('PATCH /messages/{id} content', () => {
+  it('edits content, records history, updates mention flags and emits update_message', async () => {
+    const id = await postToChannel(t, org.realm, alice.user, design, 'e', 'first draft');
+    const res = await call('patch', `/messages/${id}`, alice.auth, {
+      content: 'now @**Bob Member**',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    const m = await message(id);
+    expect(m.content).toBe('now @**Bob Member**');
+    expect(m.lastEditTime).not.toBeNull();
+    expect(m.editHistory).toEqual([
+      expect.objectContaining({
+        user_id: alice.user.id,
+        prev_content: 'first draft',
+        prev_rendered_content: '<p>first draft</p>',
+      }),
+    ]);
+    const um = await t.db.userMessage.findUniqueOrThrow({
+      where: { userId_messageId: { userId: bob.user.id, messageId: id } },
+    });
+    expect(um.flags & 8n).toBe(8n);
+    const ev = await t.db.outboxEvent.findFirstOrThrow({
+      where: { usersJson: { array_contains: [bob.user.id] } },
+      orderBy: { id: 'desc' },
+    });
+    expect(ev.eventJson).toMatchObject({
+      type: 'update_message',
+      message_id: id,
+      orig_content: 'first draft',
+      flags: ['mentioned'],
+    });
+    const got = await call('get', `/messages/${id}`, bob.auth);
+    expect(got.body.message.last_edit_timestamp).toEqual(expect.any(Number));
+    expect(got.body.message.edit_history).toHaveLength(1);
+  });
+
+  it("refuses editing someone else's message and past the time limit", async () => {
+    const id = await postToChannel(t, org.realm, alice.user, design, 'e', 'mine');
+    const res = await call('patch', `/messages/${id}`, bob.auth, { content: 'hijack' });
+    expect(res.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: "You don't have permission to edit this message",
+    });
+    await t.db.message.update({
+      where: { id },
+      data: { dateSent: new Date(Date.now() - 3600_000) },
+    });
+    const late = await call('patch', `/messages/${id}`, alice.auth, { content: 'late' });
+    expect(late.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'The time limit for editing this message has passed',
+    });
+    expect((await message(id)).content).toBe('mine');
+  });
+
+  it('rejects a request with nothing to change and a bad propagate_mode', async () => {
+    const id = await postToChannel(t, org.realm, alice.user, design, 'e', 'x');
+    expect((await call('patch', `/messages/${id}`, alice.auth, {})).body).toMatchObject({
+      msg: 'Nothing to change',
+    });
+    expect(
+      (
+        await call('patch', `/messages/${id}`, alice.auth, {
+          topic: 'y',
+          propagate_mode: 'sideways',
+        })
+      ).body,
+    ).toMatchObject({ msg: 'Invalid propagate_mode' });
+    expect(
+      (await call('patch', '/messages/99999999', alice.auth, { content: 'y' })).body,
+    ).toMatchObject({ msg: 'Invalid message(s)' });
+  });
+});
+
+describe('PATCH /messages/{id} moves', () => {
+  it('moves a topic with change_later and change_all, recording history and last_moved', async () => {
+    const a = await postToChannel(t, org.realm, alice.user, design, 'old', 'a');
+    const b = await postToChannel(t, org.realm, bob.user, design, 'old', 'b');
+    const c = await postToChannel(t, org.realm, alice.user, design, 'old', 'c');
+    expect(
+      (
+        await call('patch', `/messages/${b}`, bob.auth, {
+          topic: 'new',
+          propagate_mode: 'change_later',
+        })
+      ).status,
+    ).toBe(200);
+    expect((await message(a)).subject).toBe('old');
+    expect((await message(b)).subject).toBe('new');
+    expect((await message(c)).subject).toBe('new');
+    const mc = await message(c);
+    expect(mc.lastMovedTime).not.toBeNull();
+    expect(mc.lastEditTime).toBeNull();
+    expect(mc.editHistory).toEqual([
+      expect.objectContaining({ prev_topic: 'old', topic: 'new', user_id: bob.user.id }),
+    ]);
+    await call('patch', `/messages/${a}`, alice.auth, {
+      topic: 'new',
+      propagate_mode: 'change_all',
+    });
+    expect((await message(a)).subject).toBe('new');
+  });
+
+  it('resolves a topic without setting last_moved_timestamp', async () => {
+    const id = await postToChannel(t, org.realm, alice.user, design, 'bug', 'x');
+    expect(
+      (
+        await call('patch', `/messages/${id}`, bob.auth, {
+          topic: '✔ bug',
+          propagate_mode: 'change_all',
+        })
+      ).status,
+    ).toBe(200);
+    const m = await message(id);
+    expect(m.subject).toBe('✔ bug');
+    expect(m.lastMovedTime).toBeNull();
+  });
+
+  it('moves to another channel (members may; guests may not)', async () => {
+    const id = await postToChannel(t, org.realm, guest.user, design, 'mv', 'x');
+    const refused = await call('patch', `/messages/${id}`, guest.auth, { stream_id: other.id });
+    expect(refused.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid channel ID' });
+    const ok = await call('patch', `/messages/${id}`, alice.auth, { stream_id: other.id });
+    expect(ok.status).toBe(200);
+    const m = await message(id);
+    expect(m.recipientId).toBe(other.recipientId);
+    expect(m.editHistory).toEqual([
+      expect.objectContaining({ prev_stream: design.id, stream: other.id }),
+    ]);
+  });
+
+  it('refuses moves past the time limit for members but not moderators', async () => {
+    const id = await postToChannel(t, org.realm, alice.user, design, 'limit', 'x');
+    await t.db.message.update({
+      where: { id },
+      data: { dateSent: new Date(Date.now() - 8 * 86400_000) },
+    });
+    const late = await call('patch', `/messages/${id}`, alice.auth, { topic: 'limit2' });
+    expect(late.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: "The time limit for editing this message's topic has passed.",
+    });
+    expect((await call('patch', `/messages/${id}`, mod.auth, { topic: 'limit2' })).status).toBe(
+      200,
+    );
+  });
+
+  it('refuses topics on direct messages', async () => {
+    const id = await postDirect(t, org.realm, alice.user, [bob.user], 'dm');
+    expect((await call('patch', `/messages/${id}`, alice.auth, { topic: 'x' })).body).toMatchObject(
+      { msg: 'Direct messages cannot have topics.' },
+    );
+  });
+});
+
+describe('GET /messages/{id}/history', () => {
+  it('returns snapshots oldest first with a diff', async () => {
+    const id = await postToChannel(t, org.realm, alice.user, design, 'h', 'one two');
+    await call('patch', `/messages/${id}`, alice.auth, { content: 'one three' });
+    const res = await call('get', `/messages/${id}/history`, bob.auth);
+    expect(res.status).toBe(200);
+    expectOpenApiResponse('/messages/{message_id}/history', 'get', res.body);
+    const [first, second] = res.body.message_history;
+    expect(first).toMatchObject({ content: 'one two', topic: 'h', user_id: alice.user.id });
+    expect(second).toMatchObject({ content: 'one three', prev_content: 'one two' });
+    expect(second.content_html_diff).toContain(
+      '<span class="highlight_text_inserted">three</span>',
+    );
+  });
+
+  it('is refused when the organization disables edit history', async () => {
+    const id = await postToChannel(t, org.realm, alice.user, design, 'h', 'x');
+    await t.db.realm.update({
+      where: { id: org.realm.id },
+      data: { allowEditHistory: false, messageEditHistoryVisibilityPolicy: 3 },
+    });
+    try {
+      const res = await call('get', `/messages/${id}/history`, bob.auth);
+      expect(res.body).toMatchObject({
+        code: 'BAD_REQUEST',
+        msg: 'Message edit history is disabled in this organization',
+      });
+    } finally {
+      await t.db.realm.update({
+        where: { id: org.realm.id },
+        data: { allowEditHistory: true, messageEditHistoryVisibilityPolicy: 1 },
+      });
+    }
+  });
+});
+
+describe('DELETE /messages/{id}', () => {
+  it('lets the sender delete, emits delete_message, and refuses others; admins may delete any', async () => {
+    const id = await postToChannel(t, org.realm, alice.user, design, 'd', 'bye');
+    const refused = await call('delete', `/messages/${id}`, bob.auth);
+    expect(refused.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: "You don't have permission to delete this message",
+    });
+    const res = await call('delete', `/messages/${id}`, alice.auth);
+    expect(res.status).toBe(200);
+    expect(await t.db.message.findUnique({ where: { id } })).toBeNull();
+    const ev = await t.db.outboxEvent.findFirstOrThrow({ orderBy: { id: 'desc' } });
+    expect(ev.eventJson).toMatchObject({
+      type: 'delete_message',
+      message_ids: [id],
+      message_type: 'stream',
+      stream_id: design.id,
+      topic: 'd',
+    });
+    const byBob = await postToChannel(t, org.realm, bob.user, design, 'd', 'admin removes');
+    expect((await call('delete', `/messages/${byBob}`, org.owner.auth)).status).toBe(200);
+  });
+
+  it('refuses after the delete time limit', async () => {
+    await t.db.realm.update({
+      where: { id: org.realm.id },
+      data: { messageContentDeleteLimitSeconds: 60 },
+    });
+    const id = await postToChannel(t, org.realm, alice.user, design, 'd', 'old');
+    await t.db.message.update({
+      where: { id },
+      data: { dateSent: new Date(Date.now() - 3600_000) },
+    });
+    const res = await call('delete', `/messages/${id}`, alice.auth);
+    expect(res.body).toMatchObject({ msg: 'The time limit for deleting this message has passed' });
+    expect(await t.db.message.findUnique({ where: { id } })).not.toBeNull();
+  });
+});
+
+describe('GET /users/me/{stream_id}/topics', () => {
+  it('lists topics newest first, and the empty topic by display name', async () => {
+    const ch = await makeChannel(t, org.realm, { subscribers: [alice.user, bob.user] });
+    await postToChannel(t, org.realm, alice.user, ch, 'alpha', 'x');
+    const beta = await postToChannel(t, org.realm, alice.user, ch, 'beta', 'x');
+    const empty = await postToChannel(t, org.realm, alice.user, ch, '', 'x');
+    const res = await call('get', `/users/me/${ch.id}/topics`, bob.auth);
+    expect(res.status).toBe(200);
+    expectOpenApiResponse('/users/me/{stream_id}/topics', 'get', res.body);
+    expect(res.body.topics.slice(0, 2)).toEqual([
+      { name: 'general chat', max_id: empty },
+      { name: 'beta', max_id: beta },
+    ]);
+    const raw = await call('get', `/users/me/${ch.id}/topics`, bob.auth, {
+      allow_empty_topic_name: 'true',
+    });
+    expect(raw.body.topics[0].name).toBe('');
+  });
+
+  it('hides protected history topics and refuses inaccessible channels', async () => {
+    const secret = await makeChannel(t, org.realm, {
+      inviteOnly: true,
+      historyPublicToSubscribers: false,
+      subscribers: [alice.user],
+    });
+    await postToChannel(t, org.realm, alice.user, secret, 'before', 'x');
+    await subscribe(t, secret, [bob.user]);
+    const after = await postToChannel(t, org.realm, alice.user, secret, 'after', 'x');
+    const res = await call('get', `/users/me/${secret.id}/topics`, bob.auth);
+    expect(res.body.topics).toEqual([{ name: 'after', max_id: after }]);
+    const refused = await call('get', `/users/me/${secret.id}/topics`, mod.auth);
+    expect(refused.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid channel ID' });
+  });
+});

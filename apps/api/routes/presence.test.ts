@@ -1,0 +1,195 @@
+import { makeBot, makeRealm, makeUser, type TestRealm } from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { expectOpenApiResponse } from '../../../test/openapi';
+import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+
+let t: TestContext;
+let org: TestRealm;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  org = await makeRealm(t);
+});
+afterAll(() => t.close());
+
+const post = (auth: string, form: Record<string, string | number | boolean>) =>
+  api(t, org.host, 'post', '/users/me/presence', auth, form);
+
+describe('POST /users/me/presence', () => {
+  it('records presence, sends a presence event on coming online, and returns the legacy format', async () => {
+    const member = await makeUser(t, org.realm);
+    const mark = await outboxMark(t);
+    const res = await post(member.auth, { status: 'active' });
+    expect(res.status).toBe(200);
+    expect(res.body.presences[member.email]).toEqual({
+      website: {
+        client: 'website',
+        status: 'active',
+        timestamp: expect.any(Number),
+        pushable: false,
+      },
+      aggregated: { client: 'website', status: 'active', timestamp: expect.any(Number) },
+    });
+    expect(typeof res.body.server_timestamp).toBe('number');
+    expect(res.body.zephyr_mirror_active).toBe(false);
+    const events = await eventsAfter(t, mark);
+    expect(events).toHaveLength(1);
+    expect(events[0].event).toMatchObject({
+      type: 'presence',
+      user_id: member.user.id,
+      email: member.email,
+      presence: { website: { client: 'website', status: 'active', pushable: false } },
+    });
+    expect(events[0].users).toContain(org.owner.user.id);
+
+    // A second report right away changes nothing and sends no event.
+    const mark2 = await outboxMark(t);
+    expect((await post(member.auth, { status: 'active' })).status).toBe(200);
+    expect(await eventsAfter(t, mark2)).toHaveLength(0);
+  });
+
+  it('uses the modern format with last_update_id or slim_presence and returns only newer rows', async () => {
+    const a = await makeUser(t, org.realm);
+    const b = await makeUser(t, org.realm);
+    await post(a.auth, { status: 'idle' });
+    const first = await post(b.auth, { status: 'active', last_update_id: -1 });
+    expect(first.status).toBe(200);
+    expect(first.body.presences[String(a.user.id)]).toEqual({
+      active_timestamp: expect.any(Number),
+      idle_timestamp: expect.any(Number),
+    });
+    const id = first.body.presence_last_update_id;
+    expect(id).toBeGreaterThan(0);
+    const none = await post(b.auth, { status: 'active', last_update_id: id });
+    expect(none.body.presences).toEqual({});
+    expect(none.body.presence_last_update_id).toBe(id);
+
+    // a becomes active after a minute: only a's row is newer.
+    await t.db.userPresence.update({
+      where: { userId: a.user.id },
+      data: { lastConnectedTime: new Date(Date.now() - 120_000) },
+    });
+    await post(a.auth, { status: 'active' });
+    const newer = await post(b.auth, { status: 'active', last_update_id: id });
+    expect(Object.keys(newer.body.presences)).toEqual([String(a.user.id)]);
+    expect(newer.body.presence_last_update_id).toBeGreaterThan(id);
+
+    const slim = await post(b.auth, { status: 'active', slim_presence: true });
+    expect(slim.body.presences[String(b.user.id)]).toHaveProperty('active_timestamp');
+  });
+
+  it('leaves out presence older than history_limit_days', async () => {
+    const old = await makeUser(t, org.realm);
+    await post(old.auth, { status: 'active' });
+    await t.db.userPresence.update({
+      where: { userId: old.user.id },
+      data: {
+        lastConnectedTime: new Date(Date.now() - 5 * 86_400_000),
+        lastActiveTime: new Date(Date.now() - 5 * 86_400_000),
+      },
+    });
+    const viewer = await makeUser(t, org.realm);
+    const wide = await post(viewer.auth, { status: 'active', last_update_id: -1 });
+    expect(wide.body.presences).toHaveProperty(String(old.user.id));
+    const narrow = await post(viewer.auth, {
+      status: 'active',
+      last_update_id: -1,
+      history_limit_days: 2,
+    });
+    expect(narrow.body.presences).not.toHaveProperty(String(old.user.id));
+  });
+
+  it('answers ping_only without presence data', async () => {
+    const member = await makeUser(t, org.realm);
+    const res = await post(member.auth, { status: 'idle', ping_only: true });
+    expect(res.body).toEqual({ result: 'success', msg: '', presence_last_update_id: -1 });
+  });
+
+  it('does not record invisible users', async () => {
+    const member = await makeUser(t, org.realm);
+    await t.db.user.update({ where: { id: member.user.id }, data: { presenceEnabled: false } });
+    const res = await post(member.auth, { status: 'active' });
+    expect(res.status).toBe(200);
+    expect(res.body.presences).not.toHaveProperty(member.email);
+    expect(await t.db.userPresence.count({ where: { userId: member.user.id } })).toBe(0);
+  });
+
+  it('refuses an invalid or missing status', async () => {
+    const member = await makeUser(t, org.realm);
+    const bad = await post(member.auth, { status: 'away' });
+    expect(bad.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: 'Invalid status: away' });
+    const missing = await post(member.auth, {});
+    expect(missing.body).toMatchObject({ code: 'REQUEST_VARIABLE_MISSING', var_name: 'status' });
+  });
+});
+
+describe('GET /realm/presence', () => {
+  it('lists everyone recently connected in the legacy format', async () => {
+    const member = await makeUser(t, org.realm);
+    await post(member.auth, { status: 'active' });
+    const res = await api(t, org.host, 'get', '/realm/presence', org.owner.auth);
+    expect(res.status).toBe(200);
+    expectOpenApiResponse('/realm/presence', 'get', res.body);
+    expect(res.body.presences[member.email].aggregated.status).toBe('active');
+  });
+});
+
+describe('GET /users/{user_id_or_email}/presence', () => {
+  it('returns one user by ID or email, with offline when stale', async () => {
+    const member = await makeUser(t, org.realm);
+    await post(member.auth, { status: 'active' });
+    const byId = await api(t, org.host, 'get', `/users/${member.user.id}/presence`, org.owner.auth);
+    expect(byId.status).toBe(200);
+    expectOpenApiResponse('/users/{user_id_or_email}/presence', 'get', byId.body);
+    expect(byId.body.presence.aggregated).toEqual({
+      status: 'active',
+      timestamp: expect.any(Number),
+    });
+    const byEmail = await api(
+      t,
+      org.host,
+      'get',
+      `/users/${member.email}/presence`,
+      org.owner.auth,
+    );
+    expect(byEmail.body.presence).toEqual(byId.body.presence);
+
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await t.db.userPresence.update({
+      where: { userId: member.user.id },
+      data: { lastConnectedTime: hourAgo, lastActiveTime: hourAgo },
+    });
+    const stale = await api(
+      t,
+      org.host,
+      'get',
+      `/users/${member.user.id}/presence`,
+      org.owner.auth,
+    );
+    expect(stale.body.presence.aggregated.status).toBe('offline');
+    expect(stale.body.presence.website.status).toBe('active');
+  });
+
+  it('refuses bots, unknown users and users without presence data', async () => {
+    const bot = await makeBot(t, org.realm, org.owner.user);
+    const quiet = await makeUser(t, org.realm);
+    const botRes = await api(t, org.host, 'get', `/users/${bot.user.id}/presence`, org.owner.auth);
+    expect(botRes.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'Presence is not supported for bot users.',
+    });
+    const none = await api(t, org.host, 'get', `/users/${quiet.user.id}/presence`, org.owner.auth);
+    expect(none.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: `No presence data for ${quiet.user.id}`,
+    });
+    const unknown = await api(
+      t,
+      org.host,
+      'get',
+      '/users/nobody@example.com/presence',
+      org.owner.auth,
+    );
+    expect(unknown.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'No such user' });
+  });
+});

@@ -1,0 +1,123 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { expectOpenApiResponse } from '../../../test/openapi';
+import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+import { Role } from '../../../libs/domain/users/roles';
+
+let t: TestContext;
+let org: TestRealm;
+const uploads = mkdtempSync(path.join(tmpdir(), 'emoji-test-'));
+// A 1x1 transparent PNG.
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+beforeAll(async () => {
+  t = await startTestContext({ UPLOADS_DIR: uploads });
+  org = await makeRealm(t);
+});
+afterAll(async () => {
+  await t.close();
+  rmSync(uploads, { recursive: true, force: true });
+});
+
+const upload = (name: string, auth: string, files: Buffer[] = [PNG], type = 'image/png') => {
+  let req = request(t.app)
+    .post(`/api/v1/realm/emoji/${name}`)
+    .set('Host', org.host)
+    .set('Authorization', auth);
+  files.forEach((buf, i) => {
+    req = req.attach(`file${i}`, buf, { filename: `e${i}.png`, contentType: type });
+  });
+  return req;
+};
+
+describe('custom emoji', () => {
+  it('uploads to local disk, lists and deactivates with realm_emoji events', async () => {
+    const mark = await outboxMark(t);
+    const res = await upload('party_parrot', org.owner.auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    const row = await t.db.realmEmoji.findFirstOrThrow({
+      where: { realmId: org.realm.id, name: 'party_parrot' },
+    });
+    expect(
+      existsSync(path.join(uploads, String(org.realm.id), 'emoji', 'images', row.fileName!)),
+    ).toBe(true);
+
+    const listed = await api(t, org.host, 'get', '/realm/emoji', org.owner.auth);
+    expectOpenApiResponse('/realm/emoji', 'get', listed.body);
+    expect(listed.body.emoji[String(row.id)]).toEqual({
+      id: String(row.id),
+      name: 'party_parrot',
+      source_url: `/user_avatars/${org.realm.id}/emoji/images/${row.fileName}`,
+      deactivated: false,
+      author_id: org.owner.user.id,
+    });
+    const dup = await upload('party_parrot', org.owner.auth);
+    expect(dup.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'A custom emoji with this name already exists.',
+    });
+
+    const del = await api(t, org.host, 'delete', '/realm/emoji/party_parrot', org.owner.auth);
+    expect(del.status).toBe(200);
+    const after = await api(t, org.host, 'get', '/realm/emoji', org.owner.auth);
+    expect(after.body.emoji[String(row.id)].deactivated).toBe(true);
+    const again = await api(t, org.host, 'delete', '/realm/emoji/party_parrot', org.owner.auth);
+    expect(again.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: "Emoji 'party_parrot' does not exist",
+    });
+    const events = await eventsAfter(t, mark);
+    expect(events.map((e) => e.event.type)).toEqual(['realm_emoji', 'realm_emoji']);
+    expect(events[1].event).toMatchObject({ op: 'update' });
+  });
+
+  it('lets members add emoji but not guests, and only authors or admins remove them', async () => {
+    const member = await makeUser(t, org.realm);
+    const other = await makeUser(t, org.realm);
+    const guest = await makeUser(t, org.realm, { role: Role.GUEST });
+    expect((await upload('member_emoji', member.auth)).status).toBe(200);
+    const guestRes = await upload('guest_emoji', guest.auth);
+    expect(guestRes.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'Insufficient permission',
+    });
+    const byOther = await api(t, org.host, 'delete', '/realm/emoji/member_emoji', other.auth);
+    expect(byOther.body.msg).toBe('Must be an organization administrator or emoji author');
+    const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+    expect((await api(t, org.host, 'delete', '/realm/emoji/member_emoji', admin.auth)).status).toBe(
+      200,
+    );
+  });
+
+  it('validates names and files', async () => {
+    const bad = async (req: request.Test, msg: string) => {
+      const res = await req;
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg });
+    };
+    await bad(upload('Bad%20Name', org.owner.auth), 'Invalid characters in emoji name');
+    await bad(
+      upload('trailing_', org.owner.auth),
+      'Emoji names must end with either a letter or digit.',
+    );
+    await bad(upload('two', org.owner.auth, [PNG, PNG]), 'You must upload exactly one file.');
+    await bad(upload('none', org.owner.auth, []), 'You must upload exactly one file.');
+    await bad(
+      upload('text', org.owner.auth, [Buffer.from('hi')], 'text/plain'),
+      'Invalid image format',
+    );
+    await bad(
+      upload('huge', org.owner.auth, [Buffer.alloc(5 * 1024 * 1024 + 1)]),
+      'Uploaded file is larger than the allowed limit of 5 MiB',
+    );
+  });
+});

@@ -1,0 +1,53 @@
+import type { RequestHandler, Router } from 'express';
+import Joi from 'joi';
+import multer from 'multer';
+import type { AppContext } from '../../../libs/domain/context';
+import {
+  deactivateRealmEmoji,
+  listRealmEmoji,
+  MAX_EMOJI_FILE_SIZE_MIB,
+  uploadRealmEmoji,
+} from '../../../libs/domain/emoji/realm-emoji';
+import { badRequest } from '../../../libs/http/errors';
+import { P } from '../../../libs/http/params';
+import { authed } from '../../../libs/http/route';
+
+const emojiName = { emoji_name: P.string(Joi.string().allow('').required()) };
+
+export function realmEmojiRoutes(router: Router, ctx: AppContext): void {
+  // Files are held in memory (bounded a little above the limit so the domain reports the size).
+  const upload = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: (MAX_EMOJI_FILE_SIZE_MIB + 1) * 1024 * 1024, files: 5 },
+  });
+  const files: RequestHandler = (req, res, next) =>
+    upload.any()(req, res, (err: unknown) => {
+      if (err instanceof multer.MulterError) {
+        next(
+          err.code === 'LIMIT_FILE_SIZE'
+            ? badRequest(
+                `Uploaded file is larger than the allowed limit of ${MAX_EMOJI_FILE_SIZE_MIB} MiB`,
+              )
+            : badRequest('You must upload exactly one file.'),
+        );
+      } else next(err);
+    });
+  router.get(
+    '/realm/emoji',
+    authed(ctx, {}, async ({ realm }) => ({ emoji: await listRealmEmoji(ctx.db, realm.id) })),
+  );
+  router.post(
+    '/realm/emoji/:emoji_name',
+    files,
+    authed<{ emoji_name: string }>(ctx, emojiName, async ({ user, params, req }) => {
+      const uploaded = Array.isArray(req.files) ? req.files : [];
+      await uploadRealmEmoji(ctx, { actor: user, name: params.emoji_name, files: uploaded });
+    }),
+  );
+  router.delete(
+    '/realm/emoji/:emoji_name',
+    authed<{ emoji_name: string }>(ctx, emojiName, async ({ user, params }) => {
+      await deactivateRealmEmoji(ctx, { actor: user, name: params.emoji_name });
+    }),
+  );
+}

@@ -1,0 +1,381 @@
+import request from 'supertest';
+import type { Stream } from '../../../generated/prisma/client';
+import { FEATURE_LEVEL } from '../../../libs/domain/version';
+import { Role } from '../../../libs/domain/users/roles';
+import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
+import {
+  eventsUntil,
+  register,
+  startTestEvents,
+  type TestEvents,
+} from '../../../test/events-factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeChannel, postDirect, postToChannel } from '../../../test/message-factories';
+import { openApiErrors } from '../../../test/openapi';
+
+let t: TestContext;
+let ev: TestEvents;
+let org: TestRealm;
+let alice: TestUser;
+let bob: TestUser;
+let guest: TestUser;
+let admin: TestUser;
+let mutedTyper: TestUser;
+let publicChannel: Stream;
+let privateChannel: Stream;
+let webPublic: Stream;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  ev = await startTestEvents(t);
+  org = await makeRealm(t);
+  alice = await makeUser(t, org.realm, { fullName: 'Alice' });
+  bob = await makeUser(t, org.realm, { fullName: 'Bob' });
+  guest = await makeUser(t, org.realm, { role: Role.GUEST });
+  admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+  mutedTyper = await makeUser(t, org.realm, { fullName: 'No Typing' });
+  await t.db.user.update({
+    where: { id: mutedTyper.user.id },
+    data: { receivesTypingNotifications: false },
+  });
+  publicChannel = await makeChannel(t, org.realm, {
+    name: 'public',
+    subscribers: [alice.user, bob.user, guest.user, mutedTyper.user],
+  });
+  privateChannel = await makeChannel(t, org.realm, {
+    name: 'private',
+    inviteOnly: true,
+    subscribers: [bob.user],
+  });
+  webPublic = await makeChannel(t, org.realm, { name: 'web' });
+  webPublic = await t.db.stream.update({
+    where: { id: webPublic.id },
+    data: { isWebPublic: true },
+  });
+});
+afterAll(async () => {
+  await ev.stop();
+  await t.close();
+});
+
+/** Fields of the snapshot that are newer than the FL 247 description (spec wins). */
+const NEWER_TOP = [
+  'zulip_merge_base',
+  'realm_url',
+  'presence_last_update_id',
+  'realm_users',
+  'realm_non_active_users',
+  'user_settings',
+];
+const NEWER_CHANNEL = [
+  'creator_id',
+  'is_archived',
+  'is_recently_active',
+  'can_add_subscribers_group',
+  'can_administer_channel_group',
+  'can_send_message_group',
+  'can_subscribe_group',
+];
+const NEWER_GROUP = [
+  'creator_id',
+  'date_created',
+  'deactivated',
+  'can_add_members_group',
+  'can_join_group',
+  'can_leave_group',
+  'can_manage_group',
+  'can_remove_members_group',
+];
+
+/** The snapshot with fields newer than FL 247 removed from nested entries, for the schema check. */
+function asOfFl247(body: Record<string, unknown>): Record<string, unknown> {
+  const strip = (list: unknown, fields: string[]) =>
+    (list as Record<string, unknown>[]).map((entry) => {
+      const copy = { ...entry };
+      for (const f of fields) delete copy[f];
+      return copy;
+    });
+  return {
+    ...body,
+    subscriptions: strip(body.subscriptions, NEWER_CHANNEL),
+    unsubscribed: strip(body.unsubscribed, NEWER_CHANNEL),
+    never_subscribed: strip(body.never_subscribed, NEWER_CHANNEL),
+    streams: strip(body.streams, NEWER_CHANNEL),
+    realm_user_groups: strip(body.realm_user_groups, NEWER_GROUP),
+  };
+}
+const realmNewer = (body: Record<string, unknown>) =>
+  Object.keys(body).filter((k) => k.startsWith('realm_') && !KNOWN_REALM.has(k));
+const KNOWN_REALM = new Set(['realm_name', 'realm_description', 'realm_uri', 'realm_date_created']);
+
+describe('POST /register', () => {
+  it('creates a queue and returns the whole initial state', async () => {
+    const res = await request(t.app)
+      .post('/api/v1/register')
+      .set('Host', org.host)
+      .set('Authorization', alice.auth)
+      .type('form')
+      .send({ apply_markdown: 'true', include_subscribers: 'true' });
+    expect(res.status).toBe(200);
+    const body = res.body as Record<string, unknown>;
+    expect(body).toMatchObject({
+      result: 'success',
+      last_event_id: -1,
+      zulip_feature_level: FEATURE_LEVEL,
+      max_message_length: 10000,
+      max_topic_length: 60,
+      max_stream_name_length: 60,
+      max_stream_description_length: 1024,
+      user_id: alice.user.id,
+      email: alice.email,
+      full_name: 'Alice',
+      is_admin: false,
+      max_message_id: -1,
+      realm_name: org.realm.name,
+      alert_words: [],
+      muted_users: [],
+      drafts: [],
+      scheduled_messages: [],
+      recent_private_conversations: [],
+    });
+    expect(typeof body.queue_id).toBe('string');
+    expect(body.event_queue_longpoll_timeout_seconds).toBeGreaterThan(t.config.heartbeatSeconds);
+    const exists = await t.redis.exists(`${t.config.redisPrefix}queue:${String(body.queue_id)}`);
+    expect(exists).toBe(1);
+    const subs = body.subscriptions as { name: string; subscribers: number[] }[];
+    expect(subs.map((s) => s.name)).toEqual(['general', 'public']);
+    expect(subs[1].subscribers).toEqual(
+      [alice, bob, guest, mutedTyper].map((u) => u.user.id).sort((a, b) => a - b),
+    );
+    const never = (body.never_subscribed as { name: string }[]).map((s) => s.name);
+    expect(never).toContain('web');
+    expect(never).not.toContain('private');
+    const users = body.realm_users as { user_id: number }[];
+    expect(users.map((u) => u.user_id)).toEqual(
+      expect.arrayContaining([alice.user.id, bob.user.id]),
+    );
+    expect(Array.isArray(body.realm_user_groups)).toBe(true);
+    // Legacy clients (no user_settings_object) also get settings at the top level.
+    expect(body.twenty_four_hour_time).toBe(false);
+    expect((body.user_settings as Record<string, unknown>).twenty_four_hour_time).toBe(false);
+    const errors = openApiErrors('/register', 'post', asOfFl247(body), {
+      newerFields: [...NEWER_TOP, ...realmNewer(body)],
+    });
+    expect(errors).toEqual([]);
+  });
+
+  it('returns only what fetch_event_types asks for', async () => {
+    const body = await register(t, org.host, alice.auth, {
+      fetch_event_types: JSON.stringify(['alert_words', 'message']),
+      client_capabilities: JSON.stringify({ user_settings_object: true }),
+    });
+    expect(body.alert_words).toEqual([]);
+    expect(body.max_message_id).toBe(-1);
+    expect(body.unread_msgs).toBeDefined();
+    expect(body).not.toHaveProperty('realm_users');
+    expect(body).not.toHaveProperty('subscriptions');
+    expect(body).not.toHaveProperty('twenty_four_hour_time');
+  });
+
+  it('reports unread messages, mentions and recent direct conversations', async () => {
+    const dm = await postDirect(t, org.realm, bob.user, [alice.user], 'hi @**Alice**');
+    const inChannel = await postToChannel(t, org.realm, bob.user, publicChannel, 'news', 'hey');
+    const body = await register(t, org.host, alice.auth, {
+      fetch_event_types: JSON.stringify(['message', 'recent_private_conversations']),
+    });
+    const unread = body.unread_msgs as Record<string, unknown>;
+    expect(unread.count).toBe(2);
+    expect(unread.pms).toEqual([
+      { other_user_id: bob.user.id, sender_id: bob.user.id, unread_message_ids: [dm] },
+    ]);
+    expect(unread.streams).toEqual([
+      { stream_id: publicChannel.id, topic: 'news', unread_message_ids: [inChannel] },
+    ]);
+    expect(unread.mentions).toEqual([dm]);
+    expect(unread.old_unreads_missing).toBe(false);
+    expect(body.max_message_id).toBe(inChannel);
+    expect(body.recent_private_conversations).toEqual([
+      { max_message_id: dm, user_ids: [bob.user.id] },
+    ]);
+  });
+
+  it('shows administrators private channels in `streams`, members only accessible ones', async () => {
+    const forAdmin = await register(t, org.host, admin.auth, {
+      fetch_event_types: JSON.stringify(['stream']),
+    });
+    const forMember = await register(t, org.host, alice.auth, {
+      fetch_event_types: JSON.stringify(['stream']),
+    });
+    const forGuest = await register(t, org.host, guest.auth, {
+      fetch_event_types: JSON.stringify(['stream']),
+    });
+    const names = (b: Record<string, unknown>) =>
+      (b.streams as { name: string }[]).map((s) => s.name).sort();
+    expect(names(forAdmin)).toEqual(expect.arrayContaining(['private', 'public', 'web']));
+    expect(names(forMember)).not.toContain('private');
+    expect(names(forGuest)).toEqual(['general', 'public', 'web']);
+  });
+
+  it("narrows a queue to the user's default events-register channel", async () => {
+    const bot = await makeUser(t, org.realm, { fullName: 'Narrowed' });
+    const other = await makeChannel(t, org.realm, { subscribers: [bot.user, alice.user] });
+    await t.db.subscription.create({
+      data: { userId: bot.user.id, recipientId: publicChannel.recipientId!, color: '#c2c2c2' },
+    });
+    await t.db.user.update({
+      where: { id: bot.user.id },
+      data: { defaultEventsRegisterStreamId: publicChannel.id },
+    });
+    const q = await register(t, org.host, bot.auth, { event_types: JSON.stringify(['message']) });
+    await postToChannel(t, org.realm, alice.user, other, 'elsewhere', 'skip me');
+    const wanted = await postToChannel(t, org.realm, alice.user, publicChannel, 'here', 'take me');
+    const got = await eventsUntil(ev, org.host, bot.auth, q.queue_id, (e) => e.length > 0);
+    expect(got.map((e) => (e.message as { id: number }).id)).toEqual([wanted]);
+  });
+
+  it('refuses all_public_streams for guests', async () => {
+    const res = await request(t.app)
+      .post('/api/v1/register')
+      .set('Host', org.host)
+      .set('Authorization', guest.auth)
+      .type('form')
+      .send({ all_public_streams: 'true' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      result: 'error',
+      msg: 'User not authorized for this query',
+      code: 'BAD_REQUEST',
+    });
+  });
+
+  it('rejects malformed parameters', async () => {
+    const res = await request(t.app)
+      .post('/api/v1/register')
+      .set('Host', org.host)
+      .set('Authorization', alice.auth)
+      .type('form')
+      .send({ event_types: 'not json' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'Argument "event_types" is not valid JSON.',
+    });
+    const narrow = await request(t.app)
+      .post('/api/v1/register')
+      .set('Host', org.host)
+      .set('Authorization', alice.auth)
+      .type('form')
+      .send({ narrow: JSON.stringify('x') });
+    expect(narrow.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'narrow is not a list' });
+  });
+
+  it('needs authentication', async () => {
+    const res = await request(t.app).post('/api/v1/register').set('Host', org.host);
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('POST /typing', () => {
+  const typing = (auth: string, form: Record<string, string>) =>
+    request(t.app)
+      .post('/api/v1/typing')
+      .set('Host', org.host)
+      .set('Authorization', auth)
+      .type('form')
+      .send(form);
+
+  it('sends direct typing events to participants who receive them', async () => {
+    const bobQueue = await register(t, org.host, bob.auth);
+    const mutedQueue = await register(t, org.host, mutedTyper.auth);
+    const res = await typing(alice.auth, {
+      op: 'start',
+      type: 'direct',
+      to: JSON.stringify([bob.user.id, mutedTyper.user.id]),
+    });
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    const got = await eventsUntil(ev, org.host, bob.auth, bobQueue.queue_id, (e) => e.length > 0);
+    expect(got).toEqual([
+      {
+        type: 'typing',
+        id: 0,
+        op: 'start',
+        message_type: 'direct',
+        sender: { user_id: alice.user.id, email: alice.email },
+        recipients: [alice, bob, mutedTyper]
+          .map((u) => ({ user_id: u.user.id, email: u.email }))
+          .sort((a, b) => a.user_id - b.user_id),
+      },
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const muted = await eventsUntil(ev, org.host, mutedTyper.auth, mutedQueue.queue_id, () => true);
+    expect(muted).toEqual([]);
+  });
+
+  it('sends channel typing events only to queues with stream_typing_notifications', async () => {
+    const capable = await register(t, org.host, bob.auth, {
+      client_capabilities: JSON.stringify({ stream_typing_notifications: true }),
+    });
+    const old = await register(t, org.host, bob.auth);
+    const res = await typing(alice.auth, {
+      op: 'stop',
+      type: 'stream',
+      stream_id: String(publicChannel.id),
+      topic: 'news',
+    });
+    expect(res.status).toBe(200);
+    const got = await eventsUntil(ev, org.host, bob.auth, capable.queue_id, (e) => e.length > 0);
+    expect(got[0]).toMatchObject({
+      type: 'typing',
+      op: 'stop',
+      message_type: 'stream',
+      stream_id: publicChannel.id,
+      topic: 'news',
+    });
+    const none = await eventsUntil(ev, org.host, bob.auth, old.queue_id, () => true);
+    expect(none).toEqual([]);
+  });
+
+  it('validates its parameters', async () => {
+    expect((await typing(alice.auth, { op: 'start' })).body).toMatchObject({
+      code: 'REQUEST_VARIABLE_MISSING',
+      var_name: 'to',
+    });
+    expect((await typing(alice.auth, { op: 'start', to: '[]' })).body.msg).toBe("Empty 'to' list");
+    expect((await typing(alice.auth, { op: 'go', to: `[${bob.user.id}]` })).body.msg).toBe(
+      'Invalid op',
+    );
+    expect((await typing(alice.auth, { op: 'start', to: '[999999]' })).body.msg).toBe(
+      'Invalid user ID 999999',
+    );
+    expect(
+      (await typing(alice.auth, { op: 'start', type: 'stream', topic: 'x' })).body,
+    ).toMatchObject({ code: 'REQUEST_VARIABLE_MISSING', var_name: 'stream_id' });
+    expect(
+      (
+        await typing(alice.auth, {
+          op: 'start',
+          type: 'stream',
+          stream_id: String(publicChannel.id),
+        })
+      ).body.msg,
+    ).toBe('Missing topic');
+  });
+
+  it('refuses channels the sender cannot access', async () => {
+    const res = await typing(alice.auth, {
+      op: 'start',
+      type: 'stream',
+      stream_id: String(privateChannel.id),
+      topic: 'x',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' });
+    const guestRes = await typing(guest.auth, {
+      op: 'start',
+      type: 'stream',
+      stream_id: String(webPublic.id),
+      topic: 'x',
+    });
+    expect(guestRes.status).toBe(200);
+  });
+});

@@ -1,0 +1,242 @@
+import { Queue } from 'bullmq';
+import { bullPrefix, QueueName } from '../../../libs/jobs';
+import { Role } from '../../../libs/domain/users/roles';
+import { makeBot, makeRealm, makeUser, type TestRealm } from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+
+let t: TestContext;
+let org: TestRealm;
+let emails: Queue;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  org = await makeRealm(t);
+  emails = new Queue(QueueName.EMAIL, {
+    connection: t.redis,
+    prefix: bullPrefix(t.config.redisPrefix),
+  });
+});
+afterAll(() => t.close());
+
+const call = (
+  method: 'get' | 'patch' | 'delete' | 'post',
+  path: string,
+  auth: string,
+  form?: Record<string, string | number>,
+) => api(t, org.host, method, path, auth, form);
+
+async function emailJobsFor(userId: number) {
+  const jobs = await emails.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']);
+  return jobs.filter((j) => j.data.kind === 'deactivation' && j.data.userId === userId);
+}
+
+describe('GET /users/{user_id} and /users/{email}', () => {
+  it('finds a user by ID or by email', async () => {
+    const member = await makeUser(t, org.realm);
+    const byId = await call('get', `/users/${member.user.id}`, org.owner.auth);
+    const byEmail = await call('get', `/users/${encodeURIComponent(member.email)}`, org.owner.auth);
+    expect(byId.status).toBe(200);
+    expect(byEmail.status).toBe(200);
+    expect(byEmail.body.user).toEqual(byId.body.user);
+    const missing = await call('get', '/users/nobody@example.com', org.owner.auth);
+    expect(missing.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'No such user' });
+  });
+});
+
+describe('PATCH /users/{user_id}', () => {
+  it('lets an administrator change name and role, with realm_user events', async () => {
+    const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+    const member = await makeUser(t, org.realm);
+    const mark = await outboxMark(t);
+    const res = await call('patch', `/users/${member.user.id}`, admin.auth, {
+      full_name: 'Renamed Person',
+      role: Role.MODERATOR,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    const row = await t.db.user.findUniqueOrThrow({ where: { id: member.user.id } });
+    expect(row).toMatchObject({ fullName: 'Renamed Person', role: Role.MODERATOR });
+    const events = (await eventsAfter(t, mark)).map((e) => e.event);
+    expect(events).toContainEqual({
+      type: 'realm_user',
+      op: 'update',
+      person: { user_id: member.user.id, role: Role.MODERATOR },
+    });
+    expect(events).toContainEqual({
+      type: 'realm_user',
+      op: 'update',
+      person: { email: member.email, user_id: member.user.id, full_name: 'Renamed Person' },
+    });
+  });
+
+  it('refuses members, guests and moderators', async () => {
+    const member = await makeUser(t, org.realm);
+    for (const role of [Role.MEMBER, Role.GUEST, Role.MODERATOR]) {
+      const actor = await makeUser(t, org.realm, { role });
+      const res = await call('patch', `/users/${member.user.id}`, actor.auth, {
+        full_name: 'Nope',
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        result: 'error',
+        code: 'BAD_REQUEST',
+        msg: 'Insufficient permission',
+      });
+    }
+  });
+
+  it('keeps the owner role for owners to grant and the last owner', async () => {
+    const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+    const member = await makeUser(t, org.realm);
+    const grant = await call('patch', `/users/${member.user.id}`, admin.auth, { role: Role.OWNER });
+    expect(grant.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Must be an organization owner' });
+    const lastOwner = await call('patch', `/users/${org.owner.user.id}`, org.owner.auth, {
+      role: Role.MEMBER,
+    });
+    expect(lastOwner.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'The owner permission cannot be removed from the only organization owner.',
+    });
+    const invalid = await call('patch', `/users/${member.user.id}`, admin.auth, { role: 250 });
+    expect(invalid.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid role' });
+    const unknown = await call('patch', '/users/999999', admin.auth, { full_name: 'X' });
+    expect(unknown.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'No such user' });
+  });
+
+  it('changes email only for an owner with can_change_user_emails', async () => {
+    const member = await makeUser(t, org.realm);
+    const refused = await call('patch', `/users/${member.user.id}`, org.owner.auth, {
+      new_email: 'changed@example.com',
+    });
+    expect(refused.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Insufficient permission' });
+    await t.db.user.update({
+      where: { id: org.owner.user.id },
+      data: { canChangeUserEmails: true },
+    });
+    const mark = await outboxMark(t);
+    const ok = await call('patch', `/users/${member.user.id}`, org.owner.auth, {
+      new_email: 'changed@example.com',
+    });
+    expect(ok.status).toBe(200);
+    const row = await t.db.user.findUniqueOrThrow({ where: { id: member.user.id } });
+    expect(row.deliveryEmail).toBe('changed@example.com');
+    expect((await eventsAfter(t, mark)).map((e) => e.event)).toContainEqual({
+      type: 'realm_user',
+      op: 'update',
+      person: { user_id: member.user.id, delivery_email: 'changed@example.com' },
+    });
+    await t.db.user.update({
+      where: { id: org.owner.user.id },
+      data: { canChangeUserEmails: false },
+    });
+  });
+
+  it('sets custom profile field values', async () => {
+    const field = await t.db.customProfileField.create({
+      data: { realmId: org.realm.id, name: `Phone ${Date.now()}`, type: 1 },
+    });
+    const member = await makeUser(t, org.realm);
+    const res = await call('patch', `/users/${member.user.id}`, org.owner.auth, {
+      profile_data: JSON.stringify([{ id: field.id, value: '+1 555' }]),
+    });
+    expect(res.status).toBe(200);
+    const value = await t.db.customProfileFieldValue.findFirstOrThrow({
+      where: { userId: member.user.id, fieldId: field.id },
+    });
+    expect(value.value).toBe('+1 555');
+    const bad = await call('patch', `/users/${member.user.id}`, org.owner.auth, {
+      profile_data: JSON.stringify([{ id: 987654, value: 'x' }]),
+    });
+    expect(bad.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Field id 987654 not found.' });
+  });
+});
+
+describe('DELETE /users/{user_id} and reactivation', () => {
+  it('deactivates a user and their bots, tells the organization, and reactivates', async () => {
+    const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+    const member = await makeUser(t, org.realm);
+    const bot = await makeBot(t, org.realm, member.user);
+    const mark = await outboxMark(t);
+    const res = await call('delete', `/users/${member.user.id}`, admin.auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    const rows = await t.db.user.findMany({ where: { id: { in: [member.user.id, bot.user.id] } } });
+    expect(rows.every((r) => !r.isActive)).toBe(true);
+    const events = await eventsAfter(t, mark);
+    expect(events.map((e) => e.event)).toEqual([
+      { type: 'realm_user', op: 'update', person: { user_id: member.user.id, is_active: false } },
+      { type: 'realm_user', op: 'update', person: { user_id: bot.user.id, is_active: false } },
+    ]);
+    expect(events[0].users).toContain(admin.user.id);
+    expect(events[0].users).not.toContain(member.user.id);
+    expect(await emailJobsFor(member.user.id)).toHaveLength(0);
+
+    const me = await call('get', '/users/me', member.auth);
+    expect(me.body.code).toBe('USER_DEACTIVATED');
+    const again = await call('delete', `/users/${member.user.id}`, admin.auth);
+    expect(again.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'User is already deactivated' });
+
+    const back = await call('post', `/users/${member.user.id}/reactivate`, admin.auth);
+    expect(back.status).toBe(200);
+    expect((await t.db.user.findUniqueOrThrow({ where: { id: member.user.id } })).isActive).toBe(
+      true,
+    );
+    const twice = await call('post', `/users/${member.user.id}/reactivate`, admin.auth);
+    expect(twice.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'User is already active' });
+  });
+
+  it('queues a notification email when a comment is given, even an empty one', async () => {
+    const a = await makeUser(t, org.realm);
+    const b = await makeUser(t, org.realm);
+    await call('delete', `/users/${a.user.id}`, org.owner.auth, {
+      deactivation_notification_comment: 'Goodbye!',
+    });
+    await call('delete', `/users/${b.user.id}`, org.owner.auth, {
+      deactivation_notification_comment: '',
+    });
+    const [jobA] = await emailJobsFor(a.user.id);
+    const [jobB] = await emailJobsFor(b.user.id);
+    expect(jobA.data).toEqual({ kind: 'deactivation', userId: a.user.id, comment: 'Goodbye!' });
+    expect(jobB.data).toEqual({ kind: 'deactivation', userId: b.user.id, comment: '' });
+  });
+
+  it('refuses non-administrators and the only owner', async () => {
+    const target = await makeUser(t, org.realm);
+    for (const role of [Role.MEMBER, Role.GUEST, Role.MODERATOR]) {
+      const actor = await makeUser(t, org.realm, { role });
+      const res = await call('delete', `/users/${target.user.id}`, actor.auth);
+      expect(res.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Insufficient permission' });
+      const re = await call('post', `/users/${target.user.id}/reactivate`, actor.auth);
+      expect(re.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Insufficient permission' });
+    }
+    const only = await call('delete', `/users/${org.owner.user.id}`, org.owner.auth);
+    expect(only.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'Cannot deactivate the only organization owner',
+    });
+    expect((await t.db.user.findUniqueOrThrow({ where: { id: target.user.id } })).isActive).toBe(
+      true,
+    );
+  });
+});
+
+describe('DELETE /users/me', () => {
+  it('deactivates the caller', async () => {
+    const member = await makeUser(t, org.realm);
+    const res = await call('delete', '/users/me', member.auth);
+    expect(res.status).toBe(200);
+    expect((await t.db.user.findUniqueOrThrow({ where: { id: member.user.id } })).isActive).toBe(
+      false,
+    );
+  });
+
+  it('refuses the last owner', async () => {
+    const res = await call('delete', '/users/me', org.owner.auth);
+    expect(res.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'Cannot deactivate the only organization owner',
+    });
+  });
+});

@@ -1,0 +1,226 @@
+import { makeChannel } from '../../../test/channel-factories';
+import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { postDirect } from '../../../test/message-factories';
+import { expectOpenApiResponse } from '../../../test/openapi';
+import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+import { Role } from '../../../libs/domain/users/roles';
+
+let t: TestContext;
+let org: TestRealm;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  org = await makeRealm(t);
+});
+afterAll(() => t.close());
+
+const call = (
+  method: 'get' | 'post' | 'delete',
+  path: string,
+  auth: string,
+  form?: Record<string, string | number>,
+) => api(t, org.host, method, path, auth, form);
+
+describe('alert words', () => {
+  it('adds, lists and removes words with alert_words events', async () => {
+    const member = await makeUser(t, org.realm);
+    const mark = await outboxMark(t);
+    const added = await call('post', '/users/me/alert_words', member.auth, {
+      alert_words: JSON.stringify(['Coffee', ' tea ', '', 'coffee']),
+    });
+    expect(added.status).toBe(200);
+    expectOpenApiResponse('/users/me/alert_words', 'post', added.body);
+    expect(added.body.alert_words).toEqual(['Coffee', 'tea']);
+    const listed = await call('get', '/users/me/alert_words', member.auth);
+    expectOpenApiResponse('/users/me/alert_words', 'get', listed.body);
+    expect(listed.body.alert_words).toEqual(['Coffee', 'tea']);
+    const removed = await call('delete', '/users/me/alert_words', member.auth, {
+      alert_words: JSON.stringify(['COFFEE', 'absent']),
+    });
+    expectOpenApiResponse('/users/me/alert_words', 'delete', removed.body);
+    expect(removed.body.alert_words).toEqual(['tea']);
+    const events = await eventsAfter(t, mark);
+    expect(events.map((e) => e.event)).toEqual([
+      { type: 'alert_words', alert_words: ['Coffee', 'tea'] },
+      { type: 'alert_words', alert_words: ['tea'] },
+    ]);
+    expect(events[0].users).toEqual([member.user.id]);
+  });
+
+  it('refuses bad input', async () => {
+    const member = await makeUser(t, org.realm);
+    const missing = await call('post', '/users/me/alert_words', member.auth, {});
+    expect(missing.body).toMatchObject({
+      code: 'REQUEST_VARIABLE_MISSING',
+      var_name: 'alert_words',
+    });
+    const notList = await call('post', '/users/me/alert_words', member.auth, {
+      alert_words: '"x"',
+    });
+    expect(notList.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'alert_words is not a list' });
+    const tooLong = await call('post', '/users/me/alert_words', member.auth, {
+      alert_words: JSON.stringify(['x'.repeat(101)]),
+    });
+    expect(tooLong.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'alert_words[0] is too long (limit: 100 characters)',
+    });
+  });
+});
+
+describe('muted users', () => {
+  it('mutes and unmutes a user, marking their messages read', async () => {
+    const member = await makeUser(t, org.realm);
+    const other = await makeUser(t, org.realm);
+    const messageId = await postDirect(t, org.realm, other.user, [member.user], 'hi');
+    const mark = await outboxMark(t);
+    const res = await call('post', `/users/me/muted_users/${other.user.id}`, member.auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    const um = await t.db.userMessage.findFirstOrThrow({
+      where: { userId: member.user.id, messageId },
+    });
+    expect(Number(um.flags) & 1).toBe(1);
+    const [event] = await eventsAfter(t, mark);
+    expect(event.event).toEqual({
+      type: 'muted_users',
+      muted_users: [{ id: other.user.id, timestamp: expect.any(Number) }],
+    });
+    const again = await call('post', `/users/me/muted_users/${other.user.id}`, member.auth);
+    expect(again.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: 'User already muted' });
+
+    const unmuted = await call('delete', `/users/me/muted_users/${other.user.id}`, member.auth);
+    expect(unmuted.status).toBe(200);
+    const notMuted = await call('delete', `/users/me/muted_users/${other.user.id}`, member.auth);
+    expect(notMuted.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'User is not muted',
+    });
+  });
+
+  it('refuses muting self and unknown users', async () => {
+    const member = await makeUser(t, org.realm);
+    const self = await call('post', `/users/me/muted_users/${member.user.id}`, member.auth);
+    expect(self.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: 'Cannot mute self' });
+    const unknown = await call('post', '/users/me/muted_users/999999', member.auth);
+    expect(unknown.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: 'No such user' });
+  });
+});
+
+describe('POST /user_topics', () => {
+  it('mutes, follows and resets a topic with user_topic events', async () => {
+    const member = await makeUser(t, org.realm);
+    const channel = await makeChannel(t, org, { subscribers: [member.user] });
+    const mark = await outboxMark(t);
+    const muted = await call('post', '/user_topics', member.auth, {
+      stream_id: channel.id,
+      topic: 'Lunch',
+      visibility_policy: 1,
+    });
+    expect(muted.status).toBe(200);
+    expect(muted.body).toEqual({ result: 'success', msg: '' });
+    await call('post', '/user_topics', member.auth, {
+      stream_id: channel.id,
+      topic: 'lunch',
+      visibility_policy: 3,
+    });
+    const rows = await t.db.userTopic.findMany({ where: { userId: member.user.id } });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ topicName: 'lunch', visibilityPolicy: 3 });
+    await call('post', '/user_topics', member.auth, {
+      stream_id: channel.id,
+      topic: 'LUNCH',
+      visibility_policy: 0,
+    });
+    expect(await t.db.userTopic.count({ where: { userId: member.user.id } })).toBe(0);
+    const events = (await eventsAfter(t, mark)).map((e) => e.event);
+    expect(events).toEqual([
+      {
+        type: 'user_topic',
+        stream_id: channel.id,
+        topic_name: 'Lunch',
+        last_updated: expect.any(Number),
+        visibility_policy: 1,
+      },
+      expect.objectContaining({ topic_name: 'lunch', visibility_policy: 3 }),
+      expect.objectContaining({ topic_name: 'LUNCH', visibility_policy: 0 }),
+    ]);
+  });
+
+  it('refuses inaccessible channels (guests and private channels) and bad values', async () => {
+    const guest = await makeUser(t, org.realm, { role: Role.GUEST });
+    const member = await makeUser(t, org.realm);
+    const publicChannel = await makeChannel(t, org);
+    const privateChannel = await makeChannel(t, org, { inviteOnly: true });
+    const guestRes = await call('post', '/user_topics', guest.auth, {
+      stream_id: publicChannel.id,
+      topic: 'x',
+      visibility_policy: 1,
+    });
+    expect(guestRes.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'Invalid channel ID',
+    });
+    const memberPublic = await call('post', '/user_topics', member.auth, {
+      stream_id: publicChannel.id,
+      topic: 'x',
+      visibility_policy: 1,
+    });
+    expect(memberPublic.status).toBe(200);
+    const memberPrivate = await call('post', '/user_topics', member.auth, {
+      stream_id: privateChannel.id,
+      topic: 'x',
+      visibility_policy: 1,
+    });
+    expect(memberPrivate.body).toMatchObject({ msg: 'Invalid channel ID' });
+    const unknown = await call('post', '/user_topics', member.auth, {
+      stream_id: 999999,
+      topic: 'x',
+      visibility_policy: 1,
+    });
+    expect(unknown.body).toMatchObject({ msg: 'Invalid channel ID' });
+    const badPolicy = await call('post', '/user_topics', member.auth, {
+      stream_id: publicChannel.id,
+      topic: 'x',
+      visibility_policy: 7,
+    });
+    expect(badPolicy.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid visibility_policy' });
+    const longTopic = await call('post', '/user_topics', member.auth, {
+      stream_id: publicChannel.id,
+      topic: 'x'.repeat(61),
+      visibility_policy: 1,
+    });
+    expect(longTopic.body).toMatchObject({ msg: 'topic is too long (limit: 60 characters)' });
+  });
+});
+
+describe('PATCH /users/me/subscriptions/muted_topics (deprecated)', () => {
+  it('mutes and unmutes by channel ID or name', async () => {
+    const member = await makeUser(t, org.realm);
+    const channel = await makeChannel(t, org, { subscribers: [member.user] });
+    const patch = (form: Record<string, string | number>) =>
+      api(t, org.host, 'patch', '/users/me/subscriptions/muted_topics', member.auth, form);
+    expect((await patch({ stream_id: channel.id, topic: 'noise', op: 'add' })).status).toBe(200);
+    const row = await t.db.userTopic.findFirstOrThrow({ where: { userId: member.user.id } });
+    expect(row.visibilityPolicy).toBe(1);
+    const again = await patch({ stream: channel.name, topic: 'Noise', op: 'add' });
+    expect(again.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'Topic already muted',
+    });
+    expect((await patch({ stream: channel.name, topic: 'noise', op: 'remove' })).status).toBe(200);
+    const notMuted = await patch({ stream_id: channel.id, topic: 'noise', op: 'remove' });
+    expect(notMuted.body.msg).toBe('Topic is not muted');
+    const both = await patch({
+      stream_id: channel.id,
+      stream: channel.name,
+      topic: 'x',
+      op: 'add',
+    });
+    expect(both.body.msg).toBe('Please supply exactly one of stream or stream_id.');
+  });
+});

@@ -1,0 +1,140 @@
+import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+
+let t: TestContext;
+let org: TestRealm;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  org = await makeRealm(t);
+});
+afterAll(() => t.close());
+
+const post = (auth: string, form: Record<string, string | number | boolean>) =>
+  api(t, org.host, 'post', '/users/me/status', auth, form);
+const getStatus = (userId: number) =>
+  api(t, org.host, 'get', `/users/${userId}/status`, org.owner.auth);
+
+describe('POST /users/me/status', () => {
+  it('sets text and emoji, emits user_status, and GET shows it', async () => {
+    const member = await makeUser(t, org.realm);
+    const mark = await outboxMark(t);
+    const res = await post(member.auth, { status_text: ' In a meeting ', emoji_name: 'car' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    const events = await eventsAfter(t, mark);
+    expect(events).toHaveLength(1);
+    expect(events[0].event).toEqual({
+      type: 'user_status',
+      user_id: member.user.id,
+      status_text: 'In a meeting',
+      emoji_name: 'car',
+      emoji_code: '1f697',
+      reaction_type: 'unicode_emoji',
+    });
+    expect(events[0].users).toContain(org.owner.user.id);
+    const shown = await getStatus(member.user.id);
+    expect(shown.body).toEqual({
+      result: 'success',
+      msg: '',
+      status: {
+        status_text: 'In a meeting',
+        emoji_name: 'car',
+        emoji_code: '1f697',
+        reaction_type: 'unicode_emoji',
+      },
+    });
+  });
+
+  it('changes only the passed fields and clears with empty strings', async () => {
+    const member = await makeUser(t, org.realm);
+    await post(member.auth, { status_text: 'Busy', emoji_name: 'car' });
+    await post(member.auth, { status_text: '' });
+    expect((await getStatus(member.user.id)).body.status).toEqual({
+      emoji_name: 'car',
+      emoji_code: '1f697',
+      reaction_type: 'unicode_emoji',
+    });
+    await post(member.auth, { emoji_name: '' });
+    expect((await getStatus(member.user.id)).body.status).toEqual({});
+  });
+
+  it('maps the deprecated away flag to presence_enabled', async () => {
+    const member = await makeUser(t, org.realm);
+    const mark = await outboxMark(t);
+    expect((await post(member.auth, { away: true })).status).toBe(200);
+    const row = await t.db.user.findUniqueOrThrow({ where: { id: member.user.id } });
+    expect(row.presenceEnabled).toBe(false);
+    expect((await eventsAfter(t, mark)).map((e) => e.event)).toContainEqual({
+      type: 'user_status',
+      user_id: member.user.id,
+      away: true,
+    });
+    expect((await getStatus(member.user.id)).body.status).toEqual({ away: true });
+  });
+
+  it('accepts custom and extra emoji with explicit codes', async () => {
+    const member = await makeUser(t, org.realm);
+    const custom = await t.db.realmEmoji.create({
+      data: { realmId: org.realm.id, name: 'partyparrot', fileName: 'p.png' },
+    });
+    const ok = await post(member.auth, {
+      emoji_name: 'partyparrot',
+      emoji_code: String(custom.id),
+      reaction_type: 'realm_emoji',
+    });
+    expect(ok.status).toBe(200);
+    const extra = await post(member.auth, {
+      emoji_name: 'zulip',
+      emoji_code: 'zulip',
+      reaction_type: 'zulip_extra_emoji',
+    });
+    expect(extra.status).toBe(200);
+  });
+
+  it('refuses each documented bad request and changes nothing', async () => {
+    const member = await makeUser(t, org.realm);
+    const cases: [Record<string, string>, string][] = [
+      [{}, 'Client did not pass any new values.'],
+      [{ status_text: 'x'.repeat(61) }, 'status_text is too long (limit: 60 characters)'],
+      [
+        { status_text: 'a', emoji_code: '1f697' },
+        'Client must pass emoji_name if they pass either emoji_code or reaction_type.',
+      ],
+      [
+        { status_text: 'a', reaction_type: 'unicode_emoji' },
+        'Client must pass emoji_name if they pass either emoji_code or reaction_type.',
+      ],
+      [{ emoji_name: 'not_an_emoji_name' }, "Emoji 'not_an_emoji_name' does not exist"],
+      [
+        { emoji_name: 'smile', emoji_code: '1f697', reaction_type: 'unicode_emoji' },
+        'Invalid emoji name.',
+      ],
+      [
+        { emoji_name: 'car', emoji_code: 'zzzz', reaction_type: 'unicode_emoji' },
+        'Invalid emoji code.',
+      ],
+      [
+        { emoji_name: 'ghost', emoji_code: '99999', reaction_type: 'realm_emoji' },
+        'Invalid custom emoji.',
+      ],
+      [{ emoji_name: 'car', emoji_code: '1f697', reaction_type: 'other' }, 'Invalid emoji type.'],
+    ];
+    for (const [form, msg] of cases) {
+      const res = await post(member.auth, form);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg });
+    }
+    expect(await t.db.userStatus.count({ where: { userId: member.user.id } })).toBe(0);
+    // Exactly 60 characters is allowed.
+    expect((await post(member.auth, { status_text: 'y'.repeat(60) })).status).toBe(200);
+  });
+});
+
+describe('GET /users/{user_id}/status', () => {
+  it('refuses an unknown user', async () => {
+    const res = await getStatus(999999);
+    expect(res.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: 'No such user' });
+  });
+});

@@ -1,0 +1,27 @@
+import bodyParser from 'body-parser';
+import express, { Router, type Express } from 'express';
+import type { AppContext } from '../../libs/domain/context';
+import type { EventsTier } from '../../libs/events/events-tier';
+import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
+import { multipartFields } from '../../libs/http/multipart-fields';
+import { eventRoutes } from './routes';
+
+/** The event-queue tier's HTTP side: `GET /api/v1/events` (long-poll) and `DELETE /api/v1/events`. */
+export function createEventsApp(ctx: AppContext, tier: EventsTier): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', true);
+  app.set('query parser', 'simple');
+  app.use(bodyParser.urlencoded({ extended: false, limit: '1mb', parameterLimit: 1000 }));
+  app.use(multipartFields({ fieldSize: 1024 * 1024, fields: 1000 }));
+  const router = Router();
+  eventRoutes(router, ctx, tier);
+  app.use('/api/v1', router);
+  app.use('/json', router);
+  app.get('/health', (_req, res) => {
+    res.json({ result: 'success', msg: '', polls: tier.waker.pollCount });
+  });
+  app.use(unknownRoute);
+  app.use(errorHandler(ctx.log));
+  return app;
+}

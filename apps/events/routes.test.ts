@@ -1,0 +1,335 @@
+import request from 'supertest';
+import type { Stream } from '../../generated/prisma/client';
+import { Role } from '../../libs/domain/users/roles';
+import { domainStreamKey, inTransaction } from '../../libs/events/outbox';
+import { sweepOutbox } from '../../libs/events/sweeper';
+import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
+import {
+  eventsUntil,
+  poll,
+  register,
+  startTestEvents,
+  type EventBody,
+  type TestEvents,
+} from '../../test/events-factories';
+import { startTestContext, type TestContext } from '../../test/harness';
+import { makeChannel, postDirect, postToChannel } from '../../test/message-factories';
+import { expectOpenApiResponse } from '../../test/openapi';
+
+let t: TestContext;
+let ev: TestEvents;
+let org: TestRealm;
+let alice: TestUser;
+let bob: TestUser;
+let carol: TestUser;
+let guest: TestUser;
+let design: Stream;
+
+beforeAll(async () => {
+  t = await startTestContext({ HEARTBEAT_SECONDS: '1', EVENT_QUEUE_IDLE_SECONDS: '600' });
+  ev = await startTestEvents(t);
+  org = await makeRealm(t);
+  alice = await makeUser(t, org.realm, { fullName: 'Alice' });
+  bob = await makeUser(t, org.realm, { fullName: 'Bob' });
+  carol = await makeUser(t, org.realm, { fullName: 'Carol' });
+  guest = await makeUser(t, org.realm, { role: Role.GUEST });
+  design = await makeChannel(t, org.realm, { name: 'design', subscribers: [alice.user, bob.user] });
+});
+afterAll(async () => {
+  await ev.stop();
+  await t.close();
+});
+
+const messagesOf = (events: EventBody[]) => events.filter((e) => e.type === 'message');
+
+describe('GET /events', () => {
+  it('answers at once with dont_block and an empty queue', async () => {
+    const q = await register(t, org.host, alice.auth);
+    expect(q.last_event_id).toBe(-1);
+    const res = await poll(ev, org.host, alice.auth, {
+      queue_id: q.queue_id,
+      last_event_id: -1,
+      dont_block: true,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: 'success', msg: '', events: [], queue_id: q.queue_id });
+    expectOpenApiResponse('/events', 'get', res.body);
+  });
+
+  it('wakes a waiting long-poll with a message event, rendered per queue', async () => {
+    const html = await register(t, org.host, bob.auth, { apply_markdown: 'true' });
+    const raw = await register(t, org.host, bob.auth, { apply_markdown: 'false' });
+    const waiting = poll(ev, org.host, bob.auth, { queue_id: html.queue_id, last_event_id: -1 });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const id = await postToChannel(t, org.realm, alice.user, design, 'plans', '**bold** move');
+    const res = await waiting;
+    expect(res.status).toBe(200);
+    const [event] = res.body.events as EventBody[];
+    expect(event).toMatchObject({ type: 'message', id: 0, flags: [] });
+    const message = event.message as Record<string, unknown>;
+    expect(message).toMatchObject({ id, content: '<p><strong>bold</strong> move</p>' });
+    expect(message.content_type).toBe('text/html');
+    expect(event).not.toHaveProperty('raw_content');
+    expectOpenApiResponse('/events', 'get', res.body);
+
+    const rawEvents = await eventsUntil(ev, org.host, bob.auth, raw.queue_id, (e) => e.length > 0);
+    const rawMessage = rawEvents[0].message as Record<string, unknown>;
+    expect(rawMessage.content).toBe('**bold** move');
+    expect(rawMessage.content_type).toBe('text/x-markdown');
+  });
+
+  it('acknowledges with last_event_id and keeps ids increasing', async () => {
+    const q = await register(t, org.host, bob.auth);
+    await postToChannel(t, org.realm, alice.user, design, 'ack', 'one');
+    await postToChannel(t, org.realm, alice.user, design, 'ack', 'two');
+    const both = await eventsUntil(ev, org.host, bob.auth, q.queue_id, (e) => e.length >= 2);
+    expect(both.map((e) => e.id)).toEqual([0, 1]);
+    const rest = await poll(ev, org.host, bob.auth, {
+      queue_id: q.queue_id,
+      last_event_id: 0,
+      dont_block: true,
+    });
+    expect((rest.body.events as EventBody[]).map((e) => e.id)).toEqual([1]);
+    const none = await poll(ev, org.host, bob.auth, {
+      queue_id: q.queue_id,
+      last_event_id: 1,
+      dont_block: true,
+    });
+    expect(none.body.events).toEqual([]);
+    // Acknowledged events are gone even for a poll without last_event_id.
+    const again = await poll(ev, org.host, bob.auth, { queue_id: q.queue_id, dont_block: true });
+    expect(again.body.events).toEqual([]);
+  });
+
+  it('answers a poll that waited the heartbeat interval with a heartbeat event', async () => {
+    const q = await register(t, org.host, carol.auth);
+    const started = Date.now();
+    const res = await poll(ev, org.host, carol.auth, { queue_id: q.queue_id, last_event_id: -1 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(res.body.events).toEqual([{ type: 'heartbeat', id: 0 }]);
+    expectOpenApiResponse('/events', 'get', res.body);
+  });
+
+  it('refuses an unknown queue with BAD_EVENT_QUEUE_ID', async () => {
+    const res = await poll(ev, org.host, alice.auth, { queue_id: 'nope', dont_block: true });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      result: 'error',
+      msg: 'Bad event queue ID: nope',
+      code: 'BAD_EVENT_QUEUE_ID',
+      queue_id: 'nope',
+    });
+  });
+
+  it("refuses another user's queue", async () => {
+    const q = await register(t, org.host, alice.auth);
+    const res = await poll(ev, org.host, bob.auth, { queue_id: q.queue_id, dont_block: true });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      code: 'BAD_REQUEST',
+      msg: 'You are not authorized to get events from this queue',
+    });
+  });
+
+  it('registers a queue on the fly when no queue_id is given', async () => {
+    const res = await poll(ev, org.host, alice.auth, {
+      dont_block: true,
+      event_types: JSON.stringify(['message']),
+    });
+    expect(res.status).toBe(200);
+    expect(typeof res.body.queue_id).toBe('string');
+    await postToChannel(t, org.realm, bob.user, design, 'fly', 'hello');
+    const got = await eventsUntil(ev, org.host, alice.auth, res.body.queue_id, (e) => e.length > 0);
+    expect(messagesOf(got)).toHaveLength(1);
+  });
+
+  it('refuses on-the-fly all_public_streams queues for guests', async () => {
+    const res = await poll(ev, org.host, guest.auth, {
+      dont_block: true,
+      all_public_streams: true,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      result: 'error',
+      msg: 'User not authorized for this query',
+      code: 'BAD_REQUEST',
+    });
+  });
+
+  it('needs authentication', async () => {
+    const res = await request(ev.app)
+      .get('/api/v1/events')
+      .set('Host', org.host)
+      .query({ queue_id: 'x' });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('DELETE /events', () => {
+  it('deletes the queue; later polls get BAD_EVENT_QUEUE_ID', async () => {
+    const q = await register(t, org.host, alice.auth);
+    const del = await request(ev.app)
+      .delete('/api/v1/events')
+      .set('Host', org.host)
+      .set('Authorization', alice.auth)
+      .type('form')
+      .send({ queue_id: q.queue_id });
+    expect(del.body).toEqual({ result: 'success', msg: '' });
+    const res = await poll(ev, org.host, alice.auth, { queue_id: q.queue_id, dont_block: true });
+    expect(res.body.code).toBe('BAD_EVENT_QUEUE_ID');
+  });
+
+  it('refuses unknown and foreign queues, and a missing queue_id', async () => {
+    const q = await register(t, org.host, alice.auth);
+    const call = (auth: string, form: Record<string, string>) =>
+      request(ev.app)
+        .delete('/api/v1/events')
+        .set('Host', org.host)
+        .set('Authorization', auth)
+        .type('form')
+        .send(form);
+    expect((await call(alice.auth, { queue_id: 'gone' })).body.code).toBe('BAD_EVENT_QUEUE_ID');
+    expect((await call(bob.auth, { queue_id: q.queue_id })).body.code).toBe('BAD_REQUEST');
+    expect((await call(alice.auth, {})).body).toMatchObject({
+      code: 'REQUEST_VARIABLE_MISSING',
+      var_name: 'queue_id',
+    });
+    expect(await t.redis.exists(`${t.config.redisPrefix}queue:${q.queue_id}`)).toBe(1);
+  });
+});
+
+describe('filtering', () => {
+  it('honours event_types', async () => {
+    const q = await register(t, org.host, bob.auth, { event_types: JSON.stringify(['typing']) });
+    await postToChannel(t, org.realm, alice.user, design, 'types', 'not for this queue');
+    await request(t.app)
+      .post('/api/v1/typing')
+      .set('Host', org.host)
+      .set('Authorization', alice.auth)
+      .type('form')
+      .send({ op: 'start', to: JSON.stringify([bob.user.id]) });
+    const got = await eventsUntil(ev, org.host, bob.auth, q.queue_id, (e) => e.length > 0);
+    expect(got.map((e) => e.type)).toEqual(['typing']);
+  });
+
+  it('honours a narrow', async () => {
+    const q = await register(t, org.host, bob.auth, { narrow: JSON.stringify([['is', 'dm']]) });
+    await postToChannel(t, org.realm, alice.user, design, 'narrow', 'channel message');
+    const dm = await postDirect(t, org.realm, alice.user, [bob.user], 'direct message');
+    const got = await eventsUntil(ev, org.host, bob.auth, q.queue_id, (e) => e.length > 0);
+    expect(messagesOf(got).map((e) => (e.message as { id: number }).id)).toEqual([dm]);
+  });
+
+  it('delivers public channel messages to all_public_streams queues of non-subscribers', async () => {
+    const q = await register(t, org.host, carol.auth, { all_public_streams: 'true' });
+    const plain = await register(t, org.host, carol.auth);
+    const id = await postToChannel(t, org.realm, alice.user, design, 'public', 'for everyone');
+    await eventsUntil(ev, org.host, carol.auth, q.queue_id, (e) => e.length > 0);
+    // The message travels in one envelope per flag set (sender's copy is read); it arrives once.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const got = await eventsUntil(ev, org.host, carol.auth, q.queue_id, () => true);
+    expect(messagesOf(got).map((e) => (e.message as { id: number }).id)).toEqual([id]);
+    expect(got[0].flags).toEqual([]);
+    const none = await poll(ev, org.host, carol.auth, {
+      queue_id: plain.queue_id,
+      dont_block: true,
+    });
+    expect(none.body.events).toEqual([]);
+  });
+
+  it('keeps private channel messages from all_public_streams queues', async () => {
+    const secret = await makeChannel(t, org.realm, {
+      inviteOnly: true,
+      subscribers: [alice.user],
+    });
+    const q = await register(t, org.host, carol.auth, { all_public_streams: 'true' });
+    await postToChannel(t, org.realm, alice.user, secret, 'hidden', 'secret');
+    await postDirect(t, org.realm, alice.user, [carol.user], 'marker');
+    const got = await eventsUntil(ev, org.host, carol.auth, q.queue_id, (e) => e.length > 0);
+    expect(messagesOf(got).map((e) => (e.message as { content: string }).content)).toEqual([
+      'marker',
+    ]);
+  });
+});
+
+describe('legacy settings events', () => {
+  it('adds update_display_settings for queues without user_settings_object', async () => {
+    const legacy = await register(t, org.host, alice.auth);
+    const modern = await register(t, org.host, alice.auth, {
+      client_capabilities: JSON.stringify({ user_settings_object: true }),
+    });
+    const res = await request(t.app)
+      .patch('/api/v1/settings')
+      .set('Host', org.host)
+      .set('Authorization', alice.auth)
+      .type('form')
+      .send({ twenty_four_hour_time: 'true' });
+    expect(res.status).toBe(200);
+    const old = await eventsUntil(ev, org.host, alice.auth, legacy.queue_id, (e) => e.length >= 2);
+    expect(old.map((e) => e.type)).toEqual(['user_settings', 'update_display_settings']);
+    expect(old[1]).toEqual({
+      type: 'update_display_settings',
+      id: 1,
+      user: alice.email,
+      setting_name: 'twenty_four_hour_time',
+      setting: true,
+    });
+    const fresh = await eventsUntil(ev, org.host, alice.auth, modern.queue_id, (e) => e.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const all = await poll(ev, org.host, alice.auth, {
+      queue_id: modern.queue_id,
+      dont_block: true,
+    });
+    expect(fresh.map((e) => e.type)).toEqual(['user_settings']);
+    expect((all.body.events as EventBody[]).map((e) => e.type)).toEqual(['user_settings']);
+  });
+});
+
+describe('delivery guarantees', () => {
+  it('delivers a re-published outbox row once', async () => {
+    const q = await register(t, org.host, bob.auth);
+    const outboxId = await inTransaction(t, async (_tx, events) => {
+      await events.emit(org.realm.id, { type: 'alert_words', alert_words: ['x'] }, [bob.user.id]);
+      return events.outboxIds[0];
+    });
+    const envelope = JSON.stringify({
+      outboxId: outboxId.toString(),
+      realmId: org.realm.id,
+      users: [bob.user.id],
+      event: { type: 'alert_words', alert_words: ['x'] },
+    });
+    await t.redis.xadd(domainStreamKey(t.config.redisPrefix), '*', 'envelope', envelope);
+    await postDirect(t, org.realm, alice.user, [bob.user], 'after');
+    const got = await eventsUntil(ev, org.host, bob.auth, q.queue_id, (e) =>
+      e.some((x) => x.type === 'message'),
+    );
+    expect(got.map((e) => e.type)).toEqual(['alert_words', 'message']);
+  });
+
+  it('sweeps outbox rows a crashed process never published', async () => {
+    const q = await register(t, org.host, bob.auth);
+    await t.db.outboxEvent.create({
+      data: {
+        realmId: org.realm.id,
+        eventJson: { type: 'alert_words', alert_words: ['swept'] },
+        usersJson: [bob.user.id],
+        createdAt: new Date(Date.now() - 60_000),
+      },
+    });
+    expect(await sweepOutbox(t)).toBeGreaterThanOrEqual(0);
+    const got = await eventsUntil(ev, org.host, bob.auth, q.queue_id, (e) => e.length > 0);
+    expect(got).toEqual([{ type: 'alert_words', alert_words: ['swept'], id: 0 }]);
+    expect(await t.db.outboxEvent.count({ where: { publishedAt: null } })).toBe(0);
+  });
+
+  it('garbage-collects idle queues', async () => {
+    const q = await register(t, org.host, bob.auth);
+    const removed = await ev.tier.store.collectGarbage(Date.now() + 601_000);
+    expect(removed).toBeGreaterThanOrEqual(1);
+    const res = await poll(ev, org.host, bob.auth, { queue_id: q.queue_id, dont_block: true });
+    expect(res.body.code).toBe('BAD_EVENT_QUEUE_ID');
+    expect(
+      await t.redis.sismember(`${t.config.redisPrefix}user-queues:${bob.user.id}`, q.queue_id),
+    ).toBe(0);
+  });
+});

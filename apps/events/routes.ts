@@ -1,0 +1,62 @@
+import type { Router } from 'express';
+import Joi from 'joi';
+import type { AppContext } from '../../libs/domain/context';
+import { queueParamSpec, type QueueParams } from '../../libs/domain/register/queue-params';
+import { queueFromRequest } from '../../libs/domain/register/register-queue';
+import type { EventsTier } from '../../libs/events/events-tier';
+import { getEvents, ownedQueue } from '../../libs/events/get-events';
+import { P } from '../../libs/http/params';
+import { authed } from '../../libs/http/route';
+
+interface GetEventsParams extends QueueParams {
+  queue_id?: string;
+  last_event_id?: number;
+  dont_block: boolean;
+}
+
+/** `GET /events` (long-poll, spec 4.5) and `DELETE /events`. */
+export function eventRoutes(router: Router, ctx: AppContext, tier: EventsTier): void {
+  router.get(
+    '/events',
+    authed<GetEventsParams>(
+      ctx,
+      {
+        ...queueParamSpec,
+        queue_id: P.string(Joi.string()),
+        last_event_id: P.int(),
+        dont_block: P.bool(Joi.boolean().default(false)),
+      },
+      async ({ user, realm, params, req }) => {
+        let queueId = params.queue_id;
+        if (queueId === undefined) {
+          const client = req.headers['user-agent'] ?? '';
+          const queue = await queueFromRequest(ctx, { user, realm, params, client });
+          queueId = (await tier.store.create(queue)).id;
+        }
+        // A client that hangs up ends its poll; the events stay queued for the next one.
+        const closed = new Promise<void>((resolve) => req.res?.on('close', () => resolve()));
+        const events = await getEvents(tier.store, tier.waker, {
+          user,
+          queueId,
+          lastEventId: params.last_event_id,
+          dontBlock: params.dont_block,
+          heartbeatSeconds: ctx.config.heartbeatSeconds,
+          closed,
+        });
+        if (events === null) return;
+        return { events, queue_id: queueId };
+      },
+    ),
+  );
+  router.delete(
+    '/events',
+    authed<{ queue_id: string }>(
+      ctx,
+      { queue_id: P.string(Joi.string().required()) },
+      async ({ user, params }) => {
+        const queue = await ownedQueue(tier.store, user, params.queue_id);
+        await tier.store.delete(queue);
+      },
+    ),
+  );
+}

@@ -1,0 +1,16 @@
+import { configOrExit, createAppContext } from '../../libs/runtime/context';
+import { runUntilSignal } from '../../libs/runtime/shutdown';
+import { jobHandlers } from './handlers';
+import { startWorkers } from './start-workers';
+
+/**
+ * The worker tier. On SIGTERM/SIGINT `close()` lets the jobs in flight finish; a worker killed
+ * outright loses its job lock and BullMQ's stalled-job check hands the job to another worker.
+ */
+async function main() {
+  const ctx = createAppContext(configOrExit());
+  const workers = startWorkers(ctx, jobHandlers);
+  runUntilSignal(ctx, [() => workers.close()]);
+}
+
+void main();

@@ -1,0 +1,115 @@
+import { Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { AppContext } from '../../libs/domain/context';
+import {
+  bullPrefix,
+  jobCatalogue,
+  validatePayload,
+  type JobNameValue,
+  type JobPayloads,
+  type QueueNameValue,
+} from '../../libs/jobs';
+
+/** What a handler learns about its run besides the payload. */
+export interface JobRun {
+  attempt: number;
+  /** True on the last allowed attempt: a failure now is final. */
+  isLastAttempt: boolean;
+}
+
+export type JobHandler<N extends JobNameValue> = (
+  ctx: AppContext,
+  payload: JobPayloads[N],
+  run: JobRun,
+) => Promise<void>;
+
+export interface HandlerEntry<N extends JobNameValue = JobNameValue> {
+  name: N;
+  handle: JobHandler<N>;
+}
+
+/** Keeps the payload type of each entry tied to its job name. */
+export const handler = <N extends JobNameValue>(name: N, handle: JobHandler<N>): HandlerEntry =>
+  ({ name, handle }) as unknown as HandlerEntry;
+
+export interface WorkerOptions {
+  /** Jobs run at once per queue. */
+  concurrency?: Partial<Record<QueueNameValue, number>>;
+  /** How long a job's lock lives without renewal; a killed worker's job is retried after it. */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+}
+
+export interface RunningWorkers {
+  /** Stops taking jobs and waits for the jobs in flight to finish. */
+  close(): Promise<void>;
+}
+
+/** Every job of the catalogue must have exactly one handler; anything else is a deployment bug. */
+export function checkHandlers(entries: HandlerEntry[]): Map<JobNameValue, HandlerEntry> {
+  const byName = new Map<JobNameValue, HandlerEntry>();
+  const problems: string[] = [];
+  for (const entry of entries) {
+    if (!(entry.name in jobCatalogue)) problems.push(`handler for unknown job "${entry.name}"`);
+    else if (byName.has(entry.name)) problems.push(`two handlers for job "${entry.name}"`);
+    byName.set(entry.name, entry);
+  }
+  for (const name of Object.keys(jobCatalogue) as JobNameValue[]) {
+    if (!byName.has(name)) problems.push(`no handler for job "${name}"`);
+  }
+  if (problems.length) throw new Error(`Refusing to start workers: ${problems.join('; ')}`);
+  return byName;
+}
+
+/** Starts one BullMQ worker per queue of the catalogue, dispatching on the job name. */
+export function startWorkers(
+  ctx: AppContext,
+  entries: HandlerEntry[],
+  options: WorkerOptions = {},
+): RunningWorkers {
+  const byName = checkHandlers(entries);
+  const queueNames = [...new Set(Object.values(jobCatalogue).map((d) => d.queue))];
+  const connection = new Redis(ctx.config.redisUrl, { maxRetriesPerRequest: null });
+  const workers = queueNames.map((queueName) => {
+    const worker = new Worker(
+      queueName,
+      async (job: Job) => {
+        const name = job.name as JobNameValue;
+        const entry = byName.get(name);
+        if (!entry || jobCatalogue[name].queue !== queueName) {
+          throw new Error(`No handler for job "${job.name}" on queue "${queueName}"`);
+        }
+        const payload = validatePayload(name, job.data);
+        const attempts = job.opts.attempts ?? 1;
+        const attempt = job.attemptsMade + 1;
+        await entry.handle(ctx, payload as never, { attempt, isLastAttempt: attempt >= attempts });
+      },
+      {
+        connection,
+        prefix: bullPrefix(ctx.config.redisPrefix),
+        concurrency: options.concurrency?.[queueName] ?? 5,
+        lockDuration: options.lockDurationMs ?? 30000,
+        stalledInterval: options.stalledIntervalMs ?? 30000,
+        maxStalledCount: 2,
+      },
+    );
+    worker.on('failed', (job, err) => {
+      ctx.log.warn('worker', 'job failed', {
+        queue: queueName,
+        job: job?.name,
+        id: job?.id,
+        attempt: job?.attemptsMade,
+        error: err.message,
+      });
+    });
+    worker.on('error', (err) => ctx.log.error('worker', 'worker error', { error: err.message }));
+    return worker;
+  });
+  ctx.log.info('worker', 'workers started', { queues: queueNames });
+  return {
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+      connection.disconnect();
+    },
+  };
+}

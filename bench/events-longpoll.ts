@@ -1,0 +1,196 @@
+/**
+ * Event-queue benchmark (not a test): `npx tsx bench/events-longpoll.ts`.
+ *
+ * 1. Starts one `events` process and opens BENCH_POLLS idle long-polls against it (one queue
+ *    each), then reports the process's resident memory before and with the polls waiting.
+ * 2. For 10, 1,000 and 10,000 recipients (BENCH_SIZES), sends channel messages through the
+ *    domain action (as an API replica does) and measures, per recipient, the time from the send
+ *    call to the wake-up of that recipient's queue (the moment a waiting poll would answer):
+ *    p50 and p99 over all recipients of BENCH_MESSAGES messages.
+ *
+ * It creates a scratch database (migrated from scratch) and a scratch Redis prefix, and drops
+ * both at the end.
+ */
+import { Redis } from 'ioredis';
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { loadConfig } from '../libs/config';
+import { applyMigrations } from '../libs/db/migrate';
+import { sendMessage } from '../libs/domain/messages/send-message';
+import { createAppContext } from '../libs/runtime/context';
+import { QueueStore, queueKeys } from '../libs/events/queue-store';
+import { DEFAULT_CAPABILITIES } from '../libs/events/types';
+import { hashApiKey } from '../libs/domain/users/api-keys';
+import { databaseUrl, dropDatabase, withAdminClient } from '../test/databases';
+import { makeRealm, makeUser } from '../test/factories';
+import { makeChannel } from '../test/message-factories';
+import { startTier } from '../test/multiprocess/processes';
+
+const POLLS = Number(process.env.BENCH_POLLS ?? 5000);
+const SIZES = (process.env.BENCH_SIZES ?? '10,1000,10000').split(',').map(Number);
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5);
+
+const rssMb = (pid: number) => {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
+  return Number(line?.replace(/\D+/g, '') ?? 0) / 1024;
+};
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main() {
+  const suffix = randomBytes(4).toString('hex');
+  const dbName = `chat_bench_${suffix}`;
+  await withAdminClient((c) => c.query(`CREATE DATABASE "${dbName}"`));
+  await applyMigrations(databaseUrl(dbName));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl(dbName),
+    REDIS_PREFIX: `bench:${suffix}:`,
+    EXTERNAL_HOST: 'chat.test',
+    BCRYPT_ROUNDS: '4',
+    LOG_LEVEL: 'error',
+    HEARTBEAT_SECONDS: '600',
+  });
+  const ctx = createAppContext(config, { maxConnections: 10 });
+  const events = await startTier('events', config, { HEARTBEAT_SECONDS: '600' });
+  const pid = events.child.pid!;
+  const results: string[] = [];
+  try {
+    const org = await makeRealm(ctx);
+    const poller = await makeUser(ctx, org.realm, { fullName: 'Poller' });
+    const store = new QueueStore(ctx.redis, config.redisPrefix, config.eventQueueIdleSeconds);
+    const queueFor = (userId: number) =>
+      store.create({
+        userId,
+        realmId: org.realm.id,
+        eventTypes: null,
+        narrow: [],
+        allPublicStreams: false,
+        applyMarkdown: true,
+        clientGravatar: false,
+        slimPresence: false,
+        capabilities: DEFAULT_CAPABILITIES,
+        client: 'bench',
+      });
+
+    // --- idle long-polls ---
+    await sleep(1000);
+    const idleRss = rssMb(pid);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+    const requests: http.ClientRequest[] = [];
+    for (let i = 0; i < POLLS; i++) {
+      const queue = await queueFor(poller.user.id);
+      const req = http.get(
+        `${events.url}/api/v1/events?queue_id=${queue.id}&last_event_id=-1`,
+        { agent, headers: { Host: org.host, Authorization: poller.auth } },
+        (res) => res.resume(),
+      );
+      req.on('error', () => undefined);
+      requests.push(req);
+      if (i % 500 === 499) await sleep(200);
+    }
+    for (let waited = 0; waited < 360; waited++) {
+      const health = (await (await fetch(`${events.url}/health`)).json()) as { polls: number };
+      if (health.polls >= POLLS) break;
+      await sleep(500);
+    }
+    const health = (await (await fetch(`${events.url}/health`)).json()) as { polls: number };
+    await sleep(1000);
+    const pollRss = rssMb(pid);
+    results.push(
+      `| ${POLLS} idle long-polls, one events process | ${health.polls} waiting | RSS ${idleRss.toFixed(0)} MB idle -> ${pollRss.toFixed(0)} MB (${(((pollRss - idleRss) * 1024) / POLLS).toFixed(1)} KB per poll) |`,
+    );
+    for (const req of requests) req.destroy();
+    agent.destroy();
+    // Let the events process finish closing those polls before timing deliveries.
+    await sleep(5000);
+
+    // --- send-to-delivery latency ---
+    const sender = await makeUser(ctx, org.realm, { fullName: 'Sender' });
+    const subscriber = new Redis(config.redisUrl);
+    const wakePrefix = queueKeys(config.redisPrefix).wake('');
+    const arrivals = new Map<string, number>();
+    subscriber.on('pmessage', (_p: string, channel: string) => {
+      const queueId = channel.slice(wakePrefix.length);
+      if (!arrivals.has(queueId)) arrivals.set(queueId, performance.now());
+    });
+    await subscriber.psubscribe(`${wakePrefix}*`);
+    for (const size of SIZES) {
+      const users = await bulkUsers(ctx, org.realm.id, size - 1, `s${size}`);
+      const channel = await makeChannel(ctx, org.realm, {
+        name: `bench-${size}`,
+        subscribers: [sender.user],
+      });
+      await ctx.db.subscription.createMany({
+        data: users.map((userId) => ({
+          userId,
+          recipientId: channel.recipientId!,
+          color: '#c2c2c2',
+        })),
+      });
+      const queueIds: string[] = [];
+      for (let i = 0; i < users.length; i += 500) {
+        const batch = await Promise.all(users.slice(i, i + 500).map((u) => queueFor(u)));
+        queueIds.push(...batch.map((q) => q.id));
+      }
+      const latencies: number[] = [];
+      for (let m = 0; m < MESSAGES; m++) {
+        arrivals.clear();
+        const started = performance.now();
+        await sendMessage(ctx, {
+          sender: sender.user,
+          realm: org.realm,
+          type: 'stream',
+          to: channel.id,
+          topic: 'bench',
+          content: `message ${m}`,
+          clientName: 'bench',
+        });
+        const deadline = Date.now() + 60_000;
+        while (queueIds.some((q) => !arrivals.has(q)) && Date.now() < deadline) await sleep(5);
+        for (const q of queueIds) latencies.push((arrivals.get(q) ?? Infinity) - started);
+      }
+      latencies.sort((a, b) => a - b);
+      results.push(
+        `| ${size.toLocaleString('en-US')} recipients (${MESSAGES} messages) | p50 ${percentile(latencies, 50).toFixed(1)} ms | p99 ${percentile(latencies, 99).toFixed(1)} ms |`,
+      );
+      await store.collectGarbage(Date.now() + 10 ** 9);
+    }
+    subscriber.disconnect();
+  } finally {
+    await events.stop();
+    const keys = await ctx.redis.keys(`${config.redisPrefix}*`);
+    for (let i = 0; i < keys.length; i += 1000) await ctx.redis.del(...keys.slice(i, i + 1000));
+    await ctx.close();
+    await withAdminClient((c) => dropDatabase(c, dbName));
+  }
+  process.stdout.write(`${results.join('\n')}\n`);
+}
+
+/** Inserts `count` plain member accounts in one statement; returns their ids. */
+async function bulkUsers(
+  ctx: ReturnType<typeof createAppContext>,
+  realmId: number,
+  count: number,
+  tag: string,
+): Promise<number[]> {
+  const rows = Array.from({ length: count }, (_, i) => ({
+    realmId,
+    email: `${tag}-${i}@bench.test`,
+    deliveryEmail: `${tag}-${i}@bench.test`,
+    fullName: `Bench ${tag} ${i}`,
+    apiKeyHash: hashApiKey(`${tag}-${i}-${randomBytes(8).toString('hex')}`),
+    apiKeyCiphertext: '',
+  }));
+  const created = await ctx.db.user.createManyAndReturn({ data: rows, select: { id: true } });
+  return created.map((u) => u.id);
+}
+
+void main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,165 @@
+/**
+ * Message-send benchmark (not a timed test). Run with `npx tsx bench/send-messages.ts`.
+ *
+ * Creates a throw-away database (all migrations applied), an organization, and channels with
+ * 10, 1,000 and 10,000 subscribers (users and subscriptions bulk-inserted with SQL), then sends
+ * messages through the real HTTP API (in-process server on loopback, Basic auth, form body) one
+ * at a time and prints messages per second and p50/p99 latency per channel size.
+ *
+ * Environment: BENCH_PG_URL (default postgresql://postgres@127.0.0.1:5432), BENCH_REDIS_URL
+ * (default redis://127.0.0.1:6379/0), BENCH_MESSAGES (per channel; default 200).
+ */
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
+import { Redis } from 'ioredis';
+import { createApiApp } from '../apps/api/app';
+import { loadConfig } from '../libs/config';
+import { createDb } from '../libs/db/client';
+import { applyMigrations } from '../libs/db/migrate';
+import type { AppContext } from '../libs/domain/context';
+import { insertChannel } from '../libs/domain/channels/insert-channel';
+import { systemGroupIds } from '../libs/domain/groups/system-groups';
+import { createRealm } from '../libs/domain/realms/create-realm';
+import { inTransaction } from '../libs/events/outbox';
+import { createLogger } from '../libs/log';
+
+const PG = process.env.BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432';
+const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 200);
+const SIZES = [10, 1_000, 10_000];
+
+async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: `${PG}/postgres` });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+/** Bulk-creates `count` member accounts and subscribes them, plus the sender, to a new channel. */
+async function channelWithSubscribers(
+  ctx: AppContext,
+  realmId: number,
+  senderId: number,
+  count: number,
+): Promise<number> {
+  return inTransaction(ctx, async (tx) => {
+    const groups = await systemGroupIds(tx, realmId);
+    const stream = await insertChannel(tx, groups, {
+      realmId,
+      name: `bench-${count}`,
+      description: '',
+      renderedDescription: '',
+      creatorId: senderId,
+    });
+    const tag = randomBytes(3).toString('hex');
+    await tx.$executeRawUnsafe(
+      `INSERT INTO users (realm_id, email, delivery_email, full_name, api_key_hash, api_key_ciphertext)
+       SELECT $1::int, 'bench-${tag}-' || g || '@example.com', 'bench-${tag}-' || g || '@example.com',
+              'Bench ${tag} ' || g, 'bench-${tag}-' || g, ''
+       FROM generate_series(1, $2::int) AS g`,
+      realmId,
+      count,
+    );
+    await tx.$executeRawUnsafe(
+      `INSERT INTO subscriptions (user_id, recipient_id)
+       SELECT id, $1::int FROM users WHERE email LIKE 'bench-${tag}-%'
+       UNION SELECT $2::int, $1::int`,
+      stream.recipientId,
+      senderId,
+    );
+    return stream.id;
+  });
+}
+
+async function main(): Promise<void> {
+  const suffix = randomBytes(4).toString('hex');
+  const database = `chat_bench_${suffix}`;
+  await admin((c) => c.query(`CREATE DATABASE "${database}"`));
+  const databaseUrl = `${PG}/${database}`;
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: REDIS,
+    REDIS_PREFIX: `bench:${suffix}:`,
+    EXTERNAL_HOST: 'bench.test',
+    BCRYPT_ROUNDS: '4',
+    LOG_LEVEL: 'error',
+    LOG_FORMAT: 'json',
+    SECRET_KEY: randomBytes(32).toString('hex'),
+    RATE_LIMIT_API_REQUESTS: '1000000',
+  });
+  const db = createDb(databaseUrl, { maxConnections: 10 });
+  const redis = new Redis(config.redisUrl);
+  const log = createLogger({ level: config.logLevel, format: config.logFormat });
+  const ctx: AppContext = { db, redis, config, log };
+  const server = createApiApp(ctx).listen(0, '127.0.0.1');
+  try {
+    await applyMigrations(databaseUrl);
+    if (!server.listening) {
+      await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    }
+    const { port } = server.address() as AddressInfo;
+    const created = await createRealm(ctx, {
+      stringId: '',
+      name: 'Bench',
+      owner: { email: 'sender@example.com', fullName: 'Bench Sender', password: null },
+    });
+    const auth = `Basic ${Buffer.from(`${created.owner.user.email}:${created.owner.apiKey}`).toString('base64')}`;
+    process.stdout.write(`Sending ${MESSAGES} messages per channel, one at a time, over HTTP\n`);
+    process.stdout.write('subscribers | msgs/sec | p50 ms | p99 ms\n');
+    for (const size of SIZES) {
+      const streamId = await channelWithSubscribers(
+        ctx,
+        created.realm.id,
+        created.owner.user.id,
+        size,
+      );
+      const latencies: number[] = [];
+      const started = performance.now();
+      for (let i = 0; i < MESSAGES; i++) {
+        const t0 = performance.now();
+        const res = await fetch(`http://127.0.0.1:${port}/api/v1/messages`, {
+          method: 'POST',
+          headers: {
+            Authorization: auth,
+            'Content-Type': 'application/x-www-form-urlencoded',
+            'User-Agent': 'BenchClient/1.0',
+          },
+          body: new URLSearchParams({
+            type: 'stream',
+            to: String(streamId),
+            topic: `bench ${i % 10}`,
+            content: `Benchmark message ${i} with **some** _markdown_ and a link https://example.com/${i}`,
+          }),
+        });
+        if (res.status !== 200) throw new Error(`send failed: ${res.status} ${await res.text()}`);
+        latencies.push(performance.now() - t0);
+      }
+      const elapsed = (performance.now() - started) / 1000;
+      latencies.sort((a, b) => a - b);
+      const rows = await db.userMessage.count();
+      process.stdout.write(
+        `${String(size).padStart(11)} | ${(MESSAGES / elapsed).toFixed(1).padStart(8)} | ${percentile(latencies, 50).toFixed(1).padStart(6)} | ${percentile(latencies, 99).toFixed(1).padStart(6)}   (user_messages rows so far: ${rows})\n`,
+      );
+    }
+  } finally {
+    server.close();
+    await db.$disconnect();
+    const keys = await redis.keys(`bench:${suffix}:*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,67 @@
+import type { User } from '../../../generated/prisma/client';
+import type { Db, Tx } from '../../db/client';
+import { inTransaction } from '../../events/outbox';
+import type { AppContext } from '../context';
+
+export const MAX_ALERT_WORD_LENGTH = 100;
+
+export async function listAlertWords(db: Db | Tx, userId: number): Promise<string[]> {
+  const rows = await db.alertWord.findMany({
+    where: { userId },
+    orderBy: { id: 'asc' },
+    select: { word: true },
+  });
+  return rows.map((r) => r.word);
+}
+
+/** Trims words and drops empty ones, as Zulip does before adding or removing. */
+export const cleanAlertWords = (words: string[]): string[] =>
+  words.map((w) => w.trim()).filter((w) => w !== '');
+
+/**
+ * Adds words the user does not have yet (compared case-insensitively, keeping the given case) and
+ * sends the whole new list in an `alert_words` event.
+ */
+export async function addAlertWords(
+  ctx: AppContext,
+  user: User,
+  words: string[],
+): Promise<string[]> {
+  return inTransaction(ctx, async (tx, events) => {
+    const existing = new Set((await listAlertWords(tx, user.id)).map((w) => w.toLowerCase()));
+    const fresh: string[] = [];
+    for (const word of cleanAlertWords(words)) {
+      if (existing.has(word.toLowerCase())) continue;
+      existing.add(word.toLowerCase());
+      fresh.push(word);
+    }
+    if (fresh.length) {
+      await tx.alertWord.createMany({ data: fresh.map((word) => ({ userId: user.id, word })) });
+    }
+    const all = await listAlertWords(tx, user.id);
+    await events.emit(user.realmId, { type: 'alert_words', alert_words: all }, [user.id]);
+    return all;
+  });
+}
+
+/** Removes words (case-insensitively) and sends the new list in an `alert_words` event. */
+export async function removeAlertWords(
+  ctx: AppContext,
+  user: User,
+  words: string[],
+): Promise<string[]> {
+  return inTransaction(ctx, async (tx, events) => {
+    const cleaned = cleanAlertWords(words);
+    if (cleaned.length) {
+      await tx.alertWord.deleteMany({
+        where: {
+          userId: user.id,
+          OR: cleaned.map((word) => ({ word: { equals: word, mode: 'insensitive' as const } })),
+        },
+      });
+    }
+    const all = await listAlertWords(tx, user.id);
+    await events.emit(user.realmId, { type: 'alert_words', alert_words: all }, [user.id]);
+    return all;
+  });
+}

@@ -1,0 +1,27 @@
+import type { User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import type { AppContext } from '../context';
+import { botAudience } from './bot-audience';
+import { findAdministrableBot } from './find-bot';
+
+/** `DELETE /bots/{id}`: deactivates the bot (its rows stay, as in Zulip). */
+export async function deactivateBot(ctx: AppContext, actor: User, botId: number): Promise<void> {
+  await inTransaction(ctx, async (tx, events) => {
+    const bot = await findAdministrableBot(tx, actor, botId);
+    await tx.user.update({ where: { id: bot.id }, data: { isActive: false } });
+    await events.emit(
+      actor.realmId,
+      { type: 'realm_bot', op: 'delete', bot: { user_id: bot.id } },
+      await botAudience(tx, actor.realmId, bot.botOwnerId),
+    );
+    const everyone = await tx.user.findMany({
+      where: { realmId: actor.realmId, isActive: true, isBot: false },
+      select: { id: true },
+    });
+    await events.emit(
+      actor.realmId,
+      { type: 'realm_user', op: 'update', person: { user_id: bot.id, is_active: false } },
+      everyone.map((u) => u.id),
+    );
+  });
+}

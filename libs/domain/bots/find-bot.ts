@@ -1,0 +1,26 @@
+import type { User } from '../../../generated/prisma/client';
+import type { Db, Tx } from '../../db/client';
+import { badRequest, insufficientPermission } from '../../http/errors';
+import { canAdministerBot } from '../permissions/bots';
+import { botInclude, type BotWithRelations } from './format-bot';
+
+/** The bot `botId` of the caller's organization, which the caller may administer. */
+export async function findAdministrableBot(
+  db: Db | Tx,
+  actor: User,
+  botId: number,
+  options: { includeInactive?: boolean } = {},
+): Promise<BotWithRelations> {
+  const bot = await db.user.findFirst({
+    where: {
+      id: botId,
+      realmId: actor.realmId,
+      isBot: true,
+      ...(options.includeInactive ? {} : { isActive: true }),
+    },
+    include: botInclude,
+  });
+  if (!bot) throw badRequest('No such bot');
+  if (!canAdministerBot(actor, bot)) throw insufficientPermission();
+  return bot;
+}

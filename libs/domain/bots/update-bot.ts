@@ -1,0 +1,76 @@
+import type { User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest } from '../../http/errors';
+import type { AppContext } from '../context';
+import { checkFullName } from '../users/validate';
+import { BotType } from '../users/roles';
+import { botAudience } from './bot-audience';
+import { isHttpUrl } from './create-bot';
+import { botInclude, formatBot } from './format-bot';
+import { ServiceInterface } from './service-token';
+import { findAdministrableBot } from './find-bot';
+
+export interface UpdateBotInput {
+  fullName?: string;
+  botOwnerId?: number;
+  servicePayloadUrl?: string;
+  serviceInterface?: number;
+}
+
+/** `PATCH /bots/{id}`; returns the changed values in Zulip's response shape. */
+export async function updateBot(
+  ctx: AppContext,
+  actor: User,
+  botId: number,
+  input: UpdateBotInput,
+): Promise<Record<string, unknown>> {
+  return inTransaction(ctx, async (tx, events) => {
+    const bot = await findAdministrableBot(tx, actor, botId);
+    const data: { fullName?: string; botOwnerId?: number } = {};
+    const response: Record<string, unknown> = {};
+    if (input.fullName !== undefined) {
+      data.fullName = checkFullName(input.fullName);
+      response.full_name = data.fullName;
+    }
+    if (input.botOwnerId !== undefined) {
+      const owner = await tx.user.findFirst({
+        where: { id: input.botOwnerId, realmId: actor.realmId, isActive: true },
+      });
+      if (!owner) throw badRequest('Failed to change owner, no such user');
+      if (owner.isBot) throw badRequest("Failed to change owner, bots can't own other bots");
+      if (owner.id === bot.botOwnerId)
+        throw badRequest('Failed to change owner, user is already the owner');
+      data.botOwnerId = owner.id;
+      response.bot_owner = owner.email;
+    }
+    const serviceChange: { baseUrl?: string; interface?: number } = {};
+    if (input.servicePayloadUrl !== undefined || input.serviceInterface !== undefined) {
+      if (bot.botType !== BotType.OUTGOING_WEBHOOK || bot.services.length === 0)
+        throw badRequest('This bot has no outgoing webhook service');
+      if (input.servicePayloadUrl !== undefined) {
+        if (!isHttpUrl(input.servicePayloadUrl)) throw badRequest('payload_url is not a URL');
+        serviceChange.baseUrl = input.servicePayloadUrl;
+        response.service_payload_url = input.servicePayloadUrl;
+      }
+      if (input.serviceInterface !== undefined) {
+        if (!(Object.values(ServiceInterface) as number[]).includes(input.serviceInterface))
+          throw badRequest('Invalid interface type');
+        serviceChange.interface = input.serviceInterface;
+        response.service_interface = input.serviceInterface;
+      }
+    }
+    await tx.user.update({ where: { id: bot.id }, data });
+    if (Object.keys(serviceChange).length) {
+      await tx.service.updateMany({ where: { userId: bot.id }, data: serviceChange });
+    }
+    const updated = await tx.user.findUniqueOrThrow({ where: { id: bot.id }, include: botInclude });
+    const audience = new Set(await botAudience(tx, actor.realmId, updated.botOwnerId));
+    if (bot.botOwnerId !== null) audience.add(bot.botOwnerId);
+    await events.emit(
+      actor.realmId,
+      { type: 'realm_bot', op: 'update', bot: formatBot(updated, ctx.config.secretKey) },
+      [...audience],
+    );
+    return response;
+  });
+}

@@ -1,0 +1,187 @@
+import type { Draft, Realm, User } from '../../../generated/prisma/client';
+import type { Db } from '../../db/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest, notFound } from '../../http/errors';
+import type { AppContext } from '../context';
+import { channelAccess } from '../permissions/channels';
+import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../version';
+
+/** A draft as clients send it. */
+export interface DraftInput {
+  type: '' | 'stream' | 'private';
+  to: number[];
+  topic: string;
+  content: string;
+  timestamp?: number;
+}
+
+/** A draft as the API shows it. */
+export interface ApiDraft {
+  id: number;
+  type: '' | 'stream' | 'private';
+  to: number[];
+  topic: string;
+  content: string;
+  timestamp: number;
+}
+
+export function formatDraft(draft: Draft): ApiDraft {
+  return {
+    id: draft.id,
+    type: draft.type as ApiDraft['type'],
+    to: draft.toJson as number[],
+    topic: draft.topic,
+    content: draft.content,
+    timestamp: Math.floor(draft.lastEditTime.getTime() / 1000),
+  };
+}
+
+function checkSyncEnabled(user: User): void {
+  if (!user.enableDraftsSynchronization) {
+    throw badRequest('User has disabled synchronizing drafts.');
+  }
+}
+
+interface DraftRow {
+  type: string;
+  toJson: number[];
+  recipientId: number | null;
+  topic: string;
+  content: string;
+  lastEditTime: Date;
+}
+
+/** Validates drafts against the organization (channel access, user IDs) in bulk. */
+async function draftRows(
+  ctx: AppContext,
+  user: User,
+  realm: Realm,
+  drafts: DraftInput[],
+): Promise<DraftRow[]> {
+  const streamIds = new Set<number>();
+  const userIds = new Set<number>();
+  for (const draft of drafts) {
+    if (draft.content.trim() === '') throw badRequest('Content must not be empty');
+    if (draft.content.includes('\0')) throw badRequest('Content must not contain null bytes');
+    if (draft.timestamp !== undefined && draft.timestamp < 0) {
+      throw badRequest('Timestamp must not be negative.');
+    }
+    if (draft.type === 'stream') {
+      if (draft.topic.includes('\0')) throw badRequest('Topic must not contain null bytes');
+      if (draft.to.length !== 1) {
+        throw badRequest('Must specify exactly 1 channel ID for channel messages');
+      }
+      streamIds.add(draft.to[0]);
+    } else if (draft.type === 'private') {
+      for (const id of draft.to) userIds.add(id);
+    }
+  }
+  const streams = await ctx.db.stream.findMany({
+    where: { realmId: realm.id, id: { in: [...streamIds] } },
+  });
+  const access = await channelAccess(ctx.db, user, streams, realm);
+  const streamById = new Map(streams.map((s) => [s.id, s]));
+  const knownUsers = new Set(
+    (
+      await ctx.db.user.findMany({
+        where: { realmId: realm.id, id: { in: [...userIds] } },
+        select: { id: true },
+      })
+    ).map((u) => u.id),
+  );
+  return drafts.map((draft) => {
+    const lastEditTime = new Date(
+      draft.timestamp !== undefined ? Math.round(draft.timestamp * 1000) : Date.now(),
+    );
+    const content = draft.content.slice(0, MAX_MESSAGE_LENGTH);
+    if (draft.type === 'stream') {
+      const stream = streamById.get(draft.to[0]);
+      if (!stream || !access.get(stream.id)?.content) throw badRequest('Invalid channel ID');
+      return {
+        type: 'stream',
+        toJson: [stream.id],
+        recipientId: stream.recipientId,
+        topic: draft.topic.slice(0, MAX_TOPIC_LENGTH),
+        content,
+        lastEditTime,
+      };
+    }
+    if (draft.type === 'private' && draft.to.length > 0) {
+      for (const id of draft.to) if (!knownUsers.has(id)) throw badRequest(`Invalid user ID ${id}`);
+      const to = [...new Set(draft.to)].sort((a, b) => a - b);
+      return { type: 'private', toJson: to, recipientId: null, topic: '', content, lastEditTime };
+    }
+    return { type: '', toJson: [], recipientId: null, topic: '', content, lastEditTime };
+  });
+}
+
+/** `GET /drafts`: the caller's drafts, oldest edit first. */
+export async function listDrafts(db: Db, user: User): Promise<ApiDraft[]> {
+  const drafts = await db.draft.findMany({
+    where: { userId: user.id },
+    orderBy: [{ lastEditTime: 'asc' }, { id: 'asc' }],
+  });
+  return drafts.map(formatDraft);
+}
+
+/** `POST /drafts`: creates drafts, returning their IDs; a `drafts` add event tells other clients. */
+export async function createDrafts(
+  ctx: AppContext,
+  user: User,
+  realm: Realm,
+  drafts: DraftInput[],
+): Promise<number[]> {
+  checkSyncEnabled(user);
+  const rows = await draftRows(ctx, user, realm, drafts);
+  return inTransaction(ctx, async (tx, events) => {
+    const created: Draft[] = [];
+    for (const row of rows)
+      created.push(await tx.draft.create({ data: { userId: user.id, ...row } }));
+    if (created.length) {
+      await events.emit(realm.id, { type: 'drafts', op: 'add', drafts: created.map(formatDraft) }, [
+        user.id,
+      ]);
+    }
+    return created.map((d) => d.id);
+  });
+}
+
+async function ownDraft(ctx: AppContext, user: User, draftId: number): Promise<Draft> {
+  const draft = await ctx.db.draft.findFirst({ where: { id: draftId, userId: user.id } });
+  if (!draft) throw notFound('Draft does not exist');
+  return draft;
+}
+
+/** `PATCH /drafts/{draft_id}`: replaces a draft. */
+export async function editDraft(
+  ctx: AppContext,
+  user: User,
+  realm: Realm,
+  draftId: number,
+  input: DraftInput,
+): Promise<void> {
+  checkSyncEnabled(user);
+  await ownDraft(ctx, user, draftId);
+  const [row] = await draftRows(ctx, user, realm, [input]);
+  await inTransaction(ctx, async (tx, events) => {
+    const updated = await tx.draft.update({ where: { id: draftId }, data: row });
+    await events.emit(realm.id, { type: 'drafts', op: 'update', draft: formatDraft(updated) }, [
+      user.id,
+    ]);
+  });
+}
+
+/** `DELETE /drafts/{draft_id}`. */
+export async function deleteDraft(
+  ctx: AppContext,
+  user: User,
+  realm: Realm,
+  draftId: number,
+): Promise<void> {
+  checkSyncEnabled(user);
+  await ownDraft(ctx, user, draftId);
+  await inTransaction(ctx, async (tx, events) => {
+    await tx.draft.delete({ where: { id: draftId } });
+    await events.emit(realm.id, { type: 'drafts', op: 'remove', draft_id: draftId }, [user.id]);
+  });
+}

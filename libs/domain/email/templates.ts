@@ -1,0 +1,69 @@
+import type { OutgoingEmail } from './transport';
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Plain text and a simple HTML version of the same paragraphs. */
+function compose(to: string, subject: string, paragraphs: string[]): OutgoingEmail {
+  return {
+    to,
+    subject,
+    text: `${paragraphs.join('\n\n')}\n`,
+    html: `<html><body>${paragraphs
+      .map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`)
+      .join('\n')}</body></html>`,
+  };
+}
+
+export function invitationEmail(input: {
+  to: string;
+  inviterName: string;
+  inviterEmail: string;
+  realmName: string;
+  realmUrl: string;
+  confirmationKey: string;
+}): OutgoingEmail {
+  const link = `${input.realmUrl}/join/${input.confirmationKey}/`;
+  return compose(input.to, `${input.inviterName} invited you to join ${input.realmName}`, [
+    'Hi there,',
+    `${input.inviterName} (${input.inviterEmail}) wants you to join them in ${input.realmName}, a team chat organization at ${input.realmUrl}.`,
+    `To get started, visit the link below:\n${link}`,
+    'This link is valid for a limited time; ask for a new invitation if it has expired.',
+  ]);
+}
+
+/**
+ * Spec section 3: a null comment sends nothing (the caller does not enqueue); an empty comment
+ * sends the notice without custom text; otherwise the administrators' text is included.
+ */
+export function deactivationEmail(input: {
+  to: string;
+  realmName: string;
+  realmUrl: string;
+  comment: string;
+}): OutgoingEmail {
+  const paragraphs = [
+    'Hello,',
+    `Your account in ${input.realmName} (${input.realmUrl}) has been deactivated, and you will no longer be able to log in.`,
+  ];
+  if (input.comment !== '') {
+    paragraphs.push(`The administrators provided the following comment:\n\n${input.comment}`);
+  }
+  return compose(input.to, `Your account on ${input.realmUrl} has been deactivated`, paragraphs);
+}
+
+export function emailChangeEmail(input: {
+  to: string;
+  oldEmail: string;
+  newEmail: string;
+  realmName: string;
+  realmUrl: string;
+  confirmationKey: string;
+}): OutgoingEmail {
+  const link = `${input.realmUrl}/accounts/confirm_new_email/${input.confirmationKey}/`;
+  return compose(input.to, `Verify your new email address for ${input.realmName}`, [
+    'Hi,',
+    `We received a request to change the email address for your account in ${input.realmName} (${input.realmUrl}) from ${input.oldEmail} to ${input.newEmail}.`,
+    `To confirm this change, click the link below:\n${link}`,
+    'If you did not request this change, please ignore this email.',
+  ]);
+}

@@ -1,0 +1,135 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { RealmEmoji, User } from '../../../generated/prisma/client';
+import type { Db, Tx } from '../../db/client';
+import type { EventSink } from '../../events/outbox';
+import { inTransaction } from '../../events/outbox';
+import { badRequest, insufficientPermission } from '../../http/errors';
+import type { AppContext } from '../context';
+import { isUserInGroup } from '../permissions/groups';
+import { canAdministerUsers, realmUserAudience } from '../permissions/users';
+import { Role } from '../users/roles';
+
+export const MAX_EMOJI_FILE_SIZE_MIB = 5;
+const IMAGE_TYPES: Record<string, string> = {
+  'image/png': 'png',
+  'image/gif': 'gif',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+};
+
+export interface ApiRealmEmoji {
+  id: string;
+  name: string;
+  source_url: string;
+  deactivated: boolean;
+  author_id: number | null;
+}
+
+const sourceUrl = (emoji: RealmEmoji) =>
+  `/user_avatars/${emoji.realmId}/emoji/images/${emoji.fileName ?? ''}`;
+
+/** `GET /realm/emoji`: every custom emoji, deactivated ones included, keyed by ID. */
+export async function listRealmEmoji(
+  db: Db | Tx,
+  realmId: number,
+): Promise<Record<string, ApiRealmEmoji>> {
+  const rows = await db.realmEmoji.findMany({ where: { realmId }, orderBy: { id: 'asc' } });
+  const result: Record<string, ApiRealmEmoji> = {};
+  for (const row of rows) {
+    result[String(row.id)] = {
+      id: String(row.id),
+      name: row.name,
+      source_url: sourceUrl(row),
+      deactivated: row.deactivated,
+      author_id: row.authorId,
+    };
+  }
+  return result;
+}
+
+async function sendEmoji(tx: Tx, events: EventSink, realmId: number): Promise<void> {
+  await events.emit(
+    realmId,
+    { type: 'realm_emoji', op: 'update', realm_emoji: await listRealmEmoji(tx, realmId) },
+    await realmUserAudience(tx, realmId),
+  );
+}
+
+export function checkEmojiName(name: string): void {
+  if (!name) throw badRequest('Emoji name is missing');
+  if (/^[0-9a-z\-_]+$/.test(name)) {
+    if (/[-_]$/.test(name)) throw badRequest('Emoji names must end with either a letter or digit.');
+    return;
+  }
+  throw badRequest('Invalid characters in emoji name');
+}
+
+export interface UploadedImage {
+  buffer: Buffer;
+  mimetype: string;
+  size: number;
+}
+
+/** May the user add custom emoji (`can_add_custom_emoji_group`)? */
+async function canAddEmoji(ctx: AppContext, user: User): Promise<boolean> {
+  const realm = await ctx.db.realm.findUniqueOrThrow({
+    where: { id: user.realmId },
+    select: { canAddCustomEmojiGroupId: true },
+  });
+  if (realm.canAddCustomEmojiGroupId === null) return canAdministerUsers(user);
+  return isUserInGroup(ctx.db, user.id, realm.canAddCustomEmojiGroupId);
+}
+
+/** `POST /realm/emoji/{emoji_name}`: stores the image on local disk and adds the emoji. */
+export async function uploadRealmEmoji(
+  ctx: AppContext,
+  input: { actor: User; name: string; files: UploadedImage[] },
+): Promise<void> {
+  const { actor, name } = input;
+  checkEmojiName(name);
+  if (actor.role === Role.GUEST || !(await canAddEmoji(ctx, actor))) throw insufficientPermission();
+  if (input.files.length !== 1) throw badRequest('You must upload exactly one file.');
+  const [file] = input.files;
+  if (file.size > MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024) {
+    throw badRequest(
+      `Uploaded file is larger than the allowed limit of ${MAX_EMOJI_FILE_SIZE_MIB} MiB`,
+    );
+  }
+  const ext = IMAGE_TYPES[file.mimetype];
+  if (!ext) throw badRequest('Invalid image format');
+  await inTransaction(ctx, async (tx, events) => {
+    const clash = await tx.realmEmoji.findFirst({
+      where: { realmId: actor.realmId, name, deactivated: false },
+    });
+    if (clash) throw badRequest('A custom emoji with this name already exists.');
+    const row = await tx.realmEmoji.create({
+      data: { realmId: actor.realmId, name, authorId: actor.id, isAnimated: ext === 'gif' },
+    });
+    const fileName = `${row.id}.${ext}`;
+    const dir = path.join(ctx.config.uploadsDir, String(actor.realmId), 'emoji', 'images');
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, fileName), file.buffer);
+    await tx.realmEmoji.update({ where: { id: row.id }, data: { fileName } });
+    await sendEmoji(tx, events, actor.realmId);
+  });
+}
+
+/** `DELETE /realm/emoji/{emoji_name}`: deactivates (administrators, or the emoji's author). */
+export async function deactivateRealmEmoji(
+  ctx: AppContext,
+  input: { actor: User; name: string },
+): Promise<void> {
+  const { actor, name } = input;
+  await inTransaction(ctx, async (tx, events) => {
+    const emoji = await tx.realmEmoji.findFirst({
+      where: { realmId: actor.realmId, name, deactivated: false },
+    });
+    if (!emoji) throw badRequest(`Emoji '${name}' does not exist`);
+    if (!canAdministerUsers(actor) && emoji.authorId !== actor.id) {
+      throw badRequest('Must be an organization administrator or emoji author');
+    }
+    await tx.realmEmoji.update({ where: { id: emoji.id }, data: { deactivated: true } });
+    await sendEmoji(tx, events, actor.realmId);
+  });
+}

@@ -1,0 +1,108 @@
+import type { Realm, Stream, User } from '../../../generated/prisma/client';
+import type { Db, Tx } from '../../db/client';
+import { badRequest, insufficientPermission } from '../../http/errors';
+import type { AppContext } from '../context';
+import { channelAccess, canAddSubscribersInRealm } from '../permissions/channels';
+import { groupsContainingUser } from '../permissions/groups';
+import { canAdministerUsers } from '../permissions/users';
+import { isRoleCode, Role } from '../users/roles';
+
+export interface InviteTargets {
+  role: number;
+  streamIds: number[];
+  groupIds: number[];
+  includeRealmDefaultSubscriptions: boolean;
+}
+
+/** Invitations grant roles no more privileged than the inviter's (spec 5.4). */
+export function checkInviteRole(actor: User, role: number): void {
+  if (!isRoleCode(role)) throw badRequest('Invalid invite_as');
+  if (role === Role.OWNER && actor.role !== Role.OWNER) {
+    throw insufficientPermission('Must be an organization owner');
+  }
+  if ((role === Role.ADMINISTRATOR || role === Role.MODERATOR) && !canAdministerUsers(actor)) {
+    throw insufficientPermission('Must be an organization administrator');
+  }
+}
+
+/** May the user invite people by email (`can_invite_users_group`; never guests)? */
+export async function canInviteByEmail(db: Db, actor: User, realm: Realm): Promise<boolean> {
+  if (actor.role === Role.GUEST) return false;
+  if (canAdministerUsers(actor)) return true;
+  const id = realm.canInviteUsersGroupId;
+  return id !== null && (await groupsContainingUser(db, actor.id, [id])).has(id);
+}
+
+/** May the user create reusable invitation links (`create_multiuse_invite_group`)? */
+export async function canCreateMultiuseInvite(db: Db, actor: User, realm: Realm): Promise<boolean> {
+  if (actor.role === Role.GUEST) return false;
+  const id = realm.createMultiuseInviteGroupId;
+  if (id === null) return canAdministerUsers(actor);
+  return (await groupsContainingUser(db, actor.id, [id])).has(id);
+}
+
+/**
+ * Checks the channels and groups a new user would join: each channel must be a default channel
+ * or one the inviter may add subscribers to, and naming any needs permission to subscribe others.
+ */
+export async function checkInviteTargets(
+  ctx: AppContext,
+  actor: User,
+  realm: Realm,
+  targets: InviteTargets,
+): Promise<Stream[]> {
+  checkInviteRole(actor, targets.role);
+  if (
+    (targets.streamIds.length > 0 || targets.includeRealmDefaultSubscriptions) &&
+    !(await canAddSubscribersInRealm(ctx.db, actor, realm))
+  ) {
+    throw badRequest('You do not have permission to subscribe other users to channels.');
+  }
+  const streams = await ctx.db.stream.findMany({
+    where: { realmId: realm.id, id: { in: targets.streamIds }, isArchived: false },
+  });
+  const defaults = new Set(
+    (await ctx.db.defaultStream.findMany({ where: { realmId: realm.id } })).map((d) => d.streamId),
+  );
+  const access = await channelAccess(ctx.db, actor, streams, realm);
+  for (const id of targets.streamIds) {
+    const stream = streams.find((s) => s.id === id);
+    if (!stream || !(defaults.has(id) || access.get(id)?.addSubscribers)) {
+      throw badRequest(`Channel does not exist with ID: ${id}. No invites were sent.`);
+    }
+  }
+  if (targets.groupIds.length) {
+    const groups = await ctx.db.userGroup.findMany({
+      where: { realmId: realm.id, id: { in: targets.groupIds }, deactivated: false },
+    });
+    const addGroups = groups
+      .map((g) => g.canAddMembersGroupId)
+      .filter((id): id is number => id !== null);
+    const inGroups = await groupsContainingUser(ctx.db, actor.id, addGroups);
+    for (const id of targets.groupIds) {
+      const group = groups.find((g) => g.id === id);
+      if (!group || group.isSystemGroup) throw badRequest('Invalid user group ID');
+      const mayAdd =
+        canAdministerUsers(actor) ||
+        (group.canAddMembersGroupId !== null && inGroups.has(group.canAddMembersGroupId));
+      if (!mayAdd) throw insufficientPermission();
+    }
+  }
+  return streams;
+}
+
+/** Admins and the inviter are told their invitation lists changed. */
+export async function inviteManagers(
+  tx: Tx,
+  realmId: number,
+  referrerId: number,
+): Promise<number[]> {
+  const admins = await tx.user.findMany({
+    where: { realmId, isActive: true, isBot: false, role: { lte: Role.ADMINISTRATOR } },
+    select: { id: true },
+  });
+  return [...new Set([...admins.map((a) => a.id), referrerId])];
+}
+
+export const expiryFrom = (minutes: number | null, now: Date): Date | null =>
+  minutes === null ? null : new Date(now.getTime() + minutes * 60_000);

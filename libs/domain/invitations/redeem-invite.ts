@@ -1,0 +1,108 @@
+import type { Realm } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest } from '../../http/errors';
+import type { AppContext } from '../context';
+import { MIN_PASSWORD_LENGTH } from '../settings/update-settings';
+import { insertSubscriptions } from '../subscriptions/insert-subscriptions';
+import { createUserInTransaction, hashPassword } from '../users/create-user';
+import type { RoleCode } from '../users/roles';
+import { normalizeEmail } from '../users/validate';
+import { InviteStatus } from './manage-invites';
+
+export interface RedeemInviteInput {
+  realm: Realm;
+  key: string;
+  /** Required for reusable links; for an email invitation it must match when given. */
+  email?: string;
+  fullName: string;
+  password?: string;
+}
+
+export interface RedeemedAccount {
+  user_id: number;
+  email: string;
+  api_key: string;
+}
+
+const expiredLink = () => badRequest('The confirmation link has expired or been deactivated.');
+
+/**
+ * Sign-up through an invitation (`POST /invites/redeem`): creates the account with the invited
+ * role, subscribes it to the invitation's channels, adds it to its groups, marks the invitation
+ * used and returns the new API key.
+ */
+export async function redeemInvite(
+  ctx: AppContext,
+  input: RedeemInviteInput,
+): Promise<RedeemedAccount> {
+  const { realm } = input;
+  const now = new Date();
+  const live = { realmId: realm.id, confirmationKey: input.key, status: InviteStatus.PENDING };
+  const invitation = await ctx.db.invitation.findFirst({
+    where: live,
+    include: { streams: true, groups: true },
+  });
+  const link = invitation
+    ? null
+    : await ctx.db.multiuseInvite.findFirst({
+        where: live,
+        include: { streams: true, groups: true },
+      });
+  const found = invitation ?? link;
+  if (!found || (found.expiresAt && found.expiresAt <= now)) throw expiredLink();
+
+  let email: string;
+  if (invitation) {
+    email = invitation.email;
+    if (input.email !== undefined && normalizeEmail(input.email) !== email) {
+      throw badRequest('The email address does not match the invitation.');
+    }
+  } else {
+    if (input.email === undefined) throw badRequest("Missing 'email' argument");
+    email = normalizeEmail(input.email);
+  }
+  if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH) {
+    throw badRequest('The password is too weak.');
+  }
+  const passwordHash = input.password ? await hashPassword(ctx, input.password) : null;
+  const streamIds = found.streams.map((s) => s.streamId);
+  const groupIds = found.groups.map((g) => g.userGroupId);
+
+  return inTransaction(ctx, async (tx, events) => {
+    const created = await createUserInTransaction(ctx, tx, events, {
+      realm,
+      email,
+      fullName: input.fullName,
+      role: found.invitedAs as RoleCode,
+      passwordHash,
+    });
+    const streams = await tx.stream.findMany({
+      where: { id: { in: streamIds }, isArchived: false },
+      select: { recipientId: true },
+    });
+    await insertSubscriptions(
+      tx,
+      streams.flatMap((s) =>
+        s.recipientId !== null ? [{ userId: created.user.id, recipientId: s.recipientId }] : [],
+      ),
+    );
+    if (groupIds.length) {
+      await tx.userGroupMembership.createMany({
+        data: groupIds.map((userGroupId) => ({ userGroupId, userId: created.user.id })),
+        skipDuplicates: true,
+      });
+    }
+    if (invitation) {
+      await tx.invitation.update({
+        where: { id: invitation.id },
+        data: { status: InviteStatus.USED },
+      });
+    }
+    // Other pending invitations to the same address are done with too.
+    await tx.invitation.updateMany({
+      where: { realmId: realm.id, email, status: InviteStatus.PENDING },
+      data: { status: InviteStatus.REVOKED },
+    });
+    return { user_id: created.user.id, email: created.user.email, api_key: created.apiKey };
+  });
+}

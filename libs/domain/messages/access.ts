@@ -1,0 +1,44 @@
+import type { Message, User } from '../../../generated/prisma/client';
+import type { Db, Tx } from '../../db/client';
+import { badRequest } from '../../http/errors';
+import { canReadChannelHistory } from '../permissions/messages';
+import { Flag } from './flags';
+
+type Reader = Db | Tx;
+
+/** Flags shown for a channel message the user reads from history without a UserMessage row. */
+export const HISTORICAL_FLAGS = Flag.read | Flag.historical;
+
+export const invalidMessage = () => badRequest('Invalid message(s)');
+
+export interface AccessibleMessage {
+  message: Message;
+  /** The user's UserMessage flags, or null when read from channel history. */
+  flags: number | null;
+}
+
+/**
+ * Zulip's access_message: the user received the message (a UserMessage row), or it is in a
+ * channel whose history the user may read. Anything else is "Invalid message(s)", never a hint
+ * that the message exists.
+ */
+export async function accessMessage(
+  db: Reader,
+  user: Pick<User, 'id' | 'role' | 'realmId'>,
+  messageId: number,
+): Promise<AccessibleMessage> {
+  const message = await db.message.findUnique({ where: { id: messageId } });
+  if (!message || message.realmId !== user.realmId) throw invalidMessage();
+  const um = await db.userMessage.findUnique({
+    where: { userId_messageId: { userId: user.id, messageId } },
+    select: { flags: true },
+  });
+  if (um) return { message, flags: Number(um.flags) };
+  if (message.isChannelMessage) {
+    const stream = await db.stream.findFirst({ where: { recipientId: message.recipientId } });
+    if (stream && (await canReadChannelHistory(db, user, stream))) {
+      return { message, flags: null };
+    }
+  }
+  throw invalidMessage();
+}

@@ -1,0 +1,372 @@
+import {
+  Prisma,
+  type Message,
+  type Realm,
+  type Stream,
+  type User,
+} from '../../../generated/prisma/client';
+import type { Tx } from '../../db/client';
+import { inTransaction, type EventSink } from '../../events/outbox';
+import { badRequest, insufficientPermission } from '../../http/errors';
+import { linkifyTopic, renderMarkdown, type RenderedMarkdown } from '../../markdown';
+import type { AppContext } from '../context';
+import { markdownContextFor } from '../markdown-context';
+import { groupsContainingUser } from '../permissions/groups';
+import {
+  canAccessChannel,
+  channelSendRefusal,
+  contentEditRefusal,
+  moveRefusal,
+} from '../permissions/messages';
+import { messageAudience } from '../reactions/event-recipients';
+import { accessMessage } from './access';
+import { normalizeContent } from './content';
+import { Flag, flagNames } from './flags';
+import { isMeMessage } from './format-message';
+import { groupByFlags, recipientFlags } from './recipient-flags';
+import { normalizeTopic, RESOLVED_TOPIC_PREFIX } from './topic';
+import type { EditHistoryEntry } from './types';
+
+export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
+
+export interface EditMessageInput {
+  user: User;
+  realm: Realm;
+  messageId: number;
+  content?: string;
+  topic?: string;
+  streamId?: number;
+  propagateMode: PropagateMode;
+}
+
+/** Bits recomputed when content changes; read/starred/collapsed/historical are the user's. */
+const CONTENT_BITS =
+  Flag.mentioned |
+  Flag.stream_wildcard_mentioned |
+  Flag.topic_wildcard_mentioned |
+  Flag.has_alert_word;
+
+const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+
+/** Is `b` the resolved or unresolved form of `a` (Zulip's resolve-topic detection)? */
+function isResolveToggle(from: string, to: string): boolean {
+  const strip = (s: string) =>
+    s.startsWith(RESOLVED_TOPIC_PREFIX) ? s.slice(RESOLVED_TOPIC_PREFIX.length) : s;
+  return (
+    from !== to &&
+    strip(from) === strip(to) &&
+    from.startsWith(RESOLVED_TOPIC_PREFIX) !== to.startsWith(RESOLVED_TOPIC_PREFIX)
+  );
+}
+
+/**
+ * PATCH /messages/{message_id}: content edits and topic/channel moves (Zulip's
+ * update_message_backend + do_update_message). Validates and authorizes everything first, then
+ * in one transaction rewrites the rows, records edit history, recomputes mention flags and
+ * emits `update_message` (and `delete_message` for users who lose access).
+ */
+export async function editMessage(ctx: AppContext, input: EditMessageInput): Promise<void> {
+  const { user, realm } = input;
+  if (input.content === undefined && input.topic === undefined && input.streamId === undefined) {
+    throw badRequest('Nothing to change');
+  }
+  if (
+    input.propagateMode !== 'change_one' &&
+    input.topic === undefined &&
+    input.streamId === undefined
+  ) {
+    throw badRequest('Invalid propagate_mode without topic edit');
+  }
+  const { message } = await accessMessage(ctx.db, user, input.messageId);
+  const now = new Date();
+
+  let newContent: string | undefined;
+  let rendered: RenderedMarkdown | undefined;
+  if (input.content !== undefined) {
+    const refusal = contentEditRefusal(realm, user, message, now);
+    if (refusal) throw badRequest(refusal);
+    // Zulip turns an emptied message into "(deleted)" rather than refusing it.
+    newContent = input.content.trim() === '' ? '(deleted)' : normalizeContent(input.content);
+    rendered = await renderMarkdown(
+      newContent,
+      await markdownContextFor(ctx.db, ctx.config, realm),
+    );
+  }
+
+  let oldStream: Stream | null = null;
+  if (message.isChannelMessage) {
+    oldStream = await ctx.db.stream.findFirst({ where: { recipientId: message.recipientId } });
+  }
+  let newTopic: string | undefined;
+  if (input.topic !== undefined) {
+    if (!oldStream) throw badRequest('Direct messages cannot have topics.');
+    newTopic = normalizeTopic(input.topic, realm);
+    if (newTopic === message.subject) newTopic = undefined;
+  }
+  let newStream: Stream | null = null;
+  if (input.streamId !== undefined) {
+    if (!oldStream) throw badRequest('Direct messages cannot be moved to channels.');
+    if (input.streamId !== oldStream.id) {
+      newStream = await ctx.db.stream.findFirst({
+        where: { id: input.streamId, realmId: realm.id },
+      });
+      if (!newStream || !(await canAccessChannel(ctx.db, user, newStream))) {
+        throw badRequest('Invalid channel ID');
+      }
+    }
+  }
+  if (newTopic !== undefined) {
+    const resolving = isResolveToggle(message.subject, newTopic);
+    if (resolving) {
+      const groupId = realm.canResolveTopicsGroupId;
+      const ok =
+        groupId !== null && (await groupsContainingUser(ctx.db, user.id, [groupId])).has(groupId);
+      if (!ok) throw badRequest("You don't have permission to resolve topics.");
+    } else {
+      const refusal = await moveRefusal(ctx.db, realm, user, message, 'topic', now);
+      if (refusal) throw badRequest(refusal);
+    }
+  }
+  if (newStream) {
+    const refusal = await moveRefusal(ctx.db, realm, user, message, 'channel', now);
+    if (refusal) throw badRequest(refusal);
+    const sendRefusal = await channelSendRefusal(ctx.db, user, newStream);
+    if (sendRefusal) throw insufficientPermission(sendRefusal);
+  }
+  if (newContent === undefined && newTopic === undefined && !newStream) return;
+
+  await inTransaction(ctx, async (tx, events) => {
+    const moved =
+      newTopic !== undefined || newStream
+        ? await messagesToMove(tx, message, input.propagateMode)
+        : [message];
+    const audienceBefore = await messageAudience(
+      tx,
+      moved.map((m) => m.id),
+    );
+    const baseEntry: EditHistoryEntry = { user_id: user.id, timestamp: seconds(now) };
+
+    if (newContent !== undefined && rendered) {
+      const entry: EditHistoryEntry = {
+        ...baseEntry,
+        prev_content: message.content,
+        prev_rendered_content: message.renderedContent,
+      };
+      if (newTopic !== undefined)
+        Object.assign(entry, { prev_topic: message.subject, topic: newTopic });
+      if (newStream && oldStream)
+        Object.assign(entry, { prev_stream: oldStream.id, stream: newStream.id });
+      await tx.message.update({
+        where: { id: message.id },
+        data: {
+          content: newContent,
+          renderedContent: rendered.html,
+          hasLink: rendered.hasLink,
+          hasImage: rendered.hasImage,
+          hasAttachment: rendered.hasAttachment,
+          lastEditTime: now,
+          editHistory: [entry, ...history(message)] as unknown as Prisma.InputJsonValue,
+        },
+      });
+      await recomputeFlags(tx, message, newContent, rendered);
+    }
+    if ((newTopic !== undefined || newStream) && oldStream) {
+      const resolveOnly =
+        newTopic !== undefined && !newStream && isResolveToggle(message.subject, newTopic);
+      for (const m of moved) {
+        if (m.id === message.id && newContent !== undefined) {
+          // History entry already written above with the move included; apply the move itself.
+          await tx.message.update({
+            where: { id: m.id },
+            data: moveData(newTopic, newStream, resolveOnly ? undefined : now),
+          });
+          continue;
+        }
+        const entry: EditHistoryEntry = { ...baseEntry };
+        if (newTopic !== undefined)
+          Object.assign(entry, { prev_topic: m.subject, topic: newTopic });
+        if (newStream) Object.assign(entry, { prev_stream: oldStream.id, stream: newStream.id });
+        await tx.message.update({
+          where: { id: m.id },
+          data: {
+            ...moveData(newTopic, newStream, resolveOnly ? undefined : now),
+            editHistory: [entry, ...history(m)] as unknown as Prisma.InputJsonValue,
+          },
+        });
+      }
+      if (newStream) await dropLostAccess(tx, events, realm, moved, newStream, oldStream);
+    }
+    await emitUpdate(tx, events, {
+      realm,
+      user,
+      message,
+      movedIds: moved.map((m) => m.id),
+      audienceBefore,
+      now,
+      newContent,
+      rendered,
+      newTopic,
+      oldStream,
+      newStream,
+      propagateMode: input.propagateMode,
+    });
+  });
+}
+
+const history = (m: Pick<Message, 'editHistory'>): EditHistoryEntry[] =>
+  Array.isArray(m.editHistory) ? (m.editHistory as unknown as EditHistoryEntry[]) : [];
+
+function moveData(topic: string | undefined, stream: Stream | null, movedAt: Date | undefined) {
+  return {
+    ...(topic !== undefined ? { subject: topic } : {}),
+    ...(stream ? { recipientId: stream.recipientId as number } : {}),
+    ...(movedAt ? { lastMovedTime: movedAt } : {}),
+  };
+}
+
+async function messagesToMove(tx: Tx, message: Message, mode: PropagateMode): Promise<Message[]> {
+  if (mode === 'change_one') return [message];
+  return tx.message.findMany({
+    where: {
+      recipientId: message.recipientId,
+      subject: { equals: message.subject, mode: 'insensitive' },
+      ...(mode === 'change_later' ? { id: { gte: message.id } } : {}),
+    },
+    orderBy: { id: 'asc' },
+  });
+}
+
+/** Mention and alert-word bits follow the new content; the user's own bits stay. */
+async function recomputeFlags(
+  tx: Tx,
+  message: Message,
+  content: string,
+  rendered: RenderedMarkdown,
+) {
+  const rows = await tx.userMessage.findMany({
+    where: { messageId: message.id },
+    select: { userId: true },
+  });
+  const userIds = rows.map((r) => r.userId);
+  const bits = await recipientFlags(tx, {
+    senderId: message.senderId,
+    recipientUserIds: userIds,
+    rendered,
+    content,
+    isPrivate: false,
+    senderRead: false,
+    topic: message.isChannelMessage
+      ? { recipientId: message.recipientId, name: message.subject }
+      : undefined,
+  });
+  const contentBits = bits.map((b) => b & CONTENT_BITS);
+  await tx.$executeRaw(Prisma.sql`
+    UPDATE user_messages um SET flags = (um.flags & ~${CONTENT_BITS}::bigint) | t.f
+    FROM unnest(${userIds}::int[], ${contentBits}::bigint[]) AS t(u, f)
+    WHERE um.message_id = ${message.id} AND um.user_id = t.u`);
+}
+
+/** Moving to a channel: subscribers of the old channel who are not in the new one lose their copies. */
+async function dropLostAccess(
+  tx: Tx,
+  events: EventSink,
+  realm: Pick<Realm, 'id'>,
+  moved: Message[],
+  newStream: Stream,
+  oldStream: Stream,
+) {
+  const ids = moved.map((m) => m.id);
+  const lost = await tx.$queryRaw<{ user_id: number }[]>(Prisma.sql`
+    DELETE FROM user_messages um
+    WHERE um.message_id = ANY(${ids}::int[]) AND NOT EXISTS (
+      SELECT 1 FROM subscriptions s WHERE s.recipient_id = ${newStream.recipientId}
+      AND s.user_id = um.user_id AND s.active)
+    AND ${newStream.inviteOnly}
+    RETURNING um.user_id`);
+  const users = [...new Set(lost.map((l) => l.user_id))];
+  if (users.length) {
+    await events.emit(
+      realm.id,
+      {
+        type: 'delete_message',
+        message_type: 'stream',
+        message_ids: ids,
+        stream_id: oldStream.id,
+        topic: moved[0].subject,
+      },
+      users,
+    );
+  }
+}
+
+interface UpdateEventInput {
+  realm: Realm;
+  user: User;
+  message: Message;
+  movedIds: number[];
+  audienceBefore: number[];
+  now: Date;
+  newContent?: string;
+  rendered?: RenderedMarkdown;
+  newTopic?: string;
+  oldStream: Stream | null;
+  newStream: Stream | null;
+  propagateMode: PropagateMode;
+}
+
+async function emitUpdate(tx: Tx, events: EventSink, e: UpdateEventInput) {
+  const event: Record<string, unknown> = {
+    type: 'update_message',
+    user_id: e.user.id,
+    edit_timestamp: seconds(e.now),
+    message_id: e.message.id,
+    message_ids: [...e.movedIds].sort((a, b) => a - b),
+    rendering_only: false,
+  };
+  if (e.oldStream) {
+    event.stream_id = e.oldStream.id;
+    event.stream_name = e.oldStream.name;
+  }
+  if (e.newContent !== undefined && e.rendered) {
+    Object.assign(event, {
+      orig_content: e.message.content,
+      orig_rendered_content: e.message.renderedContent,
+      content: e.newContent,
+      rendered_content: e.rendered.html,
+      is_me_message: isMeMessage(e.newContent),
+    });
+  }
+  if (e.newTopic !== undefined || e.newStream) {
+    const linkifiers = await tx.realmFilter.findMany({
+      where: { realmId: e.realm.id },
+      orderBy: { order: 'asc' },
+    });
+    const topic = e.newTopic ?? e.message.subject;
+    Object.assign(event, {
+      propagate_mode: e.propagateMode,
+      orig_subject: e.message.subject,
+      subject: topic,
+      topic_links: linkifyTopic(
+        topic,
+        linkifiers.map((l) => ({ id: l.id, pattern: l.pattern, urlTemplate: l.urlTemplate })),
+      ),
+    });
+    if (e.newStream) event.new_stream_id = e.newStream.id;
+  }
+  // Each user's event carries their own flags for the edited message.
+  const audience = [...new Set([...e.audienceBefore, ...(await messageAudience(tx, e.movedIds))])];
+  const rows = await tx.userMessage.findMany({
+    where: { messageId: e.message.id, userId: { in: audience } },
+    select: { userId: true, flags: true },
+  });
+  const flagsByUser = new Map(rows.map((r) => [r.userId, Number(r.flags)]));
+  const stillSees = audience.filter((id) => flagsByUser.has(id) || !e.newStream?.inviteOnly);
+  const bits = stillSees.map((id) => flagsByUser.get(id) ?? Flag.read | Flag.historical);
+  for (const [flagBits, users] of groupByFlags(stillSees, bits)) {
+    await events.emit(
+      e.realm.id,
+      { ...event, type: 'update_message', flags: flagNames(flagBits) },
+      users,
+    );
+  }
+}

@@ -1,0 +1,147 @@
+import { Prisma, type Realm, type User } from '../../../generated/prisma/client';
+import type { Db } from '../../db/client';
+import { badRequest } from '../../http/errors';
+import { formatMessages } from './format-message';
+import {
+  compileNarrow,
+  FLAGS_SQL,
+  parseNarrow,
+  type CompiledNarrow,
+  type RawNarrow,
+} from './narrow';
+import type { ApiMessage } from './types';
+
+/** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor reported for `newest`. */
+export const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
+export const MAX_MESSAGES_PER_FETCH = 5000;
+
+export type Anchor = number | 'newest' | 'oldest' | 'first_unread';
+
+export interface GetMessagesInput {
+  user: User;
+  realm: Realm;
+  anchor: Anchor;
+  numBefore: number;
+  numAfter: number;
+  includeAnchor: boolean;
+  narrow: RawNarrow;
+  applyMarkdown: boolean;
+  clientGravatar: boolean;
+  allowEmptyTopicName: boolean;
+}
+
+export interface GetMessagesResult {
+  anchor: number;
+  found_anchor: boolean;
+  found_oldest: boolean;
+  found_newest: boolean;
+  history_limited: boolean;
+  messages: ApiMessage[];
+}
+
+interface Row {
+  id: number;
+  flags: bigint;
+  match_content?: string;
+  match_subject?: string;
+}
+
+/** FROM/WHERE of a narrow for one user: their own copies, plus channel history where readable. */
+export function narrowSource(
+  user: Pick<User, 'id' | 'realmId'>,
+  narrow: CompiledNarrow,
+): Prisma.Sql {
+  const join = narrow.includeHistory ? Prisma.sql`LEFT JOIN` : Prisma.sql`JOIN`;
+  const where = [Prisma.sql`m.realm_id = ${user.realmId}`, ...narrow.conditions];
+  return Prisma.sql`FROM messages m ${join} user_messages um ON um.message_id = m.id AND um.user_id = ${user.id}
+    WHERE ${Prisma.join(where, ' AND ')}`;
+}
+
+/** Highlighted `match_content` / `match_subject` columns for search narrows. */
+export function matchColumns(search: string[]): Prisma.Sql {
+  if (search.length === 0) return Prisma.empty;
+  const query = Prisma.sql`websearch_to_tsquery('english', ${search.join(' ')})`;
+  const options = 'StartSel="<span class=""highlight"">", StopSel=</span>, HighlightAll=TRUE';
+  return Prisma.sql`, ts_headline('english', m.rendered_content, ${query}, ${options}) AS match_content,
+    ts_headline('english', replace(replace(replace(m.subject, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), ${query}, ${options}) AS match_subject`;
+}
+
+/** GET /messages: a window of the narrow around an anchor (Zulip's get_messages_backend). */
+export async function getMessages(db: Db, input: GetMessagesInput): Promise<GetMessagesResult> {
+  const { user, numBefore, numAfter } = input;
+  if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) {
+    throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+  }
+  const narrow = await compileNarrow(db, user, input.realm, parseNarrow(input.narrow));
+  const source = narrowSource(user, narrow);
+
+  let anchor: number;
+  if (input.anchor === 'newest') anchor = LARGER_THAN_MAX_MESSAGE_ID;
+  else if (input.anchor === 'oldest') anchor = 0;
+  else if (input.anchor === 'first_unread') {
+    const rows = await db.$queryRaw<{ id: number | null }[]>(Prisma.sql`
+      SELECT min(m.id) AS id ${source} AND um.user_id IS NOT NULL AND (${FLAGS_SQL} & 1) = 0`);
+    anchor = rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
+  } else anchor = input.anchor;
+
+  const columns = Prisma.sql`m.id, ${FLAGS_SQL} AS flags ${matchColumns(narrow.search)}`;
+  const [before, at, after] = await Promise.all([
+    numBefore > 0
+      ? db.$queryRaw<Row[]>(Prisma.sql`SELECT ${columns} ${source} AND m.id < ${anchor}::bigint
+          ORDER BY m.id DESC LIMIT ${numBefore + 1}`)
+      : Promise.resolve([] as Row[]),
+    input.includeAnchor
+      ? db.$queryRaw<Row[]>(Prisma.sql`SELECT ${columns} ${source} AND m.id = ${anchor}::bigint`)
+      : Promise.resolve([] as Row[]),
+    numAfter > 0
+      ? db.$queryRaw<Row[]>(Prisma.sql`SELECT ${columns} ${source} AND m.id > ${anchor}::bigint
+          ORDER BY m.id ASC LIMIT ${numAfter + 1}`)
+      : Promise.resolve([] as Row[]),
+  ]);
+  const beforeRows = before.slice(0, numBefore).reverse();
+  const afterRows = after.slice(0, numAfter);
+  const rows = [...beforeRows, ...at, ...afterRows];
+  // Without rows before the anchor to look at, "oldest" is only known when anchored there.
+  const foundOldest = input.anchor === 'oldest' || (numBefore > 0 && before.length <= numBefore);
+  const foundNewest =
+    anchor === LARGER_THAN_MAX_MESSAGE_ID || (numAfter > 0 && after.length <= numAfter);
+
+  const messages = await loadAndFormat(db, input, rows);
+  return {
+    anchor,
+    found_anchor: at.length > 0,
+    found_oldest: foundOldest,
+    found_newest: foundNewest,
+    history_limited: false,
+    messages,
+  };
+}
+
+async function loadAndFormat(
+  db: Db,
+  input: Pick<
+    GetMessagesInput,
+    'user' | 'realm' | 'applyMarkdown' | 'clientGravatar' | 'allowEmptyTopicName'
+  >,
+  rows: Row[],
+): Promise<ApiMessage[]> {
+  const full = await db.message.findMany({ where: { id: { in: rows.map((r) => r.id) } } });
+  const byId = new Map(full.map((m) => [m.id, m]));
+  const ordered = rows.flatMap((r) => {
+    const m = byId.get(r.id);
+    return m ? [m] : [];
+  });
+  const formatted = await formatMessages(db, ordered, {
+    viewer: input.user,
+    realm: input.realm,
+    applyMarkdown: input.applyMarkdown,
+    clientGravatar: input.clientGravatar,
+    allowEmptyTopicName: input.allowEmptyTopicName,
+    flags: new Map(rows.map((r) => [r.id, Number(r.flags)])),
+  });
+  rows.forEach((r, i) => {
+    if (r.match_content !== undefined) formatted[i].match_content = r.match_content;
+    if (r.match_subject !== undefined) formatted[i].match_subject = r.match_subject;
+  });
+  return formatted;
+}

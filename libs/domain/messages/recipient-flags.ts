@@ -1,0 +1,66 @@
+import { Prisma } from '../../../generated/prisma/client';
+import type { Tx } from '../../db/client';
+import { findAlertWords, type RenderedMarkdown } from '../../markdown';
+import { recursiveGroupMemberIds } from '../permissions/groups';
+import { Flag } from './flags';
+
+export interface FlagInputs {
+  senderId: number;
+  recipientUserIds: number[];
+  rendered: RenderedMarkdown;
+  content: string;
+  isPrivate: boolean;
+  senderRead: boolean;
+  /** For topic wildcard mentions: the channel recipient and topic. */
+  topic?: { recipientId: number; name: string };
+}
+
+/**
+ * Flag bits of each recipient's copy of a new (or edited) message: mentions (group mentions
+ * expanded through subgroups), wildcard mentions (topic wildcards reach the topic's
+ * participants), alert words, and is_private. Returns one value per recipient user id.
+ */
+export async function recipientFlags(tx: Tx, input: FlagInputs): Promise<number[]> {
+  const mentioned = new Set(input.rendered.mentionedUserIds);
+  for (const groupId of input.rendered.mentionedGroupIds) {
+    for (const id of await recursiveGroupMemberIds(tx, groupId)) mentioned.add(id);
+  }
+  let topicParticipants = new Set<number>();
+  if (input.rendered.topicWildcardMentioned && input.topic) {
+    const rows = await tx.$queryRaw<{ sender_id: number }[]>(Prisma.sql`
+      SELECT DISTINCT sender_id FROM messages
+      WHERE recipient_id = ${input.topic.recipientId} AND lower(subject) = lower(${input.topic.name})`);
+    topicParticipants = new Set([input.senderId, ...rows.map((r) => r.sender_id)]);
+  }
+  const words = await tx.alertWord.findMany({
+    where: { userId: { in: input.recipientUserIds.filter((id) => id !== input.senderId) } },
+    select: { userId: true, word: true },
+  });
+  const wordsByUser = new Map<number, string[]>();
+  for (const w of words) wordsByUser.set(w.userId, [...(wordsByUser.get(w.userId) ?? []), w.word]);
+  const alerted = new Set(
+    [...wordsByUser].filter(([, list]) => findAlertWords(input.content, list)).map(([id]) => id),
+  );
+
+  return input.recipientUserIds.map((userId) => {
+    let bits = 0;
+    if (input.isPrivate) bits |= Flag.is_private;
+    if (userId === input.senderId && input.senderRead) bits |= Flag.read;
+    if (mentioned.has(userId)) bits |= Flag.mentioned;
+    if (input.rendered.streamWildcardMentioned) bits |= Flag.stream_wildcard_mentioned;
+    if (topicParticipants.has(userId)) bits |= Flag.topic_wildcard_mentioned;
+    if (alerted.has(userId)) bits |= Flag.has_alert_word;
+    return bits;
+  });
+}
+
+/** Groups user ids by identical flag bits, so one event can serve each group. */
+export function groupByFlags(userIds: number[], flags: number[]): Map<number, number[]> {
+  const groups = new Map<number, number[]>();
+  userIds.forEach((id, i) => {
+    const list = groups.get(flags[i]);
+    if (list) list.push(id);
+    else groups.set(flags[i], [id]);
+  });
+  return groups;
+}

@@ -1,0 +1,16 @@
+import type { Realm } from '../../../generated/prisma/client';
+import { renderMarkdown } from '../../markdown';
+import type { AppContext } from '../context';
+import { markdownContextFor } from '../markdown-context';
+import { normalizeContent } from './content';
+
+/** POST /messages/render: the HTML a message with this content would get; nothing is stored. */
+export async function renderMessage(
+  ctx: AppContext,
+  realm: Realm,
+  content: string,
+): Promise<{ rendered: string }> {
+  const body = normalizeContent(content);
+  const rendered = await renderMarkdown(body, await markdownContextFor(ctx.db, ctx.config, realm));
+  return { rendered: rendered.html };
+}

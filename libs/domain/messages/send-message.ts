@@ -1,0 +1,186 @@
+import { Prisma, type Realm, type Stream, type User } from '../../../generated/prisma/client';
+import { badRequest } from '../../http/errors';
+import { inTransaction } from '../../events/outbox';
+import { renderMarkdown } from '../../markdown';
+import type { AppContext } from '../context';
+import { markdownContextFor } from '../markdown-context';
+import { channelSendRefusal, mentionRefusal } from '../permissions/messages';
+import {
+  directRecipientId,
+  resolveChannel,
+  resolveDirectUsers,
+  type ChannelTarget,
+  type DirectTarget,
+} from './addressees';
+import { normalizeContent } from './content';
+import { formatMessages } from './format-message';
+import { flagNames } from './flags';
+import { groupByFlags, recipientFlags } from './recipient-flags';
+import { sentByHuman } from './sending-client';
+import { normalizeTopic } from './topic';
+import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
+import { CHANNEL_TYPES, DIRECT_TYPES } from './types';
+
+export type SendType = (typeof CHANNEL_TYPES)[number] | (typeof DIRECT_TYPES)[number];
+
+export interface SendMessageInput {
+  sender: User;
+  realm: Realm;
+  type: SendType;
+  to: ChannelTarget | DirectTarget;
+  topic?: string;
+  content: string;
+  clientName: string;
+  /** null/undefined: decided by the sending client (see sentByHuman). */
+  readBySender?: boolean | null;
+  localId?: string;
+  queueId?: string;
+}
+
+/**
+ * POST /messages: validate the addressees and content, check the sender may post there, render
+ * the Markdown, then in one transaction insert the message and every recipient's UserMessage
+ * row (one bulk INSERT), and emit `message` events, one per distinct flag set.
+ */
+export async function sendMessage(
+  ctx: AppContext,
+  input: SendMessageInput,
+): Promise<{ id: number }> {
+  const { sender, realm } = input;
+  const isChannel = (CHANNEL_TYPES as readonly string[]).includes(input.type);
+  const content = normalizeContent(input.content);
+
+  let channel: Stream | null = null;
+  let topic = '';
+  let directUsers: Awaited<ReturnType<typeof resolveDirectUsers>> = [];
+  if (isChannel) {
+    if (input.topic === undefined) throw badRequest('Missing topic');
+    channel = await resolveChannel(ctx.db, realm, input.to as ChannelTarget);
+    topic = normalizeTopic(input.topic, realm);
+    const refusal = await channelSendRefusal(ctx.db, sender, channel);
+    if (refusal) throw badRequest(refusal);
+  } else {
+    directUsers = await resolveDirectUsers(ctx.db, realm, input.to as DirectTarget);
+  }
+
+  const rendered = await renderMarkdown(
+    content,
+    await markdownContextFor(ctx.db, ctx.config, realm),
+  );
+  if (rendered.mentionedGroupIds.length || (channel && rendered.streamWildcardMentioned)) {
+    const audience =
+      channel && rendered.streamWildcardMentioned
+        ? await ctx.db.subscription.count({
+            where: { recipientId: channel.recipientId ?? -1, active: true, isUserActive: true },
+          })
+        : 0;
+    const refusal = await mentionRefusal(
+      ctx.db,
+      realm,
+      sender,
+      rendered.mentionedGroupIds,
+      audience,
+    );
+    if (refusal) throw badRequest(refusal);
+  }
+  // Spec 2.9: messages start unread, except the sender's own copy when sent from one of
+  // Zulip's interactive clients; `read_by_sender` (FL 236) overrides that default.
+  const senderRead = input.readBySender ?? sentByHuman(input.clientName);
+
+  const sent = await inTransaction(ctx, async (tx, events) => {
+    const senderRow = {
+      id: sender.id,
+      email: sender.email,
+      fullName: sender.fullName,
+      isActive: sender.isActive,
+      isMirrorDummy: sender.isMirrorDummy,
+      recipientId: sender.recipientId,
+      realmId: sender.realmId,
+    };
+    const recipientId = channel
+      ? (channel.recipientId as number)
+      : await directRecipientId(tx, realm.id, senderRow, directUsers);
+
+    const message = await tx.message.create({
+      data: {
+        realmId: realm.id,
+        senderId: sender.id,
+        recipientId,
+        subject: topic,
+        content,
+        renderedContent: rendered.html,
+        renderedContentVersion: 1,
+        sendingClientName: input.clientName,
+        hasAttachment: rendered.hasAttachment,
+        hasImage: rendered.hasImage,
+        hasLink: rendered.hasLink,
+        isChannelMessage: isChannel,
+      },
+    });
+
+    let userIds: number[];
+    if (channel) {
+      const rows = await tx.$queryRaw<{ user_id: number }[]>(Prisma.sql`
+        SELECT user_id FROM subscriptions
+        WHERE recipient_id = ${recipientId} AND active AND is_user_active`);
+      userIds = rows.map((r) => r.user_id);
+      if (!userIds.includes(sender.id)) userIds.push(sender.id);
+    } else {
+      userIds = [...new Set([sender.id, ...directUsers.map((u) => u.id)])];
+    }
+    const flags = await recipientFlags(tx, {
+      senderId: sender.id,
+      recipientUserIds: userIds,
+      rendered,
+      content,
+      isPrivate: !channel,
+      senderRead,
+      topic: channel ? { recipientId, name: topic } : undefined,
+    });
+    await tx.$executeRaw(Prisma.sql`
+      INSERT INTO user_messages (user_id, message_id, flags)
+      SELECT u, ${message.id}, f FROM unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f)`);
+    if (channel && channel.firstMessageId === null) {
+      await tx.$executeRaw`
+        UPDATE streams SET first_message_id = ${message.id}
+        WHERE id = ${channel.id} AND first_message_id IS NULL`;
+    }
+
+    const [dict] = await formatMessages(tx, [message], {
+      viewer: sender,
+      realm,
+      applyMarkdown: true,
+      clientGravatar: false,
+      allowEmptyTopicName: true,
+    });
+    for (const [bits, users] of groupByFlags(userIds, flags)) {
+      const others = users.filter((id) => id !== sender.id);
+      // Events tier contract: `content` is HTML; `raw_content` is the Markdown source for queues
+      // registered with apply_markdown=false; `subject` is the stored topic ('' for the empty
+      // topic) for the tier to replace for clients without `empty_topic_name`.
+      const event = {
+        type: 'message',
+        message: dict,
+        flags: flagNames(bits),
+        raw_content: content,
+      };
+      await events.emit(realm.id, event, others);
+      if (users.includes(sender.id)) {
+        // Only the sender's queues may echo local_id (matched against sender_queue_id).
+        await events.emit(
+          realm.id,
+          {
+            ...event,
+            ...(input.queueId !== undefined ? { sender_queue_id: input.queueId } : {}),
+            ...(input.localId !== undefined ? { local_id: input.localId } : {}),
+          },
+          [sender.id],
+        );
+      }
+    }
+    return { id: message.id };
+  });
+  // Spec 4.22: outgoing-webhook bots mentioned or addressed get a job each (after commit).
+  await enqueueOutgoingWebhooks(ctx, sent.id);
+  return sent;
+}

@@ -1,0 +1,66 @@
+import { Prisma, type User } from '../../../generated/prisma/client';
+import type { Tx } from '../../db/client';
+import type { EventSink } from '../../events/outbox';
+import { inTransaction } from '../../events/outbox';
+import { badRequest } from '../../http/errors';
+import type { AppContext } from '../context';
+
+const READ_FLAG = 1;
+
+async function sendMutedUsersEvent(tx: Tx, events: EventSink, user: User): Promise<void> {
+  const rows = await tx.mutedUser.findMany({
+    where: { userProfileId: user.id },
+    orderBy: { id: 'asc' },
+  });
+  await events.emit(
+    user.realmId,
+    {
+      type: 'muted_users',
+      muted_users: rows.map((r) => ({
+        id: r.mutedUserId,
+        timestamp: Math.floor(r.dateMuted.getTime() / 1000),
+      })),
+    },
+    [user.id],
+  );
+}
+
+async function targetUser(ctx: AppContext, user: User, mutedUserId: number): Promise<User> {
+  if (mutedUserId === user.id) throw badRequest('Cannot mute self');
+  const target = await ctx.db.user.findFirst({ where: { id: mutedUserId, realmId: user.realmId } });
+  if (!target) throw badRequest('No such user');
+  return target;
+}
+
+/**
+ * `POST /users/me/muted_users/{id}`: mutes a user; their existing messages to the caller are
+ * marked read, as in Zulip.
+ */
+export async function muteUser(ctx: AppContext, user: User, mutedUserId: number): Promise<void> {
+  const target = await targetUser(ctx, user, mutedUserId);
+  await inTransaction(ctx, async (tx, events) => {
+    const existing = await tx.mutedUser.findUnique({
+      where: { userProfileId_mutedUserId: { userProfileId: user.id, mutedUserId: target.id } },
+    });
+    if (existing) throw badRequest('User already muted');
+    await tx.mutedUser.create({ data: { userProfileId: user.id, mutedUserId: target.id } });
+    await tx.$executeRaw(Prisma.sql`
+      UPDATE user_messages um SET flags = um.flags | ${Prisma.raw(String(READ_FLAG))}
+      FROM messages m
+      WHERE um.message_id = m.id AND um.user_id = ${user.id} AND m.sender_id = ${target.id}
+        AND um.flags & ${Prisma.raw(String(READ_FLAG))} = 0`);
+    await sendMutedUsersEvent(tx, events, user);
+  });
+}
+
+/** `DELETE /users/me/muted_users/{id}`. */
+export async function unmuteUser(ctx: AppContext, user: User, mutedUserId: number): Promise<void> {
+  const target = await targetUser(ctx, user, mutedUserId);
+  await inTransaction(ctx, async (tx, events) => {
+    const removed = await tx.mutedUser.deleteMany({
+      where: { userProfileId: user.id, mutedUserId: target.id },
+    });
+    if (removed.count === 0) throw badRequest('User is not muted');
+    await sendMutedUsersEvent(tx, events, user);
+  });
+}

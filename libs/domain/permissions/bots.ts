@@ -1,0 +1,35 @@
+import type { Realm, User } from '../../../generated/prisma/client';
+import type { Db, Tx } from '../../db/client';
+import { BotType, Role, roleAtLeast } from '../users/roles';
+import { groupsContainingUser } from './groups';
+
+/**
+ * Bot creation: members of `can_create_bots_group` create any kind of bot; members of
+ * `can_create_write_only_bots_group` create incoming-webhook bots only. Guests never do.
+ */
+export async function canCreateBot(
+  db: Db | Tx,
+  realm: Realm,
+  user: User,
+  botType: number,
+): Promise<boolean> {
+  if (user.isBot || user.role === Role.GUEST) return false;
+  const groupIds = [realm.canCreateBotsGroupId, realm.canCreateWriteOnlyBotsGroupId].filter(
+    (id): id is number => id !== null,
+  );
+  const containing = await groupsContainingUser(db, user.id, groupIds);
+  if (realm.canCreateBotsGroupId !== null && containing.has(realm.canCreateBotsGroupId))
+    return true;
+  return (
+    botType === BotType.INCOMING_WEBHOOK &&
+    realm.canCreateWriteOnlyBotsGroupId !== null &&
+    containing.has(realm.canCreateWriteOnlyBotsGroupId)
+  );
+}
+
+/** A bot is administered by its owner and by the organization's administrators. */
+export const canAdministerBot = (user: User, bot: Pick<User, 'botOwnerId'>): boolean =>
+  bot.botOwnerId === user.id || roleAtLeast(user.role, Role.ADMINISTRATOR);
+
+/** `GET /bots`: administrators see every bot of the organization, others their own. */
+export const seesAllBots = (user: User): boolean => roleAtLeast(user.role, Role.ADMINISTRATOR);

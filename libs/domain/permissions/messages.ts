@@ -1,0 +1,198 @@
+import type { Realm, Stream, User } from '../../../generated/prisma/client';
+import type { Db, Tx } from '../../db/client';
+import { Role } from '../users/roles';
+import { groupsContainingUser } from './groups';
+
+type Reader = Db | Tx;
+
+export type ChannelForAccess = Pick<
+  Stream,
+  | 'id'
+  | 'name'
+  | 'inviteOnly'
+  | 'isWebPublic'
+  | 'isArchived'
+  | 'historyPublicToSubscribers'
+  | 'recipientId'
+  | 'canSendMessageGroupId'
+>;
+
+export async function isSubscribed(
+  db: Reader,
+  userId: number,
+  recipientId: number | null,
+): Promise<boolean> {
+  if (recipientId === null) return false;
+  const sub = await db.subscription.findUnique({
+    where: { userId_recipientId: { userId, recipientId } },
+    select: { active: true },
+  });
+  return sub?.active ?? false;
+}
+
+/** Why a send to a channel is refused, or null when it is allowed (Zulip's access_stream_for_send_message). */
+export async function channelSendRefusal(
+  db: Reader,
+  sender: Pick<User, 'id' | 'role'>,
+  channel: ChannelForAccess,
+): Promise<string | null> {
+  const notAuthorized = `Not authorized to send to channel '${channel.name}'`;
+  if (channel.isArchived) return notAuthorized;
+  const allowed = await groupsContainingUser(db, sender.id, [channel.canSendMessageGroupId]);
+  if (!allowed.has(channel.canSendMessageGroupId)) {
+    return 'You do not have permission to post in this channel.';
+  }
+  if (!channel.inviteOnly && sender.role !== Role.GUEST) return null;
+  if (await isSubscribed(db, sender.id, channel.recipientId)) return null;
+  return notAuthorized;
+}
+
+/**
+ * May the user read the channel's messages they did not receive (Zulip's
+ * has_message_access for channel history)? Public channels for non-guests; otherwise a
+ * subscription to a channel whose history is public to subscribers.
+ */
+export async function canReadChannelHistory(
+  db: Reader,
+  user: Pick<User, 'id' | 'role'>,
+  channel: Pick<Stream, 'inviteOnly' | 'historyPublicToSubscribers' | 'recipientId'>,
+): Promise<boolean> {
+  if (!channel.inviteOnly && user.role !== Role.GUEST) return true;
+  if (!channel.historyPublicToSubscribers) return false;
+  return isSubscribed(db, user.id, channel.recipientId);
+}
+
+/** May the user see that the channel exists and read its topics (spec 4.16)? */
+export async function canAccessChannel(
+  db: Reader,
+  user: Pick<User, 'id' | 'role'>,
+  channel: Pick<Stream, 'inviteOnly' | 'recipientId'>,
+): Promise<boolean> {
+  if (!channel.inviteOnly && user.role !== Role.GUEST) return true;
+  return isSubscribed(db, user.id, channel.recipientId);
+}
+
+const secondsSince = (date: Date, now: Date) => (now.getTime() - date.getTime()) / 1000;
+
+/** Why editing the content of a message is refused, or null (Zulip's check_edit_message content rules). */
+export function contentEditRefusal(
+  realm: Pick<Realm, 'allowMessageEditing' | 'messageContentEditLimitSeconds'>,
+  editor: Pick<User, 'id'>,
+  message: { senderId: number; dateSent: Date },
+  now: Date,
+): string | null {
+  if (!realm.allowMessageEditing) return 'Your organization has turned off message editing';
+  if (message.senderId !== editor.id) return "You don't have permission to edit this message";
+  const limit = realm.messageContentEditLimitSeconds;
+  // Zulip allows a grace period of 20 seconds beyond the limit.
+  if (limit !== null && secondsSince(message.dateSent, now) > limit + 20) {
+    return 'The time limit for editing this message has passed';
+  }
+  return null;
+}
+
+/** Why moving a message to another topic or channel is refused, or null. */
+export async function moveRefusal(
+  db: Reader,
+  realm: Pick<
+    Realm,
+    | 'canMoveMessagesBetweenTopicsGroupId'
+    | 'canMoveMessagesBetweenChannelsGroupId'
+    | 'moveMessagesWithinStreamLimitSeconds'
+    | 'moveMessagesBetweenStreamsLimitSeconds'
+  >,
+  mover: Pick<User, 'id' | 'role'>,
+  message: { dateSent: Date },
+  kind: 'topic' | 'channel',
+  now: Date,
+): Promise<string | null> {
+  const groupId =
+    kind === 'topic'
+      ? realm.canMoveMessagesBetweenTopicsGroupId
+      : realm.canMoveMessagesBetweenChannelsGroupId;
+  const inGroup =
+    groupId !== null && (await groupsContainingUser(db, mover.id, [groupId])).has(groupId);
+  if (!inGroup) {
+    return kind === 'topic'
+      ? "You don't have permission to edit this message"
+      : "You don't have permission to move this message";
+  }
+  // Moderators and above are not bound by the time limits.
+  if (mover.role <= Role.MODERATOR) return null;
+  const limit =
+    kind === 'topic'
+      ? realm.moveMessagesWithinStreamLimitSeconds
+      : realm.moveMessagesBetweenStreamsLimitSeconds;
+  if (limit !== null && secondsSince(message.dateSent, now) > limit + 20) {
+    return kind === 'topic'
+      ? "The time limit for editing this message's topic has passed."
+      : "The time limit for editing this message's channel has passed";
+  }
+  return null;
+}
+
+/** May the user delete the message (Zulip's validate_can_delete_message)? */
+export async function deleteRefusal(
+  db: Reader,
+  realm: Pick<
+    Realm,
+    'canDeleteAnyMessageGroupId' | 'canDeleteOwnMessageGroupId' | 'messageContentDeleteLimitSeconds'
+  >,
+  user: Pick<User, 'id'>,
+  message: { senderId: number; dateSent: Date },
+  now: Date,
+): Promise<string | null> {
+  const ids = [realm.canDeleteAnyMessageGroupId, realm.canDeleteOwnMessageGroupId].filter(
+    (id): id is number => id !== null,
+  );
+  const groups = await groupsContainingUser(db, user.id, ids);
+  if (realm.canDeleteAnyMessageGroupId !== null && groups.has(realm.canDeleteAnyMessageGroupId)) {
+    return null;
+  }
+  if (message.senderId !== user.id) return "You don't have permission to delete this message";
+  if (realm.canDeleteOwnMessageGroupId === null || !groups.has(realm.canDeleteOwnMessageGroupId)) {
+    return "You don't have permission to delete this message";
+  }
+  const limit = realm.messageContentDeleteLimitSeconds;
+  if (limit !== null && secondsSince(message.dateSent, now) > limit) {
+    return 'The time limit for deleting this message has passed';
+  }
+  return null;
+}
+
+/** Zulip's WILDCARD_MENTION_THRESHOLD: wildcards reaching more users need can_mention_many_users_group. */
+export const WILDCARD_MENTION_THRESHOLD = 15;
+
+/**
+ * Why the mentions of a new message are refused, or null (Zulip's check for user-group
+ * can_mention_group and the organization's can_mention_many_users_group for wildcards).
+ */
+export async function mentionRefusal(
+  db: Reader,
+  realm: Pick<Realm, 'canMentionManyUsersGroupId'>,
+  sender: Pick<User, 'id'>,
+  mentionedGroupIds: number[],
+  wildcardAudience: number,
+): Promise<string | null> {
+  if (mentionedGroupIds.length) {
+    const groups = await db.userGroup.findMany({
+      where: { id: { in: mentionedGroupIds } },
+      select: { id: true, name: true, canMentionGroupId: true },
+    });
+    const settingIds = groups.flatMap((g) =>
+      g.canMentionGroupId === null ? [] : [g.canMentionGroupId],
+    );
+    const allowed = await groupsContainingUser(db, sender.id, settingIds);
+    const refused = groups.find(
+      (g) => g.canMentionGroupId === null || !allowed.has(g.canMentionGroupId),
+    );
+    if (refused) return `You are not allowed to mention user group '${refused.name ?? ''}'.`;
+  }
+  if (wildcardAudience > WILDCARD_MENTION_THRESHOLD) {
+    const groupId = realm.canMentionManyUsersGroupId;
+    const ok =
+      groupId !== null && (await groupsContainingUser(db, sender.id, [groupId])).has(groupId);
+    if (!ok) return 'You do not have permission to use channel wildcard mentions in this channel.';
+  }
+  return null;
+}

@@ -1,0 +1,118 @@
+import { Prisma } from '../../../generated/prisma/client';
+import type { Db } from '../../db/client';
+import { badRequest } from '../../http/errors';
+import {
+  legacyPresence,
+  modernPresence,
+  OFFLINE_THRESHOLD_SECONDS,
+  unixSeconds,
+  type LegacyPresence,
+  type ModernPresence,
+  type PresenceRow,
+} from './format-presence';
+
+export const DEFAULT_HISTORY_LIMIT_DAYS = 14;
+
+export interface PresenceQuery {
+  realmId: number;
+  /** Only rows changed after this presence_last_update_id; null or <= 0: everything recent. */
+  lastUpdateId: number | null;
+  historyLimitDays: number;
+  now: Date;
+}
+
+interface Row extends PresenceRow {
+  lastUpdateId: bigint;
+}
+
+/**
+ * Presence of the organization's active people with presence enabled (invisible users are left
+ * out), connected within the history window, in one query.
+ */
+async function presenceRows(db: Db, query: PresenceQuery): Promise<Row[]> {
+  const realm = await db.realm.findUnique({
+    where: { id: query.realmId },
+    select: { presenceDisabled: true },
+  });
+  if (!realm || realm.presenceDisabled) return [];
+  const since = query.lastUpdateId !== null && query.lastUpdateId > 0 ? query.lastUpdateId : null;
+  const cutoff = new Date(query.now.getTime() - query.historyLimitDays * 86_400_000);
+  return db.$queryRaw<Row[]>(Prisma.sql`
+    SELECT u.id AS "userId", u.email, u.date_joined AS "dateJoined",
+           p.last_active_time AS "lastActiveTime", p.last_connected_time AS "lastConnectedTime",
+           p.last_update_id AS "lastUpdateId"
+    FROM user_presences p JOIN users u ON u.id = p.user_id
+    WHERE p.realm_id = ${query.realmId} AND u.is_active AND NOT u.is_bot AND u.presence_enabled
+      AND ${
+        since !== null
+          ? Prisma.sql`p.last_update_id > ${since}`
+          : Prisma.sql`p.last_connected_time >= ${cutoff}`
+      }
+    ORDER BY u.id`);
+}
+
+export interface PresenceResponse {
+  presences: Record<string, ModernPresence | LegacyPresence>;
+  server_timestamp: number;
+  presence_last_update_id: number;
+}
+
+/** The presence data of `POST /users/me/presence` and `GET /realm/presence`. */
+export async function realmPresence(
+  db: Db,
+  query: PresenceQuery & { modern: boolean },
+): Promise<PresenceResponse> {
+  const rows = await presenceRows(db, query);
+  const presences: PresenceResponse['presences'] = {};
+  let maxId = query.lastUpdateId ?? -1;
+  for (const row of rows) {
+    if (query.modern) presences[String(row.userId)] = modernPresence(row);
+    else presences[row.email] = legacyPresence(row);
+    maxId = Math.max(maxId, Number(row.lastUpdateId));
+  }
+  return {
+    presences,
+    server_timestamp: query.now.getTime() / 1000,
+    presence_last_update_id: maxId,
+  };
+}
+
+export interface UserPresenceEntry {
+  timestamp: number;
+  status: 'active' | 'idle' | 'offline';
+}
+
+/** `GET /users/{user_id_or_email}/presence`. */
+export async function userPresence(
+  db: Db,
+  realmId: number,
+  userId: number,
+  label: string,
+  now: Date,
+): Promise<Record<'website' | 'aggregated', UserPresenceEntry>> {
+  const user = await db.user.findFirst({
+    where: { id: userId, realmId },
+    include: { presence: true, realm: { select: { presenceDisabled: true } } },
+  });
+  if (!user) throw badRequest('No such user');
+  if (user.isBot) throw badRequest('Presence is not supported for bot users.');
+  if (!user.presence || !user.presenceEnabled || !user.isActive || user.realm.presenceDisabled) {
+    throw badRequest(`No presence data for ${label}`);
+  }
+  const legacy = legacyPresence({
+    userId: user.id,
+    email: user.email,
+    dateJoined: user.dateJoined,
+    lastActiveTime: user.presence.lastActiveTime,
+    lastConnectedTime: user.presence.lastConnectedTime,
+  });
+  const website: UserPresenceEntry = {
+    timestamp: legacy.website.timestamp,
+    status: legacy.website.status,
+  };
+  const aggregated: UserPresenceEntry = { ...website };
+  if (unixSeconds(now) - aggregated.timestamp > OFFLINE_THRESHOLD_SECONDS) {
+    aggregated.status = 'offline';
+  }
+  return { website, aggregated };
+}

@@ -1,0 +1,84 @@
+import { Prisma, type User } from '../../../generated/prisma/client';
+import type { Tx } from '../../db/client';
+import { inTransaction } from '../../events/outbox';
+import type { AppContext } from '../context';
+import { realmUserAudience } from '../permissions/users';
+import { legacyClientPresence, OFFLINE_THRESHOLD_SECONDS } from './format-presence';
+
+export type PresenceStatus = 'active' | 'idle';
+
+/** Updates closer together than this are not stored (they would change nothing a client shows). */
+const MIN_UPDATE_INTERVAL_MS = 60_000;
+
+async function nextUpdateId(tx: Tx, realmId: number): Promise<bigint> {
+  const rows = await tx.$queryRaw<{ last_update_id: bigint }[]>(Prisma.sql`
+    INSERT INTO presence_sequences (realm_id, last_update_id) VALUES (${realmId}, 1)
+    ON CONFLICT (realm_id) DO UPDATE SET last_update_id = presence_sequences.last_update_id + 1
+    RETURNING last_update_id`);
+  return rows[0].last_update_id;
+}
+
+/**
+ * Records that the user's client is connected (and, for `active`, in use). Invisible users
+ * (presence_enabled false) are not recorded. Coming back online after being offline sends a
+ * `presence` event to the organization.
+ */
+export async function updatePresence(
+  ctx: AppContext,
+  input: { user: User; status: PresenceStatus; now: Date },
+): Promise<void> {
+  const { user, status, now } = input;
+  if (!user.presenceEnabled) return;
+  await inTransaction(ctx, async (tx, events) => {
+    const realm = await tx.realm.findUniqueOrThrow({
+      where: { id: user.realmId },
+      select: { presenceDisabled: true },
+    });
+    const existing = await tx.userPresence.findUnique({ where: { userId: user.id } });
+    const data: { lastConnectedTime?: Date; lastActiveTime?: Date } = {};
+    const stale = (time: Date | null | undefined) =>
+      !time || now.getTime() - time.getTime() >= MIN_UPDATE_INTERVAL_MS;
+    if (stale(existing?.lastConnectedTime)) data.lastConnectedTime = now;
+    if (status === 'active' && stale(existing?.lastActiveTime)) data.lastActiveTime = now;
+    if (existing && Object.keys(data).length === 0) return;
+
+    const lastUpdateId = await nextUpdateId(tx, user.realmId);
+    const row = existing
+      ? await tx.userPresence.update({
+          where: { userId: user.id },
+          data: { ...data, lastUpdateId },
+        })
+      : await tx.userPresence.create({
+          data: {
+            userId: user.id,
+            realmId: user.realmId,
+            lastConnectedTime: now,
+            lastActiveTime: status === 'active' ? now : null,
+            lastUpdateId,
+          },
+        });
+    const wasOffline =
+      !existing?.lastConnectedTime ||
+      now.getTime() - existing.lastConnectedTime.getTime() > OFFLINE_THRESHOLD_SECONDS * 1000;
+    if (!wasOffline || realm.presenceDisabled) return;
+    await events.emit(
+      user.realmId,
+      {
+        type: 'presence',
+        user_id: user.id,
+        email: user.email,
+        server_timestamp: now.getTime() / 1000,
+        presence: {
+          website: legacyClientPresence({
+            userId: user.id,
+            email: user.email,
+            dateJoined: user.dateJoined,
+            lastActiveTime: row.lastActiveTime,
+            lastConnectedTime: row.lastConnectedTime,
+          }),
+        },
+      },
+      await realmUserAudience(tx, user.realmId),
+    );
+  });
+}

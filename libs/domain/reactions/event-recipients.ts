@@ -1,0 +1,18 @@
+import { Prisma } from '../../../generated/prisma/client';
+import type { Tx } from '../../db/client';
+
+/**
+ * Who hears about a change to a message (reactions, edits, deletions): everyone with a copy,
+ * plus, for channel messages, the channel's current subscribers (who can read its history).
+ */
+export async function messageAudience(tx: Tx, messageIds: number[]): Promise<number[]> {
+  if (messageIds.length === 0) return [];
+  const rows = await tx.$queryRaw<{ user_id: number }[]>(Prisma.sql`
+    SELECT um.user_id FROM user_messages um WHERE um.message_id = ANY(${messageIds}::int[])
+    UNION
+    SELECT s.user_id FROM subscriptions s
+    JOIN streams st ON st.recipient_id = s.recipient_id AND st.history_public_to_subscribers
+    WHERE s.active AND s.is_user_active AND s.recipient_id IN (
+      SELECT m.recipient_id FROM messages m WHERE m.id = ANY(${messageIds}::int[]) AND m.is_channel_message)`);
+  return rows.map((r) => r.user_id).sort((a, b) => a - b);
+}

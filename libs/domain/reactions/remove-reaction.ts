@@ -1,0 +1,47 @@
+import { inTransaction } from '../../events/outbox';
+import { badRequest, reactionDoesNotExist } from '../../http/errors';
+import type { AppContext } from '../context';
+import { accessMessage } from '../messages/access';
+import {
+  emojiForName,
+  normalizeReactionType,
+  type EmojiIdentity,
+  type ReactionType,
+} from './emoji-identity';
+import { reactionEvent, type ReactionInput } from './add-reaction';
+import { messageAudience } from './event-recipients';
+
+/** DELETE /messages/{message_id}/reactions (Zulip's remove_reaction backend). */
+export async function removeReaction(ctx: AppContext, input: ReactionInput): Promise<void> {
+  await accessMessage(ctx.db, input.user, input.messageId);
+  let code = input.emojiCode;
+  let type = input.reactionType ? normalizeReactionType(input.reactionType) : undefined;
+  if (code === undefined) {
+    if (input.emojiName === undefined) {
+      throw badRequest(
+        'At least one of the following arguments must be present: emoji_name, emoji_code',
+      );
+    }
+    const found = await emojiForName(ctx.db, input.realm.id, input.emojiName);
+    code = found.emojiCode;
+    type = type ?? found.reactionType;
+  }
+  const reactionType = type ?? 'unicode_emoji';
+  await inTransaction(ctx, async (tx, events) => {
+    const reaction = await tx.reaction.findFirst({
+      where: { messageId: input.messageId, userId: input.user.id, emojiCode: code, reactionType },
+    });
+    if (!reaction) throw reactionDoesNotExist();
+    await tx.reaction.delete({ where: { id: reaction.id } });
+    const emoji: EmojiIdentity = {
+      emojiName: reaction.emojiName,
+      emojiCode: reaction.emojiCode,
+      reactionType: reaction.reactionType as ReactionType,
+    };
+    await events.emit(
+      input.realm.id,
+      reactionEvent('remove', input.user, input.messageId, emoji),
+      await messageAudience(tx, [input.messageId]),
+    );
+  });
+}

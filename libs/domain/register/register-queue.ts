@@ -1,0 +1,87 @@
+import type { Realm, User } from '../../../generated/prisma/client';
+import { QueueStore, type NewQueue } from '../../events/queue-store';
+import { badRequest } from '../../http/errors';
+import type { AppContext } from '../context';
+import { Role } from '../users/roles';
+import {
+  FEATURE_LEVEL,
+  MAX_MESSAGE_LENGTH,
+  MAX_STREAM_DESCRIPTION_LENGTH,
+  MAX_STREAM_NAME_LENGTH,
+  MAX_TOPIC_LENGTH,
+  SERVER_MERGE_BASE,
+  SERVER_VERSION,
+} from '../version';
+import { newQueueFor, type QueueParams } from './queue-params';
+import { STATE_PROVIDERS } from './state';
+
+/** Refusals shared by `POST /register` and on-the-fly registration in `GET /events`. */
+export function checkQueueRequest(user: User, params: QueueParams): void {
+  // Guests cannot see channels they are not subscribed to, so they may not follow all of them.
+  if (params.all_public_streams && user.role === Role.GUEST) {
+    throw badRequest('User not authorized for this query');
+  }
+}
+
+/**
+ * The queue a registration creates. A user (usually a bot) with a default events-register channel
+ * and no narrow of its own gets that channel as its narrow, as in Zulip.
+ */
+export async function queueFromRequest(ctx: AppContext, input: RegisterInput): Promise<NewQueue> {
+  const { user, realm, params } = input;
+  checkQueueRequest(user, params);
+  const queue = newQueueFor(user, realm, params, input.client);
+  if (queue.narrow.length === 0 && user.defaultEventsRegisterStreamId !== null) {
+    const stream = await ctx.db.stream.findUnique({
+      where: { id: user.defaultEventsRegisterStreamId },
+      select: { name: true },
+    });
+    if (stream) queue.narrow = [{ operator: 'channel', operand: stream.name }];
+  }
+  return queue;
+}
+
+export interface RegisterInput {
+  user: User;
+  realm: Realm;
+  params: QueueParams;
+  client: string;
+}
+
+/**
+ * `POST /register`. The queue is created before the snapshot is read, so every change committed
+ * after the snapshot has its event in the queue. A change committed between the two may be both
+ * in the snapshot and in the queue; applying such an event again is harmless, as in Zulip, which
+ * orders the two steps the same way.
+ */
+export async function registerQueue(
+  ctx: AppContext,
+  input: RegisterInput,
+): Promise<Record<string, unknown>> {
+  const { user, realm, params } = input;
+  const store = new QueueStore(ctx.redis, ctx.config.redisPrefix, ctx.config.eventQueueIdleSeconds);
+  const queue = await store.create(await queueFromRequest(ctx, input));
+  const wanted = params.fetch_event_types ?? params.event_types ?? null;
+  const providers = STATE_PROVIDERS.filter(
+    (p) => wanted === null || p.eventTypes.some((type) => wanted.includes(type)),
+  );
+  const parts = await Promise.all(
+    providers.map((p) => p.fetch({ ctx, user, realm, params, capabilities: queue.capabilities })),
+  );
+  return {
+    queue_id: queue.id,
+    last_event_id: -1,
+    zulip_feature_level: FEATURE_LEVEL,
+    zulip_version: SERVER_VERSION,
+    zulip_merge_base: SERVER_MERGE_BASE,
+    ...Object.assign({}, ...parts),
+    max_message_length: MAX_MESSAGE_LENGTH,
+    max_topic_length: MAX_TOPIC_LENGTH,
+    max_stream_name_length: MAX_STREAM_NAME_LENGTH,
+    max_stream_description_length: MAX_STREAM_DESCRIPTION_LENGTH,
+    event_queue_longpoll_timeout_seconds: Math.ceil(ctx.config.heartbeatSeconds) + 45,
+    server_typing_started_expiry_period_milliseconds: 45_000,
+    server_typing_stopped_wait_period_milliseconds: 5_000,
+    server_typing_started_wait_period_milliseconds: 10_000,
+  };
+}

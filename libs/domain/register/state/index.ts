@@ -1,0 +1,45 @@
+import { alertWordsState } from './alert-words';
+import { customProfileFieldsState } from './custom-profile-fields';
+import { draftsState } from './drafts';
+import { messageState } from './message';
+import { mutedUsersState } from './muted-users';
+import { presenceState } from './presence';
+import { realmState } from './realm';
+import { realmEmojiState } from './realm-emoji';
+import { realmLinkifiersState } from './realm-linkifiers';
+import { realmUserState } from './realm-user';
+import { recentPrivateConversationsState } from './recent-private-conversations';
+import { scheduledMessagesState } from './scheduled-messages';
+import { streamState } from './streams';
+import { subscriptionState } from './subscriptions';
+import type { StateProvider } from './types';
+import { unreadMsgsState } from './unread-msgs';
+import { userGroupsState } from './user-groups';
+import { userSettingsState } from './user-settings';
+import { userStatusState } from './user-status';
+import { userTopicsState } from './user-topics';
+
+export type { StateInput, StateProvider } from './types';
+
+/** Every part of the `POST /register` snapshot; add a provider here for a new event type. */
+export const STATE_PROVIDERS: readonly StateProvider[] = [
+  realmState,
+  realmUserState,
+  subscriptionState,
+  streamState,
+  messageState,
+  unreadMsgsState,
+  presenceState,
+  userSettingsState,
+  userGroupsState,
+  realmEmojiState,
+  realmLinkifiersState,
+  alertWordsState,
+  customProfileFieldsState,
+  draftsState,
+  scheduledMessagesState,
+  userStatusState,
+  mutedUsersState,
+  userTopicsState,
+  recentPrivateConversationsState,
+];

@@ -1,0 +1,23 @@
+import type { StateProvider } from './types';
+
+/** `user_status`: every user of the organization with a non-empty status, keyed by user id. */
+export const userStatusState: StateProvider = {
+  eventTypes: ['user_status'],
+  async fetch({ ctx, realm }) {
+    const rows = await ctx.db.userStatus.findMany({
+      where: { user: { realmId: realm.id, isActive: true } },
+    });
+    const out: Record<string, Record<string, string>> = {};
+    for (const r of rows) {
+      const entry: Record<string, string> = {};
+      if (r.statusText) entry.status_text = r.statusText;
+      if (r.emojiName) {
+        entry.emoji_name = r.emojiName;
+        entry.emoji_code = r.emojiCode;
+        entry.reaction_type = r.reactionType;
+      }
+      if (Object.keys(entry).length) out[String(r.userId)] = entry;
+    }
+    return { user_status: out };
+  },
+};

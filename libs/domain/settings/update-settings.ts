@@ -1,0 +1,202 @@
+import bcrypt from 'bcrypt';
+import { randomBytes } from 'node:crypto';
+import type { Realm, User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest } from '../../http/errors';
+import type { AppContext } from '../context';
+import { enqueueEmailChangeEmail } from '../email/enqueue-email';
+import { canChangeOwnEmail, canChangeOwnName, realmUserAudience } from '../permissions/users';
+import { canSeeDeliveryEmail } from '../permissions/email-visibility';
+import { hashPassword } from '../users/create-user';
+import { checkFullName, normalizeEmail } from '../users/validate';
+import {
+  LANGUAGES,
+  settingColumn,
+  settingValue,
+  USER_SETTING_NAMES,
+  type UserSettingChanges,
+  type UserSettingName,
+} from './user-settings';
+
+export interface UpdateSettingsInput {
+  actor: User;
+  realm: Realm;
+  fullName?: string;
+  email?: string;
+  oldPassword?: string;
+  newPassword?: string;
+  settings: UserSettingChanges;
+}
+
+export const MIN_PASSWORD_LENGTH = 6;
+/** How long an email-change confirmation link stays valid. */
+const EMAIL_CHANGE_VALIDITY_MS = 24 * 60 * 60 * 1000;
+
+async function checkPasswordChange(
+  ctx: AppContext,
+  actor: User,
+  oldPassword: string | undefined,
+  newPassword: string,
+): Promise<string> {
+  const matches =
+    oldPassword !== undefined &&
+    actor.passwordHash !== null &&
+    (await bcrypt.compare(oldPassword, actor.passwordHash));
+  if (!matches) throw badRequest('Wrong password!');
+  if (newPassword.length < MIN_PASSWORD_LENGTH) throw badRequest('New password is too weak!');
+  return hashPassword(ctx, newPassword);
+}
+
+/**
+ * `PATCH /settings`: the caller's name, email (a confirmation sequence), password and personal
+ * settings. Each changed setting emits a `user_settings` event; name and time zone changes also
+ * tell the organization with `realm_user` events.
+ */
+export async function updateSettings(ctx: AppContext, input: UpdateSettingsInput): Promise<void> {
+  const { actor, realm } = input;
+  let fullName: string | undefined;
+  if (input.fullName !== undefined && input.fullName !== actor.fullName) {
+    if (!canChangeOwnName(actor, realm)) {
+      throw badRequest('Name changes are disabled in this organization.');
+    }
+    fullName = checkFullName(input.fullName);
+    if (fullName === actor.fullName) fullName = undefined;
+  }
+  let newEmail: string | undefined;
+  if (input.email !== undefined) {
+    if (!canChangeOwnEmail(actor, realm)) {
+      throw badRequest('Email address changes are disabled in this organization.');
+    }
+    const email = normalizeEmail(input.email);
+    if (email !== actor.deliveryEmail.toLowerCase()) newEmail = email;
+  }
+  const passwordHash =
+    input.newPassword !== undefined
+      ? await checkPasswordChange(ctx, actor, input.oldPassword, input.newPassword)
+      : undefined;
+
+  const changed = USER_SETTING_NAMES.filter(
+    (name) =>
+      input.settings[name] !== undefined && input.settings[name] !== settingValue(actor, name),
+  );
+
+  const emailChanges: number[] = [];
+  await inTransaction(ctx, async (tx, events) => {
+    if (newEmail !== undefined) {
+      const taken = await tx.user.findFirst({
+        where: {
+          realmId: realm.id,
+          id: { not: actor.id },
+          OR: [{ email: newEmail }, { deliveryEmail: newEmail }],
+        },
+        select: { id: true },
+      });
+      if (taken) throw badRequest(`Email '${newEmail}' already in use`);
+      await tx.emailChangeStatus.updateMany({
+        where: { userId: actor.id, status: 0 },
+        data: { status: 2 },
+      });
+      const change = await tx.emailChangeStatus.create({
+        data: {
+          realmId: realm.id,
+          userId: actor.id,
+          oldEmail: actor.deliveryEmail,
+          newEmail,
+          confirmationKey: randomBytes(16).toString('hex'),
+          expiresAt: new Date(Date.now() + EMAIL_CHANGE_VALIDITY_MS),
+        },
+      });
+      emailChanges.push(change.id);
+    }
+
+    const data: Record<string, unknown> = {};
+    for (const name of changed) data[settingColumn(name)] = input.settings[name];
+    if (fullName !== undefined) data.fullName = fullName;
+    if (passwordHash !== undefined) data.passwordHash = passwordHash;
+    if (Object.keys(data).length === 0) return;
+    await tx.user.update({ where: { id: actor.id }, data });
+
+    if (
+      changed.includes('enable_drafts_synchronization') &&
+      !input.settings.enable_drafts_synchronization
+    ) {
+      await tx.draft.deleteMany({ where: { userId: actor.id } });
+    }
+
+    for (const name of changed) {
+      const event: Record<string, unknown> = {
+        type: 'user_settings',
+        op: 'update',
+        property: name,
+        value: input.settings[name],
+      };
+      if (name === 'default_language') {
+        event.language_name = LANGUAGES[String(input.settings[name])];
+      }
+      await events.emit(realm.id, event as { type: string }, [actor.id]);
+    }
+
+    if (changed.includes('email_address_visibility')) {
+      // Users who gain or lose sight of the real address are told (null when hidden; FL 163).
+      const viewers = await tx.user.findMany({
+        where: { realmId: realm.id, isActive: true, isBot: false, id: { not: actor.id } },
+        select: { id: true, role: true },
+      });
+      const after = {
+        id: actor.id,
+        emailAddressVisibility: Number(input.settings.email_address_visibility),
+      };
+      const gained: number[] = [];
+      const lost: number[] = [];
+      for (const viewer of viewers) {
+        const before = canSeeDeliveryEmail(viewer, actor);
+        const now = canSeeDeliveryEmail(viewer, after);
+        if (before !== now) (now ? gained : lost).push(viewer.id);
+      }
+      for (const [users, value] of [
+        [gained, actor.deliveryEmail],
+        [lost, null],
+      ] as const) {
+        await events.emit(
+          realm.id,
+          {
+            type: 'realm_user',
+            op: 'update',
+            person: { user_id: actor.id, delivery_email: value },
+          },
+          [...users],
+        );
+      }
+    }
+
+    const audience =
+      fullName !== undefined || changed.includes('timezone')
+        ? await realmUserAudience(tx, realm.id)
+        : [];
+    if (fullName !== undefined) {
+      await events.emit(
+        realm.id,
+        {
+          type: 'realm_user',
+          op: 'update',
+          person: { email: actor.email, user_id: actor.id, full_name: fullName },
+        },
+        audience,
+      );
+    }
+    if (changed.includes('timezone')) {
+      await events.emit(
+        realm.id,
+        {
+          type: 'realm_user',
+          op: 'update',
+          person: { email: actor.email, user_id: actor.id, timezone: input.settings.timezone },
+        },
+        audience,
+      );
+    }
+  });
+  for (const id of emailChanges) await enqueueEmailChangeEmail(ctx, id);
+}
+
+export type { UserSettingName };

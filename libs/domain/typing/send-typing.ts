@@ -1,0 +1,88 @@
+import type { Realm, User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest, missingArgument } from '../../http/errors';
+import type { AppContext } from '../context';
+import { Role } from '../users/roles';
+
+export interface TypingInput {
+  sender: User;
+  realm: Realm;
+  op: 'start' | 'stop';
+  type: 'direct' | 'stream' | 'channel';
+  to?: number[];
+  stream_id?: number;
+  topic?: string;
+}
+
+const person = (u: { id: number; email: string }) => ({ user_id: u.id, email: u.email });
+
+/**
+ * `POST /typing`: a `typing` event to the conversation's participants (direct) or the channel's
+ * subscribers, limited to active users with `receives_typing_notifications`. Nothing is stored.
+ */
+export async function sendTyping(ctx: AppContext, input: TypingInput): Promise<void> {
+  const { sender, realm } = input;
+  if (input.type === 'direct') {
+    if (input.to === undefined) throw missingArgument('to');
+    if (input.to.length === 0) throw badRequest("Empty 'to' list");
+    const ids = [...new Set([...input.to, sender.id])];
+    const users = await ctx.db.user.findMany({
+      where: { id: { in: ids }, realmId: realm.id },
+      select: { id: true, email: true, isActive: true, receivesTypingNotifications: true },
+      orderBy: { id: 'asc' },
+    });
+    const missing = input.to.find((id) => !users.some((u) => u.id === id));
+    if (missing !== undefined) throw badRequest(`Invalid user ID ${missing}`);
+    const notify = users
+      .filter((u) => u.isActive && u.receivesTypingNotifications)
+      .map((u) => u.id);
+    await inTransaction(ctx, async (_tx, events) => {
+      await events.emit(
+        realm.id,
+        {
+          type: 'typing',
+          op: input.op,
+          message_type: 'direct',
+          sender: person(sender),
+          recipients: users.map(person),
+        },
+        notify,
+      );
+    });
+    return;
+  }
+  if (input.stream_id === undefined) throw missingArgument('stream_id');
+  if (input.topic === undefined) throw badRequest('Missing topic');
+  const stream = await ctx.db.stream.findFirst({
+    where: { id: input.stream_id, realmId: realm.id },
+  });
+  if (!stream) throw badRequest('Invalid channel ID');
+  const subscribers = await ctx.db.subscription.findMany({
+    where: { recipientId: stream.recipientId ?? -1, active: true },
+    select: {
+      userId: true,
+      user: { select: { isActive: true, receivesTypingNotifications: true } },
+    },
+  });
+  const subscribed = subscribers.some((s) => s.userId === sender.id);
+  const mayAccess =
+    subscribed || (sender.role === Role.GUEST ? stream.isWebPublic : !stream.inviteOnly);
+  if (!mayAccess) throw badRequest('Invalid channel ID');
+  const notify = subscribers
+    .filter((s) => s.user.isActive && s.user.receivesTypingNotifications)
+    .map((s) => s.userId);
+  await inTransaction(ctx, async (_tx, events) => {
+    await events.emit(
+      realm.id,
+      {
+        type: 'typing',
+        op: input.op,
+        message_type: 'stream',
+        sender: person(sender),
+        stream_id: stream.id,
+        topic: input.topic,
+      },
+      notify,
+    );
+  });
+}

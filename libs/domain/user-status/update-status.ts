@@ -1,0 +1,83 @@
+import type { User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest } from '../../http/errors';
+import type { AppContext } from '../context';
+import { checkEmoji, type EmojiIdentity } from '../emoji/check-emoji';
+import { realmUserAudience } from '../permissions/users';
+
+export const MAX_STATUS_TEXT_LENGTH = 60;
+
+export interface UpdateStatusInput {
+  user: User;
+  statusText?: string;
+  emojiName?: string;
+  emojiCode?: string;
+  reactionType?: string;
+  /** Deprecated: sets presence_enabled to its inverse. */
+  away?: boolean;
+}
+
+/**
+ * `POST /users/me/status`: only the passed fields change. Everyone in the organization gets a
+ * `user_status` event carrying the changed fields.
+ */
+export async function updateStatus(ctx: AppContext, input: UpdateStatusInput): Promise<void> {
+  const { user } = input;
+  const statusText = input.statusText?.trim();
+  if (input.away === undefined && statusText === undefined && input.emojiName === undefined) {
+    throw badRequest('Client did not pass any new values.');
+  }
+  if (statusText !== undefined && statusText.length > MAX_STATUS_TEXT_LENGTH) {
+    throw badRequest(`status_text is too long (limit: ${MAX_STATUS_TEXT_LENGTH} characters)`);
+  }
+  let emoji: EmojiIdentity | undefined;
+  if (input.emojiName === '') {
+    emoji = { emojiName: '', emojiCode: '', reactionType: 'unicode_emoji' };
+  } else if (input.emojiName !== undefined) {
+    emoji = await checkEmoji(ctx.db, user.realmId, {
+      emojiName: input.emojiName,
+      emojiCode: input.emojiCode,
+      reactionType: input.reactionType,
+    });
+  } else if (input.emojiCode !== undefined || input.reactionType !== undefined) {
+    throw badRequest(
+      'Client must pass emoji_name if they pass either emoji_code or reaction_type.',
+    );
+  }
+
+  await inTransaction(ctx, async (tx, events) => {
+    const audience = await realmUserAudience(tx, user.realmId);
+    if (input.away !== undefined && user.presenceEnabled !== !input.away) {
+      await tx.user.update({ where: { id: user.id }, data: { presenceEnabled: !input.away } });
+      await events.emit(
+        user.realmId,
+        { type: 'user_settings', op: 'update', property: 'presence_enabled', value: !input.away },
+        [user.id],
+      );
+    }
+    const data: Record<string, string | Date> = { timestamp: new Date() };
+    if (statusText !== undefined) data.statusText = statusText;
+    if (emoji) {
+      data.emojiName = emoji.emojiName;
+      data.emojiCode = emoji.emojiCode;
+      data.reactionType = emoji.reactionType;
+    }
+    await tx.userStatus.upsert({
+      where: { userId: user.id },
+      create: { userId: user.id, ...data },
+      update: data,
+    });
+    const event: { type: string; [field: string]: unknown } = {
+      type: 'user_status',
+      user_id: user.id,
+    };
+    if (input.away !== undefined) event.away = input.away;
+    if (statusText !== undefined) event.status_text = statusText;
+    if (emoji) {
+      event.emoji_name = emoji.emojiName;
+      event.emoji_code = emoji.emojiCode;
+      event.reaction_type = emoji.reactionType;
+    }
+    await events.emit(user.realmId, event, audience);
+  });
+}

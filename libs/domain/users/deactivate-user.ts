@@ -1,0 +1,76 @@
+import type { Realm, User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest, insufficientPermission } from '../../http/errors';
+import type { AppContext } from '../context';
+import { enqueueDeactivationEmail } from '../email/enqueue-email';
+import { canAdministerUsers, realmUserAudience } from '../permissions/users';
+import { Role } from './roles';
+
+export interface DeactivateUserInput {
+  actor: User;
+  realm: Realm;
+  target: User;
+  /** null: no email; '': an email without custom text; otherwise the custom text. */
+  notificationComment: string | null;
+}
+
+/**
+ * Deactivates a user (an administrator acting on someone, or a user on themselves) and the bots
+ * they own. The organization keeps at least one owner. Users who can access the user get a
+ * `realm_user` update with `is_active: false`; a notification email goes out when asked for.
+ */
+export async function deactivateUser(ctx: AppContext, input: DeactivateUserInput): Promise<void> {
+  const { actor, realm, target } = input;
+  if (actor.id !== target.id && !canAdministerUsers(actor)) throw insufficientPermission();
+  if (!target.isActive) throw badRequest('User is already deactivated');
+  await inTransaction(ctx, async (tx, events) => {
+    if (target.role === Role.OWNER) {
+      const owners = await tx.user.count({
+        where: { realmId: realm.id, role: Role.OWNER, isActive: true, isBot: false },
+      });
+      if (owners <= 1) throw badRequest('Cannot deactivate the only organization owner');
+    }
+    await tx.user.update({ where: { id: target.id }, data: { isActive: false } });
+    const bots = await tx.user.findMany({
+      where: { realmId: realm.id, botOwnerId: target.id, isActive: true },
+      select: { id: true },
+    });
+    if (bots.length) {
+      await tx.user.updateMany({
+        where: { id: { in: bots.map((b) => b.id) } },
+        data: { isActive: false },
+      });
+    }
+    const audience = await realmUserAudience(tx, realm.id);
+    for (const userId of [target.id, ...bots.map((b) => b.id)]) {
+      await events.emit(
+        realm.id,
+        { type: 'realm_user', op: 'update', person: { user_id: userId, is_active: false } },
+        audience,
+      );
+    }
+  });
+  await enqueueDeactivationEmail(ctx, target.id, input.notificationComment);
+}
+
+/** `POST /users/{user_id}/reactivate`: an administrator restores a deactivated user. */
+export async function reactivateUser(
+  ctx: AppContext,
+  input: { actor: User; realm: Realm; target: User },
+): Promise<void> {
+  const { actor, realm, target } = input;
+  if (!canAdministerUsers(actor)) throw insufficientPermission();
+  if (target.isActive) throw badRequest('User is already active');
+  if (target.isBot && target.botOwnerId !== null) {
+    const owner = await ctx.db.user.findUnique({ where: { id: target.botOwnerId } });
+    if (owner && !owner.isActive) throw badRequest('Bot owner is deactivated');
+  }
+  await inTransaction(ctx, async (tx, events) => {
+    await tx.user.update({ where: { id: target.id }, data: { isActive: true } });
+    await events.emit(
+      realm.id,
+      { type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: true } },
+      await realmUserAudience(tx, realm.id),
+    );
+  });
+}

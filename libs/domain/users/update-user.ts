@@ -1,0 +1,98 @@
+import type { Realm, User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest, insufficientPermission } from '../../http/errors';
+import type { AppContext } from '../context';
+import { canAdministerUsers, canChangeUserEmails, realmUserAudience } from '../permissions/users';
+import { setProfileValues, type ProfileDataUpdate } from '../profile-fields/set-values';
+import { changeRole } from './change-role';
+import { isRoleCode, type RoleCode } from './roles';
+import { checkFullName, normalizeEmail } from './validate';
+
+export interface UpdateUserInput {
+  actor: User;
+  realm: Realm;
+  targetId: number;
+  fullName?: string;
+  role?: number;
+  profileData?: ProfileDataUpdate[];
+  newEmail?: string;
+}
+
+/** Finds a user of the organization, active or not, for an administrator's action. */
+export async function userForAdmin(
+  ctx: AppContext,
+  realm: Realm,
+  userId: number,
+  options: { allowBots: boolean },
+): Promise<User> {
+  const target = await ctx.db.user.findFirst({ where: { id: userId, realmId: realm.id } });
+  if (!target || (target.isBot && !options.allowBots)) throw badRequest('No such user');
+  return target;
+}
+
+/** `PATCH /users/{user_id}`: an administrator edits another user's name, role, profile or email. */
+export async function updateUser(ctx: AppContext, input: UpdateUserInput): Promise<void> {
+  const { actor, realm } = input;
+  if (!canAdministerUsers(actor)) throw insufficientPermission();
+  const target = await userForAdmin(ctx, realm, input.targetId, { allowBots: true });
+  if (input.role !== undefined && !isRoleCode(input.role)) throw badRequest('Invalid role');
+  if (input.newEmail !== undefined && !canChangeUserEmails(actor)) throw insufficientPermission();
+  const fullName = input.fullName !== undefined ? checkFullName(input.fullName) : undefined;
+  const newEmail = input.newEmail !== undefined ? normalizeEmail(input.newEmail) : undefined;
+
+  if (input.role !== undefined && input.role !== target.role) {
+    await changeRole(ctx, actor, target, input.role as RoleCode);
+  }
+  await inTransaction(ctx, async (tx, events) => {
+    const audience = await realmUserAudience(tx, realm.id);
+    if (fullName !== undefined && fullName !== target.fullName) {
+      await tx.user.update({ where: { id: target.id }, data: { fullName } });
+      await events.emit(
+        realm.id,
+        {
+          type: 'realm_user',
+          op: 'update',
+          person: { email: target.email, user_id: target.id, full_name: fullName },
+        },
+        audience,
+      );
+    }
+    if (newEmail !== undefined && newEmail !== target.deliveryEmail) {
+      const taken = await tx.user.findFirst({
+        where: {
+          realmId: realm.id,
+          id: { not: target.id },
+          OR: [{ email: newEmail }, { deliveryEmail: newEmail }],
+        },
+        select: { id: true },
+      });
+      if (taken) throw badRequest(`Email '${newEmail}' already in use`);
+      await tx.user.update({
+        where: { id: target.id },
+        data: { email: newEmail, deliveryEmail: newEmail },
+      });
+      await events.emit(
+        realm.id,
+        {
+          type: 'realm_user',
+          op: 'update',
+          person: { user_id: target.id, delivery_email: newEmail },
+        },
+        audience,
+      );
+      await events.emit(
+        realm.id,
+        { type: 'realm_user', op: 'update', person: { user_id: target.id, new_email: newEmail } },
+        audience,
+      );
+    }
+    if (input.profileData) {
+      await setProfileValues(ctx, tx, events, {
+        realm,
+        userId: target.id,
+        updates: input.profileData,
+        audience,
+      });
+    }
+  });
+}

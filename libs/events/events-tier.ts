@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../domain/context';
+import { Dispatcher } from './dispatcher';
+import { QueueStore } from './queue-store';
+import { startSweeper } from './sweeper';
+import { Waker } from './waker';
+
+/** What one `events` process runs: the queue store, the wake-up subscriber, dispatcher, sweeper, GC. */
+export interface EventsTier {
+  store: QueueStore;
+  waker: Waker;
+  dispatcher: Dispatcher;
+  stop(): Promise<void>;
+}
+
+export async function startEventsTier(
+  ctx: AppContext,
+  options: { dispatch?: boolean; gcIntervalMs?: number } = {},
+): Promise<EventsTier> {
+  const store = new QueueStore(ctx.redis, ctx.config.redisPrefix, ctx.config.eventQueueIdleSeconds);
+  const waker = new Waker(ctx.redis.duplicate(), ctx.config.redisPrefix);
+  const dispatcher = new Dispatcher(ctx, `events-${process.pid}-${randomUUID().slice(0, 8)}`);
+  const dispatching = options.dispatch ?? true;
+  if (dispatching) await dispatcher.start();
+  const stopSweeper = dispatching ? startSweeper(ctx) : async () => undefined;
+  const gc = setInterval(() => {
+    store.collectGarbage().catch((err: unknown) => {
+      ctx.log.error('queue', 'queue GC failed', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    });
+  }, options.gcIntervalMs ?? 30_000);
+  return {
+    store,
+    waker,
+    dispatcher,
+    async stop() {
+      clearInterval(gc);
+      await stopSweeper();
+      if (dispatching) await dispatcher.stop();
+      waker.close();
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import type { AppContext } from '../domain/context';
+import { domainStreamKey, type ClientEvent, type DomainEventEnvelope } from './outbox';
+
+interface OutboxRow {
+  id: bigint;
+  realm_id: number;
+  event_json: ClientEvent;
+  users_json: number[];
+}
+
+/**
+ * Publishes outbox rows that a crashed (or failing) API process committed but never published.
+ * Rows are locked with SKIP LOCKED, so replicas sweeping at once take different rows; a row
+ * published twice anyway is delivered once thanks to the dispatcher's dedupe key.
+ */
+export async function sweepOutbox(
+  ctx: AppContext,
+  olderThanMs = 3000,
+  batch = 500,
+): Promise<number> {
+  return ctx.db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<OutboxRow[]>`
+      SELECT id, realm_id, event_json, users_json FROM outbox_events
+      WHERE published_at IS NULL
+        AND created_at < now() - make_interval(secs => ${olderThanMs / 1000}::double precision)
+      ORDER BY id
+      LIMIT ${batch}
+      FOR UPDATE SKIP LOCKED`;
+    if (rows.length === 0) return 0;
+    const pipeline = ctx.redis.pipeline();
+    for (const row of rows) {
+      const envelope: DomainEventEnvelope = {
+        outboxId: row.id.toString(),
+        realmId: row.realm_id,
+        users: row.users_json,
+        event: row.event_json,
+      };
+      pipeline.xadd(
+        domainStreamKey(ctx.config.redisPrefix),
+        '*',
+        'envelope',
+        JSON.stringify(envelope),
+      );
+    }
+    await pipeline.exec();
+    await tx.$executeRaw`
+      UPDATE outbox_events SET published_at = now() WHERE id = ANY(${rows.map((r) => r.id)}::bigint[])`;
+    ctx.log.warn('outbox', 'sweeper published left-behind events', { count: rows.length });
+    return rows.length;
+  });
+}
+
+/** Runs the sweeper every `intervalMs` until stopped. */
+export function startSweeper(ctx: AppContext, intervalMs = 2000): () => Promise<void> {
+  let stopped = false;
+  let current: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    current = sweepOutbox(ctx).catch((err: unknown) => {
+      if (!stopped) {
+        ctx.log.error('outbox', 'sweep failed', {
+          error: err instanceof Error ? err.message : String(err),
+        });
+      }
+    });
+  }, intervalMs);
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await current;
+  };
+}

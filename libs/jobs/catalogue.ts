@@ -1,0 +1,99 @@
+import Joi from 'joi';
+import type { JobsOptions } from 'bullmq';
+import { emailJobSchema, type EmailJobPayload } from './email';
+
+/**
+ * BullMQ queue names, one per kind of work.
+ * NEVER RENAME: queued and delayed jobs live in Redis under these names.
+ */
+export const QueueName = {
+  EMAIL: 'email',
+  OUTGOING_WEBHOOKS: 'outgoing-webhooks',
+  SCHEDULED_MESSAGES: 'scheduled-messages',
+} as const;
+export type QueueNameValue = (typeof QueueName)[keyof typeof QueueName];
+
+/**
+ * Job names. NEVER RENAME: queued jobs carry this name and a worker dispatches on it.
+ */
+export const JobName = {
+  SEND_EMAIL: 'send-email',
+  OUTGOING_WEBHOOK: 'outgoing-webhook',
+  DELIVER_SCHEDULED_MESSAGE: 'deliver-scheduled-message',
+} as const;
+export type JobNameValue = (typeof JobName)[keyof typeof JobName];
+
+export interface OutgoingWebhookPayload {
+  messageId: number;
+  botId: number;
+}
+
+export interface ScheduledDeliveryPayload {
+  scheduledMessageId: number;
+}
+
+/** Payload type per job name. */
+export interface JobPayloads {
+  [JobName.SEND_EMAIL]: EmailJobPayload;
+  [JobName.OUTGOING_WEBHOOK]: OutgoingWebhookPayload;
+  [JobName.DELIVER_SCHEDULED_MESSAGE]: ScheduledDeliveryPayload;
+}
+
+export interface JobDefinition {
+  queue: QueueNameValue;
+  schema: Joi.Schema;
+  /** Defaults applied when the job is enqueued. */
+  options: JobsOptions;
+}
+
+/** Retries for outgoing webhooks: Zulip tries a failing bot a few times before telling its owner. */
+export const OUTGOING_WEBHOOK_ATTEMPTS = 4;
+
+export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
+  [JobName.SEND_EMAIL]: {
+    queue: QueueName.EMAIL,
+    schema: emailJobSchema,
+    options: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 2000 },
+      removeOnComplete: 1000,
+      removeOnFail: 5000,
+    },
+  },
+  [JobName.OUTGOING_WEBHOOK]: {
+    queue: QueueName.OUTGOING_WEBHOOKS,
+    schema: Joi.object({
+      messageId: Joi.number().integer().required(),
+      botId: Joi.number().integer().required(),
+    }),
+    options: {
+      attempts: OUTGOING_WEBHOOK_ATTEMPTS,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: 1000,
+      removeOnFail: 5000,
+    },
+  },
+  [JobName.DELIVER_SCHEDULED_MESSAGE]: {
+    queue: QueueName.SCHEDULED_MESSAGES,
+    schema: Joi.object({ scheduledMessageId: Joi.number().integer().required() }),
+    options: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: true,
+      removeOnFail: 5000,
+    },
+  },
+};
+
+/** Validates a payload against its job's schema; used when enqueuing and again when running. */
+export function validatePayload<N extends JobNameValue>(name: N, payload: unknown): JobPayloads[N] {
+  const { value, error } = jobCatalogue[name].schema.validate(payload, {
+    abortEarly: true,
+    convert: false,
+  });
+  if (error) throw new Error(`Invalid payload for job ${name}: ${error.message}`);
+  return value as JobPayloads[N];
+}
+
+/** BullMQ key prefix: every queue of a deployment lives under the deployment's Redis prefix. */
+export const bullPrefix = (redisPrefix: string) => `${redisPrefix}bull`;

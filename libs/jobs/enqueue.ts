@@ -1,0 +1,85 @@
+import { Queue } from 'bullmq';
+import type { AppContext } from '../domain/context';
+import {
+  bullPrefix,
+  jobCatalogue,
+  validatePayload,
+  type JobNameValue,
+  type JobPayloads,
+  type QueueNameValue,
+} from './catalogue';
+
+/*
+ * Producers share the context's Redis connection, so a Queue object holds no connection of its
+ * own and needs no closing; one per (context, queue name).
+ */
+const queues = new WeakMap<AppContext, Map<QueueNameValue, Queue>>();
+
+function queueFor(ctx: AppContext, name: QueueNameValue): Queue {
+  let byName = queues.get(ctx);
+  if (!byName) {
+    byName = new Map();
+    queues.set(ctx, byName);
+  }
+  let queue = byName.get(name);
+  if (!queue) {
+    queue = new Queue(name, { connection: ctx.redis, prefix: bullPrefix(ctx.config.redisPrefix) });
+    byName.set(name, queue);
+  }
+  return queue;
+}
+
+export interface EnqueueOptions {
+  /** Stable ID: enqueuing the same ID twice keeps one job. */
+  jobId?: string;
+  /** Milliseconds to wait before the job may run. */
+  delay?: number;
+}
+
+/** Validates the payload and adds the job with its catalogue options. */
+export async function enqueueJob<N extends JobNameValue>(
+  ctx: AppContext,
+  name: N,
+  payload: JobPayloads[N],
+  options: EnqueueOptions = {},
+): Promise<void> {
+  const def = jobCatalogue[name];
+  const data = validatePayload(name, payload);
+  await queueFor(ctx, def.queue).add(name, data, {
+    ...def.options,
+    ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
+    ...(options.delay !== undefined ? { delay: Math.max(0, options.delay) } : {}),
+  });
+}
+
+/**
+ * Removes a waiting or delayed job. A job already running cannot be removed; its handler must
+ * then notice from the database that there is nothing to do. Returns whether a job was removed.
+ */
+export async function removeJob(
+  ctx: AppContext,
+  name: JobNameValue,
+  jobId: string,
+): Promise<boolean> {
+  const queue = queueFor(ctx, jobCatalogue[name].queue);
+  const job = await queue.getJob(jobId);
+  if (!job) return false;
+  try {
+    await job.remove();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Moves a delayed job to a new time, or adds it when it is gone (e.g. already completed and removed). */
+export async function rescheduleJob<N extends JobNameValue>(
+  ctx: AppContext,
+  name: N,
+  payload: JobPayloads[N],
+  jobId: string,
+  delay: number,
+): Promise<void> {
+  await removeJob(ctx, name, jobId);
+  await enqueueJob(ctx, name, payload, { jobId, delay });
+}

@@ -1,0 +1,78 @@
+import type { Express } from 'express';
+import request from 'supertest';
+import { createEventsApp } from '../apps/events/app';
+import { startEventsTier, type EventsTier } from '../libs/events/events-tier';
+import type { TestContext } from './harness';
+
+export interface TestEvents {
+  app: Express;
+  tier: EventsTier;
+  stop(): Promise<void>;
+}
+
+/** The events tier (dispatcher, sweeper, long-poll app) in the test process, on the test's Redis prefix. */
+export async function startTestEvents(t: TestContext): Promise<TestEvents> {
+  const tier = await startEventsTier(t, { gcIntervalMs: 3_600_000 });
+  return { app: createEventsApp(t, tier), tier, stop: () => tier.stop() };
+}
+
+export interface Registered {
+  queue_id: string;
+  last_event_id: number;
+  [field: string]: unknown;
+}
+
+/** `POST /register` through the API app; returns the body. */
+export async function register(
+  t: TestContext,
+  host: string,
+  auth: string,
+  form: Record<string, string> = {},
+): Promise<Registered> {
+  const res = await request(t.app)
+    .post('/api/v1/register')
+    .set('Host', host)
+    .set('Authorization', auth)
+    .type('form')
+    .send(form);
+  if (res.status !== 200) throw new Error(`register failed: ${JSON.stringify(res.body)}`);
+  return res.body as Registered;
+}
+
+export interface EventBody {
+  id: number;
+  type: string;
+  [field: string]: unknown;
+}
+
+/** `GET /events` on the events app. */
+export function poll(
+  events: TestEvents,
+  host: string,
+  auth: string,
+  query: Record<string, string | number | boolean>,
+) {
+  return request(events.app)
+    .get('/api/v1/events')
+    .set('Host', host)
+    .set('Authorization', auth)
+    .query(query);
+}
+
+/** Polls (non-blocking) until `predicate` holds for the queue's events or the time is up. */
+export async function eventsUntil(
+  events: TestEvents,
+  host: string,
+  auth: string,
+  queueId: string,
+  predicate: (events: EventBody[]) => boolean,
+  timeoutMs = 5000,
+): Promise<EventBody[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await poll(events, host, auth, { queue_id: queueId, dont_block: true });
+    const got = (res.body.events ?? []) as EventBody[];
+    if (predicate(got) || Date.now() > deadline) return got;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

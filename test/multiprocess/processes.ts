@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import type { Config } from '../../libs/config';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+export interface Tier {
+  kind: 'api' | 'events';
+  port: number;
+  url: string;
+  child: ChildProcess;
+  output: string[];
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `apps/<kind>/main.ts` as its own process against the test's database and Redis prefix. */
+export async function startTier(
+  kind: 'api' | 'events',
+  config: Config,
+  extraEnv: Record<string, string> = {},
+): Promise<Tier> {
+  const port = await freePort();
+  // `node --import tsx` keeps the server in this one process, so SIGKILL really kills it.
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, `apps/${kind}/main.ts`)],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        DATABASE_URL: config.databaseUrl,
+        REDIS_URL: config.redisUrl,
+        REDIS_PREFIX: config.redisPrefix,
+        EXTERNAL_HOST: config.externalHost,
+        BIND_HOST: '127.0.0.1',
+        API_PORT: String(port),
+        EVENTS_PORT: String(port),
+        LOG_LEVEL: 'warn',
+        LOG_FORMAT: 'json',
+        BCRYPT_ROUNDS: '4',
+        RATE_LIMIT_API_REQUESTS: '100000',
+        ...extraEnv,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const output: string[] = [];
+  child.stdout?.on('data', (d: Buffer) => output.push(d.toString()));
+  child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      throw new Error(`${kind} exited early (${child.exitCode}):\n${output.join('')}`);
+    }
+    try {
+      const res = await fetch(`${url}/health`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${kind} did not start:\n${output.join('')}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    kind,
+    port,
+    url,
+    child,
+    output,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
