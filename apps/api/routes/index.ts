@@ -8,6 +8,7 @@ import { reactionRoutes } from './reactions';
 import { topicRoutes } from './topics';
 import { pushDeviceRoutes } from './push-devices';
 import { registerRoutes } from './register';
+import { scheduledMessageRoutes } from './scheduled-messages';
 import { serverRoutes } from './server';
 import { subscriptionRoutes } from './subscriptions';
 import { presenceRoutes } from './presence';
@@ -38,6 +39,7 @@ export function apiRouter(ctx: AppContext): Router {
     userStatusRoutes,
     userPreferenceRoutes,
     draftRoutes,
+    scheduledMessageRoutes,
     linkifierRoutes,
     profileFieldRoutes,
     realmEmojiRoutes,

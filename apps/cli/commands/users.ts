@@ -1,5 +1,8 @@
+import { zuliprcText } from '../../../libs/domain/bots/bot-zuliprc';
+import { createBot } from '../../../libs/domain/bots/create-bot';
+import { ServiceInterface } from '../../../libs/domain/bots/service-token';
 import type { AppContext } from '../../../libs/domain/context';
-import { realmHost, realmUrl } from '../../../libs/domain/realms/realm-url';
+import { realmUrl } from '../../../libs/domain/realms/realm-url';
 import { decryptApiKey } from '../../../libs/domain/users/api-keys';
 import { changeRole } from '../../../libs/domain/users/change-role';
 import { createUser } from '../../../libs/domain/users/create-user';
@@ -46,21 +49,41 @@ export async function createUserCommand(ctx: AppContext, argv: string[]) {
 
 const SHORT_NAME = /^[a-z0-9._-]+$/i;
 
-/** Bot emails follow Zulip's form: `<short-name>-bot@<organization host>`. */
+/**
+ * Bot emails follow Zulip's form: `<short-name>-bot@<organization host>`. With `--payload-url`
+ * the bot is an outgoing-webhook bot (`--interface native|slack`, default native).
+ */
 export async function createBotCommand(ctx: AppContext, argv: string[]) {
-  const flags = parseFlags(argv, ['realm', 'owner', 'full-name', 'short-name']);
+  const flags = parseFlags(argv, [
+    'realm',
+    'owner',
+    'full-name',
+    'short-name',
+    'payload-url',
+    'interface',
+  ]);
   const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
   const owner = await findUser(ctx, realm, requireFlag(flags, 'owner'));
   const shortName = requireFlag(flags, 'short-name');
   if (!SHORT_NAME.test(shortName))
     throw new UsageError('--short-name may use letters, digits, ".", "_" and "-"');
-  const host = realmHost(realm.stringId, ctx.config).replace(/:\d+$/, '');
-  const { user, apiKey } = await createUser(ctx, {
+  const payloadUrl = optionalFlag(flags, 'payload-url');
+  const iface = optionalFlag(flags, 'interface') ?? 'native';
+  if (iface !== 'native' && iface !== 'slack')
+    throw new UsageError('--interface must be native or slack');
+  const {
+    bot: user,
+    apiKey,
+    serviceToken,
+  } = await createBot(ctx, {
     realm,
-    email: `${shortName}-bot@${host}`,
+    actor: owner,
     fullName: requireFlag(flags, 'full-name'),
-    role: Role.MEMBER,
-    bot: { type: BotType.GENERIC, ownerId: owner.id },
+    shortName,
+    botType: payloadUrl ? BotType.OUTGOING_WEBHOOK : BotType.GENERIC,
+    payloadUrl,
+    interface: iface === 'slack' ? ServiceInterface.SLACK : ServiceInterface.NATIVE,
+    skipPermissionCheck: true,
   });
   return {
     id: user.id,
@@ -68,6 +91,7 @@ export async function createBotCommand(ctx: AppContext, argv: string[]) {
     full_name: user.fullName,
     bot_type: user.botType,
     api_key: apiKey,
+    ...(serviceToken && payloadUrl ? { token: serviceToken } : {}),
   };
 }
 
@@ -108,6 +132,12 @@ export async function zuliprcCommand(ctx: AppContext, argv: string[]) {
     email: user.email,
     api_key: apiKey,
     site,
-    zuliprc: `[api]\nemail=${user.email}\nkey=${apiKey}\nsite=${site}\n`,
+    // Outgoing-webhook bots also get their `token=` line.
+    zuliprc: zuliprcText(
+      ctx,
+      realm,
+      user,
+      (await ctx.db.service.findFirst({ where: { userId: user.id } }))?.token ?? null,
+    ),
   };
 }

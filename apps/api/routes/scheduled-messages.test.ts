@@ -1,0 +1,472 @@
+import { Queue } from 'bullmq';
+import type { Stream } from '../../../generated/prisma/client';
+import { bullPrefix, QueueName } from '../../../libs/jobs';
+import { scheduledDeliveryJobId } from '../../../libs/domain/scheduled-messages/schedule-delivery';
+import { Role } from '../../../libs/domain/users/roles';
+import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeChannel } from '../../../test/message-factories';
+import { expectOpenApiResponse } from '../../../test/openapi';
+import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+
+let t: TestContext;
+let org: TestRealm;
+let alice: TestUser;
+let bob: TestUser;
+let channel: Stream;
+let queue: Queue;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  org = await makeRealm(t);
+  alice = await makeUser(t, org.realm, { fullName: 'Alice' });
+  bob = await makeUser(t, org.realm, { fullName: 'Bob' });
+  channel = await makeChannel(t, org.realm, { subscribers: [alice.user, bob.user] });
+  queue = new Queue(QueueName.SCHEDULED_MESSAGES, {
+    connection: t.redis,
+    prefix: bullPrefix(t.config.redisPrefix),
+  });
+});
+afterAll(() => t.close());
+
+const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
+
+const call = (
+  method: 'get' | 'post' | 'patch' | 'delete',
+  path: string,
+  auth: string,
+  form?: Record<string, string | number | boolean>,
+) => api(t, org.host, method, path, auth, form);
+
+const schedule = (auth: string, form: Record<string, string | number | boolean>) =>
+  call('post', '/scheduled_messages', auth, {
+    scheduled_delivery_timestamp: inAnHour(),
+    content: 'Hello later',
+    ...form,
+  });
+
+const jobDueAt = async (id: number) => {
+  const job = await queue.getJob(scheduledDeliveryJobId(id));
+  return job ? job.timestamp + (job.opts.delay ?? 0) : null;
+};
+
+const countRows = () => t.db.scheduledMessage.count();
+
+function expectError(
+  res: { status: number; body: Record<string, unknown> },
+  msg: string,
+  status = 400,
+) {
+  expect(res.status).toBe(status);
+  expect(res.body).toMatchObject({ result: 'error', msg });
+}
+
+describe('POST /scheduled_messages', () => {
+  it('schedules a channel message: add event, listed, delivery job queued', async () => {
+    const mark = await outboxMark(t);
+    const at = inAnHour();
+    const res = await call('post', '/scheduled_messages', alice.auth, {
+      type: 'stream',
+      to: channel.id,
+      topic: 'plans',
+      content: 'See you **soon**',
+      scheduled_delivery_timestamp: at,
+      read_by_sender: true,
+    });
+    expect(res.status).toBe(200);
+    expectOpenApiResponse('/scheduled_messages', 'post', res.body);
+    const id = res.body.scheduled_message_id as number;
+    const row = await t.db.scheduledMessage.findUniqueOrThrow({ where: { id } });
+    expect(row).toMatchObject({
+      senderId: alice.user.id,
+      recipientId: channel.recipientId,
+      subject: 'plans',
+      readBySender: true,
+      delivered: false,
+    });
+    const expected = {
+      scheduled_message_id: id,
+      type: 'stream',
+      to: channel.id,
+      topic: 'plans',
+      content: 'See you **soon**',
+      rendered_content: '<p>See you <strong>soon</strong></p>',
+      scheduled_delivery_timestamp: at,
+      failed: false,
+    };
+    expect(await eventsAfter(t, mark)).toEqual([
+      {
+        event: { type: 'scheduled_messages', op: 'add', scheduled_messages: [expected] },
+        users: [alice.user.id],
+      },
+    ]);
+    const listed = await call('get', '/scheduled_messages', alice.auth);
+    expect(listed.status).toBe(200);
+    expectOpenApiResponse('/scheduled_messages', 'get', listed.body);
+    expect(listed.body.scheduled_messages).toContainEqual(expected);
+    // Others see only their own.
+    const bobs = await call('get', '/scheduled_messages', bob.auth);
+    expect(bobs.body.scheduled_messages).toEqual([]);
+    const due = await jobDueAt(id);
+    expect(due).not.toBeNull();
+    expect(Math.abs(due! - at * 1000)).toBeLessThan(2000);
+  });
+
+  it('schedules a direct message with type direct, private and a single ID', async () => {
+    for (const [type, to] of [
+      ['direct', JSON.stringify([bob.user.id])],
+      ['private', String(bob.user.id)],
+    ]) {
+      const res = await schedule(alice.auth, { type, to });
+      expect(res.status).toBe(200);
+      const listed = await call('get', '/scheduled_messages', alice.auth);
+      const dict = listed.body.scheduled_messages.find(
+        (m: { scheduled_message_id: number }) =>
+          m.scheduled_message_id === res.body.scheduled_message_id,
+      );
+      expect(dict).toMatchObject({ type: 'private', content: 'Hello later' });
+      expect(dict.to).toContain(bob.user.id);
+      expect(dict.topic).toBeUndefined();
+    }
+  });
+
+  it('type channel works; (no topic) and the empty-topic display name are read as empty', async () => {
+    for (const topic of ['(no topic)', 'general chat', '']) {
+      const res = await schedule(alice.auth, { type: 'channel', to: channel.id, topic });
+      expect(res.status).toBe(200);
+      const row = await t.db.scheduledMessage.findUniqueOrThrow({
+        where: { id: res.body.scheduled_message_id },
+      });
+      expect(row.subject).toBe('');
+    }
+  });
+
+  it('refuses the empty topic where the organization requires topics', async () => {
+    const strict = await makeRealm(t);
+    await t.db.realm.update({
+      where: { id: strict.realm.id },
+      data: { mandatoryTopics: true, topicsPolicy: 3 },
+    });
+    const user = await makeUser(t, strict.realm);
+    const chan = await makeChannel(t, strict.realm, { subscribers: [user.user] });
+    const before = await countRows();
+    for (const topic of ['(no topic)', 'general chat', '']) {
+      const res = await api(t, strict.host, 'post', '/scheduled_messages', user.auth, {
+        type: 'stream',
+        to: chan.id,
+        topic,
+        content: 'x',
+        scheduled_delivery_timestamp: inAnHour(),
+      });
+      expectError(res, 'Topics are required in this organization.');
+    }
+    expect(await countRows()).toBe(before);
+  });
+
+  it('refuses a time not in the future, writing nothing', async () => {
+    const before = await countRows();
+    const res = await schedule(alice.auth, {
+      type: 'stream',
+      to: channel.id,
+      topic: 't',
+      scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) - 10,
+    });
+    expectError(res, 'Scheduled delivery time must be in the future.');
+    expect(res.body.code).toBe('BAD_REQUEST');
+    expect(await countRows()).toBe(before);
+  });
+
+  it('a nonexistent channel is STREAM_DOES_NOT_EXIST with stream_id', async () => {
+    const before = await countRows();
+    const res = await schedule(alice.auth, { type: 'stream', to: 987654, topic: 't' });
+    expectError(res, "Channel with ID '987654' does not exist");
+    expect(res.body).toMatchObject({ code: 'STREAM_DOES_NOT_EXIST', stream_id: 987654 });
+    expect(await countRows()).toBe(before);
+  });
+
+  it('a nonexistent user is BAD_REQUEST naming the ID', async () => {
+    const before = await countRows();
+    const res = await schedule(alice.auth, {
+      type: 'direct',
+      to: JSON.stringify([bob.user.id, 987654]),
+    });
+    expectError(res, 'Invalid user ID 987654');
+    expect(res.body.code).toBe('BAD_REQUEST');
+    expect(await countRows()).toBe(before);
+  });
+
+  it('refuses empty content, a missing topic, bad types and a channel the user may not post in', async () => {
+    const before = await countRows();
+    expectError(
+      await schedule(alice.auth, { type: 'stream', to: channel.id, topic: 't', content: '  ' }),
+      'Message must not be empty',
+    );
+    expectError(await schedule(alice.auth, { type: 'stream', to: channel.id }), 'Missing topic');
+    expectError(
+      await schedule(alice.auth, {
+        type: 'stream',
+        to: JSON.stringify([channel.id, 1]),
+        topic: 't',
+      }),
+      'Cannot send to multiple channels',
+    );
+    const missing = await call('post', '/scheduled_messages', alice.auth, {
+      type: 'stream',
+      to: channel.id,
+      topic: 't',
+      content: 'x',
+    });
+    expectError(missing, "Missing 'scheduled_delivery_timestamp' argument");
+    const adminsOnly = await makeChannel(t, org.realm, {
+      subscribers: [alice.user],
+      canSend: 'role:administrators',
+    });
+    expectError(
+      await schedule(alice.auth, { type: 'stream', to: adminsOnly.id, topic: 't' }),
+      'You do not have permission to post in this channel.',
+    );
+    const privateChannel = await makeChannel(t, org.realm, { inviteOnly: true });
+    expectError(
+      await schedule(alice.auth, { type: 'stream', to: privateChannel.id, topic: 't' }),
+      `Not authorized to send to channel '${privateChannel.name}'`,
+    );
+    // A guest may not post in a public channel without subscribing.
+    const guest = await makeUser(t, org.realm, { role: Role.GUEST });
+    const publicChannel = await makeChannel(t, org.realm);
+    expectError(
+      await schedule(guest.auth, { type: 'stream', to: publicChannel.id, topic: 't' }),
+      `Not authorized to send to channel '${publicChannel.name}'`,
+    );
+    expect(await countRows()).toBe(before);
+    // An administrator may post in the administrators-only channel.
+    const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+    const ok = await schedule(admin.auth, { type: 'stream', to: adminsOnly.id, topic: 't' });
+    expect(ok.status).toBe(200);
+  });
+
+  it('truncates content over max_message_length', async () => {
+    const res = await schedule(alice.auth, {
+      type: 'direct',
+      to: JSON.stringify([bob.user.id]),
+      content: 'a'.repeat(10001),
+    });
+    expect(res.status).toBe(200);
+    const row = await t.db.scheduledMessage.findUniqueOrThrow({
+      where: { id: res.body.scheduled_message_id },
+    });
+    expect(row.content.endsWith('[message truncated]')).toBe(true);
+  });
+});
+
+describe('PATCH /scheduled_messages/{id}', () => {
+  it('edits content, topic and time; emits update; moves the job', async () => {
+    const created = await schedule(alice.auth, { type: 'stream', to: channel.id, topic: 'a' });
+    const id = created.body.scheduled_message_id as number;
+    const mark = await outboxMark(t);
+    const at = inAnHour() + 7200;
+    const res = await call('patch', `/scheduled_messages/${id}`, alice.auth, {
+      content: 'edited',
+      topic: 'b',
+      scheduled_delivery_timestamp: at,
+    });
+    expect(res.status).toBe(200);
+    // SimpleSuccess is a shared response the reference does not inline.
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    const expected = {
+      scheduled_message_id: id,
+      type: 'stream',
+      to: channel.id,
+      topic: 'b',
+      content: 'edited',
+      rendered_content: '<p>edited</p>',
+      scheduled_delivery_timestamp: at,
+      failed: false,
+    };
+    expect(await eventsAfter(t, mark)).toEqual([
+      {
+        event: { type: 'scheduled_messages', op: 'update', scheduled_message: expected },
+        users: [alice.user.id],
+      },
+    ]);
+    const listed = await call('get', '/scheduled_messages', alice.auth);
+    expect(listed.body.scheduled_messages).toContainEqual(expected);
+    expect(Math.abs((await jobDueAt(id))! - at * 1000)).toBeLessThan(2000);
+  });
+
+  it('changes a channel message into a direct one and back', async () => {
+    const created = await schedule(alice.auth, { type: 'stream', to: channel.id, topic: 'a' });
+    const id = created.body.scheduled_message_id as number;
+    expectError(
+      await call('patch', `/scheduled_messages/${id}`, alice.auth, { type: 'direct' }),
+      'Recipient required when updating type of scheduled message.',
+    );
+    expectError(
+      await call('patch', `/scheduled_messages/${id}`, alice.auth, {
+        type: 'stream',
+        to: channel.id,
+      }),
+      'Topic required when updating scheduled message type to channel.',
+    );
+    const toDirect = await call('patch', `/scheduled_messages/${id}`, alice.auth, {
+      type: 'direct',
+      to: JSON.stringify([bob.user.id]),
+    });
+    expect(toDirect.status).toBe(200);
+    let row = await t.db.scheduledMessage.findUniqueOrThrow({
+      where: { id },
+      include: { recipient: true },
+    });
+    expect(row.recipientId).not.toBe(channel.recipientId);
+    expect(row.subject).toBe('');
+    // Topic is ignored for a direct message.
+    expect(
+      (await call('patch', `/scheduled_messages/${id}`, alice.auth, { topic: 'ignored' })).status,
+    ).toBe(200);
+    row = await t.db.scheduledMessage.findUniqueOrThrow({
+      where: { id },
+      include: { recipient: true },
+    });
+    expect(row.subject).toBe('');
+    const back = await call('patch', `/scheduled_messages/${id}`, alice.auth, {
+      type: 'stream',
+      to: channel.id,
+      topic: 'again',
+    });
+    expect(back.status).toBe(200);
+    row = await t.db.scheduledMessage.findUniqueOrThrow({
+      where: { id },
+      include: { recipient: true },
+    });
+    expect(row).toMatchObject({ recipientId: channel.recipientId, subject: 'again' });
+  });
+
+  it('bad edits change nothing', async () => {
+    const created = await schedule(alice.auth, { type: 'stream', to: channel.id, topic: 'keep' });
+    const id = created.body.scheduled_message_id as number;
+    const before = await t.db.scheduledMessage.findUniqueOrThrow({ where: { id } });
+    const mark = await outboxMark(t);
+    expectError(
+      await call('patch', `/scheduled_messages/${id}`, alice.auth, {}),
+      'Nothing to change',
+    );
+    expectError(
+      await call('patch', `/scheduled_messages/${id}`, alice.auth, { to: 987654, content: 'new' }),
+      "Channel with ID '987654' does not exist",
+    );
+    expectError(
+      await call('patch', `/scheduled_messages/${id}`, alice.auth, {
+        type: 'direct',
+        to: JSON.stringify([987654]),
+      }),
+      'Invalid user ID 987654',
+    );
+    expectError(
+      await call('patch', `/scheduled_messages/${id}`, alice.auth, {
+        content: 'new',
+        scheduled_delivery_timestamp: 1000,
+      }),
+      'Scheduled delivery time must be in the future.',
+    );
+    expectError(
+      await call('patch', `/scheduled_messages/${id}`, alice.auth, { content: '' }),
+      'Message must not be empty',
+    );
+    expect(await t.db.scheduledMessage.findUniqueOrThrow({ where: { id } })).toEqual(before);
+    expect(await eventsAfter(t, mark)).toEqual([]);
+  });
+
+  it('a failed message needs a new time, which clears the failure', async () => {
+    const created = await schedule(alice.auth, { type: 'stream', to: channel.id, topic: 'f' });
+    const id = created.body.scheduled_message_id as number;
+    await t.db.scheduledMessage.update({
+      where: { id },
+      data: { failed: true, failureMessage: 'boom' },
+    });
+    expectError(
+      await call('patch', `/scheduled_messages/${id}`, alice.auth, { content: 'retry' }),
+      'Scheduled delivery time must be in the future.',
+    );
+    const ok = await call('patch', `/scheduled_messages/${id}`, alice.auth, {
+      scheduled_delivery_timestamp: inAnHour(),
+    });
+    expect(ok.status).toBe(200);
+    expect(await t.db.scheduledMessage.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      failed: false,
+      failureMessage: null,
+    });
+  });
+
+  it("another user's or an unknown scheduled message does not exist", async () => {
+    const created = await schedule(alice.auth, { type: 'stream', to: channel.id, topic: 'mine' });
+    const id = created.body.scheduled_message_id as number;
+    const before = await t.db.scheduledMessage.findUniqueOrThrow({ where: { id } });
+    for (const target of [id, 987654]) {
+      const res = await call('patch', `/scheduled_messages/${target}`, bob.auth, {
+        content: 'hijack',
+      });
+      expectError(res, 'Scheduled message does not exist', 404);
+      expect(res.body.code).toBe('BAD_REQUEST');
+    }
+    expect(await t.db.scheduledMessage.findUniqueOrThrow({ where: { id } })).toEqual(before);
+  });
+});
+
+describe('DELETE /scheduled_messages/{id}', () => {
+  it('deletes, emits remove, cancels the job; others and unknown ids are refused', async () => {
+    const created = await schedule(alice.auth, { type: 'stream', to: channel.id, topic: 'del' });
+    const id = created.body.scheduled_message_id as number;
+    expect(await jobDueAt(id)).not.toBeNull();
+
+    const others = await call('delete', `/scheduled_messages/${id}`, bob.auth);
+    expectError(others, 'Scheduled message does not exist', 404);
+    expectOpenApiResponse('/scheduled_messages/{scheduled_message_id}', 'delete', others.body, {
+      status: 404,
+    });
+    expect(await t.db.scheduledMessage.count({ where: { id } })).toBe(1);
+
+    const mark = await outboxMark(t);
+    const res = await call('delete', `/scheduled_messages/${id}`, alice.auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    expect(await t.db.scheduledMessage.count({ where: { id } })).toBe(0);
+    expect(await eventsAfter(t, mark)).toEqual([
+      {
+        event: { type: 'scheduled_messages', op: 'remove', scheduled_message_id: id },
+        users: [alice.user.id],
+      },
+    ]);
+    expect(await jobDueAt(id)).toBeNull();
+    expectError(
+      await call('delete', `/scheduled_messages/${id}`, alice.auth),
+      'Scheduled message does not exist',
+      404,
+    );
+  });
+});
+
+describe('GET /scheduled_messages', () => {
+  it('lists only undelivered ones, soonest first', async () => {
+    const carol = await makeUser(t, org.realm);
+    const late = await schedule(carol.auth, {
+      type: 'direct',
+      to: JSON.stringify([alice.user.id, bob.user.id]),
+      scheduled_delivery_timestamp: inAnHour() + 100,
+    });
+    const soon = await schedule(carol.auth, { type: 'stream', to: channel.id, topic: 's' });
+    const sent = await schedule(carol.auth, { type: 'stream', to: channel.id, topic: 'x' });
+    await t.db.scheduledMessage.update({
+      where: { id: sent.body.scheduled_message_id },
+      data: { delivered: true },
+    });
+    const res = await call('get', '/scheduled_messages', carol.auth);
+    expectOpenApiResponse('/scheduled_messages', 'get', res.body);
+    expect(
+      res.body.scheduled_messages.map(
+        (m: { scheduled_message_id: number }) => m.scheduled_message_id,
+      ),
+    ).toEqual([soon.body.scheduled_message_id, late.body.scheduled_message_id]);
+    expect([...res.body.scheduled_messages[1].to].sort((a: number, b: number) => a - b)).toEqual(
+      [alice.user.id, bob.user.id, carol.user.id].sort((a, b) => a - b),
+    );
+  });
+});

@@ -1,0 +1,123 @@
+import type { Realm, Stream } from '../../generated/prisma/client';
+import { sendMessage } from '../../libs/domain/messages/send-message';
+import { JobName } from '../../libs/jobs';
+import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
+import { startTestContext, type TestContext } from '../../test/harness';
+import { makeChannel } from '../../test/message-factories';
+import {
+  makeOutgoingBot,
+  spawnWorkerProcess,
+  startHttpReceiver,
+  stopWorkerProcess,
+  waitFor,
+  type HttpReceiver,
+} from '../../test/worker-factories';
+import { jobHandlers } from './handlers';
+import { checkHandlers, handler, startWorkers, type RunningWorkers } from './start-workers';
+
+let t: TestContext;
+let org: TestRealm;
+let realm: Realm;
+let alice: TestUser;
+let receiver: HttpReceiver;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  org = await makeRealm(t);
+  realm = org.realm;
+  alice = await makeUser(t, realm, { fullName: 'Alice Worker' });
+  receiver = await startHttpReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+  await t.close();
+});
+
+describe('the job catalogue and its handlers', () => {
+  it('has exactly one handler per job', () => {
+    expect([...checkHandlers(jobHandlers).keys()].sort()).toEqual(Object.values(JobName).sort());
+  });
+
+  it('refuses to start with a job without a handler, or with two', () => {
+    const noop = async () => undefined;
+    expect(() => startWorkers(t, jobHandlers.slice(1))).toThrow(
+      `Refusing to start workers: no handler for job "${JobName.SEND_EMAIL}"`,
+    );
+    expect(() => startWorkers(t, [...jobHandlers, handler(JobName.SEND_EMAIL, noop)])).toThrow(
+      `two handlers for job "${JobName.SEND_EMAIL}"`,
+    );
+  });
+});
+
+async function mentionBot(channel: Stream, botName: string) {
+  return sendMessage(t, {
+    sender: alice.user,
+    realm,
+    type: 'stream',
+    to: channel.id,
+    topic: 'workers',
+    content: `@**${botName}** run`,
+    clientName: 'website',
+  });
+}
+
+describe('outgoing webhooks through real workers', () => {
+  let workers: RunningWorkers | null = null;
+  afterEach(async () => {
+    await workers?.close();
+    workers = null;
+  });
+
+  it('a sent message enqueues the job; a worker calls the bot and posts its reply', async () => {
+    const { bot } = await makeOutgoingBot(t, org, alice.user, { payloadUrl: receiver.url });
+    const channel = await makeChannel(t, realm, { subscribers: [alice.user, bot] });
+    receiver.reply = { status: 200, body: JSON.stringify({ content: 'worker reply' }) };
+    workers = startWorkers(t, jobHandlers);
+    await mentionBot(channel, bot.fullName);
+    const reply = await waitFor(() => t.db.message.findFirst({ where: { senderId: bot.id } }));
+    expect(reply).toMatchObject({ content: 'worker reply', subject: 'workers' });
+  });
+
+  it('graceful close finishes the job in flight', async () => {
+    const { bot } = await makeOutgoingBot(t, org, alice.user, { payloadUrl: receiver.url });
+    const channel = await makeChannel(t, realm, { subscribers: [alice.user, bot] });
+    const before = receiver.requests.length;
+    receiver.reply = { status: 200, body: JSON.stringify({ content: 'finished' }), delayMs: 800 };
+    workers = startWorkers(t, jobHandlers);
+    await mentionBot(channel, bot.fullName);
+    await waitFor(async () => receiver.requests.length > before);
+    await workers.close();
+    workers = null;
+    expect(await t.db.message.findFirst({ where: { senderId: bot.id } })).toMatchObject({
+      content: 'finished',
+    });
+  });
+
+  it('a worker killed with SIGKILL mid-job leaves the job to another worker; one reply', async () => {
+    const { bot } = await makeOutgoingBot(t, org, alice.user, { payloadUrl: receiver.url });
+    const channel = await makeChannel(t, realm, { subscribers: [alice.user, bot] });
+    const child = await spawnWorkerProcess(t, { lockMs: 1000 });
+    try {
+      const before = receiver.requests.length;
+      let calls = 0;
+      // The first call hangs (the child is killed while waiting); later calls answer at once.
+      receiver.reply = () =>
+        ++calls === 1
+          ? { status: 200, body: JSON.stringify({ content: 'late' }), delayMs: 8000 }
+          : { status: 200, body: JSON.stringify({ content: 'recovered' }) };
+      await mentionBot(channel, bot.fullName);
+      await waitFor(async () => receiver.requests.length > before, 20000);
+      await stopWorkerProcess(child, 'SIGKILL');
+      workers = startWorkers(t, jobHandlers, { lockDurationMs: 1000, stalledIntervalMs: 300 });
+      const reply = await waitFor(
+        () => t.db.message.findFirst({ where: { senderId: bot.id } }),
+        30000,
+      );
+      expect(reply.content).toBe('recovered');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(await t.db.message.count({ where: { senderId: bot.id } })).toBe(1);
+    } finally {
+      await stopWorkerProcess(child, 'SIGKILL');
+    }
+  }, 60000);
+});

@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { startSmtpReceiver, waitFor, type SmtpReceiver } from '../../../test/worker-factories';
+import type { Logger } from '../../log';
+import { enqueueDeactivationEmail } from './enqueue-email';
+import { sendEmailJob } from './send-email-job';
+
+let smtp: SmtpReceiver;
+let t: TestContext;
+let org: TestRealm;
+
+beforeAll(async () => {
+  smtp = await startSmtpReceiver();
+  t = await startTestContext({
+    SMTP_HOST: '127.0.0.1',
+    SMTP_PORT: String(smtp.port),
+    EMAIL_FROM: 'noreply@chat.test',
+  });
+  org = await makeRealm(t, { name: 'Acme Chat' });
+});
+afterAll(async () => {
+  await t.close();
+  await smtp.close();
+});
+
+const unfold = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/\r\n/g, '\n');
+const mailTo = (address: string) =>
+  waitFor(async () => smtp.mails.find((m) => m.to.includes(address)));
+
+describe('emails over SMTP', () => {
+  it('sends the invitation with the confirmation link', async () => {
+    const key = randomBytes(12).toString('hex');
+    const invitation = await t.db.invitation.create({
+      data: {
+        realmId: org.realm.id,
+        email: 'invitee@example.com',
+        referredById: org.owner.user.id,
+        confirmationKey: key,
+      },
+    });
+    await sendEmailJob(t, { kind: 'invitation', invitationId: invitation.id });
+    const mail = await mailTo('invitee@example.com');
+    expect(mail.from).toBe('noreply@chat.test');
+    const raw = unfold(mail.raw);
+    expect(raw).toContain('Subject: Olivia Owner invited you to join Acme Chat');
+    expect(raw).toContain(`http://${org.host}/join/${key}/`);
+    expect(raw).toContain('Content-Type: text/html');
+  });
+
+  it('deactivation: custom text when non-empty, none when empty, no email when null', async () => {
+    const withText = await makeUser(t, org.realm, { email: 'gone1@example.com' });
+    const noText = await makeUser(t, org.realm, { email: 'gone2@example.com' });
+    const none = await makeUser(t, org.realm, { email: 'gone3@example.com' });
+    await sendEmailJob(t, {
+      kind: 'deactivation',
+      userId: withText.user.id,
+      comment: 'Thanks for all the fish',
+    });
+    await sendEmailJob(t, { kind: 'deactivation', userId: noText.user.id, comment: '' });
+    const first = unfold((await mailTo('gone1@example.com')).raw);
+    const second = unfold((await mailTo('gone2@example.com')).raw);
+    expect(first).toContain('has been deactivated');
+    expect(first).toContain('The administrators provided the following comment:');
+    expect(first).toContain('Thanks for all the fish');
+    expect(second).toContain('has been deactivated');
+    expect(second).not.toContain('The administrators provided the following comment');
+    const jobsBefore = await t.redis.keys(`${t.config.redisPrefix}bull:email:*`);
+    await enqueueDeactivationEmail(t, none.user.id, null);
+    expect(await t.redis.keys(`${t.config.redisPrefix}bull:email:*`)).toEqual(jobsBefore);
+    await enqueueDeactivationEmail(t, none.user.id, '');
+    expect((await t.redis.keys(`${t.config.redisPrefix}bull:email:*`)).length).toBeGreaterThan(
+      jobsBefore.length,
+    );
+  });
+
+  it('sends the email-change confirmation to the new address', async () => {
+    const user = await makeUser(t, org.realm, { email: 'old@example.com' });
+    const change = await t.db.emailChangeStatus.create({
+      data: {
+        realmId: org.realm.id,
+        userId: user.user.id,
+        oldEmail: 'old@example.com',
+        newEmail: 'new@example.com',
+        confirmationKey: 'changekey123',
+      },
+    });
+    await sendEmailJob(t, { kind: 'email-change', emailChangeId: change.id });
+    const raw = unfold((await mailTo('new@example.com')).raw);
+    expect(raw).toContain('Subject: Verify your new email address for Acme Chat');
+    expect(raw).toContain(`http://${org.host}/accounts/confirm_new_email/changekey123/`);
+  });
+
+  it('a used or vanished row sends nothing', async () => {
+    const count = smtp.mails.length;
+    await sendEmailJob(t, { kind: 'invitation', invitationId: 987654 });
+    await sendEmailJob(t, { kind: 'email-change', emailChangeId: 987654 });
+    expect(smtp.mails.length).toBe(count);
+  });
+});
+
+describe('without an SMTP server', () => {
+  it('logs the message instead of dropping it', async () => {
+    const lines: { message: string; fields?: Record<string, unknown> }[] = [];
+    const log: Logger = {
+      ...t.log,
+      info: (_c, message, fields) => void lines.push({ message, fields }),
+    };
+    const ctx = { ...t, config: { ...t.config, smtp: null }, log };
+    const user = await makeUser(t, org.realm, { email: 'logged@example.com' });
+    await sendEmailJob(ctx, { kind: 'deactivation', userId: user.user.id, comment: 'bye' });
+    const line = lines.find((l) => l.message.startsWith('no SMTP server configured'));
+    expect(line?.fields).toMatchObject({ to: 'logged@example.com' });
+    expect(String(line?.fields?.text)).toContain('bye');
+    expect(smtp.mails.some((m) => m.to.includes('logged@example.com'))).toBe(false);
+  });
+});

@@ -1,0 +1,160 @@
+import type { Realm, Stream, User } from '../../../generated/prisma/client';
+import type { Tx } from '../../db/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest } from '../../http/errors';
+import { renderMarkdown } from '../../markdown';
+import type { AppContext } from '../context';
+import { markdownContextFor } from '../markdown-context';
+import {
+  directRecipientId,
+  resolveChannel,
+  resolveDirectUsers,
+  type DirectRecipientUser,
+} from '../messages/addressees';
+import { normalizeContent } from '../messages/content';
+import { normalizeTopic } from '../messages/topic';
+import { CHANNEL_TYPES, DIRECT_TYPES } from '../messages/types';
+import { channelSendRefusal, mentionRefusal } from '../permissions/messages';
+import { formatScheduledMessages } from './format-scheduled-message';
+import { enqueueDelivery } from './schedule-delivery';
+
+export type ScheduledType = (typeof CHANNEL_TYPES)[number] | (typeof DIRECT_TYPES)[number];
+
+/** `to` of a scheduled message: a channel ID, or user IDs for a direct message. */
+export type ScheduledTarget = number | number[];
+
+export interface ScheduledMessageDraft {
+  type: ScheduledType;
+  to: ScheduledTarget;
+  topic?: string;
+  content: string;
+}
+
+/** A scheduled message that passed Zulip's check_message; `recipientId` resolves in the transaction. */
+export interface CheckedScheduledMessage {
+  recipientId: (tx: Tx) => Promise<number>;
+  topic: string;
+  content: string;
+  renderedContent: string;
+  hasAttachment: boolean;
+}
+
+export const isChannelType = (type: ScheduledType) =>
+  (CHANNEL_TYPES as readonly string[]).includes(type);
+
+/** Zulip refuses a delivery time that is not strictly in the future. */
+export function checkDeliveryTime(unixSeconds: number): Date {
+  const at = new Date(unixSeconds * 1000);
+  if (!(at.getTime() > Date.now())) {
+    throw badRequest('Scheduled delivery time must be in the future.');
+  }
+  return at;
+}
+
+/**
+ * Validates a scheduled message as the send action would validate the message itself: the
+ * addressees exist, the sender may post there, the topic and content are valid, the mentions
+ * are allowed. Nothing is written.
+ */
+export async function checkScheduledMessage(
+  ctx: AppContext,
+  sender: User,
+  realm: Realm,
+  draft: ScheduledMessageDraft,
+): Promise<CheckedScheduledMessage> {
+  const content = normalizeContent(draft.content);
+  let channel: Stream | null = null;
+  let topic = '';
+  let directUsers: DirectRecipientUser[] = [];
+  if (isChannelType(draft.type)) {
+    if (draft.topic === undefined) throw badRequest('Missing topic');
+    channel = await resolveChannel(ctx.db, realm, draft.to);
+    topic = normalizeTopic(draft.topic, realm);
+    const refusal = await channelSendRefusal(ctx.db, sender, channel);
+    if (refusal) throw badRequest(refusal);
+  } else {
+    directUsers = await resolveDirectUsers(
+      ctx.db,
+      realm,
+      Array.isArray(draft.to) ? draft.to : [draft.to],
+    );
+  }
+  const rendered = await renderMarkdown(
+    content,
+    await markdownContextFor(ctx.db, ctx.config, realm),
+  );
+  if (rendered.mentionedGroupIds.length || (channel && rendered.streamWildcardMentioned)) {
+    const audience =
+      channel && rendered.streamWildcardMentioned
+        ? await ctx.db.subscription.count({
+            where: { recipientId: channel.recipientId ?? -1, active: true, isUserActive: true },
+          })
+        : 0;
+    const refusal = await mentionRefusal(
+      ctx.db,
+      realm,
+      sender,
+      rendered.mentionedGroupIds,
+      audience,
+    );
+    if (refusal) throw badRequest(refusal);
+  }
+  const stream = channel;
+  return {
+    recipientId: (tx) =>
+      stream
+        ? Promise.resolve(stream.recipientId as number)
+        : directRecipientId(tx, realm.id, sender, directUsers),
+    topic,
+    content,
+    renderedContent: rendered.html,
+    hasAttachment: rendered.hasAttachment,
+  };
+}
+
+export interface CreateScheduledMessageInput extends ScheduledMessageDraft {
+  sender: User;
+  realm: Realm;
+  scheduledDeliveryTimestamp: number;
+  readBySender?: boolean;
+  clientName: string;
+}
+
+/**
+ * POST /scheduled_messages: checks the time and the message, stores it, emits
+ * `scheduled_messages` op add to the sender, and queues the delivery job after commit.
+ */
+export async function createScheduledMessage(
+  ctx: AppContext,
+  input: CreateScheduledMessageInput,
+): Promise<number> {
+  const { sender, realm } = input;
+  const at = checkDeliveryTime(input.scheduledDeliveryTimestamp);
+  const checked = await checkScheduledMessage(ctx, sender, realm, input);
+  const id = await inTransaction(ctx, async (tx, events) => {
+    const row = await tx.scheduledMessage.create({
+      data: {
+        realmId: realm.id,
+        senderId: sender.id,
+        recipientId: await checked.recipientId(tx),
+        subject: checked.topic,
+        content: checked.content,
+        renderedContent: checked.renderedContent,
+        hasAttachment: checked.hasAttachment,
+        scheduledTimestamp: at,
+        readBySender: input.readBySender ?? null,
+        sendingClientName: input.clientName,
+      },
+      include: { recipient: true },
+    });
+    const [dict] = await formatScheduledMessages(tx, [row]);
+    await events.emit(
+      realm.id,
+      { type: 'scheduled_messages', op: 'add', scheduled_messages: [dict] },
+      [sender.id],
+    );
+    return row.id;
+  });
+  await enqueueDelivery(ctx, id, at);
+  return id;
+}

@@ -1,0 +1,26 @@
+import type { User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import type { AppContext } from '../context';
+import { cancelDelivery } from './schedule-delivery';
+import { accessScheduledMessage } from './update-scheduled-message';
+
+/**
+ * DELETE /scheduled_messages/{id}: removes the sender's scheduled message, emits
+ * `scheduled_messages` op remove to the sender, and cancels the delivery job after commit.
+ */
+export async function deleteScheduledMessage(
+  ctx: AppContext,
+  sender: Pick<User, 'id' | 'realmId'>,
+  scheduledMessageId: number,
+): Promise<void> {
+  await inTransaction(ctx, async (tx, events) => {
+    const sm = await accessScheduledMessage(tx, sender, scheduledMessageId);
+    await tx.scheduledMessage.delete({ where: { id: sm.id } });
+    await events.emit(
+      sender.realmId,
+      { type: 'scheduled_messages', op: 'remove', scheduled_message_id: sm.id },
+      [sender.id],
+    );
+  });
+  await cancelDelivery(ctx, scheduledMessageId);
+}

@@ -1,0 +1,142 @@
+import type { Prisma, Realm, User } from '../../../generated/prisma/client';
+import type { Db, Tx } from '../../db/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest, notFound } from '../../http/errors';
+import type { AppContext } from '../context';
+import { RecipientType } from '../recipients';
+import {
+  checkDeliveryTime,
+  checkScheduledMessage,
+  isChannelType,
+  type CheckedScheduledMessage,
+  type ScheduledTarget,
+  type ScheduledType,
+} from './create-scheduled-message';
+import {
+  formatScheduledMessages,
+  type ScheduledMessageWithRecipient,
+} from './format-scheduled-message';
+import { scheduleDelivery } from './schedule-delivery';
+
+export interface ScheduledMessageChanges {
+  type?: ScheduledType;
+  to?: ScheduledTarget;
+  topic?: string;
+  content?: string;
+  scheduledDeliveryTimestamp?: number;
+}
+
+/** Zulip's access_scheduled_message: only the sender's own "send later" messages exist. */
+export async function accessScheduledMessage(
+  db: Db | Tx,
+  user: Pick<User, 'id'>,
+  scheduledMessageId: number,
+): Promise<ScheduledMessageWithRecipient> {
+  const row = await db.scheduledMessage.findFirst({
+    where: { id: scheduledMessageId, senderId: user.id, deliveryType: 1 },
+    include: { recipient: true },
+  });
+  if (!row) throw notFound('Scheduled message does not exist');
+  return row;
+}
+
+/** The stored message's `to` as the API takes it: channel ID, or the conversation's user IDs. */
+async function existingTarget(
+  db: Db,
+  sm: ScheduledMessageWithRecipient,
+): Promise<{ type: ScheduledType; to: ScheduledTarget }> {
+  const { recipient } = sm;
+  if (recipient.type === RecipientType.STREAM) return { type: 'stream', to: recipient.typeId };
+  if (recipient.type === RecipientType.PERSONAL) return { type: 'private', to: [recipient.typeId] };
+  const members = await db.subscription.findMany({
+    where: { recipientId: recipient.id },
+    select: { userId: true },
+    orderBy: { userId: 'asc' },
+  });
+  return { type: 'private', to: members.map((m) => m.userId) };
+}
+
+/**
+ * PATCH /scheduled_messages/{id}: Zulip's edit_scheduled_message. Any change to the
+ * addressees, topic or content re-checks the whole message; a new time clears a failure.
+ * Emits `scheduled_messages` op update with the full dict and moves the delivery job.
+ */
+export async function updateScheduledMessage(
+  ctx: AppContext,
+  sender: User,
+  realm: Realm,
+  scheduledMessageId: number,
+  changes: ScheduledMessageChanges,
+): Promise<void> {
+  const { type, to, topic, content, scheduledDeliveryTimestamp } = changes;
+  if (
+    type === undefined &&
+    to === undefined &&
+    topic === undefined &&
+    content === undefined &&
+    scheduledDeliveryTimestamp === undefined
+  ) {
+    throw badRequest('Nothing to change');
+  }
+  if (type !== undefined && to === undefined) {
+    throw badRequest('Recipient required when updating type of scheduled message.');
+  }
+  if (type !== undefined && isChannelType(type) && topic === undefined) {
+    throw badRequest('Topic required when updating scheduled message type to channel.');
+  }
+  const at =
+    scheduledDeliveryTimestamp === undefined
+      ? undefined
+      : checkDeliveryTime(scheduledDeliveryTimestamp);
+
+  const sm = await accessScheduledMessage(ctx.db, sender, scheduledMessageId);
+  if (sm.delivered) throw badRequest('Scheduled message was already sent');
+  if (sm.failed && at === undefined) {
+    throw badRequest('Scheduled delivery time must be in the future.');
+  }
+
+  let checked: CheckedScheduledMessage | null = null;
+  if (type !== undefined || to !== undefined || topic !== undefined || content !== undefined) {
+    const existing = await existingTarget(ctx.db, sm);
+    const newType = type ?? existing.type;
+    checked = await checkScheduledMessage(ctx, sender, realm, {
+      type: newType,
+      to: to ?? existing.to,
+      topic: isChannelType(newType) ? (topic ?? sm.subject) : undefined,
+      content: content ?? sm.content,
+    });
+  }
+
+  await inTransaction(ctx, async (tx, events) => {
+    const data: Prisma.ScheduledMessageUncheckedUpdateInput = {};
+    if (checked) {
+      data.recipientId = await checked.recipientId(tx);
+      data.subject = checked.topic;
+      data.content = checked.content;
+      data.renderedContent = checked.renderedContent;
+      data.hasAttachment = checked.hasAttachment;
+    }
+    if (at) {
+      data.scheduledTimestamp = at;
+      data.failed = false;
+      data.failureMessage = null;
+    }
+    // Guarded by NOT delivered: a delivery that won the race leaves nothing to edit.
+    const updated = await tx.scheduledMessage.updateMany({
+      where: { id: sm.id, delivered: false },
+      data,
+    });
+    if (updated.count === 0) throw badRequest('Scheduled message was already sent');
+    const row = await tx.scheduledMessage.findUniqueOrThrow({
+      where: { id: sm.id },
+      include: { recipient: true },
+    });
+    const [dict] = await formatScheduledMessages(tx, [row]);
+    await events.emit(
+      realm.id,
+      { type: 'scheduled_messages', op: 'update', scheduled_message: dict },
+      [sender.id],
+    );
+  });
+  if (at) await scheduleDelivery(ctx, sm.id, at);
+}
