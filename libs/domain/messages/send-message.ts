@@ -1,6 +1,7 @@
 import { Prisma, type Realm, type Stream, type User } from '../../../generated/prisma/client';
 import { badRequest } from '../../http/errors';
-import { inTransaction } from '../../events/outbox';
+import { inTransaction, type EventSink } from '../../events/outbox';
+import type { Tx } from '../../db/client';
 import { renderMarkdown } from '../../markdown';
 import type { AppContext } from '../context';
 import { markdownContextFor } from '../markdown-context';
@@ -46,6 +47,32 @@ export async function sendMessage(
   ctx: AppContext,
   input: SendMessageInput,
 ): Promise<{ id: number }> {
+  const prepared = await prepareMessage(ctx, input);
+  const sent = await inTransaction(ctx, (tx, events) => writeMessage(tx, events, prepared));
+  // Spec 4.22: outgoing-webhook bots mentioned or addressed get a job each (after commit).
+  await enqueueOutgoingWebhooks(ctx, sent.id);
+  return sent;
+}
+
+/** A message checked, addressed and rendered: everything but the write. */
+export interface PreparedMessage {
+  input: SendMessageInput;
+  content: string;
+  channel: Stream | null;
+  topic: string;
+  directUsers: Awaited<ReturnType<typeof resolveDirectUsers>>;
+  rendered: Awaited<ReturnType<typeof renderMarkdown>>;
+  senderRead: boolean;
+}
+
+/**
+ * Validation, authorization and rendering (reads only), so that a caller with a transaction of
+ * its own (scheduled delivery) can write the message inside it.
+ */
+export async function prepareMessage(
+  ctx: AppContext,
+  input: SendMessageInput,
+): Promise<PreparedMessage> {
   const { sender, realm } = input;
   const isChannel = (CHANNEL_TYPES as readonly string[]).includes(input.type);
   const content = normalizeContent(input.content);
@@ -87,100 +114,109 @@ export async function sendMessage(
   // Zulip's interactive clients; `read_by_sender` (FL 236) overrides that default.
   const senderRead = input.readBySender ?? sentByHuman(input.clientName);
 
-  const sent = await inTransaction(ctx, async (tx, events) => {
-    const senderRow = {
-      id: sender.id,
-      email: sender.email,
-      fullName: sender.fullName,
-      isActive: sender.isActive,
-      isMirrorDummy: sender.isMirrorDummy,
-      recipientId: sender.recipientId,
-      realmId: sender.realmId,
-    };
-    const recipientId = channel
-      ? (channel.recipientId as number)
-      : await directRecipientId(tx, realm.id, senderRow, directUsers);
+  return { input, content, channel, topic, directUsers, rendered, senderRead };
+}
 
-    const message = await tx.message.create({
-      data: {
-        realmId: realm.id,
-        senderId: sender.id,
-        recipientId,
-        subject: topic,
-        content,
-        renderedContent: rendered.html,
-        renderedContentVersion: 1,
-        sendingClientName: input.clientName,
-        hasAttachment: rendered.hasAttachment,
-        hasImage: rendered.hasImage,
-        hasLink: rendered.hasLink,
-        isChannelMessage: isChannel,
-      },
-    });
+/**
+ * Inserts a prepared message and every recipient's UserMessage row, and emits its events, in the
+ * caller's transaction. Outgoing webhooks are the caller's to enqueue after commit.
+ */
+export async function writeMessage(
+  tx: Tx,
+  events: EventSink,
+  prepared: PreparedMessage,
+): Promise<{ id: number }> {
+  const { input, content, channel, topic, directUsers, rendered, senderRead } = prepared;
+  const { sender, realm } = input;
+  const senderRow = {
+    id: sender.id,
+    email: sender.email,
+    fullName: sender.fullName,
+    isActive: sender.isActive,
+    isMirrorDummy: sender.isMirrorDummy,
+    recipientId: sender.recipientId,
+    realmId: sender.realmId,
+  };
+  const recipientId = channel
+    ? (channel.recipientId as number)
+    : await directRecipientId(tx, realm.id, senderRow, directUsers);
 
-    let userIds: number[];
-    if (channel) {
-      const rows = await tx.$queryRaw<{ user_id: number }[]>(Prisma.sql`
-        SELECT user_id FROM subscriptions
-        WHERE recipient_id = ${recipientId} AND active AND is_user_active`);
-      userIds = rows.map((r) => r.user_id);
-      if (!userIds.includes(sender.id)) userIds.push(sender.id);
-    } else {
-      userIds = [...new Set([sender.id, ...directUsers.map((u) => u.id)])];
-    }
-    const flags = await recipientFlags(tx, {
+  const message = await tx.message.create({
+    data: {
+      realmId: realm.id,
       senderId: sender.id,
-      recipientUserIds: userIds,
-      rendered,
+      recipientId,
+      subject: topic,
       content,
-      isPrivate: !channel,
-      senderRead,
-      topic: channel ? { recipientId, name: topic } : undefined,
-    });
-    await tx.$executeRaw(Prisma.sql`
-      INSERT INTO user_messages (user_id, message_id, flags)
-      SELECT u, ${message.id}, f FROM unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f)`);
-    if (channel && channel.firstMessageId === null) {
-      await tx.$executeRaw`
-        UPDATE streams SET first_message_id = ${message.id}
-        WHERE id = ${channel.id} AND first_message_id IS NULL`;
-    }
-
-    const [dict] = await formatMessages(tx, [message], {
-      viewer: sender,
-      realm,
-      applyMarkdown: true,
-      clientGravatar: false,
-      allowEmptyTopicName: true,
-    });
-    for (const [bits, users] of groupByFlags(userIds, flags)) {
-      const others = users.filter((id) => id !== sender.id);
-      // Events tier contract: `content` is HTML; `raw_content` is the Markdown source for queues
-      // registered with apply_markdown=false; `subject` is the stored topic ('' for the empty
-      // topic) for the tier to replace for clients without `empty_topic_name`.
-      const event = {
-        type: 'message',
-        message: dict,
-        flags: flagNames(bits),
-        raw_content: content,
-      };
-      await events.emit(realm.id, event, others);
-      if (users.includes(sender.id)) {
-        // Only the sender's queues may echo local_id (matched against sender_queue_id).
-        await events.emit(
-          realm.id,
-          {
-            ...event,
-            ...(input.queueId !== undefined ? { sender_queue_id: input.queueId } : {}),
-            ...(input.localId !== undefined ? { local_id: input.localId } : {}),
-          },
-          [sender.id],
-        );
-      }
-    }
-    return { id: message.id };
+      renderedContent: rendered.html,
+      renderedContentVersion: 1,
+      sendingClientName: input.clientName,
+      hasAttachment: rendered.hasAttachment,
+      hasImage: rendered.hasImage,
+      hasLink: rendered.hasLink,
+      isChannelMessage: channel !== null,
+    },
   });
-  // Spec 4.22: outgoing-webhook bots mentioned or addressed get a job each (after commit).
-  await enqueueOutgoingWebhooks(ctx, sent.id);
-  return sent;
+
+  let userIds: number[];
+  if (channel) {
+    const rows = await tx.$queryRaw<{ user_id: number }[]>(Prisma.sql`
+      SELECT user_id FROM subscriptions
+      WHERE recipient_id = ${recipientId} AND active AND is_user_active`);
+    userIds = rows.map((r) => r.user_id);
+    if (!userIds.includes(sender.id)) userIds.push(sender.id);
+  } else {
+    userIds = [...new Set([sender.id, ...directUsers.map((u) => u.id)])];
+  }
+  const flags = await recipientFlags(tx, {
+    senderId: sender.id,
+    recipientUserIds: userIds,
+    rendered,
+    content,
+    isPrivate: !channel,
+    senderRead,
+    topic: channel ? { recipientId, name: topic } : undefined,
+  });
+  await tx.$executeRaw(Prisma.sql`
+    INSERT INTO user_messages (user_id, message_id, flags)
+    SELECT u, ${message.id}, f FROM unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f)`);
+  if (channel && channel.firstMessageId === null) {
+    await tx.$executeRaw`
+      UPDATE streams SET first_message_id = ${message.id}
+      WHERE id = ${channel.id} AND first_message_id IS NULL`;
+  }
+
+  const [dict] = await formatMessages(tx, [message], {
+    viewer: sender,
+    realm,
+    applyMarkdown: true,
+    clientGravatar: false,
+    allowEmptyTopicName: true,
+  });
+  for (const [bits, users] of groupByFlags(userIds, flags)) {
+    const others = users.filter((id) => id !== sender.id);
+    // Events tier contract: `content` is HTML; `raw_content` is the Markdown source for queues
+    // registered with apply_markdown=false; `subject` is the stored topic ('' for the empty
+    // topic) for the tier to replace for clients without `empty_topic_name`.
+    const event = {
+      type: 'message',
+      message: dict,
+      flags: flagNames(bits),
+      raw_content: content,
+    };
+    await events.emit(realm.id, event, others);
+    if (users.includes(sender.id)) {
+      // Only the sender's queues may echo local_id (matched against sender_queue_id).
+      await events.emit(
+        realm.id,
+        {
+          ...event,
+          ...(input.queueId !== undefined ? { sender_queue_id: input.queueId } : {}),
+          ...(input.localId !== undefined ? { local_id: input.localId } : {}),
+        },
+        [sender.id],
+      );
+    }
+  }
+  return { id: message.id };
 }

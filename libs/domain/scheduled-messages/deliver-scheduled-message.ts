@@ -5,7 +5,13 @@ import { ApiError } from '../../http/errors';
 import type { ScheduledDeliveryPayload } from '../../jobs';
 import { findNotificationBot } from '../bots/notification-bot';
 import type { AppContext } from '../context';
-import { sendMessage, type SendMessageInput } from '../messages/send-message';
+import {
+  prepareMessage,
+  sendMessage,
+  writeMessage,
+  type SendMessageInput,
+} from '../messages/send-message';
+import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
 import { RecipientType } from '../recipients';
 
 export interface DeliveryAttempt {
@@ -68,7 +74,8 @@ export async function deliverScheduledMessage(
     let messageId: number | null = null;
     try {
       if (!sm.sender.isActive) throw new ApiError(400, 'BAD_REQUEST', 'Account is deactivated');
-      const sent = await sendMessage(ctx, {
+      // Written in this transaction, so the message and the delivered mark commit together.
+      const prepared = await prepareMessage(ctx, {
         sender: sm.sender,
         realm: sm.realm,
         ...(await target(tx, sm)),
@@ -76,7 +83,7 @@ export async function deliverScheduledMessage(
         clientName: sm.sendingClientName,
         readBySender: sm.readBySender,
       });
-      messageId = sent.id;
+      messageId = (await writeMessage(tx, events, prepared)).id;
     } catch (err) {
       if (err instanceof ApiError) failure = err.message;
       else if (run.isLastAttempt) failure = 'Internal server error';
@@ -111,6 +118,7 @@ export async function deliverScheduledMessage(
     return { kind: 'failed' as const, sm, sender: sm.sender, failure: failure as string };
   });
 
+  if (outcome?.kind === 'sent') await enqueueOutgoingWebhooks(ctx, outcome.messageId);
   if (outcome?.kind === 'failed') {
     ctx.log.info('worker', 'scheduled message not delivered', {
       scheduledMessageId: outcome.sm.id,
