@@ -54,6 +54,40 @@ export async function sendMessage(
   return sent;
 }
 
+/**
+ * Renders content for a realm and refuses group and channel-wide mentions the sender may not
+ * make (`can_mention_group`, `can_mention_many_users_group` above the channel-size threshold).
+ */
+export async function renderCheckingMentions(
+  ctx: AppContext,
+  realm: Realm,
+  sender: User,
+  channel: Stream | null,
+  content: string,
+): Promise<Awaited<ReturnType<typeof renderMarkdown>>> {
+  const rendered = await renderMarkdown(
+    content,
+    await markdownContextFor(ctx.db, ctx.config, realm),
+  );
+  if (rendered.mentionedGroupIds.length || (channel && rendered.streamWildcardMentioned)) {
+    const audience =
+      channel && rendered.streamWildcardMentioned
+        ? await ctx.db.subscription.count({
+            where: { recipientId: channel.recipientId ?? -1, active: true, isUserActive: true },
+          })
+        : 0;
+    const refusal = await mentionRefusal(
+      ctx.db,
+      realm,
+      sender,
+      rendered.mentionedGroupIds,
+      audience,
+    );
+    if (refusal) throw badRequest(refusal);
+  }
+  return rendered;
+}
+
 /** A message checked, addressed and rendered: everything but the write. */
 export interface PreparedMessage {
   input: SendMessageInput;
@@ -90,26 +124,7 @@ export async function prepareMessage(
     directUsers = await resolveDirectUsers(ctx.db, realm, input.to as DirectTarget);
   }
 
-  const rendered = await renderMarkdown(
-    content,
-    await markdownContextFor(ctx.db, ctx.config, realm),
-  );
-  if (rendered.mentionedGroupIds.length || (channel && rendered.streamWildcardMentioned)) {
-    const audience =
-      channel && rendered.streamWildcardMentioned
-        ? await ctx.db.subscription.count({
-            where: { recipientId: channel.recipientId ?? -1, active: true, isUserActive: true },
-          })
-        : 0;
-    const refusal = await mentionRefusal(
-      ctx.db,
-      realm,
-      sender,
-      rendered.mentionedGroupIds,
-      audience,
-    );
-    if (refusal) throw badRequest(refusal);
-  }
+  const rendered = await renderCheckingMentions(ctx, realm, sender, channel, content);
   // Spec 2.9: messages start unread, except the sender's own copy when sent from one of
   // Zulip's interactive clients; `read_by_sender` (FL 236) overrides that default.
   const senderRead = input.readBySender ?? sentByHuman(input.clientName);

@@ -2,9 +2,7 @@ import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
-import { renderMarkdown } from '../../markdown';
 import type { AppContext } from '../context';
-import { markdownContextFor } from '../markdown-context';
 import {
   directRecipientId,
   resolveChannel,
@@ -14,7 +12,8 @@ import {
 import { normalizeContent } from '../messages/content';
 import { normalizeTopic } from '../messages/topic';
 import { CHANNEL_TYPES, DIRECT_TYPES } from '../messages/types';
-import { channelSendRefusal, mentionRefusal } from '../permissions/messages';
+import { channelSendRefusal } from '../permissions/messages';
+import { renderCheckingMentions } from '../messages/send-message';
 import { formatScheduledMessages } from './format-scheduled-message';
 import { enqueueDelivery } from './schedule-delivery';
 
@@ -79,26 +78,7 @@ export async function checkScheduledMessage(
       Array.isArray(draft.to) ? draft.to : [draft.to],
     );
   }
-  const rendered = await renderMarkdown(
-    content,
-    await markdownContextFor(ctx.db, ctx.config, realm),
-  );
-  if (rendered.mentionedGroupIds.length || (channel && rendered.streamWildcardMentioned)) {
-    const audience =
-      channel && rendered.streamWildcardMentioned
-        ? await ctx.db.subscription.count({
-            where: { recipientId: channel.recipientId ?? -1, active: true, isUserActive: true },
-          })
-        : 0;
-    const refusal = await mentionRefusal(
-      ctx.db,
-      realm,
-      sender,
-      rendered.mentionedGroupIds,
-      audience,
-    );
-    if (refusal) throw badRequest(refusal);
-  }
+  const rendered = await renderCheckingMentions(ctx, realm, sender, channel, content);
   const stream = channel;
   return {
     recipientId: (tx) =>
