@@ -1,10 +1,10 @@
+import type { Stream, Subscription } from '../../../../generated/prisma/client';
+import { formatChannels, type ChannelDict } from '../../channels/format-channel';
 import {
-  canSeeUnsubscribed,
-  channelsForUser,
-  formatChannel,
-  formatSubscription,
-  subscribersOf,
-} from './channels';
+  formatSubscriptions,
+  subscriberIdsByRecipient,
+} from '../../subscriptions/format-subscription';
+import { canSeeUnsubscribed, channelsForUser } from './channels';
 import type { StateProvider } from './types';
 
 /** `subscription`: subscribed, formerly subscribed, and never subscribed (but visible) channels. */
@@ -12,31 +12,32 @@ export const subscriptionState: StateProvider = {
   eventTypes: ['subscription'],
   async fetch({ ctx, user, params, capabilities }) {
     const { streams, subs } = await channelsForUser(ctx.db, user, capabilities.archived_channels);
-    const withSubscribers = params.include_subscribers !== false;
-    const subscribers = withSubscribers
-      ? await subscribersOf(
-          ctx.db,
-          streams.flatMap((s) => (s.recipientId === null ? [] : [s.recipientId])),
-        )
-      : null;
-    const addSubscribers = (entry: Record<string, unknown>, recipientId: number | null) => {
-      if (subscribers) entry.subscribers = subscribers.get(recipientId ?? -1) ?? [];
-      return entry;
-    };
-    const subscriptions: Record<string, unknown>[] = [];
-    const unsubscribed: Record<string, unknown>[] = [];
-    const neverSubscribed: Record<string, unknown>[] = [];
+    const subscribers =
+      params.include_subscribers !== false
+        ? await subscriberIdsByRecipient(
+            ctx.db,
+            streams.flatMap((s) => (s.recipientId === null ? [] : [s.recipientId])),
+          )
+        : undefined;
+    const active: { sub: Subscription; stream: Stream }[] = [];
+    const former: { sub: Subscription; stream: Stream }[] = [];
+    const never: Stream[] = [];
     for (const stream of streams) {
       const sub = subs.get(stream.id);
-      if (sub?.active) {
-        subscriptions.push(addSubscribers(formatSubscription(stream, sub), stream.recipientId));
-      } else if (sub) {
-        unsubscribed.push(addSubscribers(formatSubscription(stream, sub), stream.recipientId));
-      } else if (canSeeUnsubscribed(user, stream)) {
-        const entry = formatChannel(stream);
-        neverSubscribed.push(stream.inviteOnly ? entry : addSubscribers(entry, stream.recipientId));
-      }
+      if (sub) (sub.active ? active : former).push({ sub, stream });
+      else if (canSeeUnsubscribed(user, stream)) never.push(stream);
     }
-    return { subscriptions, unsubscribed, never_subscribed: neverSubscribed };
+    // Subscribers of private channels the user never joined are not theirs to see.
+    const neverSubscribed = (await formatChannels(ctx.db, never)).map(
+      (entry, i): ChannelDict & { subscribers?: number[] } =>
+        subscribers && !never[i].inviteOnly
+          ? { ...entry, subscribers: subscribers.get(never[i].recipientId ?? -1) ?? [] }
+          : entry,
+    );
+    return {
+      subscriptions: await formatSubscriptions(ctx.db, active, subscribers),
+      unsubscribed: await formatSubscriptions(ctx.db, former, subscribers),
+      never_subscribed: neverSubscribed,
+    };
   },
 };
