@@ -2,7 +2,8 @@ import { makeChannel } from '../../../test/channel-factories';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { Role } from '../users/roles';
-import { canSendToChannel, channelAccessFor } from './channels';
+import { channelAccessFor } from './channels';
+import { channelSendRefusal } from './messages';
 
 let t: TestContext;
 let org: TestRealm;
@@ -22,13 +23,17 @@ afterAll(() => t.close());
 describe('channel permissions', () => {
   it('lets members but not unsubscribed guests post to public channels', async () => {
     const chan = await makeChannel(t, org);
-    expect(await canSendToChannel(t.db, member.user, chan)).toBe(true);
-    expect(await canSendToChannel(t.db, guest.user, chan)).toBe(false);
+    expect(await channelSendRefusal(t.db, member.user, chan)).toBeNull();
+    expect(await channelSendRefusal(t.db, guest.user, chan)).toBe(
+      `Not authorized to send to channel '${chan.name}'`,
+    );
     const archived = await t.db.stream.update({
       where: { id: chan.id },
       data: { isArchived: true },
     });
-    expect(await canSendToChannel(t.db, member.user, archived)).toBe(false);
+    expect(await channelSendRefusal(t.db, member.user, archived)).toBe(
+      `Not authorized to send to channel '${chan.name}'`,
+    );
   });
 
   it('follows can_send_message_group', async () => {
@@ -40,8 +45,10 @@ describe('channel permissions', () => {
       where: { id: chan.id },
       data: { canSendMessageGroupId: admins.id },
     });
-    expect(await canSendToChannel(t.db, member.user, restricted)).toBe(false);
-    expect(await canSendToChannel(t.db, admin.user, restricted)).toBe(true);
+    expect(await channelSendRefusal(t.db, member.user, restricted)).toBe(
+      'You do not have permission to post in this channel.',
+    );
+    expect(await channelSendRefusal(t.db, admin.user, restricted)).toBeNull();
   });
 
   it('gives administrators metadata but not content access to private channels', async () => {
@@ -58,7 +65,8 @@ describe('channel permissions', () => {
     const memberAccess = await channelAccessFor(t.db, member.user, chan, realm);
     expect(memberAccess).toMatchObject({ metadata: false, content: false, administer: false });
     const ownerAccess = await channelAccessFor(t.db, org.owner.user, chan, realm);
-    expect(ownerAccess).toMatchObject({ subscribed: true, content: true, send: true });
+    expect(ownerAccess).toMatchObject({ subscribed: true, content: true });
+    expect(await channelSendRefusal(t.db, org.owner.user, chan)).toBeNull();
   });
 
   it('grants content access to private channels through can_subscribe_group', async () => {

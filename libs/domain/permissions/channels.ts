@@ -32,7 +32,6 @@ export interface ChannelAccess {
   subscribeSelf: boolean;
   addSubscribers: boolean;
   removeSubscribers: boolean;
-  send: boolean;
 }
 
 const isAdmin = (user: ChannelActor) => user.role <= Role.ADMINISTRATOR;
@@ -94,7 +93,6 @@ export async function channelAccess(
       inAddGroup || (content && (realmAdd || administer)) || (administer && !c.inviteOnly);
     const removeSubscribers =
       isAdmin(user) || (metadata && inGroups.has(c.canRemoveSubscribersGroupId));
-    const send = !c.isArchived && content && inGroups.has(c.canSendMessageGroupId);
     out.set(c.id, {
       subscribed,
       content,
@@ -103,7 +101,6 @@ export async function channelAccess(
       subscribeSelf,
       addSubscribers,
       removeSubscribers,
-      send,
     });
   }
   return out;
@@ -118,20 +115,6 @@ export async function channelAccessFor(
 ): Promise<ChannelAccess> {
   const map = await channelAccess(db, user, [channel], realm);
   return map.get(channel.id) as ChannelAccess;
-}
-
-/**
- * May the user post to the channel? Needs content access and `can_send_message_group`;
- * archived channels take no messages.
- */
-export async function canSendToChannel(
-  db: Db | Tx,
-  user: ChannelActor,
-  channel: ChannelPermissionRow,
-): Promise<boolean> {
-  if (channel.isArchived) return false;
-  const access = await channelAccessFor(db, user, channel, { canAddSubscribersGroupId: null });
-  return access.send;
 }
 
 export type ChannelKind = 'public' | 'private' | 'web-public';

@@ -9,7 +9,6 @@ export { groupsContainingUser, isUserInGroup, recursiveGroupMemberIds } from './
 export {
   canAddSubscribersInRealm,
   canCreateChannel,
-  canSendToChannel,
   channelAccess,
   channelAccessFor,
   isRealmAdmin,
