@@ -10,6 +10,7 @@ import yaml from 'js-yaml';
  */
 const DOC_ID = 'zulip-openapi';
 let ajv: Ajv | null = null;
+let paths: Record<string, Record<string, { responses?: Record<string, { $ref?: string }> }>> = {};
 const compiled = new Map<string, ValidateFunction>();
 
 function load(): Ajv {
@@ -17,6 +18,7 @@ function load(): Ajv {
   const doc = yaml.load(
     readFileSync(path.join(__dirname, 'fixtures/zulip-openapi-fl247.yaml'), 'utf8'),
   ) as Record<string, unknown>;
+  paths = doc.paths as typeof paths;
   ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
   ajv.addSchema(toJsonSchema(doc) as Record<string, unknown>, DOC_ID);
   return ajv;
@@ -51,10 +53,15 @@ export function openApiErrors(
   check: OpenApiCheck = {},
 ): string[] {
   const status = String(check.status ?? 200);
-  const ref = `${DOC_ID}#/paths/${pointerEscape(apiPath)}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
+  const validator = load();
+  // A shared response (`$ref: "#/components/responses/SimpleSuccess"`) is read where it lives.
+  const shared = paths[apiPath]?.[method.toLowerCase()]?.responses?.[status]?.$ref;
+  const response =
+    shared ?? `#/paths/${pointerEscape(apiPath)}/${method.toLowerCase()}/responses/${status}`;
+  const ref = `${DOC_ID}${response}/content/application~1json/schema`;
   let validate = compiled.get(ref);
   if (!validate) {
-    const schema = load().getSchema(ref);
+    const schema = validator.getSchema(ref);
     if (!schema) throw new Error(`No OpenAPI response schema for ${method} ${apiPath} ${status}`);
     validate = schema;
     compiled.set(ref, validate);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Router } from 'express';
 import yaml from 'js-yaml';
+import { loadConfig } from '../../libs/config';
 import type { AppContext } from '../../libs/domain/context';
 import type { EventsTier } from '../../libs/events/events-tier';
 import { eventRoutes } from '../events/routes';
@@ -19,11 +20,11 @@ interface RouteLayer {
 
 /** `/users/{user_id}` and `/users/:email` are the same route; compare with anonymous placeholders. */
 const shape = (method: string, p: string): Endpoint =>
-  `${method.toUpperCase()} ${p.replace(/\{[^}]+\}|:[A-Za-z_]+/g, '{}')}`;
+  `${method.toUpperCase()} ${p.replace(/\{[^}]+\}|[:*][A-Za-z_]+/g, '{}')}`;
 
 function servedEndpoints(): Set<Endpoint> {
-  // Registering routes reads nothing from the context; the handlers never run here.
-  const ctx = {} as AppContext;
+  // Registering routes reads only the configuration; the handlers never run here.
+  const ctx = { config: loadConfig({ NODE_ENV: 'test' }) } as AppContext;
   const events = Router();
   eventRoutes(events, ctx, {} as EventsTier);
   const served = new Set<Endpoint>();

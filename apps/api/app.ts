@@ -5,6 +5,7 @@ import type { AppContext } from '../../libs/domain/context';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { multipartFields } from '../../libs/http/multipart-fields';
 import { apiRouter } from './routes';
+import { uploadFileRoutes } from './routes/uploads';
 
 /** The stateless API tier: every `/api/v1` route except the event queue's. */
 export function createApiApp(ctx: AppContext): Express {
@@ -32,6 +33,7 @@ export function createApiApp(ctx: AppContext): Express {
   app.use(bodyParser.json({ limit: '25mb' }));
   app.use(multipartFields({ fieldSize: 25 * 1024 * 1024, fields: 10000 }));
   app.use('/api/v1', apiRouter(ctx));
+  app.use(uploadFileRoutes(ctx));
   app.get('/health', (_req, res) => {
     res.json({ result: 'success', msg: '' });
   });

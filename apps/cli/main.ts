@@ -2,6 +2,7 @@ import { ApiError } from '../../libs/http/errors';
 import { UsageError } from './args';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
 import { migrateCommand } from './commands/migrate';
+import { grantCreateUsersCommand } from './commands/permissions';
 import { createRealmCommand } from './commands/realms';
 import { seedDemoCommand } from './commands/seed-demo';
 import {
@@ -29,6 +30,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     help: '--realm S --owner EMAIL --full-name N --short-name X',
   },
   'change-role': { run: changeRoleCommand, help: '--realm S --user EMAIL|ID --role ROLE' },
+  'grant-create-users': {
+    run: grantCreateUsersCommand,
+    help: '--realm S --user EMAIL|ID [--revoke]',
+  },
   'regenerate-api-key': { run: regenerateApiKeyCommand, help: '--realm S --user EMAIL|ID' },
   zuliprc: { run: zuliprcCommand, help: '--realm S --user EMAIL|ID' },
   migrate: { run: (ctx) => migrateCommand(ctx), help: '' },

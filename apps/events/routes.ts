@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import type { Request, Router } from 'express';
 import Joi from 'joi';
 import type { AppContext } from '../../libs/domain/context';
 import { queueParamSpec, type QueueParams } from '../../libs/domain/register/queue-params';
@@ -6,6 +6,7 @@ import { queueFromRequest } from '../../libs/domain/register/register-queue';
 import type { EventsTier } from '../../libs/events/events-tier';
 import { getEvents, ownedQueue } from '../../libs/events/get-events';
 import { P } from '../../libs/http/params';
+import { PrincipalCache } from '../../libs/http/principal-cache';
 import { authed } from '../../libs/http/route';
 
 interface GetEventsParams extends QueueParams {
@@ -16,6 +17,8 @@ interface GetEventsParams extends QueueParams {
 
 /** `GET /events` (long-poll, spec 4.5) and `DELETE /events`. */
 export function eventRoutes(router: Router, ctx: AppContext, tier: EventsTier): void {
+  const principals = new PrincipalCache(ctx.config.eventsAuthCacheSeconds);
+  const identify = (c: AppContext, req: Request) => principals.authenticate(c, req);
   router.get(
     '/events',
     authed<GetEventsParams>(
@@ -46,6 +49,7 @@ export function eventRoutes(router: Router, ctx: AppContext, tier: EventsTier): 
         if (events === null) return;
         return { events, queue_id: queueId };
       },
+      identify,
     ),
   );
   router.delete(
@@ -57,6 +61,7 @@ export function eventRoutes(router: Router, ctx: AppContext, tier: EventsTier): 
         const queue = await ownedQueue(tier.store, user, params.queue_id);
         await tier.store.delete(queue);
       },
+      identify,
     ),
   );
 }

@@ -19,12 +19,18 @@ export interface Config {
   secretKey: string;
   bcryptRounds: number;
   uploadsDir: string;
+  /** Largest file `POST /user_uploads` accepts (Zulip's MAX_FILE_UPLOAD_SIZE); register reports it. */
+  maxFileUploadSizeMib: number;
   smtp: { host: string; port: number; secure: boolean; user: string; password: string } | null;
   emailFrom: string;
   outgoingWebhookTimeoutSeconds: number;
   inviteExpiryMinutes: number;
+  /** Invitations an organization may send per 24 hours unless its `max_invites` says otherwise. */
+  invitesDefaultRealmDailyMax: number;
   eventQueueIdleSeconds: number;
   heartbeatSeconds: number;
+  /** How long the events tier trusts a credential it has checked (0: check every poll). */
+  eventsAuthCacheSeconds: number;
   webPublicStreamsEnabled: boolean;
   pushNotificationsEnabled: boolean;
   passwordAuthEnabled: boolean;
@@ -62,6 +68,7 @@ const envSchema = Joi.object({
     }),
   BCRYPT_ROUNDS: Joi.number().integer().min(4).max(15).default(10),
   UPLOADS_DIR: Joi.string().default('var/uploads'),
+  MAX_FILE_UPLOAD_SIZE_MIB: Joi.number().integer().min(0).default(25),
   SMTP_HOST: Joi.string().allow('').default(''),
   SMTP_PORT: Joi.number().port().default(25),
   SMTP_SECURE: Joi.boolean().default(false),
@@ -70,8 +77,10 @@ const envSchema = Joi.object({
   EMAIL_FROM: Joi.string().default('noreply@localhost'),
   OUTGOING_WEBHOOK_TIMEOUT_SECONDS: Joi.number().positive().default(10),
   INVITATION_LINK_VALIDITY_MINUTES: Joi.number().integer().positive().default(14400),
+  INVITES_DEFAULT_REALM_DAILY_MAX: Joi.number().integer().positive().default(100),
   EVENT_QUEUE_IDLE_SECONDS: Joi.number().integer().positive().default(600),
   HEARTBEAT_SECONDS: Joi.number().positive().default(45),
+  EVENTS_AUTH_CACHE_SECONDS: Joi.number().min(0).default(10),
   WEB_PUBLIC_STREAMS_ENABLED: Joi.boolean().default(true),
   PUSH_NOTIFICATIONS_ENABLED: Joi.boolean().default(false),
   PASSWORD_AUTH_ENABLED: Joi.boolean().default(true),
@@ -105,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: value.SECRET_KEY,
     bcryptRounds: value.BCRYPT_ROUNDS,
     uploadsDir: value.UPLOADS_DIR,
+    maxFileUploadSizeMib: value.MAX_FILE_UPLOAD_SIZE_MIB,
     smtp: value.SMTP_HOST
       ? {
           host: value.SMTP_HOST,
@@ -117,8 +127,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emailFrom: value.EMAIL_FROM,
     outgoingWebhookTimeoutSeconds: value.OUTGOING_WEBHOOK_TIMEOUT_SECONDS,
     inviteExpiryMinutes: value.INVITATION_LINK_VALIDITY_MINUTES,
+    invitesDefaultRealmDailyMax: value.INVITES_DEFAULT_REALM_DAILY_MAX,
     eventQueueIdleSeconds: value.EVENT_QUEUE_IDLE_SECONDS,
     heartbeatSeconds: value.HEARTBEAT_SECONDS,
+    eventsAuthCacheSeconds: value.EVENTS_AUTH_CACHE_SECONDS,
     webPublicStreamsEnabled: value.WEB_PUBLIC_STREAMS_ENABLED,
     pushNotificationsEnabled: value.PUSH_NOTIFICATIONS_ENABLED,
     passwordAuthEnabled: value.PASSWORD_AUTH_ENABLED,

@@ -1,11 +1,11 @@
-import type { Db } from '../db/client';
+import type { Db, Tx } from '../db/client';
 import type { Config } from '../config';
 import type { MarkdownContext } from '../markdown';
 import { realmUrl } from './realms/realm-url';
 
 /** Lookups the Markdown renderer needs, answered from one organization's rows. */
 export async function markdownContextFor(
-  db: Db,
+  db: Db | Tx,
   config: Config,
   realm: { id: number; stringId: string },
 ): Promise<MarkdownContext> {

@@ -41,10 +41,11 @@ export function authed<P>(
   ctx: AppContext,
   spec: ParamSpec,
   handler: (call: AuthedCall<P>) => Promise<SuccessBody | void>,
+  identify: (ctx: AppContext, req: Request) => Promise<Principal> = authenticate,
 ): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const principal = await authenticate(ctx, req);
+      const principal = await identify(ctx, req);
       await consumeApiRequest(ctx, principal.user.id, res);
       const { values, ignored } = parseParams<P>(spec, input(req));
       send(res, await handler({ ctx, params: values, req, ...principal }), ignored);

@@ -9,6 +9,7 @@ import {
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
+import { eventsAfter, outboxMark } from '../../../test/user-factories';
 
 let t: TestContext;
 let org: TestRealm;
@@ -55,7 +56,12 @@ describe('GET /streams', () => {
       is_archived: false,
       stream_post_policy: 1,
       is_announcement_only: false,
-      first_message_id: null,
+      // The notification bot's "channel events" notice, sent on creation.
+      first_message_id: (
+        await t.db.message.findFirstOrThrow({
+          where: { recipientId: pub.recipientId!, subject: 'channel events' },
+        })
+      ).id,
       is_recently_active: true,
       stream_weekly_traffic: null,
       history_public_to_subscribers: true,
@@ -278,5 +284,99 @@ describe('DELETE /streams/{stream_id}', () => {
     expect(stored.isArchived).toBe(true);
     const twice = await call('delete', `/streams/${chan.id}`, admin.auth);
     expect(twice.status).toBe(400);
+  });
+});
+
+describe('PATCH /streams/{stream_id} with is_archived', () => {
+  const archive = async (id: number) =>
+    expect((await call('delete', `/streams/${id}`, admin.auth)).status).toBe(200);
+
+  it('lets administrators unarchive, with stream events and a notice in the channel', async () => {
+    const chan = await makeChannel(t, org, {
+      name: 'to-restore',
+      subscribers: [org.owner.user, member.user],
+    });
+    await archive(chan.id);
+
+    const denied = await patch(chan.id, member.auth, { is_archived: 'false' });
+    expect(denied.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'You do not have permission to administer this channel.',
+    });
+    expect((await t.db.stream.findUniqueOrThrow({ where: { id: chan.id } })).isArchived).toBe(true);
+
+    const mark = await outboxMark(t);
+    const res = await patch(chan.id, admin.auth, { is_archived: 'false' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    const stored = await t.db.stream.findUniqueOrThrow({ where: { id: chan.id } });
+    expect(stored).toMatchObject({ isArchived: false, name: 'to-restore' });
+
+    const events = await eventsAfter(t, mark);
+    const update = events.find((e) => e.event.type === 'stream' && e.event.op === 'update');
+    expect(update?.event).toEqual({
+      type: 'stream',
+      op: 'update',
+      property: 'is_archived',
+      value: false,
+      stream_id: chan.id,
+      name: 'to-restore',
+    });
+    expect(update?.users).toEqual(expect.arrayContaining([member.user.id, admin.user.id]));
+    expect(update?.users).not.toContain(guest.user.id);
+    const create = events.find((e) => e.event.type === 'stream' && e.event.op === 'create');
+    expect(create?.event).toMatchObject({
+      for_unarchiving: true,
+      streams: [{ stream_id: chan.id, is_archived: false }],
+    });
+    expect(create?.users).toEqual(update?.users);
+    const notice = events.find((e) => e.event.type === 'message');
+    expect(notice?.event.message).toMatchObject({
+      stream_id: chan.id,
+      subject: 'channel events',
+      sender_full_name: 'Notification Bot',
+    });
+    expect(notice?.event.raw_content).toBe('Channel #**to-restore** has been unarchived.');
+    expect(notice?.users).toContain(member.user.id);
+
+    const listed = await call('get', '/streams', member.auth);
+    expect(names(listed.body)).toContain('to-restore');
+    const post = await call('post', '/messages', member.auth)
+      .type('form')
+      .send({ type: 'stream', to: String(chan.id), topic: 'back', content: 'hello again' });
+    expect(post.status).toBe(200);
+
+    const again = await patch(chan.id, admin.auth, { is_archived: 'false' });
+    expect(again.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'Channel is not currently deactivated',
+    });
+  });
+
+  it('refuses a private channel nobody is subscribed to', async () => {
+    const chan = await makeChannel(t, org, { name: 'lonely', inviteOnly: true });
+    await archive(chan.id);
+    await t.db.subscription.updateMany({
+      where: { recipientId: chan.recipientId! },
+      data: { active: false },
+    });
+    const res = await patch(chan.id, admin.auth, { is_archived: 'false' });
+    expect(res.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'Channel is private and have no subscribers',
+    });
+    expect((await t.db.stream.findUniqueOrThrow({ where: { id: chan.id } })).isArchived).toBe(true);
+  });
+
+  it('ignores is_archived=true, as archiving is DELETE', async () => {
+    const chan = await makeChannel(t, org, { name: 'stays-active' });
+    const res = await patch(chan.id, admin.auth, { is_archived: 'true' });
+    expect(res.status).toBe(200);
+    expect((await t.db.stream.findUniqueOrThrow({ where: { id: chan.id } })).isArchived).toBe(
+      false,
+    );
   });
 });

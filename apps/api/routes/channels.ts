@@ -49,6 +49,7 @@ type PatchParams = {
   is_web_public?: boolean;
   history_public_to_subscribers?: boolean;
   is_default_stream?: boolean;
+  is_archived?: boolean;
   message_retention_days?: string | number;
 } & Partial<Record<ChannelGroupSetting, GroupSettingUpdate>>;
 
@@ -120,6 +121,7 @@ export function channelRoutes(router: Router, ctx: AppContext): void {
         is_web_public: P.bool(),
         history_public_to_subscribers: P.bool(),
         is_default_stream: P.bool(),
+        is_archived: P.bool(),
         message_retention_days: P.jsonOrText(
           Joi.alternatives().try(Joi.number().integer(), Joi.string()),
         ),
@@ -142,6 +144,7 @@ export function channelRoutes(router: Router, ctx: AppContext): void {
           isWebPublic: params.is_web_public,
           historyPublicToSubscribers: params.history_public_to_subscribers,
           isDefaultStream: params.is_default_stream,
+          isArchived: params.is_archived,
           messageRetentionDays:
             params.message_retention_days === undefined
               ? undefined

@@ -17,6 +17,7 @@ import { draftRoutes } from './drafts';
 import { inviteRoutes } from './invites';
 import { linkifierRoutes } from './linkifiers';
 import { profileFieldRoutes } from './profile-fields';
+import { realmDomainRoutes } from './realm-domains';
 import { realmEmojiRoutes } from './realm-emoji';
 import { realmSettingsRoutes } from './realm-settings';
 import { userGroupRoutes } from './user-groups';
@@ -24,6 +25,12 @@ import { userAdminRoutes } from './user-admin';
 import { userPreferenceRoutes } from './user-preferences';
 import { userStatusRoutes } from './user-status';
 import { userRoutes } from './users';
+import { uploadRoutes } from './uploads';
+import { realmPlaygroundRoutes } from './realm-playgrounds';
+import { realmUserDefaultsRoutes } from './realm-user-defaults';
+import { userCreateRoutes } from './user-create';
+import { readReceiptRoutes } from './read-receipts';
+import { topicDeleteRoutes } from './topic-delete';
 
 /** Every `/api/v1` route of the API tier; each domain registers its own. */
 export function apiRouter(ctx: AppContext): Router {
@@ -44,6 +51,7 @@ export function apiRouter(ctx: AppContext): Router {
     profileFieldRoutes,
     realmEmojiRoutes,
     realmSettingsRoutes,
+    realmDomainRoutes,
     inviteRoutes,
     botRoutes,
     messageRoutes,
@@ -52,7 +60,13 @@ export function apiRouter(ctx: AppContext): Router {
     subscriptionRoutes,
     channelRoutes,
     userGroupRoutes,
+    realmPlaygroundRoutes,
+    realmUserDefaultsRoutes,
+    userCreateRoutes,
+    readReceiptRoutes,
+    topicDeleteRoutes,
     registerRoutes,
+    uploadRoutes,
   ]) {
     register(router, ctx);
   }

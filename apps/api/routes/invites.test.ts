@@ -6,6 +6,8 @@ import { expectOpenApiResponse } from '../../../test/openapi';
 import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
 import { bullPrefix, QueueName } from '../../../libs/jobs';
 import { Role } from '../../../libs/domain/users/roles';
+import { findNotificationBot } from '../../../libs/domain/bots/notification-bot';
+import { eventsUntil, register, startTestEvents } from '../../../test/events-factories';
 
 let t: TestContext;
 let org: TestRealm;
@@ -249,5 +251,311 @@ describe('POST /invites/redeem', () => {
     const res = await call('post', '/invites/redeem', null, { key, full_name: 'Link User', email });
     expect(res.status).toBe(200);
     expect(res.body.email).toBe(email);
+  });
+});
+
+const redeem = (host: string, form: Form) => api(t, host, 'post', '/invites/redeem', null, form);
+
+async function keyOf(email: string, realmId = org.realm.id): Promise<string> {
+  const row = await t.db.invitation.findFirstOrThrow({ where: { email, realmId } });
+  return row.confirmationKey;
+}
+
+async function channelIdsOf(userId: number): Promise<number[]> {
+  const subs = await t.db.subscription.findMany({
+    where: { userId, active: true },
+    select: { recipientId: true },
+  });
+  const streams = await t.db.stream.findMany({
+    where: { recipientId: { in: subs.map((s) => s.recipientId) } },
+    select: { id: true },
+  });
+  return streams.map((s) => s.id).sort((a, b) => a - b);
+}
+
+describe('redeeming: channels and the notice to the inviter', () => {
+  it('adds the default channels only when the invitation asks for them', async () => {
+    const general = await t.db.defaultStream.findFirstOrThrow({
+      where: { realmId: org.realm.id },
+    });
+    const channel = await makeChannel(t, org);
+    const [without, withDefaults] = [fresh(), fresh()];
+    for (const [email, include] of [
+      [without, false],
+      [withDefaults, true],
+    ] as const) {
+      const res = await invite(org.owner.auth, {
+        invitee_emails: email,
+        stream_ids: JSON.stringify([channel.id]),
+        ...(include ? { include_realm_default_subscriptions: true } : {}),
+      });
+      expect(res.status).toBe(200);
+      const row = await t.db.invitation.findFirstOrThrow({ where: { email } });
+      expect(row.includeRealmDefaultSubscriptions).toBe(include);
+    }
+    const a = await redeem(org.host, { key: await keyOf(without), full_name: 'No Defaults' });
+    const b = await redeem(org.host, { key: await keyOf(withDefaults), full_name: 'Defaults' });
+    expect(await channelIdsOf(a.body.user_id)).toEqual([channel.id]);
+    expect(await channelIdsOf(b.body.user_id)).toEqual(
+      [channel.id, general.streamId].sort((x, y) => x - y),
+    );
+
+    const link = await call('post', '/invites/multiuse', org.owner.auth, {
+      stream_ids: JSON.stringify([channel.id]),
+    });
+    const key = /\/join\/([0-9a-f]+)\/$/.exec(link.body.invite_link as string)![1];
+    const viaLink = await redeem(org.host, { key, email: fresh(), full_name: 'Link Joiner' });
+    expect(await channelIdsOf(viaLink.body.user_id)).toEqual([channel.id]);
+  });
+
+  it("tells the inviter by a direct message from the notification bot, into the inviter's queue", async () => {
+    const inviter = await makeUser(t, org.realm, { fullName: 'Ivy Inviter' });
+    const bot = await findNotificationBot(t.db, org.realm.id);
+    const queue = await register(t, org.host, inviter.auth, {
+      event_types: JSON.stringify(['message', 'invites_changed']),
+    });
+    const events = await startTestEvents(t);
+    try {
+      const email = fresh();
+      expect((await invite(inviter.auth, { invitee_emails: email })).status).toBe(200);
+      const res = await redeem(org.host, { key: await keyOf(email), full_name: 'Nina New' });
+      expect(res.status).toBe(200);
+      const joined = res.body.user_id as number;
+
+      const notice = await t.db.message.findFirstOrThrow({
+        where: { senderId: bot!.id, content: { contains: `|${joined}**` } },
+      });
+      expect(notice.content).toBe(
+        `@_**Nina New|${joined}** accepted your invitation to join Zulip!`,
+      );
+      expect(notice.renderedContent).toContain(`data-user-id="${joined}"`);
+      expect(
+        await t.db.userMessage.count({ where: { messageId: notice.id, userId: inviter.user.id } }),
+      ).toBe(1);
+
+      const got = await eventsUntil(events, org.host, inviter.auth, queue.queue_id, (evs) =>
+        evs.some((e) => e.type === 'message'),
+      );
+      const message = got.find((e) => e.type === 'message') as
+        { message: { id: number; sender_id: number } } | undefined;
+      expect(message?.message).toMatchObject({ id: notice.id, sender_id: bot!.id });
+      expect(got.filter((e) => e.type === 'invites_changed').length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await events.stop();
+    }
+  });
+
+  it('sends no notice when notify_referrer_on_join is false', async () => {
+    const inviter = await makeUser(t, org.realm);
+    const email = fresh();
+    await invite(inviter.auth, { invitee_emails: email, notify_referrer_on_join: false });
+    const mark = await outboxMark(t);
+    const res = await redeem(org.host, { key: await keyOf(email), full_name: 'Quiet Joiner' });
+    expect(res.status).toBe(200);
+    const bot = await findNotificationBot(t.db, org.realm.id);
+    expect(
+      await t.db.message.count({
+        where: { senderId: bot!.id, content: { contains: `|${res.body.user_id}**` } },
+      }),
+    ).toBe(0);
+    const types = (await eventsAfter(t, mark)).map((e) => e.event.type);
+    expect(types).toContain('realm_user');
+    expect(types).not.toContain('message');
+  });
+});
+
+describe('daily invitation limit', () => {
+  const LIMIT_MSG =
+    'To protect users, Zulip limits the number of invitations you can send in one day. Because you have reached the limit, no invitations were sent.';
+  const limitError = {
+    result: 'error',
+    code: 'INVITATION_FAILED',
+    msg: LIMIT_MSG,
+    errors: [],
+    sent_invitations: false,
+    license_limit_reached: false,
+    daily_limit_reached: true,
+  };
+
+  it("refuses invitations past the organization's max_invites, counting every address", async () => {
+    const small = await makeRealm(t);
+    await t.db.realm.update({ where: { id: small.realm.id }, data: { maxInvites: 3 } });
+    const member = await makeUser(t, small.realm);
+    const send = (auth: string, emails: string[]) =>
+      api(t, small.host, 'post', '/invites', auth, {
+        invitee_emails: emails.join(','),
+        stream_ids: '[]',
+      });
+    expect((await send(small.owner.auth, [fresh(), fresh()])).status).toBe(200);
+    const over = await send(member.auth, [fresh(), fresh()]);
+    expect(over.status).toBe(400);
+    expect(over.body).toEqual(limitError);
+    expect(await t.db.invitation.count({ where: { realmId: small.realm.id } })).toBe(2);
+    // The third invitation reaches the limit exactly; a fourth is one too many.
+    expect((await send(member.auth, [fresh()])).status).toBe(200);
+    expect((await send(small.owner.auth, [fresh()])).body).toEqual(limitError);
+    const pending = await t.db.invitation.findFirstOrThrow({ where: { realmId: small.realm.id } });
+    const resend = await api(
+      t,
+      small.host,
+      'post',
+      `/invites/${pending.id}/resend`,
+      small.owner.auth,
+    );
+    expect(resend.body).toEqual(limitError);
+  });
+
+  it('defaults to the server limit and counts only the last 24 hours', async () => {
+    expect(t.config.invitesDefaultRealmDailyMax).toBe(100);
+    const other = await makeRealm(t);
+    const rows = Array.from({ length: 99 }, (_, i) => ({
+      realmId: other.realm.id,
+      email: `bulk-${i}-${Date.now()}@example.com`,
+      referredById: other.owner.user.id,
+      confirmationKey: `bulk${i}${Date.now()}${other.realm.id}`,
+    }));
+    await t.db.invitation.createMany({ data: rows });
+    const send = () =>
+      api(t, other.host, 'post', '/invites', other.owner.auth, {
+        invitee_emails: fresh(),
+        stream_ids: '[]',
+      });
+    expect((await send()).status).toBe(200);
+    expect((await send()).body).toEqual(limitError);
+    await t.db.invitation.updateMany({
+      where: { email: rows[0].email },
+      data: { createdAt: new Date(Date.now() - 25 * 60 * 60 * 1000) },
+    });
+    expect((await send()).status).toBe(200);
+  });
+});
+
+describe('organization email rules', () => {
+  it('refuses disposable addresses by default and reports them with the accounts found', async () => {
+    const rules = await makeRealm(t);
+    const existing = await makeUser(t, rules.realm);
+    const good = fresh();
+    const res = await api(t, rules.host, 'post', '/invites', rules.owner.auth, {
+      invitee_emails: `${good}, Throwaway <temp@mailinator.com>, ${existing.email}`,
+      stream_ids: '[]',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      result: 'error',
+      code: 'INVITATION_FAILED',
+      msg: "Some emails did not validate, so we didn't send any invitations.",
+      errors: [
+        ['temp@mailinator.com', 'Please use your real email address.', false],
+        [existing.email, 'Already has an account.', false],
+      ],
+      sent_invitations: false,
+      license_limit_reached: false,
+      daily_limit_reached: false,
+    });
+    expect(await t.db.invitation.count({ where: { realmId: rules.realm.id } })).toBe(0);
+
+    await t.db.realm.update({
+      where: { id: rules.realm.id },
+      data: { disallowDisposableEmailAddresses: false },
+    });
+    const allowed = await api(t, rules.host, 'post', '/invites', rules.owner.auth, {
+      invitee_emails: 'temp@mailinator.com',
+      stream_ids: '[]',
+    });
+    expect(allowed.status).toBe(200);
+  });
+
+  it("limits invitations to the organization's domains when restricted", async () => {
+    const corp = await makeRealm(t);
+    await t.db.realm.update({
+      where: { id: corp.realm.id },
+      data: { emailsRestrictedToDomains: true },
+    });
+    const added = await api(t, corp.host, 'post', '/realm/domains', corp.owner.auth, {
+      domain: 'acme.example',
+      allow_subdomains: false,
+    });
+    expect(added.status).toBe(200);
+    const send = (emails: string) =>
+      api(t, corp.host, 'post', '/invites', corp.owner.auth, {
+        invitee_emails: emails,
+        stream_ids: '[]',
+      });
+    const local = `a${++n}`;
+    expect((await send(`${local}@acme.example, ${local}@ACME.example`)).status).toBe(200);
+    expect(await t.db.invitation.count({ where: { realmId: corp.realm.id } })).toBe(1);
+    const refused = await send(`b${++n}@sub.acme.example, c+x@acme.example, d@gmail.com`);
+    expect(refused.body).toMatchObject({
+      code: 'INVITATION_FAILED',
+      sent_invitations: false,
+      errors: [
+        [`b${n}@sub.acme.example`, 'Outside your domain.', false],
+        ['c+x@acme.example', 'Email addresses containing + are not allowed.', false],
+        ['d@gmail.com', 'Outside your domain.', false],
+      ],
+    });
+    await api(t, corp.host, 'patch', '/realm/domains/acme.example', corp.owner.auth, {
+      allow_subdomains: true,
+    });
+    expect((await send(`e${++n}@deep.sub.acme.example`)).status).toBe(200);
+  });
+
+  it('applies the same rules when an invitation is redeemed', async () => {
+    const corp = await makeRealm(t);
+    const email = `late-${++n}@elsewhere.example`;
+    expect(
+      (
+        await api(t, corp.host, 'post', '/invites', corp.owner.auth, {
+          invitee_emails: email,
+          stream_ids: '[]',
+        })
+      ).status,
+    ).toBe(200);
+    const link = await api(t, corp.host, 'post', '/invites/multiuse', corp.owner.auth, {});
+    const linkKey = /\/join\/([0-9a-f]+)\/$/.exec(link.body.invite_link as string)![1];
+
+    const disposable = await redeem(corp.host, {
+      key: linkKey,
+      email: 'x@mailinator.com',
+      full_name: 'Temp',
+    });
+    expect(disposable.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'Please use your real email address.',
+    });
+
+    // The organization restricted its domains after the invitation was sent.
+    await t.db.realmDomain.create({ data: { realmId: corp.realm.id, domain: 'acme.example' } });
+    await t.db.realm.update({
+      where: { id: corp.realm.id },
+      data: { emailsRestrictedToDomains: true },
+    });
+    const outside = await redeem(corp.host, {
+      key: await keyOf(email, corp.realm.id),
+      full_name: 'Late Joiner',
+    });
+    expect(outside.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: `Your email address, ${email}, is not in one of the domains that are allowed to register for accounts in this organization.`,
+    });
+    const plus = await redeem(corp.host, {
+      key: linkKey,
+      email: 'y+tag@acme.example',
+      full_name: 'Plus',
+    });
+    expect(plus.body.msg).toBe(
+      'Email addresses containing + are not allowed in this organization.',
+    );
+    expect(
+      await t.db.user.count({ where: { realmId: corp.realm.id, fullName: 'Late Joiner' } }),
+    ).toBe(0);
+    const inside = await redeem(corp.host, {
+      key: linkKey,
+      email: `ok-${++n}@acme.example`,
+      full_name: 'Inside',
+    });
+    expect(inside.status).toBe(200);
   });
 });

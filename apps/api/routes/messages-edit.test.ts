@@ -54,7 +54,7 @@ describe('PATCH /messages/{id} content', () => {
       content: 'now @**Bob Member**',
     });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ result: 'success', msg: '' });
+    expect(res.body).toEqual({ result: 'success', msg: '', detached_uploads: [] });
     const m = await message(id);
     expect(m.content).toBe('now @**Bob Member**');
     expect(m.lastEditTime).not.toBeNull();

@@ -151,7 +151,7 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
         ),
       },
       async ({ user, realm, params }) => {
-        await editMessage(ctx, {
+        const { detachedUploads } = await editMessage(ctx, {
           user,
           realm,
           messageId: params.message_id,
@@ -160,6 +160,8 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
           streamId: params.stream_id,
           propagateMode: params.propagate_mode,
         });
+        // FL 285: the editor's files no message links any more, so clients can offer to delete them.
+        return { detached_uploads: detachedUploads };
       },
     ),
   );

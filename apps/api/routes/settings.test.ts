@@ -1,7 +1,7 @@
 import bcrypt from 'bcrypt';
 import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+import { api, eventsAfter, outboxMark, type RecordedEvent } from '../../../test/user-factories';
 import { Role } from '../../../libs/domain/users/roles';
 
 let t: TestContext;
@@ -126,7 +126,7 @@ describe('PATCH /settings', () => {
     expect(events[0].event).toEqual({
       type: 'realm_user',
       op: 'update',
-      person: { email: member.email, user_id: member.user.id, full_name: 'New Name' },
+      person: { user_id: member.user.id, full_name: 'New Name' },
     });
     expect(events[0].users).toContain(org.owner.user.id);
     const tooLong = await patch(member.auth, { full_name: 'x'.repeat(101) });
@@ -256,5 +256,64 @@ describe('PATCH /settings', () => {
       msg: '',
       ignored_parameters_unsupported: ['dense_mode'],
     });
+  });
+});
+
+describe('PATCH /settings presence_enabled', () => {
+  const presence = (auth: string, form: Record<string, string | number | boolean>) =>
+    api(t, org.host, 'post', '/users/me/presence', auth, form);
+  const presenceEvent = (events: RecordedEvent[], userId: number) =>
+    events.find((e) => e.event.type === 'presence' && e.event.user_id === userId);
+
+  it('tells everyone at once: offline when turned off, active when turned on', async () => {
+    const invisible = await makeUser(t, org.realm);
+    // Presence without an active time falls back to date_joined, as in Zulip: not a new account.
+    invisible.user = await t.db.user.update({
+      where: { id: invisible.user.id },
+      data: { dateJoined: new Date(Date.now() - 30 * 86_400_000) },
+    });
+    const viewer = await makeUser(t, org.realm);
+    await presence(invisible.auth, { status: 'active' });
+    const before = await presence(viewer.auth, { status: 'active', last_update_id: -1 });
+    const lastUpdateId = before.body.presence_last_update_id as number;
+
+    const mark = await outboxMark(t);
+    const off = await patch(invisible.auth, { presence_enabled: false });
+    expect(off.status).toBe(200);
+    const offEvents = await eventsAfter(t, mark);
+    const gone = presenceEvent(offEvents, invisible.user.id);
+    expect(gone?.event).toMatchObject({
+      type: 'presence',
+      email: invisible.email,
+      server_timestamp: expect.any(Number),
+      presence: { website: { client: 'website', status: 'idle', pushable: false } },
+    });
+    expect(gone?.users).toEqual(expect.arrayContaining([viewer.user.id, org.owner.user.id]));
+    // Old enough to read as offline (140 s threshold) to every client.
+    const website = (gone?.event.presence as { website: { timestamp: number } }).website;
+    expect(Date.now() / 1000 - website.timestamp).toBeGreaterThan(140);
+
+    // A client fetching only changed rows sees the offline state too.
+    const changed = await presence(viewer.auth, { status: 'active', last_update_id: lastUpdateId });
+    const row = changed.body.presences[String(invisible.user.id)];
+    expect(Date.now() / 1000 - row.idle_timestamp).toBeGreaterThan(140);
+
+    const mark2 = await outboxMark(t);
+    const on = await patch(invisible.auth, { presence_enabled: true });
+    expect(on.status).toBe(200);
+    const back = presenceEvent(await eventsAfter(t, mark2), invisible.user.id);
+    expect(back?.event).toMatchObject({
+      presence: { website: { client: 'website', status: 'active', pushable: false } },
+    });
+    const active = (back?.event.presence as { website: { timestamp: number } }).website;
+    expect(Math.abs(Date.now() / 1000 - active.timestamp)).toBeLessThan(10);
+    expect(back?.users).toContain(viewer.user.id);
+  });
+
+  it('sends no presence event when the value does not change', async () => {
+    const member = await makeUser(t, org.realm);
+    const mark = await outboxMark(t);
+    expect((await patch(member.auth, { presence_enabled: true })).status).toBe(200);
+    expect(presenceEvent(await eventsAfter(t, mark), member.user.id)).toBeUndefined();
   });
 });

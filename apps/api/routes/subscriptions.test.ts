@@ -215,20 +215,145 @@ describe('POST /users/me/subscriptions', () => {
     expect(stream.messageRetentionDays).toBe(-1);
   });
 
-  it('announces new channels from the notification bot', async () => {
+  it('announces new channels from the notification bot as normal messages', async () => {
+    const general = await t.db.stream.findFirstOrThrow({
+      where: { id: org.realm.newStreamAnnouncementsStreamId! },
+    });
+    const since = await lastOutboxId();
     const res = await post('/users/me/subscriptions', member.auth, {
-      subscriptions: JSON.stringify([{ name: 'announced' }]),
+      subscriptions: JSON.stringify([{ name: 'announced', description: 'Big **news**' }]),
       announce: 'true',
     });
     expect(res.status).toBe(200);
-    const message = await t.db.message.findFirstOrThrow({
-      where: { realmId: org.realm.id, subject: 'new channels' },
+    const announced = await t.db.stream.findFirstOrThrow({ where: { name: 'announced' } });
+    const announcement = await t.db.message.findFirstOrThrow({
+      where: { recipientId: general.recipientId!, subject: 'new channels' },
       include: { sender: true },
     });
-    expect(message.sender.fullName).toBe('Notification Bot');
-    expect(message.content).toBe(
+    expect(announcement.sender.fullName).toBe('Notification Bot');
+    expect(announcement.content).toBe(
       `@_**${member.user.fullName}|${member.user.id}** created a new channel #**announced**.`,
     );
+    expect(announcement.renderedContent).toContain(`data-stream-id="${announced.id}"`);
+    const notice = await t.db.message.findFirstOrThrow({
+      where: { recipientId: announced.recipientId!, subject: 'channel events' },
+      include: { sender: true },
+    });
+    expect(notice.sender.fullName).toBe('Notification Bot');
+    expect(notice.content).toBe(
+      `**Public** channel created by @_**${member.user.fullName}|${member.user.id}**. ` +
+        '**Description:**\n```` quote\nBig **news**\n````',
+    );
+
+    // Both reach their channels' subscribers as `message` events; the creator's copies are read.
+    const events = await eventsSince(since);
+    const messageEvents = (id: number) =>
+      events.filter(
+        (e) => e.event.type === 'message' && (e.event.message as { id: number }).id === id,
+      );
+    const toCreator = (id: number) =>
+      messageEvents(id).find((e) => e.users.includes(member.user.id));
+    expect(toCreator(announcement.id)?.event.flags).toEqual(['read']);
+    expect(toCreator(notice.id)?.event.flags).toEqual(['read']);
+    const ownerCopy = messageEvents(announcement.id).find((e) =>
+      e.users.includes(org.owner.user.id),
+    );
+    expect(ownerCopy?.event.flags).toEqual([]);
+    const read = await t.db.userMessage.findFirstOrThrow({
+      where: { userId: member.user.id, messageId: notice.id },
+    });
+    expect(Number(read.flags) & 1).toBe(1);
+  });
+
+  it('names every channel created at once in one announcement', async () => {
+    const res = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'first-of-two' }, { name: 'second-of-two' }]),
+      announce: 'true',
+    });
+    expect(res.status).toBe(200);
+    const announcement = await t.db.message.findFirstOrThrow({
+      where: { subject: 'new channels', content: { contains: 'first-of-two' } },
+    });
+    expect(announcement.content).toBe(
+      `@_**${member.user.fullName}|${member.user.id}** created the following channels: ` +
+        '#**first-of-two**, #**second-of-two**.',
+    );
+    for (const name of ['first-of-two', 'second-of-two']) {
+      const stream = await t.db.stream.findFirstOrThrow({ where: { name } });
+      expect(
+        await t.db.message.count({
+          where: { recipientId: stream.recipientId!, subject: 'channel events' },
+        }),
+      ).toBe(1);
+    }
+  });
+
+  it('announces nothing without announce or without an announcements channel', async () => {
+    const quiet = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'unannounced' }]),
+    });
+    expect(quiet.status).toBe(200);
+    expect(
+      await t.db.message.count({
+        where: { subject: 'new channels', content: { contains: 'unannounced' } },
+      }),
+    ).toBe(0);
+
+    await t.db.realm.update({
+      where: { id: org.realm.id },
+      data: { newStreamAnnouncementsStreamId: null },
+    });
+    try {
+      const res = await post('/users/me/subscriptions', member.auth, {
+        subscriptions: JSON.stringify([{ name: 'nowhere-to-announce' }]),
+        announce: 'true',
+      });
+      expect(res.status).toBe(200);
+      expect(
+        await t.db.message.count({
+          where: { subject: 'new channels', content: { contains: 'nowhere-to-announce' } },
+        }),
+      ).toBe(0);
+      // The new channel's own notice does not depend on the announcements channel.
+      const stream = await t.db.stream.findFirstOrThrow({ where: { name: 'nowhere-to-announce' } });
+      const notice = await t.db.message.findFirstOrThrow({
+        where: { recipientId: stream.recipientId! },
+      });
+      expect(notice.subject).toBe('channel events');
+      expect(notice.content).toContain('**Description:**\n```` quote\n*No description.*\n````');
+    } finally {
+      await t.db.realm.update({
+        where: { id: org.realm.id },
+        data: { newStreamAnnouncementsStreamId: org.realm.newStreamAnnouncementsStreamId },
+      });
+    }
+  });
+
+  it('posts the creation notice in a private channel nobody may post to', async () => {
+    const nobody = await t.db.userGroup.findFirstOrThrow({
+      where: { realmId: org.realm.id, name: 'role:nobody' },
+    });
+    const since = await lastOutboxId();
+    const res = await post('/users/me/subscriptions', admin.auth, {
+      subscriptions: JSON.stringify([{ name: 'locked-room' }]),
+      invite_only: 'true',
+      principals: JSON.stringify([admin.user.id, member.user.id]),
+      can_send_message_group: String(nobody.id),
+    });
+    expect(res.status).toBe(200);
+    const stream = await t.db.stream.findFirstOrThrow({ where: { name: 'locked-room' } });
+    const notice = await t.db.message.findFirstOrThrow({
+      where: { recipientId: stream.recipientId! },
+    });
+    expect(notice.content).toBe(
+      `**Private, protected history** channel created by @_**${admin.user.fullName}|${admin.user.id}**. ` +
+        '**Description:**\n```` quote\n*No description.*\n````',
+    );
+    const toMember = (await eventsSince(since)).find(
+      (e) => e.event.type === 'message' && e.users.includes(member.user.id),
+    );
+    expect(toMember?.event.flags).toEqual([]);
+    expect(toMember?.users).not.toContain(guest.user.id);
   });
 
   it('makes default channels on creation for administrators only', async () => {

@@ -66,7 +66,7 @@ describe('PATCH /users/{user_id}', () => {
     expect(events).toContainEqual({
       type: 'realm_user',
       op: 'update',
-      person: { email: member.email, user_id: member.user.id, full_name: 'Renamed Person' },
+      person: { user_id: member.user.id, full_name: 'Renamed Person' },
     });
   });
 

@@ -181,7 +181,7 @@ describe('members and subgroups', () => {
       delete: JSON.stringify([other.user.id]),
     });
     expect(absent.body.msg).toBe(`There is no member '${other.user.id}' in this user group`);
-    const list = await call('get', `/user_groups/${id}/members`, guest.auth);
+    const list = await call('get', `/user_groups/${id}/members`, other.auth);
     expectOpenApiResponse('/user_groups/{user_group_id}/members', 'get', list.body);
     expect(list.body.members).toEqual([]);
   });

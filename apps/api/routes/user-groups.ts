@@ -21,6 +21,7 @@ import {
 import { subgroupIds, updateSubgroups } from '../../../libs/domain/groups/subgroups';
 import { deactivateUserGroup, updateUserGroup } from '../../../libs/domain/groups/update-group';
 import { namedGroup } from '../../../libs/domain/groups/access-group';
+import { requireGroupReader } from '../../../libs/domain/permissions/user-groups';
 import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 
@@ -55,9 +56,12 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
     authed<{ include_deactivated_groups: boolean }>(
       ctx,
       { include_deactivated_groups: P.bool(Joi.boolean().default(false)) },
-      async ({ realm, params }) => ({
-        user_groups: await listUserGroups(ctx.db, realm.id, params.include_deactivated_groups),
-      }),
+      async ({ user, realm, params }) => {
+        requireGroupReader(user);
+        return {
+          user_groups: await listUserGroups(ctx.db, realm.id, params.include_deactivated_groups),
+        };
+      },
     ),
   );
   router.post(
@@ -137,14 +141,17 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
     authed<{ user_group_id: number; direct_member_only: boolean }>(
       ctx,
       { ...groupId, direct_member_only: P.bool(Joi.boolean().default(false)) },
-      async ({ realm, params }) => ({
-        members: await groupMemberIds(
-          ctx.db,
-          realm.id,
-          params.user_group_id,
-          params.direct_member_only,
-        ),
-      }),
+      async ({ user, realm, params }) => {
+        requireGroupReader(user);
+        return {
+          members: await groupMemberIds(
+            ctx.db,
+            realm.id,
+            params.user_group_id,
+            params.direct_member_only,
+          ),
+        };
+      },
     ),
   );
   router.get(
@@ -156,15 +163,18 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
         user_id: P.int(Joi.number().integer().required()),
         direct_member_only: P.bool(Joi.boolean().default(false)),
       },
-      async ({ realm, params }) => ({
-        is_user_group_member: await isGroupMember(
-          ctx.db,
-          realm.id,
-          params.user_group_id,
-          params.user_id,
-          params.direct_member_only,
-        ),
-      }),
+      async ({ user, realm, params }) => {
+        requireGroupReader(user);
+        return {
+          is_user_group_member: await isGroupMember(
+            ctx.db,
+            realm.id,
+            params.user_group_id,
+            params.user_id,
+            params.direct_member_only,
+          ),
+        };
+      },
     ),
   );
   router.post(
@@ -188,7 +198,8 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
     authed<{ user_group_id: number; direct_subgroup_only: boolean }>(
       ctx,
       { ...groupId, direct_subgroup_only: P.bool(Joi.boolean().default(false)) },
-      async ({ realm, params }) => {
+      async ({ user, realm, params }) => {
+        requireGroupReader(user);
         const group = await namedGroup(ctx.db, realm.id, params.user_group_id);
         return { subgroups: await subgroupIds(ctx.db, group.id, params.direct_subgroup_only) };
       },

@@ -1,7 +1,11 @@
 import { makeChannel } from '../../../test/channel-factories';
 import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { postDirect } from '../../../test/message-factories';
+import {
+  makeChannel as makeMessageChannel,
+  postDirect,
+  postToChannel,
+} from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
 import { Role } from '../../../libs/domain/users/roles';
@@ -73,20 +77,42 @@ describe('muted users', () => {
   it('mutes and unmutes a user, marking their messages read', async () => {
     const member = await makeUser(t, org.realm);
     const other = await makeUser(t, org.realm);
-    const messageId = await postDirect(t, org.realm, other.user, [member.user], 'hi');
+    const third = await makeUser(t, org.realm);
+    const channel = await makeMessageChannel(t, org.realm, {
+      subscribers: [member.user, other.user, third.user],
+    });
+    const inChannel = await postToChannel(t, org.realm, other.user, channel, 'lunch', 'soup?');
+    const direct = await postDirect(t, org.realm, other.user, [member.user], 'hi');
+    const fromThird = await postDirect(t, org.realm, third.user, [member.user], 'hello');
+    // Already read: not reported again.
+    const alreadyRead = await postDirect(t, org.realm, other.user, [member.user], 'old news');
+    await t.db.userMessage.update({
+      where: { userId_messageId: { userId: member.user.id, messageId: alreadyRead } },
+      data: { flags: 1n },
+    });
     const mark = await outboxMark(t);
     const res = await call('post', `/users/me/muted_users/${other.user.id}`, member.auth);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ result: 'success', msg: '' });
-    const um = await t.db.userMessage.findFirstOrThrow({
-      where: { userId: member.user.id, messageId },
-    });
-    expect(Number(um.flags) & 1).toBe(1);
-    const [event] = await eventsAfter(t, mark);
-    expect(event.event).toEqual({
-      type: 'muted_users',
-      muted_users: [{ id: other.user.id, timestamp: expect.any(Number) }],
-    });
+    const flags = async (userId: number, messageId: number) =>
+      Number((await t.db.userMessage.findFirstOrThrow({ where: { userId, messageId } })).flags) & 1;
+    expect(await flags(member.user.id, inChannel)).toBe(1);
+    expect(await flags(member.user.id, direct)).toBe(1);
+    expect(await flags(member.user.id, fromThird)).toBe(0);
+    expect(await flags(third.user.id, inChannel)).toBe(0);
+    const events = await eventsAfter(t, mark);
+    expect(events.map((e) => e.event)).toEqual([
+      {
+        type: 'update_message_flags',
+        op: 'add',
+        operation: 'add',
+        flag: 'read',
+        messages: [inChannel, direct],
+        all: false,
+      },
+      { type: 'muted_users', muted_users: [{ id: other.user.id, timestamp: expect.any(Number) }] },
+    ]);
+    expect(events.every((e) => e.users.length === 1 && e.users[0] === member.user.id)).toBe(true);
     const again = await call('post', `/users/me/muted_users/${other.user.id}`, member.auth);
     expect(again.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: 'User already muted' });
 

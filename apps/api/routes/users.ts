@@ -29,9 +29,10 @@ export function userRoutes(router: Router, ctx: AppContext): void {
   );
   router.get(
     '/users',
-    authed<ListUsersParams>(ctx, listSpec, async ({ user, params }) => ({
-      members: await listUsers(ctx.db, {
+    authed<ListUsersParams>(ctx, listSpec, async ({ user, realm, params }) => ({
+      members: await listUsers(ctx, {
         viewer: user,
+        realm,
         clientGravatar: params.client_gravatar,
         includeCustomProfileFields: params.include_custom_profile_fields,
       }),

@@ -1,6 +1,8 @@
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../context';
+import { usersWhoCanAccess } from '../permissions/users';
+import { setActive } from '../users/deactivate-user';
 import { botAudience } from './bot-audience';
 import { findAdministrableBot } from './find-bot';
 
@@ -8,20 +10,16 @@ import { findAdministrableBot } from './find-bot';
 export async function deactivateBot(ctx: AppContext, actor: User, botId: number): Promise<void> {
   await inTransaction(ctx, async (tx, events) => {
     const bot = await findAdministrableBot(tx, actor, botId);
-    await tx.user.update({ where: { id: bot.id }, data: { isActive: false } });
+    await setActive(tx, [bot.id], false);
     await events.emit(
       actor.realmId,
       { type: 'realm_bot', op: 'delete', bot: { user_id: bot.id } },
       await botAudience(tx, actor.realmId, bot.botOwnerId),
     );
-    const everyone = await tx.user.findMany({
-      where: { realmId: actor.realmId, isActive: true, isBot: false },
-      select: { id: true },
-    });
     await events.emit(
       actor.realmId,
       { type: 'realm_user', op: 'update', person: { user_id: bot.id, is_active: false } },
-      everyone.map((u) => u.id),
+      await usersWhoCanAccess(tx, bot),
     );
   });
 }

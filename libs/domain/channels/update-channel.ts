@@ -10,6 +10,7 @@ import {
   type GroupSettingUpdate,
 } from '../groups/group-setting-value';
 import { markdownContextFor } from '../markdown-context';
+import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
 import {
   canCreateChannel,
   channelAccessFor,
@@ -20,6 +21,7 @@ import {
 import type { ChannelGroupSetting } from '../subscriptions/subscribe';
 import { channelAudienceIds } from './channel-audience';
 import { formatChannels } from './format-channel';
+import { unarchiveChannel } from './unarchive-channel';
 import { checkChannelDescription, checkChannelName } from './validate-channel';
 
 export interface UpdateChannelInput {
@@ -32,6 +34,8 @@ export interface UpdateChannelInput {
   isWebPublic?: boolean;
   historyPublicToSubscribers?: boolean;
   isDefaultStream?: boolean;
+  /** Only `false` does anything: Zulip's API unarchives here but archives with DELETE. */
+  isArchived?: boolean;
   /** undefined: unchanged; null: realm default; -1: unlimited. */
   messageRetentionDays?: number | null;
   groupSettings: Partial<Record<ChannelGroupSetting, GroupSettingUpdate>>;
@@ -77,10 +81,21 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
           )
         ).html
       : undefined;
-  await inTransaction(ctx, async (tx, events) => {
+  const noticeId = await inTransaction(ctx, async (tx, events) => {
     const { stream, content } = await channelForAdmin(tx, actor, realm, input.streamId);
     const before = await channelAudienceIds(tx, realm.id, stream);
     let current = stream;
+    let notice: number | null = null;
+    // First, so the request's other changes apply to the restored channel.
+    if (input.isArchived === false) {
+      ({ stream: current, noticeId: notice } = await unarchiveChannel(
+        ctx,
+        tx,
+        events,
+        realm,
+        current,
+      ));
+    }
     const emit = async (fields: Record<string, unknown>, extraUsers: number[] = []) => {
       const audience = await channelAudienceIds(tx, realm.id, current);
       await events.emit(
@@ -165,7 +180,9 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
     if (input.isDefaultStream !== undefined) {
       await setDefaultChannel(tx, events, actor, realm, current, input.isDefaultStream);
     }
+    return notice;
   });
+  if (noticeId !== null) await enqueueOutgoingWebhooks(ctx, noticeId);
 }
 
 async function updatePrivacy(

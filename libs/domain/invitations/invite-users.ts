@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Realm, User } from '../../../generated/prisma/client';
+import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission, invitationFailed } from '../../http/errors';
 import type { AppContext } from '../context';
 import { enqueueInvitationEmail } from '../email/enqueue-email';
 import { realmUrl } from '../realms/realm-url';
+import { INVITE_REFUSAL_TEXT, realmEmailRule } from '../realm-domains/email-restrictions';
 import { normalizeEmail } from '../users/validate';
+import { checkDailyInviteLimit } from './invite-limit';
 import {
   canCreateMultiuseInvite,
   canInviteByEmail,
@@ -39,9 +42,65 @@ export interface InviteUsersInput {
   notifyReferrerOnJoin: boolean;
 }
 
+type InviteError = [email: string, msg: string, deactivated: boolean];
+
 /**
- * `POST /invites`: one invitation per new address. Addresses with accounts are reported in an
- * INVITATION_FAILED error after the others were invited (or, when nobody could be, instead).
+ * Sorts addresses into new ones and those with accounts here. Any address that is malformed or
+ * that the organization does not allow (realm domains, disposable mail) fails the whole request,
+ * listing those problems and the accounts found; so does a request that would invite nobody.
+ */
+async function screenInvitees(
+  tx: Tx,
+  realm: Realm,
+  raw: string[],
+): Promise<{ fresh: string[]; skipped: InviteError[] }> {
+  const allowed = await realmEmailRule(tx, realm);
+  const invalid: InviteError[] = [];
+  const emails: string[] = [];
+  for (const email of raw) {
+    let normalized: string;
+    try {
+      normalized = normalizeEmail(email);
+    } catch {
+      invalid.push([email, 'Invalid address.', false]);
+      continue;
+    }
+    const refusal = allowed(normalized);
+    if (refusal) invalid.push([email, INVITE_REFUSAL_TEXT[refusal], false]);
+    else if (!emails.includes(normalized)) emails.push(normalized);
+  }
+  const existing = await tx.user.findMany({
+    where: {
+      realmId: realm.id,
+      OR: [{ email: { in: emails } }, { deliveryEmail: { in: emails } }],
+    },
+    select: { email: true, deliveryEmail: true, isActive: true },
+  });
+  const skipped: InviteError[] = [];
+  const fresh: string[] = [];
+  for (const email of emails) {
+    const user = existing.find((u) => u.email === email || u.deliveryEmail.toLowerCase() === email);
+    if (!user) fresh.push(email);
+    else if (user.isActive) skipped.push([email, 'Already has an account.', false]);
+    else skipped.push([email, 'Account has been deactivated.', true]);
+  }
+  if (invalid.length) {
+    throw invitationFailed(
+      "Some emails did not validate, so we didn't send any invitations.",
+      [...invalid, ...skipped],
+      false,
+    );
+  }
+  if (fresh.length === 0) {
+    throw invitationFailed("We weren't able to invite anyone.", skipped, false);
+  }
+  return { fresh, skipped };
+}
+
+/**
+ * `POST /invites`: one invitation per new address, within the organization's daily limit.
+ * Addresses with accounts are reported in an INVITATION_FAILED error after the others were
+ * invited (or, when nobody could be, instead).
  */
 export async function inviteUsers(ctx: AppContext, input: InviteUsersInput): Promise<void> {
   const { actor, realm, targets } = input;
@@ -50,45 +109,13 @@ export async function inviteUsers(ctx: AppContext, input: InviteUsersInput): Pro
   if (raw.length === 0) throw badRequest('You must specify at least one email address.');
   await checkInviteTargets(ctx, actor, realm, targets);
 
-  const invalid: [string, string, boolean][] = [];
-  const emails: string[] = [];
-  for (const email of raw) {
-    try {
-      emails.push(normalizeEmail(email));
-    } catch {
-      invalid.push([email, 'Invalid address.', false]);
-    }
-  }
-  if (invalid.length) {
-    throw invitationFailed(
-      "Some emails did not validate, so we didn't send any invitations.",
-      invalid,
-      false,
-    );
-  }
-  const existing = await ctx.db.user.findMany({
-    where: {
-      realmId: realm.id,
-      OR: [{ email: { in: emails } }, { deliveryEmail: { in: emails } }],
-    },
-    select: { email: true, deliveryEmail: true, isActive: true },
-  });
-  const skipped: [string, string, boolean][] = [];
-  const fresh: string[] = [];
-  for (const email of emails) {
-    const user = existing.find((u) => u.email === email || u.deliveryEmail.toLowerCase() === email);
-    if (!user) fresh.push(email);
-    else if (user.isActive) skipped.push([email, 'Already has an account.', false]);
-    else skipped.push([email, 'Account has been deactivated.', true]);
-  }
-  if (fresh.length === 0) {
-    throw invitationFailed("We weren't able to invite anyone.", skipped, false);
-  }
-
   const now = new Date();
   const minutes =
     input.expiresInMinutes === undefined ? ctx.config.inviteExpiryMinutes : input.expiresInMinutes;
-  const ids = await inTransaction(ctx, async (tx, events) => {
+  const { ids, skipped } = await inTransaction(ctx, async (tx, events) => {
+    // As in Zulip, the limit counts every address asked for and is checked before the addresses.
+    await checkDailyInviteLimit(tx, ctx.config, realm.id, raw.length);
+    const { fresh, skipped } = await screenInvitees(tx, realm, raw);
     const created: number[] = [];
     for (const email of fresh) {
       const invitation = await tx.invitation.create({
@@ -112,7 +139,7 @@ export async function inviteUsers(ctx: AppContext, input: InviteUsersInput): Pro
       { type: 'invites_changed' },
       await inviteManagers(tx, realm.id, actor.id),
     );
-    return created;
+    return { ids: created, skipped };
   });
   for (const id of ids) await enqueueInvitationEmail(ctx, id);
   if (skipped.length) {

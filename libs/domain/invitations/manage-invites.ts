@@ -4,6 +4,7 @@ import { badRequest, insufficientPermission } from '../../http/errors';
 import type { AppContext } from '../context';
 import { enqueueInvitationEmail } from '../email/enqueue-email';
 import { canAdministerUsers } from '../permissions/users';
+import { checkDailyInviteLimit } from './invite-limit';
 import { inviteManagers } from './invite-rules';
 import { joinUrl } from './invite-users';
 
@@ -93,10 +94,14 @@ export async function revokeInvite(ctx: AppContext, actor: User, realm: Realm, i
   });
 }
 
-/** `POST /invites/{invite_id}/resend`: sends the invitation email again. */
+/**
+ * `POST /invites/{invite_id}/resend`: sends the invitation email again, unless the organization
+ * has reached its daily invitation limit (resends are not recorded, so they do not count towards it).
+ */
 export async function resendInvite(ctx: AppContext, actor: User, realm: Realm, id: number) {
   const invitation = await pendingInvitation(ctx, realm, id);
   checkManage(actor, invitation.referredById);
+  await inTransaction(ctx, (tx) => checkDailyInviteLimit(tx, ctx.config, realm.id, 1));
   await enqueueInvitationEmail(ctx, invitation.id);
 }
 

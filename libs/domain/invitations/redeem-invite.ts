@@ -7,7 +7,10 @@ import { insertSubscriptions } from '../subscriptions/insert-subscriptions';
 import { createUserInTransaction, hashPassword } from '../users/create-user';
 import type { RoleCode } from '../users/roles';
 import { normalizeEmail } from '../users/validate';
+import { realmEmailRule, signupRefusalText } from '../realm-domains/email-restrictions';
+import { inviteManagers } from './invite-rules';
 import { InviteStatus } from './manage-invites';
+import { notifyReferrer } from './notify-referrer';
 
 export interface RedeemInviteInput {
   realm: Realm;
@@ -27,9 +30,10 @@ export interface RedeemedAccount {
 const expiredLink = () => badRequest('The confirmation link has expired or been deactivated.');
 
 /**
- * Sign-up through an invitation (`POST /invites/redeem`): creates the account with the invited
- * role, subscribes it to the invitation's channels, adds it to its groups, marks the invitation
- * used and returns the new API key.
+ * Sign-up through an invitation (`POST /invites/redeem`): checks the address against the
+ * organization's email rules, creates the account with the invited role, subscribes it to the
+ * invitation's channels (and the default channels if the invitation says so), adds it to its
+ * groups, marks the invitation used, tells the inviter if asked to, and returns the new API key.
  */
 export async function redeemInvite(
   ctx: AppContext,
@@ -61,6 +65,8 @@ export async function redeemInvite(
     if (input.email === undefined) throw badRequest("Missing 'email' argument");
     email = normalizeEmail(input.email);
   }
+  const refusal = (await realmEmailRule(ctx.db, realm))(email);
+  if (refusal) throw badRequest(signupRefusalText(refusal, email));
   if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH) {
     throw badRequest('The password is too weak.');
   }
@@ -68,13 +74,23 @@ export async function redeemInvite(
   const streamIds = found.streams.map((s) => s.streamId);
   const groupIds = found.groups.map((g) => g.userGroupId);
 
-  return inTransaction(ctx, async (tx, events) => {
+  const created = await inTransaction(ctx, async (tx, events) => {
+    if (invitation) {
+      // Claimed first, so two concurrent redemptions of one invitation cannot both succeed.
+      const { count } = await tx.invitation.updateMany({
+        where: { id: invitation.id, status: InviteStatus.PENDING },
+        data: { status: InviteStatus.USED },
+      });
+      if (count === 0) throw expiredLink();
+    }
     const created = await createUserInTransaction(ctx, tx, events, {
       realm,
       email,
       fullName: input.fullName,
       role: found.invitedAs as RoleCode,
       passwordHash,
+      // The invitation's channels, plus the default channels only when it asked for them (FL 261).
+      defaultChannels: found.includeRealmDefaultSubscriptions,
     });
     const streams = await tx.stream.findMany({
       where: { id: { in: streamIds }, isArchived: false },
@@ -92,17 +108,26 @@ export async function redeemInvite(
         skipDuplicates: true,
       });
     }
-    if (invitation) {
-      await tx.invitation.update({
-        where: { id: invitation.id },
-        data: { status: InviteStatus.USED },
-      });
-    }
     // Other pending invitations to the same address are done with too.
     await tx.invitation.updateMany({
       where: { realmId: realm.id, email, status: InviteStatus.PENDING },
       data: { status: InviteStatus.REVOKED },
     });
-    return { user_id: created.user.id, email: created.user.email, api_key: created.apiKey };
+    if (invitation) {
+      await events.emit(
+        realm.id,
+        { type: 'invites_changed' },
+        await inviteManagers(tx, realm.id, invitation.referredById),
+      );
+    }
+    return created;
   });
+  if (invitation?.notifyReferrerOnJoin) {
+    await notifyReferrer(ctx, {
+      realm,
+      referredById: invitation.referredById,
+      joined: created.user,
+    });
+  }
+  return { user_id: created.user.id, email: created.user.email, api_key: created.apiKey };
 }

@@ -1,10 +1,55 @@
-import type { Realm, User } from '../../../generated/prisma/client';
-import { inTransaction } from '../../events/outbox';
+import type { Message, Realm, User } from '../../../generated/prisma/client';
+import type { Tx } from '../../db/client';
+import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
 import { deleteRefusal } from '../permissions/messages';
 import { messageAudience } from '../reactions/event-recipients';
 import { accessMessage } from './access';
+
+type DeletedMessage = Pick<Message, 'id' | 'recipientId' | 'subject' | 'isChannelMessage'>;
+
+/**
+ * Deletes messages of one conversation (one channel topic, or one direct conversation) inside
+ * the caller's transaction, keeps the channel's first message current, and tells everyone who
+ * could see them with one bulk `delete_message` event (Zulip's do_delete_messages).
+ */
+export async function deleteMessagesInTransaction(
+  tx: Tx,
+  events: EventSink,
+  realmId: number,
+  messages: DeletedMessage[],
+): Promise<void> {
+  if (messages.length === 0) return;
+  const ids = messages.map((m) => m.id).sort((a, b) => a - b);
+  const [first] = messages;
+  const audience = await messageAudience(tx, ids);
+  const stream = first.isChannelMessage
+    ? await tx.stream.findFirst({ where: { recipientId: first.recipientId } })
+    : null;
+  await tx.message.deleteMany({ where: { id: { in: ids } } });
+  if (stream && stream.firstMessageId !== null && ids.includes(stream.firstMessageId)) {
+    const next = await tx.message.findFirst({
+      where: { recipientId: first.recipientId },
+      orderBy: { id: 'asc' },
+      select: { id: true },
+    });
+    await tx.stream.update({
+      where: { id: stream.id },
+      data: { firstMessageId: next?.id ?? null },
+    });
+  }
+  await events.emit(
+    realmId,
+    {
+      type: 'delete_message',
+      message_type: stream ? 'stream' : 'private',
+      message_ids: ids,
+      ...(stream ? { stream_id: stream.id, topic: first.subject } : {}),
+    },
+    audience,
+  );
+}
 
 /** DELETE /messages/{message_id} (Zulip's delete_message_backend). */
 export async function deleteMessage(
@@ -14,33 +59,7 @@ export async function deleteMessage(
   const { message } = await accessMessage(ctx.db, input.user, input.messageId);
   const refusal = await deleteRefusal(ctx.db, input.realm, input.user, message, new Date());
   if (refusal) throw badRequest(refusal);
-  await inTransaction(ctx, async (tx, events) => {
-    const audience = await messageAudience(tx, [message.id]);
-    const stream = message.isChannelMessage
-      ? await tx.stream.findFirst({ where: { recipientId: message.recipientId } })
-      : null;
-    await tx.message.delete({ where: { id: message.id } });
-    if (stream && stream.firstMessageId === message.id) {
-      const next = await tx.message.findFirst({
-        where: { recipientId: message.recipientId },
-        orderBy: { id: 'asc' },
-        select: { id: true },
-      });
-      await tx.stream.update({
-        where: { id: stream.id },
-        data: { firstMessageId: next?.id ?? null },
-      });
-    }
-    await events.emit(
-      input.realm.id,
-      {
-        type: 'delete_message',
-        message_type: stream ? 'stream' : 'private',
-        message_id: message.id,
-        message_ids: [message.id],
-        ...(stream ? { stream_id: stream.id, topic: message.subject } : {}),
-      },
-      audience,
-    );
-  });
+  await inTransaction(ctx, (tx, events) =>
+    deleteMessagesInTransaction(tx, events, input.realm.id, [message]),
+  );
 }

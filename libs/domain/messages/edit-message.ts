@@ -18,6 +18,8 @@ import {
   contentEditRefusal,
   moveRefusal,
 } from '../permissions/messages';
+import { claimAttachments } from '../attachments/claim-attachments';
+import type { ApiAttachment } from '../attachments/format-attachment';
 import { messageAudience } from '../reactions/event-recipients';
 import { accessMessage } from './access';
 import { normalizeContent } from './content';
@@ -65,7 +67,10 @@ function isResolveToggle(from: string, to: string): boolean {
  * in one transaction rewrites the rows, records edit history, recomputes mention flags and
  * emits `update_message` (and `delete_message` for users who lose access).
  */
-export async function editMessage(ctx: AppContext, input: EditMessageInput): Promise<void> {
+export async function editMessage(
+  ctx: AppContext,
+  input: EditMessageInput,
+): Promise<{ detachedUploads: ApiAttachment[] }> {
   const { user, realm } = input;
   if (input.content === undefined && input.topic === undefined && input.streamId === undefined) {
     throw badRequest('Nothing to change');
@@ -133,9 +138,12 @@ export async function editMessage(ctx: AppContext, input: EditMessageInput): Pro
     const sendRefusal = await channelSendRefusal(ctx.db, user, newStream);
     if (sendRefusal) throw insufficientPermission(sendRefusal);
   }
-  if (newContent === undefined && newTopic === undefined && !newStream) return;
+  if (newContent === undefined && newTopic === undefined && !newStream) {
+    return { detachedUploads: [] };
+  }
 
-  await inTransaction(ctx, async (tx, events) => {
+  return inTransaction(ctx, async (tx, events) => {
+    let detachedUploads: ApiAttachment[] = [];
     const moved =
       newTopic !== undefined || newStream
         ? await messagesToMove(tx, message, input.propagateMode)
@@ -169,6 +177,12 @@ export async function editMessage(ctx: AppContext, input: EditMessageInput): Pro
         },
       });
       await recomputeFlags(tx, message, newContent, rendered);
+      detachedUploads = await claimAttachments(tx, events, {
+        messageId: message.id,
+        sender: user,
+        renderedContent: rendered.html,
+        hadUploadLinks: message.hasAttachment,
+      });
     }
     if ((newTopic !== undefined || newStream) && oldStream) {
       const resolveOnly =
@@ -210,6 +224,7 @@ export async function editMessage(ctx: AppContext, input: EditMessageInput): Pro
       newStream,
       propagateMode: input.propagateMode,
     });
+    return { detachedUploads };
   });
 }
 

@@ -1,7 +1,7 @@
 import { Prisma, type Realm, type Stream, type User } from '../../../generated/prisma/client';
 import { badRequest } from '../../http/errors';
 import { inTransaction, type EventSink } from '../../events/outbox';
-import type { Tx } from '../../db/client';
+import type { Db, Tx } from '../../db/client';
 import { renderMarkdown } from '../../markdown';
 import type { AppContext } from '../context';
 import { markdownContextFor } from '../markdown-context';
@@ -15,11 +15,12 @@ import {
 } from './addressees';
 import { normalizeContent } from './content';
 import { formatMessages } from './format-message';
-import { flagNames } from './flags';
+import { Flag, flagNames } from './flags';
 import { groupByFlags, recipientFlags } from './recipient-flags';
 import { sentByHuman } from './sending-client';
 import { normalizeTopic } from './topic';
 import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
+import { claimAttachments } from '../attachments/claim-attachments';
 import { CHANNEL_TYPES, DIRECT_TYPES } from './types';
 
 export type SendType = (typeof CHANNEL_TYPES)[number] | (typeof DIRECT_TYPES)[number];
@@ -36,6 +37,14 @@ export interface SendMessageInput {
   readBySender?: boolean | null;
   localId?: string;
   queueId?: string;
+  /**
+   * A notice from the organization's notification bot. Like Zulip's system bots it may post to
+   * any channel that is not archived and quote anyone's text, so neither the channel's posting
+   * permissions nor mention permissions are checked.
+   */
+  systemNotice?: boolean;
+  /** Other users whose copies start read (Zulip's mark_as_read: whoever caused a notice). */
+  readBy?: number[];
 }
 
 /**
@@ -64,25 +73,17 @@ export async function renderCheckingMentions(
   sender: User,
   channel: Stream | null,
   content: string,
+  db: Db | Tx = ctx.db,
 ): Promise<Awaited<ReturnType<typeof renderMarkdown>>> {
-  const rendered = await renderMarkdown(
-    content,
-    await markdownContextFor(ctx.db, ctx.config, realm),
-  );
+  const rendered = await renderMarkdown(content, await markdownContextFor(db, ctx.config, realm));
   if (rendered.mentionedGroupIds.length || (channel && rendered.streamWildcardMentioned)) {
     const audience =
       channel && rendered.streamWildcardMentioned
-        ? await ctx.db.subscription.count({
+        ? await db.subscription.count({
             where: { recipientId: channel.recipientId ?? -1, active: true, isUserActive: true },
           })
         : 0;
-    const refusal = await mentionRefusal(
-      ctx.db,
-      realm,
-      sender,
-      rendered.mentionedGroupIds,
-      audience,
-    );
+    const refusal = await mentionRefusal(db, realm, sender, rendered.mentionedGroupIds, audience);
     if (refusal) throw badRequest(refusal);
   }
   return rendered;
@@ -101,11 +102,13 @@ export interface PreparedMessage {
 
 /**
  * Validation, authorization and rendering (reads only), so that a caller with a transaction of
- * its own (scheduled delivery) can write the message inside it.
+ * its own (scheduled delivery) can write the message inside it. `db` is that transaction when
+ * the message's channel is created in it (channel-creation notices).
  */
 export async function prepareMessage(
   ctx: AppContext,
   input: SendMessageInput,
+  db: Db | Tx = ctx.db,
 ): Promise<PreparedMessage> {
   const { sender, realm } = input;
   const isChannel = (CHANNEL_TYPES as readonly string[]).includes(input.type);
@@ -116,15 +119,20 @@ export async function prepareMessage(
   let directUsers: Awaited<ReturnType<typeof resolveDirectUsers>> = [];
   if (isChannel) {
     if (input.topic === undefined) throw badRequest('Missing topic');
-    channel = await resolveChannel(ctx.db, realm, input.to as ChannelTarget);
+    channel = await resolveChannel(db, realm, input.to as ChannelTarget);
     topic = normalizeTopic(input.topic, realm);
-    const refusal = await channelSendRefusal(ctx.db, sender, channel);
+    const refusal =
+      input.systemNotice && !channel.isArchived
+        ? null
+        : await channelSendRefusal(db, sender, channel);
     if (refusal) throw badRequest(refusal);
   } else {
-    directUsers = await resolveDirectUsers(ctx.db, realm, input.to as DirectTarget);
+    directUsers = await resolveDirectUsers(db, realm, input.to as DirectTarget);
   }
 
-  const rendered = await renderCheckingMentions(ctx, realm, sender, channel, content);
+  const rendered = input.systemNotice
+    ? await renderMarkdown(content, await markdownContextFor(db, ctx.config, realm))
+    : await renderCheckingMentions(ctx, realm, sender, channel, content, db);
   // Spec 2.9: messages start unread, except the sender's own copy when sent from one of
   // Zulip's interactive clients; `read_by_sender` (FL 236) overrides that default.
   const senderRead = input.readBySender ?? sentByHuman(input.clientName);
@@ -183,7 +191,7 @@ export async function writeMessage(
   } else {
     userIds = [...new Set([sender.id, ...directUsers.map((u) => u.id)])];
   }
-  const flags = await recipientFlags(tx, {
+  const computed = await recipientFlags(tx, {
     senderId: sender.id,
     recipientUserIds: userIds,
     rendered,
@@ -192,9 +200,17 @@ export async function writeMessage(
     senderRead,
     topic: channel ? { recipientId, name: topic } : undefined,
   });
+  const readBy = new Set(input.readBy ?? []);
+  const flags = computed.map((bits, i) => (readBy.has(userIds[i]) ? bits | Flag.read : bits));
   await tx.$executeRaw(Prisma.sql`
     INSERT INTO user_messages (user_id, message_id, flags)
     SELECT u, ${message.id}, f FROM unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f)`);
+  await claimAttachments(tx, events, {
+    messageId: message.id,
+    sender,
+    renderedContent: rendered.html,
+    hadUploadLinks: false,
+  });
   if (channel && channel.firstMessageId === null) {
     await tx.$executeRaw`
       UPDATE streams SET first_message_id = ${message.id}

@@ -4,8 +4,7 @@ import type { EventSink } from '../../events/outbox';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
-
-const READ_FLAG = 1;
+import { Flag } from '../messages/flags';
 
 async function sendMutedUsersEvent(tx: Tx, events: EventSink, user: User): Promise<void> {
   const rows = await tx.mutedUser.findMany({
@@ -34,7 +33,8 @@ async function targetUser(ctx: AppContext, user: User, mutedUserId: number): Pro
 
 /**
  * `POST /users/me/muted_users/{id}`: mutes a user; their existing messages to the caller are
- * marked read, as in Zulip.
+ * marked read in one UPDATE and the caller gets an `update_message_flags` event for them, as in
+ * Zulip.
  */
 export async function muteUser(ctx: AppContext, user: User, mutedUserId: number): Promise<void> {
   const target = await targetUser(ctx, user, mutedUserId);
@@ -44,11 +44,27 @@ export async function muteUser(ctx: AppContext, user: User, mutedUserId: number)
     });
     if (existing) throw badRequest('User already muted');
     await tx.mutedUser.create({ data: { userProfileId: user.id, mutedUserId: target.id } });
-    await tx.$executeRaw(Prisma.sql`
-      UPDATE user_messages um SET flags = um.flags | ${Prisma.raw(String(READ_FLAG))}
+    const read = await tx.$queryRaw<{ message_id: number }[]>(Prisma.sql`
+      UPDATE user_messages um SET flags = um.flags | ${Flag.read}
       FROM messages m
       WHERE um.message_id = m.id AND um.user_id = ${user.id} AND m.sender_id = ${target.id}
-        AND um.flags & ${Prisma.raw(String(READ_FLAG))} = 0`);
+        AND um.flags & ${Flag.read} = 0
+      RETURNING um.message_id`);
+    if (read.length) {
+      // Zulip's do_mark_muted_user_messages_as_read: the muter's clients update unread counts.
+      await events.emit(
+        user.realmId,
+        {
+          type: 'update_message_flags',
+          op: 'add',
+          operation: 'add',
+          flag: 'read',
+          messages: read.map((r) => r.message_id).sort((a, b) => a - b),
+          all: false,
+        },
+        [user.id],
+      );
+    }
     await sendMutedUsersEvent(tx, events, user);
   });
 }

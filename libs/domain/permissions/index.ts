@@ -28,3 +28,4 @@ export {
   mentionRefusal,
   moveRefusal,
 } from './messages';
+export { canAccessAttachment } from './attachments';

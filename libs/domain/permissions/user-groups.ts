@@ -1,5 +1,6 @@
 import type { Realm, User, UserGroup } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
+import { badRequest } from '../../http/errors';
 import { Role } from '../users/roles';
 import { groupsContainingUser } from './groups';
 
@@ -65,4 +66,13 @@ export async function canCreateUserGroups(
     (id): id is number => id !== null,
   );
   return (await groupsContainingUser(db, user.id, ids)).size > 0;
+}
+
+/**
+ * Reading user groups is for members and administrators: Zulip's `require_member_or_admin`
+ * refuses guests and bots on the group read endpoints.
+ */
+export function requireGroupReader(actor: Pick<User, 'role' | 'isBot'>): void {
+  if (actor.role === Role.GUEST) throw badRequest('Not allowed for guest users');
+  if (actor.isBot) throw badRequest('This endpoint does not accept bot requests.');
 }

@@ -1,6 +1,7 @@
-import type { User } from '../../../generated/prisma/client';
+import { Prisma, type User } from '../../../generated/prisma/client';
 import { insufficientPermission } from '../../http/errors';
 import type { Db, Tx } from '../../db/client';
+import { RecipientType } from '../recipients';
 import { Role } from '../users/roles';
 
 /** Organization administrators (and owners) manage other users: edit, deactivate, reactivate. */
@@ -24,8 +25,8 @@ export const canChangeOwnName = (
 ): boolean => !realm.nameChangesDisabled || actor.role <= Role.ADMINISTRATOR;
 
 /**
- * Who receives `realm_user` events about a user of this organization: the active people of the
- * organization (the same audience user creation uses).
+ * Who receives organization-wide events (realm settings, emoji, linkifiers, ...): the active people
+ * of the organization. Events about one user go to `usersWhoCanAccess` instead.
  */
 export async function realmUserAudience(db: Db | Tx, realmId: number): Promise<number[]> {
   const rows = await db.user.findMany({
@@ -33,6 +34,80 @@ export async function realmUserAudience(db: Db | Tx, realmId: number): Promise<n
     select: { id: true },
   });
   return rows.map((r) => r.id);
+}
+
+/*
+ * User access (`can_access_all_users_group`). The setting is `role:everyone` or `role:members`
+ * (see realms/realm-group-settings.ts), so when it is not `role:everyone` exactly the guests lose
+ * sight of other users. A guest can still access themselves, every bot, and everyone they share
+ * a channel or a direct-message conversation with (1:1 conversations are direct-message groups
+ * with subscriptions here too, see messages/addressees.ts). A deactivated user stays accessible
+ * through conversations but not through channels, as in Zulip.
+ */
+
+/** SQL boolean: does this organization restrict what guests can access? */
+const guestsRestricted = (realmId: number) => Prisma.sql`COALESCE((
+  SELECT g.name <> 'role:everyone' FROM realms r
+  JOIN user_groups g ON g.id = r.can_access_all_users_group_id
+  WHERE r.id = ${realmId}), false)`;
+
+/**
+ * The active people (bots excluded, like `realmUserAudience`) who can access `target`: the
+ * audience of every `realm_user` event about that user. One query; when the organization does
+ * not restrict access the subquery is never evaluated, so it costs what `realmUserAudience` does.
+ */
+export async function usersWhoCanAccess(
+  db: Db | Tx,
+  target: { id: number; realmId: number; isBot: boolean },
+): Promise<number[]> {
+  if (target.isBot) return realmUserAudience(db, target.realmId);
+  const rows = await db.$queryRaw<{ id: number }[]>(Prisma.sql`
+    SELECT u.id FROM users u
+    WHERE u.realm_id = ${target.realmId} AND u.is_active AND NOT u.is_bot
+      AND (NOT ${guestsRestricted(target.realmId)} OR u.role <> ${Role.GUEST} OR u.id = ${target.id}
+        OR EXISTS (
+          SELECT 1 FROM subscriptions st
+          JOIN recipients r ON r.id = st.recipient_id
+          JOIN subscriptions su ON su.recipient_id = st.recipient_id AND su.user_id = u.id
+          WHERE st.user_id = ${target.id} AND st.active AND su.active AND su.is_user_active
+            AND (r.type = ${RecipientType.DIRECT_MESSAGE_GROUP}
+              OR (r.type = ${RecipientType.STREAM} AND st.is_user_active))))
+    ORDER BY u.id`);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The non-bot users `viewer` can access, deactivated ones included; null when the viewer can
+ * access everyone (every non-guest, and guests where access is not restricted).
+ */
+export async function accessibleUserIds(
+  db: Db | Tx,
+  viewer: { id: number; realmId: number; role: number },
+): Promise<Set<number> | null> {
+  if (viewer.role !== Role.GUEST) return null;
+  const [{ restricted }] = await db.$queryRaw<{ restricted: boolean }[]>(
+    Prisma.sql`SELECT ${guestsRestricted(viewer.realmId)} AS restricted`,
+  );
+  if (!restricted) return null;
+  const rows = await db.$queryRaw<{ id: number }[]>(Prisma.sql`
+    SELECT DISTINCT su.user_id AS id FROM subscriptions sv
+    JOIN recipients r ON r.id = sv.recipient_id
+    JOIN subscriptions su ON su.recipient_id = sv.recipient_id AND su.active
+    WHERE sv.user_id = ${viewer.id} AND sv.active
+      AND (r.type = ${RecipientType.DIRECT_MESSAGE_GROUP}
+        OR (r.type = ${RecipientType.STREAM} AND su.is_user_active))`);
+  return new Set([viewer.id, ...rows.map((r) => r.id)]);
+}
+
+/** May `viewer` see `target`'s real data (`GET /users/{id}`)? */
+export async function canAccessUser(
+  db: Db | Tx,
+  viewer: { id: number; realmId: number; role: number },
+  target: { id: number; isBot: boolean },
+): Promise<boolean> {
+  if (target.isBot || target.id === viewer.id) return true;
+  const accessible = await accessibleUserIds(db, viewer);
+  return accessible === null || accessible.has(target.id);
 }
 
 /** Organization settings (linkifiers, profile fields, realm settings) are for administrators. */

@@ -26,8 +26,9 @@ interface Row extends PresenceRow {
 }
 
 /**
- * Presence of the organization's active people with presence enabled (invisible users are left
- * out), connected within the history window, in one query.
+ * Presence of the organization's active people connected within the history window, in one
+ * query. Invisible users are not filtered out: their row was made to read as offline when they
+ * turned presence off, and must reach clients that fetch only changed rows.
  */
 async function presenceRows(db: Db, query: PresenceQuery): Promise<Row[]> {
   const realm = await db.realm.findUnique({
@@ -42,7 +43,7 @@ async function presenceRows(db: Db, query: PresenceQuery): Promise<Row[]> {
            p.last_active_time AS "lastActiveTime", p.last_connected_time AS "lastConnectedTime",
            p.last_update_id AS "lastUpdateId"
     FROM user_presences p JOIN users u ON u.id = p.user_id
-    WHERE p.realm_id = ${query.realmId} AND u.is_active AND NOT u.is_bot AND u.presence_enabled
+    WHERE p.realm_id = ${query.realmId} AND u.is_active AND NOT u.is_bot
       AND ${
         since !== null
           ? Prisma.sql`p.last_update_id > ${since}`

@@ -1,6 +1,6 @@
-import { Prisma, type User } from '../../../generated/prisma/client';
+import { Prisma, type User, type UserPresence } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
-import { inTransaction } from '../../events/outbox';
+import { inTransaction, type EventSink } from '../../events/outbox';
 import type { AppContext } from '../context';
 import { realmUserAudience } from '../permissions/users';
 import { legacyClientPresence, OFFLINE_THRESHOLD_SECONDS } from './format-presence';
@@ -10,12 +10,44 @@ export type PresenceStatus = 'active' | 'idle';
 /** Updates closer together than this are not stored (they would change nothing a client shows). */
 const MIN_UPDATE_INTERVAL_MS = 60_000;
 
-async function nextUpdateId(tx: Tx, realmId: number): Promise<bigint> {
+export async function nextUpdateId(tx: Tx, realmId: number): Promise<bigint> {
   const rows = await tx.$queryRaw<{ last_update_id: bigint }[]>(Prisma.sql`
     INSERT INTO presence_sequences (realm_id, last_update_id) VALUES (${realmId}, 1)
     ON CONFLICT (realm_id) DO UPDATE SET last_update_id = presence_sequences.last_update_id + 1
     RETURNING last_update_id`);
   return rows[0].last_update_id;
+}
+
+/**
+ * The `presence` event other users' clients apply at once (legacy per-client format, as Zulip
+ * sends it), to the organization's active people.
+ */
+export async function emitPresenceEvent(
+  tx: Tx,
+  events: EventSink,
+  user: User,
+  row: Pick<UserPresence, 'lastActiveTime' | 'lastConnectedTime'>,
+  now: Date,
+): Promise<void> {
+  await events.emit(
+    user.realmId,
+    {
+      type: 'presence',
+      user_id: user.id,
+      email: user.email,
+      server_timestamp: now.getTime() / 1000,
+      presence: {
+        website: legacyClientPresence({
+          userId: user.id,
+          email: user.email,
+          dateJoined: user.dateJoined,
+          lastActiveTime: row.lastActiveTime,
+          lastConnectedTime: row.lastConnectedTime,
+        }),
+      },
+    },
+    await realmUserAudience(tx, user.realmId),
+  );
 }
 
 /**
@@ -61,24 +93,6 @@ export async function updatePresence(
       !existing?.lastConnectedTime ||
       now.getTime() - existing.lastConnectedTime.getTime() > OFFLINE_THRESHOLD_SECONDS * 1000;
     if (!wasOffline || realm.presenceDisabled) return;
-    await events.emit(
-      user.realmId,
-      {
-        type: 'presence',
-        user_id: user.id,
-        email: user.email,
-        server_timestamp: now.getTime() / 1000,
-        presence: {
-          website: legacyClientPresence({
-            userId: user.id,
-            email: user.email,
-            dateJoined: user.dateJoined,
-            lastActiveTime: row.lastActiveTime,
-            lastConnectedTime: row.lastConnectedTime,
-          }),
-        },
-      },
-      await realmUserAudience(tx, user.realmId),
-    );
+    await emitPresenceEvent(tx, events, user, row, now);
   });
 }

@@ -2,7 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
-import { canAdministerUsers, realmUserAudience } from '../permissions/users';
+import { canAdministerUsers } from '../permissions/users';
 import { setProfileValues, type ProfileDataUpdate } from './set-values';
 
 const NOT_EDITABLE =
@@ -35,9 +35,8 @@ export async function updateOwnProfileData(
   await inTransaction(ctx, async (tx, events) => {
     await setProfileValues(ctx, tx, events, {
       realm: input.realm,
-      userId: input.user.id,
+      user: input.user,
       updates: input.data,
-      audience: await realmUserAudience(tx, input.realm.id),
     });
   });
 }
@@ -51,9 +50,8 @@ export async function removeOwnProfileData(
   await inTransaction(ctx, async (tx, events) => {
     await setProfileValues(ctx, tx, events, {
       realm: input.realm,
-      userId: input.user.id,
+      user: input.user,
       updates: input.fieldIds.map((id) => ({ id, value: null })),
-      audience: await realmUserAudience(tx, input.realm.id),
     });
   });
 }

@@ -1,10 +1,11 @@
-import type { Realm } from '../../../generated/prisma/client';
+import type { Realm, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
 import { renderMarkdown } from '../../markdown';
 import type { AppContext } from '../context';
 import { markdownContextFor } from '../markdown-context';
+import { usersWhoCanAccess } from '../permissions/users';
 
 /** Custom profile field types (Zulip's codes). */
 export const FieldType = {
@@ -83,15 +84,22 @@ function checkValue(
 
 /**
  * Validates and stores custom profile field values for one user inside the caller's transaction,
- * emitting a `realm_user` custom_profile_field event per changed field.
+ * emitting a `realm_user` custom_profile_field event per changed field to the users who can
+ * access that user.
  */
 export async function setProfileValues(
   ctx: AppContext,
   tx: Tx,
   events: EventSink,
-  input: { realm: Realm; userId: number; updates: ProfileDataUpdate[]; audience: number[] },
+  input: {
+    realm: Realm;
+    user: Pick<User, 'id' | 'realmId' | 'isBot'>;
+    updates: ProfileDataUpdate[];
+  },
 ): Promise<void> {
   if (input.updates.length === 0) return;
+  const userId = input.user.id;
+  const audience = await usersWhoCanAccess(tx, input.user);
   const fields = await tx.customProfileField.findMany({
     where: { realmId: input.realm.id, id: { in: input.updates.map((u) => u.id) } },
   });
@@ -115,16 +123,16 @@ export async function setProfileValues(
     if (!field) throw badRequest(`Field id ${update.id} not found.`);
     if (update.value === null || update.value === '') {
       await tx.customProfileFieldValue.deleteMany({
-        where: { userId: input.userId, fieldId: field.id },
+        where: { userId, fieldId: field.id },
       });
       await events.emit(
         input.realm.id,
         {
           type: 'realm_user',
           op: 'update',
-          person: { user_id: input.userId, custom_profile_field: { id: field.id, value: null } },
+          person: { user_id: userId, custom_profile_field: { id: field.id, value: null } },
         },
-        input.audience,
+        audience,
       );
       continue;
     }
@@ -134,8 +142,8 @@ export async function setProfileValues(
         ? (await renderMarkdown(value, markdown)).html
         : null;
     await tx.customProfileFieldValue.upsert({
-      where: { userId_fieldId: { userId: input.userId, fieldId: field.id } },
-      create: { userId: input.userId, fieldId: field.id, value, renderedValue },
+      where: { userId_fieldId: { userId, fieldId: field.id } },
+      create: { userId, fieldId: field.id, value, renderedValue },
       update: { value, renderedValue },
     });
     const entry: Record<string, unknown> = { id: field.id, value };
@@ -145,9 +153,9 @@ export async function setProfileValues(
       {
         type: 'realm_user',
         op: 'update',
-        person: { user_id: input.userId, custom_profile_field: entry },
+        person: { user_id: userId, custom_profile_field: entry },
       },
-      input.audience,
+      audience,
     );
   }
 }

@@ -7,6 +7,7 @@ import { realmUserAudience, requireRealmAdmin } from '../permissions/users';
 import { LANGUAGES } from '../settings/user-settings';
 import { Role } from '../users/roles';
 import { MAX_TOPIC_LENGTH } from '../version';
+import { applyRealmGroupSettings, type RealmGroupSettingChanges } from './realm-group-settings';
 
 const bool = () => Joi.boolean();
 
@@ -62,9 +63,15 @@ const column = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.
 /** `PATCH /realm`: administrators change organization settings; one `realm` event per change. */
 export async function updateRealm(
   ctx: AppContext,
-  input: { actor: User; realm: Realm; changes: RealmSettingChanges },
+  input: {
+    actor: User;
+    realm: Realm;
+    changes: RealmSettingChanges;
+    groupChanges?: RealmGroupSettingChanges;
+  },
 ): Promise<void> {
   const { actor, realm, changes } = input;
+  const groupChanges = input.groupChanges ?? {};
   requireRealmAdmin(actor);
   const names = (Object.keys(REALM_SETTINGS) as RealmSettingName[]).filter(
     (name) => changes[name] !== undefined,
@@ -77,7 +84,7 @@ export async function updateRealm(
   }
   const current = realm as unknown as Record<string, unknown>;
   const changed = names.filter((n) => current[column(n)] !== changes[n]);
-  if (changed.length === 0) return;
+  if (changed.length === 0 && Object.keys(groupChanges).length === 0) return;
   await inTransaction(ctx, async (tx, events) => {
     const data: Record<string, unknown> = {};
     for (const name of changed) data[column(name)] = changes[name];
@@ -94,5 +101,6 @@ export async function updateRealm(
         audience,
       );
     }
+    await applyRealmGroupSettings(tx, events, { realm, changes: groupChanges, audience });
   });
 }

@@ -5,8 +5,9 @@ import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
 import { enqueueEmailChangeEmail } from '../email/enqueue-email';
-import { canChangeOwnEmail, canChangeOwnName, realmUserAudience } from '../permissions/users';
+import { canChangeOwnEmail, canChangeOwnName, usersWhoCanAccess } from '../permissions/users';
 import { canSeeDeliveryEmail } from '../permissions/email-visibility';
+import { applyPresenceEnabled } from '../presence/presence-setting';
 import { hashPassword } from '../users/create-user';
 import { checkFullName, normalizeEmail } from '../users/validate';
 import {
@@ -50,7 +51,8 @@ async function checkPasswordChange(
 /**
  * `PATCH /settings`: the caller's name, email (a confirmation sequence), password and personal
  * settings. Each changed setting emits a `user_settings` event; name and time zone changes also
- * tell the organization with `realm_user` events.
+ * tell the organization with `realm_user` events, and a `presence_enabled` change with a
+ * `presence` event.
  */
 export async function updateSettings(ctx: AppContext, input: UpdateSettingsInput): Promise<void> {
   const { actor, realm } = input;
@@ -136,10 +138,22 @@ export async function updateSettings(ctx: AppContext, input: UpdateSettingsInput
       await events.emit(realm.id, event as { type: string }, [actor.id]);
     }
 
+    if (changed.includes('presence_enabled')) {
+      await applyPresenceEnabled(
+        tx,
+        events,
+        actor,
+        input.settings.presence_enabled === true,
+        new Date(),
+      );
+    }
+
     if (changed.includes('email_address_visibility')) {
       // Users who gain or lose sight of the real address are told (null when hidden; FL 163).
       const viewers = await tx.user.findMany({
-        where: { realmId: realm.id, isActive: true, isBot: false, id: { not: actor.id } },
+        where: {
+          id: { in: await usersWhoCanAccess(tx, actor), not: actor.id },
+        },
         select: { id: true, role: true },
       });
       const after = {
@@ -171,7 +185,7 @@ export async function updateSettings(ctx: AppContext, input: UpdateSettingsInput
 
     const audience =
       fullName !== undefined || changed.includes('timezone')
-        ? await realmUserAudience(tx, realm.id)
+        ? await usersWhoCanAccess(tx, actor)
         : [];
     if (fullName !== undefined) {
       await events.emit(
@@ -179,7 +193,7 @@ export async function updateSettings(ctx: AppContext, input: UpdateSettingsInput
         {
           type: 'realm_user',
           op: 'update',
-          person: { email: actor.email, user_id: actor.id, full_name: fullName },
+          person: { user_id: actor.id, full_name: fullName },
         },
         audience,
       );

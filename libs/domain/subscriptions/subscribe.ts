@@ -19,6 +19,8 @@ import {
   isRealmOwner,
   webPublicChannelsEnabled,
 } from '../permissions/channels';
+import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
+import { sendChannelCreationNotices } from './creation-notices';
 import { formatSubscriptions, subscriberIdsByRecipient } from './format-subscription';
 import { insertSubscriptions } from './insert-subscriptions';
 
@@ -52,8 +54,6 @@ export interface SubscribeResult {
   already_subscribed: Record<string, string[]>;
   unauthorized?: string[];
 }
-
-const NEW_CHANNELS_TOPIC = 'new channels';
 
 /** Looks up principals (user IDs or API emails) among the organization's active users. */
 export async function resolvePrincipals(
@@ -100,7 +100,7 @@ export async function subscribe(ctx: AppContext, input: SubscribeInput): Promise
     renderedDescriptions.set(key, description ? (await renderMarkdown(description, md)).html : '');
   }
 
-  return inTransaction(ctx, async (tx, events) => {
+  const { result, notices } = await inTransaction(ctx, async (tx, events) => {
     const existing = await tx.stream.findMany({
       where: {
         realmId: realm.id,
@@ -217,12 +217,20 @@ export async function subscribe(ctx: AppContext, input: SubscribeInput): Promise
       }
     }
     await emitSubscriptionEvents(tx, events, realm.id, channels, fresh);
-    if (input.announce && created.length) await announceChannels(ctx, tx, realm, actor, created);
+    // After the subscriptions, so the new channels' subscribers receive their notices.
+    const notices = await sendChannelCreationNotices(ctx, tx, events, {
+      realm,
+      actor,
+      created,
+      announce: input.announce,
+    });
 
     const result: SubscribeResult = { subscribed, already_subscribed: already };
     if (!input.authorizationErrorsFatal) result.unauthorized = unauthorized;
-    return result;
+    return { result, notices };
   });
+  for (const id of notices) await enqueueOutgoingWebhooks(ctx, id);
+  return result;
 }
 
 async function emitSubscriptionEvents(
@@ -261,51 +269,4 @@ async function emitSubscriptionEvents(
       peers,
     );
   }
-}
-
-/** The notification bot's message in the organization's new-channel announcements channel. */
-async function announceChannels(
-  ctx: AppContext,
-  tx: Tx,
-  realm: Realm,
-  actor: User,
-  created: Stream[],
-): Promise<void> {
-  const publicOnes = created.filter((s) => !s.inviteOnly);
-  if (!realm.newStreamAnnouncementsStreamId || publicOnes.length === 0) return;
-  const target = await tx.stream.findUnique({
-    where: { id: realm.newStreamAnnouncementsStreamId },
-  });
-  const bot = await tx.user.findFirst({
-    where: { realmId: realm.id, isBot: true, email: { startsWith: 'notification-bot@' } },
-  });
-  if (!target?.recipientId || target.isArchived || !bot) return;
-  const names = publicOnes.map((s) => `#**${s.name}**`).join(', ');
-  const content = `@_**${actor.fullName}|${actor.id}** created a new channel ${names}.`;
-  const rendered = await renderMarkdown(
-    content,
-    await markdownContextFor(ctx.db, ctx.config, realm),
-  );
-  const message = await tx.message.create({
-    data: {
-      realmId: realm.id,
-      senderId: bot.id,
-      recipientId: target.recipientId,
-      subject: NEW_CHANNELS_TOPIC,
-      content,
-      renderedContent: rendered.html,
-      sendingClientName: 'Internal',
-    },
-  });
-  const subscribers = await tx.subscription.findMany({
-    where: { recipientId: target.recipientId, active: true, isUserActive: true },
-    select: { userId: true },
-  });
-  await tx.userMessage.createMany({
-    data: subscribers.map((s) => ({
-      userId: s.userId,
-      messageId: message.id,
-      flags: BigInt(0),
-    })),
-  });
 }

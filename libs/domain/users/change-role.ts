@@ -3,6 +3,7 @@ import { badRequest } from '../../http/errors';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../context';
 import { setRoleGroupMembership, systemGroupIds } from '../groups/system-groups';
+import { usersWhoCanAccess } from '../permissions/users';
 import { Role, type RoleCode } from './roles';
 
 /**
@@ -34,14 +35,10 @@ export async function changeRole(
     const realm = await tx.realm.findUniqueOrThrow({ where: { id: target.realmId } });
     const groups = await systemGroupIds(tx, target.realmId);
     await setRoleGroupMembership(tx, groups, target.id, role, realm.waitingPeriodThreshold === 0);
-    const audience = await tx.user.findMany({
-      where: { realmId: target.realmId, isActive: true, isBot: false },
-      select: { id: true },
-    });
     await events.emit(
       target.realmId,
       { type: 'realm_user', op: 'update', person: { user_id: target.id, role } },
-      audience.map((u) => u.id),
+      await usersWhoCanAccess(tx, target),
     );
     return updated;
   });

@@ -5,12 +5,15 @@ import { badRequest } from '../../http/errors';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import type { AppContext } from '../context';
 import { setRoleGroupMembership, systemGroupIds } from '../groups/system-groups';
+import { newUserSettings } from '../realm-user-defaults/user-defaults';
 import { RecipientType } from '../recipients';
 import { insertSubscriptions } from '../subscriptions/insert-subscriptions';
 import { newStoredApiKey } from './api-keys';
 import { canSeeDeliveryEmail } from '../permissions/email-visibility';
+import { usersWhoCanAccess } from '../permissions/users';
 import { formatUser } from './format-user';
 import { BotType, type RoleCode } from './roles';
+import { fakeEmailDomain, inaccessibleUser } from './user-access';
 import { checkFullName, normalizeEmail } from './validate';
 
 export interface NewUserInput {
@@ -22,6 +25,8 @@ export interface NewUserInput {
   password?: string | null;
   bot?: { type: number; ownerId: number | null };
   timezone?: string;
+  /** false: skip the organization's default channels (an invitation without them). */
+  defaultChannels?: boolean;
 }
 
 export interface CreatedUser {
@@ -58,6 +63,8 @@ export async function createUserInTransaction(
   const { apiKey, stored } = newStoredApiKey(ctx.config.secretKey);
   const created = await tx.user.create({
     data: {
+      // People start with the organization's default settings; bots keep the built-in ones.
+      ...(input.bot ? {} : await newUserSettings(tx, input.realm.id)),
       realmId: input.realm.id,
       email,
       deliveryEmail: email,
@@ -88,7 +95,7 @@ export async function createUserInTransaction(
     input.realm.waitingPeriodThreshold === 0,
   );
 
-  if (!user.isBot) {
+  if (!user.isBot && input.defaultChannels !== false) {
     const defaults = await tx.defaultStream.findMany({
       where: { realmId: input.realm.id, stream: { isArchived: false } },
       select: { stream: { select: { recipientId: true } } },
@@ -105,8 +112,20 @@ export async function createUserInTransaction(
     where: { realmId: input.realm.id, isActive: true, isBot: false },
     select: { id: true, role: true },
   });
+  // Guests who cannot access the new user (can_access_all_users_group) meet an "Unknown user".
+  const accessing = new Set(await usersWhoCanAccess(tx, user));
+  const [withAccess, withoutAccess] = partition(audience, (viewer) => accessing.has(viewer.id));
+  await events.emit(
+    input.realm.id,
+    {
+      type: 'realm_user',
+      op: 'add',
+      person: inaccessibleUser(user.id, fakeEmailDomain(input.realm, ctx.config)),
+    },
+    withoutAccess.map((v) => v.id),
+  );
   // The person differs between viewers only in whether delivery_email is shown: two events at most.
-  const [seeing, notSeeing] = partition(audience, (viewer) => canSeeDeliveryEmail(viewer, user));
+  const [seeing, notSeeing] = partition(withAccess, (viewer) => canSeeDeliveryEmail(viewer, user));
   for (const viewers of [seeing, notSeeing]) {
     if (viewers.length === 0) continue;
     const person = formatUser(user, { viewer: viewers[0], clientGravatar: false, profileData: {} });

@@ -1,10 +1,12 @@
 import type { Realm, User } from '../../../generated/prisma/client';
+import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../http/errors';
 import type { AppContext } from '../context';
 import { enqueueDeactivationEmail } from '../email/enqueue-email';
-import { canAdministerUsers, realmUserAudience } from '../permissions/users';
+import { canAdministerUsers, realmUserAudience, usersWhoCanAccess } from '../permissions/users';
 import { Role } from './roles';
+import { INACCESSIBLE_USER_NAME } from './user-access';
 
 export interface DeactivateUserInput {
   actor: User;
@@ -30,24 +32,39 @@ export async function deactivateUser(ctx: AppContext, input: DeactivateUserInput
       });
       if (owners <= 1) throw badRequest('Cannot deactivate the only organization owner');
     }
-    await tx.user.update({ where: { id: target.id }, data: { isActive: false } });
+    const accessedBefore = await usersWhoCanAccess(tx, target);
     const bots = await tx.user.findMany({
       where: { realmId: realm.id, botOwnerId: target.id, isActive: true },
       select: { id: true },
     });
+    await setActive(tx, [target.id, ...bots.map((b) => b.id)], false);
+    const accessing = await usersWhoCanAccess(tx, target);
+    await events.emit(
+      realm.id,
+      { type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: false } },
+      accessing,
+    );
+    // Guests who saw the user only through a shared channel lose access (Zulip: op remove).
+    const still = new Set([target.id, ...accessing]);
+    await events.emit(
+      realm.id,
+      {
+        type: 'realm_user',
+        op: 'remove',
+        person: { user_id: target.id, full_name: INACCESSIBLE_USER_NAME },
+      },
+      accessedBefore.filter((id) => !still.has(id)),
+    );
     if (bots.length) {
-      await tx.user.updateMany({
-        where: { id: { in: bots.map((b) => b.id) } },
-        data: { isActive: false },
-      });
-    }
-    const audience = await realmUserAudience(tx, realm.id);
-    for (const userId of [target.id, ...bots.map((b) => b.id)]) {
-      await events.emit(
-        realm.id,
-        { type: 'realm_user', op: 'update', person: { user_id: userId, is_active: false } },
-        audience,
-      );
+      // Bots are accessible to everyone.
+      const everyone = await realmUserAudience(tx, realm.id);
+      for (const bot of bots) {
+        await events.emit(
+          realm.id,
+          { type: 'realm_user', op: 'update', person: { user_id: bot.id, is_active: false } },
+          everyone,
+        );
+      }
     }
   });
   await enqueueDeactivationEmail(ctx, target.id, input.notificationComment);
@@ -66,11 +83,20 @@ export async function reactivateUser(
     if (owner && !owner.isActive) throw badRequest('Bot owner is deactivated');
   }
   await inTransaction(ctx, async (tx, events) => {
-    await tx.user.update({ where: { id: target.id }, data: { isActive: true } });
+    await setActive(tx, [target.id], true);
     await events.emit(
       realm.id,
       { type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: true } },
-      await realmUserAudience(tx, realm.id),
+      await usersWhoCanAccess(tx, target),
     );
+  });
+}
+
+/** Flips `is_active`, keeping the subscriptions' copy of it (`is_user_active`) in step. */
+export async function setActive(tx: Tx, userIds: number[], isActive: boolean): Promise<void> {
+  await tx.user.updateMany({ where: { id: { in: userIds } }, data: { isActive } });
+  await tx.subscription.updateMany({
+    where: { userId: { in: userIds } },
+    data: { isUserActive: isActive },
   });
 }

@@ -1,40 +1,67 @@
+import type { Config } from '../../config';
 import type { Db } from '../../db/client';
-import type { User } from '../../../generated/prisma/client';
-import { badRequest } from '../../http/errors';
+import type { Realm, User } from '../../../generated/prisma/client';
+import { badRequest, insufficientPermission } from '../../http/errors';
+import { accessibleUserIds, canAccessUser } from '../permissions/users';
 import { formatUser, type ApiUser } from './format-user';
 import { loadProfileData } from './profile-data';
+import { fakeEmailDomain, inaccessibleUser } from './user-access';
 
 export interface ListUsersOptions {
   viewer: User;
+  realm: Pick<Realm, 'stringId'>;
   clientGravatar: boolean;
   includeCustomProfileFields: boolean;
+  /**
+   * Leave out users the viewer cannot access instead of showing them as "Unknown user"
+   * (the `user_list_incomplete` client capability).
+   */
+  omitInaccessible?: boolean;
 }
 
-/** `GET /users`: every user and bot of the viewer's organization, deactivated ones included. */
-export async function listUsers(db: Db, options: ListUsersOptions): Promise<ApiUser[]> {
-  const users = await db.user.findMany({
+/**
+ * `GET /users`: every user and bot of the viewer's organization, deactivated ones included. A guest
+ * restricted by `can_access_all_users_group` gets placeholders for the users they cannot access.
+ */
+export async function listUsers(
+  ctx: { db: Db; config: Pick<Config, 'externalHost'> },
+  options: ListUsersOptions,
+): Promise<ApiUser[]> {
+  const accessible = await accessibleUserIds(ctx.db, options.viewer);
+  const canSee = (user: User) => user.isBot || accessible === null || accessible.has(user.id);
+  const users = await ctx.db.user.findMany({
     where: { realmId: options.viewer.realmId },
     orderBy: { id: 'asc' },
   });
   const profiles = options.includeCustomProfileFields
     ? await loadProfileData(
-        db,
-        users.filter((u) => !u.isBot).map((u) => u.id),
+        ctx.db,
+        users.filter((u) => !u.isBot && canSee(u)).map((u) => u.id),
       )
     : null;
-  return users.map((user) =>
-    formatUser(user, {
-      viewer: options.viewer,
-      clientGravatar: options.clientGravatar,
-      profileData: profiles?.get(user.id),
-    }),
-  );
+  const emailDomain = fakeEmailDomain(options.realm, ctx.config);
+  return users.flatMap((user) => {
+    if (!canSee(user))
+      return options.omitInaccessible ? [] : [inaccessibleUser(user.id, emailDomain)];
+    return [
+      formatUser(user, {
+        viewer: options.viewer,
+        clientGravatar: options.clientGravatar,
+        profileData: profiles?.get(user.id),
+      }),
+    ];
+  });
 }
 
-/** `GET /users/{user_id}`. */
-export async function getUser(db: Db, userId: number, options: ListUsersOptions): Promise<ApiUser> {
+/** `GET /users/{user_id}`; a user the viewer cannot access is refused, as Zulip does. */
+export async function getUser(
+  db: Db,
+  userId: number,
+  options: Omit<ListUsersOptions, 'realm' | 'omitInaccessible'>,
+): Promise<ApiUser> {
   const user = await db.user.findFirst({ where: { id: userId, realmId: options.viewer.realmId } });
   if (!user) throw badRequest('No such user');
+  if (!(await canAccessUser(db, options.viewer, user))) throw insufficientPermission();
   const profiles =
     options.includeCustomProfileFields && !user.isBot ? await loadProfileData(db, [user.id]) : null;
   return formatUser(user, {

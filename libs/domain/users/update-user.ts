@@ -2,7 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../http/errors';
 import type { AppContext } from '../context';
-import { canAdministerUsers, canChangeUserEmails, realmUserAudience } from '../permissions/users';
+import { canAdministerUsers, canChangeUserEmails, usersWhoCanAccess } from '../permissions/users';
 import { setProfileValues, type ProfileDataUpdate } from '../profile-fields/set-values';
 import { changeRole } from './change-role';
 import { isRoleCode, type RoleCode } from './roles';
@@ -44,7 +44,7 @@ export async function updateUser(ctx: AppContext, input: UpdateUserInput): Promi
     await changeRole(ctx, actor, target, input.role as RoleCode);
   }
   await inTransaction(ctx, async (tx, events) => {
-    const audience = await realmUserAudience(tx, realm.id);
+    const audience = await usersWhoCanAccess(tx, target);
     if (fullName !== undefined && fullName !== target.fullName) {
       await tx.user.update({ where: { id: target.id }, data: { fullName } });
       await events.emit(
@@ -52,7 +52,7 @@ export async function updateUser(ctx: AppContext, input: UpdateUserInput): Promi
         {
           type: 'realm_user',
           op: 'update',
-          person: { email: target.email, user_id: target.id, full_name: fullName },
+          person: { user_id: target.id, full_name: fullName },
         },
         audience,
       );
@@ -89,9 +89,8 @@ export async function updateUser(ctx: AppContext, input: UpdateUserInput): Promi
     if (input.profileData) {
       await setProfileValues(ctx, tx, events, {
         realm,
-        userId: target.id,
+        user: target,
         updates: input.profileData,
-        audience,
       });
     }
   });

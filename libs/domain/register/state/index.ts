@@ -5,9 +5,12 @@ import { messageState } from './message';
 import { mutedUsersState } from './muted-users';
 import { presenceState } from './presence';
 import { realmState } from './realm';
+import { realmDomainsState } from './realm-domains';
 import { realmEmojiState } from './realm-emoji';
 import { realmLinkifiersState } from './realm-linkifiers';
+import { realmPlaygroundsState } from './realm-playgrounds';
 import { realmUserState } from './realm-user';
+import { realmUserSettingsDefaultsState } from './realm-user-settings-defaults';
 import { recentPrivateConversationsState } from './recent-private-conversations';
 import { scheduledMessagesState } from './scheduled-messages';
 import { streamState } from './streams';
@@ -34,6 +37,9 @@ export const STATE_PROVIDERS: readonly StateProvider[] = [
   userGroupsState,
   realmEmojiState,
   realmLinkifiersState,
+  realmPlaygroundsState,
+  realmUserSettingsDefaultsState,
+  realmDomainsState,
   alertWordsState,
   customProfileFieldsState,
   draftsState,

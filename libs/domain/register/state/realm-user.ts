@@ -6,11 +6,13 @@ import type { StateProvider } from './types';
 /** `realm_user`: the organization's users, split into active and deactivated, plus the caller's own identity. */
 export const realmUserState: StateProvider = {
   eventTypes: ['realm_user'],
-  async fetch({ ctx, user, params }) {
-    const users = await listUsers(ctx.db, {
+  async fetch({ ctx, user, realm, params, capabilities }) {
+    const users = await listUsers(ctx, {
       viewer: user,
+      realm,
       clientGravatar: params.client_gravatar,
       includeCustomProfileFields: true,
+      omitInaccessible: capabilities.user_list_incomplete,
     });
     return {
       realm_users: users.filter((u) => u.is_active),

@@ -59,6 +59,9 @@ export function realmSettings(
 export const realmState: StateProvider = {
   eventTypes: ['realm'],
   async fetch({ ctx, realm }) {
-    return realmSettings(realm, ctx.config);
+    return {
+      ...realmSettings(realm, ctx.config),
+      max_file_upload_size_mib: ctx.config.maxFileUploadSizeMib,
+    };
   },
 };

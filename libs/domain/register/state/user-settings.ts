@@ -1,8 +1,8 @@
 import { settingValue, USER_SETTING_NAMES } from '../../settings/user-settings';
 import type { StateProvider } from './types';
 
-const AVAILABLE_SOUNDS = ['chime-saved', 'ding', 'zulip'];
-const EMOJISET_CHOICES = [
+export const AVAILABLE_SOUNDS = ['chime-saved', 'ding', 'zulip'];
+export const EMOJISET_CHOICES = [
   { key: 'google', text: 'Google' },
   { key: 'twitter', text: 'Twitter' },
   { key: 'text', text: 'Plain text' },

@@ -1,0 +1,367 @@
+import type { Stream } from '../../../generated/prisma/client';
+import { Role } from '../../../libs/domain/users/roles';
+import {
+  eventsUntil,
+  register,
+  startTestEvents,
+  type TestEvents,
+} from '../../../test/events-factories';
+import {
+  makeBot,
+  makeRealm,
+  makeUser,
+  type TestRealm,
+  type TestUser,
+} from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeChannel, postDirect } from '../../../test/message-factories';
+import { expectOpenApiResponse } from '../../../test/openapi';
+import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+
+/**
+ * `can_access_all_users_group` = role:members: the guest shares #shared with Alice, and nothing
+ * with Bob, so the guest may access Alice but not Bob.
+ */
+let t: TestContext;
+let ev: TestEvents;
+let org: TestRealm;
+let alice: TestUser;
+let bob: TestUser;
+let guest: TestUser;
+let shared: Stream;
+let groupIds: Record<string, number>;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  ev = await startTestEvents(t);
+  org = await makeRealm(t);
+  // No default channels: new users would otherwise all share #general.
+  await t.db.defaultStream.deleteMany({ where: { realmId: org.realm.id } });
+  alice = await makeUser(t, org.realm, { fullName: 'Alice' });
+  bob = await makeUser(t, org.realm, { fullName: 'Bob' });
+  guest = await makeUser(t, org.realm, { role: Role.GUEST, fullName: 'Gus Guest' });
+  shared = await makeChannel(t, org.realm, { subscribers: [alice.user, guest.user] });
+  const groups = await t.db.userGroup.findMany({
+    where: { realmId: org.realm.id, isSystemGroup: true },
+    select: { id: true, name: true },
+  });
+  groupIds = Object.fromEntries(groups.map((g) => [g.name ?? '', g.id]));
+});
+afterAll(async () => {
+  await ev.stop();
+  await t.close();
+});
+
+const call = (
+  method: 'get' | 'patch' | 'post' | 'delete',
+  path: string,
+  auth: string,
+  form?: Record<string, string | number | boolean>,
+) => api(t, org.host, method, path, auth, form);
+
+const setAccessGroup = (auth: string, value: unknown, old?: unknown) =>
+  call('patch', '/realm', auth, {
+    can_access_all_users_group: JSON.stringify(
+      old === undefined ? { new: value } : { new: value, old },
+    ),
+  });
+
+/** Checks one event (as the outbox holds it) against the documented `GET /events` events. */
+const expectDocumentedEvent = (event: object) =>
+  expectOpenApiResponse('/events', 'get', {
+    result: 'success',
+    msg: '',
+    queue_id: 'q',
+    events: [{ id: 0, ...event }],
+  });
+
+const unknownUser = (userId: number) => ({
+  email: `user${userId}@${org.host}`,
+  user_id: userId,
+  avatar_version: 1,
+  is_admin: false,
+  is_owner: false,
+  is_guest: false,
+  role: Role.MEMBER,
+  is_bot: false,
+  full_name: 'Unknown user',
+  timezone: '',
+  is_active: true,
+  date_joined: '1970-01-01T00:00:00+00:00',
+  delivery_email: null,
+  avatar_url: '/static/images/unknown-user-avatar.png',
+  profile_data: {},
+});
+
+describe('PATCH /realm can_access_all_users_group', () => {
+  it('accepts only the role:everyone and role:members system groups', async () => {
+    const named = await call('post', '/user_groups/create', org.owner.auth, {
+      name: 'Helpers',
+      description: '',
+      members: JSON.stringify([alice.user.id]),
+    });
+    expect(named.status).toBe(200);
+    const refusals: [unknown, string][] = [
+      [groupIds['role:administrators'], "setting cannot be set to 'role:administrators' group."],
+      [groupIds['role:internet'], "setting cannot be set to 'role:internet' group."],
+      [
+        { direct_members: [], direct_subgroups: [] },
+        "setting cannot be set to 'role:nobody' group.",
+      ],
+      [named.body.group_id, 'must be a system user group.'],
+      [{ direct_members: [alice.user.id], direct_subgroups: [] }, 'must be a system user group.'],
+    ];
+    for (const [value, msg] of refusals) {
+      const res = await setAccessGroup(org.owner.auth, value);
+      expect(res.body).toEqual({
+        result: 'error',
+        code: 'BAD_REQUEST',
+        msg: `'can_access_all_users_group' ${msg}`,
+      });
+    }
+    expect((await setAccessGroup(org.owner.auth, 987654)).body.msg).toBe('Invalid user group');
+    const stale = await setAccessGroup(
+      org.owner.auth,
+      groupIds['role:members'],
+      groupIds['role:members'],
+    );
+    expect(stale.body.msg).toBe("'old' value does not match the expected value.");
+    const member = await setAccessGroup(alice.auth, groupIds['role:members']);
+    expect(member.body.msg).toBe('Must be an organization administrator');
+    const realm = await t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } });
+    expect(realm.canAccessAllUsersGroupId).toBe(groupIds['role:everyone']);
+  });
+
+  it('changes the setting with a realm update_dict event and shows it at registration', async () => {
+    const mark = await outboxMark(t);
+    const res = await setAccessGroup(
+      org.owner.auth,
+      { direct_members: [], direct_subgroups: [groupIds['role:members']] },
+      groupIds['role:everyone'],
+    );
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    const events = await eventsAfter(t, mark);
+    expect(events.map((e) => e.event)).toEqual([
+      {
+        type: 'realm',
+        op: 'update_dict',
+        property: 'default',
+        data: { can_access_all_users_group: groupIds['role:members'] },
+      },
+    ]);
+    expect(events[0].users).toContain(guest.user.id);
+    const again = await outboxMark(t);
+    expect((await setAccessGroup(org.owner.auth, groupIds['role:members'])).status).toBe(200);
+    expect(await eventsAfter(t, again)).toEqual([]);
+    const state = await register(t, org.host, guest.auth, {
+      fetch_event_types: JSON.stringify(['realm']),
+    });
+    expect(state.realm_can_access_all_users_group).toBe(groupIds['role:members']);
+  });
+});
+
+describe('a guest restricted to users they share a conversation with', () => {
+  it('lists inaccessible users as "Unknown user" placeholders in GET /users', async () => {
+    const bot = await makeBot(t, org.realm, bob.user);
+    const res = await call('get', '/users', guest.auth);
+    expect(res.status).toBe(200);
+    expectOpenApiResponse('/users', 'get', res.body);
+    const byId = new Map((res.body.members as { user_id: number }[]).map((u) => [u.user_id, u]));
+    expect(byId.get(bob.user.id)).toEqual(unknownUser(bob.user.id));
+    expect(byId.get(org.owner.user.id)).toEqual(unknownUser(org.owner.user.id));
+    expect(byId.get(alice.user.id)).toMatchObject({ full_name: 'Alice', email: alice.email });
+    expect(byId.get(guest.user.id)).toMatchObject({ full_name: 'Gus Guest' });
+    // Bots are always accessible.
+    expect(byId.get(bot.user.id)).toMatchObject({ is_bot: true, bot_owner_id: bob.user.id });
+
+    const seenByMember = await call('get', '/users', alice.auth);
+    const bobForAlice = (seenByMember.body.members as { user_id: number }[]).find(
+      (u) => u.user_id === bob.user.id,
+    );
+    expect(bobForAlice).toMatchObject({ full_name: 'Bob', email: bob.email });
+  });
+
+  it('refuses GET /users/{id} for an inaccessible user', async () => {
+    const refused = await call('get', `/users/${bob.user.id}`, guest.auth);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'Insufficient permission',
+    });
+    const byEmail = await call('get', `/users/${encodeURIComponent(bob.email)}`, guest.auth);
+    expect(byEmail.body.msg).toBe('Insufficient permission');
+    const allowed = await call('get', `/users/${alice.user.id}`, guest.auth);
+    expect(allowed.status).toBe(200);
+    expectOpenApiResponse('/users/{user_id}', 'get', allowed.body);
+    expect(allowed.body.user).toMatchObject({ user_id: alice.user.id, full_name: 'Alice' });
+  });
+
+  it('shows placeholders in realm_users, or leaves them out with user_list_incomplete', async () => {
+    const state = await register(t, org.host, guest.auth, {
+      fetch_event_types: JSON.stringify(['realm_user']),
+    });
+    expectOpenApiResponse('/register', 'post', state);
+    const users = state.realm_users as { user_id: number }[];
+    expect(users.find((u) => u.user_id === bob.user.id)).toEqual(unknownUser(bob.user.id));
+    const incomplete = await register(t, org.host, guest.auth, {
+      fetch_event_types: JSON.stringify(['realm_user']),
+      client_capabilities: JSON.stringify({ user_list_incomplete: true }),
+    });
+    const ids = (incomplete.realm_users as { user_id: number }[]).map((u) => u.user_id);
+    expect(ids).toContain(alice.user.id);
+    expect(ids).toContain(guest.user.id);
+    expect(ids).not.toContain(bob.user.id);
+  });
+
+  it("delivers Alice's name change to the guest's queue but not Bob's", async () => {
+    const queue = await register(t, org.host, guest.auth, {
+      event_types: JSON.stringify(['realm_user']),
+    });
+    for (const [who, name] of [
+      [bob, 'Bob Renamed'],
+      [alice, 'Alice Renamed'],
+    ] as const) {
+      const res = await call('patch', `/users/${who.user.id}`, org.owner.auth, { full_name: name });
+      expect(res.status).toBe(200);
+    }
+    const got = await eventsUntil(ev, org.host, guest.auth, queue.queue_id, (e) => e.length > 0);
+    expect(got.map((e) => e.person)).toEqual([
+      { user_id: alice.user.id, full_name: 'Alice Renamed' },
+    ]);
+    expectOpenApiResponse('/events', 'get', { result: 'success', msg: '', events: got });
+  });
+
+  it('sends every realm_user update about Bob only to those who can access him', async () => {
+    const field = await call('post', '/realm/profile_fields', org.owner.auth, {
+      name: 'Team',
+      field_type: 1,
+    });
+    expect(field.status).toBe(200);
+    const mark = await outboxMark(t);
+    await call('patch', '/settings', bob.auth, { full_name: 'Bobby', timezone: 'Europe/Paris' });
+    await call('patch', `/users/${bob.user.id}`, org.owner.auth, {
+      role: Role.MODERATOR,
+      profile_data: JSON.stringify([{ id: field.body.id, value: 'Ops' }]),
+    });
+    await call('patch', '/users/me/profile_data', bob.auth, {
+      data: JSON.stringify([{ id: field.body.id, value: 'Infra' }]),
+    });
+    const aboutBob = (await eventsAfter(t, mark)).filter(
+      (e) =>
+        e.event.type === 'realm_user' &&
+        (e.event.person as { user_id: number }).user_id === bob.user.id,
+    );
+    expect(aboutBob.map((e) => Object.keys(e.event.person as object).sort())).toEqual(
+      expect.arrayContaining([
+        ['full_name', 'user_id'],
+        ['email', 'timezone', 'user_id'],
+        ['role', 'user_id'],
+        ['custom_profile_field', 'user_id'],
+      ]),
+    );
+    expect(aboutBob.length).toBeGreaterThanOrEqual(5);
+    for (const e of aboutBob) {
+      expect(e.users).toContain(alice.user.id);
+      expect(e.users).not.toContain(guest.user.id);
+    }
+  });
+
+  it('gives the guest access through a direct-message conversation', async () => {
+    const carol = await makeUser(t, org.realm, { fullName: 'Carol' });
+    const before = await call('get', `/users/${carol.user.id}`, guest.auth);
+    expect(before.body.msg).toBe('Insufficient permission');
+    await postDirect(t, org.realm, carol.user, [guest.user], 'hello');
+    const after = await call('get', `/users/${carol.user.id}`, guest.auth);
+    expect(after.body.user).toMatchObject({ full_name: 'Carol' });
+    const mark = await outboxMark(t);
+    await call('patch', `/users/${carol.user.id}`, org.owner.auth, { full_name: 'Caroline' });
+    const [event] = await eventsAfter(t, mark);
+    expect(event.users).toContain(guest.user.id);
+  });
+
+  it('tells the guest about a new user with a placeholder', async () => {
+    const mark = await outboxMark(t);
+    const dan = await makeUser(t, org.realm, { fullName: 'Dan' });
+    const adds = (await eventsAfter(t, mark)).filter((e) => e.event.op === 'add');
+    const forGuest = adds.filter((e) => e.users.includes(guest.user.id));
+    expect(forGuest.map((e) => e.event)).toEqual([
+      { type: 'realm_user', op: 'add', person: unknownUser(dan.user.id) },
+    ]);
+    expect(forGuest[0].users).toEqual([guest.user.id]);
+    expectDocumentedEvent(forGuest[0].event);
+    const real = adds.find((e) => e.users.includes(alice.user.id));
+    expect(real?.event.person).toMatchObject({ user_id: dan.user.id, full_name: 'Dan' });
+  });
+
+  it('sends deactivation only to users who can access the user', async () => {
+    const mark = await outboxMark(t);
+    const res = await call('delete', `/users/${bob.user.id}`, org.owner.auth);
+    expect(res.status).toBe(200);
+    const [update] = await eventsAfter(t, mark);
+    expect(update.event).toEqual({
+      type: 'realm_user',
+      op: 'update',
+      person: { user_id: bob.user.id, is_active: false },
+    });
+    expect(update.users).toContain(alice.user.id);
+    expect(update.users).not.toContain(guest.user.id);
+    const subs = await t.db.subscription.findMany({ where: { userId: bob.user.id } });
+    expect(subs.every((s) => !s.isUserActive)).toBe(true);
+  });
+
+  it('removes a user deactivated while sharing only a channel, and restores on reactivation', async () => {
+    const erin = await makeUser(t, org.realm, { fullName: 'Erin' });
+    await t.db.subscription.create({
+      data: { userId: erin.user.id, recipientId: shared.recipientId! },
+    });
+    const mark = await outboxMark(t);
+    await call('delete', `/users/${erin.user.id}`, org.owner.auth);
+    const events = await eventsAfter(t, mark);
+    expect(events.map((e) => e.event)).toEqual([
+      { type: 'realm_user', op: 'update', person: { user_id: erin.user.id, is_active: false } },
+      {
+        type: 'realm_user',
+        op: 'remove',
+        person: { user_id: erin.user.id, full_name: 'Unknown user' },
+      },
+    ]);
+    expect(events[0].users).not.toContain(guest.user.id);
+    expect(events[1].users).toEqual([guest.user.id]);
+    for (const e of events) expectDocumentedEvent(e.event);
+    const listed = await call('get', '/users', guest.auth);
+    const erinForGuest = (listed.body.members as { user_id: number }[]).find(
+      (u) => u.user_id === erin.user.id,
+    );
+    expect(erinForGuest).toEqual(unknownUser(erin.user.id));
+
+    const back = await outboxMark(t);
+    await call('post', `/users/${erin.user.id}/reactivate`, org.owner.auth);
+    const [reactivated] = await eventsAfter(t, back);
+    expect(reactivated.event).toEqual({
+      type: 'realm_user',
+      op: 'update',
+      person: { user_id: erin.user.id, is_active: true },
+    });
+    expect(reactivated.users).toContain(guest.user.id);
+  });
+});
+
+describe('with can_access_all_users_group = role:everyone', () => {
+  it('lets the guest access everyone', async () => {
+    expect((await setAccessGroup(org.owner.auth, groupIds['role:everyone'])).status).toBe(200);
+    const res = await call('get', '/users', guest.auth);
+    const names = (res.body.members as { full_name: string }[]).map((u) => u.full_name);
+    expect(names).not.toContain('Unknown user');
+    expect((await call('get', `/users/${bob.user.id}`, guest.auth)).status).toBe(200);
+    const mark = await outboxMark(t);
+    await call('patch', `/users/${alice.user.id}`, org.owner.auth, { full_name: 'Alice Again' });
+    await makeUser(t, org.realm, { fullName: 'Frank' });
+    const events = await eventsAfter(t, mark);
+    expect(events.every((e) => e.users.includes(guest.user.id))).toBe(true);
+    expect(events.map((e) => (e.event.person as { full_name: string }).full_name)).toEqual([
+      'Alice Again',
+      'Frank',
+    ]);
+  });
+});

@@ -1,0 +1,158 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Role } from '../../../libs/domain/users/roles';
+import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { expectOpenApiResponse } from '../../../test/openapi';
+import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../../..');
+
+let t: TestContext;
+let org: TestRealm;
+let creator: TestUser;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  org = await makeRealm(t);
+  creator = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+  await t.db.user.update({ where: { id: creator.user.id }, data: { canCreateUsers: true } });
+});
+afterAll(() => t.close());
+
+const create = (auth: string, form: Record<string, string>) =>
+  api(t, org.host, 'post', '/users', auth, form);
+
+const NEW = { email: 'newbie@example.com', password: 'a long password', full_name: 'New Bie' };
+
+describe('POST /users', () => {
+  it('creates a member who can log in with the password, and tells the organization', async () => {
+    const mark = await outboxMark(t);
+    const res = await create(creator.auth, NEW);
+    expect(res.status).toBe(200);
+    expectOpenApiResponse('/users', 'post', res.body);
+    const user = await t.db.user.findUniqueOrThrow({ where: { id: res.body.user_id as number } });
+    expect(user).toMatchObject({
+      realmId: org.realm.id,
+      deliveryEmail: 'newbie@example.com',
+      fullName: 'New Bie',
+      role: Role.MEMBER,
+      isBot: false,
+      canCreateUsers: false,
+    });
+    const login = await api(t, org.host, 'post', '/fetch_api_key', null, {
+      username: NEW.email,
+      password: NEW.password,
+    });
+    expect(login.status).toBe(200);
+    expect(login.body.user_id).toBe(user.id);
+    const added = (await eventsAfter(t, mark)).find((e) => e.event.type === 'realm_user');
+    expect(added?.event).toMatchObject({ op: 'add', person: { user_id: user.id } });
+    expect(added?.users).toContain(org.owner.user.id);
+  });
+
+  it('needs an administrator holding can_create_users', async () => {
+    for (const role of [Role.MEMBER, Role.GUEST, Role.MODERATOR]) {
+      const actor = await makeUser(t, org.realm, { role });
+      const res = await create(actor.auth, { ...NEW, email: 'nope@example.com' });
+      expect(res.body).toEqual({
+        result: 'error',
+        code: 'BAD_REQUEST',
+        msg: 'Must be an organization administrator',
+      });
+    }
+    // The owner without the server-level permission is refused too.
+    const res = await create(org.owner.auth, { ...NEW, email: 'nope@example.com' });
+    expect(res.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'User not authorized to create users',
+    });
+    expect(await t.db.user.count({ where: { deliveryEmail: 'nope@example.com' } })).toBe(0);
+  });
+
+  it("refuses bad names and addresses, weak passwords and addresses in use, in Zulip's words", async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ full_name: '' }, 'Name too short!'],
+      [{ full_name: 'x'.repeat(101) }, 'Name too long!'],
+      [{ full_name: 'Bad *name*' }, 'Invalid characters in name!'],
+      [{ email: 'not-an-address' }, 'Bad name or username'],
+      [{ email: 'other@example.com', password: 'abc' }, 'The password is too weak.'],
+      [{ email: NEW.email.toUpperCase() }, "Email 'newbie@example.com' already in use"],
+      [{ email: creator.email }, `Email '${creator.email}' already in use`],
+    ];
+    for (const [form, msg] of cases) {
+      const res = await create(creator.auth, { ...NEW, ...form });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg });
+    }
+    const missing = await api(t, org.host, 'post', '/users', creator.auth, {
+      email: 'x@example.com',
+      full_name: 'X',
+    });
+    expect(missing.body).toMatchObject({ code: 'REQUEST_VARIABLE_MISSING', var_name: 'password' });
+  });
+
+  it("applies the organization's address rules", async () => {
+    await t.db.realm.update({
+      where: { id: org.realm.id },
+      data: { emailsRestrictedToDomains: true },
+    });
+    await t.db.realmDomain.create({ data: { realmId: org.realm.id, domain: 'acme.example' } });
+    const outside = await create(creator.auth, { ...NEW, email: 'someone@elsewhere.example' });
+    expect(outside.body.msg).toBe(
+      "Email 'someone@elsewhere.example' not allowed in this organization",
+    );
+    const plus = await create(creator.auth, { ...NEW, email: 'a+b@acme.example' });
+    expect(plus.body.msg).toBe('Email addresses containing + are not allowed.');
+    expect((await create(creator.auth, { ...NEW, email: 'inside@acme.example' })).status).toBe(200);
+    await t.db.realm.update({
+      where: { id: org.realm.id },
+      data: { emailsRestrictedToDomains: false, disallowDisposableEmailAddresses: true },
+    });
+    const disposable = await create(creator.auth, { ...NEW, email: 'x@mailinator.com' });
+    expect(disposable.body.msg).toBe(
+      'Disposable email addresses are not allowed in this organization',
+    );
+  });
+
+  it('is granted and revoked by the operator with grant-create-users', async () => {
+    const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+    const cli = async (...args: string[]) => {
+      const { stdout } = await run(
+        path.join(ROOT, 'node_modules/.bin/tsx'),
+        [
+          'apps/cli/main.ts',
+          'grant-create-users',
+          '--realm',
+          org.realm.stringId,
+          ...args,
+          '--json',
+        ],
+        {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            DATABASE_URL: t.config.databaseUrl,
+            REDIS_URL: t.config.redisUrl,
+            REDIS_PREFIX: t.config.redisPrefix,
+            EXTERNAL_HOST: t.config.externalHost,
+          },
+        },
+      );
+      return JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+    };
+    const granted = await cli('--user', admin.email);
+    expect(granted).toMatchObject({ id: admin.user.id, can_create_users: true });
+    expect(granted.api_key).toBe(admin.apiKey);
+    const ok = await create(admin.auth, { ...NEW, email: 'granted@example.com' });
+    expect(ok.status).toBe(200);
+    expect(await cli('--user', String(admin.user.id), '--revoke')).toMatchObject({
+      can_create_users: false,
+    });
+    const refused = await create(admin.auth, { ...NEW, email: 'revoked@example.com' });
+    expect(refused.body.msg).toBe('User not authorized to create users');
+  });
+});

@@ -1,0 +1,189 @@
+/**
+ * Re-poll benchmark (not a test): `npx tsx bench/events-repoll.ts`.
+ *
+ * Clients re-poll right after each answer, so a message to a big channel is followed by a poll
+ * from every recipient at once. This starts one `events` process, keeps BENCH_RECIPIENTS clients
+ * (each its own account and queue) long-polling in a loop, sends BENCH_MESSAGES channel messages
+ * one at a time, and times send -> every recipient has its answer and is waiting again. It does
+ * so twice: with the events tier checking each poll's credentials in PostgreSQL
+ * (EVENTS_AUTH_CACHE_SECONDS=0) and with the default cache (10 s).
+ */
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { loadConfig, type Config } from '../libs/config';
+import { applyMigrations } from '../libs/db/migrate';
+import { sendMessage } from '../libs/domain/messages/send-message';
+import { hashApiKey } from '../libs/domain/users/api-keys';
+import { QueueStore } from '../libs/events/queue-store';
+import { DEFAULT_CAPABILITIES } from '../libs/events/types';
+import { createAppContext } from '../libs/runtime/context';
+import { databaseUrl, dropDatabase, withAdminClient } from '../test/databases';
+import { makeRealm, makeUser, type TestRealm } from '../test/factories';
+import { basicAuth } from '../test/harness';
+import { makeChannel } from '../test/message-factories';
+import { startTier } from '../test/multiprocess/processes';
+
+const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 2000);
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+type Ctx = ReturnType<typeof createAppContext>;
+
+interface Client {
+  auth: string;
+  queueId: string;
+  lastEventId: number;
+  received: number;
+}
+
+async function main() {
+  const suffix = randomBytes(4).toString('hex');
+  const dbName = `chat_bench_${suffix}`;
+  await withAdminClient((c) => c.query(`CREATE DATABASE "${dbName}"`));
+  await applyMigrations(databaseUrl(dbName));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl(dbName),
+    REDIS_PREFIX: `bench:${suffix}:`,
+    EXTERNAL_HOST: 'chat.test',
+    BCRYPT_ROUNDS: '4',
+    LOG_LEVEL: 'error',
+  });
+  const ctx = createAppContext(config, { maxConnections: 10 });
+  const rows: string[] = [];
+  try {
+    const org = await makeRealm(ctx);
+    const sender = await makeUser(ctx, org.realm, { fullName: 'Sender' });
+    const recipients = await bulkUsers(ctx, org.realm.id, RECIPIENTS);
+    const channel = await makeChannel(ctx, org.realm, {
+      name: 'everyone',
+      subscribers: [sender.user],
+    });
+    await ctx.db.subscription.createMany({
+      data: recipients.map((r) => ({
+        userId: r.id,
+        recipientId: channel.recipientId!,
+        color: '#c2c2c2',
+      })),
+    });
+    for (const cacheSeconds of ['0', '10']) {
+      const times = await round(ctx, config, org, cacheSeconds, recipients, async (m) => {
+        await sendMessage(ctx, {
+          sender: sender.user,
+          realm: org.realm,
+          type: 'stream',
+          to: channel.id,
+          topic: 'bench',
+          content: `message ${m}`,
+          clientName: 'bench',
+        });
+      });
+      times.sort((a, b) => a - b);
+      rows.push(
+        `| EVENTS_AUTH_CACHE_SECONDS=${cacheSeconds}, ${RECIPIENTS.toLocaleString('en-US')} recipients | median ${times[Math.floor(times.length / 2)].toFixed(0)} ms | max ${times[times.length - 1].toFixed(0)} ms |`,
+      );
+    }
+  } finally {
+    const keys = await ctx.redis.keys(`${config.redisPrefix}*`);
+    for (let i = 0; i < keys.length; i += 1000) await ctx.redis.del(...keys.slice(i, i + 1000));
+    await ctx.close();
+    await withAdminClient((c) => dropDatabase(c, dbName));
+  }
+  process.stdout.write(`${rows.join('\n')}\n`);
+}
+
+/** One events process; returns, per message, send -> every client answered and polling again. */
+async function round(
+  ctx: Ctx,
+  config: Config,
+  org: TestRealm,
+  cacheSeconds: string,
+  recipients: { id: number; auth: string }[],
+  send: (m: number) => Promise<void>,
+): Promise<number[]> {
+  const events = await startTier('events', config, {
+    EVENTS_AUTH_CACHE_SECONDS: cacheSeconds,
+    HEARTBEAT_SECONDS: '600',
+  });
+  const store = new QueueStore(ctx.redis, config.redisPrefix, config.eventQueueIdleSeconds);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  let running = true;
+  const clients: Client[] = [];
+  for (const r of recipients) {
+    const queue = await store.create({
+      userId: r.id,
+      realmId: org.realm.id,
+      eventTypes: ['message'],
+      narrow: [],
+      allPublicStreams: false,
+      applyMarkdown: true,
+      clientGravatar: false,
+      slimPresence: false,
+      capabilities: DEFAULT_CAPABILITIES,
+      client: 'bench',
+    });
+    clients.push({ auth: r.auth, queueId: queue.id, lastEventId: -1, received: 0 });
+  }
+  const pollLoop = (client: Client) => {
+    if (!running) return;
+    const req = http.get(
+      `${events.url}/api/v1/events?queue_id=${client.queueId}&last_event_id=${client.lastEventId}`,
+      { agent, headers: { Host: org.host, Authorization: client.auth } },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => {
+          const parsed = JSON.parse(body) as { events?: { id: number; type: string }[] };
+          for (const e of parsed.events ?? []) {
+            client.lastEventId = Math.max(client.lastEventId, e.id);
+            if (e.type === 'message') client.received++;
+          }
+          pollLoop(client);
+        });
+      },
+    );
+    req.on('error', () => undefined);
+  };
+  const polls = async () =>
+    ((await (await fetch(`${events.url}/health`)).json()) as { polls: number }).polls;
+  const allWaiting = async () => {
+    while ((await polls()) < clients.length) await sleep(2);
+  };
+  try {
+    for (const client of clients) pollLoop(client);
+    await allWaiting();
+    const times: number[] = [];
+    for (let m = 1; m <= MESSAGES; m++) {
+      await sleep(1000);
+      const started = performance.now();
+      await send(m);
+      while (clients.some((c) => c.received < m)) await sleep(2);
+      await allWaiting();
+      times.push(performance.now() - started);
+    }
+    return times;
+  } finally {
+    running = false;
+    agent.destroy();
+    await events.stop();
+  }
+}
+
+/** Inserts `count` member accounts with known API keys in one statement. */
+async function bulkUsers(ctx: Ctx, realmId: number, count: number) {
+  const keys = Array.from({ length: count }, () => randomBytes(16).toString('hex'));
+  const rows = keys.map((key, i) => ({
+    realmId,
+    email: `r${i}@bench.test`,
+    deliveryEmail: `r${i}@bench.test`,
+    fullName: `Recipient ${i}`,
+    apiKeyHash: hashApiKey(key),
+    apiKeyCiphertext: '',
+  }));
+  const created = await ctx.db.user.createManyAndReturn({ data: rows, select: { id: true } });
+  return created.map((u, i) => ({ id: u.id, auth: basicAuth(rows[i].email, keys[i]) }));
+}
+
+void main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

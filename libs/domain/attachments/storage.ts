@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Config } from '../../config';
+
+/**
+ * Uploaded files live on local disk under the uploads directory that custom emoji use, in a
+ * `files/` tree keyed by path ID (as Zulip's LOCAL_UPLOADS_DIR does), apart from the
+ * `<realm_id>/emoji/` trees.
+ */
+export const storedFilePath = (config: Pick<Config, 'uploadsDir'>, pathId: string) =>
+  path.join(config.uploadsDir, 'files', ...pathId.split('/'));
+
+/** Where multipart parsing spools a file before it is checked and moved into place. */
+export const spoolDir = (config: Pick<Config, 'uploadsDir'>) => path.join(config.uploadsDir, 'tmp');
+
+/**
+ * Zulip's sanitize_name: safe on disk and in a URL. Unicode letters and digits stay; other
+ * characters but `.`, `-` and `_` go; runs of spaces and dashes become one dash.
+ */
+export function sanitizeFileName(name: string): string {
+  const value = name
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N}_\s.-]/gu, '')
+    .trim()
+    .replace(/[-\s]+/gu, '-');
+  return value === '' || value === '.' || value === '..' ? 'uploaded-file' : value;
+}
+
+/** `<realm_id>/<random>/<sanitized name>`: unguessable, and the URL still ends in the name. */
+export const newPathId = (realmId: number, fileName: string) =>
+  `${realmId}/${randomBytes(18).toString('base64url')}/${sanitizeFileName(fileName)}`;
+
+export const uploadUrl = (pathId: string) => `/user_uploads/${pathId}`;
+
+/** Types a browser may show inline (Zulip's INLINE_MIME_TYPES); anything else downloads. */
+export const INLINE_MIME_TYPES = new Set([
+  'application/pdf',
+  'audio/aac',
+  'audio/flac',
+  'audio/mp4',
+  'audio/mpeg',
+  'audio/wav',
+  'audio/webm',
+  'image/apng',
+  'image/avif',
+  'image/gif',
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'text/plain',
+  'video/mp4',
+  'video/webm',
+]);

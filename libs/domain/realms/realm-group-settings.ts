@@ -1,0 +1,91 @@
+import type { Realm } from '../../../generated/prisma/client';
+import type { Tx } from '../../db/client';
+import type { EventSink } from '../../events/outbox';
+import { badRequest } from '../../http/errors';
+import {
+  applyGroupSettingUpdate,
+  type GroupSettingUpdate,
+  type GroupSettingValue,
+} from '../groups/group-setting-value';
+
+/**
+ * Organization group settings `PATCH /realm` changes (update form `{new, old}`), each stored in the
+ * Realm column named. `allowedSystemGroups`: the setting takes only these system groups (Zulip's
+ * require_system_group with allowed_system_groups).
+ */
+const REALM_GROUP_SETTINGS = {
+  can_access_all_users_group: {
+    column: 'canAccessAllUsersGroupId',
+    allowedSystemGroups: ['role:everyone', 'role:members'],
+  },
+} as const;
+
+type RealmGroupSettingName = keyof typeof REALM_GROUP_SETTINGS;
+export type RealmGroupSettingChanges = Partial<Record<RealmGroupSettingName, GroupSettingUpdate>>;
+
+export const REALM_GROUP_SETTING_NAMES = Object.keys(
+  REALM_GROUP_SETTINGS,
+) as RealmGroupSettingName[];
+
+/**
+ * The named group a value stands for: Zulip reads an anonymous value of one subgroup as that
+ * group and an empty one as `role:nobody`; null for a true anonymous group.
+ */
+function namedGroupOf(value: GroupSettingValue): { id: number } | { name: string } | null {
+  if (typeof value === 'number') return { id: value };
+  if (value.direct_members.length > 0 || value.direct_subgroups.length > 1) return null;
+  return value.direct_subgroups.length === 1
+    ? { id: value.direct_subgroups[0] }
+    : { name: 'role:nobody' };
+}
+
+/** Refuses anything but one of `allowed` system groups, with Zulip's wording. */
+async function checkSystemGroup(
+  tx: Tx,
+  realmId: number,
+  name: string,
+  allowed: readonly string[],
+  value: GroupSettingValue,
+): Promise<void> {
+  const ref = namedGroupOf(value);
+  if (!ref) throw badRequest(`'${name}' must be a system user group.`);
+  const group = await tx.userGroup.findFirst({
+    where: { ...ref, realmId, named: true },
+    select: { name: true, isSystemGroup: true },
+  });
+  if (!group) throw badRequest('Invalid user group');
+  if (!group.isSystemGroup) throw badRequest(`'${name}' must be a system user group.`);
+  if (!allowed.includes(group.name ?? '')) {
+    throw badRequest(`'${name}' setting cannot be set to '${group.name}' group.`);
+  }
+}
+
+/**
+ * Applies group-setting changes inside `updateRealm`'s transaction: one `realm` update_dict event
+ * per setting whose value changes.
+ */
+export async function applyRealmGroupSettings(
+  tx: Tx,
+  events: EventSink,
+  input: { realm: Realm; changes: RealmGroupSettingChanges; audience: number[] },
+): Promise<void> {
+  for (const name of REALM_GROUP_SETTING_NAMES) {
+    const update = input.changes[name];
+    if (update === undefined) continue;
+    const setting = REALM_GROUP_SETTINGS[name];
+    await checkSystemGroup(tx, input.realm.id, name, setting.allowedSystemGroups, update.new);
+    const current = input.realm[setting.column];
+    if (current === null) throw new Error(`realm ${input.realm.id} has no ${name}`);
+    const changed = await applyGroupSettingUpdate(tx, input.realm.id, name, current, update);
+    if (!changed) continue;
+    await tx.realm.update({
+      where: { id: input.realm.id },
+      data: { [setting.column]: changed.groupId },
+    });
+    await events.emit(
+      input.realm.id,
+      { type: 'realm', op: 'update_dict', property: 'default', data: { [name]: changed.value } },
+      input.audience,
+    );
+  }
+}

@@ -1,0 +1,9 @@
+import { listPlaygrounds } from '../../playgrounds/playgrounds';
+import type { StateProvider } from './types';
+
+export const realmPlaygroundsState: StateProvider = {
+  eventTypes: ['realm_playgrounds'],
+  async fetch({ ctx, realm }) {
+    return { realm_playgrounds: await listPlaygrounds(ctx.db, realm.id) };
+  },
+};

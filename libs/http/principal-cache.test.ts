@@ -1,0 +1,65 @@
+import type { Request } from 'express';
+import { makeRealm, makeUser, type TestRealm } from '../../test/factories';
+import { startTestContext, type TestContext } from '../../test/harness';
+import { PrincipalCache } from './principal-cache';
+
+let t: TestContext;
+let org: TestRealm;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  org = await makeRealm(t);
+});
+afterAll(() => t.close());
+
+const pollRequest = (authorization: string) =>
+  ({ headers: { host: org.host, authorization } }) as unknown as Request;
+
+const deactivate = (id: number, isActive: boolean) =>
+  t.db.user.update({ where: { id }, data: { isActive } });
+
+describe('PrincipalCache', () => {
+  it('trusts a checked credential for its lifetime, then checks again', async () => {
+    const user = await makeUser(t, org.realm);
+    const cache = new PrincipalCache(0.5);
+    const first = await cache.authenticate(t, pollRequest(user.auth));
+    expect(first.user.id).toBe(user.user.id);
+    await deactivate(user.user.id, false);
+    expect((await cache.authenticate(t, pollRequest(user.auth))).user.id).toBe(user.user.id);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await expect(cache.authenticate(t, pollRequest(user.auth))).rejects.toMatchObject({
+      code: 'USER_DEACTIVATED',
+    });
+  });
+
+  it('never keeps a refusal: a reactivated account polls again at once', async () => {
+    const user = await makeUser(t, org.realm);
+    const cache = new PrincipalCache(60);
+    await deactivate(user.user.id, false);
+    await expect(cache.authenticate(t, pollRequest(user.auth))).rejects.toMatchObject({
+      code: 'USER_DEACTIVATED',
+    });
+    await deactivate(user.user.id, true);
+    expect((await cache.authenticate(t, pollRequest(user.auth))).user.id).toBe(user.user.id);
+  });
+
+  it('keys on the whole credential: another key for the same email is checked', async () => {
+    const user = await makeUser(t, org.realm);
+    const cache = new PrincipalCache(60);
+    await cache.authenticate(t, pollRequest(user.auth));
+    const wrongKey = `Basic ${Buffer.from(`${user.user.email}:${'x'.repeat(32)}`).toString('base64')}`;
+    await expect(cache.authenticate(t, pollRequest(wrongKey))).rejects.toMatchObject({
+      code: 'INVALID_API_KEY',
+    });
+  });
+
+  it('checks every time when its lifetime is zero', async () => {
+    const user = await makeUser(t, org.realm);
+    const cache = new PrincipalCache(0);
+    await cache.authenticate(t, pollRequest(user.auth));
+    await deactivate(user.user.id, false);
+    await expect(cache.authenticate(t, pollRequest(user.auth))).rejects.toMatchObject({
+      code: 'USER_DEACTIVATED',
+    });
+  });
+});

@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import type { Request } from 'express';
+import type { AppContext } from '../domain/context';
+import { authenticate, type Principal } from './auth';
+
+interface Entry {
+  principal: Promise<Principal>;
+  expires: number;
+}
+
+/**
+ * The event-queue tier's memory of who a credential belongs to. Clients re-poll after every event
+ * they receive, so one message to a large channel is followed by a poll from each recipient;
+ * without this each of those polls costs two PostgreSQL queries. Only successful lookups are
+ * kept, for `ttlSeconds`: a deactivated account or a replaced API key keeps polling (and only
+ * polling) for at most that long. Concurrent polls with one credential share one lookup.
+ */
+export class PrincipalCache {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly ttlSeconds: number,
+    private readonly maxEntries = 100_000,
+  ) {}
+
+  authenticate(ctx: AppContext, req: Request): Promise<Principal> {
+    if (this.ttlSeconds <= 0) return authenticate(ctx, req);
+    const key = createHash('sha256')
+      .update(`${req.headers.host ?? ''}\n${req.headers.authorization ?? ''}`)
+      .digest('base64');
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit && hit.expires > now) return hit.principal;
+    const principal = authenticate(ctx, req);
+    this.entries.delete(key);
+    // Map iteration is insertion order: the first key is the least recently stored.
+    if (this.entries.size >= this.maxEntries) {
+      this.entries.delete(this.entries.keys().next().value as string);
+    }
+    this.entries.set(key, { principal, expires: now + this.ttlSeconds * 1000 });
+    principal.catch(() => {
+      if (this.entries.get(key)?.principal === principal) this.entries.delete(key);
+    });
+    return principal;
+  }
+}
