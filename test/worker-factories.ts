@@ -15,9 +15,10 @@ export interface ReceivedRequest {
   body: string;
 }
 
-export type ReceiverReply =
-  | { status: number; body: string; delayMs?: number }
-  | ((req: ReceivedRequest) => { status: number; body: string; delayMs?: number });
+/** An answer, or `hangUp`: the connection is closed without one (a crashed bot server). */
+export type ReceiverAnswer = { status: number; body: string; delayMs?: number } | { hangUp: true };
+
+export type ReceiverReply = ReceiverAnswer | ((req: ReceivedRequest) => ReceiverAnswer);
 
 /** A real HTTP endpoint on loopback standing in for a bot's server; `reply` may be changed per test. */
 export interface HttpReceiver {
@@ -47,6 +48,10 @@ export async function startHttpReceiver(): Promise<HttpReceiver> {
       const got = { contentType: String(req.headers['content-type'] ?? ''), body };
       receiver.requests.push(got);
       const r = typeof receiver.reply === 'function' ? receiver.reply(got) : receiver.reply;
+      if ('hangUp' in r) {
+        req.socket.destroy();
+        return;
+      }
       const answer = () => {
         if (res.destroyed) return;
         res.writeHead(r.status, { 'Content-Type': 'application/json' });
@@ -153,7 +158,7 @@ export async function waitFor<T>(
 /** Starts `test/worker-child.ts` as a separate process against the test context's database and Redis. */
 export async function spawnWorkerProcess(
   ctx: AppContext,
-  options: { lockMs?: number } = {},
+  options: { lockMs?: number; warmUpScheduledMessageId?: number } = {},
 ): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
@@ -170,6 +175,9 @@ export async function spawnWorkerProcess(
         LOG_LEVEL: 'error',
         LOG_FORMAT: 'json',
         TEST_WORKER_LOCK_MS: String(options.lockMs ?? 1000),
+        ...(options.warmUpScheduledMessageId !== undefined
+          ? { TEST_WORKER_WARM_UP_SCHEDULED_ID: String(options.warmUpScheduledMessageId) }
+          : {}),
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     },

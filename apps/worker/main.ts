@@ -9,6 +9,9 @@ import { startWorkers } from './start-workers';
  */
 async function main() {
   const ctx = createAppContext(configOrExit());
+  // Connected before taking jobs: the first job, maybe a scheduled message due now, does not
+  // wait for the database connection.
+  await ctx.db.$queryRaw`SELECT 1`;
   const workers = startWorkers(ctx, jobHandlers);
   runUntilSignal(ctx, [() => workers.close()]);
 }

@@ -1,6 +1,6 @@
 import type { Realm, Stream } from '../../generated/prisma/client';
 import { sendMessage } from '../../libs/domain/messages/send-message';
-import { JobName } from '../../libs/jobs';
+import { JobName, OUTGOING_WEBHOOK_MAX_RETRIES } from '../../libs/jobs';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
 import { startTestContext, type TestContext } from '../../test/harness';
 import { makeChannel } from '../../test/message-factories';
@@ -77,6 +77,36 @@ describe('outgoing webhooks through real workers', () => {
     const reply = await waitFor(() => t.db.message.findFirst({ where: { senderId: bot.id } }));
     expect(reply).toMatchObject({ content: 'worker reply', subject: 'workers' });
   });
+
+  it('an unreachable bot is tried 1 + MAX_REQUEST_RETRIES times with backoff, then reported', async () => {
+    const { bot } = await makeOutgoingBot(t, org, alice.user, { payloadUrl: receiver.url });
+    const channel = await makeChannel(t, realm, { subscribers: [alice.user, bot] });
+    const before = receiver.requests.length;
+    const seenAt: number[] = [];
+    receiver.reply = () => {
+      seenAt.push(Date.now());
+      return { hangUp: true };
+    };
+    workers = startWorkers(t, jobHandlers);
+    const sent = await mentionBot(channel, bot.fullName);
+    const failure = await waitFor(
+      () => t.db.message.findFirst({ where: { senderId: bot.id, isChannelMessage: true } }),
+      30000,
+    );
+    expect(failure).toMatchObject({ content: 'Failure! Bot is unavailable', subject: 'workers' });
+    expect(receiver.requests.length - before).toBe(1 + OUTGOING_WEBHOOK_MAX_RETRIES);
+    // Exponential backoff from 1 s: the gaps grow (about 1, 2 and 4 seconds).
+    const gaps = seenAt.slice(1).map((at, i) => at - seenAt[i]);
+    expect(gaps[0]).toBeGreaterThanOrEqual(900);
+    expect(gaps[1]).toBeGreaterThan(gaps[0]);
+    expect(gaps[2]).toBeGreaterThan(gaps[1]);
+    const notice = await waitFor(() =>
+      t.db.message.findFirst({ where: { senderId: bot.id, isChannelMessage: false } }),
+    );
+    expect(notice.content).toBe(
+      `[A message](http://${org.host}/#narrow/channel/${channel.id}-${channel.name}/topic/workers/near/${sent.id}) to your bot @_**${bot.fullName}** triggered an outgoing webhook.\nA connection error occurred. Is my bot server down?`,
+    );
+  }, 60000);
 
   it('graceful close finishes the job in flight', async () => {
     const { bot } = await makeOutgoingBot(t, org, alice.user, { payloadUrl: receiver.url });

@@ -46,8 +46,11 @@ export interface JobDefinition {
   options: JobsOptions;
 }
 
-/** Retries for outgoing webhooks: Zulip tries a failing bot a few times before telling its owner. */
-export const OUTGOING_WEBHOOK_ATTEMPTS = 4;
+/**
+ * Zulip's MAX_REQUEST_RETRIES: a bot that times out or cannot be reached is tried again three
+ * times; after the fourth failure the conversation and the bot's owner are told.
+ */
+export const OUTGOING_WEBHOOK_MAX_RETRIES = 3;
 
 export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
   [JobName.SEND_EMAIL]: {
@@ -67,7 +70,7 @@ export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
       botId: Joi.number().integer().required(),
     }),
     options: {
-      attempts: OUTGOING_WEBHOOK_ATTEMPTS,
+      attempts: 1 + OUTGOING_WEBHOOK_MAX_RETRIES,
       backoff: { type: 'exponential', delay: 1000 },
       removeOnComplete: 1000,
       removeOnFail: 5000,

@@ -11,6 +11,8 @@ import { sendMessage } from '../messages/send-message';
 import { formatMessages } from '../messages/format-message';
 import { deliverOutgoingWebhook, RetryableWebhookError } from './deliver-webhook';
 import { ownerNoticeText } from './notify-owner';
+import { reprBytes, reprText } from './python-repr';
+import { parseReply } from './reply';
 import { triggeredBots } from './triggers';
 
 let t: TestContext;
@@ -222,63 +224,146 @@ describe('third-party-compatible format', () => {
   });
 });
 
-describe('failures', () => {
-  const ownerNotices = (since: number) =>
+describe('failures (Zulip’s do_rest_call and notify_bot_owner)', () => {
+  /** What the bot said in the channel, newest first. */
+  const saidInChannel = (bot: User) =>
     t.db.message.findMany({
-      where: {
-        id: { gt: since },
-        sender: { fullName: 'Notification Bot', isBot: true },
-        userMessages: { some: { userId: alice.user.id } },
-      },
+      where: { senderId: bot.id, recipientId: channel.recipientId! },
+      orderBy: { id: 'desc' },
     });
 
-  it('a 500 is retried, then the conversation and the owner are told', async () => {
+  /** The bot's direct messages to its owner (Alice). */
+  const ownerNotices = (bot: User) =>
+    t.db.message.findMany({
+      where: {
+        senderId: bot.id,
+        isChannelMessage: false,
+        userMessages: { some: { userId: alice.user.id } },
+      },
+      orderBy: { id: 'asc' },
+    });
+
+  const header = (bot: User, messageId: number) =>
+    `[A message](http://${org.host}/#narrow/channel/${channel.id}-${channel.name}/topic/bot.20talk/near/${messageId}) to your bot @_**${bot.fullName}** triggered an outgoing webhook.`;
+
+  it('an error status is reported at once, without retries, quoting the raw bytes', async () => {
     const { bot } = await botWithChannel();
-    receiver.reply = { status: 500, body: 'boom' };
+    receiver.reply = { status: 500, body: "boom 'n' stuff" };
     const sent = await mention(bot);
-    await expect(
-      deliverOutgoingWebhook(t, { messageId: sent.id, botId: bot.id }, first),
-    ).rejects.toBeInstanceOf(RetryableWebhookError);
-    expect(await t.db.message.count({ where: { senderId: bot.id } })).toBe(0);
-    await deliverOutgoingWebhook(t, { messageId: sent.id, botId: bot.id }, last);
-    expect((await latestFrom(bot.id))?.content).toBe('Failure! Third party responded with 500');
-    const notices = await ownerNotices(sent.id);
-    expect(notices).toHaveLength(1);
-    expect(notices[0].content).toMatch(
-      new RegExp(
-        `^\\[A message\\]\\(http://${org.host.replace(/\./g, '\\.')}/#narrow/channel/${channel.id}-.*/near/${sent.id}\\) to your bot @_\\*\\*${bot.fullName}\\*\\* triggered an outgoing webhook\\.\nThe webhook got a response with status code \\*500\\*\\.\nThe response contains the following payload:\n\`\`\`\n'boom'\n\`\`\`$`,
-      ),
-    );
+    await deliverOutgoingWebhook(t, { messageId: sent.id, botId: bot.id }, first);
+    expect(receiver.requests).toHaveLength(1);
+    expect((await saidInChannel(bot)).map((m) => m.content)).toEqual([
+      'Failure! Third party responded with 500',
+    ]);
+    const notices = await ownerNotices(bot);
+    expect(notices.map((n) => n.content)).toEqual([
+      `${header(bot, sent.id)}\nThe webhook got a response with status code *500*.\nThe response contains the following payload:\n\`\`\`\nb"boom 'n' stuff"\n\`\`\``,
+    ]);
+    expect(notices[0].sendingClientName).toBe('OutgoingWebhookResponse');
   });
 
-  it('a slow bot times out (configurable timeout), is retried, then reported', async () => {
+  it('an empty error response has no payload part; 407 names a disallowed network', async () => {
+    const { bot } = await botWithChannel();
+    receiver.reply = { status: 404, body: '' };
+    const first404 = await mention(bot);
+    await deliverOutgoingWebhook(t, { messageId: first404.id, botId: bot.id }, first);
+    receiver.reply = { status: 407, body: '' };
+    const proxied = await mention(bot);
+    await deliverOutgoingWebhook(t, { messageId: proxied.id, botId: bot.id }, first);
+    expect((await saidInChannel(bot)).map((m) => m.content)).toEqual([
+      'Failure! Third party responded with 407',
+      'Failure! Third party responded with 404',
+    ]);
+    expect((await ownerNotices(bot)).map((n) => n.content)).toEqual([
+      `${header(bot, first404.id)}\nThe webhook got a response with status code *404*.`,
+      `${header(bot, proxied.id)}\nThe URL configured for the webhook is for a private or disallowed network.`,
+    ]);
+  });
+
+  it('a slow bot times out (configurable timeout), is retried, then is unavailable', async () => {
     const { bot } = await botWithChannel();
     receiver.reply = { status: 200, body: '{"content":"too late"}', delayMs: 1500 };
     const sent = await mention(bot);
     const started = Date.now();
     await expect(
       deliverOutgoingWebhook(t, { messageId: sent.id, botId: bot.id }, first),
-    ).rejects.toThrow('Request timed out after 0.5 seconds.');
+    ).rejects.toThrow(new RetryableWebhookError('Request timed out after 0.5 seconds.'));
     expect(Date.now() - started).toBeLessThan(1400);
+    expect(await saidInChannel(bot)).toEqual([]);
+    expect(await ownerNotices(bot)).toEqual([]);
     await deliverOutgoingWebhook(t, { messageId: sent.id, botId: bot.id }, last);
-    expect((await latestFrom(bot.id))?.content).toBe('Failure! Bot is unavailable');
-    const notices = await ownerNotices(sent.id);
-    expect(notices.map((n) => n.content.split('\n')[1])).toEqual([
-      'Request timed out after 0.5 seconds.',
+    expect((await saidInChannel(bot)).map((m) => m.content)).toEqual([
+      'Failure! Bot is unavailable',
+    ]);
+    expect((await ownerNotices(bot)).map((n) => n.content)).toEqual([
+      `${header(bot, sent.id)}\nRequest timed out after 0.5 seconds.`,
     ]);
   });
 
-  it('invalid JSON is reported at once, without retries', async () => {
+  it('a connection error is retried, then the bot is unavailable', async () => {
+    const { bot } = await botWithChannel();
+    receiver.reply = { hangUp: true };
+    const sent = await mention(bot);
+    await expect(
+      deliverOutgoingWebhook(t, { messageId: sent.id, botId: bot.id }, first),
+    ).rejects.toThrow(
+      new RetryableWebhookError('A connection error occurred. Is my bot server down?'),
+    );
+    expect(await saidInChannel(bot)).toEqual([]);
+    await deliverOutgoingWebhook(t, { messageId: sent.id, botId: bot.id }, last);
+    expect(receiver.requests).toHaveLength(2);
+    expect((await saidInChannel(bot)).map((m) => m.content)).toEqual([
+      'Failure! Bot is unavailable',
+    ]);
+    expect((await ownerNotices(bot)).map((n) => n.content)).toEqual([
+      `${header(bot, sent.id)}\nA connection error occurred. Is my bot server down?`,
+    ]);
+  });
+
+  it('invalid JSON and a non-object reply are reported at once, quoting the text', async () => {
     const { bot } = await botWithChannel();
     receiver.reply = { status: 200, body: 'this is not json' };
-    const sent = await mention(bot);
+    const notJson = await mention(bot);
+    await deliverOutgoingWebhook(t, { messageId: notJson.id, botId: bot.id }, first);
+    receiver.reply = { status: 200, body: '["a", "list"]' };
+    const list = await mention(bot);
+    await deliverOutgoingWebhook(t, { messageId: list.id, botId: bot.id }, first);
+    expect(receiver.requests).toHaveLength(2);
+    expect((await saidInChannel(bot)).map((m) => m.content)).toEqual([
+      'Failure! Invalid response format',
+      'Failure! Invalid JSON in response',
+    ]);
+    const attempted =
+      'The outgoing webhook server attempted to send a message in Zulip, but that request resulted in the following error:';
+    expect((await ownerNotices(bot)).map((n) => n.content)).toEqual([
+      `${header(bot, notJson.id)}\n${attempted}\n> Invalid JSON in response\nThe response contains the following payload:\n\`\`\`\n'this is not json'\n\`\`\``,
+      `${header(bot, list.id)}\n${attempted}\n> Invalid response format\nThe response contains the following payload:\n\`\`\`\n'["a", "list"]'\n\`\`\``,
+    ]);
+  });
+
+  it('any other exception is reported at once with its type', async () => {
+    const { bot } = await botWithChannel();
+    await t.db.service.updateMany({ where: { userId: bot.id }, data: { baseUrl: 'not a url' } });
+    const sent = await mention(bot, 'ping');
     await deliverOutgoingWebhook(t, { messageId: sent.id, botId: bot.id }, first);
-    expect((await latestFrom(bot.id))?.content).toBe('Failure! Invalid JSON in response');
-    const notices = await ownerNotices(sent.id);
-    expect(notices).toHaveLength(1);
-    expect(notices[0].content).toContain(
-      "triggered an outgoing webhook.\nThe outgoing webhook server attempted to send a message in Zulip, but that request resulted in the following error:\n> Invalid JSON in response\nThe response contains the following payload:\n```\n'this is not json'\n```",
-    );
+    expect((await saidInChannel(bot)).map((m) => m.content)).toEqual([
+      `Failure! An exception of type *TypeError* occurred for message \`@**${bot.fullName}** ping\`! See the Zulip server logs for more information.`,
+    ]);
+    expect((await ownerNotices(bot)).map((n) => n.content)).toEqual([
+      `${header(bot, sent.id)}\nWhen trying to send a request to the webhook service, an exception of type TypeError occurred:\n\`\`\`\nInvalid URL\n\`\`\``,
+    ]);
+  });
+
+  it('a conversation that can no longer take the failure still leaves the owner told', async () => {
+    const { bot } = await botWithChannel();
+    receiver.reply = { status: 503, body: '' };
+    const sent = await mention(bot);
+    await t.db.stream.update({ where: { id: channel.id }, data: { isArchived: true } });
+    await deliverOutgoingWebhook(t, { messageId: sent.id, botId: bot.id }, first);
+    expect(await saidInChannel(bot)).toEqual([]);
+    expect((await ownerNotices(bot)).map((n) => n.content)).toEqual([
+      `${header(bot, sent.id)}\nThe webhook got a response with status code *503*.`,
+    ]);
   });
 
   it('a deleted message or deactivated bot finishes quietly', async () => {
@@ -291,10 +376,52 @@ describe('failures', () => {
   });
 });
 
+describe('replies Zulip posts nothing for', () => {
+  it('blank content, the JSON string "", and no content key; response_string is still read', async () => {
+    expect(parseReply('{"content": "  \\n "}', 1)).toEqual({ kind: 'none' });
+    expect(parseReply('""', 1)).toEqual({ kind: 'none' });
+    expect(parseReply('{"other": 1}', 1)).toEqual({ kind: 'none' });
+    expect(parseReply('{"response_not_required": true, "content": "x"}', 1)).toEqual({
+      kind: 'none',
+    });
+    expect(parseReply('{"response_string": "legacy"}', 1)).toEqual({
+      kind: 'post',
+      content: 'legacy',
+    });
+    expect(parseReply('{"text": " "}', 2)).toEqual({ kind: 'none' });
+    expect(parseReply('{"content": "native only"}', 2)).toEqual({ kind: 'none' });
+  });
+});
+
+describe('Python repr of the quoted response', () => {
+  it('quotes and escapes text as repr(str) does', () => {
+    expect(reprText('plain')).toBe("'plain'");
+    expect(reprText("it's")).toBe('"it\'s"');
+    expect(reprText(`both ' and "`)).toBe(`'both \\' and "'`);
+    expect(reprText('tab\there\nback\\slash')).toBe("'tab\\there\\nback\\\\slash'");
+    expect(reprText('caf\u00e9 \u00a0\u200b\u0007')).toBe("'caf\u00e9 \\xa0\\u200b\\x07'");
+  });
+
+  it('quotes bytes as repr(bytes) does', () => {
+    expect(reprBytes(Buffer.from('boom'))).toBe("b'boom'");
+    expect(reprBytes(Buffer.from('café\r\n', 'utf8'))).toBe("b'caf\\xc3\\xa9\\r\\n'");
+    expect(reprBytes(Buffer.from("it's"))).toBe('b"it\'s"');
+  });
+});
+
 describe('ownerNoticeText', () => {
-  it('matches Zulip’s wording', () => {
-    expect(ownerNoticeText('L', 'Bot', { statusCode: 404 })).toBe(
-      '[A message](L) to your bot @_**Bot** triggered an outgoing webhook.\nThe webhook got a response with status code *404*.',
+  it('puts an exception before a failure message before a status code', () => {
+    expect(
+      ownerNoticeText('L', 'Bot', {
+        exception: { type: 'E', message: 'm' },
+        failureMessage: 'f',
+        statusCode: 404,
+      }),
+    ).toBe(
+      '[A message](L) to your bot @_**Bot** triggered an outgoing webhook.\nWhen trying to send a request to the webhook service, an exception of type E occurred:\n```\nm\n```',
+    );
+    expect(ownerNoticeText('L', 'Bot', { failureMessage: 'f', statusCode: 404 })).toBe(
+      '[A message](L) to your bot @_**Bot** triggered an outgoing webhook.\nf',
     );
   });
 });

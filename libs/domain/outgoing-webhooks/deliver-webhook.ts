@@ -1,13 +1,13 @@
-import type { Realm, User } from '../../../generated/prisma/client';
 import type { OutgoingWebhookPayload } from '../../jobs';
+import { ApiError } from '../../http/errors';
 import { ServiceInterface } from '../bots/service-token';
 import type { AppContext } from '../context';
 import { formatMessages } from '../messages/format-message';
-import { sendMessage } from '../messages/send-message';
-import type { ApiMessage } from '../messages/types';
 import { BotType } from '../users/roles';
+import { callBot, type BotRequest } from './call-bot';
 import { notifyBotOwner } from './notify-owner';
 import { nativePayload, slackPayload } from './payload';
+import { postInConversation, type Delivery } from './post-as-bot';
 import { parseReply } from './reply';
 import type { WebhookTrigger } from './triggers';
 
@@ -16,63 +16,30 @@ export interface JobAttempt {
   isLastAttempt: boolean;
 }
 
-/** A failure worth another attempt (timeout, connection refused, 5xx); BullMQ backs off and retries. */
+/** A timeout or connection error: BullMQ backs off and retries (Zulip's request_retry). */
 export class RetryableWebhookError extends Error {}
 
-/** Client name of the bot's replies, as in Zulip. */
-export const REPLY_CLIENT = 'OutgoingWebhookResponse';
-
-interface Delivery {
-  realm: Realm;
-  bot: User;
-  dict: ApiMessage;
-}
-
 /**
- * Posts a reply as the bot into the conversation of the triggering message: the same channel and
- * topic, or the same direct-message group. A Redis marker makes a job that runs twice post once.
+ * Zulip's fail_with_message: the bot says in the conversation that it failed. When the
+ * conversation can no longer take the message (channel gone), there is nowhere to say it.
  */
-async function postAsBot(ctx: AppContext, d: Delivery, content: string): Promise<void> {
-  const marker = `${ctx.config.redisPrefix}owh-reply:${d.dict.id}:${d.bot.id}`;
-  const fresh = await ctx.redis.set(marker, '1', 'EX', 7 * 86400, 'NX');
-  if (fresh !== 'OK') return;
+async function failInConversation(ctx: AppContext, d: Delivery, message: string): Promise<void> {
   try {
-    if (d.dict.type === 'stream') {
-      await sendMessage(ctx, {
-        sender: d.bot,
-        realm: d.realm,
-        type: 'stream',
-        to: d.dict.stream_id as number,
-        topic: d.dict.subject,
-        content,
-        clientName: REPLY_CLIENT,
-      });
-    } else {
-      const users = Array.isArray(d.dict.display_recipient) ? d.dict.display_recipient : [];
-      const to = users.map((u) => u.id).filter((id) => id !== d.bot.id);
-      await sendMessage(ctx, {
-        sender: d.bot,
-        realm: d.realm,
-        type: 'private',
-        to: to.length ? to : [d.dict.sender_id],
-        content,
-        clientName: REPLY_CLIENT,
-      });
-    }
+    await postInConversation(ctx, d, `Failure! ${message}`);
   } catch (err) {
-    await ctx.redis.del(marker);
-    throw err;
+    if (!(err instanceof ApiError)) throw err;
+    ctx.log.info('webhook', 'could not post the failure into the conversation', {
+      messageId: d.dict.id,
+      reason: err.message,
+    });
   }
 }
 
-/** Zulip's fail_with_message: the bot says in the conversation that it failed. */
-const failInConversation = (ctx: AppContext, d: Delivery, message: string) =>
-  postAsBot(ctx, d, `Failure! ${message}`);
-
 /**
- * Job handler: re-reads the message and the bot, POSTs the payload to the bot's URL with the
- * configured timeout, and acts on the answer. Transient failures throw for a retry; after the
- * last attempt the conversation and the bot's owner are told, as Zulip does.
+ * Job handler (Zulip's do_rest_call): re-reads the message and the bot, POSTs the payload to
+ * the bot's URL and acts on the answer. A timeout or connection error is retried; after the
+ * last attempt the bot is "unavailable" in the conversation and its owner is told why. An error
+ * status, an unusable reply or any other exception is reported at once, without retries.
  */
 export async function deliverOutgoingWebhook(
   ctx: AppContext,
@@ -99,7 +66,7 @@ export async function deliverOutgoingWebhook(
   const d: Delivery = { realm, bot, dict };
   const trigger: WebhookTrigger = message.isChannelMessage ? 'mention' : 'direct_message';
 
-  let request: { body: string; contentType: string };
+  let request: BotRequest;
   if (service.interface === ServiceInterface.SLACK) {
     if (!message.isChannelMessage) {
       await failInConversation(ctx, d, "Slack outgoing webhooks don't support direct messages.");
@@ -125,59 +92,43 @@ export async function deliverOutgoingWebhook(
   }
 
   const timeoutSeconds = ctx.config.outgoingWebhookTimeoutSeconds;
-  const signal = AbortSignal.timeout(timeoutSeconds * 1000);
-  let status: number;
-  let text: string;
-  try {
-    const response = await fetch(service.baseUrl, {
-      method: 'POST',
-      headers: { 'Content-Type': request.contentType, 'User-Agent': 'ZulipOutgoingWebhook' },
-      body: request.body,
-      signal,
-      redirect: 'manual',
-    });
-    status = response.status;
-    text = await response.text();
-  } catch (err) {
-    const timedOut = signal.aborted;
-    const failureMessage = timedOut
-      ? `Request timed out after ${timeoutSeconds} seconds.`
-      : `When trying to send a request to the webhook service, an exception occurred:\n\`\`\`\n${
-          err instanceof Error
-            ? ((err.cause as Error | undefined)?.message ?? err.message)
-            : String(err)
-        }\n\`\`\``;
+  const outcome = await callBot(service.baseUrl, request, timeoutSeconds);
+
+  if (outcome.kind === 'timeout' || outcome.kind === 'connection') {
+    const failureMessage =
+      outcome.kind === 'timeout'
+        ? `Request timed out after ${timeoutSeconds} seconds.`
+        : 'A connection error occurred. Is my bot server down?';
     if (!run.isLastAttempt) throw new RetryableWebhookError(failureMessage);
     await failInConversation(ctx, d, 'Bot is unavailable');
-    await notifyBotOwner(ctx, { realm, bot, dict, notice: { failureMessage } });
+    await notifyBotOwner(ctx, d, { failureMessage });
+    return;
+  }
+  if (outcome.kind === 'exception') {
+    await failInConversation(
+      ctx,
+      d,
+      `An exception of type *${outcome.type}* occurred for message \`${message.content}\`! See the Zulip server logs for more information.`,
+    );
+    await notifyBotOwner(ctx, d, { exception: outcome });
     return;
   }
 
+  const { status, body } = outcome;
   if (status >= 200 && status < 300) {
+    const text = body.toString('utf8');
     const reply = parseReply(text, service.interface);
-    if (reply.kind === 'post') await postAsBot(ctx, d, reply.content);
+    if (reply.kind === 'post') await postInConversation(ctx, d, reply.content);
     if (reply.kind === 'invalid') {
       await failInConversation(ctx, d, reply.reason);
-      await notifyBotOwner(ctx, {
-        realm,
-        bot,
-        dict,
-        notice: {
-          failureMessage: `The outgoing webhook server attempted to send a message in Zulip, but that request resulted in the following error:\n> ${reply.reason}`,
-          responseContent: text,
-        },
+      await notifyBotOwner(ctx, d, {
+        failureMessage: `The outgoing webhook server attempted to send a message in Zulip, but that request resulted in the following error:\n> ${reply.reason}`,
+        responseContent: text,
       });
     }
     return;
   }
-  if (status >= 500 && !run.isLastAttempt) {
-    throw new RetryableWebhookError(`Webhook responded with status ${status}`);
-  }
+  ctx.log.warn('webhook', 'bot answered with an error status', { messageId: message.id, status });
   await failInConversation(ctx, d, `Third party responded with ${status}`);
-  await notifyBotOwner(ctx, {
-    realm,
-    bot,
-    dict,
-    notice: { statusCode: status, responseContent: text || undefined },
-  });
+  await notifyBotOwner(ctx, d, { statusCode: status, responseContent: body });
 }

@@ -1,9 +1,9 @@
-import type { Realm, User } from '../../../generated/prisma/client';
+import type { Realm } from '../../../generated/prisma/client';
 import type { AppContext } from '../context';
 import type { ApiMessage } from '../messages/types';
-import { sendMessage } from '../messages/send-message';
-import { findNotificationBot } from '../bots/notification-bot';
 import { realmUrl } from '../realms/realm-url';
+import { postToOwner, type Delivery } from './post-as-bot';
+import { reprBytes, reprText } from './python-repr';
 
 /** Zulip's hash encoding for narrow URLs: percent-encoding with '.' instead of '%'. */
 const hashEncode = (text: string) =>
@@ -26,43 +26,44 @@ export function messageLink(
   return `${base}/dm/${ids.join(',')}-${ids.length > 2 ? 'group' : 'dm'}/near/${dict.id}`;
 }
 
+/** Why the owner is told; the fields of Zulip's notify_bot_owner, first match wins. */
 export interface OwnerNotice {
-  statusCode?: number;
+  exception?: { type: string; message: string };
   failureMessage?: string;
-  responseContent?: string;
+  statusCode?: number;
+  /** Raw bytes of an error response, or the text of an unusable reply; empty means none. */
+  responseContent?: Uint8Array | string;
 }
 
-/** Zulip's notify_bot_owner text. */
+/** Zulip's notify_bot_owner text, word for word. */
 export function ownerNoticeText(link: string, botName: string, notice: OwnerNotice): string {
   let text = `[A message](${link}) to your bot @_**${botName}** triggered an outgoing webhook.`;
-  if (notice.failureMessage) text += `\n${notice.failureMessage}`;
-  else if (notice.statusCode) {
+  if (notice.exception) {
+    text += `\nWhen trying to send a request to the webhook service, an exception of type ${notice.exception.type} occurred:\n\`\`\`\n${notice.exception.message}\n\`\`\``;
+  } else if (notice.failureMessage) {
+    text += `\n${notice.failureMessage}`;
+  } else if (notice.statusCode === 407) {
+    text += '\nThe URL configured for the webhook is for a private or disallowed network.';
+  } else if (notice.statusCode) {
     text += `\nThe webhook got a response with status code *${notice.statusCode}*.`;
   }
-  if (notice.responseContent) {
-    text += `\nThe response contains the following payload:\n\`\`\`\n'${notice.responseContent}'\n\`\`\``;
+  const content = notice.responseContent;
+  if (content !== undefined && content.length > 0) {
+    const quoted = typeof content === 'string' ? reprText(content) : reprBytes(content);
+    text += `\nThe response contains the following payload:\n\`\`\`\n${quoted}\n\`\`\``;
   }
   return text;
 }
 
-/** Tells the bot's owner, by a direct message from the notification bot, why the webhook failed. */
+/** Tells the bot's owner why the webhook failed: a direct message from the bot itself. */
 export async function notifyBotOwner(
   ctx: AppContext,
-  input: { realm: Realm; bot: User; dict: ApiMessage; notice: OwnerNotice },
+  d: Delivery,
+  notice: OwnerNotice,
 ): Promise<void> {
-  const { realm, bot } = input;
-  if (bot.botOwnerId === null) return;
-  const [owner, notificationBot] = await Promise.all([
-    ctx.db.user.findUnique({ where: { id: bot.botOwnerId } }),
-    findNotificationBot(ctx.db, realm.id),
-  ]);
-  if (!owner || !owner.isActive || !notificationBot) return;
-  await sendMessage(ctx, {
-    sender: notificationBot,
-    realm,
-    type: 'private',
-    to: [owner.id],
-    content: ownerNoticeText(messageLink(ctx, realm, input.dict), bot.fullName, input.notice),
-    clientName: 'Internal',
-  });
+  if (d.bot.botOwnerId === null) return;
+  const owner = await ctx.db.user.findUnique({ where: { id: d.bot.botOwnerId } });
+  if (!owner || !owner.isActive) return;
+  const text = ownerNoticeText(messageLink(ctx, d.realm, d.dict), d.bot.fullName, notice);
+  await postToOwner(ctx, d, owner, text);
 }

@@ -1,6 +1,6 @@
 import { Prisma, type ScheduledMessage, type User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
-import { inTransaction } from '../../events/outbox';
+import { inTransaction, type EventSink } from '../../events/outbox';
 import { ApiError } from '../../http/errors';
 import type { ScheduledDeliveryPayload } from '../../jobs';
 import { findNotificationBot } from '../bots/notification-bot';
@@ -9,14 +9,35 @@ import {
   prepareMessage,
   sendMessage,
   writeMessage,
+  type PreparedMessage,
   type SendMessageInput,
 } from '../messages/send-message';
 import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
 import { RecipientType } from '../recipients';
+import { formatScheduledMessages } from './format-scheduled-message';
 
 export interface DeliveryAttempt {
   isLastAttempt: boolean;
 }
+
+/** Zulip's SCHEDULED_MESSAGE_LATE_CUTOFF_MINUTES: a message this late is not sent at all. */
+const LATE_CUTOFF_MS = 10 * 60 * 1000;
+
+/** Zulip's delivery_type for "send later" (2 is a reminder, which has its own notices). */
+const SEND_LATER = 1;
+
+/**
+ * Why a delivery failed. `tellSender` is false where Zulip stays silent: the sender or the
+ * organization was deactivated, so nobody is there to read a notice or an event.
+ */
+interface Failure {
+  message: string;
+  tellSender: boolean;
+}
+
+type Outcome =
+  | { kind: 'sent'; messageId: number }
+  | { kind: 'failed'; sm: ScheduledMessage; sender: User; failure: Failure };
 
 /** Where the scheduled message goes, in the send action's terms. */
 async function target(
@@ -36,105 +57,161 @@ async function target(
   return { type: 'private', to: members.map((m) => m.userId) };
 }
 
-/** Zulip's notice to the sender of a scheduled message that could not be sent. */
-export function failureNoticeText(scheduledAt: Date, failureMessage: string): string {
-  return [
-    `The message you scheduled for <time:${scheduledAt.toISOString()}> was not sent because of the following error:`,
-    `> ${failureMessage}`,
-    '',
-    '[View scheduled messages](#scheduled)',
-  ].join('\n');
+/** Python's str() of an aware UTC datetime, which Zulip writes inside `<time:...>`. */
+function pythonUtc(at: Date): string {
+  const [date, time] = at.toISOString().slice(0, -1).split('T');
+  const [seconds, millis] = time.split('.');
+  return `${date} ${seconds}${Number(millis) ? `.${millis}000` : ''}+00:00`;
 }
 
 /**
- * Job handler. The scheduled row stays locked (SELECT ... FOR UPDATE) while the message is sent,
- * and is marked delivered in that same transaction: a second run, concurrent or later, finds it
- * delivered and sends nothing. A refusal by the send action (channel archived, permission lost,
- * sender deactivated) marks the row failed with the reason and tells the sender.
+ * Zulip's send_failed_scheduled_message_notification text. Its template puts a space after
+ * the `<time:...> ` value and another before "was", hence the two spaces.
+ */
+export function failureNoticeText(scheduledAt: Date, failureMessage: string): string {
+  return (
+    `The message you scheduled for <time:${pythonUtc(scheduledAt)}>  was not sent because of the following error:` +
+    `\n\n> ${failureMessage}\n\n[View scheduled messages](#scheduled)`
+  );
+}
+
+/** Locks the row while it is still pending; null when it is delivered, failed or gone. */
+async function lockPending(tx: Tx, id: number) {
+  const locked = await tx.$queryRaw<{ id: number }[]>(Prisma.sql`
+    SELECT id FROM scheduled_messages WHERE id = ${id} AND NOT delivered AND NOT failed
+    FOR UPDATE`);
+  if (locked.length === 0) return null;
+  return tx.scheduledMessage.findUniqueOrThrow({
+    where: { id },
+    include: { sender: true, realm: true },
+  });
+}
+
+/** Marks the row failed; the sender hears of it through a `scheduled_messages` update event. */
+async function markFailed(
+  tx: Tx,
+  events: EventSink,
+  sm: ScheduledMessage & { sender: User },
+  failure: Failure,
+): Promise<Outcome> {
+  const row = await tx.scheduledMessage.update({
+    where: { id: sm.id },
+    data: { failed: true, failureMessage: failure.message },
+    include: { recipient: true },
+  });
+  if (failure.tellSender) {
+    const [formatted] = await formatScheduledMessages(tx, [row]);
+    await events.emit(
+      sm.realmId,
+      { type: 'scheduled_messages', op: 'update', scheduled_message: formatted },
+      [sm.senderId],
+    );
+  }
+  return { kind: 'failed', sm: row, sender: sm.sender, failure };
+}
+
+/**
+ * Zulip's try_deliver_one_scheduled_message for one row. The row stays locked
+ * (SELECT ... FOR UPDATE) while the message is sent, and is marked delivered in that same
+ * transaction: a second run, concurrent or later, finds it delivered and sends nothing.
+ */
+async function attemptDelivery(
+  ctx: AppContext,
+  tx: Tx,
+  events: EventSink,
+  id: number,
+): Promise<Outcome | null> {
+  const sm = await lockPending(tx, id);
+  if (!sm) return null;
+  // Moved later after this job was queued: the moved job delivers it.
+  if (sm.scheduledTimestamp.getTime() > Date.now() + 1000) return null;
+
+  if (sm.realm.deactivated) {
+    return markFailed(tx, events, sm, {
+      message: 'This organization has been deactivated',
+      tellSender: false,
+    });
+  }
+  if (!sm.sender.isActive) {
+    return markFailed(tx, events, sm, { message: 'Account is deactivated', tellSender: false });
+  }
+  if (Date.now() > sm.scheduledTimestamp.getTime() + LATE_CUTOFF_MS) {
+    return markFailed(tx, events, sm, {
+      message: 'Message could not be sent at the scheduled time.',
+      tellSender: true,
+    });
+  }
+  let prepared: PreparedMessage;
+  try {
+    // Checked again now: the channel may be archived or the permission gone since scheduling.
+    prepared = await prepareMessage(ctx, {
+      sender: sm.sender,
+      realm: sm.realm,
+      ...(await target(tx, sm)),
+      content: sm.content,
+      clientName: sm.sendingClientName,
+      readBySender: sm.readBySender,
+    });
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    return markFailed(tx, events, sm, { message: err.message, tellSender: true });
+  }
+  // Written in this transaction, so the message and the delivered mark commit together.
+  const { id: messageId } = await writeMessage(tx, events, prepared);
+  await tx.scheduledMessage.update({
+    where: { id: sm.id },
+    data: { delivered: true, deliveredMessageId: messageId },
+  });
+  await events.emit(
+    sm.realmId,
+    { type: 'scheduled_messages', op: 'remove', scheduled_message_id: sm.id },
+    [sm.senderId],
+  );
+  return { kind: 'sent', messageId };
+}
+
+/**
+ * Job handler. A refusal by the send checks (channel archived, permission lost, sender
+ * deactivated, too late) marks the row failed with the reason and, as Zulip does, tells the
+ * sender. An unexpected error is retried; after the last attempt the row fails with Zulip's
+ * "Internal server error".
  */
 export async function deliverScheduledMessage(
   ctx: AppContext,
   payload: ScheduledDeliveryPayload,
   run: DeliveryAttempt,
 ): Promise<void> {
-  const outcome = await inTransaction(ctx, async (tx, events) => {
-    const locked = await tx.$queryRaw<{ id: number }[]>(Prisma.sql`
-      SELECT id FROM scheduled_messages
-      WHERE id = ${payload.scheduledMessageId} AND NOT delivered AND NOT failed
-      FOR UPDATE`);
-    if (locked.length === 0) return null;
-    const sm = await tx.scheduledMessage.findUniqueOrThrow({
-      where: { id: payload.scheduledMessageId },
-      include: { sender: true, realm: true },
+  const id = payload.scheduledMessageId;
+  let outcome: Outcome | null;
+  try {
+    outcome = await inTransaction(ctx, (tx, events) => attemptDelivery(ctx, tx, events, id));
+  } catch (err) {
+    if (!run.isLastAttempt) throw err;
+    ctx.log.error('worker', 'unexpected error sending a scheduled message', {
+      scheduledMessageId: id,
+      error: err instanceof Error ? err.message : String(err),
     });
-    // Moved later after this job was queued: the moved job delivers it.
-    if (sm.scheduledTimestamp.getTime() > Date.now() + 1000) return null;
-
-    let failure: string | null = null;
-    let messageId: number | null = null;
-    try {
-      if (!sm.sender.isActive) throw new ApiError(400, 'BAD_REQUEST', 'Account is deactivated');
-      // Written in this transaction, so the message and the delivered mark commit together.
-      const prepared = await prepareMessage(ctx, {
-        sender: sm.sender,
-        realm: sm.realm,
-        ...(await target(tx, sm)),
-        content: sm.content,
-        clientName: sm.sendingClientName,
-        readBySender: sm.readBySender,
-      });
-      messageId = (await writeMessage(tx, events, prepared)).id;
-    } catch (err) {
-      if (err instanceof ApiError) failure = err.message;
-      else if (run.isLastAttempt) failure = 'Internal server error';
-      else throw err;
-    }
-
-    if (messageId !== null) {
-      await tx.scheduledMessage.update({
-        where: { id: sm.id },
-        data: { delivered: true, deliveredMessageId: messageId },
-      });
-      await events.emit(
-        sm.realmId,
-        { type: 'scheduled_messages', op: 'remove', scheduled_message_id: sm.id },
-        [sm.senderId],
-      );
-      return { kind: 'sent' as const, messageId };
-    }
-    await tx.scheduledMessage.update({
-      where: { id: sm.id },
-      data: { failed: true, failureMessage: failure },
+    outcome = await inTransaction(ctx, async (tx, events) => {
+      const sm = await lockPending(tx, id);
+      return sm
+        ? markFailed(tx, events, sm, { message: 'Internal server error', tellSender: true })
+        : null;
     });
-    await events.emit(
-      sm.realmId,
-      {
-        type: 'scheduled_messages',
-        op: 'update',
-        scheduled_message: { scheduled_message_id: sm.id, failed: true },
-      },
-      [sm.senderId],
-    );
-    return { kind: 'failed' as const, sm, sender: sm.sender, failure: failure as string };
-  });
+  }
 
   if (outcome?.kind === 'sent') await enqueueOutgoingWebhooks(ctx, outcome.messageId);
   if (outcome?.kind === 'failed') {
     ctx.log.info('worker', 'scheduled message not delivered', {
-      scheduledMessageId: outcome.sm.id,
-      reason: outcome.failure,
+      scheduledMessageId: id,
+      reason: outcome.failure.message,
     });
-    await notifySender(ctx, outcome.sender, outcome.sm, outcome.failure);
+    if (outcome.failure.tellSender) await notifySender(ctx, outcome.sender, outcome.sm);
   }
 }
 
-async function notifySender(
-  ctx: AppContext,
-  sender: User,
-  sm: ScheduledMessage,
-  failure: string,
-): Promise<void> {
-  if (!sender.isActive || sm.deliveryType !== 1) return;
+/** A direct message from the notification bot, in Zulip's words. */
+async function notifySender(ctx: AppContext, sender: User, sm: ScheduledMessage): Promise<void> {
+  if (sm.deliveryType !== SEND_LATER) return;
   const [bot, realm] = await Promise.all([
     findNotificationBot(ctx.db, sm.realmId),
     ctx.db.realm.findUniqueOrThrow({ where: { id: sm.realmId } }),
@@ -145,7 +222,7 @@ async function notifySender(
     realm,
     type: 'private',
     to: [sender.id],
-    content: failureNoticeText(sm.scheduledTimestamp, failure),
+    content: failureNoticeText(sm.scheduledTimestamp, sm.failureMessage ?? ''),
     clientName: 'Internal',
   });
 }
