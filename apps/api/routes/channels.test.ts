@@ -170,7 +170,7 @@ describe('PATCH /streams/{stream_id}', () => {
   it('needs content access to change a private channel privacy', async () => {
     const res = await patch(priv.id, admin.auth, { is_private: 'false' });
     expect(res.status).toBe(400);
-    expect(res.body.msg).toBe('Invalid channel ID');
+    expect(res.body.msg).toBe('Channel content access is required.');
   });
 
   it('refuses web-public channels when the organization disallows them', async () => {

@@ -264,7 +264,7 @@ describe('Channel: public -> private (PATCH /streams/{stream_id} is_private=true
 
   // Zulip's update_stream_backend: without history_public_to_subscribers, a channel made private
   // gets protected history (`proposed_history_public_to_subscribers = not is_private`).
-  test.failing('defaults the history of a channel made private to protected', async () => {
+  it('defaults the history of a channel made private to protected', async () => {
     const chan = await makeChannel(t, org, { subscribers: [admin.user] });
     await call('patch', `/streams/${chan.id}`, admin, { is_private: true });
     expect(await streamRow(chan.id)).toMatchObject({
@@ -287,7 +287,7 @@ describe('Channel: public -> private (PATCH /streams/{stream_id} is_private=true
   });
 
   // Zulip refuses instead of silently dropping the channel from the defaults.
-  test.failing('refuses to make a default channel private', async () => {
+  it('refuses to make a default channel private', async () => {
     const chan = await makeChannel(t, org, { subscribers: [admin.user] });
     expect(
       (await call('patch', `/streams/${chan.id}`, admin, { is_default_stream: true })).status,

@@ -200,16 +200,27 @@ async function updatePrivacy(
   ) {
     return null;
   }
-  if (!content) throw badRequest('Invalid channel ID');
-  const inviteOnly = isPrivate ?? (isWebPublic ? false : stream.inviteOnly);
-  const webPublic = isWebPublic ?? (isPrivate ? false : stream.isWebPublic);
-  if (inviteOnly && webPublic) throw badRequest('Invalid parameters');
-  let history =
-    historyPublicToSubscribers ?? (inviteOnly ? stream.historyPublicToSubscribers : true);
-  if (!inviteOnly && history === false) throw badRequest('Invalid parameters');
-  if (!inviteOnly) history = true;
+  // Zulip's update_stream_backend: the proposed state as a whole must be valid.
+  const inviteOnly = isPrivate ?? stream.inviteOnly;
+  const webPublic = isWebPublic ?? stream.isWebPublic;
+  // Without an explicit choice, private channels get protected history and public ones shared.
+  const history =
+    historyPublicToSubscribers ??
+    (isPrivate !== undefined ? !isPrivate : stream.historyPublicToSubscribers);
+  if (webPublic && (!history || inviteOnly)) throw badRequest('Invalid parameters');
+  if (!inviteOnly && !history) throw badRequest('Invalid parameters');
+  const isDefault =
+    input.isDefaultStream ??
+    (await tx.defaultStream.findUnique({ where: { streamId: stream.id } })) !== null;
+  if (inviteOnly && isDefault) throw badRequest('A default channel cannot be private.');
   if (!inviteOnly && input.realm.moderationRequestChannelId === stream.id) {
     throw badRequest('Moderation request channel must be private.');
+  }
+  if (isPrivate !== undefined) {
+    if (!content) throw badRequest('Channel content access is required.');
+    if (!(await canCreateChannel(tx, input.actor, input.realm, isPrivate ? 'private' : 'public'))) {
+      throw badRequest('Insufficient permission');
+    }
   }
   if (webPublic && !stream.isWebPublic) {
     if (!webPublicChannelsEnabled(ctx.config, input.realm)) {
@@ -226,7 +237,6 @@ async function updatePrivacy(
   ) {
     return null;
   }
-  if (inviteOnly) await tx.defaultStream.deleteMany({ where: { streamId: stream.id } });
   return tx.stream.update({
     where: { id: stream.id },
     data: { inviteOnly, isWebPublic: webPublic, historyPublicToSubscribers: history },

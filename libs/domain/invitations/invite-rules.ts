@@ -20,7 +20,12 @@ export function checkInviteRole(actor: User, role: number): void {
   if (role === Role.OWNER && actor.role !== Role.OWNER) {
     throw insufficientPermission('Must be an organization owner');
   }
-  if ((role === Role.ADMINISTRATOR || role === Role.MODERATOR) && !canAdministerUsers(actor)) {
+  if (role === Role.ADMINISTRATOR && !canAdministerUsers(actor)) {
+    throw insufficientPermission('Must be an organization administrator');
+  }
+  // The spec allows roles equal to the inviter's, so moderators may invite moderators (Zulip's
+  // own code asks for an administrator here).
+  if (role === Role.MODERATOR && actor.role > Role.MODERATOR) {
     throw insufficientPermission('Must be an organization administrator');
   }
 }

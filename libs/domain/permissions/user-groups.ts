@@ -3,6 +3,7 @@ import type { Db, Tx } from '../../db/client';
 import { badRequest } from '../../http/errors';
 import { Role } from '../users/roles';
 import { groupsContainingUser } from './groups';
+import { requireNonGuest } from './users';
 
 type GroupRow = Pick<
   UserGroup,
@@ -73,6 +74,6 @@ export async function canCreateUserGroups(
  * refuses guests and bots on the group read endpoints.
  */
 export function requireGroupReader(actor: Pick<User, 'role' | 'isBot'>): void {
-  if (actor.role === Role.GUEST) throw badRequest('Not allowed for guest users');
+  requireNonGuest(actor);
   if (actor.isBot) throw badRequest('This endpoint does not accept bot requests.');
 }

@@ -1,5 +1,5 @@
 import { Prisma, type User } from '../../../generated/prisma/client';
-import { insufficientPermission } from '../../http/errors';
+import { badRequest, insufficientPermission } from '../../http/errors';
 import type { Db, Tx } from '../../db/client';
 import { RecipientType } from '../recipients';
 import { Role } from '../users/roles';
@@ -115,4 +115,9 @@ export function requireRealmAdmin(actor: Pick<User, 'role'>): void {
   if (!canAdministerUsers(actor)) {
     throw insufficientPermission('Must be an organization administrator');
   }
+}
+
+/** Zulip's `require_non_guest_user`: endpoints guests may not call at all. */
+export function requireNonGuest(actor: Pick<User, 'role'>): void {
+  if (actor.role === Role.GUEST) throw badRequest('Not allowed for guest users');
 }

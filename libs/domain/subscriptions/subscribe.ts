@@ -6,6 +6,7 @@ import { renderMarkdown } from '../../markdown';
 import { channelAudienceIds } from '../channels/channel-audience';
 import { formatChannels } from '../channels/format-channel';
 import { insertChannel } from '../channels/insert-channel';
+import { requireNonGuest } from '../permissions/users';
 import { checkChannelDescription, checkChannelName } from '../channels/validate-channel';
 import type { AppContext } from '../context';
 import { resolveGroupSetting, type GroupSettingValue } from '../groups/group-setting-value';
@@ -85,6 +86,7 @@ export async function resolvePrincipals(
  */
 export async function subscribe(ctx: AppContext, input: SubscribeInput): Promise<SubscribeResult> {
   const { actor, realm } = input;
+  requireNonGuest(actor);
   const requested = new Map<string, string>();
   for (const entry of input.subscriptions) {
     const name = checkChannelName(entry.name);
@@ -183,7 +185,13 @@ export async function subscribe(ctx: AppContext, input: SubscribeInput): Promise
         messageRetentionDays: input.messageRetentionDays ?? null,
         canAddSubscribersGroupId: settingIds.can_add_subscribers_group,
         canRemoveSubscribersGroupId: settingIds.can_remove_subscribers_group,
-        canAdministerChannelGroupId: settingIds.can_administer_channel_group,
+        // Zulip's default is "stream_creator_or_nobody": the creator administers their channel.
+        canAdministerChannelGroupId:
+          settingIds.can_administer_channel_group ??
+          (await resolveGroupSetting(tx, realm.id, 'can_administer_channel_group', {
+            direct_members: [actor.id],
+            direct_subgroups: [],
+          })),
         canSendMessageGroupId: settingIds.can_send_message_group,
         canSubscribeGroupId: settingIds.can_subscribe_group,
       });

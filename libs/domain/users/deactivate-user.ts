@@ -24,6 +24,9 @@ export interface DeactivateUserInput {
 export async function deactivateUser(ctx: AppContext, input: DeactivateUserInput): Promise<void> {
   const { actor, realm, target } = input;
   if (actor.id !== target.id && !canAdministerUsers(actor)) throw insufficientPermission();
+  if (target.role === Role.OWNER && actor.role !== Role.OWNER) {
+    throw insufficientPermission('Must be an organization owner');
+  }
   if (!target.isActive) throw badRequest('User is already deactivated');
   await inTransaction(ctx, async (tx, events) => {
     if (target.role === Role.OWNER) {
