@@ -91,6 +91,20 @@ function toApiError(error: Joi.ValidationError): ApiError {
  * Parameters the declaration does not name are returned in `ignored`, for
  * `ignored_parameters_unsupported`.
  */
+// Routes declare their spec once; building the Joi object on every request showed up in profiles.
+const compiled = new WeakMap<ParamSpec, Joi.ObjectSchema>();
+
+function objectSchema(spec: ParamSpec): Joi.ObjectSchema {
+  let schema = compiled.get(spec);
+  if (!schema) {
+    const keys: Record<string, Joi.Schema> = {};
+    for (const [name, param] of Object.entries(spec)) keys[name] = param.schema;
+    schema = Joi.object(keys);
+    compiled.set(spec, schema);
+  }
+  return schema;
+}
+
 export function parseParams<T>(spec: ParamSpec, input: Record<string, unknown>): ParsedParams<T> {
   const decoded: Record<string, unknown> = {};
   const ignored: string[] = [];
@@ -102,9 +116,7 @@ export function parseParams<T>(spec: ParamSpec, input: Record<string, unknown>):
     }
     decoded[name] = decode(name, raw, param.encoding);
   }
-  const keys: Record<string, Joi.Schema> = {};
-  for (const [name, param] of Object.entries(spec)) keys[name] = param.schema;
-  const { value, error } = Joi.object(keys).validate(decoded, {
+  const { value, error } = objectSchema(spec).validate(decoded, {
     abortEarly: true,
     convert: true,
     presence: 'optional',
