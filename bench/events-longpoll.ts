@@ -15,17 +15,15 @@ import { Redis } from 'ioredis';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { loadConfig } from '../libs/config';
-import { applyMigrations } from '../libs/db/migrate';
 import { sendMessage } from '../libs/domain/messages/send-message';
-import { createAppContext } from '../libs/runtime/context';
 import { QueueStore, queueKeys } from '../libs/events/queue-store';
 import { DEFAULT_CAPABILITIES } from '../libs/events/types';
 import { hashApiKey } from '../libs/domain/users/api-keys';
-import { databaseUrl, dropDatabase, withAdminClient } from '../test/databases';
 import { makeRealm, makeUser } from '../test/factories';
 import { makeChannel } from '../test/message-factories';
 import { startTier } from '../test/multiprocess/processes';
+import type { Config } from '../libs/config';
+import { percentile, sleep, withScratchWorld, type BenchContext } from './scratch';
 
 const POLLS = Number(process.env.BENCH_POLLS ?? 5000);
 const SIZES = (process.env.BENCH_SIZES ?? '10,1000,10000').split(',').map(Number);
@@ -37,25 +35,13 @@ const rssMb = (pid: number) => {
     .find((l) => l.startsWith('VmRSS:'));
   return Number(line?.replace(/\D+/g, '') ?? 0) / 1024;
 };
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main() {
-  const suffix = randomBytes(4).toString('hex');
-  const dbName = `chat_bench_${suffix}`;
-  await withAdminClient((c) => c.query(`CREATE DATABASE "${dbName}"`));
-  await applyMigrations(databaseUrl(dbName));
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    DATABASE_URL: databaseUrl(dbName),
-    REDIS_PREFIX: `bench:${suffix}:`,
-    EXTERNAL_HOST: 'chat.test',
-    BCRYPT_ROUNDS: '4',
-    LOG_LEVEL: 'error',
-    HEARTBEAT_SECONDS: '600',
-  });
-  const ctx = createAppContext(config, { maxConnections: 10 });
+  const results = await withScratchWorld({ HEARTBEAT_SECONDS: '600' }, measure);
+  process.stdout.write(`${results.join('\n')}\n`);
+}
+
+async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
   const events = await startTier('events', config, { HEARTBEAT_SECONDS: '600' });
   const pid = events.child.pid!;
   const results: string[] = [];
@@ -163,17 +149,13 @@ async function main() {
     subscriber.disconnect();
   } finally {
     await events.stop();
-    const keys = await ctx.redis.keys(`${config.redisPrefix}*`);
-    for (let i = 0; i < keys.length; i += 1000) await ctx.redis.del(...keys.slice(i, i + 1000));
-    await ctx.close();
-    await withAdminClient((c) => dropDatabase(c, dbName));
   }
-  process.stdout.write(`${results.join('\n')}\n`);
+  return results;
 }
 
 /** Inserts `count` plain member accounts in one statement; returns their ids. */
 async function bulkUsers(
-  ctx: ReturnType<typeof createAppContext>,
+  ctx: BenchContext,
   realmId: number,
   count: number,
   tag: string,

@@ -10,23 +10,19 @@
  */
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { loadConfig, type Config } from '../libs/config';
-import { applyMigrations } from '../libs/db/migrate';
 import { sendMessage } from '../libs/domain/messages/send-message';
 import { hashApiKey } from '../libs/domain/users/api-keys';
 import { QueueStore } from '../libs/events/queue-store';
 import { DEFAULT_CAPABILITIES } from '../libs/events/types';
-import { createAppContext } from '../libs/runtime/context';
-import { databaseUrl, dropDatabase, withAdminClient } from '../test/databases';
 import { makeRealm, makeUser, type TestRealm } from '../test/factories';
 import { basicAuth } from '../test/harness';
 import { makeChannel } from '../test/message-factories';
 import { startTier } from '../test/multiprocess/processes';
+import type { Config } from '../libs/config';
+import { percentile, sleep, withScratchWorld, type BenchContext } from './scratch';
 
 const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 2000);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-type Ctx = ReturnType<typeof createAppContext>;
 
 interface Client {
   auth: string;
@@ -36,21 +32,7 @@ interface Client {
 }
 
 async function main() {
-  const suffix = randomBytes(4).toString('hex');
-  const dbName = `chat_bench_${suffix}`;
-  await withAdminClient((c) => c.query(`CREATE DATABASE "${dbName}"`));
-  await applyMigrations(databaseUrl(dbName));
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    DATABASE_URL: databaseUrl(dbName),
-    REDIS_PREFIX: `bench:${suffix}:`,
-    EXTERNAL_HOST: 'chat.test',
-    BCRYPT_ROUNDS: '4',
-    LOG_LEVEL: 'error',
-  });
-  const ctx = createAppContext(config, { maxConnections: 10 });
-  const rows: string[] = [];
-  try {
+  const rows = await withScratchWorld({}, async (ctx, config) => {
     const org = await makeRealm(ctx);
     const sender = await makeUser(ctx, org.realm, { fullName: 'Sender' });
     const recipients = await bulkUsers(ctx, org.realm.id, RECIPIENTS);
@@ -65,6 +47,7 @@ async function main() {
         color: '#c2c2c2',
       })),
     });
+    const out: string[] = [];
     for (const cacheSeconds of ['0', '10']) {
       const times = await round(ctx, config, org, cacheSeconds, recipients, async (m) => {
         await sendMessage(ctx, {
@@ -78,22 +61,18 @@ async function main() {
         });
       });
       times.sort((a, b) => a - b);
-      rows.push(
-        `| EVENTS_AUTH_CACHE_SECONDS=${cacheSeconds}, ${RECIPIENTS.toLocaleString('en-US')} recipients | median ${times[Math.floor(times.length / 2)].toFixed(0)} ms | max ${times[times.length - 1].toFixed(0)} ms |`,
+      out.push(
+        `| EVENTS_AUTH_CACHE_SECONDS=${cacheSeconds}, ${RECIPIENTS.toLocaleString('en-US')} recipients | median ${percentile(times, 50).toFixed(0)} ms | max ${times[times.length - 1].toFixed(0)} ms |`,
       );
     }
-  } finally {
-    const keys = await ctx.redis.keys(`${config.redisPrefix}*`);
-    for (let i = 0; i < keys.length; i += 1000) await ctx.redis.del(...keys.slice(i, i + 1000));
-    await ctx.close();
-    await withAdminClient((c) => dropDatabase(c, dbName));
-  }
+    return out;
+  });
   process.stdout.write(`${rows.join('\n')}\n`);
 }
 
 /** One events process; returns, per message, send -> every client answered and polling again. */
 async function round(
-  ctx: Ctx,
+  ctx: BenchContext,
   config: Config,
   org: TestRealm,
   cacheSeconds: string,
@@ -169,7 +148,7 @@ async function round(
 }
 
 /** Inserts `count` member accounts with known API keys in one statement. */
-async function bulkUsers(ctx: Ctx, realmId: number, count: number) {
+async function bulkUsers(ctx: BenchContext, realmId: number, count: number) {
   const keys = Array.from({ length: count }, () => randomBytes(16).toString('hex'));
   const rows = keys.map((key, i) => ({
     realmId,
