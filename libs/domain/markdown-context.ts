@@ -7,7 +7,7 @@ import { realmUrl } from './realms/realm-url';
 export async function markdownContextFor(
   db: Db | Tx,
   config: Config,
-  realm: { id: number; stringId: string },
+  realm: { id: number; stringId: string; defaultCodeBlockLanguage?: string },
 ): Promise<MarkdownContext> {
   const [emoji, linkifiers] = await Promise.all([
     db.realmEmoji.findMany({ where: { realmId: realm.id } }),
@@ -16,6 +16,7 @@ export async function markdownContextFor(
   const base = realmUrl(realm.stringId, config);
   return {
     realmUrl: base,
+    defaultCodeBlockLanguage: realm.defaultCodeBlockLanguage,
     async lookupUsersByName(names) {
       if (names.length === 0) return [];
       const users = await db.user.findMany({

@@ -91,7 +91,16 @@ export const invalidPushDeviceToken = () =>
   new ApiError(400, 'INVALID_PUSH_DEVICE_TOKEN', 'Device not recognized');
 
 export const badNarrow = (desc: string) =>
-  new ApiError(400, 'BAD_NARROW', `Invalid narrow operator: ${desc}`);
+  new ApiError(400, 'BAD_NARROW', `Invalid narrow operator: ${desc}`, { desc });
+
+export const badNarrowCombination = (desc: string) =>
+  new ApiError(400, 'BAD_NARROW', `Invalid narrow operator combination: ${desc}`, { desc });
+
+/** Zulip's IncompatibleParametersError: `parameters` lists them, comma-separated. */
+export const incompatibleParameters = (names: string[]) =>
+  badRequest(`Unsupported parameter combination: ${names.join(', ')}`, {
+    parameters: names.join(', '),
+  });
 
 /** Some invitations could not be sent; `sentInvitations` says whether the others were. */
 export const invitationFailed = (

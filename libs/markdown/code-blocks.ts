@@ -1,4 +1,5 @@
 import type MarkdownIt from 'markdown-it';
+import { zulipEnv } from './env';
 import { escapeAttr, escapeText } from './escape';
 import { renderMathBlock } from './math';
 
@@ -96,6 +97,7 @@ const LANGUAGE_NAMES: Record<string, string> = {
   yml: 'YAML',
 };
 
+/** Zulip lowercases the fence's language and keeps it as given when Pygments has no lexer. */
 export function canonicalLanguageName(lang: string): string {
   const lower = lang.toLowerCase();
   const known = LANGUAGE_NAMES[lower];
@@ -105,7 +107,7 @@ export function canonicalLanguageName(lang: string): string {
     const parts = lower.split('+');
     if (parts.every((p) => LANGUAGE_NAMES[p])) return parts.map((p) => LANGUAGE_NAMES[p]).join('+');
   }
-  return lang;
+  return lower;
 }
 
 /** Zulip's code block HTML (without syntax highlighting, like its JS renderer). */
@@ -144,7 +146,10 @@ function zulipFence(
   if (silent) return true;
 
   const fence = open[1];
-  const lang = open[2] ?? '';
+  const env = zulipEnv(state.env);
+  // Zulip's FencedBlockPreprocessor: a fence without a language takes the organization's
+  // default, except inside spoilers.
+  const lang = open[2] || (env.spoilerDepth > 0 ? '' : (env.ctx.defaultCodeBlockLanguage ?? ''));
   const header = (open[3] ?? '').trim();
   const kind = fenceKind(lang);
   const stack: { fence: string; container: boolean }[] = [
@@ -212,7 +217,9 @@ function zulipFence(
       state.push('paragraph_close', 'p', -1);
     }
     state.push('zulip_spoiler_middle', 'div', 0);
+    env.spoilerDepth += 1;
     state.md.block.tokenize(state, startLine + 1, contentEnd);
+    env.spoilerDepth -= 1;
     state.push('zulip_spoiler_close', 'div', -1);
   }
   state.parentType = oldParent;

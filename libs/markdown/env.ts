@@ -15,6 +15,8 @@ export interface ZulipEnv extends MarkdownIt.Env {
   hasLink: boolean;
   hasImage: boolean;
   hasAttachment: boolean;
+  /** Spoilers being tokenized: fences inside them get no default language, as in Zulip. */
+  spoilerDepth: number;
 }
 
 export function zulipEnv(env: unknown): ZulipEnv {

@@ -425,3 +425,35 @@ describe('alert words', () => {
     expect(findAlertWords('hamlets', ['hamlet'])).toBe(false);
   });
 });
+
+describe('code blocks', () => {
+  const codeDiv = (lang: string | null, code: string) =>
+    `<div class="codehilite"${lang === null ? '' : ` data-code-language="${lang}"`}>` +
+    `<pre><span></span><code>${code}\n</code></pre></div>`;
+
+  it('keeps a language Pygments does not know, lowercased as Zulip does', async () => {
+    const r = await renderMarkdown('```MyLang\nx = 1\n```', makeContext());
+    expect(r.html).toBe(codeDiv('mylang', 'x = 1'));
+  });
+
+  it("applies the organization's default language to fences that name none", async () => {
+    const ctx = makeContext({ defaultCodeBlockLanguage: 'python' });
+    expect((await renderMarkdown('```\nx = 1\n```', ctx)).html).toBe(codeDiv('Python', 'x = 1'));
+    expect((await renderMarkdown('```js\nx = 1\n```', ctx)).html).toBe(
+      codeDiv('JavaScript', 'x = 1'),
+    );
+    // Indented code is no fence, and fences inside spoilers keep no language.
+    expect((await renderMarkdown('    x = 1', ctx)).html).toBe(codeDiv(null, 'x = 1'));
+    const spoiler = await renderMarkdown('```spoiler Title\n~~~\nx = 1\n~~~\n```', ctx);
+    expect(spoiler.html).toContain(codeDiv(null, 'x = 1'));
+    const quote = await renderMarkdown('```quote\n~~~\nx = 1\n~~~\n```', ctx);
+    expect(quote.html).toBe(`<blockquote>\n${codeDiv('Python', 'x = 1')}\n</blockquote>`);
+  });
+
+  it('turns fences into quotes when the default language is quote', async () => {
+    const ctx = makeContext({ defaultCodeBlockLanguage: 'quote' });
+    expect((await renderMarkdown('```\nhi\n```', ctx)).html).toBe(
+      '<blockquote>\n<p>hi</p>\n</blockquote>',
+    );
+  });
+});

@@ -61,6 +61,7 @@ async function buildEnv(content: string, ctx: MarkdownContext): Promise<ZulipEnv
     hasLink: false,
     hasImage: false,
     hasAttachment: false,
+    spoilerDepth: 0,
   };
 }
 

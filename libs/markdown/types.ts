@@ -41,6 +41,8 @@ export interface MarkdownContext {
   linkifiers: Linkifier[];
   emptyTopicDisplayName?: string;
   translateEmoticons?: boolean;
+  /** The organization's `default_code_block_language`, for fences that name none. */
+  defaultCodeBlockLanguage?: string;
 }
 
 export interface RenderedMarkdown {

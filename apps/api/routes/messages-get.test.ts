@@ -1,5 +1,6 @@
 import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
+import { getMessages } from '../../../libs/domain/messages/get-messages';
 import { Role } from '../../../libs/domain/users/roles';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
@@ -245,16 +246,23 @@ describe('GET /messages', () => {
     const res = await get(bob.auth, {
       anchor: ids.mention,
       num_before: 1,
-      num_after: 1,
       include_anchor: 'false',
     });
-    expect(res.body.messages.map((m: { id: number }) => m.id)).toEqual([ids.first, ids.other]);
+    // num_after defaults to 0 since FL 300.
+    expect(res.body.messages.map((m: { id: number }) => m.id)).toEqual([ids.first]);
     expect(res.body).toMatchObject({
       anchor: ids.mention,
       found_anchor: false,
       found_oldest: true,
       found_newest: false,
     });
+    const after = await get(bob.auth, {
+      anchor: ids.mention,
+      num_before: 0,
+      num_after: 1,
+      include_anchor: 'false',
+    });
+    expect(after.body.messages.map((m: { id: number }) => m.id)).toEqual([ids.other]);
     const unread = await get(bob.auth, { anchor: 'first_unread', num_before: 0, num_after: 1 });
     expect(unread.body.anchor).toBe(ids.first);
     expect(unread.body.found_anchor).toBe(true);
@@ -262,9 +270,9 @@ describe('GET /messages', () => {
 
   it.each([
     [
-      { anchor: 'newest', num_before: 1 },
-      'REQUEST_VARIABLE_MISSING',
-      "Missing 'num_after' argument",
+      { anchor: 5, num_before: 1, num_after: 1, include_anchor: 'false' },
+      'BAD_REQUEST',
+      'The anchor can only be excluded at an end of the range',
     ],
     [{ num_before: 1, num_after: 1 }, 'REQUEST_VARIABLE_MISSING', "Missing 'anchor' argument"],
     [{ anchor: 'sideways', num_before: 1, num_after: 1 }, 'BAD_REQUEST', 'Invalid anchor'],
@@ -312,6 +320,218 @@ describe('GET /messages', () => {
     const res = await get(bob.auth, query as Record<string, string | number>);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ result: 'error', code, msg });
+  });
+});
+
+describe('GET /messages message_ids (FL 300)', () => {
+  it('returns the listed messages the user can access, in ID order, without anchor', async () => {
+    const res = await get(bob.auth, {
+      message_ids: JSON.stringify([ids.dm, ids.secretOld, 99999999, ids.first]),
+    });
+    expect(res.status).toBe(200);
+    expectOpenApiResponse('/messages', 'get', stripNewer(res.body));
+    expect(res.body).toMatchObject({
+      result: 'success',
+      found_anchor: false,
+      found_oldest: false,
+      found_newest: false,
+      history_limited: false,
+    });
+    expect(res.body).not.toHaveProperty('anchor');
+    expect(res.body.messages.map((m: { id: number }) => m.id)).toEqual([ids.first, ids.dm]);
+  });
+
+  it('applies the narrow and reads channel history as a window does', async () => {
+    const listed = JSON.stringify([ids.first, ids.other, ids.dm]);
+    const topic = await get(bob.auth, {
+      message_ids: listed,
+      narrow: JSON.stringify([{ operator: 'topic', operand: 'plans' }]),
+    });
+    expect(topic.body.messages.map((m: { id: number }) => m.id)).toEqual([ids.first]);
+    // Carol received none of these: only a channel narrow reaches their history.
+    const plain = await get(carol.auth, { message_ids: listed });
+    expect(plain.body.messages).toEqual([]);
+    const history = await get(carol.auth, {
+      message_ids: listed,
+      narrow: JSON.stringify([{ operator: 'channel', operand: design.id }]),
+    });
+    expect(history.body.messages.map((m: { id: number }) => m.id)).toEqual([ids.first, ids.other]);
+    expect(history.body.messages[0].flags).toEqual(['read', 'historical']);
+    const none = await get(bob.auth, { message_ids: '[]' });
+    expect(none.body).toMatchObject({ result: 'success', messages: [] });
+  });
+
+  it.each([
+    [{ anchor: 'newest' }],
+    [{ num_before: 1 }],
+    [{ num_after: 2 }],
+    [{ use_first_unread_anchor: 'true' }],
+  ])('refuses message_ids with %j', async (extra) => {
+    const res = await get(bob.auth, { message_ids: '[1]', ...extra });
+    expect(res.status).toBe(400);
+    const parameters =
+      'num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor';
+    expect(res.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: `Unsupported parameter combination: ${parameters}`,
+      parameters,
+    });
+  });
+
+  it('accepts num_before=0 and num_after=0 beside message_ids and limits the count', async () => {
+    const ok = await get(bob.auth, { message_ids: `[${ids.first}]`, num_before: 0, num_after: 0 });
+    expect(ok.body.messages.map((m: { id: number }) => m.id)).toEqual([ids.first]);
+    // 5001 IDs do not fit in a request line, so the limit is checked on the domain action.
+    const many = Array.from({ length: 5001 }, (_, i) => i + 1);
+    await expect(
+      getMessages(t.db, {
+        user: bob.user,
+        realm: org.realm,
+        messageIds: many,
+        narrow: [],
+        applyMarkdown: true,
+        clientGravatar: true,
+        allowEmptyTopicName: false,
+      }),
+    ).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: 'Too many messages requested (maximum 5000).',
+    });
+  });
+});
+
+describe('the with narrow operator (FL 271)', () => {
+  let moved: number;
+  let stays: number;
+  let already: number;
+  let other: Stream;
+
+  beforeAll(async () => {
+    other = await makeChannel(t, org.realm, { name: 'ops', subscribers: [alice.user, bob.user] });
+    moved = await postToChannel(t, org.realm, alice.user, other, 'old topic', 'to be moved');
+    stays = await postToChannel(t, org.realm, alice.user, other, 'old topic', 'stays behind');
+    already = await postToChannel(t, org.realm, alice.user, other, 'new topic', 'already there');
+    const res = await request(t.app)
+      .patch(`/api/v1/messages/${moved}`)
+      .set('Host', org.host)
+      .set('Authorization', alice.auth)
+      .type('form')
+      .send({ topic: 'new topic', propagate_mode: 'change_one' });
+    expect(res.status).toBe(200);
+  });
+
+  const fetchWith = async (auth: string, narrow: unknown[]) => {
+    const res = await get(auth, {
+      anchor: 'newest',
+      num_before: 100,
+      narrow: JSON.stringify(narrow),
+    });
+    expect(res.status).toBe(200);
+    return res.body.messages as { id: number; subject: string; stream_id: number }[];
+  };
+
+  it("narrows to the message's conversation where it is now, replacing stale terms", async () => {
+    const stale = [
+      { operator: 'channel', operand: other.id },
+      { operator: 'topic', operand: 'old topic' },
+      { operator: 'with', operand: moved },
+    ];
+    const now = await fetchWith(bob.auth, stale);
+    expect(now.map((m) => m.id)).toContain(moved);
+    expect(now.map((m) => m.id)).not.toContain(stays);
+    expect(new Set(now.map((m) => `${m.stream_id}/${m.subject}`))).toEqual(
+      new Set([`${other.id}/new topic`]),
+    );
+    // Other terms stay (here: leave out the notification bot's move notice).
+    const ids2 = await fetchIds(bob.auth, [
+      ...stale,
+      { operator: 'sender', operand: alice.user.id },
+    ]);
+    expect(ids2).toEqual([moved, already]);
+    // A string operand works too, alone.
+    const old = await fetchWith(bob.auth, [{ operator: 'with', operand: String(stays) }]);
+    expect(old.map((m) => m.id)).toEqual([stays]);
+  });
+
+  it('narrows to the direct-message conversation of a DM', async () => {
+    expect(
+      await fetchIds(bob.auth, [
+        { operator: 'channel', operand: design.id },
+        { operator: 'with', operand: ids.dm },
+      ]),
+    ).toEqual([ids.dm]);
+  });
+
+  it('falls back to the rest of the narrow for an inaccessible message when it names a conversation', async () => {
+    // Carol cannot access the DM; the narrow still names a conversation, which is used as is.
+    const narrow = [
+      { operator: 'channel', operand: design.id },
+      { operator: 'topic', operand: 'plans' },
+      { operator: 'with', operand: ids.dm },
+    ];
+    expect(await fetchIds(carol.auth, narrow)).toEqual([ids.first, ids.mention]);
+    expect(
+      await fetchIds(carol.auth, [
+        { operator: 'dm', operand: [alice.user.id] },
+        { operator: 'with', operand: 99999999 },
+      ]),
+    ).toEqual([]);
+  });
+
+  it.each([
+    [[{ operator: 'with', operand: 99999999 }], "Invalid narrow operator: Invalid 'with' operator"],
+    [
+      [
+        { operator: 'channel', operand: 'design' },
+        { operator: 'with', operand: 99999999 },
+      ],
+      "Invalid narrow operator: Invalid 'with' operator",
+    ],
+    [[{ operator: 'with', operand: 'abc' }], "Invalid narrow operator: Invalid 'with' operator"],
+    [
+      [
+        { operator: 'with', operand: 1 },
+        { operator: 'with', operand: 2 },
+      ],
+      "Invalid narrow operator combination: Duplicate 'with' operators.",
+    ],
+  ])('refuses %j', async (narrow, msg) => {
+    const res = await get(bob.auth, {
+      anchor: 'newest',
+      num_before: 1,
+      narrow: JSON.stringify(narrow),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ result: 'error', code: 'BAD_NARROW', msg });
+  });
+
+  it('refuses a message the user cannot access without a conversation to fall back to', async () => {
+    const res = await get(carol.auth, {
+      anchor: 'newest',
+      num_before: 1,
+      narrow: JSON.stringify([{ operator: 'with', operand: ids.secretOld }]),
+    });
+    expect(res.body).toMatchObject({
+      code: 'BAD_NARROW',
+      msg: "Invalid narrow operator: Invalid 'with' operator",
+      desc: "Invalid 'with' operator",
+    });
+  });
+
+  it('is not a matches_narrow operator, as in Zulip', async () => {
+    const res = await request(t.app)
+      .get('/api/v1/messages/matches_narrow')
+      .set('Host', org.host)
+      .set('Authorization', bob.auth)
+      .query({
+        msg_ids: JSON.stringify([ids.first]),
+        narrow: JSON.stringify([{ operator: 'with', operand: ids.first }]),
+      });
+    expect(res.body).toMatchObject({
+      code: 'BAD_NARROW',
+      msg: 'Invalid narrow operator: unknown operator with',
+    });
   });
 });
 

@@ -19,7 +19,7 @@ import { deleteMessage } from '../../../libs/domain/messages/delete-message';
 import { editMessage, type PropagateMode } from '../../../libs/domain/messages/edit-message';
 import { messageHistory } from '../../../libs/domain/messages/message-history';
 import { renderMessage } from '../../../libs/domain/messages/render-message';
-import { missingArgument } from '../../../libs/http/errors';
+import { incompatibleParameters, missingArgument } from '../../../libs/http/errors';
 import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 
@@ -55,6 +55,7 @@ const sendSpec = {
 
 interface GetMessagesParams {
   anchor?: Anchor;
+  message_ids?: number[];
   use_first_unread_anchor: boolean;
   num_before: number;
   num_after: number;
@@ -89,15 +90,27 @@ const getSpec = {
       Joi.string().valid('newest', 'oldest', 'first_unread'),
     ).messages({ 'alternatives.match': 'Invalid anchor', 'alternatives.types': 'Invalid anchor' }),
   ),
+  // FL 300: a list of IDs instead of a window; num_before and num_after default to 0 since.
+  message_ids: P.json(Joi.array().items(Joi.number().integer().min(0))),
   use_first_unread_anchor: P.bool(Joi.boolean().default(false)),
-  num_before: P.int(Joi.number().integer().min(0).required()),
-  num_after: P.int(Joi.number().integer().min(0).required()),
+  num_before: P.int(Joi.number().integer().min(0).default(0)),
+  num_after: P.int(Joi.number().integer().min(0).default(0)),
   include_anchor: P.bool(Joi.boolean().default(true)),
   narrow: P.json(narrowSchema),
   apply_markdown: P.bool(Joi.boolean().default(true)),
   client_gravatar: P.bool(Joi.boolean().default(true)),
   allow_empty_topic_name: P.bool(Joi.boolean().default(false)),
 };
+
+/** What Zulip names when `message_ids` comes with a window (its order). */
+const MESSAGE_IDS_EXCLUDES = [
+  'num_before',
+  'num_after',
+  'anchor',
+  'message_ids',
+  'include_anchor',
+  'use_first_unread_anchor',
+];
 
 interface GetOneParams {
   message_id: number;
@@ -251,21 +264,33 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
   router.get(
     '/messages',
     authed<GetMessagesParams>(ctx, getSpec, async ({ user, realm, params }) => {
+      const common = {
+        user,
+        realm,
+        narrow: params.narrow,
+        applyMarkdown: params.apply_markdown,
+        clientGravatar: params.client_gravatar,
+        allowEmptyTopicName: params.allow_empty_topic_name,
+      };
+      if (params.message_ids !== undefined) {
+        const windowed =
+          params.num_before > 0 ||
+          params.num_after > 0 ||
+          params.anchor !== undefined ||
+          params.use_first_unread_anchor;
+        if (windowed) throw incompatibleParameters(MESSAGE_IDS_EXCLUDES);
+        return { ...(await getMessages(ctx.db, { ...common, messageIds: params.message_ids })) };
+      }
       let anchor = params.anchor;
       if (params.use_first_unread_anchor) anchor = 'first_unread';
       if (anchor === undefined) throw missingArgument('anchor');
       return {
         ...(await getMessages(ctx.db, {
-          user,
-          realm,
+          ...common,
           anchor,
           numBefore: params.num_before,
           numAfter: params.num_after,
           includeAnchor: params.include_anchor,
-          narrow: params.narrow,
-          applyMarkdown: params.apply_markdown,
-          clientGravatar: params.client_gravatar,
-          allowEmptyTopicName: params.allow_empty_topic_name,
         })),
       };
     }),

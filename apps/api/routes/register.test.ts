@@ -233,6 +233,31 @@ describe('POST /register', () => {
     expect(got.map((e) => (e.message as { id: number }).id)).toEqual([wanted]);
   });
 
+  it('sends group settings held by anonymous groups as {direct_members, direct_subgroups}', async () => {
+    const admins = await t.db.userGroup.findFirstOrThrow({
+      where: { realmId: org.realm.id, name: 'role:administrators' },
+    });
+    const res = await request(t.app)
+      .patch('/api/v1/realm')
+      .set('Host', org.host)
+      .set('Authorization', org.owner.auth)
+      .type('form')
+      .send({
+        direct_message_initiator_group: JSON.stringify({
+          new: { direct_members: [alice.user.id], direct_subgroups: [admins.id] },
+        }),
+      });
+    expect(res.body).toMatchObject({ result: 'success' });
+    const state = await register(t, org.host, bob.auth, {
+      fetch_event_types: JSON.stringify(['realm']),
+    });
+    expect(state.realm_direct_message_initiator_group).toEqual({
+      direct_members: [alice.user.id],
+      direct_subgroups: [admins.id],
+    });
+    expect(typeof state.realm_can_create_groups).toBe('number');
+  });
+
   it('refuses all_public_streams for guests', async () => {
     const res = await request(t.app)
       .post('/api/v1/register')

@@ -130,6 +130,35 @@ describe('POST /scheduled_messages', () => {
     }
   });
 
+  it('checks direct-message permissions when scheduling, writing nothing when refused', async () => {
+    const admins = await t.db.userGroup.findFirstOrThrow({
+      where: { realmId: org.realm.id, name: 'role:administrators' },
+    });
+    const carol = await makeUser(t, org.realm, { fullName: 'Carol' });
+    const before = await countRows();
+    await t.db.realm.update({
+      where: { id: org.realm.id },
+      data: { directMessageInitiatorGroupId: admins.id },
+    });
+    try {
+      const res = await schedule(alice.auth, {
+        type: 'direct',
+        to: JSON.stringify([carol.user.id]),
+      });
+      expect(res.body).toEqual({
+        result: 'error',
+        code: 'BAD_REQUEST',
+        msg: 'You do not have permission to initiate direct message conversations.',
+      });
+      expect(await countRows()).toBe(before);
+    } finally {
+      await t.db.realm.update({
+        where: { id: org.realm.id },
+        data: { directMessageInitiatorGroupId: org.realm.directMessageInitiatorGroupId },
+      });
+    }
+  });
+
   it('type channel works; (no topic) and the empty-topic display name are read as empty', async () => {
     for (const topic of ['(no topic)', 'general chat', '']) {
       const res = await schedule(alice.auth, { type: 'channel', to: channel.id, topic });

@@ -36,7 +36,7 @@ export async function resolveChannel(
 
 export type DirectRecipientUser = Pick<
   User,
-  'id' | 'email' | 'fullName' | 'isActive' | 'isMirrorDummy' | 'recipientId' | 'realmId'
+  'id' | 'email' | 'fullName' | 'isActive' | 'isMirrorDummy' | 'isBot' | 'recipientId' | 'realmId'
 >;
 
 const userSelect = {
@@ -45,6 +45,7 @@ const userSelect = {
   fullName: true,
   isActive: true,
   isMirrorDummy: true,
+  isBot: true,
   recipientId: true,
   realmId: true,
 } as const;

@@ -6,6 +6,7 @@ import {
   compileNarrow,
   FLAGS_SQL,
   parseNarrow,
+  resolveWithOperator,
   type CompiledNarrow,
   type RawNarrow,
 } from './narrow';
@@ -17,21 +18,31 @@ export const MAX_MESSAGES_PER_FETCH = 5000;
 
 export type Anchor = number | 'newest' | 'oldest' | 'first_unread';
 
-export interface GetMessagesInput {
-  user: User;
-  realm: Realm;
+/** Which messages of the narrow: a window around an anchor. */
+export interface AnchorWindow {
   anchor: Anchor;
   numBefore: number;
   numAfter: number;
   includeAnchor: boolean;
+}
+
+/** ...or the listed messages (`message_ids`, FL 300). */
+export interface MessageIdList {
+  messageIds: number[];
+}
+
+export type GetMessagesInput = (AnchorWindow | MessageIdList) & {
+  user: User;
+  realm: Realm;
   narrow: RawNarrow;
   applyMarkdown: boolean;
   clientGravatar: boolean;
   allowEmptyTopicName: boolean;
-}
+};
 
 export interface GetMessagesResult {
-  anchor: number;
+  /** Absent for `message_ids` fetches, as in Zulip. */
+  anchor?: number;
   found_anchor: boolean;
   found_oldest: boolean;
   found_newest: boolean;
@@ -66,14 +77,52 @@ export function matchColumns(search: string[]): Prisma.Sql {
     ts_headline('english', replace(replace(replace(m.subject, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), ${query}, ${options}) AS match_subject`;
 }
 
-/** GET /messages: a window of the narrow around an anchor (Zulip's get_messages_backend). */
+const tooMany = () =>
+  badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+
+/**
+ * GET /messages (Zulip's get_messages_backend): a window of the narrow around an anchor, or
+ * the listed messages of the narrow the user can access.
+ */
 export async function getMessages(db: Db, input: GetMessagesInput): Promise<GetMessagesResult> {
-  const { user, numBefore, numAfter } = input;
-  if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) {
-    throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+  const { user } = input;
+  const terms = await resolveWithOperator(db, user, parseNarrow(input.narrow));
+  if ('messageIds' in input) {
+    if (input.messageIds.length > MAX_MESSAGES_PER_FETCH) throw tooMany();
+  } else {
+    if (input.numBefore + input.numAfter > MAX_MESSAGES_PER_FETCH) throw tooMany();
+    if (input.numBefore > 0 && input.numAfter > 0 && !input.includeAnchor) {
+      throw badRequest('The anchor can only be excluded at an end of the range');
+    }
   }
-  const narrow = await compileNarrow(db, user, input.realm, parseNarrow(input.narrow));
+  const narrow = await compileNarrow(db, user, input.realm, terms);
   const source = narrowSource(user, narrow);
+  const columns = Prisma.sql`m.id, ${FLAGS_SQL} AS flags ${matchColumns(narrow.search)}`;
+
+  if ('messageIds' in input) {
+    const rows = input.messageIds.length
+      ? await db.$queryRaw<Row[]>(Prisma.sql`SELECT ${columns} ${source}
+          AND m.id = ANY(${input.messageIds}::bigint[]) ORDER BY m.id ASC`)
+      : [];
+    // Zulip reports no anchor and no window bounds for a list of IDs.
+    return {
+      found_anchor: false,
+      found_oldest: false,
+      found_newest: false,
+      history_limited: false,
+      messages: await loadAndFormat(db, input, rows),
+    };
+  }
+  return fetchWindow(db, input, source, columns);
+}
+
+async function fetchWindow(
+  db: Db,
+  input: AnchorWindow & Parameters<typeof loadAndFormat>[1],
+  source: Prisma.Sql,
+  columns: Prisma.Sql,
+): Promise<GetMessagesResult> {
+  const { numBefore, numAfter } = input;
 
   let anchor: number;
   if (input.anchor === 'newest') anchor = LARGER_THAN_MAX_MESSAGE_ID;
@@ -84,7 +133,6 @@ export async function getMessages(db: Db, input: GetMessagesInput): Promise<GetM
     anchor = rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
   } else anchor = input.anchor;
 
-  const columns = Prisma.sql`m.id, ${FLAGS_SQL} AS flags ${matchColumns(narrow.search)}`;
   const [before, at, after] = await Promise.all([
     numBefore > 0
       ? db.$queryRaw<Row[]>(Prisma.sql`SELECT ${columns} ${source} AND m.id < ${anchor}::bigint

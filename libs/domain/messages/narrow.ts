@@ -1,9 +1,10 @@
 import { Prisma, type Realm, type Stream, type User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
-import { badNarrow } from '../../http/errors';
+import { ApiError, badNarrow, badNarrowCombination } from '../../http/errors';
 import { canReadChannelHistory } from '../permissions/messages';
 import { RecipientType } from '../recipients';
 import { Role } from '../users/roles';
+import { accessMessage } from './access';
 import { huddleHash } from './addressees';
 import { Flag } from './flags';
 import { emptyTopicDisplayName, NO_TOPIC, RESOLVED_TOPIC_PREFIX } from './topic';
@@ -31,6 +32,75 @@ export function parseNarrow(raw: RawNarrow | undefined): NarrowTerm[] {
     }
     return { operator: item.operator, operand: item.operand, negated: item.negated ?? false };
   });
+}
+
+/** Operators that name a conversation, replaced by the one a `with` term resolves to. */
+const CONVERSATION_OPERATORS = new Set(['stream', 'channel', 'topic', 'dm', 'pm-with']);
+
+/** Does the narrow name one conversation on its own (a DM, or a channel and a topic)? */
+function definesConversation(terms: NarrowTerm[]): boolean {
+  const ops = new Set(terms.map((t) => t.operator));
+  return (
+    ops.has('dm') ||
+    ops.has('pm-with') ||
+    ((ops.has('channel') || ops.has('stream')) && ops.has('topic'))
+  );
+}
+
+/**
+ * The `with` operator (FL 271): replaces the narrow's conversation terms with the conversation
+ * the message is in now, so links to a message keep working after it moves (Zulip's
+ * update_narrow_terms_containing_with_operator). When the user cannot access the message, a
+ * narrow that names a conversation by itself is used without the `with` term; any other is
+ * refused.
+ */
+export async function resolveWithOperator(
+  db: Reader,
+  user: Pick<User, 'id' | 'role' | 'realmId'>,
+  terms: NarrowTerm[],
+): Promise<NarrowTerm[]> {
+  const withTerms = terms.filter((t) => t.operator === 'with');
+  if (withTerms.length === 0) return terms;
+  if (withTerms.length > 1) throw badNarrowCombination("Duplicate 'with' operators.");
+  const rest = terms.filter((t) => t.operator !== 'with');
+  const { operand } = withTerms[0];
+  const messageId =
+    typeof operand === 'number'
+      ? operand
+      : typeof operand === 'string' && /^\s*-?\d+\s*$/.test(operand)
+        ? Number(operand)
+        : NaN;
+  if (!Number.isInteger(messageId)) throw badNarrow("Invalid 'with' operator");
+
+  const message = await accessMessage(db, user, messageId).then(
+    (found) => found.message,
+    (err: unknown) => {
+      if (err instanceof ApiError) return null;
+      throw err;
+    },
+  );
+  if (!message) {
+    if (definesConversation(rest)) return rest;
+    throw badNarrow("Invalid 'with' operator");
+  }
+  const others = rest.filter((t) => !CONVERSATION_OPERATORS.has(t.operator));
+  const recipient = await db.recipient.findUniqueOrThrow({ where: { id: message.recipientId } });
+  let conversation: NarrowTerm[];
+  if (recipient.type === RecipientType.STREAM) {
+    conversation = [
+      { operator: 'channel', operand: recipient.typeId, negated: false },
+      { operator: 'topic', operand: message.subject, negated: false },
+    ];
+  } else if (recipient.type === RecipientType.PERSONAL) {
+    conversation = [{ operator: 'dm', operand: [recipient.typeId], negated: false }];
+  } else {
+    const members = await db.subscription.findMany({
+      where: { recipientId: recipient.id },
+      select: { userId: true },
+    });
+    conversation = [{ operator: 'dm', operand: members.map((m) => m.userId), negated: false }];
+  }
+  return [...conversation, ...others];
 }
 
 export interface CompiledNarrow {

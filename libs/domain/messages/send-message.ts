@@ -5,7 +5,7 @@ import type { Db, Tx } from '../../db/client';
 import { renderMarkdown } from '../../markdown';
 import type { AppContext } from '../context';
 import { markdownContextFor } from '../markdown-context';
-import { channelSendRefusal, mentionRefusal } from '../permissions/messages';
+import { channelSendRefusal, directMessageRefusal, mentionRefusal } from '../permissions/messages';
 import {
   directRecipientId,
   resolveChannel,
@@ -128,6 +128,8 @@ export async function prepareMessage(
     if (refusal) throw badRequest(refusal);
   } else {
     directUsers = await resolveDirectUsers(db, realm, input.to as DirectTarget);
+    const refusal = await directMessageRefusal(db, realm, sender, directUsers);
+    if (refusal) throw badRequest(refusal);
   }
 
   const rendered = input.systemNotice
@@ -157,6 +159,7 @@ export async function writeMessage(
     fullName: sender.fullName,
     isActive: sender.isActive,
     isMirrorDummy: sender.isMirrorDummy,
+    isBot: sender.isBot,
     recipientId: sender.recipientId,
     realmId: sender.realmId,
   };

@@ -1,7 +1,9 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
+import { huddleHash } from '../messages/addressees';
 import { Role } from '../users/roles';
 import { groupsContainingUser } from './groups';
+import { accessibleUserIds } from './users';
 
 type Reader = Db | Tx;
 
@@ -195,4 +197,67 @@ export async function mentionRefusal(
     if (!ok) return 'You do not have permission to use channel wildcard mentions in this channel.';
   }
   return null;
+}
+
+/**
+ * Why a direct message is refused, or null (Zulip's check_sender_can_access_recipients, then
+ * check_can_send_direct_message). Bots may always send, and anyone may write to themselves
+ * and to bots. Otherwise someone in the conversation must be in `direct_message_permission_group`,
+ * and a sender outside `direct_message_initiator_group` may only write in a conversation that
+ * already has messages.
+ */
+export async function directMessageRefusal(
+  db: Reader,
+  realm: Pick<Realm, 'directMessagePermissionGroupId' | 'directMessageInitiatorGroupId'>,
+  sender: Pick<User, 'id' | 'realmId' | 'role' | 'isBot'>,
+  recipients: { id: number; isBot: boolean }[],
+): Promise<string | null> {
+  const accessible = await accessibleUserIds(db, sender);
+  if (accessible && recipients.some((u) => !u.isBot && !accessible.has(u.id))) {
+    return 'You do not have permission to access some of the recipients.';
+  }
+  if (sender.isBot || recipients.every((u) => u.isBot || u.id === sender.id)) return null;
+
+  const settingIds = [realm.directMessagePermissionGroupId, realm.directMessageInitiatorGroupId];
+  const groups = await db.userGroup.findMany({
+    where: { id: { in: settingIds.filter((id): id is number => id !== null) } },
+    select: { id: true, name: true },
+  });
+  const restricting = (id: number | null): id is number =>
+    id !== null && groups.find((g) => g.id === id)?.name !== 'role:everyone';
+
+  const permissionGroup = realm.directMessagePermissionGroupId;
+  if (restricting(permissionGroup)) {
+    const userIds = [...new Set([sender.id, ...recipients.map((u) => u.id)])];
+    const memberships = await Promise.all(
+      userIds.map((id) => groupsContainingUser(db, id, [permissionGroup])),
+    );
+    if (!memberships.some((m) => m.has(permissionGroup))) {
+      return groups.find((g) => g.id === permissionGroup)?.name === 'role:nobody'
+        ? 'Direct messages are disabled in this organization.'
+        : 'This conversation does not include any users who can authorize it.';
+    }
+  }
+
+  const initiatorGroup = realm.directMessageInitiatorGroupId;
+  if (!restricting(initiatorGroup)) return null;
+  if ((await groupsContainingUser(db, sender.id, [initiatorGroup])).has(initiatorGroup)) {
+    return null;
+  }
+  if (await conversationHasMessages(db, [sender.id, ...recipients.map((u) => u.id)])) return null;
+  return 'You do not have permission to initiate direct message conversations.';
+}
+
+/** Has anyone written in the direct-message conversation of these users (sender included)? */
+async function conversationHasMessages(db: Reader, userIds: number[]): Promise<boolean> {
+  const group = await db.directMessageGroup.findUnique({
+    where: { huddleHash: huddleHash(userIds) },
+    select: { recipientId: true },
+  });
+  if (group?.recipientId == null) return false;
+  const message = await db.message.findFirst({
+    where: { recipientId: group.recipientId },
+    select: { id: true },
+  });
+  return message !== null;
 }

@@ -4,6 +4,7 @@ import type { EventSink } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
 import {
   applyGroupSettingUpdate,
+  dropAnonymousGroup,
   type GroupSettingUpdate,
   type GroupSettingValue,
 } from '../groups/group-setting-value';
@@ -11,14 +12,28 @@ import {
 /**
  * Organization group settings `PATCH /realm` changes (update form `{new, old}`), each stored in the
  * Realm column named. `allowedSystemGroups`: the setting takes only these system groups (Zulip's
- * require_system_group with allowed_system_groups).
+ * require_system_group with allowed_system_groups); without it any group or anonymous value but
+ * `role:internet` (Zulip's defaults).
  */
-const REALM_GROUP_SETTINGS = {
+const REALM_GROUP_SETTINGS: Record<
+  | 'can_access_all_users_group'
+  | 'direct_message_permission_group'
+  | 'direct_message_initiator_group',
+  {
+    column:
+      | 'canAccessAllUsersGroupId'
+      | 'directMessagePermissionGroupId'
+      | 'directMessageInitiatorGroupId';
+    allowedSystemGroups?: readonly string[];
+  }
+> = {
   can_access_all_users_group: {
     column: 'canAccessAllUsersGroupId',
     allowedSystemGroups: ['role:everyone', 'role:members'],
   },
-} as const;
+  direct_message_permission_group: { column: 'directMessagePermissionGroupId' },
+  direct_message_initiator_group: { column: 'directMessageInitiatorGroupId' },
+};
 
 type RealmGroupSettingName = keyof typeof REALM_GROUP_SETTINGS;
 export type RealmGroupSettingChanges = Partial<Record<RealmGroupSettingName, GroupSettingUpdate>>;
@@ -73,7 +88,9 @@ export async function applyRealmGroupSettings(
     const update = input.changes[name];
     if (update === undefined) continue;
     const setting = REALM_GROUP_SETTINGS[name];
-    await checkSystemGroup(tx, input.realm.id, name, setting.allowedSystemGroups, update.new);
+    if (setting.allowedSystemGroups) {
+      await checkSystemGroup(tx, input.realm.id, name, setting.allowedSystemGroups, update.new);
+    }
     const current = input.realm[setting.column];
     if (current === null) throw new Error(`realm ${input.realm.id} has no ${name}`);
     const changed = await applyGroupSettingUpdate(tx, input.realm.id, name, current, update);
@@ -82,6 +99,7 @@ export async function applyRealmGroupSettings(
       where: { id: input.realm.id },
       data: { [setting.column]: changed.groupId },
     });
+    if (changed.groupId !== current) await dropAnonymousGroup(tx, current);
     await events.emit(
       input.realm.id,
       { type: 'realm', op: 'update_dict', property: 'default', data: { [name]: changed.value } },

@@ -12,7 +12,7 @@ import {
 import { normalizeContent } from '../messages/content';
 import { normalizeTopic } from '../messages/topic';
 import { CHANNEL_TYPES, DIRECT_TYPES } from '../messages/types';
-import { channelSendRefusal } from '../permissions/messages';
+import { channelSendRefusal, directMessageRefusal } from '../permissions/messages';
 import { renderCheckingMentions } from '../messages/send-message';
 import { formatScheduledMessages } from './format-scheduled-message';
 import { enqueueDelivery } from './schedule-delivery';
@@ -77,6 +77,9 @@ export async function checkScheduledMessage(
       realm,
       Array.isArray(draft.to) ? draft.to : [draft.to],
     );
+    // Zulip checks direct-message permissions when scheduling, and again at delivery.
+    const refusal = await directMessageRefusal(ctx.db, realm, sender, directUsers);
+    if (refusal) throw badRequest(refusal);
   }
   const rendered = await renderCheckingMentions(ctx, realm, sender, channel, content);
   const stream = channel;

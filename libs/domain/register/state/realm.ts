@@ -1,6 +1,7 @@
 import type { Realm } from '../../../../generated/prisma/client';
 import type { Config } from '../../../config';
 import { realmIconUrl, realmUrl } from '../../realms/realm-url';
+import { serializeGroupSettings } from '../../groups/group-setting-value';
 import type { StateProvider } from './types';
 
 /** Columns that are not realm settings clients see, or that need their own shape. */
@@ -59,9 +60,17 @@ export function realmSettings(
 export const realmState: StateProvider = {
   eventTypes: ['realm'],
   async fetch({ ctx, realm }) {
-    return {
-      ...realmSettings(realm, ctx.config),
-      max_file_upload_size_mib: ctx.config.maxFileUploadSizeMib,
-    };
+    const settings = realmSettings(realm, ctx.config);
+    // Group settings held by anonymous groups go out as {direct_members, direct_subgroups}.
+    const groupColumns = Object.entries(realm).filter(
+      (entry): entry is [string, number] => entry[0].endsWith('GroupId') && entry[1] !== null,
+    );
+    const values = await serializeGroupSettings(
+      ctx.db,
+      groupColumns.map(([, id]) => id),
+    );
+    for (const [column, id] of groupColumns)
+      settings[`realm_${settingName(column)}`] = values.get(id);
+    return { ...settings, max_file_upload_size_mib: ctx.config.maxFileUploadSizeMib };
   },
 };
