@@ -285,6 +285,33 @@ describe('DELETE /streams/{stream_id}', () => {
     const twice = await call('delete', `/streams/${chan.id}`, admin.auth);
     expect(twice.status).toBe(400);
   });
+  it('says so in the channel, with every copy already read', async () => {
+    const chan = await makeChannel(t, org, {
+      name: 'archived-notice',
+      subscribers: [org.owner.user, member.user],
+    });
+    const mark = await outboxMark(t);
+    expect((await call('delete', `/streams/${chan.id}`, admin.auth)).status).toBe(200);
+    const notice = await t.db.message.findFirstOrThrow({
+      where: { recipientId: chan.recipientId!, subject: 'channel events' },
+      orderBy: { id: 'desc' },
+      include: { sender: true, userMessages: true },
+    });
+    expect(notice.sender.fullName).toBe('Notification Bot');
+    expect(notice.content).toBe('Channel #**archived-notice** has been archived.');
+    const copies = notice.userMessages.filter((um) => um.userId !== notice.senderId);
+    expect(copies.map((um) => um.userId).sort()).toEqual(
+      [org.owner.user.id, member.user.id].sort(),
+    );
+    for (const um of copies) expect(Number(um.flags) & 1).toBe(1);
+    const events = await eventsAfter(t, mark);
+    const messageEvent = events.find(
+      (e) => e.event.type === 'message' && e.users.includes(member.user.id),
+    );
+    expect(messageEvent?.event.flags).toEqual(['read']);
+    // The notice commits with the archive: the channel ends archived, the notice in it.
+    expect((await t.db.stream.findUniqueOrThrow({ where: { id: chan.id } })).isArchived).toBe(true);
+  });
 });
 
 describe('PATCH /streams/{stream_id} with is_archived', () => {

@@ -1,5 +1,7 @@
 import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
+import { RESOLVE_UNDO_GRACE_SECONDS } from '../../../libs/domain/messages/move-notices';
+import { realmUrl } from '../../../libs/domain/realms/realm-url';
 import { Role } from '../../../libs/domain/users/roles';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
@@ -46,6 +48,20 @@ const call = (
   return method === 'get' ? req.query(form) : req.type('form').send(form);
 };
 const message = (id: number) => t.db.message.findUniqueOrThrow({ where: { id } });
+/** The notification bot's messages in a topic, oldest first, with everyone's flags. */
+const notices = (stream: Stream, topic: string) =>
+  t.db.message.findMany({
+    where: {
+      recipientId: stream.recipientId!,
+      subject: topic,
+      sender: { fullName: 'Notification Bot', isBot: true },
+    },
+    orderBy: { id: 'asc' },
+    include: { userMessages: true },
+  });
+const contents = async (stream: Stream, topic: string) =>
+  (await notices(stream, topic)).map((m) => m.content);
+const mention = (u: TestUser) => `@_**${u.user.fullName}|${u.user.id}**`;
 
 describe('PATCH /messages/{id} content', () => {
   it('edits content, records history, updates mention flags and emits update_message', async () => {
@@ -200,6 +216,132 @@ describe('PATCH /messages/{id} moves', () => {
     expect((await call('patch', `/messages/${id}`, alice.auth, { topic: 'x' })).body).toMatchObject(
       { msg: 'Direct messages cannot have topics.' },
     );
+  });
+});
+
+describe('PATCH /messages/{id} notices', () => {
+  it('posts where a whole topic went, and where it came from when asked', async () => {
+    await postToChannel(t, org.realm, alice.user, design, 'whole-a', 'one');
+    const id = await postToChannel(t, org.realm, alice.user, design, 'whole-a', 'two');
+    const res = await call('patch', `/messages/${id}`, bob.auth, {
+      topic: 'whole-b',
+      propagate_mode: 'change_all',
+    });
+    expect(res.body).toEqual({ result: 'success', msg: '', detached_uploads: [] });
+    expect(await contents(design, 'whole-b')).toEqual([
+      `This topic was moved here from #**design>whole-a** by ${mention(bob)}.`,
+    ]);
+    // send_notification_to_old_thread defaults to false (FL 152).
+    expect(await contents(design, 'whole-a')).toEqual([]);
+
+    const again = await call('patch', `/messages/${id}`, bob.auth, {
+      topic: 'whole-c',
+      propagate_mode: 'change_all',
+      send_notification_to_old_thread: 'true',
+      send_notification_to_new_thread: 'false',
+    });
+    expect(again.body).not.toHaveProperty('ignored_parameters_unsupported');
+    // The earlier notice moved along with the topic, and no new one joined it there ...
+    expect(await contents(design, 'whole-c')).toEqual([
+      `This topic was moved here from #**design>whole-a** by ${mention(bob)}.`,
+    ]);
+    // ... while the old place now says where everything went.
+    expect(await contents(design, 'whole-b')).toEqual([
+      `This topic was moved to #**design>whole-c** by ${mention(bob)}.`,
+    ]);
+  });
+
+  it('counts the messages of a partial move and links a single one', async () => {
+    const first = await postToChannel(t, org.realm, alice.user, design, 'part a', '1');
+    const second = await postToChannel(t, org.realm, alice.user, design, 'part a', '2');
+    await postToChannel(t, org.realm, alice.user, design, 'part a', '3');
+    await call('patch', `/messages/${first}`, bob.auth, {
+      topic: 'part b',
+      send_notification_to_old_thread: 'true',
+    });
+    const link =
+      `${realmUrl(org.realm.stringId, t.config)}/#narrow/channel/${design.id}-design` +
+      `/topic/part.20b/near/${first}`;
+    expect(await contents(design, 'part b')).toEqual([
+      `[A message](${link}) was moved here from #**design>part a** by ${mention(bob)}.`,
+    ]);
+    expect(await contents(design, 'part a')).toEqual([
+      `A message was moved from this topic to #**design>part b** by ${mention(bob)}.`,
+    ]);
+
+    // The rest (two messages and the notice left behind) into a topic that already has some.
+    await call('patch', `/messages/${second}`, bob.auth, {
+      topic: 'part b',
+      propagate_mode: 'change_later',
+      send_notification_to_old_thread: 'true',
+    });
+    const inB = await contents(design, 'part b');
+    expect(inB[inB.length - 1]).toBe(
+      `3 messages were moved here from #**design>part a** by ${mention(bob)}.`,
+    );
+    expect(await contents(design, 'part a')).toEqual([
+      `This topic was moved to #**design>part b** by ${mention(bob)}.`,
+    ]);
+  });
+
+  it('says in the new channel where messages came from', async () => {
+    const id = await postToChannel(t, org.realm, alice.user, design, 'travels', 'x');
+    const res = await call('patch', `/messages/${id}`, alice.auth, {
+      stream_id: other.id,
+      propagate_mode: 'change_all',
+    });
+    expect(res.status).toBe(200);
+    expect(await contents(other, 'travels')).toEqual([
+      `This topic was moved here from #**design>travels** by ${mention(alice)}.`,
+    ]);
+  });
+
+  it('marks resolving and unresolving, unread only for the participants', async () => {
+    const id = await postToChannel(t, org.realm, alice.user, design, 'flaky', 'it broke');
+    await call('patch', `/messages/${id}`, bob.auth, {
+      topic: '✔ flaky',
+      propagate_mode: 'change_all',
+      send_notification_to_old_thread: 'true',
+    });
+    const [resolved] = await notices(design, '✔ flaky');
+    expect(resolved.content).toBe(`${mention(bob)} has marked this topic as resolved.`);
+    const unread = (userId: number) =>
+      (Number(resolved.userMessages.find((um) => um.userId === userId)?.flags) & 1) === 0;
+    expect(unread(alice.user.id)).toBe(true);
+    expect(unread(mod.user.id)).toBe(false);
+    // No "moved here" notice for a resolve; the old-thread one was asked for.
+    expect(await notices(design, '✔ flaky')).toHaveLength(1);
+    expect(await contents(design, 'flaky')).toEqual([
+      `This topic was moved to #**design>✔ flaky** by ${mention(bob)}.`,
+    ]);
+
+    await t.db.message.update({
+      where: { id: resolved.id },
+      data: { dateSent: new Date(Date.now() - (RESOLVE_UNDO_GRACE_SECONDS + 5) * 1000) },
+    });
+    await call('patch', `/messages/${id}`, bob.auth, {
+      topic: 'flaky',
+      propagate_mode: 'change_all',
+    });
+    expect((await contents(design, 'flaky')).slice(-1)).toEqual([
+      `${mention(bob)} has marked this topic as unresolved.`,
+    ]);
+  });
+
+  it('deletes the previous resolve notice when undone within the grace period', async () => {
+    const id = await postToChannel(t, org.realm, alice.user, design, 'oops', 'x');
+    await call('patch', `/messages/${id}`, bob.auth, {
+      topic: '✔ oops',
+      propagate_mode: 'change_all',
+    });
+    const [resolved] = await notices(design, '✔ oops');
+    expect(resolved).toBeDefined();
+    await call('patch', `/messages/${id}`, bob.auth, {
+      topic: 'oops',
+      propagate_mode: 'change_all',
+    });
+    expect(await t.db.message.findUnique({ where: { id: resolved.id } })).toBeNull();
+    expect(await contents(design, 'oops')).toEqual([]);
   });
 });
 

@@ -144,6 +144,8 @@ interface EditParams {
   subject?: string;
   stream_id?: number;
   propagate_mode: PropagateMode;
+  send_notification_to_old_thread: boolean;
+  send_notification_to_new_thread: boolean;
 }
 
 const messageIdSpec = { message_id: P.int(Joi.number().integer().required()) };
@@ -162,6 +164,8 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
         propagate_mode: P.string(
           Joi.string().valid('change_one', 'change_later', 'change_all').default('change_one'),
         ),
+        send_notification_to_old_thread: P.bool(Joi.boolean().default(false)),
+        send_notification_to_new_thread: P.bool(Joi.boolean().default(true)),
       },
       async ({ user, realm, params }) => {
         const { detachedUploads } = await editMessage(ctx, {
@@ -172,6 +176,8 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
           topic: params.topic ?? params.subject,
           streamId: params.stream_id,
           propagateMode: params.propagate_mode,
+          sendNotificationToOldThread: params.send_notification_to_old_thread,
+          sendNotificationToNewThread: params.send_notification_to_new_thread,
         });
         // FL 285: the editor's files no message links any more, so clients can offer to delete them.
         return { detached_uploads: detachedUploads };

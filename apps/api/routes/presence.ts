@@ -43,7 +43,7 @@ export function presenceRoutes(router: Router, ctx: AppContext): void {
         const lastUpdateId = params.last_update_id ?? null;
         if (params.ping_only) return { presence_last_update_id: lastUpdateId ?? -1 };
         const response = await realmPresence(ctx.db, {
-          realmId: user.realmId,
+          viewer: user,
           lastUpdateId,
           historyLimitDays: params.history_limit_days ?? DEFAULT_HISTORY_LIMIT_DAYS,
           now,
@@ -57,7 +57,7 @@ export function presenceRoutes(router: Router, ctx: AppContext): void {
     '/realm/presence',
     authed(ctx, {}, async ({ user }) => {
       const { presences, server_timestamp } = await realmPresence(ctx.db, {
-        realmId: user.realmId,
+        viewer: user,
         lastUpdateId: null,
         historyLimitDays: DEFAULT_HISTORY_LIMIT_DAYS,
         now: new Date(),
@@ -74,13 +74,7 @@ export function presenceRoutes(router: Router, ctx: AppContext): void {
       async ({ user, params }) => {
         const userId = await userIdFromPathSegment(ctx.db, user.realmId, params.user_id_or_email);
         return {
-          presence: await userPresence(
-            ctx.db,
-            user.realmId,
-            userId,
-            params.user_id_or_email,
-            new Date(),
-          ),
+          presence: await userPresence(ctx.db, user, userId, params.user_id_or_email, new Date()),
         };
       },
     ),

@@ -5,7 +5,13 @@ import {
   NEWER_CHANNEL_FIELDS,
   withoutNestedFields,
 } from '../../../test/channel-factories';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
+import {
+  makeBot,
+  makeRealm,
+  makeUser,
+  type TestRealm,
+  type TestUser,
+} from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
 
@@ -43,6 +49,17 @@ async function eventsSince(sinceId: bigint) {
 }
 const lastOutboxId = async () =>
   (await t.db.outboxEvent.findFirst({ orderBy: { id: 'desc' } }))?.id ?? BigInt(0);
+
+/** Direct messages the notification bot sent to `userId`, oldest first. */
+const noticesTo = (userId: number) =>
+  t.db.message.findMany({
+    where: {
+      isChannelMessage: false,
+      sender: { fullName: 'Notification Bot', isBot: true },
+      userMessages: { some: { userId } },
+    },
+    orderBy: { id: 'asc' },
+  });
 
 describe('POST /users/me/subscriptions', () => {
   it('creates a channel, subscribes the caller and emits events', async () => {
@@ -101,6 +118,66 @@ describe('POST /users/me/subscriptions', () => {
       principals: JSON.stringify([third.email]),
     });
     expect(byEmail.body.subscribed).toEqual({ [String(third.user.id)]: ['design'] });
+  });
+
+  it('tells each human subscribed by someone else, by a direct message from the notification bot', async () => {
+    const actor = await makeUser(t, org.realm, { fullName: 'Sub Scriber' });
+    const target = await makeUser(t, org.realm);
+    const bot = await makeBot(t, org.realm, actor.user);
+    await makeChannel(t, org, { name: 'dm-existing', subscribers: [actor.user] });
+    const since = await lastOutboxId();
+    const res = await post('/users/me/subscriptions', actor.auth, {
+      // The second channel is created by this request: Zulip tells nobody about those.
+      subscriptions: JSON.stringify([{ name: 'dm-existing' }, { name: 'dm-created' }]),
+      principals: JSON.stringify([actor.user.id, target.user.id, bot.user.id]),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.subscribed[String(target.user.id)]).toEqual(['dm-existing', 'dm-created']);
+
+    const [dm] = await noticesTo(target.user.id);
+    expect(dm.content).toBe(
+      `@**Sub Scriber|${actor.user.id}** subscribed you to the channel #**dm-existing**.`,
+    );
+    expect(await noticesTo(actor.user.id)).toEqual([]);
+    expect(await noticesTo(bot.user.id)).toEqual([]);
+    // Delivered like any direct message: a `message` event to the recipient, unread.
+    const event = (await eventsSince(since)).find(
+      (e) => e.event.type === 'message' && e.users.includes(target.user.id),
+    );
+    expect(event?.event).toMatchObject({
+      message: { id: dm.id, type: 'private', sender_full_name: 'Notification Bot' },
+      flags: [],
+    });
+  });
+
+  it('lists several channels in one direct message, sorted by name', async () => {
+    const target = await makeUser(t, org.realm);
+    await makeChannel(t, org, { name: 'zz-later', subscribers: [member.user] });
+    await makeChannel(t, org, { name: 'aa-first', subscribers: [member.user] });
+    const res = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'zz-later' }, { name: 'aa-first' }]),
+      principals: JSON.stringify([target.user.id]),
+    });
+    expect(res.status).toBe(200);
+    const dms = await noticesTo(target.user.id);
+    // Stored as sent, less the trailing newline every message body loses.
+    expect(dms.map((m) => m.content)).toEqual([
+      `@**${member.user.fullName}|${member.user.id}** subscribed you to the following channels:` +
+        '\n\n* #**aa-first**\n* #**zz-later**',
+    ]);
+    // Nothing new when nothing changes; unsubscribing someone sends no message either.
+    await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'aa-first' }]),
+      principals: JSON.stringify([target.user.id]),
+    });
+    const removed = await call('delete', '/users/me/subscriptions', org.owner.auth)
+      .type('form')
+      .send({
+        subscriptions: JSON.stringify(['aa-first']),
+        principals: JSON.stringify([target.user.id]),
+      });
+    expect(removed.body.removed).toEqual(['aa-first']);
+    expect(await noticesTo(target.user.id)).toHaveLength(1);
   });
 
   it('refuses a principal that does not exist, changing nothing', async () => {

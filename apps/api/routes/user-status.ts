@@ -44,7 +44,7 @@ export function userStatusRoutes(router: Router, ctx: AppContext): void {
       ctx,
       { user_id: P.int(Joi.number().integer().required()) },
       async ({ user, params }) => ({
-        status: await getUserStatus(ctx.db, user.realmId, params.user_id),
+        status: await getUserStatus(ctx.db, user, params.user_id),
       }),
     ),
   );

@@ -1,15 +1,18 @@
 import type { Realm, User } from '../../../generated/prisma/client';
+import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
 import { channelAudienceIds } from './channel-audience';
+import { CHANNEL_EVENTS_TOPIC, sendChannelNotice } from './channel-notices';
 import { formatChannels } from './format-channel';
 import { channelForAdmin } from './update-channel';
 
 /**
  * `DELETE /streams/{stream_id}`: archives the channel. It stops being a default channel and
  * accepts no new messages or subscribers; clients learn it through a `stream` update of
- * `is_archived` (FL 315) and, for older clients, a `stream` delete event.
+ * `is_archived` (FL 315) and, for older clients, a `stream` delete event. The notification bot
+ * says so in the channel, its copies already read for everyone (Zulip since 10.0).
  */
 export async function archiveChannel(
   ctx: AppContext,
@@ -19,6 +22,14 @@ export async function archiveChannel(
     const { stream } = await channelForAdmin(tx, input.actor, input.realm, input.streamId);
     if (stream.isArchived) throw badRequest('Channel is already deactivated');
     const audience = await channelAudienceIds(tx, input.realm.id, stream);
+    // Posted while the channel still accepts messages; the archive commits with it.
+    await sendChannelNotice(ctx, tx, events, {
+      realm: input.realm,
+      channelId: stream.id,
+      topic: CHANNEL_EVENTS_TOPIC,
+      content: `Channel #**${stream.name}** has been archived.`,
+      readBy: await subscriberIds(tx, stream.recipientId as number),
+    });
     await tx.defaultStream.deleteMany({ where: { streamId: stream.id } });
     await tx.defaultStreamGroupStream.deleteMany({ where: { streamId: stream.id } });
     const archived = await tx.stream.update({
@@ -52,4 +63,12 @@ export async function archiveChannel(
       audience,
     );
   });
+}
+
+async function subscriberIds(tx: Tx, recipientId: number): Promise<number[]> {
+  const rows = await tx.subscription.findMany({
+    where: { recipientId, active: true },
+    select: { userId: true },
+  });
+  return rows.map((r) => r.userId);
 }

@@ -3,7 +3,6 @@ import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
 import { MIN_PASSWORD_LENGTH } from '../settings/update-settings';
-import { insertSubscriptions } from '../subscriptions/insert-subscriptions';
 import { createUserInTransaction, hashPassword } from '../users/create-user';
 import type { RoleCode } from '../users/roles';
 import { normalizeEmail } from '../users/validate';
@@ -91,17 +90,8 @@ export async function redeemInvite(
       passwordHash,
       // The invitation's channels, plus the default channels only when it asked for them (FL 261).
       defaultChannels: found.includeRealmDefaultSubscriptions,
+      channelIds: streamIds,
     });
-    const streams = await tx.stream.findMany({
-      where: { id: { in: streamIds }, isArchived: false },
-      select: { recipientId: true },
-    });
-    await insertSubscriptions(
-      tx,
-      streams.flatMap((s) =>
-        s.recipientId !== null ? [{ userId: created.user.id, recipientId: s.recipientId }] : [],
-      ),
-    );
     if (groupIds.length) {
       await tx.userGroupMembership.createMany({
         data: groupIds.map((userGroupId) => ({ userGroupId, userId: created.user.id })),

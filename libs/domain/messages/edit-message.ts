@@ -26,6 +26,7 @@ import { normalizeContent } from './content';
 import { Flag, flagNames } from './flags';
 import { isMeMessage } from './format-message';
 import { groupByFlags, recipientFlags } from './recipient-flags';
+import { sendMoveNotices } from './move-notices';
 import { normalizeTopic, RESOLVED_TOPIC_PREFIX } from './topic';
 import type { EditHistoryEntry } from './types';
 
@@ -39,6 +40,8 @@ export interface EditMessageInput {
   topic?: string;
   streamId?: number;
   propagateMode: PropagateMode;
+  sendNotificationToOldThread: boolean;
+  sendNotificationToNewThread: boolean;
 }
 
 /** Bits recomputed when content changes; read/starred/collapsed/historical are the user's. */
@@ -223,6 +226,19 @@ export async function editMessage(
       oldStream,
       newStream,
       propagateMode: input.propagateMode,
+    });
+    await sendMoveNotices(ctx, tx, events, {
+      realm,
+      actor: user,
+      message,
+      moved,
+      oldStream,
+      newStream,
+      newTopic,
+      contentEdited: newContent !== undefined,
+      changeAll: input.propagateMode === 'change_all',
+      notifyOldThread: input.sendNotificationToOldThread,
+      notifyNewThread: input.sendNotificationToNewThread,
     });
     return { detachedUploads };
   });

@@ -25,12 +25,13 @@ export const canChangeOwnName = (
 ): boolean => !realm.nameChangesDisabled || actor.role <= Role.ADMINISTRATOR;
 
 /**
- * Who receives organization-wide events (realm settings, emoji, linkifiers, ...): the active people
- * of the organization. Events about one user go to `usersWhoCanAccess` instead.
+ * Who receives organization-wide events (realm settings, emoji, linkifiers, ...): the active users
+ * of the organization, bots included since they hold event queues too (Zulip's `active_user_ids`).
+ * Events about one user go to `usersWhoCanAccess` instead.
  */
 export async function realmUserAudience(db: Db | Tx, realmId: number): Promise<number[]> {
   const rows = await db.user.findMany({
-    where: { realmId, isActive: true, isBot: false },
+    where: { realmId, isActive: true },
     select: { id: true },
   });
   return rows.map((r) => r.id);
@@ -51,10 +52,47 @@ const guestsRestricted = (realmId: number) => Prisma.sql`COALESCE((
   JOIN user_groups g ON g.id = r.can_access_all_users_group_id
   WHERE r.id = ${realmId}), false)`;
 
+/** Does this organization restrict what guests can access? */
+export async function guestAccessRestricted(db: Db | Tx, realmId: number): Promise<boolean> {
+  const [{ restricted }] = await db.$queryRaw<{ restricted: boolean }[]>(
+    Prisma.sql`SELECT ${guestsRestricted(realmId)} AS restricted`,
+  );
+  return restricted;
+}
+
 /**
- * The active people (bots excluded, like `realmUserAudience`) who can access `target`: the
- * audience of every `realm_user` event about that user. One query; when the organization does
- * not restrict access the subquery is never evaluated, so it costs what `realmUserAudience` does.
+ * Of the given pairs of active users, those sharing a channel or direct-message conversation (as
+ * `a:b` keys), not counting the subscriptions in `ignoring`: with the subscriptions just added
+ * there, it answers what the pairs shared before.
+ */
+export async function pairsSharingConversation(
+  db: Db | Tx,
+  pairs: [number, number][],
+  ignoring: { userId: number; recipientId: number }[] = [],
+): Promise<Set<string>> {
+  if (pairs.length === 0) return new Set();
+  const rows = await db.$queryRaw<{ a: number; b: number }[]>(Prisma.sql`
+    WITH ignored AS (
+      SELECT * FROM unnest(${ignoring.map((i) => i.userId)}::int[],
+        ${ignoring.map((i) => i.recipientId)}::int[]) AS i(user_id, recipient_id))
+    SELECT p.a, p.b FROM unnest(${pairs.map((p) => p[0])}::int[], ${pairs.map((p) => p[1])}::int[])
+      AS p(a, b)
+    WHERE EXISTS (
+      SELECT 1 FROM subscriptions sa
+      JOIN recipients r ON r.id = sa.recipient_id
+      JOIN subscriptions sb ON sb.recipient_id = sa.recipient_id AND sb.user_id = p.b AND sb.active
+      WHERE sa.user_id = p.a AND sa.active
+        AND r.type IN (${RecipientType.STREAM}, ${RecipientType.DIRECT_MESSAGE_GROUP})
+        AND (sa.user_id, sa.recipient_id) NOT IN (SELECT user_id, recipient_id FROM ignored)
+        AND (sb.user_id, sb.recipient_id) NOT IN (SELECT user_id, recipient_id FROM ignored))`);
+  return new Set(rows.map((r) => `${r.a}:${r.b}`));
+}
+
+/**
+ * The active users (bots included, like `realmUserAudience`) who can access `target`: the
+ * audience of every `realm_user`, `presence` and `user_status` event about that user (Zulip's
+ * `get_user_ids_who_can_access_user`). One query; when the organization does not restrict access
+ * the subquery is never evaluated, so it costs what `realmUserAudience` does.
  */
 export async function usersWhoCanAccess(
   db: Db | Tx,
@@ -63,7 +101,7 @@ export async function usersWhoCanAccess(
   if (target.isBot) return realmUserAudience(db, target.realmId);
   const rows = await db.$queryRaw<{ id: number }[]>(Prisma.sql`
     SELECT u.id FROM users u
-    WHERE u.realm_id = ${target.realmId} AND u.is_active AND NOT u.is_bot
+    WHERE u.realm_id = ${target.realmId} AND u.is_active
       AND (NOT ${guestsRestricted(target.realmId)} OR u.role <> ${Role.GUEST} OR u.id = ${target.id}
         OR EXISTS (
           SELECT 1 FROM subscriptions st
@@ -84,11 +122,9 @@ export async function accessibleUserIds(
   db: Db | Tx,
   viewer: { id: number; realmId: number; role: number },
 ): Promise<Set<number> | null> {
-  if (viewer.role !== Role.GUEST) return null;
-  const [{ restricted }] = await db.$queryRaw<{ restricted: boolean }[]>(
-    Prisma.sql`SELECT ${guestsRestricted(viewer.realmId)} AS restricted`,
-  );
-  if (!restricted) return null;
+  if (viewer.role !== Role.GUEST || !(await guestAccessRestricted(db, viewer.realmId))) {
+    return null;
+  }
   const rows = await db.$queryRaw<{ id: number }[]>(Prisma.sql`
     SELECT DISTINCT su.user_id AS id FROM subscriptions sv
     JOIN recipients r ON r.id = sv.recipient_id

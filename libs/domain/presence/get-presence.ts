@@ -1,6 +1,7 @@
 import { Prisma } from '../../../generated/prisma/client';
 import type { Db } from '../../db/client';
-import { badRequest } from '../../http/errors';
+import { badRequest, insufficientPermission } from '../../http/errors';
+import { accessibleUserIds, canAccessUser } from '../permissions/users';
 import {
   legacyPresence,
   modernPresence,
@@ -13,8 +14,11 @@ import {
 
 export const DEFAULT_HISTORY_LIMIT_DAYS = 14;
 
+/** Who asks: guests restricted by can_access_all_users_group see only the users they can access. */
+export type PresenceViewer = { id: number; realmId: number; role: number };
+
 export interface PresenceQuery {
-  realmId: number;
+  viewer: PresenceViewer;
   /** Only rows changed after this presence_last_update_id; null or <= 0: everything recent. */
   lastUpdateId: number | null;
   historyLimitDays: number;
@@ -26,30 +30,33 @@ interface Row extends PresenceRow {
 }
 
 /**
- * Presence of the organization's active people connected within the history window, in one
- * query. Invisible users are not filtered out: their row was made to read as offline when they
- * turned presence off, and must reach clients that fetch only changed rows.
+ * Presence of the organization's active people connected within the history window that the
+ * viewer can access. Invisible users are not filtered out: their row was made to read as offline
+ * when they turned presence off, and must reach clients that fetch only changed rows.
  */
 async function presenceRows(db: Db, query: PresenceQuery): Promise<Row[]> {
+  const { realmId } = query.viewer;
   const realm = await db.realm.findUnique({
-    where: { id: query.realmId },
+    where: { id: realmId },
     select: { presenceDisabled: true },
   });
   if (!realm || realm.presenceDisabled) return [];
   const since = query.lastUpdateId !== null && query.lastUpdateId > 0 ? query.lastUpdateId : null;
   const cutoff = new Date(query.now.getTime() - query.historyLimitDays * 86_400_000);
-  return db.$queryRaw<Row[]>(Prisma.sql`
+  const rows = await db.$queryRaw<Row[]>(Prisma.sql`
     SELECT u.id AS "userId", u.email, u.date_joined AS "dateJoined",
            p.last_active_time AS "lastActiveTime", p.last_connected_time AS "lastConnectedTime",
            p.last_update_id AS "lastUpdateId"
     FROM user_presences p JOIN users u ON u.id = p.user_id
-    WHERE p.realm_id = ${query.realmId} AND u.is_active AND NOT u.is_bot
+    WHERE p.realm_id = ${realmId} AND u.is_active AND NOT u.is_bot
       AND ${
         since !== null
           ? Prisma.sql`p.last_update_id > ${since}`
           : Prisma.sql`p.last_connected_time >= ${cutoff}`
       }
     ORDER BY u.id`);
+  const accessible = await accessibleUserIds(db, query.viewer);
+  return accessible ? rows.filter((row) => accessible.has(row.userId)) : rows;
 }
 
 export interface PresenceResponse {
@@ -86,17 +93,18 @@ export interface UserPresenceEntry {
 /** `GET /users/{user_id_or_email}/presence`. */
 export async function userPresence(
   db: Db,
-  realmId: number,
+  viewer: PresenceViewer,
   userId: number,
   label: string,
   now: Date,
 ): Promise<Record<'website' | 'aggregated', UserPresenceEntry>> {
   const user = await db.user.findFirst({
-    where: { id: userId, realmId },
+    where: { id: userId, realmId: viewer.realmId },
     include: { presence: true, realm: { select: { presenceDisabled: true } } },
   });
   if (!user) throw badRequest('No such user');
   if (user.isBot) throw badRequest('Presence is not supported for bot users.');
+  if (!(await canAccessUser(db, viewer, user))) throw insufficientPermission();
   if (!user.presence || !user.presenceEnabled || !user.isActive || user.realm.presenceDisabled) {
     throw badRequest(`No presence data for ${label}`);
   }

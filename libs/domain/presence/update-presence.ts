@@ -2,7 +2,7 @@ import { Prisma, type User, type UserPresence } from '../../../generated/prisma/
 import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import type { AppContext } from '../context';
-import { realmUserAudience } from '../permissions/users';
+import { usersWhoCanAccess } from '../permissions/users';
 import { legacyClientPresence, OFFLINE_THRESHOLD_SECONDS } from './format-presence';
 
 export type PresenceStatus = 'active' | 'idle';
@@ -20,7 +20,8 @@ export async function nextUpdateId(tx: Tx, realmId: number): Promise<bigint> {
 
 /**
  * The `presence` event other users' clients apply at once (legacy per-client format, as Zulip
- * sends it), to the organization's active people.
+ * sends it), to the users who can access the user (Zulip with
+ * CAN_ACCESS_ALL_USERS_GROUP_LIMITS_PRESENCE).
  */
 export async function emitPresenceEvent(
   tx: Tx,
@@ -46,14 +47,14 @@ export async function emitPresenceEvent(
         }),
       },
     },
-    await realmUserAudience(tx, user.realmId),
+    await usersWhoCanAccess(tx, user),
   );
 }
 
 /**
  * Records that the user's client is connected (and, for `active`, in use). Invisible users
  * (presence_enabled false) are not recorded. Coming back online after being offline sends a
- * `presence` event to the organization.
+ * `presence` event to those who can access the user.
  */
 export async function updatePresence(
   ctx: AppContext,

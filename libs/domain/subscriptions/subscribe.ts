@@ -22,8 +22,11 @@ import {
 } from '../permissions/channels';
 import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
 import { sendChannelCreationNotices } from './creation-notices';
+import { sendSubscribedYouMessages } from './subscription-notices';
 import { formatSubscriptions, subscriberIdsByRecipient } from './format-subscription';
+import { emitGuestAccessEvents } from './guest-access-events';
 import { insertSubscriptions } from './insert-subscriptions';
+import { emitPeerAdd } from './peer-events';
 
 export const CHANNEL_GROUP_SETTINGS = [
   'can_add_subscribers_group',
@@ -225,6 +228,13 @@ export async function subscribe(ctx: AppContext, input: SubscribeInput): Promise
       }
     }
     await emitSubscriptionEvents(tx, events, realm.id, channels, fresh);
+    const dms = await sendSubscribedYouMessages(ctx, tx, events, {
+      realm,
+      actor,
+      targets,
+      subscribed,
+      created,
+    });
     // After the subscriptions, so the new channels' subscribers receive their notices.
     const notices = await sendChannelCreationNotices(ctx, tx, events, {
       realm,
@@ -235,7 +245,7 @@ export async function subscribe(ctx: AppContext, input: SubscribeInput): Promise
 
     const result: SubscribeResult = { subscribed, already_subscribed: already };
     if (!input.authorizationErrorsFatal) result.unauthorized = unauthorized;
-    return { result, notices };
+    return { result, notices: [...dms, ...notices] };
   });
   for (const id of notices) await enqueueOutgoingWebhooks(ctx, id);
   return result;
@@ -264,17 +274,6 @@ async function emitSubscriptionEvents(
     );
     await events.emit(realmId, { type: 'subscription', op: 'add', subscriptions: dicts }, [userId]);
   }
-  for (const stream of channels) {
-    const newUserIds = fresh
-      .filter((p) => p.recipientId === stream.recipientId)
-      .map((p) => p.userId);
-    if (newUserIds.length === 0) continue;
-    const audience = await channelAudienceIds(tx, realmId, stream);
-    const peers = audience.filter((id) => !newUserIds.includes(id));
-    await events.emit(
-      realmId,
-      { type: 'subscription', op: 'peer_add', stream_ids: [stream.id], user_ids: newUserIds },
-      peers,
-    );
-  }
+  await emitGuestAccessEvents(tx, events, realmId, 'add', fresh);
+  await emitPeerAdd(tx, events, realmId, channels, fresh);
 }

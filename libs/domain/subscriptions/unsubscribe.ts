@@ -4,6 +4,7 @@ import { badRequest } from '../../http/errors';
 import { channelAudienceIds } from '../channels/channel-audience';
 import type { AppContext } from '../context';
 import { channelAccess } from '../permissions/channels';
+import { emitGuestAccessEvents } from './guest-access-events';
 import { resolvePrincipals } from './subscribe';
 
 export interface UnsubscribeResult {
@@ -72,6 +73,13 @@ export async function unsubscribe(
         realm.id,
         { type: 'subscription', op: 'peer_remove', stream_ids: [stream.id], user_ids: userIds },
         audience.filter((id) => !userIds.includes(id)),
+      );
+      await emitGuestAccessEvents(
+        tx,
+        events,
+        realm.id,
+        'remove',
+        userIds.map((userId) => ({ userId, recipientId })),
       );
     }
     return { removed, not_removed: notRemoved };

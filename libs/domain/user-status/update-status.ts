@@ -3,7 +3,8 @@ import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
 import { checkEmoji, type EmojiIdentity } from '../emoji/check-emoji';
-import { realmUserAudience } from '../permissions/users';
+import { usersWhoCanAccess } from '../permissions/users';
+import { applyPresenceEnabled } from '../presence/presence-setting';
 
 export const MAX_STATUS_TEXT_LENGTH = 60;
 
@@ -18,8 +19,8 @@ export interface UpdateStatusInput {
 }
 
 /**
- * `POST /users/me/status`: only the passed fields change. Everyone in the organization gets a
- * `user_status` event carrying the changed fields.
+ * `POST /users/me/status`: only the passed fields change. The users who can access the user get a
+ * `user_status` event carrying the changed fields (Zulip's `do_update_user_status`).
  */
 export async function updateStatus(ctx: AppContext, input: UpdateStatusInput): Promise<void> {
   const { user } = input;
@@ -46,7 +47,7 @@ export async function updateStatus(ctx: AppContext, input: UpdateStatusInput): P
   }
 
   await inTransaction(ctx, async (tx, events) => {
-    const audience = await realmUserAudience(tx, user.realmId);
+    const audience = await usersWhoCanAccess(tx, user);
     if (input.away !== undefined && user.presenceEnabled !== !input.away) {
       await tx.user.update({ where: { id: user.id }, data: { presenceEnabled: !input.away } });
       await events.emit(
@@ -54,6 +55,8 @@ export async function updateStatus(ctx: AppContext, input: UpdateStatusInput): P
         { type: 'user_settings', op: 'update', property: 'presence_enabled', value: !input.away },
         [user.id],
       );
+      // As for the presence_enabled setting itself: everyone sees the new state at once.
+      await applyPresenceEnabled(tx, events, user, !input.away, new Date());
     }
     const data: Record<string, string | Date> = { timestamp: new Date() };
     if (statusText !== undefined) data.statusText = statusText;

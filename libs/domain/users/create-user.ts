@@ -1,18 +1,18 @@
 import bcrypt from 'bcrypt';
 import type { Tx } from '../../db/client';
-import type { Realm, User } from '../../../generated/prisma/client';
+import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import { badRequest } from '../../http/errors';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import type { AppContext } from '../context';
 import { setRoleGroupMembership, systemGroupIds } from '../groups/system-groups';
 import { newUserSettings } from '../realm-user-defaults/user-defaults';
 import { RecipientType } from '../recipients';
+import { emitPeerAdd } from '../subscriptions/peer-events';
 import { insertSubscriptions } from '../subscriptions/insert-subscriptions';
 import { newStoredApiKey } from './api-keys';
-import { canSeeDeliveryEmail } from '../permissions/email-visibility';
 import { usersWhoCanAccess } from '../permissions/users';
-import { formatUser } from './format-user';
 import { BotType, type RoleCode } from './roles';
+import { emitUserAdd } from './user-add-events';
 import { fakeEmailDomain, inaccessibleUser } from './user-access';
 import { checkFullName, normalizeEmail } from './validate';
 
@@ -27,6 +27,8 @@ export interface NewUserInput {
   timezone?: string;
   /** false: skip the organization's default channels (an invitation without them). */
   defaultChannels?: boolean;
+  /** Channels to subscribe the new user to besides the default ones (an invitation's). */
+  channelIds?: number[];
 }
 
 export interface CreatedUser {
@@ -41,7 +43,8 @@ export async function hashPassword(ctx: AppContext, password: string): Promise<s
 /**
  * Creates a user or bot inside the caller's transaction: the row with a fresh API key, its
  * personal recipient, its system-group memberships and (for people) the organization's default
- * channels; tells the organization with a `realm_user` add event.
+ * channels plus any requested ones; tells the organization with `realm_user` add events and the
+ * channels' other subscribers with `peer_add` events, as Zulip's `do_create_user` does.
  */
 export async function createUserInTransaction(
   ctx: AppContext,
@@ -95,54 +98,59 @@ export async function createUserInTransaction(
     input.realm.waitingPeriodThreshold === 0,
   );
 
-  if (!user.isBot && input.defaultChannels !== false) {
-    const defaults = await tx.defaultStream.findMany({
-      where: { realmId: input.realm.id, stream: { isArchived: false } },
-      select: { stream: { select: { recipientId: true } } },
-    });
-    await insertSubscriptions(
-      tx,
-      defaults.flatMap((d) =>
-        d.stream.recipientId ? [{ userId: user.id, recipientId: d.stream.recipientId }] : [],
-      ),
-    );
-  }
+  // Subscribed before the access check below, so guests sharing a channel meet the real user.
+  const channels = user.isBot ? [] : await initialChannels(tx, input);
+  const fresh = await insertSubscriptions(
+    tx,
+    channels.map((c) => ({ userId: user.id, recipientId: c.recipientId as number })),
+  );
 
   const audience = await tx.user.findMany({
-    where: { realmId: input.realm.id, isActive: true, isBot: false },
+    where: { realmId: input.realm.id, isActive: true },
     select: { id: true, role: true },
   });
-  // Guests who cannot access the new user (can_access_all_users_group) meet an "Unknown user".
+  // Guests who cannot access the new user (can_access_all_users_group) meet an "Unknown user",
+  // which clients declaring user_list_incomplete do without (libs/events/deliver.ts).
   const accessing = new Set(await usersWhoCanAccess(tx, user));
-  const [withAccess, withoutAccess] = partition(audience, (viewer) => accessing.has(viewer.id));
   await events.emit(
     input.realm.id,
     {
       type: 'realm_user',
       op: 'add',
       person: inaccessibleUser(user.id, fakeEmailDomain(input.realm, ctx.config)),
+      internal_inaccessible_user: true,
     },
-    withoutAccess.map((v) => v.id),
+    audience.filter((viewer) => !accessing.has(viewer.id)).map((v) => v.id),
   );
-  // The person differs between viewers only in whether delivery_email is shown: two events at most.
-  const [seeing, notSeeing] = partition(withAccess, (viewer) => canSeeDeliveryEmail(viewer, user));
-  for (const viewers of [seeing, notSeeing]) {
-    if (viewers.length === 0) continue;
-    const person = formatUser(user, { viewer: viewers[0], clientGravatar: false, profileData: {} });
-    await events.emit(
-      input.realm.id,
-      { type: 'realm_user', op: 'add', person },
-      viewers.map((v) => v.id),
-    );
-  }
+  await emitUserAdd(
+    events,
+    user,
+    audience.filter((viewer) => accessing.has(viewer.id)),
+    {},
+  );
+  // After the realm_user add, so peers learn of the subscriber after the user.
+  await emitPeerAdd(tx, events, input.realm.id, channels, fresh);
   return { user, apiKey };
 }
 
-function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {
-  const yes: T[] = [];
-  const no: T[] = [];
-  for (const item of items) (test(item) ? yes : no).push(item);
-  return [yes, no];
+/** The organization's default channels (unless left out) and the requested ones, unarchived. */
+async function initialChannels(tx: Tx, input: NewUserInput): Promise<Stream[]> {
+  const defaults =
+    input.defaultChannels === false
+      ? []
+      : await tx.defaultStream.findMany({
+          where: { realmId: input.realm.id },
+          select: { streamId: true },
+        });
+  return tx.stream.findMany({
+    where: {
+      realmId: input.realm.id,
+      id: { in: [...defaults.map((d) => d.streamId), ...(input.channelIds ?? [])] },
+      isArchived: false,
+      recipientId: { not: null },
+    },
+    orderBy: { id: 'asc' },
+  });
 }
 
 /** Creates a user or bot in its own transaction (operator CLI, sign-up, bot creation). */

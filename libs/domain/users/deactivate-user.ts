@@ -47,8 +47,9 @@ export async function deactivateUser(ctx: AppContext, input: DeactivateUserInput
       { type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: false } },
       accessing,
     );
-    // Guests who saw the user only through a shared channel lose access (Zulip: op remove).
-    const still = new Set([target.id, ...accessing]);
+    // Guests who saw the user only through a shared channel lose access (Zulip: op remove); the
+    // user's bots, deactivated with them, are no audience.
+    const still = new Set([target.id, ...bots.map((b) => b.id), ...accessing]);
     await events.emit(
       realm.id,
       {

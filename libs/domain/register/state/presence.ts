@@ -1,3 +1,4 @@
+import { accessibleUserIds } from '../../permissions/users';
 import type { StateProvider } from './types';
 
 /** Seconds of inactivity after which Zulip shows a user as offline/idle. */
@@ -13,11 +14,11 @@ const seconds = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
  */
 export const presenceState: StateProvider = {
   eventTypes: ['presence'],
-  async fetch({ ctx, realm, params }) {
+  async fetch({ ctx, realm, user, params }) {
     const now = Date.now();
     const days = params.presence_history_limit_days ?? DEFAULT_HISTORY_DAYS;
     const since = new Date(now - days * 86400_000);
-    const [rows, sequence] = await Promise.all([
+    const [rows, sequence, accessible] = await Promise.all([
       realm.presenceDisabled
         ? []
         : ctx.db.userPresence.findMany({
@@ -29,9 +30,12 @@ export const presenceState: StateProvider = {
             include: { user: { select: { email: true } } },
           }),
       ctx.db.presenceSequence.findUnique({ where: { realmId: realm.id } }),
+      accessibleUserIds(ctx.db, user),
     ]);
     const presences: Record<string, unknown> = {};
     for (const p of rows) {
+      // A guest restricted by can_access_all_users_group sees only the users they can access.
+      if (accessible && !accessible.has(p.userId)) continue;
       const active = seconds(p.lastActiveTime);
       const connected = seconds(p.lastConnectedTime);
       if (params.slim_presence) {

@@ -1,11 +1,19 @@
+import { accessibleUserIds } from '../../permissions/users';
 import type { StateProvider } from './types';
 
-/** `user_status`: every user of the organization with a non-empty status, keyed by user id. */
+/**
+ * `user_status`: every user of the organization with a non-empty status, keyed by user id; for a
+ * guest restricted by can_access_all_users_group, only the users they can access.
+ */
 export const userStatusState: StateProvider = {
   eventTypes: ['user_status'],
-  async fetch({ ctx, realm }) {
+  async fetch({ ctx, realm, user }) {
+    const accessible = await accessibleUserIds(ctx.db, user);
     const rows = await ctx.db.userStatus.findMany({
-      where: { user: { realmId: realm.id, isActive: true } },
+      where: {
+        user: { realmId: realm.id, isActive: true },
+        ...(accessible ? { userId: { in: [...accessible] } } : {}),
+      },
     });
     const out: Record<string, Record<string, string>> = {};
     for (const r of rows) {

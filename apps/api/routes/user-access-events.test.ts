@@ -1,0 +1,322 @@
+import type { Stream } from '../../../generated/prisma/client';
+import { Role } from '../../../libs/domain/users/roles';
+import {
+  eventsUntil,
+  register,
+  type EventBody,
+  startTestEvents,
+  type TestEvents,
+} from '../../../test/events-factories';
+import {
+  makeBot,
+  makeRealm,
+  makeUser,
+  type TestRealm,
+  type TestUser,
+} from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeChannel } from '../../../test/message-factories';
+import { expectOpenApiResponse } from '../../../test/openapi';
+import { api, eventsAfter, outboxMark, type RecordedEvent } from '../../../test/user-factories';
+
+/**
+ * Presence, user status, subscription changes and user creation under
+ * `can_access_all_users_group` = role:members: the guest shares #shared with Alice and nothing with
+ * Bob, so the guest may access Alice (and every bot) but not Bob.
+ */
+let t: TestContext;
+let ev: TestEvents;
+let org: TestRealm;
+let alice: TestUser;
+let bob: TestUser;
+let guest: TestUser;
+let bot: TestUser;
+let shared: Stream;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  ev = await startTestEvents(t);
+  org = await makeRealm(t);
+  // No default channels: new users would otherwise all share #general.
+  await t.db.defaultStream.deleteMany({ where: { realmId: org.realm.id } });
+  alice = await makeUser(t, org.realm, { fullName: 'Alice' });
+  bob = await makeUser(t, org.realm, { fullName: 'Bob' });
+  guest = await makeUser(t, org.realm, { role: Role.GUEST, fullName: 'Gus Guest' });
+  bot = await makeBot(t, org.realm, bob.user);
+  shared = await makeChannel(t, org.realm, { subscribers: [alice.user, guest.user] });
+  const members = await t.db.userGroup.findFirstOrThrow({
+    where: { realmId: org.realm.id, name: 'role:members', isSystemGroup: true },
+  });
+  const res = await call('patch', '/realm', org.owner.auth, {
+    can_access_all_users_group: JSON.stringify({ new: members.id }),
+  });
+  expect(res.status).toBe(200);
+});
+afterAll(async () => {
+  await ev.stop();
+  await t.close();
+});
+
+const call = (
+  method: 'get' | 'patch' | 'post' | 'delete',
+  path: string,
+  auth: string,
+  form?: Record<string, string | number | boolean>,
+) => api(t, org.host, method, path, auth, form);
+
+const ofType = (events: RecordedEvent[], type: string, op?: string) =>
+  events.filter((e) => e.event.type === type && (op === undefined || e.event.op === op));
+
+describe('presence', () => {
+  it('sends a presence event only to users who can access the user', async () => {
+    const mark = await outboxMark(t);
+    for (const who of [bob, alice]) {
+      const res = await call('post', '/users/me/presence', who.auth, { status: 'active' });
+      expect(res.status).toBe(200);
+    }
+    const [ofBob, ofAlice] = ofType(await eventsAfter(t, mark), 'presence');
+    expect(ofBob.event.user_id).toBe(bob.user.id);
+    expect(ofBob.users).toContain(alice.user.id);
+    expect(ofBob.users).not.toContain(guest.user.id);
+    expect(ofAlice.event.user_id).toBe(alice.user.id);
+    expect(ofAlice.users).toContain(guest.user.id);
+  });
+
+  it('leaves inaccessible users out of the guest’s presence data', async () => {
+    const realmWide = await call('get', '/realm/presence', guest.auth);
+    expect(realmWide.status).toBe(200);
+    expect(Object.keys(realmWide.body.presences)).toContain(alice.email);
+    expect(Object.keys(realmWide.body.presences)).not.toContain(bob.email);
+    const forMember = await call('get', '/realm/presence', alice.auth);
+    expect(Object.keys(forMember.body.presences)).toContain(bob.email);
+
+    const own = await call('post', '/users/me/presence', guest.auth, {
+      status: 'active',
+      slim_presence: true,
+    });
+    expect(Object.keys(own.body.presences)).toContain(String(alice.user.id));
+    expect(Object.keys(own.body.presences)).not.toContain(String(bob.user.id));
+
+    const state = await register(t, org.host, guest.auth, {
+      fetch_event_types: JSON.stringify(['presence']),
+      slim_presence: 'true',
+    });
+    const ids = Object.keys(state.presences as object);
+    expect(ids).toContain(String(alice.user.id));
+    expect(ids).not.toContain(String(bob.user.id));
+    const memberState = await register(t, org.host, alice.auth, {
+      fetch_event_types: JSON.stringify(['presence']),
+      slim_presence: 'true',
+    });
+    expect(Object.keys(memberState.presences as object)).toContain(String(bob.user.id));
+  });
+
+  it('refuses GET /users/{id}/presence for an inaccessible user', async () => {
+    const refused = await call('get', `/users/${bob.user.id}/presence`, guest.auth);
+    expect(refused.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'Insufficient permission',
+    });
+    const allowed = await call('get', `/users/${alice.user.id}/presence`, guest.auth);
+    expect(allowed.status).toBe(200);
+  });
+});
+
+describe('user status', () => {
+  it('sends user_status only to users who can access the user, bots included', async () => {
+    const mark = await outboxMark(t);
+    await call('post', '/users/me/status', bob.auth, { status_text: 'Out to lunch' });
+    await call('post', '/users/me/status', alice.auth, { status_text: 'Writing' });
+    const [ofBob, ofAlice] = ofType(await eventsAfter(t, mark), 'user_status');
+    expect(ofBob.event).toEqual({
+      type: 'user_status',
+      user_id: bob.user.id,
+      status_text: 'Out to lunch',
+    });
+    expect(ofBob.users).toEqual(expect.arrayContaining([alice.user.id, bot.user.id]));
+    expect(ofBob.users).not.toContain(guest.user.id);
+    expect(ofAlice.users).toContain(guest.user.id);
+  });
+
+  it('leaves inaccessible users out of register and refuses GET /users/{id}/status', async () => {
+    const state = await register(t, org.host, guest.auth, {
+      fetch_event_types: JSON.stringify(['user_status']),
+    });
+    expect(state.user_status).toEqual({ [alice.user.id]: { status_text: 'Writing' } });
+    const memberState = await register(t, org.host, alice.auth, {
+      fetch_event_types: JSON.stringify(['user_status']),
+    });
+    expect(memberState.user_status).toMatchObject({
+      [bob.user.id]: { status_text: 'Out to lunch' },
+    });
+    const refused = await call('get', `/users/${bob.user.id}/status`, guest.auth);
+    expect(refused.body.msg).toBe('Insufficient permission');
+    const allowed = await call('get', `/users/${alice.user.id}/status`, guest.auth);
+    expect(allowed.body.status).toEqual({ status_text: 'Writing' });
+  });
+});
+
+describe('bots', () => {
+  it('receive realm_user and organization-wide events like other users', async () => {
+    const mark = await outboxMark(t);
+    await call('patch', `/users/${bob.user.id}`, org.owner.auth, { full_name: 'Bob B' });
+    await call('patch', '/realm', org.owner.auth, { description: 'Bots listen too' });
+    const [rename] = ofType(await eventsAfter(t, mark), 'realm_user', 'update');
+    expect(rename.users).toContain(bot.user.id);
+    expect(rename.users).not.toContain(guest.user.id);
+    const [realm] = ofType(await eventsAfter(t, mark), 'realm');
+    expect(realm.users).toContain(bot.user.id);
+  });
+});
+
+describe('a guest subscribed to or unsubscribed from a channel', () => {
+  let club: Stream;
+  let other: TestUser;
+
+  it('meets its subscribers with realm_user add events, before the peer events', async () => {
+    other = await makeUser(t, org.realm, { role: Role.GUEST, fullName: 'Otto Guest' });
+    club = await makeChannel(t, org.realm, {
+      subscribers: [bob.user, alice.user, other.user, bot.user],
+    });
+    const mark = await outboxMark(t);
+    const res = await call('post', '/users/me/subscriptions', org.owner.auth, {
+      subscriptions: JSON.stringify([{ name: club.name }]),
+      principals: JSON.stringify([guest.user.id]),
+    });
+    expect(res.status).toBe(200);
+    const events = await eventsAfter(t, mark);
+    const adds = ofType(events, 'realm_user', 'add');
+    // The guest meets Bob and Otto (Alice was already shared, bots always are); Otto meets Gus.
+    expect(adds.map((e) => [e.users, (e.event.person as { user_id: number }).user_id])).toEqual([
+      [[guest.user.id], bob.user.id],
+      [[other.user.id], guest.user.id],
+      [[guest.user.id], other.user.id],
+    ]);
+    expect(adds[0].event.person).toMatchObject({ full_name: 'Bob B', email: bob.email });
+    for (const e of adds) {
+      expectOpenApiResponse('/events', 'get', {
+        result: 'success',
+        msg: '',
+        queue_id: 'q',
+        events: [{ id: 0, ...e.event }],
+      });
+    }
+    const peerAdd = events.findIndex((e) => e.event.op === 'peer_add');
+    expect(events[peerAdd].users).toEqual(expect.arrayContaining([bob.user.id, other.user.id]));
+    expect(peerAdd).toBeGreaterThan(events.indexOf(adds[adds.length - 1]));
+    expect((await call('get', `/users/${bob.user.id}`, guest.auth)).status).toBe(200);
+  });
+
+  it('loses them again with realm_user remove events on unsubscribing', async () => {
+    const mark = await outboxMark(t);
+    const res = await call('delete', '/users/me/subscriptions', guest.auth, {
+      subscriptions: JSON.stringify([club.name]),
+    });
+    expect(res.body).toMatchObject({ removed: [club.name] });
+    const events = await eventsAfter(t, mark);
+    const removes = ofType(events, 'realm_user', 'remove');
+    expect(removes.map((e) => [e.users, e.event.person])).toEqual([
+      [[guest.user.id], { user_id: bob.user.id, full_name: 'Unknown user' }],
+      [[other.user.id], { user_id: guest.user.id, full_name: 'Unknown user' }],
+      [[guest.user.id], { user_id: other.user.id, full_name: 'Unknown user' }],
+    ]);
+    expect(ofType(events, 'subscription', 'peer_remove')).toHaveLength(1);
+    const refused = await call('get', `/users/${bob.user.id}`, guest.auth);
+    expect(refused.body.msg).toBe('Insufficient permission');
+  });
+
+  it('tells only the guest when a member joins a channel the guest is in', async () => {
+    const mark = await outboxMark(t);
+    await call('post', '/users/me/subscriptions', org.owner.auth, {
+      subscriptions: JSON.stringify([{ name: shared.name }]),
+      principals: JSON.stringify([bob.user.id]),
+    });
+    const events = await eventsAfter(t, mark);
+    // Bob now shares #shared with the guest: only that pair's view changes.
+    expect(ofType(events, 'realm_user').map((e) => [e.users, e.event.op])).toEqual([
+      [[guest.user.id], 'add'],
+    ]);
+    await call('delete', '/users/me/subscriptions', bob.auth, {
+      subscriptions: JSON.stringify([shared.name]),
+    });
+  });
+});
+
+describe('a new user created with subscriptions', () => {
+  it('is announced to the channel’s subscribers with peer_add after the realm_user add', async () => {
+    const lobby = await makeChannel(t, org.realm, { subscribers: [alice.user, guest.user] });
+    await t.db.defaultStream.create({ data: { realmId: org.realm.id, streamId: lobby.id } });
+    const mark = await outboxMark(t);
+    const dana = await makeUser(t, org.realm, { fullName: 'Dana' });
+    await t.db.defaultStream.deleteMany({ where: { realmId: org.realm.id } });
+    const events = await eventsAfter(t, mark);
+    const peer = ofType(events, 'subscription', 'peer_add');
+    expect(peer.map((e) => e.event)).toEqual([
+      { type: 'subscription', op: 'peer_add', stream_ids: [lobby.id], user_ids: [dana.user.id] },
+    ]);
+    expect(peer[0].users).toEqual(
+      expect.arrayContaining([alice.user.id, guest.user.id, bob.user.id, org.owner.user.id]),
+    );
+    expect(peer[0].users).not.toContain(dana.user.id);
+    const adds = ofType(events, 'realm_user', 'add');
+    // The guest shares #lobby with Dana, so meets the real user.
+    expect(adds.find((e) => e.users.includes(guest.user.id))?.event.person).toMatchObject({
+      full_name: 'Dana',
+    });
+    expect(events.indexOf(peer[0])).toBeGreaterThan(events.indexOf(adds[adds.length - 1]));
+  });
+
+  it('announces the channels of a redeemed invitation the same way', async () => {
+    const invited = await makeChannel(t, org.realm, { subscribers: [bob.user] });
+    const email = `invitee-${Date.now()}@example.com`;
+    const sent = await call('post', '/invites', org.owner.auth, {
+      invitee_emails: email,
+      stream_ids: JSON.stringify([invited.id]),
+    });
+    expect(sent.status).toBe(200);
+    const { confirmationKey } = await t.db.invitation.findFirstOrThrow({ where: { email } });
+    const mark = await outboxMark(t);
+    const res = await api(t, org.host, 'post', '/invites/redeem', null, {
+      key: confirmationKey,
+      full_name: 'Ivy Invitee',
+    });
+    expect(res.status).toBe(200);
+    const peer = ofType(await eventsAfter(t, mark), 'subscription', 'peer_add');
+    expect(peer.map((e) => e.event)).toEqual([
+      {
+        type: 'subscription',
+        op: 'peer_add',
+        stream_ids: [invited.id],
+        user_ids: [res.body.user_id],
+      },
+    ]);
+    expect(peer[0].users).toContain(bob.user.id);
+  });
+});
+
+describe('queues with the user_list_incomplete capability', () => {
+  it('do not receive the "Unknown user" add for a user the owner cannot access', async () => {
+    const form = { event_types: JSON.stringify(['realm_user']) };
+    const complete = await register(t, org.host, guest.auth, form);
+    const incomplete = await register(t, org.host, guest.auth, {
+      ...form,
+      client_capabilities: JSON.stringify({ user_list_incomplete: true }),
+    });
+    const erin = await makeUser(t, org.realm, { fullName: 'Erin' });
+    // A later event both queues receive, so the incomplete queue is known to be up to date.
+    await call('patch', `/users/${alice.user.id}`, org.owner.auth, { full_name: 'Alice A' });
+    const done = (events: EventBody[]) => events.some((e) => e.op === 'update');
+    const full = await eventsUntil(ev, org.host, guest.auth, complete.queue_id, done);
+    expect(full.map((e) => [e.op, (e.person as { user_id: number }).user_id])).toEqual([
+      ['add', erin.user.id],
+      ['update', alice.user.id],
+    ]);
+    expect(full[0].person).toMatchObject({ full_name: 'Unknown user' });
+    expect(full[0]).not.toHaveProperty('internal_inaccessible_user');
+    const partial = await eventsUntil(ev, org.host, guest.auth, incomplete.queue_id, done);
+    expect(partial.map((e) => [e.op, (e.person as { user_id: number }).user_id])).toEqual([
+      ['update', alice.user.id],
+    ]);
+  });
+});
