@@ -333,3 +333,32 @@ describe('delivery guarantees', () => {
     ).toBe(0);
   });
 });
+
+describe('POST /register and changes committed around it', () => {
+  const alertWords = (alert_words: string[]) =>
+    t.db.outboxEvent.create({
+      data: {
+        realmId: org.realm.id,
+        eventJson: { type: 'alert_words', alert_words },
+        usersJson: [carol.user.id],
+      },
+    });
+
+  it('hands out each change once: in the initial state or as an event, never both', async () => {
+    // Committed before registering, published only afterwards (a lagging dispatcher).
+    await alertWords(['early']);
+    const covered = await register(t, org.host, carol.auth);
+    const uncovered = await register(t, org.host, carol.auth, {
+      fetch_event_types: JSON.stringify(['message']),
+    });
+    await alertWords(['late']);
+    await sweepOutbox(t, 0);
+    const hasLate = (events: EventBody[]) =>
+      events.some((e) => (e.alert_words as string[] | undefined)?.includes('late'));
+    const fromCovered = await eventsUntil(ev, org.host, carol.auth, covered.queue_id, hasLate);
+    expect(fromCovered.map((e) => e.alert_words)).toEqual([['late']]);
+    // A queue whose state did not include alert words still needs the early change.
+    const fromUncovered = await eventsUntil(ev, org.host, carol.auth, uncovered.queue_id, hasLate);
+    expect(fromUncovered.map((e) => e.alert_words)).toEqual([['early'], ['late']]);
+  });
+});

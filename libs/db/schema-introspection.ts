@@ -192,7 +192,10 @@ function columnOf(field: Field): ColumnInfo {
       const fn = (v as { name: string }).name;
       if (fn === 'autoincrement') autoincrement = true;
       else if (fn === 'now') sqlDefault = 'CURRENT_TIMESTAMP';
-      else throw new Error(`unsupported default function ${fn}() on ${field.name}`);
+      else if (fn === 'dbgenerated') {
+        const expression = (v as { params?: unknown[] }).params?.[0];
+        sqlDefault = typeof expression === 'string' ? unquote(expression) : 'dbgenerated';
+      } else throw new Error(`unsupported default function ${fn}() on ${field.name}`);
     } else if (typeof v === 'string' && v.startsWith('"')) {
       sqlDefault = sqlLiteral(unquote(v));
     } else {

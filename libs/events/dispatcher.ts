@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../domain/context';
 import { eventsForQueue, type MessageShape } from './deliver';
-import { domainStreamKey, type ClientEvent, type DomainEventEnvelope } from './outbox';
-import { QueueStore } from './queue-store';
+import { domainStreamKey, type DomainEventEnvelope } from './outbox';
+import { QueueStore, type QueueAppend } from './queue-store';
 import type { DispatchableEvent, QueueInfo } from './types';
 
 export const DISPATCH_GROUP = 'dispatchers';
@@ -168,7 +168,7 @@ export async function dispatchEnvelope(
     event,
     queues.map((q) => q.userId),
   );
-  const appends: { queueId: string; event: ClientEvent }[] = [];
+  const appends: QueueAppend[] = [];
   const onlooker = await firstSightings(ctx, event, queues, recipients);
   for (const queue of queues) {
     if (queue.realmId !== envelope.realmId) continue;
@@ -178,7 +178,7 @@ export async function dispatchEnvelope(
       isRecipient,
       emailOf: (id) => emails.get(id),
     })) {
-      appends.push({ queueId: queue.id, event: out });
+      appends.push({ queueId: queue.id, event: out, xid: envelope.xid });
     }
   }
   await store.append(appends);

@@ -37,9 +37,9 @@ export async function getEvents(
   waker: Waker,
   input: GetEventsInput,
 ): Promise<QueuedEvent[] | null> {
-  await ownedQueue(store, input.user, input.queueId);
+  const { snapshot } = await ownedQueue(store, input.user, input.queueId);
   await store.touch(input.queueId);
-  let events = await store.read(input.queueId, input.lastEventId);
+  let events = await store.read(input.queueId, input.lastEventId, snapshot);
   if (events.length || input.dontBlock) return events;
 
   let wake: () => void = () => undefined;
@@ -52,7 +52,7 @@ export async function getEvents(
   try {
     for (;;) {
       // Read again once listening: an event appended before the subscription is not missed.
-      events = await store.read(input.queueId, input.lastEventId);
+      events = await store.read(input.queueId, input.lastEventId, snapshot);
       if (events.length) return events;
       const outcome = await Promise.race([
         woken.then(() => 'woken' as const),
@@ -63,7 +63,7 @@ export async function getEvents(
       if (outcome === 'timeout') {
         const [id] = await store.append([{ queueId: input.queueId, event: { type: 'heartbeat' } }]);
         if (id < 0) throw badEventQueueId(input.queueId);
-        return store.read(input.queueId, input.lastEventId);
+        return store.read(input.queueId, input.lastEventId, snapshot);
       }
       woken = new Promise<void>((resolve) => (wake = resolve));
     }

@@ -13,6 +13,8 @@ export interface DomainEventEnvelope {
   realmId: number;
   users: number[];
   event: ClientEvent;
+  /** The writing transaction's id (decimal), for queues registered from a snapshot. */
+  xid?: string;
 }
 
 export const domainStreamKey = (prefix: string) => `${prefix}domain-events`;
@@ -51,6 +53,7 @@ export async function publishOutbox(ctx: AppContext, ids: bigint[]): Promise<voi
       realmId: row.realmId,
       users: row.usersJson as number[],
       event: row.eventJson as unknown as ClientEvent,
+      xid: row.xid.toString(),
     };
     pipeline.xadd(
       domainStreamKey(ctx.config.redisPrefix),

@@ -1,12 +1,14 @@
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { ClientEvent } from './outbox';
+import { committedBefore } from './snapshot';
 import {
   DEFAULT_CAPABILITIES,
   type ClientCapabilities,
   type NarrowTerm,
   type QueuedEvent,
   type QueueInfo,
+  type RegistrationSnapshot,
 } from './types';
 
 /**
@@ -33,7 +35,7 @@ const streamId = (eventId: number) => `0-${eventId + 1}`;
 const APPEND_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local n = redis.call('HINCRBY', KEYS[1], 'last_id', 1)
-redis.call('XADD', KEYS[2], '0-' .. (n + 1), 'e', ARGV[1])
+redis.call('XADD', KEYS[2], '0-' .. (n + 1), 'e', ARGV[1], 'x', ARGV[2])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 return n
@@ -52,7 +54,12 @@ return 1
 `;
 
 type ScriptRedis = Redis & {
-  chatQueueAppend(queueKey: string, eventsKey: string, payload: string): Promise<number>;
+  chatQueueAppend(
+    queueKey: string,
+    eventsKey: string,
+    payload: string,
+    xid: string,
+  ): Promise<number>;
   chatQueueGc(
     accessKey: string,
     queueKey: string,
@@ -72,7 +79,14 @@ function withScripts(redis: Redis): ScriptRedis {
   return r;
 }
 
-export type NewQueue = Omit<QueueInfo, 'id' | 'lastAccess'>;
+export type NewQueue = Omit<QueueInfo, 'id' | 'lastAccess' | 'snapshot'>;
+
+/** One event for one queue; `xid` is the transaction that wrote it, when it came from the outbox. */
+export interface QueueAppend {
+  queueId: string;
+  event: ClientEvent;
+  xid?: string;
+}
 
 export class QueueStore {
   private readonly keys: ReturnType<typeof queueKeys>;
@@ -131,32 +145,59 @@ export class QueueStore {
       .exec();
   }
 
-  /** Drops acknowledged events (ids up to `lastEventId`) and returns the rest, oldest first. */
-  async read(id: string, lastEventId: number | undefined): Promise<QueuedEvent[]> {
+  /**
+   * Records the database snapshot a registration's initial state was read from: events of
+   * transactions it already shows are not handed out (see `read`).
+   */
+  async setSnapshot(id: string, registration: RegistrationSnapshot): Promise<void> {
+    await this.redis.hset(this.keys.queue(id), 'snapshot', JSON.stringify(registration));
+  }
+
+  /**
+   * Drops acknowledged events (ids up to `lastEventId`) and returns the rest, oldest first,
+   * leaving out those whose change the registration's initial state already holds.
+   */
+  async read(
+    id: string,
+    lastEventId: number | undefined,
+    registration?: RegistrationSnapshot,
+  ): Promise<QueuedEvent[]> {
     const key = this.keys.events(id);
     if (lastEventId !== undefined && lastEventId >= 0) {
       await this.redis.xtrim(key, 'MINID', streamId(lastEventId + 1));
     }
     const start = lastEventId !== undefined && lastEventId >= 0 ? streamId(lastEventId + 1) : '-';
     const entries = await this.redis.xrange(key, start, '+');
-    return entries.map(([entryId, fields]) => {
+    const events: QueuedEvent[] = [];
+    for (const [entryId, fields] of entries) {
       const event = JSON.parse(fields[1]) as ClientEvent;
-      return { ...event, id: Number(entryId.split('-')[1]) - 1 };
-    });
+      const xid = fields[3];
+      if (
+        registration &&
+        xid &&
+        registration.eventTypes.includes(event.type) &&
+        committedBefore(registration.snapshot, BigInt(xid))
+      ) {
+        continue;
+      }
+      events.push({ ...event, id: Number(entryId.split('-')[1]) - 1 });
+    }
+    return events;
   }
 
   /** Appends events to queues in one round trip; returns the new id per append (-1: queue gone). */
-  async append(appends: { queueId: string; event: ClientEvent }[]): Promise<number[]> {
+  async append(appends: QueueAppend[]): Promise<number[]> {
     if (appends.length === 0) return [];
     const r = withScripts(this.redis);
     const pipeline = r.pipeline() as ReturnType<Redis['pipeline']> & {
-      chatQueueAppend(queueKey: string, eventsKey: string, payload: string): unknown;
+      chatQueueAppend(queueKey: string, eventsKey: string, payload: string, xid: string): unknown;
     };
-    for (const { queueId, event } of appends) {
+    for (const { queueId, event, xid } of appends) {
       pipeline.chatQueueAppend(
         this.keys.queue(queueId),
         this.keys.events(queueId),
         JSON.stringify(event),
+        xid ?? '',
       );
     }
     const woken = new Set<string>();
@@ -263,5 +304,6 @@ function parseQueue(id: string, hash: Record<string, string>): QueueInfo | null 
     },
     client: hash.client ?? '',
     lastAccess: Number(hash.last_access),
+    ...(hash.snapshot ? { snapshot: JSON.parse(hash.snapshot) as RegistrationSnapshot } : {}),
   };
 }

@@ -6,6 +6,7 @@ interface OutboxRow {
   realm_id: number;
   event_json: ClientEvent;
   users_json: number[];
+  xid: bigint;
 }
 
 /**
@@ -20,7 +21,7 @@ export async function sweepOutbox(
 ): Promise<number> {
   return ctx.db.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<OutboxRow[]>`
-      SELECT id, realm_id, event_json, users_json FROM outbox_events
+      SELECT id, realm_id, event_json, users_json, xid FROM outbox_events
       WHERE published_at IS NULL
         AND created_at < now() - make_interval(secs => ${olderThanMs / 1000}::double precision)
       ORDER BY id
@@ -34,6 +35,7 @@ export async function sweepOutbox(
         realmId: row.realm_id,
         users: row.users_json,
         event: row.event_json,
+        xid: row.xid.toString(),
       };
       pipeline.xadd(
         domainStreamKey(ctx.config.redisPrefix),

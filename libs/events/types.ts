@@ -82,6 +82,17 @@ export interface QueueInfo {
   /** Name of the client (User-Agent), for diagnostics. */
   client: string;
   lastAccess: number;
+  /** What `POST /register` read the initial state from; see `RegistrationSnapshot`. */
+  snapshot?: RegistrationSnapshot;
+}
+
+/**
+ * The database snapshot (`pg_current_snapshot()` as text) a registration read its initial state
+ * from, and the event types that state covers.
+ */
+export interface RegistrationSnapshot {
+  snapshot: string;
+  eventTypes: string[];
 }
 
 /** A client event with its queue-assigned id. */

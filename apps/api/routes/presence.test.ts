@@ -1,3 +1,4 @@
+import { register } from '../../../test/events-factories';
 import { makeBot, makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
@@ -131,6 +132,101 @@ describe('GET /realm/presence', () => {
     expect(res.status).toBe(200);
     expectOpenApiResponse('/realm/presence', 'get', res.body);
     expect(res.body.presences[member.email].aggregated.status).toBe('active');
+  });
+});
+
+describe('POST /register presence', () => {
+  it('agrees with GET /realm/presence in both formats, with one rule for active and idle', async () => {
+    const own = await makeRealm(t);
+    const call = (
+      method: 'get' | 'post' | 'patch',
+      path: string,
+      auth: string,
+      form?: Record<string, string | number | boolean>,
+    ) => api(t, own.host, method, path, auth, form);
+    const [active, idle, invisible, old] = await Promise.all(
+      [1, 2, 3, 4].map(() => makeUser(t, own.realm)),
+    );
+    for (const u of [active, idle, invisible, old]) {
+      expect((await call('post', '/users/me/presence', u.auth, { status: 'active' })).status).toBe(
+        200,
+      );
+    }
+    const ago = (seconds: number) => new Date(Date.now() - seconds * 1000);
+    // Last active 100 s before the last connection: idle by Zulip's 70 s legacy offset.
+    await t.db.userPresence.update({
+      where: { userId: idle.user.id },
+      data: { lastActiveTime: ago(110), lastConnectedTime: ago(10) },
+    });
+    await t.db.userPresence.update({
+      where: { userId: old.user.id },
+      data: { lastActiveTime: ago(20 * 86_400), lastConnectedTime: ago(20 * 86_400) },
+    });
+    // Joined a day ago: with no active time, presence falls back to the join date (as Zulip's).
+    await t.db.user.update({ where: { id: invisible.user.id }, data: { dateJoined: ago(86_400) } });
+    expect(
+      (await call('patch', '/settings', invisible.auth, { presence_enabled: false })).status,
+    ).toBe(200);
+
+    const realmWide = await call('get', '/realm/presence', own.owner.auth);
+    expect(realmWide.status).toBe(200);
+    const legacy = await register(t, own.host, own.owner.auth, {
+      fetch_event_types: JSON.stringify(['presence']),
+    });
+    expect(legacy.presences).toEqual(realmWide.body.presences);
+    expect(Object.keys(legacy.presences as object).sort()).toEqual(
+      [active.email, idle.email, invisible.email].sort(),
+    );
+    const shown = realmWide.body.presences as Record<string, { aggregated: { status: string } }>;
+    expect(shown[active.email].aggregated.status).toBe('active');
+    expect(shown[idle.email].aggregated.status).toBe('idle');
+    expect(shown[invisible.email].aggregated.status).toBe('idle');
+
+    const modern = await register(t, own.host, own.owner.auth, {
+      fetch_event_types: JSON.stringify(['presence']),
+      slim_presence: 'true',
+    });
+    const rows = await t.db.userPresence.findMany({
+      where: { realmId: own.realm.id },
+      include: { user: { select: { dateJoined: true } } },
+    });
+    const recent = rows.filter((r) => r.userId !== old.user.id);
+    // A missing active time falls back to the join date, as in Zulip.
+    const seconds = (d: Date | null, joined: Date) => Math.floor((d ?? joined).getTime() / 1000);
+    expect(modern.presences).toEqual(
+      Object.fromEntries(
+        recent.map((r) => [
+          String(r.userId),
+          {
+            active_timestamp: seconds(r.lastActiveTime, r.user.dateJoined),
+            idle_timestamp: seconds(r.lastConnectedTime, r.user.dateJoined),
+          },
+        ]),
+      ),
+    );
+    // The invisible user's row was replaced by one without activity, connected long ago.
+    const invisibleRow = recent.find((r) => r.userId === invisible.user.id);
+    expect(invisibleRow?.lastActiveTime).toBeNull();
+    expect(Date.now() - (invisibleRow?.lastConnectedTime?.getTime() ?? 0)).toBeGreaterThan(140_000);
+    const maxId = Math.max(...recent.map((r) => Number(r.lastUpdateId)));
+    for (const state of [legacy, modern]) {
+      expect(state.presence_last_update_id).toBe(maxId);
+      expect(state.server_presence_offline_threshold_seconds).toBe(140);
+      expect(state.server_presence_ping_interval_seconds).toBe(60);
+    }
+
+    const longer = await register(t, own.host, own.owner.auth, {
+      fetch_event_types: JSON.stringify(['presence']),
+      slim_presence: 'true',
+      presence_history_limit_days: '30',
+    });
+    expect(longer.presences).toHaveProperty(String(old.user.id));
+    const none = await register(t, own.host, own.owner.auth, {
+      fetch_event_types: JSON.stringify(['presence']),
+      presence_history_limit_days: '0',
+    });
+    expect(none.presences).toEqual({});
+    expect(none.presence_last_update_id).toBe(-1);
   });
 });
 

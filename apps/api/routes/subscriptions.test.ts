@@ -593,3 +593,127 @@ describe('DELETE /users/me/subscriptions', () => {
     expect(res.body.msg).toBe('Channel(s) (nope-nope) do not exist');
   });
 });
+
+describe('PATCH /users/me/subscriptions', () => {
+  const patch = (auth: string, form: Record<string, string>) =>
+    call('patch', '/users/me/subscriptions', auth).type('form').send(form);
+  const isSubscribed = async (userId: number, name: string) => {
+    const stream = await t.db.stream.findFirstOrThrow({ where: { realmId: org.realm.id, name } });
+    const sub = await t.db.subscription.findUnique({
+      where: { userId_recipientId: { userId, recipientId: stream.recipientId! } },
+    });
+    return sub?.active ?? false;
+  };
+
+  it('adds and deletes in one request and merges both answers', async () => {
+    await makeChannel(t, org, { name: 'patch-have', subscribers: [member.user] });
+    await makeChannel(t, org, { name: 'patch-leave', subscribers: [member.user] });
+    const since = await lastOutboxId();
+    const res = await patch(member.auth, {
+      add: JSON.stringify([
+        { name: 'patch-new', color: '#e79ab5', description: 'New **one**' },
+        { name: 'patch-have' },
+      ]),
+      delete: JSON.stringify(['patch-leave', 'retained']),
+    });
+    expect(res.status).toBe(200);
+    expectOpenApiResponse('/users/me/subscriptions', 'patch', res.body);
+    expect(res.body).toEqual({
+      result: 'success',
+      msg: '',
+      subscribed: { [String(member.user.id)]: ['patch-new'] },
+      already_subscribed: { [String(member.user.id)]: ['patch-have'] },
+      removed: ['patch-leave'],
+      not_removed: ['retained'],
+    });
+
+    const created = await t.db.stream.findFirstOrThrow({ where: { name: 'patch-new' } });
+    expect(created.renderedDescription).toBe('<p>New <strong>one</strong></p>');
+    const sub = await t.db.subscription.findUniqueOrThrow({
+      where: {
+        userId_recipientId: { userId: member.user.id, recipientId: created.recipientId! },
+      },
+    });
+    expect(sub).toMatchObject({ active: true, color: '#e79ab5' });
+    expect(await isSubscribed(member.user.id, 'patch-leave')).toBe(false);
+
+    const events = (await eventsSince(since)).map((e) => e.event);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'stream', op: 'create' }));
+    const added = events.find((e) => e.type === 'subscription' && e.op === 'add');
+    expect(added?.subscriptions).toEqual([
+      expect.objectContaining({ name: 'patch-new', color: '#e79ab5' }),
+    ]);
+    const leave = await t.db.stream.findFirstOrThrow({ where: { name: 'patch-leave' } });
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'subscription',
+        op: 'remove',
+        subscriptions: [{ name: 'patch-leave', stream_id: leave.id }],
+      }),
+    );
+  });
+
+  it('needs something to do', async () => {
+    const forms: Record<string, string>[] = [{}, { add: '[]', delete: '[]' }];
+    for (const form of forms) {
+      const res = await patch(member.auth, form);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        result: 'error',
+        code: 'BAD_REQUEST',
+        msg: 'Nothing to do. Specify at least one of "add" or "delete".',
+      });
+    }
+  });
+
+  it('checks colors as Zulip does', async () => {
+    const res = await patch(member.auth, {
+      add: JSON.stringify([{ name: 'patch-have' }, { name: 'patch-red', color: 'red' }]),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.msg).toBe('add[1]["color"] is not a valid hex color code');
+    expect(await t.db.stream.findFirst({ where: { name: 'patch-red' } })).toBeNull();
+  });
+
+  it('changes nothing and sends no event when the add fails', async () => {
+    await makeChannel(t, org, { name: 'patch-hidden', inviteOnly: true });
+    await makeChannel(t, org, { name: 'patch-stay', subscribers: [member.user] });
+    const since = await lastOutboxId();
+    const res = await patch(member.auth, {
+      add: JSON.stringify([{ name: 'patch-hidden' }]),
+      delete: JSON.stringify(['patch-stay']),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.msg).toBe('Unable to access channel (patch-hidden).');
+    expect(await isSubscribed(member.user.id, 'patch-stay')).toBe(true);
+    expect(await eventsSince(since)).toEqual([]);
+  });
+
+  it('undoes the add when the delete fails', async () => {
+    const since = await lastOutboxId();
+    const res = await patch(member.auth, {
+      add: JSON.stringify([{ name: 'patch-rolled-back' }]),
+      delete: JSON.stringify(['patch-stay', 'patch-missing']),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.msg).toBe('Channel(s) (patch-missing) do not exist');
+    expect(await t.db.stream.findFirst({ where: { name: 'patch-rolled-back' } })).toBeNull();
+    expect(await isSubscribed(member.user.id, 'patch-stay')).toBe(true);
+    expect(await eventsSince(since)).toEqual([]);
+  });
+
+  // Zulip always runs the add part, which is require_non_guest_user, even for a bare delete.
+  it('refuses guests as POST does', async () => {
+    await makeChannel(t, org, { name: 'patch-guest', subscribers: [guest.user] });
+    const forms: Record<string, string>[] = [
+      { add: JSON.stringify([{ name: 'patch-have' }]) },
+      { delete: JSON.stringify(['patch-guest']) },
+    ];
+    for (const form of forms) {
+      const res = await patch(guest.auth, form);
+      expect(res.status).toBe(400);
+      expect(res.body.msg).toBe('Not allowed for guest users');
+    }
+    expect(await isSubscribed(guest.user.id, 'patch-guest')).toBe(true);
+  });
+});

@@ -16,6 +16,7 @@ import {
   type ChannelGroupSetting,
 } from '../../../libs/domain/subscriptions/subscribe';
 import { unsubscribe } from '../../../libs/domain/subscriptions/unsubscribe';
+import { updateSubscriptions } from '../../../libs/domain/subscriptions/update-subscriptions';
 import {
   updateSubscriptionProperties,
   type PropertyChange,
@@ -123,6 +124,34 @@ export function subscriptionRoutes(router: Router, ctx: AppContext): void {
           realm,
           names: params.subscriptions,
           principals: params.principals,
+        })),
+      }),
+    ),
+  );
+  router.patch(
+    '/users/me/subscriptions',
+    authed<{ add: { name: string; color?: string; description?: string }[]; delete: string[] }>(
+      ctx,
+      {
+        add: P.json(
+          Joi.array()
+            .items(
+              Joi.object({
+                name: Joi.string().allow('').required(),
+                color: Joi.string(),
+                description: Joi.string().allow(''),
+              }),
+            )
+            .default([]),
+        ),
+        delete: P.json(Joi.array().items(Joi.string()).default([])),
+      },
+      async ({ user, realm, params }) => ({
+        ...(await updateSubscriptions(ctx, {
+          actor: user,
+          realm,
+          add: params.add,
+          delete: params.delete,
         })),
       }),
     ),

@@ -1,4 +1,5 @@
-import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
+import { register } from '../../../test/events-factories';
+import { makeBot, makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
 
@@ -133,8 +134,61 @@ describe('POST /users/me/status', () => {
 });
 
 describe('GET /users/{user_id}/status', () => {
-  it('refuses an unknown user', async () => {
-    const res = await getStatus(999999);
-    expect(res.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: 'No such user' });
+  it('refuses unknown users and bots as no such user, and deactivated users', async () => {
+    const bot = await makeBot(t, org.realm, org.owner.user);
+    const gone = await makeUser(t, org.realm);
+    expect((await post(gone.auth, { status_text: 'Leaving' })).status).toBe(200);
+    await t.db.user.update({ where: { id: gone.user.id }, data: { isActive: false } });
+    const noSuchUser = { result: 'error', code: 'BAD_REQUEST', msg: 'No such user' };
+    const unknown = await getStatus(999999);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual(noSuchUser);
+    const ofBot = await getStatus(bot.user.id);
+    expect(ofBot.status).toBe(400);
+    expect(ofBot.body).toEqual(noSuchUser);
+    const deactivated = await getStatus(gone.user.id);
+    expect(deactivated.status).toBe(400);
+    expect(deactivated.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'User is deactivated',
+    });
+  });
+});
+
+describe('POST /register user_status', () => {
+  it('marks invisible users away, agreeing with GET /users/{id}/status', async () => {
+    const own = await makeRealm(t);
+    const call = (method: 'get' | 'post' | 'patch', path: string, auth: string, form = {}) =>
+      api(t, own.host, method, path, auth, form);
+    const [away, awayWithText, back, invisibleNoStatus, plain] = await Promise.all(
+      [1, 2, 3, 4, 5].map(() => makeUser(t, own.realm)),
+    );
+    const set = async (auth: string, form: Record<string, string | boolean>) =>
+      expect((await call('post', '/users/me/status', auth, form)).status).toBe(200);
+    await set(away.auth, { away: true });
+    await set(awayWithText.auth, { away: true, status_text: 'On leave' });
+    await set(back.auth, { away: true, status_text: 'Back soon' });
+    await set(back.auth, { away: false });
+    // Invisible through the setting, never having set a status: Zulip shows no status row.
+    expect(
+      (await call('patch', '/settings', invisibleNoStatus.auth, { presence_enabled: false }))
+        .status,
+    ).toBe(200);
+
+    const state = await register(t, own.host, own.owner.auth, {
+      fetch_event_types: JSON.stringify(['user_status']),
+    });
+    expect(state.user_status).toEqual({
+      [away.user.id]: { away: true },
+      [awayWithText.user.id]: { away: true, status_text: 'On leave' },
+      [back.user.id]: { status_text: 'Back soon' },
+    });
+    const shown = state.user_status as Record<string, object>;
+    for (const u of [away, awayWithText, back, invisibleNoStatus, plain]) {
+      const res = await call('get', `/users/${u.user.id}/status`, own.owner.auth);
+      expect(res.status).toBe(200);
+      expect(res.body.status).toEqual(shown[String(u.user.id)] ?? {});
+    }
   });
 });

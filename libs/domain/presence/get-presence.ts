@@ -1,5 +1,5 @@
 import { Prisma } from '../../../generated/prisma/client';
-import type { Db } from '../../db/client';
+import type { Db, Tx } from '../../db/client';
 import { badRequest, insufficientPermission } from '../../http/errors';
 import { accessibleUserIds, canAccessUser } from '../permissions/users';
 import {
@@ -34,7 +34,7 @@ interface Row extends PresenceRow {
  * viewer can access. Invisible users are not filtered out: their row was made to read as offline
  * when they turned presence off, and must reach clients that fetch only changed rows.
  */
-async function presenceRows(db: Db, query: PresenceQuery): Promise<Row[]> {
+async function presenceRows(db: Db | Tx, query: PresenceQuery): Promise<Row[]> {
   const { realmId } = query.viewer;
   const realm = await db.realm.findUnique({
     where: { id: realmId },
@@ -42,6 +42,8 @@ async function presenceRows(db: Db, query: PresenceQuery): Promise<Row[]> {
   });
   if (!realm || realm.presenceDisabled) return [];
   const since = query.lastUpdateId !== null && query.lastUpdateId > 0 ? query.lastUpdateId : null;
+  // A zero-day history asks for no data; the caller's own row, just written at `now`, included.
+  if (since === null && query.historyLimitDays === 0) return [];
   const cutoff = new Date(query.now.getTime() - query.historyLimitDays * 86_400_000);
   const rows = await db.$queryRaw<Row[]>(Prisma.sql`
     SELECT u.id AS "userId", u.email, u.date_joined AS "dateJoined",
@@ -65,9 +67,9 @@ export interface PresenceResponse {
   presence_last_update_id: number;
 }
 
-/** The presence data of `POST /users/me/presence` and `GET /realm/presence`. */
+/** The presence data of `POST /users/me/presence`, `GET /realm/presence` and `POST /register`. */
 export async function realmPresence(
-  db: Db,
+  db: Db | Tx,
   query: PresenceQuery & { modern: boolean },
 ): Promise<PresenceResponse> {
   const rows = await presenceRows(db, query);

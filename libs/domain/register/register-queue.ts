@@ -1,4 +1,4 @@
-import type { Realm, User } from '../../../generated/prisma/client';
+import { Prisma, type Realm, type User } from '../../../generated/prisma/client';
 import { QueueStore, type NewQueue } from '../../events/queue-store';
 import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
@@ -49,10 +49,11 @@ export interface RegisterInput {
 }
 
 /**
- * `POST /register`. The queue is created before the snapshot is read, so every change committed
- * after the snapshot has its event in the queue. A change committed between the two may be both
- * in the snapshot and in the queue; applying such an event again is harmless, as in Zulip, which
- * orders the two steps the same way.
+ * `POST /register`. The queue is created first, so every change committed afterwards has its
+ * event in the queue; then the whole state is read in one repeatable-read transaction whose
+ * snapshot is recorded on the queue. Events of transactions that snapshot already shows are
+ * never handed out, so each change reaches the client exactly once: in the state or as an
+ * event (Zulip gets the same guarantee by applying queued events to the state).
  */
 export async function registerQueue(
   ctx: AppContext,
@@ -65,9 +66,26 @@ export async function registerQueue(
   const providers = STATE_PROVIDERS.filter(
     (p) => wanted === null || p.eventTypes.some((type) => wanted.includes(type)),
   );
-  const parts = await Promise.all(
-    providers.map((p) => p.fetch({ ctx, user, realm, params, capabilities: queue.capabilities })),
+  const { snapshot, parts } = await ctx.db.$transaction(
+    async (tx) => {
+      const [{ current }] = await tx.$queryRaw<{ current: string }[]>`
+        SELECT pg_current_snapshot()::text AS current`;
+      const read = { ...ctx, db: tx };
+      const fetched: Record<string, unknown>[] = [];
+      // One connection: the providers run one after another.
+      for (const p of providers) {
+        fetched.push(
+          await p.fetch({ ctx: read, user, realm, params, capabilities: queue.capabilities }),
+        );
+      }
+      return { snapshot: current, parts: fetched };
+    },
+    { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, timeout: 30_000 },
   );
+  await store.setSnapshot(queue.id, {
+    snapshot,
+    eventTypes: [...new Set(providers.flatMap((p) => p.eventTypes))],
+  });
   return {
     queue_id: queue.id,
     last_event_id: -1,

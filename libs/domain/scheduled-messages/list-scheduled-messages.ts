@@ -1,10 +1,10 @@
 import type { User } from '../../../generated/prisma/client';
-import type { AppContext } from '../context';
+import type { Db, Tx } from '../../db/client';
 import { formatScheduledMessages, type ApiScheduledMessage } from './format-scheduled-message';
 
 /** GET /scheduled_messages: the caller's undelivered scheduled messages, soonest first. */
 export async function listScheduledMessages(
-  ctx: AppContext,
+  ctx: { db: Db | Tx },
   user: Pick<User, 'id'>,
 ): Promise<ApiScheduledMessage[]> {
   const rows = await ctx.db.scheduledMessage.findMany({

@@ -3,11 +3,12 @@ import { colorForIndex } from './colors';
 
 /**
  * Subscribes users to channel recipients in bulk, reactivating old subscriptions; returns the
- * (userId, recipientId) pairs that were not active before.
+ * (userId, recipientId) pairs that were not active before. A pair's `color` is used only for a
+ * new row (a reactivated subscription keeps its color); without one the palette's next is taken.
  */
 export async function insertSubscriptions(
   tx: Tx,
-  pairs: { userId: number; recipientId: number }[],
+  pairs: { userId: number; recipientId: number; color?: string }[],
 ): Promise<{ userId: number; recipientId: number }[]> {
   if (pairs.length === 0) return [];
   const userIds = [...new Set(pairs.map((p) => p.userId))];
@@ -25,14 +26,15 @@ export async function insertSubscriptions(
   for (const pair of pairs) {
     const found = byKey.get(key(pair));
     if (found?.active) continue;
+    const { userId, recipientId } = pair;
     if (found) {
-      reactivate.push(pair);
+      reactivate.push({ userId, recipientId });
     } else {
-      const index = countByUser.get(pair.userId) ?? 0;
-      countByUser.set(pair.userId, index + 1);
-      fresh.push({ ...pair, color: colorForIndex(index) });
+      const index = countByUser.get(userId) ?? 0;
+      countByUser.set(userId, index + 1);
+      fresh.push({ userId, recipientId, color: pair.color ?? colorForIndex(index) });
     }
-    byKey.set(key(pair), { ...pair, active: true });
+    byKey.set(key(pair), { userId, recipientId, active: true });
   }
   if (fresh.length) await tx.subscription.createMany({ data: fresh });
   for (const pair of reactivate) {

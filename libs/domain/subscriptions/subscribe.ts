@@ -40,7 +40,8 @@ export type ChannelGroupSetting = (typeof CHANNEL_GROUP_SETTINGS)[number];
 export interface SubscribeInput {
   actor: User;
   realm: Realm;
-  subscriptions: { name: string; description?: string }[];
+  /** `color` applies to subscriptions created by this request, as Zulip's `color_map`. */
+  subscriptions: { name: string; description?: string; color?: string }[];
   principals?: (string | number)[];
   authorizationErrorsFatal: boolean;
   announce: boolean;
@@ -83,13 +84,22 @@ export async function resolvePrincipals(
   return users;
 }
 
-/**
- * `POST /users/me/subscriptions`: creates the channels that do not exist (with the creation
- * parameters), then subscribes the requester or the principals.
- */
-export async function subscribe(ctx: AppContext, input: SubscribeInput): Promise<SubscribeResult> {
-  const { actor, realm } = input;
-  requireNonGuest(actor);
+/** A subscribe request validated and with its descriptions rendered, ready for the transaction. */
+export interface PreparedSubscribe {
+  input: SubscribeInput;
+  /** Requested channel names by lowercased name, first spelling kept. */
+  requested: Map<string, string>;
+  descriptions: Map<string, string>;
+  renderedDescriptions: Map<string, string>;
+  colors: Map<string, string>;
+}
+
+/** Checks and Markdown rendering, done before any transaction opens. */
+export async function prepareSubscribe(
+  ctx: AppContext,
+  input: SubscribeInput,
+): Promise<PreparedSubscribe> {
+  requireNonGuest(input.actor);
   const requested = new Map<string, string>();
   for (const entry of input.subscriptions) {
     const name = checkChannelName(entry.name);
@@ -99,156 +109,193 @@ export async function subscribe(ctx: AppContext, input: SubscribeInput): Promise
   const descriptions = new Map(
     input.subscriptions.map((s) => [s.name.trim().toLowerCase(), s.description ?? '']),
   );
-  const md = await markdownContextFor(ctx.db, ctx.config, realm);
+  const colors = new Map(
+    input.subscriptions.flatMap((s) =>
+      s.color === undefined ? [] : [[s.name.trim().toLowerCase(), s.color] as const],
+    ),
+  );
+  const md = await markdownContextFor(ctx.db, ctx.config, input.realm);
   const renderedDescriptions = new Map<string, string>();
   for (const [key, description] of descriptions) {
     renderedDescriptions.set(key, description ? (await renderMarkdown(description, md)).html : '');
   }
+  return { input, requested, descriptions, renderedDescriptions, colors };
+}
 
-  const { result, notices } = await inTransaction(ctx, async (tx, events) => {
-    const existing = await tx.stream.findMany({
-      where: {
-        realmId: realm.id,
-        OR: [...requested.values()].map((name) => ({
-          name: { equals: name, mode: 'insensitive' as const },
-        })),
-      },
-    });
-    const existingByKey = new Map(existing.map((s) => [s.name.toLowerCase(), s]));
-    const toCreate = [...requested.entries()].filter(([key]) => !existingByKey.has(key));
-
-    const targets = input.principals?.length
-      ? await resolvePrincipals(tx, realm.id, input.principals)
-      : [actor];
-    const othersTargeted = targets.some((u) => u.id !== actor.id);
-
-    // Permission to create channels of the requested kind.
-    if (toCreate.length) {
-      const kind = input.isWebPublic ? 'web-public' : input.inviteOnly ? 'private' : 'public';
-      if (input.isWebPublic && !webPublicChannelsEnabled(ctx.config, realm)) {
-        throw badRequest('Web-public channels are not enabled.');
-      }
-      if (!(await canCreateChannel(tx, actor, realm, kind))) {
-        throw badRequest('Insufficient permission');
-      }
-      if (input.messageRetentionDays !== undefined && !isRealmOwner(actor)) {
-        throw badRequest('Must be an organization owner');
-      }
-      if (input.isDefaultStream && !isRealmAdmin(actor)) {
-        throw badRequest('Insufficient permission');
-      }
-      if (input.isDefaultStream && input.inviteOnly) {
-        throw badRequest('A default channel cannot be private.');
-      }
-    }
-    // Authorization on existing channels (spec 2.2), then on subscribing others at all.
-    const realmAdd = othersTargeted ? await canAddSubscribersInRealm(tx, actor, realm) : false;
-    if (othersTargeted && toCreate.length && !realmAdd) throw badRequest('Insufficient permission');
-    const access = await channelAccess(tx, actor, existing, realm);
-    const unauthorized: string[] = [];
-    const allowed: Stream[] = [];
-    for (const stream of existing) {
-      const a = access.get(stream.id);
-      const ok = othersTargeted ? (a?.addSubscribers ?? false) : (a?.subscribeSelf ?? false);
-      if (ok) allowed.push(stream);
-      else unauthorized.push(stream.name);
-    }
-    if (unauthorized.length && input.authorizationErrorsFatal) {
-      if (othersTargeted) throw badRequest('Insufficient permission');
-      throw badRequest(`Unable to access channel (${unauthorized[0]}).`);
-    }
-
-    // Creation.
-    const groups = await systemGroupIds(tx, realm.id);
-    const settingIds: Partial<Record<ChannelGroupSetting, number>> = {};
-    if (toCreate.length) {
-      for (const setting of CHANNEL_GROUP_SETTINGS) {
-        const value = input.groupSettings[setting];
-        if (value !== undefined) {
-          settingIds[setting] = await resolveGroupSetting(tx, realm.id, setting, value, {
-            allowInternet: false,
-          });
-        }
-      }
-    }
-    const created: Stream[] = [];
-    for (const [key, name] of toCreate) {
-      const stream = await insertChannel(tx, groups, {
-        realmId: realm.id,
-        name,
-        description: descriptions.get(key) ?? '',
-        renderedDescription: renderedDescriptions.get(key) ?? '',
-        creatorId: actor.id,
-        inviteOnly: input.inviteOnly,
-        isWebPublic: input.isWebPublic,
-        // Zulip forces full history on public and web-public channels.
-        historyPublicToSubscribers: input.inviteOnly
-          ? (input.historyPublicToSubscribers ?? false)
-          : true,
-        messageRetentionDays: input.messageRetentionDays ?? null,
-        canAddSubscribersGroupId: settingIds.can_add_subscribers_group,
-        canRemoveSubscribersGroupId: settingIds.can_remove_subscribers_group,
-        // Zulip's default is "stream_creator_or_nobody": the creator administers their channel.
-        canAdministerChannelGroupId:
-          settingIds.can_administer_channel_group ??
-          (await resolveGroupSetting(tx, realm.id, 'can_administer_channel_group', {
-            direct_members: [actor.id],
-            direct_subgroups: [],
-          })),
-        canSendMessageGroupId: settingIds.can_send_message_group,
-        canSubscribeGroupId: settingIds.can_subscribe_group,
-      });
-      if (input.isDefaultStream) {
-        await tx.defaultStream.create({ data: { realmId: realm.id, streamId: stream.id } });
-      }
-      created.push(stream);
-    }
-    for (const stream of created) {
-      const [dict] = await formatChannels(tx, [stream]);
-      const audience = await channelAudienceIds(tx, realm.id, stream);
-      const withTargets = stream.inviteOnly
-        ? [...new Set([...audience, ...targets.map((u) => u.id)])]
-        : audience;
-      await events.emit(realm.id, { type: 'stream', op: 'create', streams: [dict] }, withTargets);
-    }
-
-    // Subscription.
-    const channels = [...allowed, ...created];
-    const pairs = channels.flatMap((stream) =>
-      targets.map((u) => ({ userId: u.id, recipientId: stream.recipientId as number })),
-    );
-    const fresh = await insertSubscriptions(tx, pairs);
-    const freshKey = new Set(fresh.map((p) => `${p.userId}:${p.recipientId}`));
-    const subscribed: Record<string, string[]> = {};
-    const already: Record<string, string[]> = {};
-    for (const u of targets) {
-      for (const stream of channels) {
-        const bucket = freshKey.has(`${u.id}:${stream.recipientId}`) ? subscribed : already;
-        (bucket[String(u.id)] ??= []).push(stream.name);
-      }
-    }
-    await emitSubscriptionEvents(tx, events, realm.id, channels, fresh);
-    const dms = await sendSubscribedYouMessages(ctx, tx, events, {
-      realm,
-      actor,
-      targets,
-      subscribed,
-      created,
-    });
-    // After the subscriptions, so the new channels' subscribers receive their notices.
-    const notices = await sendChannelCreationNotices(ctx, tx, events, {
-      realm,
-      actor,
-      created,
-      announce: input.announce,
-    });
-
-    const result: SubscribeResult = { subscribed, already_subscribed: already };
-    if (!input.authorizationErrorsFatal) result.unauthorized = unauthorized;
-    return { result, notices: [...dms, ...notices] };
-  });
-  for (const id of notices) await enqueueOutgoingWebhooks(ctx, id);
+/**
+ * `POST /users/me/subscriptions`: creates the channels that do not exist (with the creation
+ * parameters), then subscribes the requester or the principals.
+ */
+export async function subscribe(ctx: AppContext, input: SubscribeInput): Promise<SubscribeResult> {
+  const prepared = await prepareSubscribe(ctx, input);
+  const { result, notices } = await inTransaction(ctx, (tx, events) =>
+    subscribeWithin(ctx, tx, events, prepared),
+  );
+  await enqueueNoticeWebhooks(ctx, notices);
   return result;
+}
+
+/** After commit: outgoing-webhook bots hear about the notices `subscribeWithin` sent. */
+export async function enqueueNoticeWebhooks(ctx: AppContext, notices: number[]): Promise<void> {
+  for (const id of notices) await enqueueOutgoingWebhooks(ctx, id);
+}
+
+/**
+ * The transactional part of subscribing, inside the caller's transaction. Returns the response
+ * and the notification-bot message IDs for `enqueueNoticeWebhooks` once the transaction commits.
+ */
+export async function subscribeWithin(
+  ctx: AppContext,
+  tx: Tx,
+  events: EventSink,
+  prepared: PreparedSubscribe,
+): Promise<{ result: SubscribeResult; notices: number[] }> {
+  const { input, requested, descriptions, renderedDescriptions, colors } = prepared;
+  const { actor, realm } = input;
+  const existing = await tx.stream.findMany({
+    where: {
+      realmId: realm.id,
+      OR: [...requested.values()].map((name) => ({
+        name: { equals: name, mode: 'insensitive' as const },
+      })),
+    },
+  });
+  const existingByKey = new Map(existing.map((s) => [s.name.toLowerCase(), s]));
+  const toCreate = [...requested.entries()].filter(([key]) => !existingByKey.has(key));
+
+  const targets = input.principals?.length
+    ? await resolvePrincipals(tx, realm.id, input.principals)
+    : [actor];
+  const othersTargeted = targets.some((u) => u.id !== actor.id);
+
+  // Permission to create channels of the requested kind.
+  if (toCreate.length) {
+    const kind = input.isWebPublic ? 'web-public' : input.inviteOnly ? 'private' : 'public';
+    if (input.isWebPublic && !webPublicChannelsEnabled(ctx.config, realm)) {
+      throw badRequest('Web-public channels are not enabled.');
+    }
+    if (!(await canCreateChannel(tx, actor, realm, kind))) {
+      throw badRequest('Insufficient permission');
+    }
+    if (input.messageRetentionDays !== undefined && !isRealmOwner(actor)) {
+      throw badRequest('Must be an organization owner');
+    }
+    if (input.isDefaultStream && !isRealmAdmin(actor)) {
+      throw badRequest('Insufficient permission');
+    }
+    if (input.isDefaultStream && input.inviteOnly) {
+      throw badRequest('A default channel cannot be private.');
+    }
+  }
+  // Authorization on existing channels (spec 2.2), then on subscribing others at all.
+  const realmAdd = othersTargeted ? await canAddSubscribersInRealm(tx, actor, realm) : false;
+  if (othersTargeted && toCreate.length && !realmAdd) throw badRequest('Insufficient permission');
+  const access = await channelAccess(tx, actor, existing, realm);
+  const unauthorized: string[] = [];
+  const allowed: Stream[] = [];
+  for (const stream of existing) {
+    const a = access.get(stream.id);
+    const ok = othersTargeted ? (a?.addSubscribers ?? false) : (a?.subscribeSelf ?? false);
+    if (ok) allowed.push(stream);
+    else unauthorized.push(stream.name);
+  }
+  if (unauthorized.length && input.authorizationErrorsFatal) {
+    if (othersTargeted) throw badRequest('Insufficient permission');
+    throw badRequest(`Unable to access channel (${unauthorized[0]}).`);
+  }
+
+  // Creation.
+  const groups = await systemGroupIds(tx, realm.id);
+  const settingIds: Partial<Record<ChannelGroupSetting, number>> = {};
+  if (toCreate.length) {
+    for (const setting of CHANNEL_GROUP_SETTINGS) {
+      const value = input.groupSettings[setting];
+      if (value !== undefined) {
+        settingIds[setting] = await resolveGroupSetting(tx, realm.id, setting, value, {
+          allowInternet: false,
+        });
+      }
+    }
+  }
+  const created: Stream[] = [];
+  for (const [key, name] of toCreate) {
+    const stream = await insertChannel(tx, groups, {
+      realmId: realm.id,
+      name,
+      description: descriptions.get(key) ?? '',
+      renderedDescription: renderedDescriptions.get(key) ?? '',
+      creatorId: actor.id,
+      inviteOnly: input.inviteOnly,
+      isWebPublic: input.isWebPublic,
+      // Zulip forces full history on public and web-public channels.
+      historyPublicToSubscribers: input.inviteOnly
+        ? (input.historyPublicToSubscribers ?? false)
+        : true,
+      messageRetentionDays: input.messageRetentionDays ?? null,
+      canAddSubscribersGroupId: settingIds.can_add_subscribers_group,
+      canRemoveSubscribersGroupId: settingIds.can_remove_subscribers_group,
+      // Zulip's default is "stream_creator_or_nobody": the creator administers their channel.
+      canAdministerChannelGroupId:
+        settingIds.can_administer_channel_group ??
+        (await resolveGroupSetting(tx, realm.id, 'can_administer_channel_group', {
+          direct_members: [actor.id],
+          direct_subgroups: [],
+        })),
+      canSendMessageGroupId: settingIds.can_send_message_group,
+      canSubscribeGroupId: settingIds.can_subscribe_group,
+    });
+    if (input.isDefaultStream) {
+      await tx.defaultStream.create({ data: { realmId: realm.id, streamId: stream.id } });
+    }
+    created.push(stream);
+  }
+  for (const stream of created) {
+    const [dict] = await formatChannels(tx, [stream]);
+    const audience = await channelAudienceIds(tx, realm.id, stream);
+    const withTargets = stream.inviteOnly
+      ? [...new Set([...audience, ...targets.map((u) => u.id)])]
+      : audience;
+    await events.emit(realm.id, { type: 'stream', op: 'create', streams: [dict] }, withTargets);
+  }
+
+  // Subscription.
+  const channels = [...allowed, ...created];
+  const pairs = channels.flatMap((stream) =>
+    targets.map((u) => ({
+      userId: u.id,
+      recipientId: stream.recipientId as number,
+      color: colors.get(stream.name.toLowerCase()),
+    })),
+  );
+  const fresh = await insertSubscriptions(tx, pairs);
+  const freshKey = new Set(fresh.map((p) => `${p.userId}:${p.recipientId}`));
+  const subscribed: Record<string, string[]> = {};
+  const already: Record<string, string[]> = {};
+  for (const u of targets) {
+    for (const stream of channels) {
+      const bucket = freshKey.has(`${u.id}:${stream.recipientId}`) ? subscribed : already;
+      (bucket[String(u.id)] ??= []).push(stream.name);
+    }
+  }
+  await emitSubscriptionEvents(tx, events, realm.id, channels, fresh);
+  const dms = await sendSubscribedYouMessages(ctx, tx, events, {
+    realm,
+    actor,
+    targets,
+    subscribed,
+    created,
+  });
+  // After the subscriptions, so the new channels' subscribers receive their notices.
+  const notices = await sendChannelCreationNotices(ctx, tx, events, {
+    realm,
+    actor,
+    created,
+    announce: input.announce,
+  });
+
+  const result: SubscribeResult = { subscribed, already_subscribed: already };
+  if (!input.authorizationErrorsFatal) result.unauthorized = unauthorized;
+  return { result, notices: [...dms, ...notices] };
 }
 
 async function emitSubscriptionEvents(

@@ -1,5 +1,6 @@
 import type { Realm, User } from '../../../generated/prisma/client';
-import { inTransaction } from '../../events/outbox';
+import type { Tx } from '../../db/client';
+import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
 import { channelAudienceIds } from '../channels/channel-audience';
 import type { AppContext } from '../context';
@@ -12,76 +13,90 @@ export interface UnsubscribeResult {
   not_removed: string[];
 }
 
+export interface UnsubscribeInput {
+  actor: User;
+  realm: Realm;
+  names: string[];
+  principals?: (string | number)[];
+}
+
 /**
  * `DELETE /users/me/subscriptions`: unsubscribes the caller or the principals. Removing others
  * needs `can_remove_subscribers_group` (administrators always may).
  */
 export async function unsubscribe(
   ctx: AppContext,
-  input: { actor: User; realm: Realm; names: string[]; principals?: (string | number)[] },
+  input: UnsubscribeInput,
+): Promise<UnsubscribeResult> {
+  return inTransaction(ctx, (tx, events) => unsubscribeWithin(tx, events, input));
+}
+
+/** The whole of unsubscribing, inside the caller's transaction; nothing is left for after commit. */
+export async function unsubscribeWithin(
+  tx: Tx,
+  events: EventSink,
+  input: UnsubscribeInput,
 ): Promise<UnsubscribeResult> {
   const { actor, realm } = input;
-  return inTransaction(ctx, async (tx, events) => {
-    const streams = [];
-    for (const raw of input.names) {
-      const name = raw.trim();
-      const stream = await tx.stream.findFirst({
-        where: { realmId: realm.id, name: { equals: name, mode: 'insensitive' } },
-      });
-      if (!stream) throw badRequest(`Channel(s) (${name}) do not exist`);
-      streams.push(stream);
-    }
-    const targets = input.principals?.length
-      ? await resolvePrincipals(tx, realm.id, input.principals)
-      : [actor];
-    const others = targets.some((u) => u.id !== actor.id);
-    const access = await channelAccess(tx, actor, streams, realm);
-    for (const stream of streams) {
-      const a = access.get(stream.id);
-      if (!a?.metadata && !a?.subscribed)
-        throw badRequest(`Unable to access channel (${stream.name}).`);
-      if (others && !a.removeSubscribers) throw badRequest('Insufficient permission');
-    }
-    const removed: string[] = [];
-    const notRemoved: string[] = [];
-    for (const stream of streams) {
-      const recipientId = stream.recipientId as number;
-      const active = await tx.subscription.findMany({
-        where: { recipientId, userId: { in: targets.map((u) => u.id) }, active: true },
-        select: { userId: true },
-      });
-      const userIds = active.map((s) => s.userId);
-      for (const u of targets) (userIds.includes(u.id) ? removed : notRemoved).push(stream.name);
-      if (userIds.length === 0) continue;
-      await tx.subscription.updateMany({
-        where: { recipientId, userId: { in: userIds } },
-        data: { active: false },
-      });
-      for (const userId of userIds) {
-        await events.emit(
-          realm.id,
-          {
-            type: 'subscription',
-            op: 'remove',
-            subscriptions: [{ name: stream.name, stream_id: stream.id }],
-          },
-          [userId],
-        );
-      }
-      const audience = await channelAudienceIds(tx, realm.id, stream);
+  const streams = [];
+  for (const raw of input.names) {
+    const name = raw.trim();
+    const stream = await tx.stream.findFirst({
+      where: { realmId: realm.id, name: { equals: name, mode: 'insensitive' } },
+    });
+    if (!stream) throw badRequest(`Channel(s) (${name}) do not exist`);
+    streams.push(stream);
+  }
+  const targets = input.principals?.length
+    ? await resolvePrincipals(tx, realm.id, input.principals)
+    : [actor];
+  const others = targets.some((u) => u.id !== actor.id);
+  const access = await channelAccess(tx, actor, streams, realm);
+  for (const stream of streams) {
+    const a = access.get(stream.id);
+    if (!a?.metadata && !a?.subscribed)
+      throw badRequest(`Unable to access channel (${stream.name}).`);
+    if (others && !a.removeSubscribers) throw badRequest('Insufficient permission');
+  }
+  const removed: string[] = [];
+  const notRemoved: string[] = [];
+  for (const stream of streams) {
+    const recipientId = stream.recipientId as number;
+    const active = await tx.subscription.findMany({
+      where: { recipientId, userId: { in: targets.map((u) => u.id) }, active: true },
+      select: { userId: true },
+    });
+    const userIds = active.map((s) => s.userId);
+    for (const u of targets) (userIds.includes(u.id) ? removed : notRemoved).push(stream.name);
+    if (userIds.length === 0) continue;
+    await tx.subscription.updateMany({
+      where: { recipientId, userId: { in: userIds } },
+      data: { active: false },
+    });
+    for (const userId of userIds) {
       await events.emit(
         realm.id,
-        { type: 'subscription', op: 'peer_remove', stream_ids: [stream.id], user_ids: userIds },
-        audience.filter((id) => !userIds.includes(id)),
-      );
-      await emitGuestAccessEvents(
-        tx,
-        events,
-        realm.id,
-        'remove',
-        userIds.map((userId) => ({ userId, recipientId })),
+        {
+          type: 'subscription',
+          op: 'remove',
+          subscriptions: [{ name: stream.name, stream_id: stream.id }],
+        },
+        [userId],
       );
     }
-    return { removed, not_removed: notRemoved };
-  });
+    const audience = await channelAudienceIds(tx, realm.id, stream);
+    await events.emit(
+      realm.id,
+      { type: 'subscription', op: 'peer_remove', stream_ids: [stream.id], user_ids: userIds },
+      audience.filter((id) => !userIds.includes(id)),
+    );
+    await emitGuestAccessEvents(
+      tx,
+      events,
+      realm.id,
+      'remove',
+      userIds.map((userId) => ({ userId, recipientId })),
+    );
+  }
+  return { removed, not_removed: notRemoved };
 }

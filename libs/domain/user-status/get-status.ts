@@ -1,17 +1,13 @@
 import type { Db } from '../../db/client';
 import { badRequest, insufficientPermission } from '../../http/errors';
 import { canAccessUser } from '../permissions/users';
+import { formatUserStatus, type ApiUserStatus } from './format-status';
 
-/** A user's status as `GET /users/{id}/status` shows it: only the fields that are set. */
-export interface ApiUserStatus {
-  away?: boolean;
-  status_text?: string;
-  emoji_name?: string;
-  emoji_code?: string;
-  reaction_type?: string;
-}
-
-/** `GET /users/{user_id}/status`, for users the viewer can access (can_access_all_users_group). */
+/**
+ * `GET /users/{user_id}/status`, for active human users the viewer can access
+ * (can_access_all_users_group), with Zulip's access_user_by_id wording. A user who never set a
+ * status has none to show, as in Zulip, even when invisible.
+ */
 export async function getUserStatus(
   db: Db,
   viewer: { id: number; realmId: number; role: number },
@@ -21,16 +17,8 @@ export async function getUserStatus(
     where: { id: userId, realmId: viewer.realmId },
     include: { status: true },
   });
-  if (!user) throw badRequest('No such user');
+  if (!user || user.isBot) throw badRequest('No such user');
+  if (!user.isActive) throw badRequest('User is deactivated');
   if (!(await canAccessUser(db, viewer, user))) throw insufficientPermission();
-  const result: ApiUserStatus = {};
-  if (!user.presenceEnabled) result.away = true;
-  const status = user.status;
-  if (status?.statusText) result.status_text = status.statusText;
-  if (status?.emojiName) {
-    result.emoji_name = status.emojiName;
-    result.emoji_code = status.emojiCode;
-    result.reaction_type = status.reactionType;
-  }
-  return result;
+  return user.status ? formatUserStatus(user.status, user.presenceEnabled) : {};
 }

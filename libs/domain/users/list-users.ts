@@ -1,5 +1,5 @@
 import type { Config } from '../../config';
-import type { Db } from '../../db/client';
+import type { Db, Tx } from '../../db/client';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { badRequest, insufficientPermission } from '../../http/errors';
 import { accessibleUserIds, canAccessUser } from '../permissions/users';
@@ -24,7 +24,7 @@ export interface ListUsersOptions {
  * restricted by `can_access_all_users_group` gets placeholders for the users they cannot access.
  */
 export async function listUsers(
-  ctx: { db: Db; config: Pick<Config, 'externalHost'> },
+  ctx: { db: Db | Tx; config: Pick<Config, 'externalHost'> },
   options: ListUsersOptions,
 ): Promise<ApiUser[]> {
   const accessible = await accessibleUserIds(ctx.db, options.viewer);

@@ -1,5 +1,5 @@
 import type { Stream, Subscription, User } from '../../../../generated/prisma/client';
-import type { Db } from '../../../db/client';
+import type { Db, Tx } from '../../../db/client';
 import { RecipientType } from '../../recipients';
 import { Role } from '../../users/roles';
 
@@ -10,7 +10,7 @@ export interface ChannelView {
 
 /** The realm's channels with the user's subscription rows (archived ones only when asked for). */
 export async function channelsForUser(
-  db: Db,
+  db: Db | Tx,
   user: User,
   includeArchived: boolean,
 ): Promise<ChannelView> {

@@ -1,10 +1,14 @@
 import type { Realm, User } from '../../../../generated/prisma/client';
 import type { ClientCapabilities } from '../../../events/types';
+import type { Tx } from '../../../db/client';
 import type { AppContext } from '../../context';
 import type { QueueParams } from '../queue-params';
 
+/** The state is read inside one repeatable-read transaction, so `db` is that transaction. */
+export type SnapshotContext = Omit<AppContext, 'db'> & { db: Tx };
+
 export interface StateInput {
-  ctx: AppContext;
+  ctx: SnapshotContext;
   user: User;
   realm: Realm;
   params: QueueParams;

@@ -96,7 +96,7 @@ export const unreadMsgsState: StateProvider = {
 
 /** Sorted member ids of direct-message groups, keyed by recipient id. */
 export async function groupMembers(
-  ctx: { db: import('../../../db/client').Db },
+  ctx: { db: import('../../../db/client').Db | import('../../../db/client').Tx },
   recipientIds: number[],
 ): Promise<Map<number, number[]>> {
   if (recipientIds.length === 0) return new Map();

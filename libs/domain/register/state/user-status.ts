@@ -1,9 +1,11 @@
 import { accessibleUserIds } from '../../permissions/users';
+import { formatUserStatus, type ApiUserStatus } from '../../user-status/format-status';
 import type { StateProvider } from './types';
 
 /**
- * `user_status`: every user of the organization with a non-empty status, keyed by user id; for a
- * guest restricted by can_access_all_users_group, only the users they can access.
+ * `user_status`: every active user of the organization whose status row shows something (text,
+ * emoji, or `away` for an invisible user), keyed by user id (Zulip's get_all_users_status_dict);
+ * for a guest restricted by can_access_all_users_group, only the users they can access.
  */
 export const userStatusState: StateProvider = {
   eventTypes: ['user_status'],
@@ -14,17 +16,12 @@ export const userStatusState: StateProvider = {
         user: { realmId: realm.id, isActive: true },
         ...(accessible ? { userId: { in: [...accessible] } } : {}),
       },
+      include: { user: { select: { presenceEnabled: true } } },
     });
-    const out: Record<string, Record<string, string>> = {};
-    for (const r of rows) {
-      const entry: Record<string, string> = {};
-      if (r.statusText) entry.status_text = r.statusText;
-      if (r.emojiName) {
-        entry.emoji_name = r.emojiName;
-        entry.emoji_code = r.emojiCode;
-        entry.reaction_type = r.reactionType;
-      }
-      if (Object.keys(entry).length) out[String(r.userId)] = entry;
+    const out: Record<string, ApiUserStatus> = {};
+    for (const row of rows) {
+      const status = formatUserStatus(row, row.user.presenceEnabled);
+      if (Object.keys(status).length) out[String(row.userId)] = status;
     }
     return { user_status: out };
   },

@@ -1,0 +1,64 @@
+import type { Realm, User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest } from '../../http/errors';
+import type { AppContext } from '../context';
+import {
+  enqueueNoticeWebhooks,
+  prepareSubscribe,
+  subscribeWithin,
+  type SubscribeResult,
+} from './subscribe';
+import { unsubscribeWithin, type UnsubscribeResult } from './unsubscribe';
+
+/** Zulip's check_color. */
+const HEX_COLOR = /^#[a-fA-F0-9]{3,6}$/;
+
+export interface UpdateSubscriptionsInput {
+  actor: User;
+  realm: Realm;
+  add: { name: string; color?: string; description?: string }[];
+  /** Channel names to leave. */
+  delete: string[];
+}
+
+export type UpdateSubscriptionsResult = SubscribeResult & UnsubscribeResult;
+
+/**
+ * `PATCH /users/me/subscriptions` (Zulip's update_subscriptions_backend): subscribes the caller to
+ * `add` as `POST` would with its defaults (creating missing channels), then unsubscribes them from
+ * `delete` as `DELETE` would, in one transaction, so a failure in either leaves nothing changed and
+ * sends no event. The response merges both answers.
+ */
+export async function updateSubscriptions(
+  ctx: AppContext,
+  input: UpdateSubscriptionsInput,
+): Promise<UpdateSubscriptionsResult> {
+  const { actor, realm } = input;
+  input.add.forEach((entry, i) => {
+    if (entry.color !== undefined && !HEX_COLOR.test(entry.color)) {
+      throw badRequest(`add[${i}]["color"] is not a valid hex color code`);
+    }
+  });
+  if (input.add.length === 0 && input.delete.length === 0) {
+    throw badRequest('Nothing to do. Specify at least one of "add" or "delete".');
+  }
+  // Zulip runs the add part even when `add` is empty, so guests are refused here as by POST.
+  const prepared = await prepareSubscribe(ctx, {
+    actor,
+    realm,
+    subscriptions: input.add,
+    authorizationErrorsFatal: true,
+    announce: false,
+    inviteOnly: false,
+    isWebPublic: false,
+    isDefaultStream: false,
+    groupSettings: {},
+  });
+  const { result, notices } = await inTransaction(ctx, async (tx, events) => {
+    const added = await subscribeWithin(ctx, tx, events, prepared);
+    const removed = await unsubscribeWithin(tx, events, { actor, realm, names: input.delete });
+    return { result: { ...added.result, ...removed }, notices: added.notices };
+  });
+  await enqueueNoticeWebhooks(ctx, notices);
+  return result;
+}
