@@ -2,7 +2,8 @@
  * Re-poll benchmark (not a test): `npx tsx bench/events-repoll.ts`.
  *
  * Clients re-poll right after each answer, so a message to a big channel is followed by a poll
- * from every recipient at once. This starts one `events` process, keeps BENCH_RECIPIENTS clients
+ * from every recipient at once. This starts one `events` process, times 500 `dont_block` polls made
+ * one after another by one client, then keeps BENCH_RECIPIENTS clients
  * (each its own account and queue) long-polling in a loop, sends BENCH_MESSAGES channel messages
  * one at a time, and times send -> every recipient has its answer and is waiting again. It does
  * so twice: with the events tier checking each poll's credentials in PostgreSQL
@@ -23,6 +24,7 @@ import { percentile, sleep, withScratchWorld, type BenchContext } from './scratc
 
 const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 2000);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5);
+const SINGLE_POLLS = 500;
 
 interface Client {
   auth: string;
@@ -49,20 +51,27 @@ async function main() {
     });
     const out: string[] = [];
     for (const cacheSeconds of ['0', '10']) {
-      const times = await round(ctx, config, org, cacheSeconds, recipients, async (m) => {
-        await sendMessage(ctx, {
-          sender: sender.user,
-          realm: org.realm,
-          type: 'stream',
-          to: channel.id,
-          topic: 'bench',
-          content: `message ${m}`,
-          clientName: 'bench',
-        });
-      });
+      const { times, pollMs } = await round(
+        ctx,
+        config,
+        org,
+        cacheSeconds,
+        recipients,
+        async (m) => {
+          await sendMessage(ctx, {
+            sender: sender.user,
+            realm: org.realm,
+            type: 'stream',
+            to: channel.id,
+            topic: 'bench',
+            content: `message ${m}`,
+            clientName: 'bench',
+          });
+        },
+      );
       times.sort((a, b) => a - b);
       out.push(
-        `| EVENTS_AUTH_CACHE_SECONDS=${cacheSeconds}, ${RECIPIENTS.toLocaleString('en-US')} recipients | median ${percentile(times, 50).toFixed(0)} ms | max ${times[times.length - 1].toFixed(0)} ms |`,
+        `| EVENTS_AUTH_CACHE_SECONDS=${cacheSeconds} | ${pollMs.toFixed(2)} ms per poll, one at a time | ${RECIPIENTS.toLocaleString('en-US')} recipients: median ${percentile(times, 50).toFixed(0)} ms, max ${times[times.length - 1].toFixed(0)} ms |`,
       );
     }
     return out;
@@ -70,7 +79,10 @@ async function main() {
   process.stdout.write(`${rows.join('\n')}\n`);
 }
 
-/** One events process; returns, per message, send -> every client answered and polling again. */
+/**
+ * One events process: the cost of a lone `dont_block` poll, then, per message, send -> every
+ * client answered and polling again.
+ */
 async function round(
   ctx: BenchContext,
   config: Config,
@@ -78,7 +90,7 @@ async function round(
   cacheSeconds: string,
   recipients: { id: number; auth: string }[],
   send: (m: number) => Promise<void>,
-): Promise<number[]> {
+): Promise<{ times: number[]; pollMs: number }> {
   const events = await startTier('events', config, {
     EVENTS_AUTH_CACHE_SECONDS: cacheSeconds,
     HEARTBEAT_SECONDS: '600',
@@ -128,6 +140,17 @@ async function round(
     while ((await polls()) < clients.length) await sleep(2);
   };
   try {
+    const single = async () => {
+      const res = await fetch(
+        `${events.url}/api/v1/events?queue_id=${clients[0].queueId}&last_event_id=-1&dont_block=true`,
+        { headers: { Host: org.host, Authorization: clients[0].auth } },
+      );
+      await res.arrayBuffer();
+    };
+    for (let i = 0; i < 50; i++) await single();
+    const pollStart = performance.now();
+    for (let i = 0; i < SINGLE_POLLS; i++) await single();
+    const pollMs = (performance.now() - pollStart) / SINGLE_POLLS;
     for (const client of clients) pollLoop(client);
     await allWaiting();
     const times: number[] = [];
@@ -139,7 +162,7 @@ async function round(
       await allWaiting();
       times.push(performance.now() - started);
     }
-    return times;
+    return { times, pollMs };
   } finally {
     running = false;
     agent.destroy();
