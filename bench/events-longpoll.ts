@@ -13,17 +13,21 @@
  */
 import { Redis } from 'ioredis';
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { sendMessage } from '../libs/domain/messages/send-message';
 import { QueueStore, queueKeys } from '../libs/events/queue-store';
 import { DEFAULT_CAPABILITIES } from '../libs/events/types';
-import { hashApiKey } from '../libs/domain/users/api-keys';
 import { makeRealm, makeUser } from '../test/factories';
 import { makeChannel } from '../test/message-factories';
 import { startTier } from '../test/multiprocess/processes';
 import type { Config } from '../libs/config';
-import { percentile, sleep, withScratchWorld, type BenchContext } from './scratch';
+import {
+  bulkMembers,
+  percentile,
+  sendBenchMessage,
+  sleep,
+  withScratchWorld,
+  type BenchContext,
+} from './scratch';
 
 const POLLS = Number(process.env.BENCH_POLLS ?? 5000);
 const SIZES = (process.env.BENCH_SIZES ?? '10,1000,10000').split(',').map(Number);
@@ -106,7 +110,7 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
     });
     await subscriber.psubscribe(`${wakePrefix}*`);
     for (const size of SIZES) {
-      const users = await bulkUsers(ctx, org.realm.id, size - 1, `s${size}`);
+      const users = (await bulkMembers(ctx, org.realm.id, size - 1, `s${size}`)).map((u) => u.id);
       const channel = await makeChannel(ctx, org.realm, {
         name: `bench-${size}`,
         subscribers: [sender.user],
@@ -127,15 +131,7 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
       for (let m = 0; m < MESSAGES; m++) {
         arrivals.clear();
         const started = performance.now();
-        await sendMessage(ctx, {
-          sender: sender.user,
-          realm: org.realm,
-          type: 'stream',
-          to: channel.id,
-          topic: 'bench',
-          content: `message ${m}`,
-          clientName: 'bench',
-        });
+        await sendBenchMessage(ctx, sender.user, org.realm, channel, m);
         const deadline = Date.now() + 60_000;
         while (queueIds.some((q) => !arrivals.has(q)) && Date.now() < deadline) await sleep(5);
         for (const q of queueIds) latencies.push((arrivals.get(q) ?? Infinity) - started);
@@ -151,25 +147,6 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
     await events.stop();
   }
   return results;
-}
-
-/** Inserts `count` plain member accounts in one statement; returns their ids. */
-async function bulkUsers(
-  ctx: BenchContext,
-  realmId: number,
-  count: number,
-  tag: string,
-): Promise<number[]> {
-  const rows = Array.from({ length: count }, (_, i) => ({
-    realmId,
-    email: `${tag}-${i}@bench.test`,
-    deliveryEmail: `${tag}-${i}@bench.test`,
-    fullName: `Bench ${tag} ${i}`,
-    apiKeyHash: hashApiKey(`${tag}-${i}-${randomBytes(8).toString('hex')}`),
-    apiKeyCiphertext: '',
-  }));
-  const created = await ctx.db.user.createManyAndReturn({ data: rows, select: { id: true } });
-  return created.map((u) => u.id);
 }
 
 void main().catch((err: unknown) => {

@@ -10,17 +10,20 @@
  * (EVENTS_AUTH_CACHE_SECONDS=0) and with the default cache (10 s).
  */
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
-import { sendMessage } from '../libs/domain/messages/send-message';
-import { hashApiKey } from '../libs/domain/users/api-keys';
 import { QueueStore } from '../libs/events/queue-store';
 import { DEFAULT_CAPABILITIES } from '../libs/events/types';
 import { makeRealm, makeUser, type TestRealm } from '../test/factories';
-import { basicAuth } from '../test/harness';
 import { makeChannel } from '../test/message-factories';
 import { startTier } from '../test/multiprocess/processes';
 import type { Config } from '../libs/config';
-import { percentile, sleep, withScratchWorld, type BenchContext } from './scratch';
+import {
+  bulkMembers,
+  percentile,
+  sendBenchMessage,
+  sleep,
+  withScratchWorld,
+  type BenchContext,
+} from './scratch';
 
 const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 2000);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5);
@@ -37,7 +40,7 @@ async function main() {
   const rows = await withScratchWorld({}, async (ctx, config) => {
     const org = await makeRealm(ctx);
     const sender = await makeUser(ctx, org.realm, { fullName: 'Sender' });
-    const recipients = await bulkUsers(ctx, org.realm.id, RECIPIENTS);
+    const recipients = await bulkMembers(ctx, org.realm.id, RECIPIENTS, 'r');
     const channel = await makeChannel(ctx, org.realm, {
       name: 'everyone',
       subscribers: [sender.user],
@@ -51,23 +54,8 @@ async function main() {
     });
     const out: string[] = [];
     for (const cacheSeconds of ['0', '10']) {
-      const { times, pollMs } = await round(
-        ctx,
-        config,
-        org,
-        cacheSeconds,
-        recipients,
-        async (m) => {
-          await sendMessage(ctx, {
-            sender: sender.user,
-            realm: org.realm,
-            type: 'stream',
-            to: channel.id,
-            topic: 'bench',
-            content: `message ${m}`,
-            clientName: 'bench',
-          });
-        },
+      const { times, pollMs } = await round(ctx, config, org, cacheSeconds, recipients, (m) =>
+        sendBenchMessage(ctx, sender.user, org.realm, channel, m),
       );
       times.sort((a, b) => a - b);
       out.push(
@@ -168,21 +156,6 @@ async function round(
     agent.destroy();
     await events.stop();
   }
-}
-
-/** Inserts `count` member accounts with known API keys in one statement. */
-async function bulkUsers(ctx: BenchContext, realmId: number, count: number) {
-  const keys = Array.from({ length: count }, () => randomBytes(16).toString('hex'));
-  const rows = keys.map((key, i) => ({
-    realmId,
-    email: `r${i}@bench.test`,
-    deliveryEmail: `r${i}@bench.test`,
-    fullName: `Recipient ${i}`,
-    apiKeyHash: hashApiKey(key),
-    apiKeyCiphertext: '',
-  }));
-  const created = await ctx.db.user.createManyAndReturn({ data: rows, select: { id: true } });
-  return created.map((u, i) => ({ id: u.id, auth: basicAuth(rows[i].email, keys[i]) }));
 }
 
 void main().catch((err: unknown) => {

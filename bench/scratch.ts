@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import type { Realm, Stream, User } from '../generated/prisma/client';
 import { loadConfig, type Config } from '../libs/config';
 import { applyMigrations } from '../libs/db/migrate';
+import { sendMessage } from '../libs/domain/messages/send-message';
+import { hashApiKey } from '../libs/domain/users/api-keys';
 import { createAppContext } from '../libs/runtime/context';
 import { databaseUrl, dropDatabase, withAdminClient } from '../test/databases';
+import { basicAuth } from '../test/harness';
 
 export type BenchContext = ReturnType<typeof createAppContext>;
 
@@ -42,3 +46,42 @@ export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Inserts `count` member accounts with known API keys in one statement. */
+export async function bulkMembers(
+  ctx: BenchContext,
+  realmId: number,
+  count: number,
+  tag: string,
+): Promise<{ id: number; auth: string }[]> {
+  const keys = Array.from({ length: count }, () => randomBytes(16).toString('hex'));
+  const rows = keys.map((key, i) => ({
+    realmId,
+    email: `${tag}-${i}@bench.test`,
+    deliveryEmail: `${tag}-${i}@bench.test`,
+    fullName: `Bench ${tag} ${i}`,
+    apiKeyHash: hashApiKey(key),
+    apiKeyCiphertext: '',
+  }));
+  const created = await ctx.db.user.createManyAndReturn({ data: rows, select: { id: true } });
+  return created.map((u, i) => ({ id: u.id, auth: basicAuth(rows[i].email, keys[i]) }));
+}
+
+/** Sends message number `m` to the channel through the domain action, as an API replica does. */
+export async function sendBenchMessage(
+  ctx: BenchContext,
+  sender: User,
+  realm: Realm,
+  channel: Stream,
+  m: number,
+): Promise<void> {
+  await sendMessage(ctx, {
+    sender,
+    realm,
+    type: 'stream',
+    to: channel.id,
+    topic: 'bench',
+    content: `message ${m}`,
+    clientName: 'bench',
+  });
+}
