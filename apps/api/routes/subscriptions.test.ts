@@ -666,6 +666,24 @@ describe('PATCH /users/me/subscriptions', () => {
     }
   });
 
+  it('POST takes a color for new subscriptions and checks it', async () => {
+    const bad = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'colored', color: 'blue' }]),
+    });
+    expect(bad.body.msg).toBe('subscriptions[0]["color"] is not a valid hex color code');
+    expect(await t.db.stream.findFirst({ where: { name: 'colored' } })).toBeNull();
+    const ok = await post('/users/me/subscriptions', member.auth, {
+      subscriptions: JSON.stringify([{ name: 'colored', color: '#abcdef' }]),
+    });
+    expect(ok.status).toBe(200);
+    const listed = await request(t.app)
+      .get('/api/v1/users/me/subscriptions')
+      .set('Host', org.host)
+      .set('Authorization', member.auth);
+    const sub = listed.body.subscriptions.find((s: { name: string }) => s.name === 'colored');
+    expect(sub.color).toBe('#abcdef');
+  });
+
   it('checks colors as Zulip does', async () => {
     const res = await patch(member.auth, {
       add: JSON.stringify([{ name: 'patch-have' }, { name: 'patch-red', color: 'red' }]),

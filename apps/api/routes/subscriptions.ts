@@ -12,6 +12,7 @@ import {
 } from '../../../libs/domain/subscriptions/list-subscriptions';
 import {
   CHANNEL_GROUP_SETTINGS,
+  checkColors,
   subscribe,
   type ChannelGroupSetting,
 } from '../../../libs/domain/subscriptions/subscribe';
@@ -25,7 +26,7 @@ import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 
 type SubscribeParams = {
-  subscriptions: { name: string; description?: string }[];
+  subscriptions: { name: string; color?: string; description?: string }[];
   principals?: (string | number)[];
   authorization_errors_fatal: boolean;
   announce: boolean;
@@ -51,6 +52,7 @@ const subscribeSpec = {
       .items(
         Joi.object({
           name: Joi.string().allow('').required(),
+          color: Joi.string(),
           description: Joi.string().allow(''),
         }),
       )
@@ -89,6 +91,7 @@ export function subscriptionRoutes(router: Router, ctx: AppContext): void {
       for (const name of CHANNEL_GROUP_SETTINGS) {
         if (params[name] !== undefined) groupSettings[name] = params[name];
       }
+      checkColors(params.subscriptions, 'subscriptions');
       return {
         ...(await subscribe(ctx, {
           actor: user,

@@ -94,6 +94,15 @@ export interface PreparedSubscribe {
   colors: Map<string, string>;
 }
 
+/** Zulip's check_color on each requested subscription's `color`, named as the request names it. */
+export function checkColors(entries: { color?: string }[], param: string): void {
+  entries.forEach((entry, i) => {
+    if (entry.color !== undefined && !/^#[a-fA-F0-9]{3,6}$/.test(entry.color)) {
+      throw badRequest(`${param}[${i}]["color"] is not a valid hex color code`);
+    }
+  });
+}
+
 /** Checks and Markdown rendering, done before any transaction opens. */
 export async function prepareSubscribe(
   ctx: AppContext,

@@ -3,15 +3,13 @@ import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
 import {
+  checkColors,
   enqueueNoticeWebhooks,
   prepareSubscribe,
   subscribeWithin,
   type SubscribeResult,
 } from './subscribe';
 import { unsubscribeWithin, type UnsubscribeResult } from './unsubscribe';
-
-/** Zulip's check_color. */
-const HEX_COLOR = /^#[a-fA-F0-9]{3,6}$/;
 
 export interface UpdateSubscriptionsInput {
   actor: User;
@@ -34,11 +32,7 @@ export async function updateSubscriptions(
   input: UpdateSubscriptionsInput,
 ): Promise<UpdateSubscriptionsResult> {
   const { actor, realm } = input;
-  input.add.forEach((entry, i) => {
-    if (entry.color !== undefined && !HEX_COLOR.test(entry.color)) {
-      throw badRequest(`add[${i}]["color"] is not a valid hex color code`);
-    }
-  });
+  checkColors(input.add, 'add');
   if (input.add.length === 0 && input.delete.length === 0) {
     throw badRequest('Nothing to do. Specify at least one of "add" or "delete".');
   }
