@@ -80,7 +80,12 @@ export async function registerQueue(
       }
       return { snapshot: current, parts: fetched };
     },
-    { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, timeout: 30_000 },
+    {
+      isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead,
+      // A burst of registrations (clients reconnecting after a deploy) waits for a connection.
+      maxWait: 10_000,
+      timeout: 30_000,
+    },
   );
   await store.setSnapshot(queue.id, {
     snapshot,
