@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startApiServer } from '../api/server';
+import { makeRealm, makeUser } from '../../test/factories';
 import { startTestContext, type TestContext } from '../../test/harness';
 
 const run = promisify(execFile);
@@ -150,6 +151,33 @@ describe('operator CLI', () => {
       cli('create-user', '--realm', 'nowhere', '--email', 'a@b.c', '--full-name', 'A'),
     ).rejects.toMatchObject({
       stdout: expect.stringContaining("No organization with subdomain 'nowhere'"),
+    });
+  }, 60000);
+
+  it('deletes unclaimed uploads older than --days and prints the count', async () => {
+    const { realm } = await makeRealm(t);
+    const owner = await makeUser(t, realm);
+    const stale = await t.db.attachment.create({
+      data: {
+        realmId: realm.id,
+        ownerId: owner.user.id,
+        pathId: `${realm.id}/cli/old.txt`,
+        fileName: 'old.txt',
+        size: 3,
+        createTime: new Date(Date.now() - 30 * 24 * 60 * 60 * 1000),
+      },
+    });
+    expect(await cli('delete-unclaimed-attachments', '--days', '40')).toEqual({
+      older_than_days: 40,
+      deleted: 0,
+    });
+    expect(await cli('delete-unclaimed-attachments')).toEqual({
+      older_than_days: 21,
+      deleted: 1,
+    });
+    expect(await t.db.attachment.findUnique({ where: { id: stale.id } })).toBeNull();
+    await expect(cli('delete-unclaimed-attachments', '--days', 'soon')).rejects.toMatchObject({
+      code: 2,
     });
   }, 60000);
 

@@ -1,6 +1,7 @@
 import { ApiError } from '../../libs/http/errors';
 import { UsageError } from './args';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
+import { deleteUnclaimedAttachmentsCommand } from './commands/attachments';
 import { migrateCommand } from './commands/migrate';
 import { grantCreateUsersCommand } from './commands/permissions';
 import { createRealmCommand } from './commands/realms';
@@ -36,6 +37,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   },
   'regenerate-api-key': { run: regenerateApiKeyCommand, help: '--realm S --user EMAIL|ID' },
   zuliprc: { run: zuliprcCommand, help: '--realm S --user EMAIL|ID' },
+  'delete-unclaimed-attachments': {
+    run: deleteUnclaimedAttachmentsCommand,
+    help: '[--days N]',
+  },
   migrate: { run: (ctx) => migrateCommand(ctx), help: '' },
   'seed-demo': {
     run: seedDemoCommand,

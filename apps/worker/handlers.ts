@@ -1,3 +1,4 @@
+import { deleteUnclaimedAttachments } from '../../libs/domain/attachments/delete-unclaimed';
 import { deliverScheduledMessage } from '../../libs/domain/scheduled-messages/deliver-scheduled-message';
 import { sendEmailJob } from '../../libs/domain/email/send-email-job';
 import { deliverOutgoingWebhook } from '../../libs/domain/outgoing-webhooks/deliver-webhook';
@@ -13,4 +14,9 @@ export const jobHandlers: HandlerEntry[] = [
   handler(JobName.DELIVER_SCHEDULED_MESSAGE, (ctx, payload, run) =>
     deliverScheduledMessage(ctx, payload, run),
   ),
+  handler(JobName.DELETE_UNCLAIMED_ATTACHMENTS, async (ctx) => {
+    await deleteUnclaimedAttachments(ctx, {
+      olderThanDays: ctx.config.unclaimedUploadRetentionDays,
+    });
+  }),
 ];

@@ -4,6 +4,7 @@ import type { AppContext } from '../../libs/domain/context';
 import {
   bullPrefix,
   jobCatalogue,
+  upsertJobSchedulers,
   validatePayload,
   type JobNameValue,
   type JobPayloads,
@@ -41,6 +42,8 @@ export interface WorkerOptions {
 }
 
 export interface RunningWorkers {
+  /** Settles once the repeating jobs' schedules are in Redis (a failure is logged, not thrown). */
+  scheduled: Promise<void>;
   /** Stops taking jobs and waits for the jobs in flight to finish. */
   close(): Promise<void>;
 }
@@ -106,8 +109,14 @@ export function startWorkers(
     return worker;
   });
   ctx.log.info('worker', 'workers started', { queues: queueNames });
+  const scheduled = upsertJobSchedulers(ctx).then(
+    (ids) => ctx.log.info('worker', 'job schedules upserted', { schedulers: ids }),
+    (err: Error) => ctx.log.error('worker', 'job schedules failed', { error: err.message }),
+  );
   return {
+    scheduled,
     async close() {
+      await scheduled;
       await Promise.all(workers.map((w) => w.close()));
       connection.disconnect();
     },

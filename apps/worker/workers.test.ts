@@ -1,6 +1,7 @@
+import { Queue } from 'bullmq';
 import type { Realm, Stream } from '../../generated/prisma/client';
 import { sendMessage } from '../../libs/domain/messages/send-message';
-import { JobName, OUTGOING_WEBHOOK_MAX_RETRIES } from '../../libs/jobs';
+import { bullPrefix, JobName, OUTGOING_WEBHOOK_MAX_RETRIES, QueueName } from '../../libs/jobs';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
 import { startTestContext, type TestContext } from '../../test/harness';
 import { makeChannel } from '../../test/message-factories';
@@ -46,6 +47,41 @@ describe('the job catalogue and its handlers', () => {
     expect(() => startWorkers(t, [...jobHandlers, handler(JobName.SEND_EMAIL, noop)])).toThrow(
       `two handlers for job "${JobName.SEND_EMAIL}"`,
     );
+  });
+});
+
+describe('the daily deletion of unclaimed uploads', () => {
+  it('each worker start upserts one fixed schedule, whose first run deletes old unclaimed uploads', async () => {
+    const stale = await t.db.attachment.create({
+      data: {
+        realmId: realm.id,
+        ownerId: alice.user.id,
+        pathId: `${realm.id}/stale/old.txt`,
+        fileName: 'old.txt',
+        size: 3,
+        createTime: new Date(Date.now() - 30 * 24 * 60 * 60 * 1000),
+      },
+    });
+    // Two replicas booting side by side.
+    const first = startWorkers(t, jobHandlers);
+    const second = startWorkers(t, jobHandlers);
+    const queue = new Queue(QueueName.MAINTENANCE, {
+      connection: t.redis,
+      prefix: bullPrefix(t.config.redisPrefix),
+    });
+    try {
+      await Promise.all([first.scheduled, second.scheduled]);
+      expect(await queue.getJobSchedulers()).toEqual([
+        expect.objectContaining({
+          key: 'daily-delete-unclaimed-attachments',
+          name: JobName.DELETE_UNCLAIMED_ATTACHMENTS,
+          every: 24 * 60 * 60 * 1000,
+        }),
+      ]);
+      await waitFor(async () => !(await t.db.attachment.findUnique({ where: { id: stale.id } })));
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
   });
 });
 

@@ -21,6 +21,8 @@ export interface Config {
   uploadsDir: string;
   /** Largest file `POST /user_uploads` accepts (Zulip's MAX_FILE_UPLOAD_SIZE); register reports it. */
   maxFileUploadSizeMib: number;
+  /** Uploads no message or scheduled message links are deleted after this many days (Zulip: 3 weeks). */
+  unclaimedUploadRetentionDays: number;
   smtp: { host: string; port: number; secure: boolean; user: string; password: string } | null;
   emailFrom: string;
   outgoingWebhookTimeoutSeconds: number;
@@ -69,6 +71,7 @@ const envSchema = Joi.object({
   BCRYPT_ROUNDS: Joi.number().integer().min(4).max(15).default(10),
   UPLOADS_DIR: Joi.string().default('var/uploads'),
   MAX_FILE_UPLOAD_SIZE_MIB: Joi.number().integer().min(0).default(25),
+  UNCLAIMED_UPLOAD_RETENTION_DAYS: Joi.number().positive().default(21),
   SMTP_HOST: Joi.string().allow('').default(''),
   SMTP_PORT: Joi.number().port().default(25),
   SMTP_SECURE: Joi.boolean().default(false),
@@ -115,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bcryptRounds: value.BCRYPT_ROUNDS,
     uploadsDir: value.UPLOADS_DIR,
     maxFileUploadSizeMib: value.MAX_FILE_UPLOAD_SIZE_MIB,
+    unclaimedUploadRetentionDays: value.UNCLAIMED_UPLOAD_RETENTION_DAYS,
     smtp: value.SMTP_HOST
       ? {
           host: value.SMTP_HOST,

@@ -10,6 +10,7 @@ export const QueueName = {
   EMAIL: 'email',
   OUTGOING_WEBHOOKS: 'outgoing-webhooks',
   SCHEDULED_MESSAGES: 'scheduled-messages',
+  MAINTENANCE: 'maintenance',
 } as const;
 export type QueueNameValue = (typeof QueueName)[keyof typeof QueueName];
 
@@ -20,6 +21,7 @@ export const JobName = {
   SEND_EMAIL: 'send-email',
   OUTGOING_WEBHOOK: 'outgoing-webhook',
   DELIVER_SCHEDULED_MESSAGE: 'deliver-scheduled-message',
+  DELETE_UNCLAIMED_ATTACHMENTS: 'delete-unclaimed-attachments',
 } as const;
 export type JobNameValue = (typeof JobName)[keyof typeof JobName];
 
@@ -32,11 +34,15 @@ export interface ScheduledDeliveryPayload {
   scheduledMessageId: number;
 }
 
+/** The retention period is read from the running worker's config, so the job carries nothing. */
+export type DeleteUnclaimedAttachmentsPayload = Record<string, never>;
+
 /** Payload type per job name. */
 export interface JobPayloads {
   [JobName.SEND_EMAIL]: EmailJobPayload;
   [JobName.OUTGOING_WEBHOOK]: OutgoingWebhookPayload;
   [JobName.DELIVER_SCHEDULED_MESSAGE]: ScheduledDeliveryPayload;
+  [JobName.DELETE_UNCLAIMED_ATTACHMENTS]: DeleteUnclaimedAttachmentsPayload;
 }
 
 export interface JobDefinition {
@@ -44,6 +50,15 @@ export interface JobDefinition {
   schema: Joi.Schema;
   /** Defaults applied when the job is enqueued. */
   options: JobsOptions;
+  /** A job the worker tier runs on its own, this often; the scheduler ID keeps one schedule per deployment. */
+  repeat?: JobRepeat;
+}
+
+export interface JobRepeat {
+  /** NEVER RENAME: the schedule lives in Redis under this ID; a new ID would add a second one. */
+  schedulerId: string;
+  everyMs: number;
+  payload: JobPayloads[JobNameValue];
 }
 
 /**
@@ -84,6 +99,17 @@ export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
       backoff: { type: 'exponential', delay: 1000 },
       removeOnComplete: true,
       removeOnFail: 5000,
+    },
+  },
+  [JobName.DELETE_UNCLAIMED_ATTACHMENTS]: {
+    queue: QueueName.MAINTENANCE,
+    schema: Joi.object({}),
+    // Tomorrow's run catches whatever a failed run left.
+    options: { attempts: 1, removeOnComplete: 100, removeOnFail: 100 },
+    repeat: {
+      schedulerId: 'daily-delete-unclaimed-attachments',
+      everyMs: 24 * 60 * 60 * 1000,
+      payload: {},
     },
   },
 };

@@ -4,6 +4,7 @@ import {
   bullPrefix,
   jobCatalogue,
   validatePayload,
+  type JobDefinition,
   type JobNameValue,
   type JobPayloads,
   type QueueNameValue,
@@ -82,4 +83,23 @@ export async function rescheduleJob<N extends JobNameValue>(
 ): Promise<void> {
   await removeJob(ctx, name, jobId);
   await enqueueJob(ctx, name, payload, { jobId, delay });
+}
+
+/**
+ * Creates or updates the schedule of every repeating job of the catalogue. Each has a fixed
+ * scheduler ID, so every worker replica upserting at boot still leaves one schedule. With
+ * `every`, BullMQ also runs the job once right away. Returns the scheduler IDs.
+ */
+export async function upsertJobSchedulers(ctx: AppContext): Promise<string[]> {
+  const ids: string[] = [];
+  for (const [name, def] of Object.entries(jobCatalogue) as [JobNameValue, JobDefinition][]) {
+    if (!def.repeat) continue;
+    await queueFor(ctx, def.queue).upsertJobScheduler(
+      def.repeat.schedulerId,
+      { every: def.repeat.everyMs },
+      { name, data: validatePayload(name, def.repeat.payload), opts: def.options },
+    );
+    ids.push(def.repeat.schedulerId);
+  }
+  return ids;
 }

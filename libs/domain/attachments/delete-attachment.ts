@@ -1,10 +1,9 @@
-import { rm } from 'node:fs/promises';
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
 import { notifyAttachment } from './format-attachment';
-import { storedFilePath } from './storage';
+import { removeStoredFile } from './storage';
 
 /**
  * `DELETE /attachments/{attachment_id}`: the uploader removes one of their files, whatever
@@ -27,5 +26,5 @@ export async function deleteAttachment(
     await notifyAttachment(tx, events, actor, 'remove', { id: attachment.id });
     return attachment.pathId;
   });
-  await rm(storedFilePath(ctx.config, pathId), { force: true });
+  await removeStoredFile(ctx.config, pathId);
 }

@@ -56,14 +56,26 @@ export async function notifyAttachment(
   op: 'add' | 'update' | 'remove',
   attachment: ApiAttachment | { id: number },
 ): Promise<void> {
+  await emitAttachmentEvent(
+    events,
+    owner,
+    op,
+    attachment,
+    await uploadSpaceUsed(tx, owner.realmId),
+  );
+}
+
+/** As notifyAttachment, for callers that already know the organization's `upload_space_used`. */
+export async function emitAttachmentEvent(
+  events: EventSink,
+  owner: { id: number; realmId: number },
+  op: 'add' | 'update' | 'remove',
+  attachment: ApiAttachment | { id: number },
+  spaceUsed: number,
+): Promise<void> {
   await events.emit(
     owner.realmId,
-    {
-      type: 'attachment',
-      op,
-      attachment,
-      upload_space_used: await uploadSpaceUsed(tx, owner.realmId),
-    },
+    { type: 'attachment', op, attachment, upload_space_used: spaceUsed },
     [owner.id],
   );
 }

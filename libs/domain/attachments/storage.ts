@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../config';
 
@@ -9,6 +10,19 @@ import type { Config } from '../../config';
  */
 export const storedFilePath = (config: Pick<Config, 'uploadsDir'>, pathId: string) =>
   path.join(config.uploadsDir, 'files', ...pathId.split('/'));
+
+/**
+ * Removes an uploaded file (gone already is fine) and its directory, which holds nothing else:
+ * the random middle segment of a path ID is the file's alone.
+ */
+export async function removeStoredFile(
+  config: Pick<Config, 'uploadsDir'>,
+  pathId: string,
+): Promise<void> {
+  const file = storedFilePath(config, pathId);
+  await rm(file, { force: true });
+  await rmdir(path.dirname(file)).catch(() => undefined);
+}
 
 /** Where multipart parsing spools a file before it is checked and moved into place. */
 export const spoolDir = (config: Pick<Config, 'uploadsDir'>) => path.join(config.uploadsDir, 'tmp');
