@@ -341,6 +341,29 @@ describe('claiming attachments', () => {
     ]);
   });
 
+  it('links the files a scheduled message references, and follows edits of its content', async () => {
+    const url = await uploaded(alice);
+    const attachment = await attachmentFor(url);
+    const secret = await attachmentFor(await uploaded(bob));
+    const scheduled = await api(t, org.host, 'post', '/scheduled_messages', alice.auth, {
+      type: 'stream',
+      to: publicChannel.id,
+      topic: 'later',
+      content: `[mine](${url}) and [not mine](/user_uploads/${secret.pathId})`,
+      scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 30 * 86_400,
+    });
+    expect(scheduled.status).toBe(200);
+    const id = scheduled.body.scheduled_message_id as number;
+    const linked = () =>
+      t.db.attachmentScheduledMessage.findMany({ where: { scheduledMessageId: id } });
+    expect((await linked()).map((l) => l.attachmentId)).toEqual([attachment.id]);
+    const edited = await api(t, org.host, 'patch', `/scheduled_messages/${id}`, alice.auth, {
+      content: 'no files any more',
+    });
+    expect(edited.status).toBe(200);
+    expect(await linked()).toEqual([]);
+  });
+
   it('lets users who can read a file reshare it, and ignores links others cannot read', async () => {
     const url = await uploaded(alice);
     const attachment = await attachmentFor(url);

@@ -95,3 +95,36 @@ export async function claimAttachments(
     (d) => removedIds.has(d.id) && owners.get(d.id) === sender.id && !d.messages.length,
   );
 }
+
+/**
+ * Makes a scheduled message's attachment links match its rendered content (Zulip claims
+ * attachments for scheduled messages too), so the unclaimed-upload clean-up keeps a file that a
+ * message scheduled far ahead still needs. Runs in the caller's transaction; no events, since
+ * attachment dictionaries list sent messages only.
+ */
+export async function linkScheduledAttachments(
+  tx: Tx,
+  input: {
+    scheduledMessageId: number;
+    sender: Pick<User, 'id' | 'role' | 'realmId'>;
+    renderedContent: string;
+  },
+): Promise<void> {
+  const { scheduledMessageId, sender } = input;
+  await tx.attachmentScheduledMessage.deleteMany({ where: { scheduledMessageId } });
+  const wanted = linkedUploadPathIds(input.renderedContent);
+  if (!wanted.length) return;
+  const candidates = await tx.attachment.findMany({
+    where: { realmId: sender.realmId, pathId: { in: wanted } },
+  });
+  const allowed = [];
+  for (const attachment of candidates) {
+    if (await canAccessAttachment(tx, sender, attachment)) allowed.push(attachment);
+  }
+  if (allowed.length) {
+    await tx.attachmentScheduledMessage.createMany({
+      data: allowed.map((a) => ({ attachmentId: a.id, scheduledMessageId })),
+      skipDuplicates: true,
+    });
+  }
+}

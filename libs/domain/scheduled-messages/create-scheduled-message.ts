@@ -1,3 +1,4 @@
+import { linkScheduledAttachments } from '../attachments/claim-attachments';
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
@@ -129,6 +130,11 @@ export async function createScheduledMessage(
         sendingClientName: input.clientName,
       },
       include: { recipient: true },
+    });
+    await linkScheduledAttachments(tx, {
+      scheduledMessageId: row.id,
+      sender,
+      renderedContent: checked.renderedContent,
     });
     const [dict] = await formatScheduledMessages(tx, [row]);
     await events.emit(

@@ -1,3 +1,4 @@
+import { linkScheduledAttachments } from '../attachments/claim-attachments';
 import type { Prisma, Realm, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
@@ -127,6 +128,13 @@ export async function updateScheduledMessage(
       data,
     });
     if (updated.count === 0) throw badRequest('Scheduled message was already sent');
+    if (checked) {
+      await linkScheduledAttachments(tx, {
+        scheduledMessageId: sm.id,
+        sender,
+        renderedContent: checked.renderedContent,
+      });
+    }
     const row = await tx.scheduledMessage.findUniqueOrThrow({
       where: { id: sm.id },
       include: { recipient: true },
