@@ -1,6 +1,7 @@
 import bodyParser from 'body-parser';
 import express, { type Express } from 'express';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import type { AppContext } from '../../libs/domain/context';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { multipartFields } from '../../libs/http/multipart-fields';
@@ -34,6 +35,11 @@ export function createApiApp(ctx: AppContext): Express {
   app.use(multipartFields({ fieldSize: 25 * 1024 * 1024, fields: 10000 }));
   app.use('/api/v1', apiRouter(ctx));
   app.use(uploadFileRoutes(ctx));
+  // Zulip's static paths that API responses name, e.g. the avatar of users a guest cannot access.
+  app.use(
+    '/static',
+    express.static(path.join(__dirname, 'static'), { maxAge: '1d', index: false }),
+  );
   app.get('/health', (_req, res) => {
     res.json({ result: 'success', msg: '' });
   });

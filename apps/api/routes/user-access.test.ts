@@ -1,3 +1,4 @@
+import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
 import { Role } from '../../../libs/domain/users/roles';
 import {
@@ -179,6 +180,13 @@ describe('a guest restricted to users they share a conversation with', () => {
       (u) => u.user_id === bob.user.id,
     );
     expect(bobForAlice).toMatchObject({ full_name: 'Bob', email: bob.email });
+  });
+
+  it("serves the placeholder's avatar image", async () => {
+    const res = await request(t.app).get(unknownUser(bob.user.id).avatar_url);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('image/png');
+    expect((res.body as Buffer).subarray(1, 4).toString()).toBe('PNG');
   });
 
   it('refuses GET /users/{id} for an inaccessible user', async () => {
