@@ -15,12 +15,12 @@ import { Redis } from 'ioredis';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { QueueStore, queueKeys } from '../libs/events/queue-store';
-import { DEFAULT_CAPABILITIES } from '../libs/events/types';
 import { makeRealm, makeUser } from '../test/factories';
 import { makeChannel } from '../test/message-factories';
 import { startTier } from '../test/multiprocess/processes';
 import type { Config } from '../libs/config';
 import {
+  benchQueue,
   bulkMembers,
   percentile,
   sendBenchMessage,
@@ -53,19 +53,7 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
     const org = await makeRealm(ctx);
     const poller = await makeUser(ctx, org.realm, { fullName: 'Poller' });
     const store = new QueueStore(ctx.redis, config.redisPrefix, config.eventQueueIdleSeconds);
-    const queueFor = (userId: number) =>
-      store.create({
-        userId,
-        realmId: org.realm.id,
-        eventTypes: null,
-        narrow: [],
-        allPublicStreams: false,
-        applyMarkdown: true,
-        clientGravatar: false,
-        slimPresence: false,
-        capabilities: DEFAULT_CAPABILITIES,
-        client: 'bench',
-      });
+    const queueFor = (userId: number) => benchQueue(config, ctx, userId, org.realm.id, null);
 
     // --- idle long-polls ---
     await sleep(1000);

@@ -10,13 +10,12 @@
  * (EVENTS_AUTH_CACHE_SECONDS=0) and with the default cache (10 s).
  */
 import http from 'node:http';
-import { QueueStore } from '../libs/events/queue-store';
-import { DEFAULT_CAPABILITIES } from '../libs/events/types';
 import { makeRealm, makeUser, type TestRealm } from '../test/factories';
 import { makeChannel } from '../test/message-factories';
 import { startTier } from '../test/multiprocess/processes';
 import type { Config } from '../libs/config';
 import {
+  benchQueue,
   bulkMembers,
   percentile,
   sendBenchMessage,
@@ -83,23 +82,11 @@ async function round(
     EVENTS_AUTH_CACHE_SECONDS: cacheSeconds,
     HEARTBEAT_SECONDS: '600',
   });
-  const store = new QueueStore(ctx.redis, config.redisPrefix, config.eventQueueIdleSeconds);
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   let running = true;
   const clients: Client[] = [];
   for (const r of recipients) {
-    const queue = await store.create({
-      userId: r.id,
-      realmId: org.realm.id,
-      eventTypes: ['message'],
-      narrow: [],
-      allPublicStreams: false,
-      applyMarkdown: true,
-      clientGravatar: false,
-      slimPresence: false,
-      capabilities: DEFAULT_CAPABILITIES,
-      client: 'bench',
-    });
+    const queue = await benchQueue(config, ctx, r.id, org.realm.id, ['message']);
     clients.push({ auth: r.auth, queueId: queue.id, lastEventId: -1, received: 0 });
   }
   const pollLoop = (client: Client) => {

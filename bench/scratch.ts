@@ -4,6 +4,8 @@ import { loadConfig, type Config } from '../libs/config';
 import { applyMigrations } from '../libs/db/migrate';
 import { sendMessage } from '../libs/domain/messages/send-message';
 import { hashApiKey } from '../libs/domain/users/api-keys';
+import { QueueStore } from '../libs/events/queue-store';
+import { DEFAULT_CAPABILITIES, type QueueInfo } from '../libs/events/types';
 import { createAppContext } from '../libs/runtime/context';
 import { databaseUrl, dropDatabase, withAdminClient } from '../test/databases';
 import { basicAuth } from '../test/harness';
@@ -83,5 +85,28 @@ export async function sendBenchMessage(
     topic: 'bench',
     content: `message ${m}`,
     clientName: 'bench',
+  });
+}
+
+/** A queue as a plain client registers it (Markdown on, no narrow), straight in the store. */
+export function benchQueue(
+  config: Config,
+  ctx: BenchContext,
+  userId: number,
+  realmId: number,
+  eventTypes: string[] | null,
+): Promise<QueueInfo> {
+  const store = new QueueStore(ctx.redis, config.redisPrefix, config.eventQueueIdleSeconds);
+  return store.create({
+    userId,
+    realmId,
+    eventTypes,
+    narrow: [],
+    allPublicStreams: false,
+    applyMarkdown: true,
+    clientGravatar: false,
+    slimPresence: false,
+    capabilities: DEFAULT_CAPABILITIES,
+    client: 'bench',
   });
 }

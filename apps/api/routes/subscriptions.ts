@@ -46,18 +46,15 @@ const groupSettingParams = Object.fromEntries(
   CHANNEL_GROUP_SETTINGS.map((name) => [name, P.json(groupSettingValueSchema)]),
 );
 
+/** One requested subscription, as POST's `subscriptions` and PATCH's `add` carry it. */
+const requestedSubscription = Joi.object({
+  name: Joi.string().allow('').required(),
+  color: Joi.string(),
+  description: Joi.string().allow(''),
+});
+
 const subscribeSpec = {
-  subscriptions: P.json(
-    Joi.array()
-      .items(
-        Joi.object({
-          name: Joi.string().allow('').required(),
-          color: Joi.string(),
-          description: Joi.string().allow(''),
-        }),
-      )
-      .required(),
-  ),
+  subscriptions: P.json(Joi.array().items(requestedSubscription).required()),
   principals: P.json(principalsSchema),
   authorization_errors_fatal: P.bool(Joi.boolean().default(true)),
   announce: P.bool(Joi.boolean().default(false)),
@@ -136,17 +133,7 @@ export function subscriptionRoutes(router: Router, ctx: AppContext): void {
     authed<{ add: { name: string; color?: string; description?: string }[]; delete: string[] }>(
       ctx,
       {
-        add: P.json(
-          Joi.array()
-            .items(
-              Joi.object({
-                name: Joi.string().allow('').required(),
-                color: Joi.string(),
-                description: Joi.string().allow(''),
-              }),
-            )
-            .default([]),
-        ),
+        add: P.json(Joi.array().items(requestedSubscription).default([])),
         delete: P.json(Joi.array().items(Joi.string()).default([])),
       },
       async ({ user, realm, params }) => ({
