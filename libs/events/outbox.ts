@@ -35,6 +35,36 @@ export class EventSink {
   }
 }
 
+/** A committed outbox row, as both the after-commit publisher and the sweeper read it. */
+export interface CommittedEvent {
+  id: bigint;
+  realmId: number;
+  users: number[];
+  event: ClientEvent;
+  xid: bigint;
+}
+
+/** Appends committed outbox rows to the Redis domain stream, in one round trip. */
+export async function appendToDomainStream(ctx: AppContext, rows: CommittedEvent[]): Promise<void> {
+  const pipeline = ctx.redis.pipeline();
+  for (const row of rows) {
+    const envelope: DomainEventEnvelope = {
+      outboxId: row.id.toString(),
+      realmId: row.realmId,
+      users: row.users,
+      event: row.event,
+      xid: row.xid.toString(),
+    };
+    pipeline.xadd(
+      domainStreamKey(ctx.config.redisPrefix),
+      '*',
+      'envelope',
+      JSON.stringify(envelope),
+    );
+  }
+  await pipeline.exec();
+}
+
 /**
  * Appends committed outbox rows to the Redis domain stream and marks them published. A crash
  * between commit and this call leaves rows unpublished; the sweeper in the events tier sends them.
@@ -46,23 +76,16 @@ export async function publishOutbox(ctx: AppContext, ids: bigint[]): Promise<voi
     orderBy: { id: 'asc' },
   });
   if (rows.length === 0) return;
-  const pipeline = ctx.redis.pipeline();
-  for (const row of rows) {
-    const envelope: DomainEventEnvelope = {
-      outboxId: row.id.toString(),
+  await appendToDomainStream(
+    ctx,
+    rows.map((row) => ({
+      id: row.id,
       realmId: row.realmId,
       users: row.usersJson as number[],
       event: row.eventJson as unknown as ClientEvent,
-      xid: row.xid.toString(),
-    };
-    pipeline.xadd(
-      domainStreamKey(ctx.config.redisPrefix),
-      '*',
-      'envelope',
-      JSON.stringify(envelope),
-    );
-  }
-  await pipeline.exec();
+      xid: row.xid,
+    })),
+  );
   await ctx.db.outboxEvent.updateMany({
     where: { id: { in: rows.map((r) => r.id) } },
     data: { publishedAt: new Date() },

@@ -1,13 +1,5 @@
 import type { AppContext } from '../domain/context';
-import { domainStreamKey, type ClientEvent, type DomainEventEnvelope } from './outbox';
-
-interface OutboxRow {
-  id: bigint;
-  realm_id: number;
-  event_json: ClientEvent;
-  users_json: number[];
-  xid: bigint;
-}
+import { appendToDomainStream, type CommittedEvent } from './outbox';
 
 /**
  * Publishes outbox rows that a crashed (or failing) API process committed but never published.
@@ -20,31 +12,16 @@ export async function sweepOutbox(
   batch = 500,
 ): Promise<number> {
   return ctx.db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<OutboxRow[]>`
-      SELECT id, realm_id, event_json, users_json, xid FROM outbox_events
+    const rows = await tx.$queryRaw<CommittedEvent[]>`
+      SELECT id, realm_id AS "realmId", users_json AS users, event_json AS event, xid
+      FROM outbox_events
       WHERE published_at IS NULL
         AND created_at < now() - make_interval(secs => ${olderThanMs / 1000}::double precision)
       ORDER BY id
       LIMIT ${batch}
       FOR UPDATE SKIP LOCKED`;
     if (rows.length === 0) return 0;
-    const pipeline = ctx.redis.pipeline();
-    for (const row of rows) {
-      const envelope: DomainEventEnvelope = {
-        outboxId: row.id.toString(),
-        realmId: row.realm_id,
-        users: row.users_json,
-        event: row.event_json,
-        xid: row.xid.toString(),
-      };
-      pipeline.xadd(
-        domainStreamKey(ctx.config.redisPrefix),
-        '*',
-        'envelope',
-        JSON.stringify(envelope),
-      );
-    }
-    await pipeline.exec();
+    await appendToDomainStream(ctx, rows);
     await tx.$executeRaw`
       UPDATE outbox_events SET published_at = now() WHERE id = ANY(${rows.map((r) => r.id)}::bigint[])`;
     ctx.log.warn('outbox', 'sweeper published left-behind events', { count: rows.length });
