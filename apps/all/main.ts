@@ -1,19 +1,28 @@
 import { startApiServer } from '../api/server';
-import { startEventsServer } from '../events/server';
+import { eventsRouter } from '../events/app';
 import { jobHandlers } from '../worker/handlers';
 import { startWorkers } from '../worker/start-workers';
+import { startEventsTier } from '../../libs/events/events-tier';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
 import { runUntilSignal } from '../../libs/runtime/shutdown';
 
-/** Every tier in one process, for a single machine; the tiers still share nothing but PostgreSQL and Redis. */
+/**
+ * Every tier in one process, for a single machine. It serves the whole API on API_PORT, the event
+ * queue's routes included, because a Zulip client knows one site URL; the tiers still share
+ * nothing but PostgreSQL and Redis.
+ */
 async function main() {
   const ctx = createAppContext(configOrExit());
-  const api = await startApiServer(ctx);
-  const events = await startEventsServer(ctx);
+  const events = await startEventsTier(ctx);
+  const api = await startApiServer(ctx, ctx.config.apiPort, { events: eventsRouter(ctx, events) });
   const workers = startWorkers(ctx, jobHandlers);
   runUntilSignal(ctx, [
-    () => new Promise<void>((resolve) => api.close(() => resolve())),
-    () => events.stop(),
+    async () => {
+      // Waiting long-polls would hold close() open; their clients re-poll.
+      api.closeAllConnections();
+      await new Promise<void>((resolve) => api.close(() => resolve()));
+      await events.stop();
+    },
     () => workers.close(),
   ]);
 }

@@ -1,5 +1,5 @@
 import bodyParser from 'body-parser';
-import express, { type Express } from 'express';
+import express, { type Express, type Router } from 'express';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { AppContext } from '../../libs/domain/context';
@@ -8,8 +8,11 @@ import { multipartFields } from '../../libs/http/multipart-fields';
 import { apiRouter } from './routes';
 import { uploadFileRoutes } from './routes/uploads';
 
-/** The stateless API tier: every `/api/v1` route except the event queue's. */
-export function createApiApp(ctx: AppContext): Express {
+/**
+ * The stateless API tier: every `/api/v1` route except the event queue's. `events` mounts the
+ * event queue's routes too, when one process serves every tier on one origin.
+ */
+export function createApiApp(ctx: AppContext, options: { events?: Router } = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', true);
@@ -33,6 +36,10 @@ export function createApiApp(ctx: AppContext): Express {
   app.use(bodyParser.urlencoded({ extended: false, limit: '25mb', parameterLimit: 10000 }));
   app.use(bodyParser.json({ limit: '25mb' }));
   app.use(multipartFields({ fieldSize: 25 * 1024 * 1024, fields: 10000 }));
+  if (options.events) {
+    app.use('/api/v1', options.events);
+    app.use('/json', options.events);
+  }
   app.use('/api/v1', apiRouter(ctx));
   app.use(uploadFileRoutes(ctx));
   // Zulip's static paths that API responses name, e.g. the avatar of users a guest cannot access.

@@ -1,9 +1,14 @@
+import type { Router } from 'express';
 import type { Server } from 'node:http';
 import type { AppContext } from '../../libs/domain/context';
 import { createApiApp } from './app';
 
-export function startApiServer(ctx: AppContext, port = ctx.config.apiPort): Promise<Server> {
-  const app = createApiApp(ctx);
+export function startApiServer(
+  ctx: AppContext,
+  port = ctx.config.apiPort,
+  options: { events?: Router } = {},
+): Promise<Server> {
+  const app = createApiApp(ctx, options);
   return new Promise((resolve) => {
     const server = app.listen(port, ctx.config.bindHost, () => {
       ctx.log.info('boot', 'api listening', { host: ctx.config.bindHost, port });

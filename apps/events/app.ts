@@ -6,6 +6,13 @@ import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { multipartFields } from '../../libs/http/multipart-fields';
 import { eventRoutes } from './routes';
 
+/** `GET /events` and `DELETE /events`, for this tier's app or for the one-process server. */
+export function eventsRouter(ctx: AppContext, tier: EventsTier): Router {
+  const router = Router();
+  eventRoutes(router, ctx, tier);
+  return router;
+}
+
 /** The event-queue tier's HTTP side: `GET /api/v1/events` (long-poll) and `DELETE /api/v1/events`. */
 export function createEventsApp(ctx: AppContext, tier: EventsTier): Express {
   const app = express();
@@ -14,8 +21,7 @@ export function createEventsApp(ctx: AppContext, tier: EventsTier): Express {
   app.set('query parser', 'simple');
   app.use(bodyParser.urlencoded({ extended: false, limit: '1mb', parameterLimit: 1000 }));
   app.use(multipartFields({ fieldSize: 1024 * 1024, fields: 1000 }));
-  const router = Router();
-  eventRoutes(router, ctx, tier);
+  const router = eventsRouter(ctx, tier);
   app.use('/api/v1', router);
   app.use('/json', router);
   app.get('/health', (_req, res) => {

@@ -5,8 +5,10 @@ import type { Config } from '../../libs/config';
 
 const ROOT = path.resolve(__dirname, '../..');
 
+export type TierKind = 'api' | 'events' | 'all';
+
 export interface Tier {
-  kind: 'api' | 'events';
+  kind: TierKind;
   port: number;
   url: string;
   child: ChildProcess;
@@ -26,13 +28,17 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts `apps/<kind>/main.ts` as its own process against the test's database and Redis prefix. */
+/**
+ * Starts `apps/<kind>/main.ts` as its own process against the test's database and Redis prefix
+ * (`all`: every tier in one process), listening on `port` or a free one.
+ */
 export async function startTier(
-  kind: 'api' | 'events',
+  kind: TierKind,
   config: Config,
   extraEnv: Record<string, string> = {},
+  port?: number,
 ): Promise<Tier> {
-  const port = await freePort();
+  port ??= await freePort();
   // `node --import tsx` keeps the server in this one process, so SIGKILL really kills it.
   const child = spawn(
     process.execPath,
