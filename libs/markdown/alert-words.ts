@@ -1,22 +1,33 @@
+import type { RE2JS } from 're2js';
+import { compileSafePattern, quotePattern } from './safe-pattern';
+
 /** Characters allowed right before / after an alert word (Zulip's AlertWordNotificationProcessor). */
-const ALLOWED_BEFORE = new Set([' ', '\n', '(', '"', '.', ',', "'", ';', '[', '*', '`', '>']);
-const ALLOWED_AFTER = new Set([' ', '\n', ')', '?', ':', '.', ',', "'", ';', ']', '!', '*', '`']);
+const BEFORE = `(?:^|[ \\n(".,';\\[*\`>])`;
+const AFTER = `(?:$|[ \\n)?:.,';\\]!*\`])`;
+
+// One automaton per word list, reused across messages; bounded so many lists cannot grow it.
+const CACHE_LIMIT = 5000;
+const compiled = new Map<string, RE2JS | null>();
+
+function alertWordsPattern(words: string[]): RE2JS | null {
+  const key = words.join('\u0000');
+  let re = compiled.get(key);
+  if (re !== undefined) return re;
+  const lowered = words.map((w) => w.toLowerCase()).filter((w) => w !== '');
+  re = lowered.length
+    ? compileSafePattern(`${BEFORE}(?:${lowered.map(quotePattern).join('|')})${AFTER}`)
+    : null;
+  if (compiled.size >= CACHE_LIMIT) compiled.clear();
+  compiled.set(key, re);
+  return re;
+}
 
 /**
  * Zulip's alert-word match on the raw message text: case-insensitive, and the word must be
- * bounded by the start/end of the text or by one of a few punctuation characters.
+ * bounded by the start/end of the text or by one of a few punctuation characters. One linear
+ * pass over the text for all of a user's words, whatever they are.
  */
 export function findAlertWords(content: string, words: string[]): boolean {
-  const text = content.toLowerCase();
-  return words.some((word) => {
-    const w = word.toLowerCase();
-    if (w === '') return false;
-    for (let i = text.indexOf(w); i !== -1; i = text.indexOf(w, i + 1)) {
-      const end = i + w.length;
-      const startOk = i === 0 || ALLOWED_BEFORE.has(text[i - 1]);
-      const endOk = end >= text.length || ALLOWED_AFTER.has(text[end]);
-      if (startOk && endOk) return true;
-    }
-    return false;
-  });
+  const re = alertWordsPattern(words);
+  return re !== null && re.test(content.toLowerCase());
 }

@@ -1,53 +1,33 @@
+import type { RE2JS } from 're2js';
+import { PatternError, compileSafePattern } from './safe-pattern';
 import type { Linkifier } from './types';
-import { UrlTemplateError, expandUrlTemplate, templateVariableNames } from './url-template';
+import {
+  UrlTemplateError,
+  expandUrlTemplate,
+  requireWebScheme,
+  templateVariableNames,
+} from './url-template';
 import { getWebLinkRegex, hrefForBareUrl } from './web-links';
-
-/** Python regex syntax -> JavaScript: named groups, backreferences, leading inline flags. */
-export function pythonPatternToJs(pattern: string): { source: string; flags: string } {
-  let flags = '';
-  let source = pattern;
-  const inline = /^\(\?([aiLmsux]+)\)/.exec(source);
-  if (inline) {
-    source = source.slice(inline[0].length);
-    for (const f of inline[1]) if ('ims'.includes(f) && !flags.includes(f)) flags += f;
-  }
-  source = source.replace(/\(\?P<([A-Za-z_][A-Za-z0-9_]*)>/g, '(?<$1>');
-  source = source.replace(/\(\?P=([A-Za-z_][A-Za-z0-9_]*)\)/g, '\\k<$1>');
-  return { source, flags };
-}
-
-function compileRaw(pattern: string): RegExp {
-  const { source, flags } = pythonPatternToJs(pattern);
-  try {
-    return new RegExp(source, flags + 'u');
-  } catch {
-    return new RegExp(source, flags);
-  }
-}
-
-function groupNames(re: RegExp): string[] {
-  const names = new Set<string>();
-  for (const m of re.source.matchAll(/\(\?<([A-Za-z_][A-Za-z0-9_]*)>/g)) names.add(m[1]);
-  return [...names].sort();
-}
 
 /** Throws an Error carrying Zulip's message when the pattern or template is unusable. */
 export function validateLinkifier(pattern: string, urlTemplate: string): void {
-  let re: RegExp;
+  let re: RE2JS;
   try {
-    re = compileRaw(pattern);
+    re = compileSafePattern(pattern);
   } catch (e) {
-    const detail = e instanceof Error ? e.message.replace(/^Invalid regular expression: /, '') : '';
-    throw new Error(`Bad regular expression: ${detail}`, { cause: e });
+    if (e instanceof PatternError)
+      throw new Error(`Bad regular expression: ${e.message}`, { cause: e });
+    throw e;
   }
   let templateVars: string[];
   try {
     templateVars = templateVariableNames(urlTemplate);
+    requireWebScheme(urlTemplate);
   } catch (e) {
     if (e instanceof UrlTemplateError) throw new Error('Invalid URL template.', { cause: e });
     throw e;
   }
-  const groups = groupNames(re);
+  const groups = Object.keys(re.namedGroups()).sort();
   const missingInPattern = templateVars.filter((v) => !groups.includes(v)).sort();
   if (missingInPattern.length > 0) {
     throw new Error(
@@ -63,15 +43,18 @@ export function validateLinkifier(pattern: string, urlTemplate: string): void {
 }
 
 interface CompiledLinkifier {
-  re: RegExp;
+  re: RE2JS;
   urlTemplate: string;
 }
 
+// Bounded: a tenant editing linkifiers in a loop must not grow it without end.
+const CACHE_LIMIT = 2000;
 const compiledCache = new Map<string, CompiledLinkifier | null>();
 
 /**
- * Zulip's prepare_linkifier_pattern: only match after start, whitespace or one of `'"(,:<`,
- * and not when a letter or digit follows. Broken patterns are ignored (null).
+ * Zulip's prepare_linkifier_pattern, on RE2 as in Zulip: only match after start, whitespace or
+ * one of `'"(,:<`, and not when a letter or digit follows. Group 2 is the match itself. Broken
+ * patterns (stored before validation was strict) are ignored (null).
  */
 function compileLinkifier(l: Linkifier): CompiledLinkifier | null {
   const key = `${l.pattern}\u0000${l.urlTemplate}`;
@@ -79,20 +62,12 @@ function compileLinkifier(l: Linkifier): CompiledLinkifier | null {
   if (cached !== undefined) return cached;
   let compiled: CompiledLinkifier | null;
   try {
-    const { source, flags } = pythonPatternToJs(l.pattern);
-    let re: RegExp;
-    try {
-      re = new RegExp(
-        `(?<=^|[\\s\\p{Z}\\u0085'"(,:<])(?:${source})(?=$|[^\\p{L}\\p{N}])`,
-        `${flags}gu`,
-      );
-    } catch {
-      re = new RegExp(`(?<=^|[\\s'"(,:<])(?:${source})(?![A-Za-z0-9])`, `${flags}g`);
-    }
+    const re = compileSafePattern(`(^|\\s|['"(,:<])(${l.pattern})($|[^\\pL\\pN])`);
     compiled = { re, urlTemplate: l.urlTemplate };
   } catch {
     compiled = null;
   }
+  if (compiledCache.size >= CACHE_LIMIT) compiledCache.clear();
   compiledCache.set(key, compiled);
   return compiled;
 }
@@ -110,20 +85,28 @@ export function findLinkifierMatches(text: string, linkifiers: Linkifier[]): Lin
   linkifiers.forEach((l, precedence) => {
     const c = compileLinkifier(l);
     if (!c) return;
-    c.re.lastIndex = 0;
-    for (const m of text.matchAll(c.re)) {
-      if (m[0] === '') continue;
+    const m = c.re.matcher(text);
+    // As Zulip's topic_links: the next search starts where the match itself ended, so the
+    // character after it may also open the next match.
+    for (let pos = 0; pos <= text.length && m.find(pos);) {
+      const start = m.start(2);
+      const end = m.end(2);
+      pos = Math.max(end, pos + 1);
+      if (start === end) continue;
       let url: string;
       try {
-        url = expandUrlTemplate(c.urlTemplate, { ...m.groups });
+        url = expandUrlTemplate(c.urlTemplate, namedValues(m.getNamedGroups()));
       } catch {
         continue;
       }
-      out.push({ index: m.index, text: m[0], url, precedence });
+      out.push({ index: start, text: text.slice(start, end), url, precedence });
     }
   });
   return out;
 }
+
+const namedValues = (groups: Record<string, string | null>): Record<string, string | undefined> =>
+  Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, v ?? undefined]));
 
 /**
  * Resolves overlapping matches the way Zulip does: matches are taken in precedence order

@@ -82,6 +82,17 @@ export function templateVariableNames(template: string): string[] {
   return [...names];
 }
 
+/**
+ * Linkifier links are rendered into `href`, so the scheme must be a literal `http` or `https`:
+ * never `javascript:` or `data:`, and never taken from what the message matched.
+ */
+export function requireWebScheme(template: string): void {
+  const first = parseUrlTemplate(template)[0];
+  if (typeof first !== 'string' || !/^https?:\/\//i.test(first)) {
+    throw new UrlTemplateError('Only http and https URL templates are allowed');
+  }
+}
+
 function encode(value: string, allowReserved: boolean): string {
   if (!allowReserved) {
     return encodeURIComponent(value).replace(

@@ -3,7 +3,11 @@ import type { Db, Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
-import { templateVariableNames, UrlTemplateError } from '../../markdown/url-template';
+import {
+  requireWebScheme,
+  templateVariableNames,
+  UrlTemplateError,
+} from '../../markdown/url-template';
 import type { AppContext } from '../context';
 import { realmUserAudience, requireRealmAdmin } from '../permissions/users';
 
@@ -40,6 +44,7 @@ function checkPlayground(name: string, pygmentsLanguage: string, urlTemplate: st
   let variables: string[];
   try {
     variables = templateVariableNames(urlTemplate);
+    requireWebScheme(urlTemplate);
   } catch (err) {
     if (err instanceof UrlTemplateError) throw invalid('url_template', 'Invalid URL template.');
     throw err;
