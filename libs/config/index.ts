@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { isIP } from 'node:net';
 
 /** Everything the processes read from the environment, validated once at boot. */
 export interface Config {
@@ -26,6 +27,13 @@ export interface Config {
   smtp: { host: string; port: number; secure: boolean; user: string; password: string } | null;
   emailFrom: string;
   outgoingWebhookTimeoutSeconds: number;
+  /**
+   * Exceptions to the egress policy (libs/net/egress): host names and IP addresses or CIDRs that
+   * outgoing calls may reach although they are private, loopback or otherwise denied.
+   */
+  outgoingWebhookAllowedHosts: string[];
+  /** Express `trust proxy` list: only these peers' X-Forwarded-For is believed. */
+  trustedProxies: string[];
   inviteExpiryMinutes: number;
   /** Invitations an organization may send per 24 hours unless its `max_invites` says otherwise. */
   invitesDefaultRealmDailyMax: number;
@@ -43,6 +51,41 @@ export interface Config {
     authAttempts: number;
     authWindowSeconds: number;
   };
+}
+
+const commaList = (value: string): string[] =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+
+function isCidr(value: string): boolean {
+  const [address, prefix, extra] = value.split('/');
+  const family = isIP(address);
+  if (!family || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+function checkHostOrCidr(value: string): string {
+  const host = value.toLowerCase();
+  if (
+    isCidr(host) ||
+    /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(host)
+  ) {
+    return host;
+  }
+  throw new Error(`"${value}" is neither a host name nor an IP address or CIDR`);
+}
+
+// Express's names for address ranges, beside addresses and CIDRs.
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function checkProxy(value: string): string {
+  if (PROXY_NAMES.has(value) || isCidr(value)) return value;
+  throw new Error(
+    `"${value}" is not an IP address, a CIDR or one of ${[...PROXY_NAMES].join(', ')}`,
+  );
 }
 
 const envSchema = Joi.object({
@@ -79,6 +122,13 @@ const envSchema = Joi.object({
   SMTP_PASSWORD: Joi.string().allow('').default(''),
   EMAIL_FROM: Joi.string().default('noreply@localhost'),
   OUTGOING_WEBHOOK_TIMEOUT_SECONDS: Joi.number().positive().default(10),
+  OUTGOING_WEBHOOK_ALLOWED_HOSTS: Joi.string()
+    .allow('')
+    .default('')
+    .custom((v: string) => (commaList(v).forEach(checkHostOrCidr), v)),
+  TRUSTED_PROXIES: Joi.string()
+    .default('loopback')
+    .custom((v: string) => (commaList(v).forEach(checkProxy), v)),
   INVITATION_LINK_VALIDITY_MINUTES: Joi.number().integer().positive().default(14400),
   INVITES_DEFAULT_REALM_DAILY_MAX: Joi.number().integer().positive().default(100),
   EVENT_QUEUE_IDLE_SECONDS: Joi.number().integer().positive().default(600),
@@ -130,6 +180,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : null,
     emailFrom: value.EMAIL_FROM,
     outgoingWebhookTimeoutSeconds: value.OUTGOING_WEBHOOK_TIMEOUT_SECONDS,
+    outgoingWebhookAllowedHosts: commaList(value.OUTGOING_WEBHOOK_ALLOWED_HOSTS).map(
+      checkHostOrCidr,
+    ),
+    trustedProxies: commaList(value.TRUSTED_PROXIES),
     inviteExpiryMinutes: value.INVITATION_LINK_VALIDITY_MINUTES,
     invitesDefaultRealmDailyMax: value.INVITES_DEFAULT_REALM_DAILY_MAX,
     eventQueueIdleSeconds: value.EVENT_QUEUE_IDLE_SECONDS,
