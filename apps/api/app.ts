@@ -15,7 +15,9 @@ import { uploadFileRoutes } from './routes/uploads';
 export function createApiApp(ctx: AppContext, options: { events?: Router } = {}): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', true);
+  // Only the configured proxies may say who the client is (X-Forwarded-For); anyone else could
+  // pick their own req.ip.
+  app.set('trust proxy', ctx.config.trustedProxies);
   app.set('query parser', 'simple');
   app.use((req, res, next) => {
     const requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
