@@ -1,0 +1,20 @@
+// Compiles the apps to JavaScript in dist/ (tsc, no bundler) and copies the files they read at run
+// time beside them: the static files the API serves and the SQL migrations the runner applies.
+const { execFileSync } = require('node:child_process');
+const { cpSync, rmSync } = require('node:fs');
+const path = require('node:path');
+
+const root = path.join(__dirname, '..');
+const dist = path.join(root, 'dist');
+rmSync(dist, { recursive: true, force: true });
+execFileSync(
+  process.execPath,
+  [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
+for (const dir of ['apps/api/static', 'prisma/migrations']) {
+  cpSync(path.join(root, dir), path.join(dist, dir), { recursive: true });
+}
