@@ -7,9 +7,54 @@ type Token = MarkdownIt.Token;
 const IMAGE_URL_RE =
   /^(?:https?:\/\/[^?#]+|\/?user_uploads\/[^?#]+)\.(?:bmp|gif|jpe?g|png|webp)(?:[?#].*)?$/i;
 
+/** Zulip previews only the containers every browser plays (mimetypes video/mp4, video/webm). */
+const VIDEO_PATH_RE = /\.(?:mp4|webm)$/i;
+
+const YOUTUBE_HOSTS = new Set([
+  'm.youtube.com',
+  'www.youtube.com',
+  'www.youtube-nocookie.com',
+  'youtube.com',
+  'youtube-nocookie.com',
+]);
+
+function parseUrl(href: string): URL | undefined {
+  try {
+    return new URL(href, 'http://relative.invalid');
+  } catch {
+    return undefined;
+  }
+}
+
+function isVideo(href: string): boolean {
+  const url = parseUrl(href);
+  return url !== undefined && VIDEO_PATH_RE.test(decodeURIComponent(url.pathname));
+}
+
+/** Zulip's youtube_id: the video id from a watch, embed, shorts or youtu.be URL, no fetch. */
+export function youtubeId(href: string): string | undefined {
+  if (!/^https?:\/\//i.test(href)) return undefined;
+  const url = parseUrl(href);
+  if (url === undefined) return undefined;
+  let id: string | null | undefined;
+  if (YOUTUBE_HOSTS.has(url.hostname)) {
+    if (url.pathname === '/watch' || url.pathname === '/watch_popup')
+      id = url.searchParams.get('v');
+    else if (url.pathname === '/watch_videos') {
+      id = url.searchParams.get('video_ids')?.split(',', 1)[0];
+    } else if (/^\/(?:embed|shorts|v)\//.test(url.pathname)) id = url.pathname.split('/')[2];
+  } else if (url.hostname === 'youtu.be') {
+    id = url.pathname.slice(1);
+  }
+  return id && /^[0-9A-Za-z_-]+$/.test(id) ? id : undefined;
+}
+
+function titleAttr(title: string | undefined): string {
+  return title !== undefined ? ` title="${escapeAttr(title)}"` : '';
+}
+
 /** Zulip's preview of a linked image (external images go through the /thumbnail proxy). */
-function previewHtml(href: string, title: string | undefined): string {
-  const titleAttr = title !== undefined ? ` title="${escapeAttr(title)}"` : '';
+function imageHtml(href: string, title: string | undefined): string {
   let img: string;
   if (/^https?:/i.test(href)) {
     const proxied = `/thumbnail?url=${encodeURIComponent(href)}`;
@@ -19,29 +64,72 @@ function previewHtml(href: string, title: string | undefined): string {
   } else {
     img = `<img src="${escapeAttr(href.startsWith('/') ? href : `/${href}`)}">`;
   }
-  return `<div class="message_inline_image"><a href="${escapeAttr(href)}"${titleAttr}>${img}</a></div>`;
+  return `<div class="message_inline_image"><a href="${escapeAttr(href)}"${titleAttr(title)}>${img}</a></div>`;
 }
 
-/** Image links in one paragraph: [href, title for named links]. */
-function imageLinks(inline: Token): [string, string | undefined][] {
-  const out: [string, string | undefined][] = [];
+/** Zulip's add_video: the link wraps a <video> that loads only its metadata. */
+function videoHtml(href: string, title: string | undefined): string {
+  const src = escapeAttr(href);
+  return (
+    `<div class="message_inline_image message_inline_video"><a href="${src}"${titleAttr(title)}>` +
+    `<video preload="metadata" src="${src}"></video></a></div>`
+  );
+}
+
+/** Zulip's YouTube preview: the thumbnail is built from the video id, without a fetch. */
+function youtubeHtml(href: string, id: string): string {
+  return (
+    `<div class="youtube-video message_inline_image"><a data-id="${escapeAttr(id)}" ` +
+    `href="${escapeAttr(href)}"><img src="https://i.ytimg.com/vi/${id}/mqdefault.jpg"></a></div>`
+  );
+}
+
+interface FoundLink {
+  href: string;
+  /** The link's text when it differs from its URL (Zulip shows it as the preview's title). */
+  title: string | undefined;
+  /** The link is all its paragraph or list item holds, so Zulip shows only the preview. */
+  alone: boolean;
+}
+
+function linksIn(inline: Token): FoundLink[] {
+  const out: FoundLink[] = [];
   const children = inline.children ?? [];
   for (let i = 0; i < children.length; i++) {
     const t = children[i];
     if (t.type !== 'link_open') continue;
     const href = String(t.attrGet('href') ?? '');
-    if (!IMAGE_URL_RE.test(href)) continue;
     let j = i + 1;
     let text = '';
     while (j < children.length && children[j].type !== 'link_close') text += children[j++].content;
-    out.push([href, t.markup === 'linkify' || text === href ? undefined : text]);
+    const title = t.markup === 'linkify' || text === href ? undefined : text;
+    const alone = i === 0 && j === children.length - 1 && title === undefined;
+    out.push({ href, title, alone });
   }
   return out;
 }
 
 /**
- * Core rule: after each paragraph (outside quotes) that links to images, add Zulip's
- * `message_inline_image` previews, once per URL per message.
+ * Zulip's preview for one link: an image, a video, or a YouTube thumbnail. Returns the HTML and
+ * whether the link itself goes away (never for YouTube, whose link stays to be clicked).
+ */
+function preview(link: FoundLink): { html: string; replacesLink: boolean; image: boolean } | null {
+  if (isVideo(link.href)) {
+    return { html: videoHtml(link.href, link.title), replacesLink: link.alone, image: false };
+  }
+  if (IMAGE_URL_RE.test(link.href)) {
+    return { html: imageHtml(link.href, link.title), replacesLink: link.alone, image: true };
+  }
+  const id = youtubeId(link.href);
+  if (id !== undefined)
+    return { html: youtubeHtml(link.href, id), replacesLink: false, image: true };
+  return null;
+}
+
+/**
+ * Core rule: after each paragraph (outside quotes) that links to images or videos, add Zulip's
+ * previews, once per URL per message. A paragraph that is only such a link gives way to its
+ * preview, as in Zulip's get_inlining_information.
  */
 function inlineImages(state: MarkdownIt.StateCore): void {
   const env = zulipEnv(state.env);
@@ -55,19 +143,31 @@ function inlineImages(state: MarkdownIt.StateCore): void {
     if (t.type !== 'inline' || quoteDepth > 0 || tokens[i + 1]?.type !== 'paragraph_close')
       continue;
     const previews: string[] = [];
-    for (const [href, title] of imageLinks(t)) {
-      if (seen.has(href)) continue;
-      seen.add(href);
-      previews.push(previewHtml(href, title));
+    let removeParagraph = false;
+    for (const link of linksIn(t)) {
+      if (seen.has(link.href)) continue;
+      seen.add(link.href);
+      const p = preview(link);
+      if (p === null) continue;
+      previews.push(p.html);
+      if (p.image) env.hasImage = true;
+      if (p.replacesLink) removeParagraph = true;
     }
     if (previews.length === 0) continue;
-    env.hasImage = true;
     const close = tokens[i + 1];
-    const next = tokens[i + 2];
-    const inline = close.hidden || next?.type === 'zulip_spoiler_close';
+    const tight = close.hidden;
+    const inline = tight || tokens[i + 2]?.type === 'zulip_spoiler_close';
     const block = new state.Token('html_block', '', 0);
     block.content = previews.join('') + (inline ? '' : '\n');
     tokens.splice(i + 2, 0, block);
+    if (removeParagraph) {
+      // In a tight list item only the link goes; elsewhere the whole paragraph.
+      if (tight) t.children = [];
+      else {
+        tokens.splice(i - 1, 3);
+        i -= 2;
+      }
+    }
   }
 }
 

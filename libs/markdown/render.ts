@@ -5,6 +5,8 @@ import { emphasisPlugin } from './emphasis';
 import { inlineImagesPlugin } from './inline-images';
 import { mathPlugin } from './math';
 import { mentionsPlugin, scanMentionCandidates } from './mentions';
+import { mixedBulletsPlugin } from './mixed-bullets';
+import { continueQuotesAfterEmptyLines } from './quote-continuation';
 import { normalizeListIndentation, syntaxPlugin } from './syntax';
 import { textPassPlugin } from './text-pass';
 import { timestampPlugin } from './timestamps';
@@ -21,6 +23,7 @@ function getParser(): MarkdownIt.MarkdownIt {
       typographer: false,
     })
       .use(syntaxPlugin)
+      .use(mixedBulletsPlugin)
       .use(emphasisPlugin)
       .use(codeBlocksPlugin)
       .use(mathPlugin)
@@ -70,7 +73,9 @@ export async function renderMarkdown(
   ctx: MarkdownContext,
 ): Promise<RenderedMarkdown> {
   const env = await buildEnv(content, ctx);
-  const html = getParser().render(normalizeListIndentation(content), env).replace(/\n$/, '');
+  const html = getParser()
+    .render(normalizeListIndentation(continueQuotesAfterEmptyLines(content)), env)
+    .replace(/\n$/, '');
   return {
     html,
     mentionedUserIds: [...env.mentionedUserIds],

@@ -37,13 +37,13 @@ function paragraph(state: MarkdownIt.StateBlock, startLine: number, endLine: num
   return true;
 }
 
-/** Every newline is a <br> (Zulip's nl2br), and the next line's indentation is kept. */
+/**
+ * Every newline is a <br> (Zulip's nl2br), the next line's indentation is kept, and so are the
+ * spaces before it: Zulip turns off Python-Markdown's two-space line break.
+ */
 function newline(state: MarkdownIt.StateInline, silent: boolean): boolean {
   if (state.src.charCodeAt(state.pos) !== 0x0a) return false;
-  if (!silent) {
-    state.pending = state.pending.replace(/ +$/, '');
-    state.push('softbreak', 'br', 0);
-  }
+  if (!silent) state.push('softbreak', 'br', 0);
   state.pos++;
   return true;
 }

@@ -1,15 +1,69 @@
 import type MarkdownIt from 'markdown-it';
 import { escapeAttr, escapeText } from './escape';
+import { COMMON_TIME_ZONES } from './time-zones';
 
-/** Parses the body of `<time:...>`: Unix seconds, ISO 8601, or a common English date. */
-export function parseTimestamp(text: string): Date | undefined {
-  const trimmed = text.trim();
-  if (trimmed === '') return undefined;
-  if (/^-?\d+(\.\d+)?$/.test(trimmed)) {
-    const d = new Date(Number(trimmed) * 1000);
-    return Number.isNaN(d.getTime()) ? undefined : d;
+/** A time of day in the text: dateutil only reads a zone name that follows one. */
+const HAS_TIME_RE = /\d:\d\d|\d\s*[ap]\.?m\b/i;
+
+/** Capital words dateutil reads as something other than a zone. */
+const NOT_ZONES = new Set([
+  'A',
+  'P',
+  'AM',
+  'PM',
+  'T',
+  'AT',
+  'ON',
+  'OF',
+  'AND',
+  'THE',
+  'JAN',
+  'FEB',
+  'MAR',
+  'APR',
+  'MAY',
+  'JUN',
+  'JUL',
+  'AUG',
+  'SEP',
+  'SEPT',
+  'OCT',
+  'NOV',
+  'DEC',
+  'MON',
+  'TUE',
+  'TUES',
+  'WED',
+  'THU',
+  'THUR',
+  'THURS',
+  'FRI',
+  'SAT',
+  'SUN',
+]);
+
+/**
+ * A trailing zone as dateutil (with Zulip's tzinfos) reads it: a known abbreviation, UTC/GMT/Z
+ * optionally followed by a POSIX-style offset (`UTC+3` means three hours *behind* UTC, as in
+ * dateutil), or an unknown capital abbreviation, which dateutil ignores (the time stays UTC).
+ */
+const ZONE_SUFFIX_RE = /^(.*\S)\s+([A-Z]{1,5})(?:\s*([+-])(\d\d?)(?::?(\d\d))?)?$/;
+
+function splitZone(text: string): { rest: string; offsetSeconds: number } | undefined {
+  const m = ZONE_SUFFIX_RE.exec(text);
+  if (!m || NOT_ZONES.has(m[2]) || !HAS_TIME_RE.test(m[1])) return undefined;
+  const [, rest, name, sign, hours, minutes] = m;
+  if (sign !== undefined) {
+    if (!['UTC', 'GMT', 'Z'].includes(name)) return undefined;
+    const seconds = Number(hours) * 3600 + Number(minutes ?? 0) * 60;
+    return { rest, offsetSeconds: sign === '+' ? -seconds : seconds };
   }
-  let s = trimmed;
+  return { rest, offsetSeconds: COMMON_TIME_ZONES[name] ?? 0 };
+}
+
+/** A date and time read as UTC: ISO 8601 without a zone, or a common English date. */
+function parseNaive(text: string): number {
+  let s = text;
   if (/^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(s)) s = `${s.replace(' ', 'T')}Z`;
   else if (!/^\d{4}-\d\d-\d\d/.test(s)) {
     s = s
@@ -18,7 +72,22 @@ export function parseTimestamp(text: string): Date | undefined {
       .replace(/(\d)(am|pm)\b/gi, '$1 $2');
     if (!/(?:\bUTC|\bGMT|Z|[+-]\d\d:?\d\d)$/i.test(s)) s = `${s} UTC`;
   }
-  const ms = Date.parse(s);
+  return Date.parse(s);
+}
+
+/**
+ * Parses the body of `<time:...>` as Zulip does (dateutil with its common zone abbreviations,
+ * then Unix seconds): ISO 8601, a common English date, either with a zone, or a number.
+ */
+export function parseTimestamp(text: string): Date | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  if (/^-?\d+(\.\d+)?$/.test(trimmed)) {
+    const d = new Date(Number(trimmed) * 1000);
+    return Number.isNaN(d.getTime()) ? undefined : d;
+  }
+  const zone = splitZone(trimmed);
+  const ms = zone ? parseNaive(zone.rest) - zone.offsetSeconds * 1000 : parseNaive(trimmed);
   return Number.isNaN(ms) ? undefined : new Date(ms);
 }
 
