@@ -172,6 +172,7 @@ export async function spawnWorkerProcess(
         REDIS_URL: ctx.config.redisUrl,
         REDIS_PREFIX: ctx.config.redisPrefix,
         EXTERNAL_HOST: ctx.config.externalHost,
+        OUTGOING_WEBHOOK_ALLOWED_HOSTS: ctx.config.outgoingWebhookAllowedHosts.join(','),
         LOG_LEVEL: 'error',
         LOG_FORMAT: 'json',
         TEST_WORKER_LOCK_MS: String(options.lockMs ?? 1000),

@@ -23,7 +23,8 @@ let alice: TestUser;
 let receiver: HttpReceiver;
 
 beforeAll(async () => {
-  t = await startTestContext();
+  // Bots' servers are loopback receivers, which the egress policy denies unless allowed.
+  t = await startTestContext({ OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
   org = await makeRealm(t);
   realm = org.realm;
   alice = await makeUser(t, realm, { fullName: 'Alice Worker' });

@@ -1,9 +1,11 @@
-import http from 'node:http';
-import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { AddressPolicy } from '../../net/address-policy';
+import { egressRequest, MAX_RESPONSE_BYTES } from '../../net/egress';
 
 /** How the POST to the bot ended. */
 export type CallOutcome =
   | { kind: 'response'; status: number; body: Buffer }
+  | { kind: 'denied' }
   | { kind: 'timeout' }
   | { kind: 'connection' }
   | { kind: 'exception'; type: string; message: string };
@@ -13,43 +15,23 @@ export interface BotRequest {
   contentType: string;
 }
 
-function post(url: URL, request: BotRequest, signal: AbortSignal) {
-  const client = url.protocol === 'https:' ? https : http;
-  return new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
-    const req = client.request(
-      url,
-      {
-        method: 'POST',
-        headers: {
-          'Content-Type': request.contentType,
-          'Content-Length': Buffer.byteLength(request.body),
-          'User-Agent': 'ZulipOutgoingWebhook',
-        },
-        signal,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(request.body);
-  });
+export interface CallOptions {
+  timeoutSeconds: number;
+  policy: AddressPolicy;
+  lookup?: LookupFunction;
 }
 
 /**
- * POSTs to the bot with a timeout covering the whole exchange. Node's http client rather than
- * fetch, which turns some statuses into exceptions (a 407). As in Zulip (python-requests),
- * every status is an answer (a redirect too: it is not followed); a URL the client cannot use
- * is an exception of its own; any other failure (refused, reset, DNS, TLS) is a connection
+ * POSTs to the bot through the egress policy, with a timeout covering the whole exchange. As in
+ * Zulip (python-requests), every status is an answer (a redirect too: it is not followed); a URL
+ * the client cannot use is an exception of its own; an address the policy denies is what
+ * Zulip's egress proxy reports; any other failure (refused, reset, DNS, TLS) is a connection
  * error, which is worth retrying.
  */
 export async function callBot(
   baseUrl: string,
   request: BotRequest,
-  timeoutSeconds: number,
+  options: CallOptions,
 ): Promise<CallOutcome> {
   let url: URL;
   try {
@@ -64,10 +46,26 @@ export async function callBot(
       message: `Unsupported URL scheme "${url.protocol}"`,
     };
   }
-  const signal = AbortSignal.timeout(timeoutSeconds * 1000);
-  try {
-    return { kind: 'response', ...(await post(url, request, signal)) };
-  } catch {
-    return signal.aborted ? { kind: 'timeout' } : { kind: 'connection' };
+  const outcome = await egressRequest({
+    url,
+    method: 'POST',
+    headers: {
+      'Content-Type': request.contentType,
+      'Content-Length': Buffer.byteLength(request.body),
+      'User-Agent': 'ZulipOutgoingWebhook',
+    },
+    body: request.body,
+    timeoutMs: options.timeoutSeconds * 1000,
+    policy: options.policy,
+    lookup: options.lookup,
+  });
+  if (outcome.kind === 'denied') return { kind: 'denied' };
+  if (outcome.kind === 'too-large') {
+    return {
+      kind: 'exception',
+      type: 'ResponseTooLarge',
+      message: `The response was larger than ${MAX_RESPONSE_BYTES} bytes.`,
+    };
   }
+  return outcome;
 }

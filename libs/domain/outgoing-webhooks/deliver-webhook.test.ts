@@ -23,7 +23,11 @@ let receiver: HttpReceiver;
 let channel: Stream;
 
 beforeAll(async () => {
-  t = await startTestContext({ OUTGOING_WEBHOOK_TIMEOUT_SECONDS: '0.5' });
+  // The bot's server is a loopback receiver, which the egress policy denies unless allowed.
+  t = await startTestContext({
+    OUTGOING_WEBHOOK_TIMEOUT_SECONDS: '0.5',
+    OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+  });
   org = await makeRealm(t);
   realm = org.realm;
   alice = await makeUser(t, realm, { fullName: 'Alice Sender' });

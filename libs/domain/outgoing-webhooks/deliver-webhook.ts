@@ -1,5 +1,6 @@
 import type { OutgoingWebhookPayload } from '../../jobs';
 import { ApiError } from '../../http/errors';
+import { addressPolicy } from '../../net/address-policy';
 import { ServiceInterface } from '../bots/service-token';
 import type { AppContext } from '../context';
 import { formatMessages } from '../messages/format-message';
@@ -92,7 +93,19 @@ export async function deliverOutgoingWebhook(
   }
 
   const timeoutSeconds = ctx.config.outgoingWebhookTimeoutSeconds;
-  const outcome = await callBot(service.baseUrl, request, timeoutSeconds);
+  const outcome = await callBot(service.baseUrl, request, {
+    timeoutSeconds,
+    policy: addressPolicy(ctx.config.outgoingWebhookAllowedHosts),
+  });
+
+  if (outcome.kind === 'denied') {
+    // What Zulip's egress proxy (Smokescreen) answers for such an address: a 407, reported in
+    // the conversation and to the owner, without retries.
+    ctx.log.warn('webhook', 'bot URL is on a denied network', { messageId: message.id });
+    await failInConversation(ctx, d, 'Third party responded with 407');
+    await notifyBotOwner(ctx, d, { statusCode: 407 });
+    return;
+  }
 
   if (outcome.kind === 'timeout' || outcome.kind === 'connection') {
     const failureMessage =

@@ -1,0 +1,106 @@
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import type { AddressPolicy } from './address-policy';
+import { unbracket } from './address-policy';
+
+/** Largest response body an outgoing call reads; a bigger one is cut off and reported. */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/** How an outgoing call ended. Redirects are answers like any other status: never followed. */
+export type EgressOutcome =
+  | { kind: 'response'; status: number; body: Buffer }
+  | { kind: 'denied'; address: string }
+  | { kind: 'too-large' }
+  | { kind: 'timeout' }
+  | { kind: 'connection' };
+
+export interface EgressRequest {
+  url: URL;
+  method: 'POST' | 'GET';
+  headers: Record<string, string | number>;
+  body?: string;
+  timeoutMs: number;
+  policy: AddressPolicy;
+  /** Name resolution; tests point names at loopback through it. */
+  lookup?: LookupFunction;
+}
+
+class EgressDenied extends Error {
+  constructor(readonly address: string) {
+    super(`connections to ${address} are not allowed`);
+  }
+}
+
+class ResponseTooLarge extends Error {}
+
+/**
+ * Resolves as usual, then keeps only the addresses the policy allows. Checked here, when the
+ * socket connects, so a name that resolved to a public address when the bot was saved and to a
+ * private one now (DNS rebinding) is still refused.
+ */
+function guardedLookup(host: string, policy: AddressPolicy, resolve: LookupFunction) {
+  const lookup: LookupFunction = (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (err, found) => {
+      if (err) return callback(err, '', 0);
+      const list = Array.isArray(found) ? found : [{ address: found, family: 4 }];
+      const allowed = list.filter((a) => policy.allows(host, a.address));
+      if (allowed.length === 0) {
+        return callback(new EgressDenied(list[0]?.address ?? hostname), '', 0);
+      }
+      if (options.all) return callback(null, allowed);
+      callback(null, allowed[0].address, allowed[0].family);
+    });
+  };
+  return lookup;
+}
+
+function send(req: EgressRequest, signal: AbortSignal) {
+  const host = unbracket(req.url.hostname);
+  // Node connects to an IP literal without a lookup, so literals are checked here.
+  if (isIP(host) && !req.policy.allows(host, host)) return Promise.reject(new EgressDenied(host));
+  const lookup = guardedLookup(host, req.policy, req.lookup ?? (dns.lookup as LookupFunction));
+  const isHttps = req.url.protocol === 'https:';
+  const agent = isHttps ? new https.Agent({ lookup }) : new http.Agent({ lookup });
+  const client = isHttps ? https : http;
+  return new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
+    const outgoing = client.request(
+      req.url,
+      { method: req.method, headers: req.headers, agent, signal },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_RESPONSE_BYTES) {
+            outgoing.destroy(new ResponseTooLarge());
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.on('close', () => agent.destroy());
+    outgoing.end(req.body);
+  });
+}
+
+/**
+ * Every call the server makes to an address a user chose goes through here: the address policy
+ * at connect time, no redirects, at most MAX_RESPONSE_BYTES read, and one deadline for the
+ * whole exchange.
+ */
+export async function egressRequest(req: EgressRequest): Promise<EgressOutcome> {
+  const signal = AbortSignal.timeout(req.timeoutMs);
+  try {
+    return { kind: 'response', ...(await send(req, signal)) };
+  } catch (err) {
+    if (err instanceof EgressDenied) return { kind: 'denied', address: err.address };
+    if (err instanceof ResponseTooLarge) return { kind: 'too-large' };
+    return signal.aborted ? { kind: 'timeout' } : { kind: 'connection' };
+  }
+}
