@@ -3,18 +3,18 @@
  *
  * 1. Starts one `events` process and opens BENCH_POLLS idle long-polls against it (one queue
  *    each), then reports the process's resident memory before and with the polls waiting.
- * 2. For 10, 1,000 and 10,000 recipients (BENCH_SIZES), sends channel messages through the
- *    domain action (as an API replica does) and measures, per recipient, the time from the send
- *    call to the wake-up of that recipient's queue (the moment a waiting poll would answer):
- *    p50 and p99 over all recipients of BENCH_MESSAGES messages.
+ * 2. For 10, 1,000 and 10,000 recipients (BENCH_SIZES), each with its own account, queue and a
+ *    waiting `GET /events` (Basic auth, over HTTP), sends channel messages through the domain
+ *    action (as an API replica does) and measures the send (transaction and publish) and, per
+ *    recipient, the time from the send call to its poll's answer: p50 and p99 over all
+ *    recipients of BENCH_MESSAGES messages. Each client polls again right after its answer.
  *
  * It creates a scratch database (migrated from scratch) and a scratch Redis prefix, and drops
  * both at the end.
  */
-import { Redis } from 'ioredis';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
-import { QueueStore, queueKeys } from '../libs/events/queue-store';
+import { QueueStore } from '../libs/events/queue-store';
 import { makeRealm, makeUser } from '../test/factories';
 import { makeChannel } from '../test/message-factories';
 import { startTier } from '../test/multiprocess/processes';
@@ -52,7 +52,7 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
   try {
     const org = await makeRealm(ctx);
     const poller = await makeUser(ctx, org.realm, { fullName: 'Poller' });
-    const store = new QueueStore(ctx.redis, config.redisPrefix, config.eventQueueIdleSeconds);
+    const store = QueueStore.of(ctx);
     const queueFor = (userId: number) => benchQueue(config, ctx, userId, org.realm.id, null);
 
     // --- idle long-polls ---
@@ -87,50 +87,88 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
     // Let the events process finish closing those polls before timing deliveries.
     await sleep(5000);
 
-    // --- send-to-delivery latency ---
+    // --- send-to-delivery latency, through waiting long-polls ---
     const sender = await makeUser(ctx, org.realm, { fullName: 'Sender' });
-    const subscriber = new Redis(config.redisUrl);
-    const wakePrefix = queueKeys(config.redisPrefix).wake('');
-    const arrivals = new Map<string, number>();
-    subscriber.on('pmessage', (_p: string, channel: string) => {
-      const queueId = channel.slice(wakePrefix.length);
-      if (!arrivals.has(queueId)) arrivals.set(queueId, performance.now());
-    });
-    await subscriber.psubscribe(`${wakePrefix}*`);
+    const polls = async () =>
+      ((await (await fetch(`${events.url}/health`)).json()) as { polls: number }).polls;
     for (const size of SIZES) {
-      const users = (await bulkMembers(ctx, org.realm.id, size - 1, `s${size}`)).map((u) => u.id);
+      const members = await bulkMembers(ctx, org.realm.id, size - 1, `s${size}`);
       const channel = await makeChannel(ctx, org.realm, {
         name: `bench-${size}`,
         subscribers: [sender.user],
       });
       await ctx.db.subscription.createMany({
-        data: users.map((userId) => ({
-          userId,
+        data: members.map((m) => ({
+          userId: m.id,
           recipientId: channel.recipientId!,
           color: '#c2c2c2',
         })),
       });
-      const queueIds: string[] = [];
-      for (let i = 0; i < users.length; i += 500) {
-        const batch = await Promise.all(users.slice(i, i + 500).map((u) => queueFor(u)));
-        queueIds.push(...batch.map((q) => q.id));
+      const clients: { auth: string; queueId: string; last: number; got: number }[] = [];
+      for (let i = 0; i < members.length; i += 500) {
+        const batch = members.slice(i, i + 500);
+        const queues = await Promise.all(batch.map((m) => queueFor(m.id)));
+        batch.forEach((m, j) =>
+          clients.push({ auth: m.auth, queueId: queues[j].id, last: -1, got: -1 }),
+        );
       }
+      const pollAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+      const answeredAt = new Map<string, number>();
+      let running = true;
+      const loop = (c: (typeof clients)[number]) => {
+        if (!running) return;
+        const req = http.get(
+          `${events.url}/api/v1/events?queue_id=${c.queueId}&last_event_id=${c.last}`,
+          { agent: pollAgent, headers: { Host: org.host, Authorization: c.auth } },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            res.on('end', () => {
+              const now = performance.now();
+              const parsed = JSON.parse(body) as { events?: { id: number; type: string }[] };
+              for (const e of parsed.events ?? []) {
+                c.last = Math.max(c.last, e.id);
+                if (e.type === 'message') {
+                  c.got++;
+                  answeredAt.set(`${c.queueId}:${c.got}`, now);
+                }
+              }
+              loop(c);
+            });
+          },
+        );
+        req.on('error', () => undefined);
+      };
+      for (const c of clients) loop(c);
+      const allWaiting = async () => {
+        const deadline = Date.now() + 120_000;
+        while ((await polls()) < clients.length && Date.now() < deadline) await sleep(20);
+      };
+      await allWaiting();
       const latencies: number[] = [];
+      const sendMs: number[] = [];
       for (let m = 0; m < MESSAGES; m++) {
-        arrivals.clear();
+        await sleep(500);
         const started = performance.now();
         await sendBenchMessage(ctx, sender.user, org.realm, channel, m);
+        sendMs.push(performance.now() - started);
         const deadline = Date.now() + 60_000;
-        while (queueIds.some((q) => !arrivals.has(q)) && Date.now() < deadline) await sleep(5);
-        for (const q of queueIds) latencies.push((arrivals.get(q) ?? Infinity) - started);
+        while (clients.some((c) => c.got < m) && Date.now() < deadline) await sleep(5);
+        for (const c of clients) {
+          latencies.push((answeredAt.get(`${c.queueId}:${m}`) ?? Infinity) - started);
+        }
+        await allWaiting();
       }
+      running = false;
+      pollAgent.destroy();
       latencies.sort((a, b) => a - b);
+      sendMs.sort((a, b) => a - b);
       results.push(
-        `| ${size.toLocaleString('en-US')} recipients (${MESSAGES} messages) | p50 ${percentile(latencies, 50).toFixed(1)} ms | p99 ${percentile(latencies, 99).toFixed(1)} ms |`,
+        `| ${size.toLocaleString('en-US')} recipients (${MESSAGES} messages) | send p50 ${percentile(sendMs, 50).toFixed(1)} ms, max ${sendMs[sendMs.length - 1].toFixed(1)} ms | delivery p50 ${percentile(latencies, 50).toFixed(1)} ms | p99 ${percentile(latencies, 99).toFixed(1)} ms |`,
       );
+      await sleep(1000);
       await store.collectGarbage(Date.now() + 10 ** 9);
     }
-    subscriber.disconnect();
   } finally {
     await events.stop();
   }

@@ -96,8 +96,7 @@ export function benchQueue(
   realmId: number,
   eventTypes: string[] | null,
 ): Promise<QueueInfo> {
-  const store = new QueueStore(ctx.redis, config.redisPrefix, config.eventQueueIdleSeconds);
-  return store.create({
+  return QueueStore.of(ctx).create({
     userId,
     realmId,
     eventTypes,

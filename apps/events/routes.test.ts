@@ -1,7 +1,8 @@
 import request from 'supertest';
 import type { Stream } from '../../generated/prisma/client';
 import { Role } from '../../libs/domain/users/roles';
-import { domainStreamKey, inTransaction } from '../../libs/events/outbox';
+import { eventKeys, partitionOf } from '../../libs/events/keys';
+import { inTransaction } from '../../libs/events/outbox';
 import { sweepOutbox } from '../../libs/events/sweeper';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
 import {
@@ -194,7 +195,7 @@ describe('DELETE /events', () => {
       code: 'REQUEST_VARIABLE_MISSING',
       var_name: 'queue_id',
     });
-    expect(await t.redis.exists(`${t.config.redisPrefix}queue:${q.queue_id}`)).toBe(1);
+    expect(await t.redis.exists(eventKeys(t.config.redisPrefix).queue(q.queue_id))).toBe(1);
   });
 });
 
@@ -298,7 +299,13 @@ describe('delivery guarantees', () => {
       users: [bob.user.id],
       event: { type: 'alert_words', alert_words: ['x'] },
     });
-    await t.redis.xadd(domainStreamKey(t.config.redisPrefix), '*', 'envelope', envelope);
+    const partition = partitionOf(bob.user.id, t.config.dispatchPartitions);
+    await t.redis.xadd(
+      eventKeys(t.config.redisPrefix).domainStream(partition),
+      '*',
+      'envelope',
+      envelope,
+    );
     await postDirect(t, org.realm, alice.user, [bob.user], 'after');
     const got = await eventsUntil(ev, org.host, bob.auth, q.queue_id, (e) =>
       e.some((x) => x.type === 'message'),
@@ -329,7 +336,13 @@ describe('delivery guarantees', () => {
     const res = await poll(ev, org.host, bob.auth, { queue_id: q.queue_id, dont_block: true });
     expect(res.body.code).toBe('BAD_EVENT_QUEUE_ID');
     expect(
-      await t.redis.sismember(`${t.config.redisPrefix}user-queues:${bob.user.id}`, q.queue_id),
+      await t.redis.sismember(
+        eventKeys(t.config.redisPrefix).userQueues(
+          partitionOf(bob.user.id, t.config.dispatchPartitions),
+          bob.user.id,
+        ),
+        q.queue_id,
+      ),
     ).toBe(0);
   });
 });

@@ -41,6 +41,11 @@ export interface Config {
   heartbeatSeconds: number;
   /** How long the events tier trusts a credential it has checked (0: check every poll). */
   eventsAuthCacheSeconds: number;
+  /**
+   * Dispatch partitions: users are split over this many domain streams, each led by one events
+   * replica. Every tier must agree on it; change it only with the event queues empty.
+   */
+  dispatchPartitions: number;
   webPublicStreamsEnabled: boolean;
   pushNotificationsEnabled: boolean;
   passwordAuthEnabled: boolean;
@@ -134,6 +139,7 @@ const envSchema = Joi.object({
   EVENT_QUEUE_IDLE_SECONDS: Joi.number().integer().positive().default(600),
   HEARTBEAT_SECONDS: Joi.number().positive().default(45),
   EVENTS_AUTH_CACHE_SECONDS: Joi.number().min(0).default(10),
+  DISPATCH_PARTITIONS: Joi.number().integer().min(1).max(256).default(8),
   WEB_PUBLIC_STREAMS_ENABLED: Joi.boolean().default(true),
   PUSH_NOTIFICATIONS_ENABLED: Joi.boolean().default(false),
   PASSWORD_AUTH_ENABLED: Joi.boolean().default(true),
@@ -188,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     invitesDefaultRealmDailyMax: value.INVITES_DEFAULT_REALM_DAILY_MAX,
     eventQueueIdleSeconds: value.EVENT_QUEUE_IDLE_SECONDS,
     heartbeatSeconds: value.HEARTBEAT_SECONDS,
+    dispatchPartitions: value.DISPATCH_PARTITIONS,
     eventsAuthCacheSeconds: value.EVENTS_AUTH_CACHE_SECONDS,
     webPublicStreamsEnabled: value.WEB_PUBLIC_STREAMS_ENABLED,
     pushNotificationsEnabled: value.PUSH_NOTIFICATIONS_ENABLED,

@@ -1,13 +1,15 @@
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../domain/context';
-import { eventsForQueue, type MessageShape } from './deliver';
-import { domainStreamKey, type DomainEventEnvelope } from './outbox';
-import { QueueStore, type QueueAppend } from './queue-store';
-import type { DispatchableEvent, QueueInfo } from './types';
+import { eventKeys, type EventKeys } from './keys';
+import { DISPATCH_GROUP, ensureGroup } from './domain-stream';
+import { deliverBatch, type StreamEntry } from './deliver-batch';
+import { QueueDirectory } from './queue-directory';
+import type { QueueStore } from './queue-store';
 
-export const DISPATCH_GROUP = 'dispatchers';
-const LEASE_MS = 5000;
-const DEDUPE_SECONDS = 24 * 3600;
+/** A lease not renewed for this long passes to another replica. */
+export const LEASE_MS = 5000;
+const TICK_MS = 1000;
+const BATCH = 500;
 
 const RENEW_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -16,73 +18,163 @@ end
 return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0
 `;
 
+const RELEASE_SCRIPT =
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+
 /**
- * Moves envelopes from the domain stream into event queues. Every `events` replica runs one; a
- * lease elects the one that reads, so each queue receives events in stream order. Reading goes
- * through a consumer group: an entry stays pending until it is delivered, and a new leader first
- * claims (XAUTOCLAIM) what a crashed one left pending. A dedupe key per outbox row keeps a row
- * that was published twice (sweeper after a slow publish) from being delivered twice.
+ * Moves envelopes from the domain streams into event queues. Users are split over
+ * `dispatchPartitions` streams; every `events` replica runs one Dispatcher, and the live replicas
+ * share the partitions (replica i of n leads the partitions p with p % n == i), each holding a
+ * lease per partition it leads. A replica that stops renewing (killed) loses its leases after
+ * LEASE_MS and the others take its partitions over. One leader per partition keeps each queue's
+ * events in stream order: a queue has one user and a user one partition.
+ *
+ * Reading goes through a consumer group: an entry stays pending until it is delivered, and a new
+ * leader first claims (XAUTOCLAIM) what a crashed one left pending. A queue's `mark` keeps a
+ * redelivered entry from being appended twice; a dedupe key per outbox row and partition keeps a
+ * row published twice (sweeper after a slow publish) from being delivered twice.
  */
 export class Dispatcher {
-  private readonly store: QueueStore;
-  private readonly reader: Redis;
-  private readonly streamKey: string;
-  private readonly leaseKey: string;
+  private readonly keys: EventKeys;
+  private readonly directory: QueueDirectory;
+  private readonly loops = new Map<number, PartitionLoop>();
   private running = false;
-  private leader = false;
-  private loop: Promise<void> | null = null;
+  private ticker: NodeJS.Timeout | null = null;
+  private tickInFlight: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ctx: AppContext,
+    private readonly store: QueueStore,
     readonly consumer: string,
   ) {
-    this.store = new QueueStore(
-      ctx.redis,
-      ctx.config.redisPrefix,
-      ctx.config.eventQueueIdleSeconds,
-    );
-    this.reader = ctx.redis.duplicate();
-    this.streamKey = domainStreamKey(ctx.config.redisPrefix);
-    this.leaseKey = `${ctx.config.redisPrefix}dispatcher-leader`;
+    this.keys = eventKeys(ctx.config.redisPrefix);
+    this.directory = new QueueDirectory(store);
+  }
+
+  /** Partitions this replica leads now. */
+  get partitions(): number[] {
+    return [...this.loops.entries()].filter(([, l]) => l.leading).map(([p]) => p);
   }
 
   async start(): Promise<void> {
-    await ensureGroup(this.ctx.redis, this.streamKey);
+    for (let p = 0; p < this.ctx.config.dispatchPartitions; p++) {
+      await ensureGroup(this.ctx.redis, this.keys.domainStream(p));
+    }
     this.running = true;
+    await this.tick();
+    this.ticker = setInterval(() => {
+      this.tickInFlight = this.tickInFlight.then(() => this.tick());
+    }, TICK_MS);
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.ticker) clearInterval(this.ticker);
+    await this.tickInFlight;
+    await Promise.all([...this.loops.values()].map((l) => l.stop()));
+    this.loops.clear();
+    await this.ctx.redis.zrem(this.keys.members(), this.consumer).catch(() => undefined);
+  }
+
+  /** Announces this replica, works out its share of the partitions and starts or stops loops. */
+  private async tick(): Promise<void> {
+    if (!this.running) return;
+    try {
+      const now = Date.now();
+      const [, , live] = (await this.ctx.redis
+        .multi()
+        .zadd(this.keys.members(), now, this.consumer)
+        .zremrangebyscore(this.keys.members(), '-inf', String(now - LEASE_MS))
+        .zrange(this.keys.members(), '0', '-1')
+        .exec()
+        .then((r) => (r ?? []).map(([, v]) => v))) as [unknown, unknown, string[]];
+      const members = [...live].sort();
+      const index = Math.max(0, members.indexOf(this.consumer));
+      const count = Math.max(1, members.length);
+      for (let p = 0; p < this.ctx.config.dispatchPartitions; p++) {
+        const mine = p % count === index;
+        const loop = this.loops.get(p);
+        if (mine && !loop) {
+          const started = new PartitionLoop(this.ctx, this.keys, p, this.consumer, this.directory);
+          this.loops.set(p, started);
+          started.start();
+        } else if (!mine && loop) {
+          this.loops.delete(p);
+          void loop.stop();
+        }
+      }
+      this.directory.prune(now - this.ctx.config.eventQueueIdleSeconds * 1000);
+    } catch (err) {
+      this.ctx.log.error('dispatch', 'dispatch membership tick failed', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+}
+
+/** Leads one partition while it holds the lease: reads its stream and delivers in batches. */
+class PartitionLoop {
+  leading = false;
+  private running = true;
+  private loop: Promise<void> | null = null;
+  private readonly reader: Redis;
+  private readonly streamKey: string;
+  private readonly leaseKey: string;
+  private renewedAt = 0;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly keys: EventKeys,
+    private readonly partition: number,
+    private readonly consumer: string,
+    private readonly directory: QueueDirectory,
+  ) {
+    this.reader = ctx.redis.duplicate();
+    this.streamKey = keys.domainStream(partition);
+    this.leaseKey = keys.lease(partition);
+  }
+
+  start(): void {
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
     this.running = false;
     await this.loop?.catch(() => undefined);
-    if (this.leader) {
-      await this.ctx.redis.eval(
-        "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
-        1,
-        this.leaseKey,
-        this.consumer,
-      );
+    if (this.leading) {
+      await this.ctx.redis
+        .eval(RELEASE_SCRIPT, 1, this.leaseKey, this.consumer)
+        .catch(() => undefined);
     }
+    this.leading = false;
     this.reader.disconnect();
   }
 
   private async holdLease(): Promise<boolean> {
+    const now = Date.now();
+    if (this.leading && now - this.renewedAt < TICK_MS) return true;
     const got = await this.ctx.redis.eval(RENEW_SCRIPT, 1, this.leaseKey, this.consumer, LEASE_MS);
+    if (Number(got) === 1) this.renewedAt = now;
     return Number(got) === 1;
   }
 
   private async run(): Promise<void> {
+    // Entries read but not acknowledged (ours after an error, or a previous leader's) come first.
+    let recover = true;
     while (this.running) {
       try {
-        const leader = await this.holdLease();
-        if (!leader) {
-          this.leader = false;
-          await sleep(1000);
+        if (!(await this.holdLease())) {
+          this.leading = false;
+          await sleep(TICK_MS);
           continue;
         }
-        if (!this.leader) {
-          this.leader = true;
-          this.ctx.log.info('dispatch', 'dispatcher is leader', { consumer: this.consumer });
+        if (!this.leading) {
+          this.leading = true;
+          recover = true;
+          this.ctx.log.info('dispatch', 'leading partition', {
+            partition: this.partition,
+            consumer: this.consumer,
+          });
           await this.claimPending();
         }
         const read = (await this.reader.xreadgroup(
@@ -90,17 +182,25 @@ export class Dispatcher {
           DISPATCH_GROUP,
           this.consumer,
           'COUNT',
-          200,
+          BATCH,
           'BLOCK',
-          1000,
+          recover ? 1 : TICK_MS,
           'STREAMS',
           this.streamKey,
-          '>',
-        )) as [string, [string, string[]][]][] | null;
+          recover ? '0' : '>',
+        )) as [string, StreamEntry[]][] | null;
         const entries = read?.[0]?.[1] ?? [];
-        if (entries.length) await this.handle(entries);
+        if (recover && entries.length === 0) {
+          recover = false;
+          continue;
+        }
+        if (entries.length) {
+          await deliverBatch(this.ctx, this.keys, this.directory, this.partition, entries);
+        }
       } catch (err) {
+        recover = true;
         this.ctx.log.error('dispatch', 'dispatch failed; retrying', {
+          partition: this.partition,
           error: err instanceof Error ? err.message : String(err),
         });
         await sleep(500);
@@ -108,133 +208,24 @@ export class Dispatcher {
     }
   }
 
-  /** Takes over every entry another consumer read but did not acknowledge, oldest first. */
+  /** Takes over every entry another consumer of this partition read but did not acknowledge. */
   private async claimPending(): Promise<void> {
     let cursor = '0-0';
     for (;;) {
-      const [next, entries] = (await this.ctx.redis.xautoclaim(
+      const [next] = (await this.ctx.redis.xautoclaim(
         this.streamKey,
         DISPATCH_GROUP,
         this.consumer,
         0,
         cursor,
         'COUNT',
-        200,
-      )) as [string, [string, string[]][]];
-      const live = entries.filter((e) => e && e[1]);
-      if (live.length) await this.handle(live);
+        BATCH,
+        'JUSTID',
+      )) as [string, string[]];
       if (next === '0-0') return;
       cursor = next;
     }
   }
-
-  private async handle(entries: [string, string[]][]): Promise<void> {
-    for (const [entryId, fields] of entries) {
-      const raw = fields[fields.indexOf('envelope') + 1];
-      const envelope = JSON.parse(raw) as DomainEventEnvelope;
-      const dedupeKey = `${this.ctx.config.redisPrefix}dispatched:${envelope.outboxId}`;
-      const state = await this.ctx.redis.get(dedupeKey);
-      if (state !== 'done') {
-        await this.ctx.redis.set(dedupeKey, 'inflight', 'EX', DEDUPE_SECONDS);
-        await dispatchEnvelope(this.ctx, this.store, envelope);
-        await this.ctx.redis.set(dedupeKey, 'done', 'EX', DEDUPE_SECONDS);
-      }
-      await this.ctx.redis.xack(this.streamKey, DISPATCH_GROUP, entryId);
-    }
-  }
-}
-
-export async function ensureGroup(redis: Redis, streamKey: string): Promise<void> {
-  try {
-    await redis.xgroup('CREATE', streamKey, DISPATCH_GROUP, '0', 'MKSTREAM');
-  } catch (err) {
-    if (!(err instanceof Error) || !err.message.includes('BUSYGROUP')) throw err;
-  }
-}
-
-/** Delivers one envelope to the queues of its users (and all_public_streams queues when relevant). */
-export async function dispatchEnvelope(
-  ctx: AppContext,
-  store: QueueStore,
-  envelope: DomainEventEnvelope,
-): Promise<number> {
-  const event = envelope.event as DispatchableEvent;
-  const publicRealm = (await isPublicChannelMessage(ctx, event)) ? envelope.realmId : null;
-  const queues = await store.queuesOf(envelope.users, publicRealm);
-  if (queues.length === 0) return 0;
-  const recipients = new Set(envelope.users);
-  const emails = await emailsFor(
-    ctx,
-    event,
-    queues.map((q) => q.userId),
-  );
-  const appends: QueueAppend[] = [];
-  const onlooker = await firstSightings(ctx, event, queues, recipients);
-  for (const queue of queues) {
-    if (queue.realmId !== envelope.realmId) continue;
-    const isRecipient = recipients.has(queue.userId);
-    if (!isRecipient && !onlooker.has(queue.id)) continue;
-    for (const out of eventsForQueue(queue, event, {
-      isRecipient,
-      emailOf: (id) => emails.get(id),
-    })) {
-      appends.push({ queueId: queue.id, event: out, xid: envelope.xid });
-    }
-  }
-  await store.append(appends);
-  return appends.length;
-}
-
-/**
- * all_public_streams queues of non-recipients: a message may travel in several envelopes (one per
- * set of flags), so such a queue takes it from the first envelope only (SET NX per queue+message).
- */
-async function firstSightings(
-  ctx: AppContext,
-  event: DispatchableEvent,
-  queues: QueueInfo[],
-  recipients: Set<number>,
-): Promise<Set<string>> {
-  const onlookers = queues.filter((q) => q.allPublicStreams && !recipients.has(q.userId));
-  const messageId = (event.message as MessageShape | undefined)?.id;
-  if (onlookers.length === 0 || messageId === undefined) return new Set();
-  const pipeline = ctx.redis.pipeline();
-  for (const q of onlookers) {
-    pipeline.set(
-      `${ctx.config.redisPrefix}public-seen:${q.id}:${messageId}`,
-      '1',
-      'EX',
-      3600,
-      'NX',
-    );
-  }
-  const results = (await pipeline.exec()) ?? [];
-  return new Set(onlookers.filter((_, i) => results[i]?.[1] === 'OK').map((q) => q.id));
-}
-
-async function isPublicChannelMessage(ctx: AppContext, event: DispatchableEvent): Promise<boolean> {
-  if (event.type !== 'message') return false;
-  const message = event.message as MessageShape | undefined;
-  if (message?.type !== 'stream' || typeof message.stream_id !== 'number') return false;
-  const stream = await ctx.db.stream.findUnique({
-    where: { id: message.stream_id },
-    select: { inviteOnly: true },
-  });
-  return stream !== null && !stream.inviteOnly;
-}
-
-/** API emails, needed only for the legacy settings events. */
-async function emailsFor(
-  ctx: AppContext,
-  event: DispatchableEvent,
-  userIds: number[],
-): Promise<Map<number, string>> {
-  if (event.type !== 'user_settings') return new Map();
-  const users = await ctx.db.user.findMany({
-    where: { id: { in: [...new Set(userIds)] } },
-    select: { id: true, email: true },
-  });
-  return new Map(users.map((u) => [u.id, u.email]));
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../domain/context';
 import { Dispatcher } from './dispatcher';
+import { eventKeys } from './keys';
 import { QueueStore } from './queue-store';
 import { startSweeper } from './sweeper';
 import { Waker } from './waker';
@@ -17,9 +18,11 @@ export async function startEventsTier(
   ctx: AppContext,
   options: { dispatch?: boolean; gcIntervalMs?: number } = {},
 ): Promise<EventsTier> {
-  const store = new QueueStore(ctx.redis, ctx.config.redisPrefix, ctx.config.eventQueueIdleSeconds);
-  const waker = new Waker(ctx.redis.duplicate(), ctx.config.redisPrefix);
-  const dispatcher = new Dispatcher(ctx, `events-${process.pid}-${randomUUID().slice(0, 8)}`);
+  const processId = `events-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const store = QueueStore.of(ctx);
+  const waker = new Waker(ctx.redis.duplicate(), eventKeys(ctx.config.redisPrefix).wake(processId));
+  await waker.start();
+  const dispatcher = new Dispatcher(ctx, store, processId);
   const dispatching = options.dispatch ?? true;
   if (dispatching) await dispatcher.start();
   const stopSweeper = dispatching ? startSweeper(ctx) : async () => undefined;

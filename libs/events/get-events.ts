@@ -14,6 +14,8 @@ export interface GetEventsInput {
   closed: Promise<void>;
 }
 
+const notYours = () => badRequest('You are not authorized to get events from this queue');
+
 /** The queue named by a request, if it exists and belongs to the caller. */
 export async function ownedQueue(
   store: QueueStore,
@@ -22,38 +24,50 @@ export async function ownedQueue(
 ): Promise<QueueInfo> {
   const queue = await store.get(queueId);
   if (!queue) throw badEventQueueId(queueId);
-  if (queue.userId !== user.id) {
-    throw badRequest('You are not authorized to get events from this queue');
-  }
+  if (queue.userId !== user.id) throw notYours();
   return queue;
 }
 
 /**
  * `GET /events`: acknowledges up to last_event_id, then answers with the queue's remaining events
- * at once, or waits for some; a poll that waited `heartbeatSeconds` gets a heartbeat event.
+ * at once, or waits for some; a poll that waited `heartbeatSeconds` gets a heartbeat event. Each
+ * look at the queue is one script run (see `QueueStore.poll`); a waiting poll is a callback that
+ * the process's wake-up channel calls.
  */
 export async function getEvents(
   store: QueueStore,
   waker: Waker,
   input: GetEventsInput,
 ): Promise<QueuedEvent[] | null> {
-  const { snapshot } = await ownedQueue(store, input.user, input.queueId);
-  await store.touch(input.queueId);
-  let events = await store.read(input.queueId, input.lastEventId, snapshot);
-  if (events.length || input.dontBlock) return events;
-
+  const { queueId, user } = input;
+  let lastEventId = input.lastEventId;
   let wake: () => void = () => undefined;
   let woken = new Promise<void>((resolve) => (wake = resolve));
-  const stopListening = await waker.listen(input.queueId, () => wake());
+  // Listening starts before the queue records our channel, so no wake-up can come too early.
+  const stopListening = input.dontBlock ? () => undefined : waker.listen(queueId, () => wake());
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), input.heartbeatSeconds * 1000);
   });
+  const look = async (waiting: boolean) => {
+    for (;;) {
+      const result = await store.poll(
+        queueId,
+        user.id,
+        lastEventId,
+        waiting ? waker.channel : null,
+      );
+      if (result.status === 'missing') throw badEventQueueId(queueId);
+      if (result.status === 'foreign') throw notYours();
+      // Events the registration's state already holds are never shown: acknowledge them.
+      if (result.hiddenUpTo === null) return result.events;
+      lastEventId = result.hiddenUpTo;
+    }
+  };
   try {
     for (;;) {
-      // Read again once listening: an event appended before the subscription is not missed.
-      events = await store.read(input.queueId, input.lastEventId, snapshot);
-      if (events.length) return events;
+      const events = await look(!input.dontBlock);
+      if (events.length || input.dontBlock) return events;
       const outcome = await Promise.race([
         woken.then(() => 'woken' as const),
         deadline,
@@ -61,15 +75,14 @@ export async function getEvents(
       ]);
       if (outcome === 'closed') return null;
       if (outcome === 'timeout') {
-        const [id] = await store.append([{ queueId: input.queueId, event: { type: 'heartbeat' } }]);
-        if (id < 0) throw badEventQueueId(input.queueId);
-        return store.read(input.queueId, input.lastEventId, snapshot);
+        const [{ lastId }] = await store.append([{ queueId, events: [{ type: 'heartbeat' }] }]);
+        if (lastId < 0) throw badEventQueueId(queueId);
+        return look(false);
       }
       woken = new Promise<void>((resolve) => (wake = resolve));
     }
   } finally {
     clearTimeout(timer);
     stopListening();
-    await store.touch(input.queueId).catch(() => undefined);
   }
 }

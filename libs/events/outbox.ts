@@ -1,23 +1,12 @@
 import type { AppContext } from '../domain/context';
 import type { Tx } from '../db/client';
+import { appendToDomainStream } from './domain-stream';
 
 /** A domain event as clients receive it, minus the per-queue `id`. */
 export interface ClientEvent {
   type: string;
   [field: string]: unknown;
 }
-
-/** What travels on the Redis domain stream: one event and the users it is for. */
-export interface DomainEventEnvelope {
-  outboxId: string;
-  realmId: number;
-  users: number[];
-  event: ClientEvent;
-  /** The writing transaction's id (decimal), for queues registered from a snapshot. */
-  xid?: string;
-}
-
-export const domainStreamKey = (prefix: string) => `${prefix}domain-events`;
 
 /** Collects the events of one transaction; they are written to the outbox inside it. */
 export class EventSink {
@@ -44,29 +33,8 @@ export interface CommittedEvent {
   xid: bigint;
 }
 
-/** Appends committed outbox rows to the Redis domain stream, in one round trip. */
-export async function appendToDomainStream(ctx: AppContext, rows: CommittedEvent[]): Promise<void> {
-  const pipeline = ctx.redis.pipeline();
-  for (const row of rows) {
-    const envelope: DomainEventEnvelope = {
-      outboxId: row.id.toString(),
-      realmId: row.realmId,
-      users: row.users,
-      event: row.event,
-      xid: row.xid.toString(),
-    };
-    pipeline.xadd(
-      domainStreamKey(ctx.config.redisPrefix),
-      '*',
-      'envelope',
-      JSON.stringify(envelope),
-    );
-  }
-  await pipeline.exec();
-}
-
 /**
- * Appends committed outbox rows to the Redis domain stream and marks them published. A crash
+ * Appends committed outbox rows to the Redis domain streams and marks them published. A crash
  * between commit and this call leaves rows unpublished; the sweeper in the events tier sends them.
  */
 export async function publishOutbox(ctx: AppContext, ids: bigint[]): Promise<void> {

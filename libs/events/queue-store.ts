@@ -1,5 +1,7 @@
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../domain/context';
+import { eventKeys, partitionOf, type EventKeys } from './keys';
 import type { ClientEvent } from './outbox';
 import { committedBefore } from './snapshot';
 import {
@@ -12,164 +14,240 @@ import {
 } from './types';
 
 /**
- * Event queues live entirely in Redis, so any `events` replica can serve any queue:
- * - `queue:<id>` hash: owner, filters, capabilities, `last_id` (the last event id handed out);
- * - `queue:<id>:events` stream: entry `0-<n+1>` holds the event with id n (ids start at 0, as in
- *   Zulip), so ids are increasing integers and `XTRIM MINID` acknowledges;
- * - `user-queues:<userId>` and `realm-public-queues:<realmId>` sets: who gets what;
- * - `queue-access` sorted set: last access per queue, for garbage collection.
- * Keys also carry a TTL a minute longer than the idle limit, as a backstop to the GC loop.
+ * Event queues live entirely in Redis, so any `events` replica can serve any queue (key layout in
+ * keys.ts). A queue's hash holds its settings, which never change after registration, plus
+ * `last_id` (the last event id handed out), `mark` (the last domain-stream entry delivered to it,
+ * so a redelivered entry is not appended twice), `waiter` (the wake-up channel of the process
+ * where a poll waits) and `snapshot`. Queue keys carry a TTL a minute longer than the idle limit,
+ * pushed back by every poll, as a backstop to the garbage collector.
  */
-export const queueKeys = (prefix: string) => ({
-  queue: (id: string) => `${prefix}queue:${id}`,
-  events: (id: string) => `${prefix}queue:${id}:events`,
-  userQueues: (userId: number) => `${prefix}user-queues:${userId}`,
-  realmPublicQueues: (realmId: number) => `${prefix}realm-public-queues:${realmId}`,
-  access: () => `${prefix}queue-access`,
-  wake: (id: string) => `${prefix}wake:${id}`,
-});
 
 const streamId = (eventId: number) => `0-${eventId + 1}`;
 
-/** Appends one event and returns its id, or -1 when the queue no longer exists. */
-const APPEND_SCRIPT = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-local n = redis.call('HINCRBY', KEYS[1], 'last_id', 1)
-redis.call('XADD', KEYS[2], '0-' .. (n + 1), 'e', ARGV[1], 'x', ARGV[2])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
-return n
+/**
+ * One poll in one round trip: checks the owner, marks the queue used, drops acknowledged events,
+ * reads the rest and, when there are none and the caller will wait, records its wake-up channel.
+ * KEYS: queue hash, event stream. ARGV: user id, first stream id to read ('' for all), trim
+ * threshold ('' for none), now, TTL ms, wake-up channel ('' when not waiting).
+ * Returns {-1} (no queue), {-2} (another user's queue) or {0, snapshot, entries}.
+ */
+const POLL_SCRIPT = `
+local owner = redis.call('HGET', KEYS[1], 'user')
+if not owner then return {-1} end
+if owner ~= ARGV[1] then return {-2} end
+redis.call('HSET', KEYS[1], 'last_access', ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+if ARGV[3] ~= '' then redis.call('XTRIM', KEYS[2], 'MINID', ARGV[3]) end
+local start = '-'
+if ARGV[2] ~= '' then start = ARGV[2] end
+local entries = redis.call('XRANGE', KEYS[2], start, '+')
+if #entries == 0 and ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'waiter', ARGV[6]) end
+return {0, redis.call('HGET', KEYS[1], 'snapshot') or '', entries}
 `;
 
-/** Deletes a queue if it is still idle past the cutoff (a poll may have touched it meanwhile). */
+/**
+ * Appends the events one domain-stream entry produced for one queue. A queue is fed by one
+ * partition, in stream order, so an entry at or below the queue's `mark` was appended already (a
+ * dispatcher redelivering after a crash) and is skipped.
+ * KEYS: queue hash, event stream. ARGV: mark ('' for none), xid, payload...
+ * Returns {last id, waiter channel or ''}; last id -1: no such queue, -2: already appended.
+ */
+const APPEND_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return {-1, ''} end
+if ARGV[1] ~= '' then
+  local last = redis.call('HGET', KEYS[1], 'mark')
+  if last then
+    local lms, lseq = string.match(last, '(%d+)-(%d+)')
+    local ms, seq = string.match(ARGV[1], '(%d+)-(%d+)')
+    lms, lseq, ms, seq = tonumber(lms), tonumber(lseq), tonumber(ms), tonumber(seq)
+    if ms < lms or (ms == lms and seq <= lseq) then return {-2, ''} end
+  end
+  redis.call('HSET', KEYS[1], 'mark', ARGV[1])
+end
+local n = -1
+for i = 3, #ARGV do
+  n = redis.call('HINCRBY', KEYS[1], 'last_id', 1)
+  redis.call('XADD', KEYS[2], '0-' .. (n + 1), 'e', ARGV[i], 'x', ARGV[2])
+end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+local waiter = redis.call('HGET', KEYS[1], 'waiter')
+if waiter then redis.call('HDEL', KEYS[1], 'waiter') else waiter = '' end
+return {n, waiter}
+`;
+
+/**
+ * Deletes a queue if it is still idle past the cutoff (a poll may have touched it meanwhile) and
+ * returns its owner and realm for the caller to clean the partition's sets; {} when kept.
+ * KEYS: queue hash, event stream. ARGV: cutoff.
+ */
 const GC_SCRIPT = `
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) > tonumber(ARGV[2]) then return 0 end
-local owner = redis.call('HMGET', KEYS[2], 'user', 'realm')
-redis.call('DEL', KEYS[2], KEYS[3])
-redis.call('ZREM', KEYS[1], ARGV[1])
-if owner[1] then redis.call('SREM', ARGV[3] .. 'user-queues:' .. owner[1], ARGV[1]) end
-if owner[2] then redis.call('SREM', ARGV[3] .. 'realm-public-queues:' .. owner[2], ARGV[1]) end
-return 1
+local fields = redis.call('HMGET', KEYS[1], 'last_access', 'user', 'realm')
+if fields[1] and tonumber(fields[1]) > tonumber(ARGV[1]) then return {} end
+redis.call('DEL', KEYS[1], KEYS[2])
+return {fields[2] or '', fields[3] or ''}
 `;
 
 type ScriptRedis = Redis & {
-  chatQueueAppend(
-    queueKey: string,
-    eventsKey: string,
-    payload: string,
-    xid: string,
-  ): Promise<number>;
-  chatQueueGc(
-    accessKey: string,
-    queueKey: string,
-    eventsKey: string,
-    id: string,
-    cutoff: number,
-    prefix: string,
-  ): Promise<number>;
+  chatQueuePoll(...args: (string | number)[]): Promise<[number, string?, [string, string[]][]?]>;
+  chatQueueAppend(...args: string[]): Promise<[number, string]>;
+  chatQueueGc(queueKey: string, eventsKey: string, cutoff: number): Promise<string[]>;
 };
 
 function withScripts(redis: Redis): ScriptRedis {
   const r = redis as ScriptRedis;
-  if (typeof r.chatQueueAppend !== 'function') {
+  if (typeof r.chatQueuePoll !== 'function') {
+    redis.defineCommand('chatQueuePoll', { numberOfKeys: 2, lua: POLL_SCRIPT });
     redis.defineCommand('chatQueueAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
-    redis.defineCommand('chatQueueGc', { numberOfKeys: 3, lua: GC_SCRIPT });
+    redis.defineCommand('chatQueueGc', { numberOfKeys: 2, lua: GC_SCRIPT });
   }
   return r;
 }
 
 export type NewQueue = Omit<QueueInfo, 'id' | 'lastAccess' | 'snapshot'>;
 
-/** One event for one queue; `xid` is the transaction that wrote it, when it came from the outbox. */
+/**
+ * The events one domain-stream entry produced for one queue. `mark` is the entry's id (omitted for
+ * events that do not come from the domain stream, such as heartbeats); `xid` is the transaction
+ * that wrote the change, for queues registered from a snapshot.
+ */
 export interface QueueAppend {
   queueId: string;
-  event: ClientEvent;
+  events: ClientEvent[];
+  mark?: string;
   xid?: string;
 }
 
+/** What appending did: the last event id (-1: the queue is gone, -2: already appended). */
+export interface AppendResult {
+  lastId: number;
+  /** Wake-up channel of the process where a poll of this queue waits ('' when none). */
+  waiter: string;
+}
+
+export type PollResult =
+  | { status: 'missing' }
+  | { status: 'foreign' }
+  | { status: 'ok'; events: QueuedEvent[]; hiddenUpTo: number | null };
+
 export class QueueStore {
-  private readonly keys: ReturnType<typeof queueKeys>;
+  readonly keys: EventKeys;
   private readonly ttlMs: number;
+  private readonly scripts: ScriptRedis;
 
   constructor(
     private readonly redis: Redis,
     readonly prefix: string,
     readonly idleSeconds: number,
+    readonly partitions: number,
   ) {
-    this.keys = queueKeys(prefix);
+    this.keys = eventKeys(prefix);
     this.ttlMs = (idleSeconds + 60) * 1000;
-    withScripts(redis);
+    this.scripts = withScripts(redis);
+  }
+
+  static of(ctx: AppContext): QueueStore {
+    const { redisPrefix, eventQueueIdleSeconds, dispatchPartitions } = ctx.config;
+    return new QueueStore(ctx.redis, redisPrefix, eventQueueIdleSeconds, dispatchPartitions);
+  }
+
+  partitionOf(userId: number): number {
+    return partitionOf(userId, this.partitions);
   }
 
   async create(input: NewQueue): Promise<QueueInfo> {
     const info: QueueInfo = { ...input, id: randomUUID(), lastAccess: Date.now() };
     const key = this.keys.queue(info.id);
-    const multi = this.redis.multi();
-    multi.hset(key, {
-      user: info.userId,
-      realm: info.realmId,
-      event_types: JSON.stringify(info.eventTypes),
-      narrow: JSON.stringify(info.narrow),
-      all_public_streams: info.allPublicStreams ? '1' : '0',
-      apply_markdown: info.applyMarkdown ? '1' : '0',
-      client_gravatar: info.clientGravatar ? '1' : '0',
-      slim_presence: info.slimPresence ? '1' : '0',
-      capabilities: JSON.stringify(info.capabilities),
-      client: info.client,
-      last_access: info.lastAccess,
-      last_id: -1,
-    });
-    multi.pexpire(key, this.ttlMs);
-    multi.sadd(this.keys.userQueues(info.userId), info.id);
-    if (info.allPublicStreams) multi.sadd(this.keys.realmPublicQueues(info.realmId), info.id);
-    multi.zadd(this.keys.access(), info.lastAccess, info.id);
-    await multi.exec();
+    // The hash exists before the sets name the queue, so dispatch never takes it for a stale id.
+    await this.redis
+      .multi()
+      .hset(key, {
+        user: info.userId,
+        realm: info.realmId,
+        event_types: JSON.stringify(info.eventTypes),
+        narrow: JSON.stringify(info.narrow),
+        all_public_streams: info.allPublicStreams ? '1' : '0',
+        apply_markdown: info.applyMarkdown ? '1' : '0',
+        client_gravatar: info.clientGravatar ? '1' : '0',
+        slim_presence: info.slimPresence ? '1' : '0',
+        capabilities: JSON.stringify(info.capabilities),
+        client: info.client,
+        last_access: info.lastAccess,
+        last_id: -1,
+      })
+      .pexpire(key, this.ttlMs)
+      .exec();
+    const partition = this.partitionOf(info.userId);
+    const sets = this.redis.multi();
+    sets.sadd(this.keys.userQueues(partition, info.userId), info.id);
+    if (info.allPublicStreams) {
+      sets.sadd(this.keys.realmPublicQueues(partition, info.realmId), info.id);
+    }
+    sets.zadd(this.keys.access(partition), info.lastAccess, info.id);
+    await sets.exec();
     return info;
   }
 
   async get(id: string): Promise<QueueInfo | null> {
-    const hash = await this.redis.hgetall(this.keys.queue(id));
-    return parseQueue(id, hash);
+    return parseQueue(id, await this.redis.hgetall(this.keys.queue(id)));
   }
 
-  /** Marks the queue as used now and pushes its expiry back. */
-  async touch(id: string): Promise<void> {
-    const now = Date.now();
-    await this.redis
-      .multi()
-      .hset(this.keys.queue(id), 'last_access', now)
-      .pexpire(this.keys.queue(id), this.ttlMs)
-      .pexpire(this.keys.events(id), this.ttlMs)
-      .zadd(this.keys.access(), now, id)
-      .exec();
+  /** Settings of many queues in one round trip (null: the queue is gone). */
+  async getMany(ids: string[]): Promise<(QueueInfo | null)[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.queue(id));
+    const results = (await pipeline.exec()) ?? [];
+    return ids.map((id, i) => {
+      const [err, hash] = results[i] ?? [null, {}];
+      if (err) throw err;
+      return parseQueue(id, hash as Record<string, string>);
+    });
   }
 
   /**
    * Records the database snapshot a registration's initial state was read from: events of
-   * transactions it already shows are not handed out (see `read`).
+   * transactions it already shows are not handed out (see `poll`).
    */
   async setSnapshot(id: string, registration: RegistrationSnapshot): Promise<void> {
     await this.redis.hset(this.keys.queue(id), 'snapshot', JSON.stringify(registration));
   }
 
   /**
-   * Drops acknowledged events (ids up to `lastEventId`) and returns the rest, oldest first,
-   * leaving out those whose change the registration's initial state already holds.
+   * One poll: acknowledges events up to `lastEventId`, returns the rest (oldest first) and, when
+   * there are none and `waiter` is given, has the next append publish the queue's id on that
+   * channel. Events whose change the registration's initial state already holds are left out;
+   * `hiddenUpTo` is then the last id left out, which the caller may acknowledge for the client.
    */
-  async read(
+  async poll(
     id: string,
+    userId: number,
     lastEventId: number | undefined,
-    registration?: RegistrationSnapshot,
-  ): Promise<QueuedEvent[]> {
-    const key = this.keys.events(id);
-    if (lastEventId !== undefined && lastEventId >= 0) {
-      await this.redis.xtrim(key, 'MINID', streamId(lastEventId + 1));
-    }
-    const start = lastEventId !== undefined && lastEventId >= 0 ? streamId(lastEventId + 1) : '-';
-    const entries = await this.redis.xrange(key, start, '+');
+    waiter: string | null,
+  ): Promise<PollResult> {
+    const acked = lastEventId !== undefined && lastEventId >= 0;
+    const now = Date.now();
+    const [reply] = await Promise.all([
+      this.scripts.chatQueuePoll(
+        this.keys.queue(id),
+        this.keys.events(id),
+        String(userId),
+        acked ? streamId(lastEventId + 1) : '',
+        acked ? streamId(lastEventId + 1) : '',
+        now,
+        this.ttlMs,
+        waiter ?? '',
+      ),
+      this.redis.zadd(this.keys.access(this.partitionOf(userId)), now, id),
+    ]);
+    if (reply[0] === -1) return { status: 'missing' };
+    if (reply[0] === -2) return { status: 'foreign' };
+    const registration = reply[1] ? (JSON.parse(reply[1]) as RegistrationSnapshot) : undefined;
     const events: QueuedEvent[] = [];
-    for (const [entryId, fields] of entries) {
+    let hiddenUpTo: number | null = null;
+    for (const [entryId, fields] of reply[2] ?? []) {
+      const eventId = Number(entryId.slice(2)) - 1;
       const event = JSON.parse(fields[1]) as ClientEvent;
       const xid = fields[3];
       if (
@@ -178,115 +256,90 @@ export class QueueStore {
         registration.eventTypes.includes(event.type) &&
         committedBefore(registration.snapshot, BigInt(xid))
       ) {
+        hiddenUpTo = eventId;
         continue;
       }
-      events.push({ ...event, id: Number(entryId.split('-')[1]) - 1 });
+      events.push({ ...event, id: eventId });
     }
-    return events;
+    return { status: 'ok', events, hiddenUpTo: events.length ? null : hiddenUpTo };
   }
 
-  /** Appends events to queues in one round trip; returns the new id per append (-1: queue gone). */
-  async append(appends: QueueAppend[]): Promise<number[]> {
+  /** Appends events to queues in one round trip, in order. */
+  async append(appends: QueueAppend[]): Promise<AppendResult[]> {
     if (appends.length === 0) return [];
-    const r = withScripts(this.redis);
-    const pipeline = r.pipeline() as ReturnType<Redis['pipeline']> & {
-      chatQueueAppend(queueKey: string, eventsKey: string, payload: string, xid: string): unknown;
+    const pipeline = this.redis.pipeline() as ReturnType<Redis['pipeline']> & {
+      chatQueueAppend(...args: string[]): unknown;
     };
-    for (const { queueId, event, xid } of appends) {
+    for (const { queueId, events, mark, xid } of appends) {
       pipeline.chatQueueAppend(
         this.keys.queue(queueId),
         this.keys.events(queueId),
-        JSON.stringify(event),
+        mark ?? '',
         xid ?? '',
+        ...events.map((e) => JSON.stringify(e)),
       );
     }
-    const woken = new Set<string>();
-    appends.forEach(({ queueId }) => woken.add(queueId));
-    for (const queueId of woken) pipeline.publish(this.keys.wake(queueId), '1');
     const results = (await pipeline.exec()) ?? [];
     return appends.map((_, i) => {
-      const [err, value] = results[i] ?? [null, -1];
+      const [err, value] = results[i] ?? [null, [-1, '']];
       if (err) throw err;
-      return Number(value);
+      const [lastId, waiter] = value as [number, string];
+      return { lastId: Number(lastId), waiter };
     });
   }
 
-  async delete(info: QueueInfo): Promise<void> {
+  async delete(info: Pick<QueueInfo, 'id' | 'userId' | 'realmId'>): Promise<void> {
+    await this.redis.del(this.keys.queue(info.id), this.keys.events(info.id));
+    await this.forget(info.id, info.userId, info.realmId);
+  }
+
+  /** Removes a queue id from its partition's sets (after the queue's keys went). */
+  async forget(id: string, userId: number, realmId: number): Promise<void> {
+    const partition = this.partitionOf(userId);
     await this.redis
       .multi()
-      .del(this.keys.queue(info.id), this.keys.events(info.id))
-      .srem(this.keys.userQueues(info.userId), info.id)
-      .srem(this.keys.realmPublicQueues(info.realmId), info.id)
-      .zrem(this.keys.access(), info.id)
+      .srem(this.keys.userQueues(partition, userId), id)
+      .srem(this.keys.realmPublicQueues(partition, realmId), id)
+      .zrem(this.keys.access(partition), id)
       .exec();
-  }
-
-  /** The live queues of each user (and, for public-channel messages, of the realm's all_public_streams queues). */
-  async queuesOf(userIds: number[], publicRealmId: number | null = null): Promise<QueueInfo[]> {
-    const lookups = this.redis.pipeline();
-    for (const userId of userIds) lookups.smembers(this.keys.userQueues(userId));
-    if (publicRealmId !== null) lookups.smembers(this.keys.realmPublicQueues(publicRealmId));
-    const ids = new Set<string>();
-    for (const [err, members] of (await lookups.exec()) ?? []) {
-      if (err) throw err;
-      for (const id of members as string[]) ids.add(id);
-    }
-    if (ids.size === 0) return [];
-    const ordered = [...ids];
-    const fetches = this.redis.pipeline();
-    for (const id of ordered) fetches.hgetall(this.keys.queue(id));
-    const hashes = (await fetches.exec()) ?? [];
-    const queues: QueueInfo[] = [];
-    const stale: string[] = [];
-    ordered.forEach((id, i) => {
-      const queue = parseQueue(id, (hashes[i]?.[1] ?? {}) as Record<string, string>);
-      if (queue) queues.push(queue);
-      else stale.push(id);
-    });
-    if (stale.length) await this.forgetStale(stale, userIds, publicRealmId);
-    return queues;
-  }
-
-  /** Removes set entries of queues whose keys expired on their own. */
-  private async forgetStale(ids: string[], userIds: number[], realmId: number | null) {
-    const pipeline = this.redis.pipeline();
-    for (const userId of userIds) pipeline.srem(this.keys.userQueues(userId), ...ids);
-    if (realmId !== null) pipeline.srem(this.keys.realmPublicQueues(realmId), ...ids);
-    pipeline.zrem(this.keys.access(), ...ids);
-    await pipeline.exec();
   }
 
   /** Deletes queues idle for longer than the limit; returns how many went. */
   async collectGarbage(now = Date.now()): Promise<number> {
     const cutoff = now - this.idleSeconds * 1000;
-    const r = withScripts(this.redis);
     let removed = 0;
-    for (;;) {
-      const ids = await this.redis.zrangebyscore(
-        this.keys.access(),
-        '-inf',
-        cutoff,
-        'LIMIT',
-        0,
-        500,
-      );
-      if (ids.length === 0) return removed;
-      for (const id of ids) {
-        removed += await r.chatQueueGc(
-          this.keys.access(),
-          this.keys.queue(id),
-          this.keys.events(id),
-          id,
+    for (let partition = 0; partition < this.partitions; partition++) {
+      for (;;) {
+        const ids = await this.redis.zrangebyscore(
+          this.keys.access(partition),
+          '-inf',
           cutoff,
-          this.prefix,
+          'LIMIT',
+          0,
+          500,
         );
+        let went = 0;
+        for (const id of ids) {
+          const owner = await this.scripts.chatQueueGc(
+            this.keys.queue(id),
+            this.keys.events(id),
+            cutoff,
+          );
+          if (owner.length === 0) continue;
+          went++;
+          if (owner[0]) await this.forget(id, Number(owner[0]), Number(owner[1]));
+          else await this.redis.zrem(this.keys.access(partition), id);
+        }
+        removed += went;
+        // A page of queues all touched meanwhile would come back unchanged: move on.
+        if (ids.length < 500 || went === 0) break;
       }
-      if (ids.length < 500) return removed;
     }
+    return removed;
   }
 }
 
-function parseQueue(id: string, hash: Record<string, string>): QueueInfo | null {
+export function parseQueue(id: string, hash: Record<string, string>): QueueInfo | null {
   if (!hash || !hash.user) return null;
   return {
     id,

@@ -1,5 +1,6 @@
 import type { AppContext } from '../domain/context';
-import { appendToDomainStream, type CommittedEvent } from './outbox';
+import { appendToDomainStream } from './domain-stream';
+import type { CommittedEvent } from './outbox';
 
 /**
  * Publishes outbox rows that a crashed (or failing) API process committed but never published.

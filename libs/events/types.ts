@@ -3,7 +3,7 @@ import type { ClientEvent } from './outbox';
 /**
  * The envelope contract between API replicas and the events tier.
  *
- * An envelope (`DomainEventEnvelope` in outbox.ts) carries one client event and the ids of the
+ * An envelope (`DomainEventEnvelope` in domain-stream.ts) carries one client event and the ids of the
  * users it is for. The dispatcher delivers `event` to every queue of those users, after
  * filtering (event_types, narrow, all_public_streams) and per-queue formatting. Fields whose names
  * start with `internal_` never reach clients; they let one envelope serve queues with different
@@ -15,8 +15,10 @@ import type { ClientEvent } from './outbox';
  *   `internal_raw_content`) is the Markdown source, used for queues registered with
  *   apply_markdown=false (without it such queues receive the rendered HTML). `sender_queue_id` +
  *   `local_id` give the sending queue `local_message_id`; none of these three reach clients.
- *   `subject` '' (the empty topic) becomes "general chat" for queues without empty_topic_name. A stream message to a public channel also reaches the
- *   all_public_streams queues of the realm.
+ *   `subject` '' (the empty topic) becomes "general chat" for queues without empty_topic_name.
+ *   A message travels in one envelope whatever its recipients' flags. `internal_public_channel`
+ *   marks a message to a public channel: it also reaches the realm's all_public_streams queues
+ *   (with no flags) of users who are not recipients.
  * - `delete_message` events use the bulk form (`message_ids`); queues without the
  *   bulk_message_deletion capability receive one event per id with `message_id`.
  * - `user_settings` events (op update) also produce the legacy `update_display_settings` /
@@ -28,6 +30,7 @@ import type { ClientEvent } from './outbox';
 export interface MessageEventExtras {
   internal_raw_content?: string;
   internal_user_flags?: Record<string, string[]>;
+  internal_public_channel?: boolean;
 }
 
 export type DispatchableEvent = ClientEvent & MessageEventExtras;

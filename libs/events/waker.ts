@@ -1,55 +1,49 @@
 import type { Redis } from 'ioredis';
-import { queueKeys } from './queue-store';
 
 type Wake = () => void;
 
 /**
- * Wakes long-polls when their queue gets events. One subscriber connection per process carries
- * the wake-up channels of every queue currently polled here; waiting polls are plain callbacks
- * in memory, so thousands of idle polls cost no Redis connection each.
+ * Wakes long-polls when their queue gets events. Each events process has one wake-up channel: a
+ * poll about to wait records the channel on its queue (in the same script that found the queue
+ * empty), and the dispatcher publishes the ids of the queues it appended to on the channel of the
+ * process where they wait, one message per process and batch. So a poll costs no SUBSCRIBE, and
+ * thousands of waiting polls are callbacks in memory behind one subscriber connection.
  */
 export class Waker {
   private readonly waiting = new Map<string, Set<Wake>>();
-  private readonly subscribed = new Map<string, Promise<unknown>>();
-  private readonly keys: ReturnType<typeof queueKeys>;
-  private readonly channelPrefix: string;
 
   constructor(
     private readonly subscriber: Redis,
-    prefix: string,
+    /** This process's wake-up channel. */
+    readonly channel: string,
   ) {
-    this.keys = queueKeys(prefix);
-    this.channelPrefix = this.keys.wake('');
-    subscriber.on('message', (channel: string) => {
-      if (!channel.startsWith(this.channelPrefix)) return;
-      const waiters = this.waiting.get(channel.slice(this.channelPrefix.length));
-      if (waiters) for (const wake of [...waiters]) wake();
+    subscriber.on('message', (from: string, message: string) => {
+      if (from !== channel) return;
+      for (const queueId of message.split(',')) {
+        const waiters = this.waiting.get(queueId);
+        if (waiters) for (const wake of [...waiters]) wake();
+      }
     });
   }
 
-  /**
-   * Registers interest in a queue; resolves once the subscription is active, so events appended
-   * after that are sure to wake `onWake`. Returns the function that cancels the interest.
-   */
-  async listen(queueId: string, onWake: Wake): Promise<() => void> {
+  /** Subscribes to the process's channel; polls may wait once this resolves. */
+  async start(): Promise<void> {
+    await this.subscriber.subscribe(this.channel);
+  }
+
+  /** Registers interest in a queue; returns the function that cancels it. */
+  listen(queueId: string, onWake: Wake): () => void {
     let waiters = this.waiting.get(queueId);
-    const first = !waiters;
     if (!waiters) {
       waiters = new Set();
       this.waiting.set(queueId, waiters);
     }
     waiters.add(onWake);
-    if (first) this.subscribed.set(queueId, this.subscriber.subscribe(this.keys.wake(queueId)));
-    await this.subscribed.get(queueId);
     return () => {
       const set = this.waiting.get(queueId);
       if (!set) return;
       set.delete(onWake);
-      if (set.size === 0) {
-        this.waiting.delete(queueId);
-        this.subscribed.delete(queueId);
-        void this.subscriber.unsubscribe(this.keys.wake(queueId)).catch(() => undefined);
-      }
+      if (set.size === 0) this.waiting.delete(queueId);
     };
   }
 

@@ -6,6 +6,12 @@ import { startTestContext, type TestContext } from '../../../test/harness';
 import { systemGroupIds } from '../../../libs/domain/groups/system-groups';
 import { makeChannel } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
+import { eventsForQueue } from '../../../libs/events/deliver';
+import {
+  DEFAULT_CAPABILITIES,
+  type DispatchableEvent,
+  type QueueInfo,
+} from '../../../libs/events/types';
 
 let t: TestContext;
 let org: TestRealm;
@@ -364,7 +370,7 @@ describe('POST /messages direct', () => {
     expect((await userMessages(group.body.id)).length).toBe(3);
   });
 
-  it('emits one message event per distinct flag set, with local_id for the sender', async () => {
+  it("emits one message event with each recipient's flags, and local_id for the sender", async () => {
     const res = await send(alice.auth, {
       type: 'direct',
       to: `[${bob.user.id}]`,
@@ -372,17 +378,33 @@ describe('POST /messages direct', () => {
       local_id: '7.01',
       queue_id: 'q1',
     });
-    const rows = await t.db.outboxEvent.findMany({ orderBy: { id: 'desc' }, take: 2 });
-    const events = rows.map((r) => ({
-      users: r.usersJson as number[],
-      event: r.eventJson as Record<string, unknown>,
-    }));
-    const forBob = events.find((e) => e.users.includes(bob.user.id));
-    const forAlice = events.find((e) => e.users.includes(alice.user.id));
-    expect(forBob?.event).toMatchObject({ type: 'message', flags: ['mentioned'] });
-    expect((forBob?.event.message as { id: number }).id).toBe(res.body.id);
-    expect(forBob?.event).not.toHaveProperty('local_id');
-    expect(forAlice?.event).toMatchObject({ local_id: '7.01', sender_queue_id: 'q1', flags: [] });
+    const [row] = await t.db.outboxEvent.findMany({ orderBy: { id: 'desc' }, take: 1 });
+    expect([...(row.usersJson as number[])].sort()).toEqual([alice.user.id, bob.user.id].sort());
+    const event = row.eventJson as DispatchableEvent;
+    const queue = (id: string, userId: number): QueueInfo => ({
+      id,
+      userId,
+      realmId: org.realm.id,
+      eventTypes: null,
+      narrow: [],
+      allPublicStreams: false,
+      applyMarkdown: true,
+      clientGravatar: false,
+      slimPresence: false,
+      capabilities: DEFAULT_CAPABILITIES,
+      client: 'test',
+      lastAccess: 0,
+    });
+    const delivered = (id: string, userId: number) =>
+      eventsForQueue(queue(id, userId), event, { isRecipient: true, emailOf: () => undefined });
+    const [forBob] = delivered('q2', bob.user.id);
+    const [forAlice] = delivered('q1', alice.user.id);
+    const [forAlicesOtherQueue] = delivered('q3', alice.user.id);
+    expect(forBob).toMatchObject({ type: 'message', flags: ['mentioned'] });
+    expect((forBob.message as { id: number }).id).toBe(res.body.id);
+    expect(forBob).not.toHaveProperty('local_message_id');
+    expect(forAlice).toMatchObject({ local_message_id: '7.01', flags: [] });
+    expect(forAlicesOtherQueue).not.toHaveProperty('local_message_id');
   });
 });
 

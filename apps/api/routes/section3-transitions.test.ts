@@ -11,8 +11,8 @@ import type { Stream } from '../../../generated/prisma/client';
 import { createApiApp } from '../app';
 import { jobHandlers } from '../../worker/handlers';
 import { startWorkers, type RunningWorkers } from '../../worker/start-workers';
-import { DISPATCH_GROUP } from '../../../libs/events/dispatcher';
-import { domainStreamKey } from '../../../libs/events/outbox';
+import { DISPATCH_GROUP } from '../../../libs/events/domain-stream';
+import { eventKeys } from '../../../libs/events/keys';
 import { Role } from '../../../libs/domain/users/roles';
 import { bullPrefix, QueueName } from '../../../libs/jobs';
 import {
@@ -90,14 +90,20 @@ interface Client {
  * connects only once earlier events are out of the way.
  */
 async function dispatched(): Promise<void> {
-  const key = domainStreamKey(t.config.redisPrefix);
-  await waitFor(async () => {
+  const keys = eventKeys(t.config.redisPrefix);
+  const partitionDone = async (partition: number) => {
+    const key = keys.domainStream(partition);
     const last = ((await t.redis.xrevrange(key, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0') as string;
     const groups = (await t.redis.xinfo('GROUPS', key)) as unknown[][];
     const group = groups
       .map((g) => Object.fromEntries(pairs(g)))
       .find((g) => g.name === DISPATCH_GROUP);
     return group !== undefined && group.pending === 0 && group['last-delivered-id'] === last;
+  };
+  await waitFor(async () => {
+    for (let p = 0; p < t.config.dispatchPartitions; p++)
+      if (!(await partitionDone(p))) return false;
+    return true;
   });
 }
 const pairs = (flat: unknown[]) =>

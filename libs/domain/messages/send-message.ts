@@ -227,30 +227,28 @@ export async function writeMessage(
     clientGravatar: false,
     allowEmptyTopicName: true,
   });
-  for (const [bits, users] of groupByFlags(userIds, flags)) {
-    const others = users.filter((id) => id !== sender.id);
-    // Events tier contract: `content` is HTML; `raw_content` is the Markdown source for queues
-    // registered with apply_markdown=false; `subject` is the stored topic ('' for the empty
-    // topic) for the tier to replace for clients without `empty_topic_name`.
-    const event = {
+  // One event for every recipient: the most common flags, and each other recipient's own.
+  const groups = [...groupByFlags(userIds, flags)].sort((a, b) => b[1].length - a[1].length);
+  const userFlags: Record<string, string[]> = {};
+  for (const [bits, users] of groups.slice(1)) {
+    for (const id of users) userFlags[String(id)] = flagNames(bits);
+  }
+  // Events tier contract (events/types.ts): `content` is HTML; `raw_content` is the Markdown
+  // source for queues registered with apply_markdown=false; `subject` is the stored topic ('' for
+  // the empty topic); only the sender's queue named by sender_queue_id echoes local_id.
+  await events.emit(
+    realm.id,
+    {
       type: 'message',
       message: dict,
-      flags: flagNames(bits),
+      flags: flagNames(groups[0][0]),
       raw_content: content,
-    };
-    await events.emit(realm.id, event, others);
-    if (users.includes(sender.id)) {
-      // Only the sender's queues may echo local_id (matched against sender_queue_id).
-      await events.emit(
-        realm.id,
-        {
-          ...event,
-          ...(input.queueId !== undefined ? { sender_queue_id: input.queueId } : {}),
-          ...(input.localId !== undefined ? { local_id: input.localId } : {}),
-        },
-        [sender.id],
-      );
-    }
-  }
+      ...(groups.length > 1 ? { internal_user_flags: userFlags } : {}),
+      ...(channel && !channel.inviteOnly ? { internal_public_channel: true } : {}),
+      ...(input.queueId !== undefined ? { sender_queue_id: input.queueId } : {}),
+      ...(input.localId !== undefined ? { local_id: input.localId } : {}),
+    },
+    userIds,
+  );
   return { id: message.id };
 }

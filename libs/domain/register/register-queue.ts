@@ -60,7 +60,7 @@ export async function registerQueue(
   input: RegisterInput,
 ): Promise<Record<string, unknown>> {
   const { user, realm, params } = input;
-  const store = new QueueStore(ctx.redis, ctx.config.redisPrefix, ctx.config.eventQueueIdleSeconds);
+  const store = QueueStore.of(ctx);
   const queue = await store.create(await queueFromRequest(ctx, input));
   const wanted = params.fetch_event_types ?? params.event_types ?? null;
   const providers = STATE_PROVIDERS.filter(

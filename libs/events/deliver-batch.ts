@@ -1,0 +1,151 @@
+import type { AppContext } from '../domain/context';
+import { eventsForQueue } from './deliver';
+import { DISPATCH_GROUP, type DomainEventEnvelope } from './domain-stream';
+import type { EventKeys } from './keys';
+import type { QueueDirectory } from './queue-directory';
+import type { QueueAppend } from './queue-store';
+import type { DispatchableEvent, QueueInfo } from './types';
+
+/** A domain-stream entry as XREADGROUP returns it (fields null: trimmed since it was read). */
+export type StreamEntry = [string, string[] | null];
+
+const DEDUPE_SECONDS = 24 * 3600;
+
+interface Item {
+  entryId: string;
+  envelope: DomainEventEnvelope;
+}
+
+/**
+ * Delivers one batch of a partition's domain stream in four round trips, whatever its size:
+ * 1. dedupe keys of the outbox rows and the queue ids of every user (and realm, for public
+ *    channel messages) the batch names;
+ * 2. the settings of queues this process has not seen yet;
+ * 3. every append, in stream order;
+ * 4. acknowledgement and trimming of the entries, clean-up of queues found gone, and one wake-up
+ *    message per events process with waiting polls.
+ */
+export async function deliverBatch(
+  ctx: AppContext,
+  keys: EventKeys,
+  directory: QueueDirectory,
+  partition: number,
+  entries: StreamEntry[],
+): Promise<number> {
+  const items: Item[] = [];
+  for (const [entryId, fields] of entries) {
+    if (!fields) continue;
+    items.push({
+      entryId,
+      envelope: JSON.parse(fields[fields.indexOf('envelope') + 1]) as DomainEventEnvelope,
+    });
+  }
+
+  const lookups = ctx.redis.pipeline();
+  for (const { entryId, envelope } of items) {
+    lookups.set(
+      keys.dispatched(partition, envelope.outboxId),
+      entryId,
+      'EX',
+      DEDUPE_SECONDS,
+      'NX',
+      'GET',
+    );
+  }
+  const users = [...new Set(items.flatMap((i) => i.envelope.users))];
+  for (const userId of users) lookups.smembers(keys.userQueues(partition, userId));
+  const publicRealms = [
+    ...new Set(
+      items.filter((i) => i.envelope.event.internal_public_channel).map((i) => i.envelope.realmId),
+    ),
+  ];
+  for (const realmId of publicRealms) lookups.smembers(keys.realmPublicQueues(partition, realmId));
+  const looked = ((await lookups.exec()) ?? []).map(([err, value]) => {
+    if (err) throw err;
+    return value;
+  });
+  // A row another entry already delivered was published twice: skip it. Our own entry id means a
+  // redelivery after a failure, which the queues' marks make safe to repeat.
+  const fresh = items.filter(({ entryId }, i) => looked[i] === null || looked[i] === entryId);
+  const queuesOfUser = new Map<number, string[]>();
+  users.forEach((userId, i) => queuesOfUser.set(userId, looked[items.length + i] as string[]));
+  const publicQueues = new Map<number, string[]>();
+  publicRealms.forEach((realmId, i) =>
+    publicQueues.set(realmId, looked[items.length + users.length + i] as string[]),
+  );
+
+  const wanted = new Set<string>();
+  for (const ids of queuesOfUser.values()) for (const id of ids) wanted.add(id);
+  for (const ids of publicQueues.values()) for (const id of ids) wanted.add(id);
+  const { live, gone } = await directory.resolve(wanted);
+  const byId = new Map(live.map((q) => [q.id, q]));
+  const emails = await emailsFor(ctx, fresh, live);
+
+  const appends: QueueAppend[] = [];
+  for (const { entryId, envelope } of fresh) {
+    const event = envelope.event as DispatchableEvent;
+    const recipients = new Set(envelope.users);
+    const targets: [QueueInfo, boolean][] = [];
+    for (const userId of envelope.users) {
+      for (const id of queuesOfUser.get(userId) ?? []) {
+        const queue = byId.get(id);
+        if (queue) targets.push([queue, true]);
+      }
+    }
+    if (event.internal_public_channel) {
+      for (const id of publicQueues.get(envelope.realmId) ?? []) {
+        const queue = byId.get(id);
+        if (queue && !recipients.has(queue.userId)) targets.push([queue, false]);
+      }
+    }
+    for (const [queue, isRecipient] of targets) {
+      if (queue.realmId !== envelope.realmId) continue;
+      const events = eventsForQueue(queue, event, {
+        isRecipient,
+        emailOf: (id) => emails.get(id),
+      });
+      if (events.length) {
+        appends.push({ queueId: queue.id, events, mark: entryId, xid: envelope.xid });
+      }
+    }
+  }
+  const results = await directory.store.append(appends);
+
+  const finish = ctx.redis.pipeline();
+  const wakes = new Map<string, string[]>();
+  results.forEach(({ lastId, waiter }, i) => {
+    const { queueId } = appends[i];
+    if (lastId === -1) gone.push(queueId);
+    if (waiter) wakes.set(waiter, [...(wakes.get(waiter) ?? []), queueId]);
+  });
+  for (const id of new Set(gone)) {
+    directory.forget(id);
+    for (const [userId, ids] of queuesOfUser) {
+      if (ids.includes(id)) finish.srem(keys.userQueues(partition, userId), id);
+    }
+    for (const [realmId, ids] of publicQueues) {
+      if (ids.includes(id)) finish.srem(keys.realmPublicQueues(partition, realmId), id);
+    }
+    finish.zrem(keys.access(partition), id);
+  }
+  const streamKey = keys.domainStream(partition);
+  finish.xack(streamKey, DISPATCH_GROUP, ...entries.map(([id]) => id));
+  finish.xtrim(streamKey, 'MINID', entries[entries.length - 1][0]);
+  for (const [channel, ids] of wakes) finish.publish(channel, ids.join(','));
+  for (const [err] of (await finish.exec()) ?? []) if (err) throw err;
+  return appends.length;
+}
+
+/** API emails of the queues' owners, needed only for the legacy settings events. */
+async function emailsFor(
+  ctx: AppContext,
+  items: Item[],
+  queues: QueueInfo[],
+): Promise<Map<number, string>> {
+  if (!items.some((i) => i.envelope.event.type === 'user_settings')) return new Map();
+  const users = await ctx.db.user.findMany({
+    where: { id: { in: [...new Set(queues.map((q) => q.userId))] } },
+    select: { id: true, email: true },
+  });
+  return new Map(users.map((u) => [u.id, u.email]));
+}

@@ -1,0 +1,59 @@
+import type { Redis } from 'ioredis';
+import type { AppContext } from '../domain/context';
+import { eventKeys, partitionOf } from './keys';
+import type { ClientEvent, CommittedEvent } from './outbox';
+
+export const DISPATCH_GROUP = 'dispatchers';
+
+/** What travels on a partition's domain stream: one event and those of its users in the partition. */
+export interface DomainEventEnvelope {
+  outboxId: string;
+  realmId: number;
+  users: number[];
+  event: ClientEvent;
+  /** The writing transaction's id (decimal), for queues registered from a snapshot. */
+  xid?: string;
+}
+
+/**
+ * Appends committed outbox rows to the domain streams in one round trip: each row goes to the
+ * partition of each of its users, with those users. A message to a public channel also goes to
+ * every other partition, whose all_public_streams queues receive it too.
+ */
+export async function appendToDomainStream(ctx: AppContext, rows: CommittedEvent[]): Promise<void> {
+  const keys = eventKeys(ctx.config.redisPrefix);
+  const partitions = ctx.config.dispatchPartitions;
+  const pipeline = ctx.redis.pipeline();
+  for (const row of rows) {
+    const byPartition = new Map<number, number[]>();
+    if (row.event.internal_public_channel) {
+      for (let p = 0; p < partitions; p++) byPartition.set(p, []);
+    }
+    for (const userId of row.users) {
+      const p = partitionOf(userId, partitions);
+      const list = byPartition.get(p);
+      if (list) list.push(userId);
+      else byPartition.set(p, [userId]);
+    }
+    for (const [partition, users] of byPartition) {
+      const envelope: DomainEventEnvelope = {
+        outboxId: row.id.toString(),
+        realmId: row.realmId,
+        users,
+        event: row.event,
+        xid: row.xid.toString(),
+      };
+      pipeline.xadd(keys.domainStream(partition), '*', 'envelope', JSON.stringify(envelope));
+    }
+  }
+  const results = (await pipeline.exec()) ?? [];
+  for (const [err] of results) if (err) throw err;
+}
+
+export async function ensureGroup(redis: Redis, streamKey: string): Promise<void> {
+  try {
+    await redis.xgroup('CREATE', streamKey, DISPATCH_GROUP, '0', 'MKSTREAM');
+  } catch (err) {
+    if (!(err instanceof Error) || !err.message.includes('BUSYGROUP')) throw err;
+  }
+}

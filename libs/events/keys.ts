@@ -1,0 +1,37 @@
+/**
+ * Every Redis key of the event system. Keys that one script or transaction touches together share
+ * a hash tag, so the same commands run on one Redis or on Redis Cluster:
+ * - a queue's hash and its event stream share `{<queue id>}`;
+ * - a dispatch partition's domain stream, lease, dedupe keys and the queue-id sets of the users
+ *   it owns share `{p<n>}`.
+ */
+export const eventKeys = (prefix: string) => ({
+  /** Hash: owner, filters, capabilities, `last_id`, `mark`, `waiter`, `snapshot`. */
+  queue: (id: string) => `${prefix}queue:{${id}}`,
+  /** Stream: entry `0-<n+1>` holds the event with id n. */
+  events: (id: string) => `${prefix}queue:{${id}}:events`,
+  /** Set of the queue ids of one user. */
+  userQueues: (partition: number, userId: number) =>
+    `${prefix}user-queues:{p${partition}}:${userId}`,
+  /** Set of the all_public_streams queue ids of a realm whose owners fall in one partition. */
+  realmPublicQueues: (partition: number, realmId: number) =>
+    `${prefix}realm-public-queues:{p${partition}}:${realmId}`,
+  /** Sorted set: last access per queue of the partition's users, for garbage collection. */
+  access: (partition: number) => `${prefix}queue-access:{p${partition}}`,
+  /** Stream of domain-event envelopes for the users of one partition. */
+  domainStream: (partition: number) => `${prefix}domain-events:{p${partition}}`,
+  /** Which consumer leads a partition's dispatch. */
+  lease: (partition: number) => `${prefix}dispatch-lease:{p${partition}}`,
+  /** Which stream entry delivered an outbox row in a partition (a re-published row is skipped). */
+  dispatched: (partition: number, outboxId: string) =>
+    `${prefix}dispatched:{p${partition}}:${outboxId}`,
+  /** Sorted set of live dispatch consumers, scored by their last heartbeat. */
+  members: () => `${prefix}dispatch-members`,
+  /** Pub/sub channel of one events process: the ids of its queues that have new events. */
+  wake: (processId: string) => `${prefix}wake:${processId}`,
+});
+
+export type EventKeys = ReturnType<typeof eventKeys>;
+
+/** The dispatch partition of a user: all of a user's queues are fed by one partition, in order. */
+export const partitionOf = (userId: number, partitions: number): number => userId % partitions;
