@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { AppContext } from '../../libs/domain/context';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
+import { MAX_BODY_BYTES, MAX_PARAMETERS } from '../../libs/http/limits';
 import { multipartFields } from '../../libs/http/multipart-fields';
 import { apiRouter } from './routes';
 import { uploadFileRoutes } from './routes/uploads';
@@ -35,9 +36,16 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
     next();
   });
   // Zulip parameters are flat form fields; lists and objects arrive as JSON text inside them.
-  app.use(bodyParser.urlencoded({ extended: false, limit: '25mb', parameterLimit: 10000 }));
-  app.use(bodyParser.json({ limit: '25mb' }));
-  app.use(multipartFields({ fieldSize: 25 * 1024 * 1024, fields: 10000 }));
+  // Uploads parse their own bodies; no other request needs more than MAX_BODY_BYTES.
+  app.use(
+    bodyParser.urlencoded({
+      extended: false,
+      limit: MAX_BODY_BYTES,
+      parameterLimit: MAX_PARAMETERS,
+    }),
+  );
+  app.use(bodyParser.json({ limit: MAX_BODY_BYTES }));
+  app.use(multipartFields({ fieldSize: MAX_BODY_BYTES, fields: MAX_PARAMETERS }));
   if (options.events) {
     app.use('/api/v1', options.events);
     app.use('/json', options.events);

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../log';
-import { ApiError, badRequest, notFound } from './errors';
+import { ApiError, badRequest, notFound, requestTooLarge } from './errors';
 
 export const unknownRoute: RequestHandler = (_req, _res, next) => next(notFound());
 
@@ -17,8 +17,11 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       apiError = err;
     } else if ((err as BodyParserError)?.type === 'entity.parse.failed') {
       apiError = badRequest('Malformed JSON');
-    } else if ((err as BodyParserError)?.type === 'entity.too.large') {
-      apiError = new ApiError(413, 'BAD_REQUEST', 'Request body too large');
+    } else if (
+      (err as BodyParserError)?.type === 'entity.too.large' ||
+      (err as BodyParserError)?.type === 'parameters.too.many'
+    ) {
+      apiError = requestTooLarge();
     } else if (
       typeof (err as BodyParserError)?.status === 'number' &&
       (err as BodyParserError).status! < 500

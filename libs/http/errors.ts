@@ -59,6 +59,9 @@ export const notFound = (msg = 'Not Found') => new ApiError(404, 'BAD_REQUEST', 
 /** Where Zulip refuses with 403 rather than its usual 400 (e.g. reading an uploaded file). */
 export const forbidden = (msg: string) => new ApiError(403, 'BAD_REQUEST', msg);
 
+/** A body over the route's size limit (what nginx answers with 413, in Zulip's envelope). */
+export const requestTooLarge = () => new ApiError(413, 'BAD_REQUEST', 'Request body too large');
+
 export const methodNotAllowed = () => new ApiError(405, 'BAD_REQUEST', 'Method Not Allowed');
 
 export const rateLimited = (retryAfterSeconds: number) =>

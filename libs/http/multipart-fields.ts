@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import type { RequestHandler } from 'express';
-import { badRequest } from './errors';
+import { badRequest, requestTooLarge } from './errors';
 
 /**
  * Parses `multipart/form-data` bodies into `req.body` fields, as Django does for Zulip: some
@@ -24,12 +24,19 @@ export function multipartFields(limits: { fieldSize: number; fields: number }): 
       return next(badRequest('Invalid request'));
     }
     const fields: Record<string, string> = {};
-    parser.on('field', (name, value) => {
+    // Busboy cuts a field or the field list short silently; a cut value must not be used.
+    let tooLarge = false;
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) tooLarge = true;
       fields[name] = value;
+    });
+    parser.on('fieldsLimit', () => {
+      tooLarge = true;
     });
     parser.on('file', (_name, stream) => stream.resume());
     parser.on('error', () => next(badRequest('Invalid request')));
     parser.on('close', () => {
+      if (tooLarge) return next(requestTooLarge());
       req.body = fields;
       next();
     });

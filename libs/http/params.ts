@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { ApiError, badRequest, invalidJsonArgument, missingArgument } from './errors';
+import { nestsTooDeep } from './limits';
 
 /**
  * How a parameter travels in a form value: plain text (strings, and integers and booleans as text),
@@ -31,13 +32,22 @@ export interface ParsedParams<T> {
 }
 
 function decode(name: string, raw: unknown, encoding: Encoding): unknown {
-  if (typeof raw !== 'string' || encoding === 'text') return raw;
+  // A JSON request body carries values already parsed.
+  if (typeof raw !== 'string') {
+    if (nestsTooDeep(raw)) throw invalidJsonArgument(name);
+    return raw;
+  }
+  if (encoding === 'text') return raw;
+  let value: unknown;
   try {
-    return JSON.parse(raw);
+    value = JSON.parse(raw);
   } catch {
     if (encoding === 'json-or-text') return raw;
     throw invalidJsonArgument(name);
   }
+  // As Zulip's parser past its recursion limit: not valid JSON.
+  if (nestsTooDeep(value)) throw invalidJsonArgument(name);
+  return value;
 }
 
 function label(path: (string | number)[]): string {
@@ -75,6 +85,8 @@ function toApiError(error: Joi.ValidationError): ApiError {
       return badRequest(`${name} cannot be blank`);
     case 'array.base':
       return badRequest(`${name} is not a list`);
+    case 'array.max':
+      return badRequest(`${name} is too long (limit: ${String(ctx.limit)} items)`);
     case 'object.base':
       return badRequest(`${name} is not a dict`);
     case 'object.unknown':

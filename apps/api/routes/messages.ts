@@ -7,7 +7,12 @@ import type { ChannelTarget } from '../../../libs/domain/messages/addressees';
 import { getMessage } from '../../../libs/domain/messages/get-message';
 import { getMessages, type Anchor } from '../../../libs/domain/messages/get-messages';
 import { matchesNarrow } from '../../../libs/domain/messages/matches-narrow';
-import type { RawNarrow } from '../../../libs/domain/messages/narrow';
+import {
+  MAX_NARROW_OPERAND_IDS,
+  MAX_NARROW_OPERAND_LENGTH,
+  MAX_NARROW_TERMS,
+  type RawNarrow,
+} from '../../../libs/domain/messages/narrow';
 import {
   markAllAsRead,
   markChannelAsRead,
@@ -66,21 +71,25 @@ interface GetMessagesParams {
   allow_empty_topic_name: boolean;
 }
 
+// Bounded so that no narrow, however hostile, makes a query with thousands of terms or a
+// full-text search of a whole book.
+const narrowText = Joi.string().allow('').max(MAX_NARROW_OPERAND_LENGTH);
 const narrowSchema = Joi.array()
   .items(
     Joi.alternatives(
       Joi.object({
-        operator: Joi.string().required(),
+        operator: narrowText.required(),
         operand: Joi.alternatives(
-          Joi.string().allow(''),
+          narrowText,
           Joi.number().integer(),
-          Joi.array().items(Joi.number().integer()),
+          Joi.array().items(Joi.number().integer()).max(MAX_NARROW_OPERAND_IDS),
         ).required(),
         negated: Joi.boolean(),
       }),
-      Joi.array().items(Joi.string().allow('')).length(2),
+      Joi.array().items(narrowText).length(2),
     ),
   )
+  .max(MAX_NARROW_TERMS)
   .default([]);
 
 const getSpec = {

@@ -19,6 +19,13 @@ export interface NarrowTerm {
   negated: boolean;
 }
 
+/** Terms in one narrow; Zulip's clients send a handful. */
+export const MAX_NARROW_TERMS = 50;
+/** Characters in one operand: a search string, a channel or topic name, an email list. */
+export const MAX_NARROW_OPERAND_LENGTH = 1000;
+/** User IDs in one operand (`dm`); a group conversation has far fewer. */
+export const MAX_NARROW_OPERAND_IDS = 1000;
+
 /** Narrow as clients send it: objects, or legacy [operator, operand] pairs. */
 export type RawNarrow = (
   { operator: string; operand: NarrowOperand; negated?: boolean } | string[]

@@ -1,0 +1,139 @@
+import request from 'supertest';
+import type { Stream } from '../../../generated/prisma/client';
+import { makeRealm, type TestRealm } from '../../../test/factories';
+import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeChannel } from '../../../test/message-factories';
+import { api } from '../../../test/user-factories';
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../../libs/http/limits';
+
+/** Issue 11: limits that hold under abuse, each answered with Zulip's error envelope. */
+
+let t: TestContext;
+let org: TestRealm;
+let channel: Stream;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  org = await makeRealm(t);
+  channel = await makeChannel(t, org.realm, { subscribers: [org.owner.user] });
+});
+afterAll(() => t.close());
+
+const getMessages = (params: Record<string, string | number>) =>
+  api(t, org.host, 'get', '/messages', org.owner.auth, {
+    anchor: 'newest',
+    num_before: 10,
+    num_after: 0,
+    ...params,
+  });
+
+const error = (msg: string) => ({ result: 'error', code: 'BAD_REQUEST', msg });
+const messageCount = () => t.db.message.count({ where: { realmId: org.realm.id } });
+const deep = (depth: number): unknown => (depth <= 1 ? [] : [deep(depth - 1)]);
+
+describe('GET /messages', () => {
+  it('caps num_before + num_after at 5000 (Zulip)', async () => {
+    const res = await getMessages({ num_before: 2500, num_after: 2501 });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(error('Too many messages requested (maximum 5000).'));
+    expect((await getMessages({ num_before: 2500, num_after: 2500 })).status).toBe(200);
+    const huge = await getMessages({ num_before: '1e308' });
+    expect(huge.body).toEqual(error('num_before is not an integer'));
+  });
+
+  it('caps the number of narrow terms', async () => {
+    const term = { operator: 'is', operand: 'starred' };
+    const ok = await getMessages({ narrow: JSON.stringify(Array(50).fill(term)) });
+    expect(ok.status).toBe(200);
+    const res = await getMessages({ narrow: JSON.stringify(Array(51).fill(term)) });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(error('narrow is too long (limit: 50 items)'));
+  });
+
+  it('caps the length of a search string and of every other operand', async () => {
+    const search = (text: string) =>
+      getMessages({ narrow: JSON.stringify([{ operator: 'search', operand: text }]) });
+    expect((await search('word '.repeat(200))).status).toBe(200);
+    const res = await search('w'.repeat(1001));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(error('narrow[0]["operand"] is too long (limit: 1000 characters)'));
+    const legacy = await getMessages({ narrow: JSON.stringify([['search', 'w'.repeat(1001)]]) });
+    expect(legacy.body).toEqual(error('narrow[0][1] is too long (limit: 1000 characters)'));
+    const ids = await getMessages({
+      narrow: JSON.stringify([{ operator: 'dm', operand: Array(1001).fill(1) }]),
+    });
+    expect(ids.body).toEqual(error('narrow[0]["operand"] is too long (limit: 1000 items)'));
+  });
+
+  it('refuses operands nested where none may be', async () => {
+    const res = await getMessages({
+      narrow: JSON.stringify([{ operator: 'dm', operand: [[org.owner.user.id]] }]),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('BAD_REQUEST');
+  });
+});
+
+describe('JSON depth', () => {
+  it('refuses a JSON parameter nested deeper than the limit as invalid JSON', async () => {
+    const res = await getMessages({ narrow: JSON.stringify(deep(MAX_JSON_DEPTH + 1)) });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(error('Argument "narrow" is not valid JSON.'));
+    const hostile = await getMessages({ narrow: `${'['.repeat(2000)}${']'.repeat(2000)}` });
+    expect(hostile.body).toEqual(error('Argument "narrow" is not valid JSON.'));
+  });
+
+  it('refuses a deep value in a JSON body the same way, sending nothing', async () => {
+    const before = await messageCount();
+    const res = await request(t.app)
+      .post('/api/v1/messages')
+      .set('Host', org.host)
+      .set('Authorization', org.owner.auth)
+      .send({ type: 'stream', to: deep(100), topic: 'deep', content: 'x' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(error('Argument "to" is not valid JSON.'));
+    expect(await messageCount()).toBe(before);
+  });
+});
+
+describe('body size', () => {
+  it('refuses a form body over 1 MiB with 413 in the envelope, sending nothing', async () => {
+    const before = await messageCount();
+    const res = await api(t, org.host, 'post', '/messages', org.owner.auth, {
+      type: 'stream',
+      to: channel.id,
+      topic: 'big',
+      content: 'x'.repeat(MAX_BODY_BYTES),
+    });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({
+      result: 'error',
+      code: 'BAD_REQUEST',
+      msg: 'Request body too large',
+    });
+    expect(await messageCount()).toBe(before);
+  });
+
+  it('refuses an over-long multipart field instead of cutting it short', async () => {
+    const before = await messageCount();
+    const res = await request(t.app)
+      .post('/api/v1/messages')
+      .set('Host', org.host)
+      .set('Authorization', org.owner.auth)
+      .field('type', 'stream')
+      .field('to', String(channel.id))
+      .field('topic', 'big')
+      .field('content', 'x'.repeat(MAX_BODY_BYTES + 1));
+    expect(res.status).toBe(413);
+    expect(res.body.msg).toBe('Request body too large');
+    expect(await messageCount()).toBe(before);
+  });
+
+  it('refuses a form with thousands of parameters', async () => {
+    const form: Record<string, string> = { type: 'stream', to: String(channel.id) };
+    for (let i = 0; i < 2000; i++) form[`p${i}`] = '1';
+    const res = await api(t, org.host, 'post', '/messages', org.owner.auth, form);
+    expect(res.status).toBe(413);
+    expect(res.body.result).toBe('error');
+  });
+});
