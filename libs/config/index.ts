@@ -14,6 +14,8 @@ export interface Config {
   /** Host (and port) clients reach the server at; organizations other than the root one live at `<subdomain>.<externalHost>`. */
   externalHost: string;
   externalScheme: 'http' | 'https';
+  /** Domain of bot and system-bot emails when the organization's host cannot end an email address (an IP address, no dot): Zulip's FAKE_EMAIL_DOMAIN. */
+  fakeEmailDomain: string;
   logLevel: string;
   logFormat: 'json' | 'pretty';
   /** Encrypts API keys at rest; rotating it invalidates the stored copies (not the hashes). */
@@ -102,11 +104,16 @@ const envSchema = Joi.object({
     .uri({ scheme: ['redis', 'rediss'] })
     .default('redis://127.0.0.1:6379/0'),
   REDIS_PREFIX: Joi.string().default('chat:'),
-  API_PORT: Joi.number().port().default(9991),
+  API_PORT: Joi.number().port(),
+  // Many hosting platforms tell a process its port in PORT.
+  PORT: Joi.number().port(),
   EVENTS_PORT: Joi.number().port().default(9992),
   BIND_HOST: Joi.string().default('127.0.0.1'),
   EXTERNAL_HOST: Joi.string().default('localhost:9991'),
   EXTERNAL_SCHEME: Joi.string().valid('http', 'https').default('http'),
+  FAKE_EMAIL_DOMAIN: Joi.string()
+    .domain({ tlds: false, minDomainSegments: 2 })
+    .default('chat.invalid'),
   LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'debug').default('info'),
   LOG_FORMAT: Joi.string().valid('json', 'pretty').default('json'),
   SECRET_KEY: Joi.string()
@@ -163,11 +170,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: value.DATABASE_URL,
     redisUrl: value.REDIS_URL,
     redisPrefix: value.REDIS_PREFIX,
-    apiPort: value.API_PORT,
+    apiPort: value.API_PORT ?? value.PORT ?? 9991,
     eventsPort: value.EVENTS_PORT,
     bindHost: value.BIND_HOST,
     externalHost: value.EXTERNAL_HOST.toLowerCase(),
     externalScheme: value.EXTERNAL_SCHEME,
+    fakeEmailDomain: value.FAKE_EMAIL_DOMAIN.toLowerCase(),
     logLevel: value.LOG_LEVEL,
     logFormat: value.LOG_FORMAT,
     secretKey: value.SECRET_KEY,

@@ -3,6 +3,7 @@ import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../http/errors';
 import type { AppContext } from '../context';
 import { canCreateBot } from '../permissions/bots';
+import { emailDomainFor } from '../realms/email-domain';
 import { realmHost } from '../realms/realm-url';
 import { createUserInTransaction } from '../users/create-user';
 import { BotType, Role } from '../users/roles';
@@ -43,9 +44,9 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-/** `<short-name>-bot@<organization host>`, as Zulip forms bot emails. */
+/** `<short-name>-bot@<organization host or FAKE_EMAIL_DOMAIN>`, as Zulip forms bot emails. */
 export function botEmail(ctx: AppContext, realm: Realm, shortName: string): string {
-  return `${shortName}-bot@${realmHost(realm.stringId, ctx.config).replace(/:\d+$/, '')}`.toLowerCase();
+  return `${shortName}-bot@${emailDomainFor(realmHost(realm.stringId, ctx.config), ctx.config)}`.toLowerCase();
 }
 
 /** Validate -> authorize -> one transaction (bot user, its service, events). */

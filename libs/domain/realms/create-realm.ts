@@ -6,6 +6,7 @@ import type { AppContext } from '../context';
 import { createSystemGroups } from '../groups/system-groups';
 import { createUserInTransaction, hashPassword, type CreatedUser } from '../users/create-user';
 import { BotType, Role } from '../users/roles';
+import { emailDomainFor } from './email-domain';
 import { realmHost } from './realm-url';
 
 export interface NewRealmInput {
@@ -103,7 +104,7 @@ export async function createRealm(ctx: AppContext, input: NewRealmInput): Promis
 
     const bot = await createUserInTransaction(ctx, tx, events, {
       realm,
-      email: `notification-bot@${realmHost(stringId, ctx.config).replace(/:\d+$/, '')}`,
+      email: `notification-bot@${emailDomainFor(realmHost(stringId, ctx.config), ctx.config)}`,
       fullName: NOTIFICATION_BOT_NAME,
       role: Role.MEMBER,
       bot: { type: BotType.GENERIC, ownerId: null },

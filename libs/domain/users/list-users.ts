@@ -24,7 +24,7 @@ export interface ListUsersOptions {
  * restricted by `can_access_all_users_group` gets placeholders for the users they cannot access.
  */
 export async function listUsers(
-  ctx: { db: Db | Tx; config: Pick<Config, 'externalHost'> },
+  ctx: { db: Db | Tx; config: Pick<Config, 'externalHost' | 'fakeEmailDomain'> },
   options: ListUsersOptions,
 ): Promise<ApiUser[]> {
   const accessible = await accessibleUserIds(ctx.db, options.viewer);

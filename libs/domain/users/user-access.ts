@@ -1,4 +1,5 @@
 import type { Config } from '../../config';
+import { emailDomainFor } from '../realms/email-domain';
 import { realmHost } from '../realms/realm-url';
 import type { ApiUser } from './format-user';
 import { Role } from './roles';
@@ -7,15 +8,16 @@ import { Role } from './roles';
 export const INACCESSIBLE_USER_NAME = 'Unknown user';
 
 /**
- * The domain of placeholder addresses (`user{id}@domain`): the organization's host when it can end
- * an email address (no port), otherwise the server's host name (Zulip's FAKE_EMAIL_DOMAIN default).
+ * The domain of placeholder addresses (`user{id}@domain`): the organization's host when it has no
+ * port, otherwise the server's host name (Zulip's FAKE_EMAIL_DOMAIN default); either only when it
+ * can end an email address, else FAKE_EMAIL_DOMAIN.
  */
 export function fakeEmailDomain(
   realm: { stringId: string },
-  config: Pick<Config, 'externalHost'>,
+  config: Pick<Config, 'externalHost' | 'fakeEmailDomain'>,
 ): string {
   const host = realmHost(realm.stringId, config);
-  return host.includes(':') ? config.externalHost.split(':')[0] : host;
+  return emailDomainFor(host.includes(':') ? config.externalHost.split(':')[0] : host, config);
 }
 
 /**

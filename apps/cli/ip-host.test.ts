@@ -1,0 +1,84 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import request from 'supertest';
+import { basicAuth, startTestContext, type TestContext } from '../../test/harness';
+
+/**
+ * A server reached at an IP address (EXTERNAL_HOST=127.0.0.1:9991): the operator CLI creates the
+ * organization and a bot, and POST /bots works, with bot emails on FAKE_EMAIL_DOMAIN.
+ */
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../..');
+
+let t: TestContext;
+
+beforeAll(async () => {
+  t = await startTestContext({ EXTERNAL_HOST: '127.0.0.1:9991' });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+async function cli(env: Record<string, string>, ...args: string[]) {
+  const { stdout } = await run(
+    path.join(ROOT, 'node_modules/.bin/tsx'),
+    ['apps/cli/main.ts', ...args, '--json'],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: t.config.databaseUrl,
+        REDIS_URL: t.config.redisUrl,
+        REDIS_PREFIX: t.config.redisPrefix,
+        EXTERNAL_HOST: '127.0.0.1:9991',
+        BCRYPT_ROUNDS: '4',
+        ...env,
+      },
+    },
+  );
+  return JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, string>;
+}
+
+it('creates the organization, its notification bot and bots on the fake email domain', async () => {
+  const owner = await cli(
+    {},
+    'create-realm',
+    '--subdomain',
+    '',
+    '--name',
+    'At an IP',
+    '--owner-email',
+    'boss@acme.example',
+    '--owner-name',
+    'Bea Boss',
+  );
+  expect(owner.email).toBe('boss@acme.example');
+  const bots = await t.db.user.findMany({ where: { isBot: true }, select: { email: true } });
+  expect(bots.map((b) => b.email)).toEqual(['notification-bot@chat.invalid']);
+
+  // FAKE_EMAIL_DOMAIN is configurable.
+  const helper = await cli(
+    { FAKE_EMAIL_DOMAIN: 'bots.example.org' },
+    'create-bot',
+    '--realm',
+    'root',
+    '--owner',
+    'boss@acme.example',
+    '--full-name',
+    'Helper',
+    '--short-name',
+    'helper',
+  );
+  expect(helper.email).toBe('helper-bot@bots.example.org');
+
+  const res = await request(t.app)
+    .post('/api/v1/bots')
+    .set('Host', '127.0.0.1:9991')
+    .set('Authorization', basicAuth(owner.email, owner.api_key))
+    .type('form')
+    .send({ full_name: 'Poster', short_name: 'poster' });
+  expect(res.status).toBe(200);
+  const poster = await t.db.user.findUniqueOrThrow({ where: { id: res.body.user_id } });
+  expect(poster.email).toBe('poster-bot@chat.invalid');
+});
