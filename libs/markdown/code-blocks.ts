@@ -1,6 +1,8 @@
 import type MarkdownIt from 'markdown-it';
 import { zulipEnv } from './env';
 import { escapeAttr, escapeText } from './escape';
+import { findCodeLanguage } from './code-languages';
+import { highlightPieces, piecesToHtml } from './highlight';
 import { renderMathBlock } from './math';
 
 /**
@@ -19,98 +21,21 @@ function fenceKind(lang: string): FenceKind {
   return 'code';
 }
 
-/** Pygments lexer display names for the common aliases (Zulip's data-code-language). */
-const LANGUAGE_NAMES: Record<string, string> = {
-  bash: 'Bash',
-  sh: 'Bash',
-  shell: 'Bash',
-  zsh: 'Bash',
-  c: 'C',
-  'c++': 'C++',
-  cpp: 'C++',
-  'c#': 'C#',
-  csharp: 'C#',
-  cs: 'C#',
-  clojure: 'Clojure',
-  console: 'Bash Session',
-  css: 'CSS',
-  dart: 'Dart',
-  diff: 'Diff',
-  patch: 'Diff',
-  django: 'Django/Jinja',
-  dockerfile: 'Docker',
-  docker: 'Docker',
-  elixir: 'Elixir',
-  erlang: 'Erlang',
-  go: 'Go',
-  golang: 'Go',
-  graphql: 'GraphQL',
-  haskell: 'Haskell',
-  hs: 'Haskell',
-  html: 'HTML',
-  ini: 'INI',
-  java: 'Java',
-  javascript: 'JavaScript',
-  js: 'JavaScript',
-  json: 'JSON',
-  jsx: 'JSX',
-  kotlin: 'Kotlin',
-  latex: 'TeX',
-  tex: 'TeX',
-  lua: 'Lua',
-  make: 'Makefile',
-  makefile: 'Makefile',
-  markdown: 'Markdown',
-  md: 'Markdown',
-  matlab: 'Matlab',
-  nginx: 'Nginx configuration file',
-  objc: 'Objective-C',
-  ocaml: 'OCaml',
-  perl: 'Perl',
-  pl: 'Perl',
-  php: 'PHP',
-  powershell: 'PowerShell',
-  ps1: 'PowerShell',
-  py: 'Python',
-  py3: 'Python',
-  python: 'Python',
-  python3: 'Python',
-  py2: 'Python 2.x',
-  python2: 'Python 2.x',
-  r: 'R',
-  rb: 'Ruby',
-  ruby: 'Ruby',
-  rust: 'Rust',
-  rs: 'Rust',
-  scala: 'Scala',
-  scss: 'SCSS',
-  sql: 'SQL',
-  swift: 'Swift',
-  text: 'Text only',
-  toml: 'TOML',
-  ts: 'TypeScript',
-  typescript: 'TypeScript',
-  tsx: 'TSX',
-  vim: 'VimL',
-  xml: 'XML',
-  yaml: 'YAML',
-  yml: 'YAML',
-};
+/**
+ * CodeHilite's header line, which Zulip keeps in the block: with no fence language, a first
+ * line like `#!/usr/bin/python` or `:::python` names the language to highlight with.
+ */
+const HEADER_LANGUAGE_RE = /^(?:::+|#!)(?:(?:\/\w+)*[/ ])?([\w#.+-]*)/;
 
-/** Zulip lowercases the fence's language and keeps it as given when Pygments has no lexer. */
-export function canonicalLanguageName(lang: string): string {
-  const lower = lang.toLowerCase();
-  const known = LANGUAGE_NAMES[lower];
-  if (known) return known;
-  // Pygments' combined lexers: "css+php" -> "CSS+PHP".
-  if (lower.includes('+')) {
-    const parts = lower.split('+');
-    if (parts.every((p) => LANGUAGE_NAMES[p])) return parts.map((p) => LANGUAGE_NAMES[p]).join('+');
-  }
-  return lower;
+/** Pygments escapes quotes too; lxml, which Zulip runs over blocks with a language, does not. */
+function escapePygments(text: string): string {
+  return escapeText(text).replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
-/** Zulip's code block HTML (without syntax highlighting, like its JS renderer). */
+/**
+ * Zulip's code block HTML: Pygments token spans (see highlight.ts) inside `div.codehilite`,
+ * which names the lexer in `data-code-language` when the fence gave a language.
+ */
 export function renderCodeBlock(content: string, lang: string): string {
   const lines = content
     .replace(/\n$/, '')
@@ -118,10 +43,15 @@ export function renderCodeBlock(content: string, lang: string): string {
     .map((l) => l.replace(/\s+$/, ''));
   while (lines.length > 0 && lines[0] === '') lines.shift();
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  let code = escapeText(lines.join('\n')).replace(/"/g, '&quot;');
-  if (!lang) code = code.replace(/'/g, '&#39;');
-  const langAttr = lang ? ` data-code-language="${escapeAttr(canonicalLanguageName(lang))}"` : '';
-  return `<div class="codehilite"${langAttr}><pre><span></span><code>${code}\n</code></pre></div>\n`;
+  const code = lines.join('\n');
+  const header = lang ? undefined : HEADER_LANGUAGE_RE.exec(code)?.[1];
+  const language = findCodeLanguage(lang || header || '');
+  const pieces = language && highlightPieces(code, language);
+  const escape = lang ? escapeText : escapePygments;
+  const html = pieces ? piecesToHtml(pieces, escape) : escape(code);
+  const name = language?.name ?? lang.toLowerCase();
+  const langAttr = lang ? ` data-code-language="${escapeAttr(name)}"` : '';
+  return `<div class="codehilite"${langAttr}><pre><span></span><code>${html}\n</code></pre></div>\n`;
 }
 
 function lineText(state: MarkdownIt.StateBlock, line: number): string {

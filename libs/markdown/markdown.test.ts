@@ -54,6 +54,12 @@ const preferBackendOutput: Record<string, string> = {
   auto_renumbered_list_blankline: 'backend puts a newline between <li> and <p>',
   multiline_strong: 'backend emphasis never spans lines (and does not escape quotes)',
   spoiler_with_inline_image: 'backend adds image previews',
+  codeblock_hilite_python: 'backend highlights code with Pygments',
+  codeblock_canonicalize_lang_alias: 'backend highlights code with Pygments',
+  codeblock_hilite_shebang_feature_with_path: 'backend highlights code with Pygments',
+  codeblock_hilite_startinline_php: 'backend highlights code with Pygments',
+  tex_fenced_tex: 'backend highlights code with Pygments',
+  tex_fenced_latex: 'backend highlights code with Pygments',
 };
 
 // ---- The test data Zulip's own suite uses (learned from the expected HTML). ----
@@ -438,16 +444,16 @@ describe('code blocks', () => {
 
   it("applies the organization's default language to fences that name none", async () => {
     const ctx = makeContext({ defaultCodeBlockLanguage: 'python' });
-    expect((await renderMarkdown('```\nx = 1\n```', ctx)).html).toBe(codeDiv('Python', 'x = 1'));
-    expect((await renderMarkdown('```js\nx = 1\n```', ctx)).html).toBe(
-      codeDiv('JavaScript', 'x = 1'),
-    );
+    const python = '<span class="n">x</span> <span class="o">=</span> <span class="mi">1</span>';
+    const js = '<span class="nx">x</span> <span class="o">=</span> <span class="mf">1</span>';
+    expect((await renderMarkdown('```\nx = 1\n```', ctx)).html).toBe(codeDiv('Python', python));
+    expect((await renderMarkdown('```js\nx = 1\n```', ctx)).html).toBe(codeDiv('JavaScript', js));
     // Indented code is no fence, and fences inside spoilers keep no language.
     expect((await renderMarkdown('    x = 1', ctx)).html).toBe(codeDiv(null, 'x = 1'));
     const spoiler = await renderMarkdown('```spoiler Title\n~~~\nx = 1\n~~~\n```', ctx);
     expect(spoiler.html).toContain(codeDiv(null, 'x = 1'));
     const quote = await renderMarkdown('```quote\n~~~\nx = 1\n~~~\n```', ctx);
-    expect(quote.html).toBe(`<blockquote>\n${codeDiv('Python', 'x = 1')}\n</blockquote>`);
+    expect(quote.html).toBe(`<blockquote>\n${codeDiv('Python', python)}\n</blockquote>`);
   });
 
   it('turns fences into quotes when the default language is quote', async () => {

@@ -1,0 +1,331 @@
+import Prism from 'prismjs';
+import loadLanguages from 'prismjs/components/index';
+import type { CodeLanguage } from './code-languages';
+import { STYLES, type LexerStyle } from './pygments-styles';
+
+/** A run of code text and the Pygments class it shows with ('' for none). */
+export interface Piece {
+  text: string;
+  cls: string;
+}
+
+// Prism's grammars are loaded on first use, once per process, and only those messages need.
+loadLanguages.silent = true;
+
+/** Prism components that refine a grammar in place (CSS selectors, colours and units). */
+const EXTRAS: Record<string, string> = { css: 'css-extras' };
+const ready = new Set<string>();
+
+function grammar(id: string): Prism.Grammar | undefined {
+  if (!ready.has(id)) {
+    // Prism's main file already holds markup, CSS, C-like and JavaScript.
+    const wanted = id in Prism.languages ? [] : [id];
+    if (EXTRAS[id]) wanted.push(EXTRAS[id]);
+    if (wanted.length > 0) loadLanguages(wanted);
+    ready.add(id);
+  }
+  return Prism.languages[id];
+}
+
+/** Words after which Prism's `function` is a definition (Pygments' Name.Function). */
+const DEFINITION_WORDS = new Set(
+  'def function fn func fun sub proc defp defmacro method macro'.split(' '),
+);
+/** Words after which Prism's `class-name` is the class being declared (Name.Class). */
+const CLASS_WORDS = new Set('class interface enum struct trait object record union'.split(' '));
+/** Classes of a word that can be the type or name before a C-style function definition. */
+const BEFORE_DEFINITION = new Set(['kt', 'n', 'nx', 'nc']);
+
+function textOf(stream: Prism.TokenStream): string {
+  if (typeof stream === 'string') return stream;
+  if (Array.isArray(stream)) return stream.map(textOf).join('');
+  return textOf(stream.content);
+}
+
+function numberClass(text: string, style: LexerStyle): string {
+  if (/^0[xX]/.test(text)) return 'mh';
+  if (/^0[bB]/.test(text)) return 'mb';
+  if (/^0[oO]/.test(text)) return 'mo';
+  if (/[.eE]/.test(text)) return 'mf';
+  return style.integer ?? 'mi';
+}
+
+function stringClass(text: string, style: LexerStyle): string {
+  if (style.string) return style.string;
+  const quote = text.replace(/^[A-Za-z]*/, '').charAt(0);
+  if (quote === '"') return 's2';
+  if (quote === "'") return 's1';
+  if (quote === '`') return 'sb';
+  return 's';
+}
+
+function commentClass(text: string, atStart: boolean): string {
+  if (atStart && text.startsWith('#!')) return 'ch';
+  if (/^(?:\/\*|\(\*|\{-)/.test(text)) return 'cm';
+  if (text.startsWith('<!--')) return 'c';
+  return 'c1';
+}
+
+const isStringOrComment = (cls: string): boolean => /^(?:s|c(?!p))/.test(cls);
+
+/** Turns Prism's token stream into Pygments-classed pieces for one lexer style. */
+class Classifier {
+  readonly pieces: Piece[] = [];
+  private prevText = '';
+  private prevCls = '';
+  private inInterpolation = false;
+
+  constructor(private readonly style: LexerStyle) {}
+
+  private push(text: string, cls: string): void {
+    this.pieces.push({ text, cls });
+    if (text.trim() !== '') {
+      this.prevText = text.trim();
+      this.prevCls = cls;
+    }
+  }
+
+  private wordClass(text: string, cls: string): string {
+    const word = this.style.words?.[text];
+    return word !== undefined && ['k', 'nb', 'kc', 'n', 'nx', ''].includes(cls) ? word : cls;
+  }
+
+  private symbolClass(text: string, fallback: string): string {
+    return this.style.symbol?.(text) ?? fallback;
+  }
+
+  /** The class of a Prism token, or null when only its children have one. */
+  private tokenClass(token: Prism.Token, text: string): string | null {
+    const style = this.style;
+    for (const name of this.names(token)) {
+      const override = style.types?.[name];
+      if (override !== undefined) return this.wordClass(text, override);
+    }
+    for (const name of this.names(token)) {
+      const cls = this.baseClass(name, text);
+      if (cls !== null) return cls;
+    }
+    return null;
+  }
+
+  private baseClass(type: string, text: string): string | null {
+    const style = this.style;
+    switch (type) {
+      case 'keyword':
+        return this.wordClass(text, 'k');
+      case 'builtin':
+        return this.wordClass(text, 'nb');
+      case 'boolean':
+      case 'null':
+      case 'nil':
+        return this.wordClass(text, 'kc');
+      case 'constant':
+        return this.wordClass(text, 'no');
+      case 'number':
+        return numberClass(text, style);
+      case 'char':
+        return 'sc';
+      case 'string':
+      case 'template-string':
+      case 'attr-value':
+        return stringClass(text, style);
+      case 'regex':
+        return 'sr';
+      case 'comment':
+      case 'hashbang':
+        return commentClass(
+          text,
+          this.pieces.every((p) => p.text === ''),
+        );
+      case 'operator':
+        return /^[A-Za-z]+$/.test(text) ? 'ow' : this.symbolClass(text, 'o');
+      case 'punctuation':
+        return this.symbolClass(text, 'p');
+      case 'function':
+      case 'function-definition': {
+        if (DEFINITION_WORDS.has(this.prevText)) return 'nf';
+        if (this.prevText === '.') return style.attribute ?? style.call ?? style.name;
+        if (BEFORE_DEFINITION.has(this.prevCls) && this.prevText !== '.') return 'nf';
+        return this.wordClass(text, style.call ?? 'nf');
+      }
+      case 'class-name':
+        return CLASS_WORDS.has(this.prevText) ? 'nc' : this.wordClass(text, style.name || 'n');
+      case 'variable':
+        return 'nv';
+      case 'property':
+      case 'attr-name':
+        return 'na';
+      case 'tag':
+      case 'selector':
+        return 'nt';
+      case 'entity':
+        return 'ni';
+      case 'doctype':
+      case 'prolog':
+      case 'cdata':
+      case 'macro':
+      case 'directive':
+      case 'preprocessor':
+        return 'cp';
+      case 'symbol':
+        return 'ss';
+      case 'decorator':
+      case 'annotation':
+        return 'nd';
+      case 'namespace':
+        return 'nn';
+      case 'title':
+        return /^\s*##/.test(text) ? 'gu' : 'gh';
+      case 'inserted':
+        return 'gi';
+      case 'deleted':
+        return 'gd';
+      case 'interpolation-punctuation':
+        return 'si';
+      default:
+        return null;
+    }
+  }
+
+  /** The class of a plain identifier, from the word before it. */
+  private nameClass(): string {
+    const name = this.style.name;
+    if (!name) return name;
+    if (DEFINITION_WORDS.has(this.prevText)) return 'nf';
+    if (CLASS_WORDS.has(this.prevText)) return 'nc';
+    return this.prevText === '.' ? (this.style.attribute ?? name) : name;
+  }
+
+  /** Text Prism left plain: Pygments still spans its names, numbers and symbols. */
+  private plain(text: string): void {
+    const mode = this.style.plain ?? 'tokens';
+    if (mode === 'text') {
+      this.push(text, '');
+      return;
+    }
+    if (mode === 'scalar') {
+      for (const part of text.split(/(\s*\n\s*)/)) {
+        const m = /^(\s*)(.*?)(\s*)$/s.exec(part) ?? ['', '', part, ''];
+        this.push(m[1], '');
+        this.push(m[2], m[2] ? this.style.name : '');
+        this.push(m[3], '');
+      }
+      return;
+    }
+    const re =
+      /(\s+)|([\p{L}_$][\p{L}\p{N}_$]*)|(\d[\w.]*|\.\d\w*)|([-+*/%=<>!&|^~?:@\\]+)|([()[\]{},;.])|(.)/gsu;
+    for (const m of text.matchAll(re)) {
+      const [all, space, word, number, operator, punctuation] = m;
+      if (space !== undefined) this.push(all, '');
+      else if (word !== undefined) this.push(word, this.wordClass(word, this.nameClass()));
+      else if (number !== undefined) this.push(number, numberClass(number, this.style));
+      else if (operator !== undefined) this.push(operator, this.symbolClass(operator, 'o'));
+      else if (punctuation !== undefined)
+        this.push(punctuation, this.symbolClass(punctuation, 'p'));
+      else this.push(all, '');
+    }
+  }
+
+  /** Classifies a stream; `inherited` is the class of the token holding it, if any. */
+  add(stream: Prism.TokenStream, inherited: string | null): void {
+    if (typeof stream === 'string') {
+      if (inherited === null) this.plain(stream);
+      else if (isStringOrComment(inherited)) this.push(stream, inherited);
+      // Pygments leaves the blanks around a name unspanned.
+      else for (const part of stream.split(/(\s+)/)) this.push(part, part.trim() ? inherited : '');
+      return;
+    }
+    if (Array.isArray(stream)) {
+      for (const item of stream) this.add(item, inherited);
+      return;
+    }
+    const text = textOf(stream);
+    if (this.absorbs(stream)) {
+      this.push(text, this.tokenClass(stream, text) ?? '');
+      return;
+    }
+    // An interpolation is code again: its names are read afresh, its brackets are `si`.
+    if (stream.type === 'interpolation') {
+      const outer = this.inInterpolation;
+      this.inInterpolation = true;
+      this.add(stream.content, null);
+      this.inInterpolation = outer;
+      return;
+    }
+    let cls = this.tokenClass(stream, text);
+    const punctuation = this.names(stream).includes('punctuation');
+    if (this.inInterpolation && punctuation && !this.hasOverride(stream)) {
+      cls = 'si';
+    }
+    // Quotes and brackets inside a string or comment belong to it.
+    const nested = punctuation || stream.type === 'string';
+    if (inherited !== null && isStringOrComment(inherited) && nested && !this.hasOverride(stream)) {
+      cls = inherited;
+    }
+    this.add(stream.content, cls ?? inherited);
+  }
+
+  private names(token: Prism.Token): string[] {
+    return [token.type, ...(token.alias === undefined ? [] : [token.alias].flat())];
+  }
+
+  private hasOverride(token: Prism.Token): boolean {
+    return this.names(token).some((name) => this.style.types?.[name] !== undefined);
+  }
+
+  private absorbs(token: Prism.Token): boolean {
+    return this.names(token).some((name) => this.style.absorb?.includes(name));
+  }
+}
+
+/** Pygments' Diff lexer reads whole lines by their first characters. */
+function diffPieces(code: string): Piece[] {
+  return code.split(/(\n)/).map((line) => {
+    let cls = '';
+    if (/^(?:[Ii]ndex|diff|=)/.test(line)) cls = 'gh';
+    else if (/^(?:@|\d+(?:,\d+)?[acd]\d+)/.test(line)) cls = 'gu';
+    else if (/^(?:!|---$)/.test(line)) cls = 'gs';
+    else if (/^(?:< |-)/.test(line)) cls = 'gd';
+    else if (/^(?:> |\+)/.test(line)) cls = 'gi';
+    return { text: line, cls };
+  });
+}
+
+/** Adjacent pieces of one class become one span, as Pygments merges tokens of one type. */
+function merge(pieces: Piece[]): Piece[] {
+  const out: Piece[] = [];
+  for (const p of pieces) {
+    if (p.text === '') continue;
+    const last = out[out.length - 1];
+    if (last && last.cls === p.cls) last.text += p.text;
+    else out.push({ ...p });
+  }
+  return out;
+}
+
+/** The code as Pygments-classed pieces, or undefined when the language has no grammar. */
+export function highlightPieces(code: string, language: CodeLanguage): Piece[] | undefined {
+  if (language.style === 'diff') return merge(diffPieces(code));
+  if (!language.prism || !language.style) return undefined;
+  const g = grammar(language.prism);
+  if (!g) return undefined;
+  const classifier = new Classifier(STYLES[language.style]);
+  classifier.add(Prism.tokenize(code, g), null);
+  return merge(classifier.pieces);
+}
+
+/** Pygments' HtmlFormatter: each line of a piece is its own span. */
+export function piecesToHtml(pieces: Piece[], escape: (text: string) => string): string {
+  let html = '';
+  for (const { text, cls } of pieces) {
+    if (!cls) {
+      html += escape(text);
+      continue;
+    }
+    html += text
+      .split('\n')
+      .map((part) => (part ? `<span class="${cls}">${escape(part)}</span>` : ''))
+      .join('\n');
+  }
+  return html;
+}
