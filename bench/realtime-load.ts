@@ -98,6 +98,12 @@ function request(
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
+/** CPU time (user + system) a process has used so far, in ms. */
+function cpuMs(tier: Tier): number {
+  const fields = readFileSync(`/proc/${tier.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 function rssMb(tier: Tier): number {
   const status = readFileSync(`/proc/${tier.child.pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
@@ -265,6 +271,7 @@ async function run(
   const backlogDrainMs = performance.now() - probeStart;
 
   const total = Math.round(RATE * SECONDS);
+  const cpuBefore = [api, ...events].map(cpuMs);
   const sends: Promise<void>[] = [];
   const start = performance.now();
   for (let k = 1; k <= total; k++) {
@@ -290,6 +297,9 @@ async function run(
     api: rssMb(api),
     events: events.map(rssMb),
   };
+  // CPU each server process spent per delivery while the load ran: a figure that, unlike
+  // latency, does not depend on what else the machine is doing.
+  const [apiCpu, ...eventsCpu] = [api, ...events].map((tier, i) => cpuMs(tier) - cpuBefore[i]);
   running = false;
 
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
@@ -329,6 +339,10 @@ async function run(
     serverErrors: stats.serverErrors,
     badQueue: stats.badQueue,
     rssMb: rss,
+    cpuMsPerDelivery: {
+      api: Math.round((apiCpu / expectedTotal) * 1000) / 1000,
+      events: Math.round((eventsCpu.reduce((a, b) => a + b, 0) / expectedTotal) * 1000) / 1000,
+    },
   };
 }
 

@@ -8,22 +8,6 @@ export interface ClientEvent {
   [field: string]: unknown;
 }
 
-/** Collects the events of one transaction; they are written to the outbox inside it. */
-export class EventSink {
-  readonly outboxIds: bigint[] = [];
-
-  constructor(private readonly tx: Tx) {}
-
-  async emit(realmId: number, event: ClientEvent, users: number[]): Promise<void> {
-    if (users.length === 0) return;
-    const row = await this.tx.outboxEvent.create({
-      data: { realmId, eventJson: event as object, usersJson: users },
-      select: { id: true },
-    });
-    this.outboxIds.push(row.id);
-  }
-}
-
 /** A committed outbox row, as both the after-commit publisher and the sweeper read it. */
 export interface CommittedEvent {
   id: bigint;
@@ -34,26 +18,36 @@ export interface CommittedEvent {
 }
 
 /**
- * Appends committed outbox rows to the Redis domain streams and marks them published. A crash
- * between commit and this call leaves rows unpublished; the sweeper in the events tier sends them.
+ * Collects the events of one transaction; they are written to the outbox inside it and kept
+ * here, so publishing after commit needs no second read of the rows.
  */
-export async function publishOutbox(ctx: AppContext, ids: bigint[]): Promise<void> {
-  if (ids.length === 0) return;
-  const rows = await ctx.db.outboxEvent.findMany({
-    where: { id: { in: ids }, publishedAt: null },
-    orderBy: { id: 'asc' },
-  });
+export class EventSink {
+  readonly rows: CommittedEvent[] = [];
+
+  constructor(private readonly tx: Tx) {}
+
+  get outboxIds(): bigint[] {
+    return this.rows.map((r) => r.id);
+  }
+
+  async emit(realmId: number, event: ClientEvent, users: number[]): Promise<void> {
+    if (users.length === 0) return;
+    const row = await this.tx.outboxEvent.create({
+      data: { realmId, eventJson: event as object, usersJson: users },
+      select: { id: true, xid: true },
+    });
+    this.rows.push({ id: row.id, realmId, users, event, xid: row.xid });
+  }
+}
+
+/**
+ * Appends committed outbox rows to the Redis domain streams and marks them published. A crash
+ * between commit and this call leaves rows unpublished; the sweeper in the events tier sends them
+ * (a row both publish is delivered once: the dispatcher dedupes by outbox id).
+ */
+export async function publishOutbox(ctx: AppContext, rows: CommittedEvent[]): Promise<void> {
   if (rows.length === 0) return;
-  await appendToDomainStream(
-    ctx,
-    rows.map((row) => ({
-      id: row.id,
-      realmId: row.realmId,
-      users: row.usersJson as number[],
-      event: row.eventJson as unknown as ClientEvent,
-      xid: row.xid,
-    })),
-  );
+  await appendToDomainStream(ctx, rows);
   await ctx.db.outboxEvent.updateMany({
     where: { id: { in: rows.map((r) => r.id) } },
     data: { publishedAt: new Date() },
@@ -76,9 +70,9 @@ export async function inTransaction<T>(
     },
     { timeout: 30000, maxWait: 10000 },
   );
-  const ids = (sink as EventSink | null)?.outboxIds ?? [];
+  const rows = (sink as EventSink | null)?.rows ?? [];
   try {
-    await publishOutbox(ctx, ids);
+    await publishOutbox(ctx, rows);
   } catch (err) {
     ctx.log.warn('outbox', 'publish after commit failed; the sweeper will retry', {
       error: err instanceof Error ? err.message : String(err),

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Realm, User } from '../../generated/prisma/client';
 import type { AppContext } from '../domain/context';
-import { realmForHost } from '../domain/realms/resolve-host';
+import { realmForHost, subdomainOf } from '../domain/realms/resolve-host';
 import { API_KEY_LENGTH, hashApiKey } from '../domain/users/api-keys';
 import {
   badRequest,
@@ -38,14 +38,27 @@ export async function requestRealm(ctx: AppContext, req: Request): Promise<Realm
   return realm;
 }
 
-/** Resolves the caller of an authenticated endpoint, refusing bad keys and deactivated accounts. */
+/**
+ * Resolves the caller of an authenticated endpoint, refusing bad keys and deactivated accounts.
+ * The user and its organization come in one lookup; the host is checked against that
+ * organization without another query when it names the organization's own subdomain.
+ */
 export async function authenticate(ctx: AppContext, req: Request): Promise<Principal> {
   const { email, apiKey } = parseBasicAuth(req.headers.authorization);
   if (apiKey.length !== API_KEY_LENGTH) throw invalidApiKey('Malformed API key');
-  const realm = await requestRealm(ctx, req);
-  const user = await ctx.db.user.findUnique({ where: { apiKeyHash: hashApiKey(apiKey) } });
-  if (!user || user.email.toLowerCase() !== email.trim().toLowerCase()) throw invalidApiKey();
-  if (user.realmId !== realm.id)
+  const found = await ctx.db.user.findUnique({
+    where: { apiKeyHash: hashApiKey(apiKey) },
+    include: { realm: true },
+  });
+  const ownHost =
+    found !== null &&
+    subdomainOf(req.headers.host, ctx.config.externalHost) === found.realm.stringId;
+  const realm = ownHost ? found.realm : await requestRealm(ctx, req);
+  if (!found || found.email.toLowerCase() !== email.trim().toLowerCase()) throw invalidApiKey();
+  const { realm: _realm, ...user } = found;
+  void _realm;
+  // System bots act only through the server itself (in Zulip they belong to no organization).
+  if (user.realmId !== realm.id || user.isSystemBot)
     throw unauthorized('Account is not associated with this subdomain');
   if (realm.deactivated) throw realmDeactivated();
   if (!user.isActive) throw userDeactivated();

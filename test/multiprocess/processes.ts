@@ -42,7 +42,13 @@ export async function startTier(
   // `node --import tsx` keeps the server in this one process, so SIGKILL really kills it.
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(ROOT, `apps/${kind}/main.ts`)],
+    [
+      // Extra node flags for the child, e.g. BENCH_NODE_ARGS=--cpu-prof to profile a benchmark.
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      '--import',
+      'tsx',
+      path.join(ROOT, `apps/${kind}/main.ts`),
+    ],
     {
       cwd: ROOT,
       env: {
