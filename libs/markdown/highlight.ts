@@ -131,6 +131,8 @@ class Classifier {
         return stringClass(text, style);
       case 'regex':
         return 'sr';
+      case 'shebang':
+        return 'ch';
       case 'comment':
       case 'hashbang':
         return commentClass(
@@ -231,8 +233,13 @@ class Classifier {
     if (typeof stream === 'string') {
       if (inherited === null) this.plain(stream);
       else if (isStringOrComment(inherited)) this.push(stream, inherited);
-      // Pygments leaves the blanks around a name unspanned.
-      else for (const part of stream.split(/(\s+)/)) this.push(part, part.trim() ? inherited : '');
+      else {
+        // Pygments leaves the blanks around a name unspanned.
+        const [, before, inner, after] = /^(\s*)(.*?)(\s*)$/s.exec(stream) ?? ['', '', stream, ''];
+        this.push(before, '');
+        this.push(inner, inherited);
+        this.push(after, '');
+      }
       return;
     }
     if (Array.isArray(stream)) {
