@@ -4,6 +4,8 @@ import type { AppContext } from '../../libs/domain/context';
 import type { EventsTier } from '../../libs/events/events-tier';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { multipartFields } from '../../libs/http/multipart-fields';
+import { probeRoutes } from '../../libs/http/probes';
+import { requestLog } from '../../libs/http/request-log';
 import { eventRoutes } from './routes';
 
 /** `GET /events` and `DELETE /events`, for this tier's app or for the one-process server. */
@@ -19,13 +21,20 @@ export function createEventsApp(ctx: AppContext, tier: EventsTier): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', true);
   app.set('query parser', 'simple');
+  app.use(requestLog(ctx.log));
+  app.use(probeRoutes(ctx));
   app.use(bodyParser.urlencoded({ extended: false, limit: '1mb', parameterLimit: 1000 }));
   app.use(multipartFields({ fieldSize: 1024 * 1024, fields: 1000 }));
   const router = eventsRouter(ctx, tier);
   app.use('/api/v1', router);
   app.use('/json', router);
   app.get('/health', (_req, res) => {
-    res.json({ result: 'success', msg: '', polls: tier.waker.pollCount });
+    res.json({
+      result: 'success',
+      msg: '',
+      polls: tier.waker.pollCount,
+      partitions: tier.dispatcher.partitions,
+    });
   });
   app.use(unknownRoute);
   app.use(errorHandler(ctx.log));

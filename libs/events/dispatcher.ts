@@ -53,7 +53,10 @@ export class Dispatcher {
 
   /** Partitions this replica leads now. */
   get partitions(): number[] {
-    return [...this.loops.entries()].filter(([, l]) => l.leading).map(([p]) => p);
+    return [...this.loops.entries()]
+      .filter(([, l]) => l.leading)
+      .map(([p]) => p)
+      .sort((a, b) => a - b);
   }
 
   async start(): Promise<void> {
