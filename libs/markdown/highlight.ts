@@ -36,6 +36,18 @@ const CLASS_WORDS = new Set('class interface enum struct trait object record uni
 /** Classes of a word that can be the type or name before a C-style function definition. */
 const BEFORE_DEFINITION = new Set(['kt', 'n', 'nx', 'nc']);
 
+/** Classes a word list may refine (a keyword `kd`, a name `bp`...); others keep theirs. */
+const WORD_CLASSES = new Set(['k', 'nb', 'kc', 'n', 'nx', '']);
+
+/** Blanks, names, numbers, operators, punctuation, anything else: as Pygments splits code. */
+const PLAIN_RE =
+  /(\s+)|([A-Za-z_$\u00C0-\uFFFF][\w$\u00C0-\uFFFF]*)|(\d[\w.]*|\.\d\w*)|([-+*/%=<>!&|^~?:@\\]+)|([()[\]{},;.])|([^])/g;
+
+function tokenNames(token: Prism.Token): string[] {
+  if (token.alias === undefined) return [token.type];
+  return typeof token.alias === 'string' ? [token.type, token.alias] : [token.type, ...token.alias];
+}
+
 function textOf(stream: Prism.TokenStream): string {
   if (typeof stream === 'string') return stream;
   if (Array.isArray(stream)) return stream.map(textOf).join('');
@@ -87,7 +99,7 @@ class Classifier {
 
   private wordClass(text: string, cls: string): string {
     const word = this.style.words?.[text];
-    return word !== undefined && ['k', 'nb', 'kc', 'n', 'nx', ''].includes(cls) ? word : cls;
+    return word !== undefined && WORD_CLASSES.has(cls) ? word : cls;
   }
 
   private symbolClass(text: string, fallback: string): string {
@@ -95,13 +107,13 @@ class Classifier {
   }
 
   /** The class of a Prism token, or null when only its children have one. */
-  private tokenClass(token: Prism.Token, text: string): string | null {
+  private tokenClass(names: string[], text: string): string | null {
     const style = this.style;
-    for (const name of this.names(token)) {
+    for (const name of names) {
       const override = style.types?.[name];
       if (override !== undefined) return this.wordClass(text, override);
     }
-    for (const name of this.names(token)) {
+    for (const name of names) {
       const cls = this.baseClass(name, text);
       if (cls !== null) return cls;
     }
@@ -135,10 +147,7 @@ class Classifier {
         return 'ch';
       case 'comment':
       case 'hashbang':
-        return commentClass(
-          text,
-          this.pieces.every((p) => p.text === ''),
-        );
+        return commentClass(text, this.prevText === '' && this.pieces.every((p) => p.text === ''));
       case 'operator':
         return /^[A-Za-z]+$/.test(text) ? 'ow' : this.symbolClass(text, 'o');
       case 'punctuation':
@@ -214,9 +223,8 @@ class Classifier {
       }
       return;
     }
-    const re =
-      /(\s+)|([\p{L}_$][\p{L}\p{N}_$]*)|(\d[\w.]*|\.\d\w*)|([-+*/%=<>!&|^~?:@\\]+)|([()[\]{},;.])|(.)/gsu;
-    for (const m of text.matchAll(re)) {
+    PLAIN_RE.lastIndex = 0;
+    for (let m = PLAIN_RE.exec(text); m !== null; m = PLAIN_RE.exec(text)) {
       const [all, space, word, number, operator, punctuation] = m;
       if (space !== undefined) this.push(all, '');
       else if (word !== undefined) this.push(word, this.wordClass(word, this.nameClass()));
@@ -246,9 +254,11 @@ class Classifier {
       for (const item of stream) this.add(item, inherited);
       return;
     }
+    const names = tokenNames(stream);
     const text = textOf(stream);
-    if (this.absorbs(stream)) {
-      this.push(text, this.tokenClass(stream, text) ?? '');
+    const style = this.style;
+    if (style.absorb && names.some((name) => style.absorb?.includes(name))) {
+      this.push(text, this.tokenClass(names, text) ?? '');
       return;
     }
     // An interpolation is code again: its names are read afresh, its brackets are `si`.
@@ -259,29 +269,16 @@ class Classifier {
       this.inInterpolation = outer;
       return;
     }
-    let cls = this.tokenClass(stream, text);
-    const punctuation = this.names(stream).includes('punctuation');
-    if (this.inInterpolation && punctuation && !this.hasOverride(stream)) {
-      cls = 'si';
-    }
+    let cls = this.tokenClass(names, text);
+    const punctuation = names.includes('punctuation');
+    const overridden = names.some((name) => style.types?.[name] !== undefined);
+    if (this.inInterpolation && punctuation && !overridden) cls = 'si';
     // Quotes and brackets inside a string or comment belong to it.
     const nested = punctuation || stream.type === 'string';
-    if (inherited !== null && isStringOrComment(inherited) && nested && !this.hasOverride(stream)) {
+    if (inherited !== null && isStringOrComment(inherited) && nested && !overridden) {
       cls = inherited;
     }
     this.add(stream.content, cls ?? inherited);
-  }
-
-  private names(token: Prism.Token): string[] {
-    return [token.type, ...(token.alias === undefined ? [] : [token.alias].flat())];
-  }
-
-  private hasOverride(token: Prism.Token): boolean {
-    return this.names(token).some((name) => this.style.types?.[name] !== undefined);
-  }
-
-  private absorbs(token: Prism.Token): boolean {
-    return this.names(token).some((name) => this.style.absorb?.includes(name));
   }
 }
 
