@@ -53,11 +53,20 @@ function titleAttr(title: string | undefined): string {
   return title !== undefined ? ` title="${escapeAttr(title)}"` : '';
 }
 
+/** Zulip's get_actual_image_url: a GitHub "blob" page shows its raw file. */
+function actualImageUrl(href: string): string {
+  const url = parseUrl(href);
+  if (!url || !(url.hostname === 'github.com' || url.hostname.endsWith('.github.com'))) return href;
+  const path = url.pathname.split('/');
+  if (path.length <= 3 || path[3] !== 'blob') return href;
+  return `https://raw.githubusercontent.com${[...path.slice(0, 3), ...path.slice(4)].join('/')}`;
+}
+
 /** Zulip's preview of a linked image (external images go through the /thumbnail proxy). */
 function imageHtml(href: string, title: string | undefined): string {
   let img: string;
   if (/^https?:/i.test(href)) {
-    const proxied = `/thumbnail?url=${encodeURIComponent(href)}`;
+    const proxied = `/thumbnail?url=${encodeURIComponent(actualImageUrl(href))}`;
     img =
       `<img data-src-fullsize="${escapeAttr(`${proxied}&size=full`)}" ` +
       `src="${escapeAttr(`${proxied}&size=thumbnail`)}">`;
@@ -131,10 +140,30 @@ function preview(link: FoundLink): { html: string; replacesLink: boolean; image:
  * previews, once per URL per message. A paragraph that is only such a link gives way to its
  * preview, as in Zulip's get_inlining_information.
  */
+/** Zulip's INLINE_PREVIEW_LIMIT_PER_MESSAGE: past it, a message gets no previews at all. */
+const PREVIEW_LIMIT = 24;
+
+/** The distinct URLs a message links outside quotes, which Zulip counts against the limit. */
+function previewableUrlCount(tokens: Token[]): number {
+  const urls = new Set<string>();
+  let quoteDepth = 0;
+  for (const t of tokens) {
+    if (t.type === 'blockquote_open') quoteDepth++;
+    else if (t.type === 'blockquote_close') quoteDepth--;
+    else if (t.type === 'inline' && quoteDepth === 0) {
+      for (const c of t.children ?? []) {
+        if (c.type === 'link_open') urls.add(String(c.attrGet('href') ?? ''));
+      }
+    }
+  }
+  return urls.size;
+}
+
 function inlineImages(state: MarkdownIt.StateCore): void {
   const env = zulipEnv(state.env);
   const seen = new Set<string>();
   const tokens = state.tokens;
+  if (previewableUrlCount(tokens) > PREVIEW_LIMIT) return;
   let quoteDepth = 0;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
