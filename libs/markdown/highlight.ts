@@ -9,7 +9,8 @@ export interface Piece {
   cls: string;
 }
 
-// Prism's grammars are loaded on first use, once per process, and only those messages need.
+// Grammars load on first use, once per process: only those messages need. We only ask for
+// grammars Prism has, so its warnings would say nothing.
 loadLanguages.silent = true;
 
 /** Prism components that refine a grammar in place (CSS selectors, colours and units). */
@@ -156,7 +157,7 @@ class Classifier {
       case 'function-definition': {
         if (DEFINITION_WORDS.has(this.prevText)) return 'nf';
         if (this.prevText === '.') return style.attribute ?? style.call ?? style.name;
-        if (BEFORE_DEFINITION.has(this.prevCls) && this.prevText !== '.') return 'nf';
+        if (BEFORE_DEFINITION.has(this.prevCls)) return 'nf';
         return this.wordClass(text, style.call ?? 'nf');
       }
       case 'class-name':
@@ -314,7 +315,12 @@ export function highlightPieces(code: string, language: CodeLanguage): Piece[] |
   const g = grammar(language.prism);
   if (!g) return undefined;
   const classifier = new Classifier(STYLES[language.style]);
-  classifier.add(Prism.tokenize(code, g), null);
+  try {
+    classifier.add(Prism.tokenize(code, g), null);
+  } catch {
+    // Like Zulip when Pygments fails: the block is still shown, unhighlighted.
+    return undefined;
+  }
   return merge(classifier.pieces);
 }
 

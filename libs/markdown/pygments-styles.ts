@@ -27,7 +27,7 @@ export interface LexerStyle {
 }
 
 /** "a b c" -> { a: cls, b: cls, c: cls }, merged into one table. */
-export function words(...groups: [string, string][]): Record<string, string> {
+function words(...groups: [string, string][]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [list, cls] of groups) for (const w of list.split(/\s+/)) if (w) out[w] = cls;
   return out;
