@@ -3,7 +3,9 @@ import { eventsRouter } from '../events/app';
 import { jobHandlers } from '../worker/handlers';
 import { startWorkers } from '../worker/start-workers';
 import { startEventsTier } from '../../libs/events/events-tier';
+import { watchEventsTier, watchJobQueues, watchOutbox } from '../../libs/metrics';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
+import { startOpsServer } from '../../libs/runtime/ops-server';
 import { runUntilSignal } from '../../libs/runtime/shutdown';
 
 /**
@@ -16,6 +18,10 @@ async function main() {
   const events = await startEventsTier(ctx);
   const api = await startApiServer(ctx, ctx.config.apiPort, { events: eventsRouter(ctx, events) });
   const workers = startWorkers(ctx, jobHandlers);
+  watchEventsTier(ctx, events);
+  watchOutbox(ctx);
+  watchJobQueues(ctx);
+  const stopOps = await startOpsServer(ctx, 'all');
   runUntilSignal(ctx, [
     async () => {
       // Waiting long-polls would hold close() open; their clients re-poll.
@@ -24,6 +30,7 @@ async function main() {
       await events.stop();
     },
     () => workers.close(),
+    stopOps,
   ]);
 }
 

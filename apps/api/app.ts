@@ -1,11 +1,12 @@
 import bodyParser from 'body-parser';
 import express, { type Express, type Router } from 'express';
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { AppContext } from '../../libs/domain/context';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { MAX_BODY_BYTES, MAX_PARAMETERS } from '../../libs/http/limits';
 import { multipartFields } from '../../libs/http/multipart-fields';
+import { probeRoutes } from '../../libs/http/probes';
+import { requestLog } from '../../libs/http/request-log';
 import { apiRouter } from './routes';
 import { uploadFileRoutes } from './routes/uploads';
 
@@ -20,21 +21,8 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
   // pick their own req.ip.
   app.set('trust proxy', ctx.config.trustedProxies);
   app.set('query parser', 'simple');
-  app.use((req, res, next) => {
-    const requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
-    res.setHeader('X-Request-Id', requestId);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      ctx.log.debug('http', 'request', {
-        requestId,
-        method: req.method,
-        path: req.path,
-        status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-      });
-    });
-    next();
-  });
+  app.use(requestLog(ctx.log));
+  app.use(probeRoutes(ctx));
   // Zulip parameters are flat form fields; lists and objects arrive as JSON text inside them.
   // Uploads parse their own bodies; no other request needs more than MAX_BODY_BYTES.
   app.use(

@@ -1,11 +1,16 @@
+import { watchEventsTier, watchOutbox } from '../../libs/metrics';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
+import { startOpsServer } from '../../libs/runtime/ops-server';
 import { runUntilSignal } from '../../libs/runtime/shutdown';
 import { startEventsServer } from './server';
 
 async function main() {
   const ctx = createAppContext(configOrExit());
   const events = await startEventsServer(ctx);
-  runUntilSignal(ctx, [() => events.stop()]);
+  watchEventsTier(ctx, events.tier);
+  watchOutbox(ctx);
+  const stopOps = await startOpsServer(ctx, 'events');
+  runUntilSignal(ctx, [() => events.stop(), stopOps]);
 }
 
 void main();

@@ -1,4 +1,6 @@
+import { watchJobQueues } from '../../libs/metrics';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
+import { startOpsServer } from '../../libs/runtime/ops-server';
 import { runUntilSignal } from '../../libs/runtime/shutdown';
 import { jobHandlers } from './handlers';
 import { startWorkers } from './start-workers';
@@ -13,7 +15,9 @@ async function main() {
   // wait for the database connection.
   await ctx.db.$queryRaw`SELECT 1`;
   const workers = startWorkers(ctx, jobHandlers);
-  runUntilSignal(ctx, [() => workers.close()]);
+  watchJobQueues(ctx);
+  const stopOps = await startOpsServer(ctx, 'worker');
+  runUntilSignal(ctx, [() => workers.close(), stopOps]);
 }
 
 void main();

@@ -10,6 +10,8 @@ export interface Config {
   redisPrefix: string;
   apiPort: number;
   eventsPort: number;
+  /** Listener for `/metrics`, `/healthz` and `/readyz`, apart from the API; null: none. */
+  metricsPort: number | null;
   bindHost: string;
   /** Host (and port) clients reach the server at; organizations other than the root one live at `<subdomain>.<externalHost>`. */
   externalHost: string;
@@ -108,6 +110,7 @@ const envSchema = Joi.object({
   // Many hosting platforms tell a process its port in PORT.
   PORT: Joi.number().port(),
   EVENTS_PORT: Joi.number().port().default(9992),
+  METRICS_PORT: Joi.number().port(),
   BIND_HOST: Joi.string().default('127.0.0.1'),
   EXTERNAL_HOST: Joi.string().default('localhost:9991'),
   EXTERNAL_SCHEME: Joi.string().valid('http', 'https').default('http'),
@@ -172,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: value.REDIS_PREFIX,
     apiPort: value.API_PORT ?? value.PORT ?? 9991,
     eventsPort: value.EVENTS_PORT,
+    metricsPort: value.METRICS_PORT ?? null,
     bindHost: value.BIND_HOST,
     externalHost: value.EXTERNAL_HOST.toLowerCase(),
     externalScheme: value.EXTERNAL_SCHEME,

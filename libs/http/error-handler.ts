@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../log';
 import { ApiError, badRequest, notFound, requestTooLarge } from './errors';
+import type { RequestLocals } from './request-log';
 
 export const unknownRoute: RequestHandler = (_req, _res, next) => next(notFound());
 
@@ -35,6 +36,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       });
       apiError = new ApiError(500, 'INTERNAL_SERVER_ERROR', 'Internal server error');
     }
+    (res.locals as RequestLocals).apiError = { code: apiError.code, msg: apiError.message };
     for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
     res.status(apiError.status).json(apiError.toJSON());
   };

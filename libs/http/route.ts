@@ -5,6 +5,7 @@ import { realmForHost } from '../domain/realms/resolve-host';
 import { authenticate, type Principal } from './auth';
 import { parseParams, type ParamSpec } from './params';
 import { consumeApiRequest } from './rate-limit';
+import type { RequestLocals } from './request-log';
 
 export type SuccessBody = Record<string, unknown>;
 
@@ -46,6 +47,7 @@ export function authed<P>(
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const principal = await identify(ctx, req);
+      (res.locals as RequestLocals).userId = principal.user.id;
       await consumeApiRequest(ctx, principal.user.id, res);
       const { values, ignored } = parseParams<P>(spec, input(req));
       send(res, await handler({ ctx, params: values, req, ...principal }), ignored);

@@ -1,5 +1,6 @@
 import type { OutgoingWebhookPayload } from '../../jobs';
 import { ApiError } from '../../http/errors';
+import { countWebhookCall } from '../../metrics';
 import { addressPolicy } from '../../net/address-policy';
 import { ServiceInterface } from '../bots/service-token';
 import type { AppContext } from '../context';
@@ -97,6 +98,7 @@ export async function deliverOutgoingWebhook(
     timeoutSeconds,
     policy: addressPolicy(ctx.config.outgoingWebhookAllowedHosts),
   });
+  countWebhookCall(outcome);
 
   if (outcome.kind === 'denied') {
     // What Zulip's egress proxy (Smokescreen) answers for such an address: a 407, reported in

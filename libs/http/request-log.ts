@@ -1,0 +1,54 @@
+import type { Request, RequestHandler } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../log';
+import { observeHttpRequest, watchHttp } from '../metrics';
+
+/** What a handler leaves in `res.locals` for the request log. */
+export interface RequestLocals {
+  userId?: number;
+  apiError?: { code: string; msg: string };
+}
+
+const PROBES = new Set(['/healthz', '/readyz', '/health']);
+
+/** The route pattern (`/api/v1/messages/:message_id`), so metrics have few label values. */
+function routeOf(req: Request): string {
+  const pattern = req.route?.path as unknown;
+  if (typeof pattern !== 'string') return 'unmatched';
+  const mount = ['/api/v1', '/json'].find((m) => req.originalUrl.startsWith(`${m}/`)) ?? '';
+  return `${mount}${pattern}`;
+}
+
+/**
+ * One JSON line per request at info level (method, full path, status, ms, user id, request id,
+ * and on 4xx/5xx Zulip's error code and message), plus the latency histogram. Probes log at
+ * debug, or they would drown the rest.
+ */
+export function requestLog(log: Logger): RequestHandler {
+  watchHttp();
+  return (req, res, next) => {
+    const requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const path = req.originalUrl.split('?')[0];
+      observeHttpRequest(req.method, routeOf(req), res.statusCode, seconds);
+      const locals = res.locals as RequestLocals;
+      const fields = {
+        requestId,
+        method: req.method,
+        path,
+        status: res.statusCode,
+        ms: Math.round(seconds * 1e4) / 10,
+        userId: locals.userId ?? null,
+        ...(res.statusCode >= 400 && locals.apiError
+          ? { code: locals.apiError.code, error: locals.apiError.msg }
+          : {}),
+      };
+      if (PROBES.has(path)) log.debug('http', 'request', fields);
+      else log.info('http', 'request', fields);
+    });
+    next();
+  };
+}

@@ -1,0 +1,210 @@
+import { Queue } from 'bullmq';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AppContext } from '../domain/context';
+import { DISPATCH_GROUP } from '../events/domain-stream';
+import type { EventsTier } from '../events/events-tier';
+import { eventKeys } from '../events/keys';
+import { bullPrefix, QueueName } from '../jobs';
+
+/**
+ * Every Prometheus metric of the processes. A process registers only what it runs (`watch*`),
+ * so each tier's scrape shows its own metrics; values that live in Redis or PostgreSQL are read
+ * at scrape time by `collect()` callbacks, so no hot path pays for them.
+ */
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry });
+
+/** What the scrape-time collectors read, set by the `watch*` function of each part a process runs. */
+const sources: {
+  events?: { ctx: AppContext; tier: EventsTier; partitions: number[] };
+  outbox?: AppContext;
+  jobQueues?: Queue[];
+} = {};
+
+/**
+ * A scrape still answers while Redis or PostgreSQL is down (the readiness probe says so); the
+ * series that read them keep their last value.
+ */
+const keepOnFailure = <T>(work: Promise<T>): Promise<T | null> => work.catch(() => null);
+
+export const httpRequestDuration = new Histogram({
+  name: 'chat_http_request_duration_seconds',
+  help: 'HTTP request duration by method, matched route and status (long-polls included).',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+  registers: [],
+});
+
+export const pollsWaiting = new Gauge({
+  name: 'chat_events_polls_waiting',
+  help: 'Long-polls waiting in this events process.',
+  registers: [],
+  collect() {
+    if (sources.events) this.set(sources.events.tier.waker.pollCount);
+  },
+});
+
+export const queuesAlive = new Gauge({
+  name: 'chat_events_queues_alive',
+  help: 'Event queues in Redis that garbage collection has not removed.',
+  registers: [],
+  async collect() {
+    if (!sources.events) return;
+    const { ctx, partitions } = sources.events;
+    const keys = eventKeys(ctx.config.redisPrefix);
+    const counts = await keepOnFailure(
+      Promise.all(partitions.map((p) => ctx.redis.zcard(keys.access(p)))),
+    );
+    if (counts) this.set(counts.reduce((a, b) => a + b, 0));
+  },
+});
+
+export const dispatchLag = new Gauge({
+  name: 'chat_dispatch_lag_entries',
+  help: 'Domain stream entries not yet dispatched, per partition (not yet delivered to the dispatchers plus delivered but unacknowledged).',
+  labelNames: ['partition'] as const,
+  registers: [],
+  async collect() {
+    if (!sources.events) return;
+    const { ctx, partitions } = sources.events;
+    const keys = eventKeys(ctx.config.redisPrefix);
+    const groups = await keepOnFailure(
+      Promise.all(
+        partitions.map((p) =>
+          // No stream yet: nothing was ever published to that partition.
+          ctx.redis.xinfo('GROUPS', keys.domainStream(p)).catch(() => [] as unknown[]),
+        ),
+      ),
+    );
+    if (!groups) return;
+    partitions.forEach((p, i) => {
+      const group = (groups[i] as unknown[][]).map(fieldsOf).find((g) => g.name === DISPATCH_GROUP);
+      // `lag` is null when Redis cannot tell (entries deleted): report nothing rather than guess.
+      if (group && typeof group.lag === 'number') {
+        this.set({ partition: String(p) }, group.lag + Number(group.pending ?? 0));
+      }
+    });
+  },
+});
+
+export const dispatchLatency = new Histogram({
+  name: 'chat_dispatch_latency_seconds',
+  help: 'Time from a domain event entering its stream to its append to the queues.',
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [],
+});
+
+export const outboxBacklog = new Gauge({
+  name: 'chat_outbox_backlog',
+  help: 'Committed outbox rows not yet published to the domain streams.',
+  registers: [],
+  async collect() {
+    if (!sources.outbox) return;
+    // The partial index on unpublished rows keeps this cheap.
+    const rows = await keepOnFailure(
+      sources.outbox.db.$queryRaw<{ n: bigint }[]>`
+        SELECT count(*) AS n FROM outbox_events WHERE published_at IS NULL`,
+    );
+    if (rows) this.set(Number(rows[0].n));
+  },
+});
+
+export const jobs = new Gauge({
+  name: 'chat_jobs',
+  help: 'BullMQ jobs per queue and state (waiting, active, delayed, failed).',
+  labelNames: ['queue', 'state'] as const,
+  registers: [],
+  async collect() {
+    const queues = sources.jobQueues ?? [];
+    const counts = await keepOnFailure(
+      Promise.all(queues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'failed'))),
+    );
+    if (!counts) return;
+    queues.forEach((q, i) => {
+      for (const [state, n] of Object.entries(counts[i])) this.set({ queue: q.name, state }, n);
+    });
+  },
+});
+
+export const webhookAttempts = new Counter({
+  name: 'chat_webhook_attempts_total',
+  help: 'Outgoing-webhook calls to bots.',
+  registers: [],
+});
+
+export const webhookFailures = new Counter({
+  name: 'chat_webhook_failures_total',
+  help: 'Outgoing-webhook calls that did not get a 2xx answer, by reason.',
+  labelNames: ['reason'] as const,
+  registers: [],
+});
+
+function register(...metrics: (Counter<string> | Gauge<string> | Histogram<string>)[]): void {
+  for (const metric of metrics) {
+    const { name } = metric as unknown as { name: string };
+    if (!metricsRegistry.getSingleMetric(name)) metricsRegistry.registerMetric(metric);
+  }
+}
+
+/** Labels every series with the process's tier (api, events, worker or all). */
+export function labelTier(tier: string): void {
+  metricsRegistry.setDefaultLabels({ tier });
+}
+
+/** For the HTTP tiers: the latency histogram that `observeHttpRequest` feeds. */
+export function watchHttp(): void {
+  register(httpRequestDuration);
+}
+
+export function observeHttpRequest(
+  method: string,
+  route: string,
+  status: number,
+  seconds: number,
+): void {
+  httpRequestDuration.observe({ method, route, status: String(status) }, seconds);
+}
+
+/**
+ * For the events tier: its waiting polls, and at scrape time the queues in Redis and each
+ * partition's consumer-group lag (XINFO GROUPS). The dispatcher feeds `dispatchLatency`.
+ */
+export function watchEventsTier(ctx: AppContext, tier: EventsTier): void {
+  sources.events = { ctx, tier, partitions: [...Array(ctx.config.dispatchPartitions).keys()] };
+  register(pollsWaiting, queuesAlive, dispatchLag, dispatchLatency);
+}
+
+/** Seconds since a domain event entered its stream, from its entry id (`<ms>-<seq>`). */
+export function observeDispatchLatency(streamEntryId: string, now = Date.now()): void {
+  const ms = Number(streamEntryId.split('-')[0]);
+  if (Number.isFinite(ms)) dispatchLatency.observe(Math.max(0, now - ms) / 1000);
+}
+
+/** Committed outbox rows not yet on a domain stream. */
+export function watchOutbox(ctx: AppContext): void {
+  sources.outbox = ctx;
+  register(outboxBacklog);
+}
+
+/** For the worker tier: the jobs of every BullMQ queue, and the webhook calls it makes. */
+export function watchJobQueues(ctx: AppContext): void {
+  sources.jobQueues = Object.values(QueueName).map(
+    (name) =>
+      new Queue(name, { connection: ctx.redis, prefix: bullPrefix(ctx.config.redisPrefix) }),
+  );
+  register(jobs, webhookAttempts, webhookFailures);
+}
+
+/** One call to a bot: `status` for an HTTP answer; otherwise `kind` says why there was none. */
+export function countWebhookCall(outcome: { kind: string; status?: number }): void {
+  webhookAttempts.inc();
+  if (outcome.kind !== 'response') webhookFailures.inc({ reason: outcome.kind });
+  else if (outcome.status === undefined || outcome.status < 200 || outcome.status >= 300)
+    webhookFailures.inc({ reason: `http_${outcome.status ?? 'unknown'}` });
+}
+
+function fieldsOf(flat: unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) out[String(flat[i])] = flat[i + 1];
+  return out;
+}

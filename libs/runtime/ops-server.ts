@@ -1,0 +1,43 @@
+import { createServer } from 'node:http';
+import type { AppContext } from '../domain/context';
+import { readiness } from '../http/probes';
+import { labelTier, metricsRegistry } from '../metrics';
+
+/**
+ * The operators' listener on METRICS_PORT: Prometheus `/metrics`, `/healthz` and `/readyz`. It is
+ * apart from the API's port, so a scrape never goes through the load balancer and the metrics are
+ * not public; the worker tier, which serves no HTTP otherwise, has probes here too.
+ */
+export async function startOpsServer(ctx: AppContext, tier: string): Promise<() => Promise<void>> {
+  const port = ctx.config.metricsPort;
+  if (port === null) return async () => undefined;
+  labelTier(tier);
+  const server = createServer((req, res) => {
+    const reply = (status: number, type: string, body: string) => {
+      res.writeHead(status, { 'Content-Type': type }).end(body);
+    };
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET') return reply(405, 'text/plain', 'method not allowed\n');
+    if (path === '/healthz') return reply(200, 'application/json', '{"status":"ok"}');
+    if (path === '/readyz') {
+      void readiness(ctx).then((state) =>
+        reply(state.ready ? 200 : 503, 'application/json', JSON.stringify(state)),
+      );
+      return;
+    }
+    if (path === '/metrics') {
+      metricsRegistry.metrics().then(
+        (text) => reply(200, metricsRegistry.contentType, text),
+        (err: Error) => {
+          ctx.log.error('boot', 'metrics collection failed', { error: err.message });
+          reply(500, 'text/plain', 'metrics collection failed\n');
+        },
+      );
+      return;
+    }
+    reply(404, 'text/plain', 'not found\n');
+  });
+  await new Promise<void>((resolve) => server.listen(port, ctx.config.bindHost, resolve));
+  ctx.log.info('boot', 'ops listening', { host: ctx.config.bindHost, port, tier });
+  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+}
