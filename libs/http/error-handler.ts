@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { isValueOutOfRange } from '../db/errors';
 import type { Logger } from '../log';
 import { ApiError, badRequest, notFound, requestTooLarge } from './errors';
 import type { RequestLocals } from './request-log';
@@ -23,6 +24,8 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       (err as BodyParserError)?.type === 'parameters.too.many'
     ) {
       apiError = requestTooLarge();
+    } else if (isValueOutOfRange(err)) {
+      apiError = badRequest('Number out of range');
     } else if (
       typeof (err as BodyParserError)?.status === 'number' &&
       (err as BodyParserError).status! < 500

@@ -15,14 +15,24 @@ export const MAX_PARAMETERS = 1000;
  */
 export const MAX_JSON_DEPTH = 32;
 
-/** Whether `value` nests deeper than MAX_JSON_DEPTH (iterative: deep input cannot overflow the stack). */
-export function nestsTooDeep(value: unknown): boolean {
+/** What a parameter value holds that no handler may see. */
+export type ValueProblem = 'too-deep' | 'nul' | null;
+
+/**
+ * Walks a decoded value (iteratively: deep input cannot overflow the stack) for nesting past
+ * MAX_JSON_DEPTH and for NUL characters, which PostgreSQL text cannot store.
+ */
+export function valueProblem(value: unknown): ValueProblem {
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length) {
     const [node, depth] = stack.pop()!;
+    if (typeof node === 'string') {
+      if (node.includes('\u0000')) return 'nul';
+      continue;
+    }
     if (node === null || typeof node !== 'object') continue;
-    if (depth > MAX_JSON_DEPTH) return true;
-    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+    if (depth > MAX_JSON_DEPTH) return 'too-deep';
+    for (const [key, child] of Object.entries(node)) stack.push([key, depth], [child, depth + 1]);
   }
-  return false;
+  return null;
 }

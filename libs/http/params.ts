@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { ApiError, badRequest, invalidJsonArgument, missingArgument } from './errors';
-import { nestsTooDeep } from './limits';
+import { valueProblem } from './limits';
 
 /**
  * How a parameter travels in a form value: plain text (strings, and integers and booleans as text),
@@ -31,22 +31,24 @@ export interface ParsedParams<T> {
   ignored: string[];
 }
 
-function decode(name: string, raw: unknown, encoding: Encoding): unknown {
+function parse(name: string, raw: unknown, encoding: Encoding): unknown {
   // A JSON request body carries values already parsed.
-  if (typeof raw !== 'string') {
-    if (nestsTooDeep(raw)) throw invalidJsonArgument(name);
-    return raw;
-  }
-  if (encoding === 'text') return raw;
-  let value: unknown;
+  if (typeof raw !== 'string' || encoding === 'text') return raw;
   try {
-    value = JSON.parse(raw);
+    return JSON.parse(raw);
   } catch {
     if (encoding === 'json-or-text') return raw;
     throw invalidJsonArgument(name);
   }
+}
+
+function decode(name: string, raw: unknown, encoding: Encoding): unknown {
+  const value = parse(name, raw, encoding);
+  const problem = valueProblem(value);
   // As Zulip's parser past its recursion limit: not valid JSON.
-  if (nestsTooDeep(value)) throw invalidJsonArgument(name);
+  if (problem === 'too-deep') throw invalidJsonArgument(name);
+  // Django's wording; PostgreSQL cannot store the character anyway.
+  if (problem === 'nul') throw badRequest(`${name}: Null characters are not allowed.`);
   return value;
 }
 

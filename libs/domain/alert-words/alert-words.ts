@@ -51,15 +51,12 @@ export async function removeAlertWords(
   words: string[],
 ): Promise<string[]> {
   return inTransaction(ctx, async (tx, events) => {
-    const cleaned = cleanAlertWords(words);
-    if (cleaned.length) {
-      await tx.alertWord.deleteMany({
-        where: {
-          userId: user.id,
-          OR: cleaned.map((word) => ({ word: { equals: word, mode: 'insensitive' as const } })),
-        },
-      });
-    }
+    // Compared here rather than with Prisma's case-insensitive `equals`, which becomes ILIKE:
+    // a word ending in a backslash is a broken LIKE pattern there.
+    const unwanted = new Set(cleanAlertWords(words).map((w) => w.toLowerCase()));
+    const rows = await tx.alertWord.findMany({ where: { userId: user.id } });
+    const ids = rows.filter((r) => unwanted.has(r.word.toLowerCase())).map((r) => r.id);
+    if (ids.length) await tx.alertWord.deleteMany({ where: { id: { in: ids } } });
     const all = await listAlertWords(tx, user.id);
     await events.emit(user.realmId, { type: 'alert_words', alert_words: all }, [user.id]);
     return all;

@@ -8,6 +8,7 @@ import {
   isRealmGuest,
 } from '../permissions/channels';
 import { formatChannels, type ChannelDict } from './format-channel';
+import { equalsIgnoringCase } from '../../db/text-match';
 
 export interface ListChannelsOptions {
   includePublic: boolean;
@@ -87,7 +88,7 @@ export async function channelIdByName(
   name: string,
 ): Promise<number> {
   const stream = await db.stream.findFirst({
-    where: { realmId: realm.id, name: { equals: name.trim(), mode: 'insensitive' } },
+    where: { realmId: realm.id, name: equalsIgnoringCase(name.trim()) },
   });
   if (!stream) throw badRequest(`Invalid channel name '${name}'`);
   const access = await channelAccessFor(db, user, stream, realm);

@@ -23,6 +23,7 @@ import { channelAudienceIds } from './channel-audience';
 import { formatChannels } from './format-channel';
 import { unarchiveChannel } from './unarchive-channel';
 import { checkChannelDescription, checkChannelName } from './validate-channel';
+import { equalsIgnoringCase } from '../../db/text-match';
 
 export interface UpdateChannelInput {
   actor: User;
@@ -112,7 +113,7 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
         where: {
           realmId: realm.id,
           id: { not: stream.id },
-          name: { equals: name, mode: 'insensitive' },
+          name: equalsIgnoringCase(name),
         },
       });
       if (clash) throw badRequest(`Channel name '${name}' is already taken.`);

@@ -18,6 +18,9 @@ import {
   type InviteTargets,
 } from './invite-rules';
 
+/** A channel or group named twice is one link (the join tables' keys say so). */
+const unique = (ids: number[]): number[] => [...new Set(ids)];
+
 export const newConfirmationKey = () => randomBytes(12).toString('hex');
 
 /** Splits `invitee_emails` on commas and newlines; accepts `Name <address>` entries. */
@@ -128,8 +131,8 @@ export async function inviteUsers(ctx: AppContext, input: InviteUsersInput): Pro
           notifyReferrerOnJoin: input.notifyReferrerOnJoin,
           includeRealmDefaultSubscriptions: targets.includeRealmDefaultSubscriptions,
           confirmationKey: newConfirmationKey(),
-          streams: { create: targets.streamIds.map((streamId) => ({ streamId })) },
-          groups: { create: targets.groupIds.map((userGroupId) => ({ userGroupId })) },
+          streams: { create: unique(targets.streamIds).map((streamId) => ({ streamId })) },
+          groups: { create: unique(targets.groupIds).map((userGroupId) => ({ userGroupId })) },
         },
       });
       created.push(invitation.id);
@@ -181,8 +184,8 @@ export async function createMultiuseInvite(
         expiresAt: expiryFrom(minutes, new Date()),
         includeRealmDefaultSubscriptions: targets.includeRealmDefaultSubscriptions,
         confirmationKey: key,
-        streams: { create: targets.streamIds.map((streamId) => ({ streamId })) },
-        groups: { create: targets.groupIds.map((userGroupId) => ({ userGroupId })) },
+        streams: { create: unique(targets.streamIds).map((streamId) => ({ streamId })) },
+        groups: { create: unique(targets.groupIds).map((userGroupId) => ({ userGroupId })) },
       },
     });
     await events.emit(

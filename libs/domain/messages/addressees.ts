@@ -3,6 +3,7 @@ import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { badRequest, streamDoesNotExistById, streamDoesNotExistByName } from '../../http/errors';
 import { RecipientType } from '../recipients';
+import { equalsIgnoringCase } from '../../db/text-match';
 
 type Reader = Db | Tx;
 
@@ -28,7 +29,7 @@ export async function resolveChannel(
   }
   const name = target.trim();
   const stream = await db.stream.findFirst({
-    where: { realmId: realm.id, name: { equals: name, mode: 'insensitive' } },
+    where: { realmId: realm.id, name: equalsIgnoringCase(name) },
   });
   if (!stream) throw streamDoesNotExistByName(name);
   return stream;

@@ -29,6 +29,7 @@ import { groupByFlags, recipientFlags } from './recipient-flags';
 import { sendMoveNotices } from './move-notices';
 import { normalizeTopic, RESOLVED_TOPIC_PREFIX } from './topic';
 import type { EditHistoryEntry } from './types';
+import { equalsIgnoringCase } from '../../db/text-match';
 
 export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
 
@@ -260,7 +261,7 @@ async function messagesToMove(tx: Tx, message: Message, mode: PropagateMode): Pr
   return tx.message.findMany({
     where: {
       recipientId: message.recipientId,
-      subject: { equals: message.subject, mode: 'insensitive' },
+      subject: equalsIgnoringCase(message.subject),
       ...(mode === 'change_later' ? { id: { gte: message.id } } : {}),
     },
     orderBy: { id: 'asc' },

@@ -7,6 +7,7 @@ import { canAccessChannel } from '../permissions/messages';
 import { Flag } from './flags';
 import { emptyTopicDisplayName, NO_TOPIC } from './topic';
 import { applyFlagChange } from './update-flags';
+import { equalsIgnoringCase } from '../../db/text-match';
 
 async function unreadIds(tx: Tx, userId: number, where: Prisma.Sql): Promise<number[]> {
   const rows = await tx.$queryRaw<{ message_id: number }[]>(Prisma.sql`
@@ -65,7 +66,7 @@ export async function markTopicAsRead(
   const exists = await ctx.db.message.findFirst({
     where: {
       recipientId: stream.recipientId ?? -1,
-      subject: { equals: topic, mode: 'insensitive' },
+      subject: equalsIgnoringCase(topic),
     },
     select: { id: true },
   });

@@ -9,6 +9,7 @@ import { canReadChannelHistory } from '../permissions/messages';
 import { realmUrl } from '../realms/realm-url';
 import { deleteMessagesInTransaction } from './delete-message';
 import { RESOLVED_TOPIC_PREFIX } from './topic';
+import { equalsIgnoringCase } from '../../db/text-match';
 
 /** Zulip's RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS (production default). */
 export const RESOLVE_UNDO_GRACE_SECONDS = 60;
@@ -124,7 +125,7 @@ async function sendResolveNotice(
   const last = await tx.message.findFirst({
     where: {
       recipientId: stream.recipientId as number,
-      subject: { equals: topic, mode: 'insensitive' },
+      subject: equalsIgnoringCase(topic),
     },
     orderBy: { id: 'desc' },
   });
@@ -172,7 +173,7 @@ async function hasVisibleMessages(
 ): Promise<boolean> {
   const where: Prisma.MessageWhereInput = {
     recipientId: stream.recipientId as number,
-    subject: { equals: topic, mode: 'insensitive' },
+    subject: equalsIgnoringCase(topic),
     id: { notIn: excluded },
   };
   if (!(await canReadChannelHistory(tx, user, stream))) {

@@ -8,6 +8,7 @@ import { accessMessage } from './access';
 import { huddleHash } from './addressees';
 import { Flag } from './flags';
 import { emptyTopicDisplayName, NO_TOPIC, RESOLVED_TOPIC_PREFIX } from './topic';
+import { equalsIgnoringCase } from '../../db/text-match';
 
 type Reader = Db | Tx;
 
@@ -140,7 +141,7 @@ async function findChannel(
       if (byId) return byId;
     }
     return db.stream.findFirst({
-      where: { realmId: realm.id, name: { equals: operand.trim(), mode: 'insensitive' } },
+      where: { realmId: realm.id, name: equalsIgnoringCase(operand.trim()) },
     });
   }
   return null;

@@ -6,6 +6,7 @@ import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
 import { realmUserAudience, requireRealmAdmin } from '../permissions/users';
 import { FieldType } from './set-values';
+import { equalsIgnoringCase } from '../../db/text-match';
 
 export const MAX_FIELD_NAME_LENGTH = 40;
 export const MAX_FIELD_HINT_LENGTH = 80;
@@ -125,7 +126,7 @@ async function checkUniqueName(tx: Tx, realmId: number, name: string, exceptId?:
   const clash = await tx.customProfileField.findFirst({
     where: {
       realmId,
-      name: { equals: name, mode: 'insensitive' },
+      name: equalsIgnoringCase(name),
       ...(exceptId !== undefined ? { id: { not: exceptId } } : {}),
     },
   });

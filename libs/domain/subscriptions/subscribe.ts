@@ -27,6 +27,7 @@ import { formatSubscriptions, subscriberIdsByRecipient } from './format-subscrip
 import { emitGuestAccessEvents } from './guest-access-events';
 import { insertSubscriptions } from './insert-subscriptions';
 import { emitPeerAdd } from './peer-events';
+import { equalsIgnoringCase } from '../../db/text-match';
 
 export const CHANNEL_GROUP_SETTINGS = [
   'can_add_subscribers_group',
@@ -165,7 +166,7 @@ export async function subscribeWithin(
     where: {
       realmId: realm.id,
       OR: [...requested.values()].map((name) => ({
-        name: { equals: name, mode: 'insensitive' as const },
+        name: equalsIgnoringCase(name),
       })),
     },
   });

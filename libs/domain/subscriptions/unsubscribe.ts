@@ -7,6 +7,7 @@ import type { AppContext } from '../context';
 import { channelAccess } from '../permissions/channels';
 import { emitGuestAccessEvents } from './guest-access-events';
 import { resolvePrincipals } from './subscribe';
+import { equalsIgnoringCase } from '../../db/text-match';
 
 export interface UnsubscribeResult {
   removed: string[];
@@ -42,7 +43,7 @@ export async function unsubscribeWithin(
   for (const raw of input.names) {
     const name = raw.trim();
     const stream = await tx.stream.findFirst({
-      where: { realmId: realm.id, name: { equals: name, mode: 'insensitive' } },
+      where: { realmId: realm.id, name: equalsIgnoringCase(name) },
     });
     if (!stream) throw badRequest(`Channel(s) (${name}) do not exist`);
     streams.push(stream);

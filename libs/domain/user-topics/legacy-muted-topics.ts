@@ -2,6 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
 import { setTopicVisibility, VisibilityPolicy } from './set-visibility';
+import { equalsIgnoringCase } from '../../db/text-match';
 
 /**
  * `PATCH /users/me/subscriptions/muted_topics` (deprecated; FL 134 replaced it with
@@ -26,14 +27,14 @@ export async function updateMutedTopic(
     input.streamId !== undefined
       ? await ctx.db.stream.findFirst({ where: { id: input.streamId, realmId: realm.id } })
       : await ctx.db.stream.findFirst({
-          where: { realmId: realm.id, name: { equals: input.streamName, mode: 'insensitive' } },
+          where: { realmId: realm.id, name: equalsIgnoringCase(input.streamName ?? '') },
         });
   if (!stream) throw badRequest('Invalid channel ID');
   const muted = await ctx.db.userTopic.findFirst({
     where: {
       userId: user.id,
       streamId: stream.id,
-      topicName: { equals: input.topic, mode: 'insensitive' },
+      topicName: equalsIgnoringCase(input.topic),
       visibilityPolicy: VisibilityPolicy.MUTED,
     },
   });

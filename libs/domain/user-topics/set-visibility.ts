@@ -3,6 +3,7 @@ import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
 import { channelAccessFor } from '../permissions/channels';
+import { equalsIgnoringCase } from '../../db/text-match';
 
 /** Per-topic visibility policies (Zulip's codes). */
 export const VisibilityPolicy = { INHERIT: 0, MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const;
@@ -40,7 +41,7 @@ export async function setTopicVisibility(
       where: {
         userId: user.id,
         streamId: stream.id,
-        topicName: { equals: input.topic, mode: 'insensitive' },
+        topicName: equalsIgnoringCase(input.topic),
       },
       select: { id: true },
     });

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/client';
 import { badRequest } from '../../http/errors';
+import { equalsIgnoringCase } from '../../db/text-match';
 
 /**
  * Resolves the `{user_id}` / `{email}` path segment of `GET /users/...` and
@@ -13,7 +14,7 @@ export async function userIdFromPathSegment(
   if (/^\d+$/.test(segment)) return Number(segment);
   const email = segment.trim().toLowerCase();
   const user = await db.user.findFirst({
-    where: { realmId, OR: [{ email }, { deliveryEmail: { equals: email, mode: 'insensitive' } }] },
+    where: { realmId, OR: [{ email }, { deliveryEmail: equalsIgnoringCase(email) }] },
     select: { id: true },
   });
   if (!user) throw badRequest('No such user');
