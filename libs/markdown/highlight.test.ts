@@ -335,9 +335,11 @@ const LANGUAGES: [string, string, string, [string, string][]][] = [
   [
     'toml',
     'TOML',
-    'key = "v"',
+    '[tool.x]\nkey = "v"',
     [
+      ['k', '[tool.x]'],
       ['n', 'key'],
+      ['o', '='],
       ['s2', '"v"'],
     ],
   ],

@@ -296,6 +296,30 @@ function diffPieces(code: string): Piece[] {
   });
 }
 
+/** Lines matching the style's header pattern become one keyword piece each. */
+function headerLines(pieces: Piece[], header: RegExp): Piece[] {
+  const out: Piece[] = [];
+  let line: Piece[] = [];
+  const flush = () => {
+    const text = line.map((p) => p.text).join('');
+    if (header.test(text)) out.push({ text, cls: 'k' });
+    else out.push(...line);
+    line = [];
+  };
+  for (const piece of pieces) {
+    const parts = piece.text.split('\n');
+    parts.forEach((text, i) => {
+      if (i > 0) {
+        flush();
+        out.push({ text: '\n', cls: '' });
+      }
+      line.push({ text, cls: piece.cls });
+    });
+  }
+  flush();
+  return out;
+}
+
 /** Adjacent pieces of one class become one span, as Pygments merges tokens of one type. */
 function merge(pieces: Piece[]): Piece[] {
   const out: Piece[] = [];
@@ -321,7 +345,8 @@ export function highlightPieces(code: string, language: CodeLanguage): Piece[] |
     // Like Zulip when Pygments fails: the block is still shown, unhighlighted.
     return undefined;
   }
-  return merge(classifier.pieces);
+  const { headerLine } = STYLES[language.style] as LexerStyle;
+  return merge(headerLine ? headerLines(classifier.pieces, headerLine) : classifier.pieces);
 }
 
 /** Pygments' HtmlFormatter: each line of a piece is its own span. */

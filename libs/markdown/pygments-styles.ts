@@ -20,6 +20,8 @@ export interface LexerStyle {
   words?: Record<string, string>;
   /** Prism token types (or aliases) with another class in this lexer. */
   types?: Record<string, string>;
+  /** Lines that are one keyword span in Pygments (a TOML `[table]` header). */
+  headerLine?: RegExp;
   /** Prism token types whose whole text takes their class, nested tokens included. */
   absorb?: string[];
   /** Class of an operator or punctuation text, where it is not `o`/`p` (Bash). */
@@ -357,9 +359,12 @@ const INI: LexerStyle = {
   absorb: ['section', 'key', 'value'],
 };
 
+/** Pygments' TOML: a `[table]` line is one keyword, `=` an operator. */
 const TOML: LexerStyle = {
   name: 'n',
-  types: { table: 'k', key: 'n', date: 'l', punctuation: 'p' },
+  types: { key: 'n', date: 'l' },
+  headerLine: /^\s*\[\[?[^\]]*\]\]?\s*$/,
+  symbol: (text) => (text === '=' ? 'o' : undefined),
 };
 
 const MAKEFILE: LexerStyle = {
