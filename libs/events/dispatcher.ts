@@ -41,6 +41,7 @@ export class Dispatcher {
   private running = false;
   private ticker: NodeJS.Timeout | null = null;
   private tickInFlight: Promise<void> = Promise.resolve();
+  private readonly observers: ((entryIds: string[]) => void)[] = [];
 
   constructor(
     private readonly ctx: AppContext,
@@ -49,6 +50,11 @@ export class Dispatcher {
   ) {
     this.keys = eventKeys(ctx.config.redisPrefix);
     this.directory = new QueueDirectory(store);
+  }
+
+  /** Calls `observer` with the ids of the domain-stream entries of every batch delivered. */
+  onDelivered(observer: (entryIds: string[]) => void): void {
+    this.observers.push(observer);
   }
 
   /** Partitions this replica leads now. */
@@ -98,7 +104,14 @@ export class Dispatcher {
         const mine = p % count === index;
         const loop = this.loops.get(p);
         if (mine && !loop) {
-          const started = new PartitionLoop(this.ctx, this.keys, p, this.consumer, this.directory);
+          const started = new PartitionLoop(
+            this.ctx,
+            this.keys,
+            p,
+            this.consumer,
+            this.directory,
+            (ids) => this.observers.forEach((observe) => observe(ids)),
+          );
           this.loops.set(p, started);
           started.start();
         } else if (!mine && loop) {
@@ -131,6 +144,7 @@ class PartitionLoop {
     private readonly partition: number,
     private readonly consumer: string,
     private readonly directory: QueueDirectory,
+    private readonly delivered: (entryIds: string[]) => void,
   ) {
     this.reader = ctx.redis.duplicate();
     this.streamKey = keys.domainStream(partition);
@@ -199,6 +213,7 @@ class PartitionLoop {
         }
         if (entries.length) {
           await deliverBatch(this.ctx, this.keys, this.directory, this.partition, entries);
+          this.delivered(entries.map(([id]) => id));
         }
       } catch (err) {
         recover = true;

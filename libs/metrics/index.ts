@@ -172,6 +172,10 @@ export function observeHttpRequest(
 export function watchEventsTier(ctx: AppContext, tier: EventsTier): void {
   sources.events = { ctx, tier, partitions: [...Array(ctx.config.dispatchPartitions).keys()] };
   register(pollsWaiting, queuesAlive, dispatchLag, dispatchLatency);
+  tier.dispatcher.onDelivered((entryIds) => {
+    const now = Date.now();
+    for (const id of entryIds) observeDispatchLatency(id, now);
+  });
 }
 
 /** Seconds since a domain event entered its stream, from its entry id (`<ms>-<seq>`). */
