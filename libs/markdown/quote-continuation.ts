@@ -1,5 +1,5 @@
 const EMPTY_QUOTE_LINE_RE = /^( {0,3}>[>\s]*)$/;
-const FENCE_RE = /^\s*(`{3,}|~{3,})[ ]*\{?\.?([\w+#.\/-]*)/;
+const FENCE_RE = /^\s*(`{3,}|~{3,})[ ]*\{?\.?([\w+#./-]*)/;
 /** Fences whose content is Markdown again, where quotes continue the same way. */
 const MARKDOWN_FENCES = new Set(['quote', 'quoted', 'spoiler']);
 
