@@ -86,3 +86,45 @@ export function expectOpenApiResponse(
     throw new Error(`Response does not match OpenAPI ${method} ${apiPath}:\n${errors.join('\n')}`);
   }
 }
+
+/**
+ * The keys of the `POST /register` response the reference attributes to each `fetch_event_types`
+ * name ("Present if `realm` is present in `fetch_event_types`"). Keys whose description names
+ * two types (`unread_msgs`) are listed under `a+b`.
+ */
+export function registerKeysByFetchType(): Map<string, Set<string>> {
+  load();
+  const schema = paths['/register'].post.responses?.['200'] as unknown as {
+    content: { 'application/json': { schema: JsonSchemaNode } };
+  };
+  const properties: Record<string, JsonSchemaNode> = {};
+  const collect = (node: JsonSchemaNode) => {
+    for (const part of node.allOf ?? []) collect(part);
+    Object.assign(properties, node.properties ?? {});
+  };
+  collect(schema.content['application/json'].schema);
+  const byType = new Map<string, Set<string>>();
+  for (const [key, node] of Object.entries(properties)) {
+    const description = node.description ?? '';
+    const both = /Present if `(\w+)` and `(\w+)` are both present in\s+`event_types`/.exec(
+      description,
+    );
+    const types = both
+      ? [`${both[1]}+${both[2]}`]
+      : [...description.matchAll(/Present if `(\w+)` is present in `fetch_event_types`/g)].map(
+          (m) => m[1],
+        );
+    for (const type of types) {
+      const keys = byType.get(type) ?? new Set<string>();
+      keys.add(key);
+      byType.set(type, keys);
+    }
+  }
+  return byType;
+}
+
+interface JsonSchemaNode {
+  allOf?: JsonSchemaNode[];
+  properties?: Record<string, JsonSchemaNode>;
+  description?: string;
+}

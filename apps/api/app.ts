@@ -2,6 +2,7 @@ import bodyParser from 'body-parser';
 import express, { type Express, type Router } from 'express';
 import path from 'node:path';
 import type { AppContext } from '../../libs/domain/context';
+import { EMOJI_DATA_PATH, emojiApiData } from '../../libs/domain/server/emoji-data';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { MAX_BODY_BYTES, MAX_PARAMETERS } from '../../libs/http/limits';
 import { multipartFields } from '../../libs/http/multipart-fields';
@@ -40,6 +41,11 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
   }
   app.use('/api/v1', apiRouter(ctx));
   app.use(uploadFileRoutes(ctx));
+  // The emoji names register's `server_emoji_data_url` points clients to.
+  const emojiData = JSON.stringify(emojiApiData());
+  app.get(EMOJI_DATA_PATH, (_req, res) => {
+    res.type('json').set('Cache-Control', 'public, max-age=86400').send(emojiData);
+  });
   // Zulip's static paths that API responses name, e.g. the avatar of users a guest cannot access.
   app.use(
     '/static',

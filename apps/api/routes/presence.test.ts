@@ -209,11 +209,13 @@ describe('POST /register presence', () => {
     expect(invisibleRow?.lastActiveTime).toBeNull();
     expect(Date.now() - (invisibleRow?.lastConnectedTime?.getTime() ?? 0)).toBeGreaterThan(140_000);
     const maxId = Math.max(...recent.map((r) => Number(r.lastUpdateId)));
-    for (const state of [legacy, modern]) {
-      expect(state.presence_last_update_id).toBe(maxId);
-      expect(state.server_presence_offline_threshold_seconds).toBe(140);
-      expect(state.server_presence_ping_interval_seconds).toBe(60);
-    }
+    for (const state of [legacy, modern]) expect(state.presence_last_update_id).toBe(maxId);
+    // The client's presence timings are server settings, which Zulip sends with `realm`.
+    const timings = await register(t, own.host, own.owner.auth, {
+      fetch_event_types: JSON.stringify(['realm']),
+    });
+    expect(timings.server_presence_offline_threshold_seconds).toBe(140);
+    expect(timings.server_presence_ping_interval_seconds).toBe(60);
 
     const longer = await register(t, own.host, own.owner.auth, {
       fetch_event_types: JSON.stringify(['presence']),

@@ -1,15 +1,23 @@
 import type { User } from '../../../generated/prisma/client';
-import type { AppContext } from '../context';
+import type { Config } from '../../config';
+import type { Db, Tx } from '../../db/client';
 import { seesAllBots } from '../permissions/bots';
 import { botInclude, formatBot, type ApiBot } from './format-bot';
 
-/** `GET /bots`: the caller's active bots, or every active bot of the organization for administrators. */
-export async function listBots(ctx: AppContext, viewer: User): Promise<ApiBot[]> {
+/**
+ * The bots the viewer administers: their own, or every bot of the organization for
+ * administrators. `GET /bots` lists the active ones; register's `realm_bots` all of them.
+ */
+export async function listBots(
+  ctx: { db: Db | Tx; config: Pick<Config, 'secretKey'> },
+  viewer: User,
+  options: { includeInactive?: boolean } = {},
+): Promise<ApiBot[]> {
   const bots = await ctx.db.user.findMany({
     where: {
       realmId: viewer.realmId,
       isBot: true,
-      isActive: true,
+      ...(options.includeInactive ? {} : { isActive: true }),
       ...(seesAllBots(viewer) ? {} : { botOwnerId: viewer.id }),
     },
     include: botInclude,

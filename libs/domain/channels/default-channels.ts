@@ -1,5 +1,5 @@
 import type { Realm, User } from '../../../generated/prisma/client';
-import type { Db } from '../../db/client';
+import type { Db, Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
@@ -7,7 +7,7 @@ import { formatChannels, type ChannelDict } from './format-channel';
 import { setDefaultChannel } from './update-channel';
 
 /** `GET /default_streams`. */
-export async function listDefaultChannels(db: Db, realm: Realm): Promise<ChannelDict[]> {
+export async function listDefaultChannels(db: Db | Tx, realm: Realm): Promise<ChannelDict[]> {
   const rows = await db.defaultStream.findMany({
     where: { realmId: realm.id },
     include: { stream: true },

@@ -31,7 +31,7 @@ export function checkInviteRole(actor: User, role: number): void {
 }
 
 /** May the user invite people by email (`can_invite_users_group`; never guests)? */
-export async function canInviteByEmail(db: Db, actor: User, realm: Realm): Promise<boolean> {
+export async function canInviteByEmail(db: Db | Tx, actor: User, realm: Realm): Promise<boolean> {
   if (actor.role === Role.GUEST) return false;
   if (canAdministerUsers(actor)) return true;
   const id = realm.canInviteUsersGroupId;

@@ -3,17 +3,9 @@ import { QueueStore, type NewQueue } from '../../events/queue-store';
 import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
 import { Role } from '../users/roles';
-import {
-  FEATURE_LEVEL,
-  MAX_MESSAGE_LENGTH,
-  MAX_STREAM_DESCRIPTION_LENGTH,
-  MAX_STREAM_NAME_LENGTH,
-  MAX_TOPIC_LENGTH,
-  SERVER_MERGE_BASE,
-  SERVER_VERSION,
-} from '../version';
+import { FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../version';
 import { newQueueFor, type QueueParams } from './queue-params';
-import { STATE_PROVIDERS } from './state';
+import { statePlan } from './state';
 
 /** Refusals shared by `POST /register` and on-the-fly registration in `GET /events`. */
 export function checkQueueRequest(user: User, params: QueueParams): void {
@@ -62,10 +54,7 @@ export async function registerQueue(
   const { user, realm, params } = input;
   const store = QueueStore.of(ctx);
   const queue = await store.create(await queueFromRequest(ctx, input));
-  const wanted = params.fetch_event_types ?? params.event_types ?? null;
-  const providers = STATE_PROVIDERS.filter(
-    (p) => wanted === null || p.eventTypes.some((type) => wanted.includes(type)),
-  );
+  const { providers, eventTypes } = statePlan(params);
   const { snapshot, parts } = await ctx.db.$transaction(
     async (tx) => {
       const [{ current }] = await tx.$queryRaw<{ current: string }[]>`
@@ -87,10 +76,7 @@ export async function registerQueue(
       timeout: 30_000,
     },
   );
-  await store.setSnapshot(queue.id, {
-    snapshot,
-    eventTypes: [...new Set(providers.flatMap((p) => p.eventTypes))],
-  });
+  await store.setSnapshot(queue.id, { snapshot, eventTypes });
   return {
     queue_id: queue.id,
     last_event_id: -1,
@@ -98,13 +84,5 @@ export async function registerQueue(
     zulip_version: SERVER_VERSION,
     zulip_merge_base: SERVER_MERGE_BASE,
     ...Object.assign({}, ...parts),
-    max_message_length: MAX_MESSAGE_LENGTH,
-    max_topic_length: MAX_TOPIC_LENGTH,
-    max_stream_name_length: MAX_STREAM_NAME_LENGTH,
-    max_stream_description_length: MAX_STREAM_DESCRIPTION_LENGTH,
-    event_queue_longpoll_timeout_seconds: Math.ceil(ctx.config.heartbeatSeconds) + 45,
-    server_typing_started_expiry_period_milliseconds: 45_000,
-    server_typing_stopped_wait_period_milliseconds: 5_000,
-    server_typing_started_wait_period_milliseconds: 10_000,
   };
 }

@@ -1,20 +1,21 @@
-import type { StateProvider } from './types';
+import { wants, type StateProvider } from './types';
 
-/** `realm_linkifiers` (ordered), and the legacy `realm_filters` triples of feature levels before 54. */
+/** `realm_linkifiers` (ordered), and `realm_filters`, always empty as in Zulip since feature level 176. */
 export const realmLinkifiersState: StateProvider = {
   eventTypes: ['realm_linkifiers', 'realm_filters'],
-  async fetch({ ctx, realm }) {
+  async fetch({ ctx, realm, params }) {
+    const out: Record<string, unknown> = {};
+    if (wants(params, 'realm_filters')) out.realm_filters = [];
+    if (!wants(params, 'realm_linkifiers')) return out;
     const rows = await ctx.db.realmFilter.findMany({
       where: { realmId: realm.id },
       orderBy: [{ order: 'asc' }, { id: 'asc' }],
     });
-    return {
-      realm_linkifiers: rows.map((r) => ({
-        id: r.id,
-        pattern: r.pattern,
-        url_template: r.urlTemplate,
-      })),
-      realm_filters: [],
-    };
+    out.realm_linkifiers = rows.map((r) => ({
+      id: r.id,
+      pattern: r.pattern,
+      url_template: r.urlTemplate,
+    }));
+    return out;
   },
 };

@@ -1,3 +1,5 @@
+import { canInviteByEmail } from '../../invitations/invite-rules';
+import { canAddSubscribersInRealm, canCreateChannel } from '../../permissions/channels';
 import { avatarUrl } from '../../users/avatar';
 import { listUsers } from '../../users/list-users';
 import { Role } from '../../users/roles';
@@ -14,6 +16,12 @@ export const realmUserState: StateProvider = {
       includeCustomProfileFields: true,
       omitInaccessible: capabilities.user_list_incomplete,
     });
+    // One after another: the snapshot transaction has one connection.
+    const publicChannels = await canCreateChannel(ctx.db, user, realm, 'public');
+    const privateChannels = await canCreateChannel(ctx.db, user, realm, 'private');
+    const webPublicChannels = await canCreateChannel(ctx.db, user, realm, 'web-public');
+    const subscribeOthers = await canAddSubscribersInRealm(ctx.db, user, realm);
+    const invite = await canInviteByEmail(ctx.db, user, realm);
     return {
       realm_users: users.filter((u) => u.is_active),
       realm_non_active_users: users.filter((u) => !u.is_active),
@@ -21,6 +29,13 @@ export const realmUserState: StateProvider = {
       avatar_source: user.avatarSource,
       avatar_url: avatarUrl(user),
       avatar_url_medium: avatarUrl(user, true),
+      can_create_public_streams: publicChannels,
+      can_create_private_streams: privateChannels,
+      can_create_web_public_streams: webPublicChannels,
+      // Deprecated since feature level 102, still sent for old mobile apps.
+      can_create_streams: publicChannels || privateChannels || webPublicChannels,
+      can_subscribe_other_users: subscribeOthers,
+      can_invite_others_to_realm: invite,
       is_admin: user.role <= Role.ADMINISTRATOR,
       is_owner: user.role === Role.OWNER,
       is_billing_admin: false,

@@ -16,9 +16,13 @@ interface UnreadRow {
   type_id: number;
 }
 
-/** `unread_msgs`, from one query over the user's unread rows (newest first, capped). */
+/**
+ * `unread_msgs`, from one query over the user's unread rows (newest first, capped). Only for a
+ * client that follows both new messages and flag changes, which keep it current (as in Zulip).
+ */
 export const unreadMsgsState: StateProvider = {
   eventTypes: ['message', 'update_message_flags'],
+  needsAll: true,
   async fetch({ ctx, user }) {
     const rows = await ctx.db.$queryRaw<UnreadRow[]>`
       SELECT um.message_id, um.flags, m.sender_id, m.subject, m.recipient_id,

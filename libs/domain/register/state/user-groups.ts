@@ -4,7 +4,7 @@ const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
 /** `user_group`: the realm's groups with direct members (active users) and direct subgroups. */
 export const userGroupsState: StateProvider = {
-  eventTypes: ['user_group'],
+  eventTypes: ['realm_user_groups', 'user_group'],
   async fetch({ ctx, realm, capabilities }) {
     const groups = await ctx.db.userGroup.findMany({
       where: {

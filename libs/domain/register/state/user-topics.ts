@@ -1,26 +1,34 @@
-import type { StateProvider } from './types';
+import { wantedTypes, wants, type StateProvider } from './types';
 
 /** Visibility policy 1 is "muted"; the legacy `muted_topics` list carries only those. */
 const MUTED = 1;
 
+/**
+ * `user_topics`, and the legacy `muted_topics`, which Zulip leaves out for a client that asks for
+ * `user_topic` by name (it gets both only from servers older than feature level 134).
+ */
 export const userTopicsState: StateProvider = {
   eventTypes: ['user_topic', 'muted_topics'],
-  async fetch({ ctx, user }) {
+  async fetch({ ctx, user, params }) {
     const rows = await ctx.db.userTopic.findMany({
       where: { userId: user.id },
       orderBy: { id: 'asc' },
       include: { stream: { select: { name: true } } },
     });
-    return {
-      user_topics: rows.map((r) => ({
+    const out: Record<string, unknown> = {};
+    if (wants(params, 'user_topic')) {
+      out.user_topics = rows.map((r) => ({
         stream_id: r.streamId,
         topic_name: r.topicName,
         last_updated: Math.floor(r.lastUpdated.getTime() / 1000),
         visibility_policy: r.visibilityPolicy,
-      })),
-      muted_topics: rows
+      }));
+    }
+    if (wants(params, 'muted_topics') && (wantedTypes(params) === null || !out.user_topics)) {
+      out.muted_topics = rows
         .filter((r) => r.visibilityPolicy === MUTED)
-        .map((r) => [r.stream.name, r.topicName, Math.floor(r.lastUpdated.getTime() / 1000)]),
-    };
+        .map((r) => [r.stream.name, r.topicName, Math.floor(r.lastUpdated.getTime() / 1000)]);
+    }
+    return out;
   },
 };

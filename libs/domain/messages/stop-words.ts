@@ -1,0 +1,15 @@
+/**
+ * Words full-text search ignores (PostgreSQL's `english` dictionary, which `search:` narrows use);
+ * clients leave them unhighlighted in search results (register's `stop_words`).
+ */
+export const STOP_WORDS: readonly string[] = `
+  i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she
+  her hers herself it its itself they them their theirs themselves what which who whom this that
+  these those am is are was were be been being have has had having do does did doing a an the
+  and but if or because as until while of at by for with about against between into through
+  during before after above below to from up down in out on off over under again further then
+  once here there when where why how all any both each few more most other some such no nor not
+  only own same so than too very s t can will just don should now
+`
+  .trim()
+  .split(/\s+/);
