@@ -28,7 +28,7 @@ function parseUrl(href: string): URL | undefined {
 
 function isVideo(href: string): boolean {
   const url = parseUrl(href);
-  return url !== undefined && VIDEO_PATH_RE.test(decodeURIComponent(url.pathname));
+  return url !== undefined && VIDEO_PATH_RE.test(url.pathname);
 }
 
 /** Zulip's youtube_id: the video id from a watch, embed, shorts or youtu.be URL, no fetch. */
