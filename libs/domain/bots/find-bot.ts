@@ -4,7 +4,10 @@ import { badRequest, insufficientPermission } from '../../http/errors';
 import { canAdministerBot } from '../permissions/bots';
 import { botInclude, type BotWithRelations } from './format-bot';
 
-/** The bot `botId` of the caller's organization, which the caller may administer. */
+/**
+ * The bot `botId` of the caller's organization, which the caller may administer. System bots are
+ * no one's to administer: as in Zulip, where they belong to no organization, they are not found.
+ */
 export async function findAdministrableBot(
   db: Db | Tx,
   actor: User,
@@ -16,6 +19,7 @@ export async function findAdministrableBot(
       id: botId,
       realmId: actor.realmId,
       isBot: true,
+      isSystemBot: false,
       ...(options.includeInactive ? {} : { isActive: true }),
     },
     include: botInclude,

@@ -17,6 +17,7 @@ export async function listBots(
     where: {
       realmId: viewer.realmId,
       isBot: true,
+      isSystemBot: false,
       ...(options.includeInactive ? {} : { isActive: true }),
       ...(seesAllBots(viewer) ? {} : { botOwnerId: viewer.id }),
     },

@@ -1,16 +1,10 @@
 import type { User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
-import { NOTIFICATION_BOT_NAME } from '../realms/create-realm';
 
-/** The organization's notification bot, which sends the server's own direct messages. */
+/** The organization's notification bot, the system bot that sends the server's own messages. */
 export async function findNotificationBot(db: Db | Tx, realmId: number): Promise<User | null> {
   return db.user.findFirst({
-    where: {
-      realmId,
-      isBot: true,
-      fullName: NOTIFICATION_BOT_NAME,
-      email: { startsWith: 'notification-bot@' },
-    },
+    where: { realmId, isSystemBot: true },
     orderBy: { id: 'asc' },
   });
 }

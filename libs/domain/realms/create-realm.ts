@@ -107,7 +107,7 @@ export async function createRealm(ctx: AppContext, input: NewRealmInput): Promis
       email: `notification-bot@${emailDomainFor(realmHost(stringId, ctx.config), ctx.config)}`,
       fullName: NOTIFICATION_BOT_NAME,
       role: Role.MEMBER,
-      bot: { type: BotType.GENERIC, ownerId: null },
+      bot: { type: BotType.GENERIC, ownerId: null, system: true },
       passwordHash: null,
     });
     const owner = await createUserInTransaction(ctx, tx, events, {

@@ -23,7 +23,8 @@ export interface NewUserInput {
   role: RoleCode;
   /** Plain password; null or absent: no password login. */
   password?: string | null;
-  bot?: { type: number; ownerId: number | null };
+  /** `system`: one of the server's own bots (see User.isSystemBot). */
+  bot?: { type: number; ownerId: number | null; system?: boolean };
   timezone?: string;
   /** false: skip the organization's default channels (an invitation without them). */
   defaultChannels?: boolean;
@@ -76,6 +77,7 @@ export async function createUserInTransaction(
       isBot: Boolean(input.bot),
       botType: input.bot?.type ?? null,
       botOwnerId: input.bot?.ownerId ?? null,
+      isSystemBot: input.bot?.system ?? false,
       passwordHash: input.passwordHash,
       timezone: input.timezone ?? '',
       ...stored,
@@ -104,6 +106,8 @@ export async function createUserInTransaction(
     tx,
     channels.map((c) => ({ userId: user.id, recipientId: c.recipientId as number })),
   );
+  // A system bot is not one of the organization's users: clients meet it in cross_realm_bots.
+  if (user.isSystemBot) return { user, apiKey };
 
   const audience = await tx.user.findMany({
     where: { realmId: input.realm.id, isActive: true },

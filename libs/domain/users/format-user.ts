@@ -27,6 +27,8 @@ export interface ApiUser {
   avatar_url?: string | null;
   bot_type?: number | null;
   bot_owner_id?: number | null;
+  /** Only for the server's own bots (Zulip's cross-realm bots). */
+  is_system_bot?: boolean;
   profile_data?: ProfileData;
 }
 
@@ -63,6 +65,7 @@ export function formatUser(user: User, options: FormatUserOptions): ApiUser {
   if (user.isBot) {
     result.bot_type = user.botType;
     result.bot_owner_id = user.botOwnerId;
+    if (user.isSystemBot) result.is_system_bot = true;
   } else if (options.profileData) {
     result.profile_data = options.profileData;
   }

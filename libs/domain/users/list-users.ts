@@ -29,8 +29,9 @@ export async function listUsers(
 ): Promise<ApiUser[]> {
   const accessible = await accessibleUserIds(ctx.db, options.viewer);
   const canSee = (user: User) => user.isBot || accessible === null || accessible.has(user.id);
+  // System bots are the server's, not the organization's: clients meet them in cross_realm_bots.
   const users = await ctx.db.user.findMany({
-    where: { realmId: options.viewer.realmId },
+    where: { realmId: options.viewer.realmId, isSystemBot: false },
     orderBy: { id: 'asc' },
   });
   const profiles = options.includeCustomProfileFields
@@ -53,7 +54,10 @@ export async function listUsers(
   });
 }
 
-/** `GET /users/{user_id}`; a user the viewer cannot access is refused, as Zulip does. */
+/**
+ * `GET /users/{user_id}`; a user the viewer cannot access is refused, as Zulip does. System bots
+ * are found too (Zulip's `access_user_by_id_including_cross_realm`).
+ */
 export async function getUser(
   db: Db,
   userId: number,

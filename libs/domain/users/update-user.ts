@@ -18,14 +18,19 @@ export interface UpdateUserInput {
   newEmail?: string;
 }
 
-/** Finds a user of the organization, active or not, for an administrator's action. */
+/**
+ * Finds a user of the organization, active or not, for an administrator's action. System bots
+ * are not the organization's to change.
+ */
 export async function userForAdmin(
   ctx: AppContext,
   realm: Realm,
   userId: number,
   options: { allowBots: boolean },
 ): Promise<User> {
-  const target = await ctx.db.user.findFirst({ where: { id: userId, realmId: realm.id } });
+  const target = await ctx.db.user.findFirst({
+    where: { id: userId, realmId: realm.id, isSystemBot: false },
+  });
   if (!target || (target.isBot && !options.allowBots)) throw badRequest('No such user');
   return target;
 }

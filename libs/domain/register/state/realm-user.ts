@@ -1,9 +1,23 @@
 import { canInviteByEmail } from '../../invitations/invite-rules';
 import { canAddSubscribersInRealm, canCreateChannel } from '../../permissions/channels';
 import { avatarUrl } from '../../users/avatar';
+import { formatUser } from '../../users/format-user';
 import { listUsers } from '../../users/list-users';
 import { Role } from '../../users/roles';
+import type { Tx } from '../../../db/client';
 import type { StateProvider } from './types';
+
+/**
+ * The server's own bots (the notification bot), which Zulip's clients know as cross-realm bots,
+ * by name, as each sees itself (so with its delivery email), owned by no one.
+ */
+async function crossRealmBots(db: Tx, realmId: number) {
+  const bots = await db.user.findMany({
+    where: { realmId, isSystemBot: true },
+    orderBy: [{ fullName: 'asc' }, { id: 'asc' }],
+  });
+  return bots.map((bot) => formatUser(bot, { viewer: bot, clientGravatar: false }));
+}
 
 /** `realm_user`: the organization's users, split into active and deactivated, plus the caller's own identity. */
 export const realmUserState: StateProvider = {
@@ -25,7 +39,7 @@ export const realmUserState: StateProvider = {
     return {
       realm_users: users.filter((u) => u.is_active),
       realm_non_active_users: users.filter((u) => !u.is_active),
-      cross_realm_bots: [],
+      cross_realm_bots: await crossRealmBots(ctx.db, realm.id),
       avatar_source: user.avatarSource,
       avatar_url: avatarUrl(user),
       avatar_url_medium: avatarUrl(user, true),
