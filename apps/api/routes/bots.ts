@@ -1,5 +1,10 @@
 import type { Router } from 'express';
 import Joi from 'joi';
+import {
+  getBotStorage,
+  putBotStorage,
+  removeBotStorage,
+} from '../../../libs/domain/bots/bot-storage';
 import { botZuliprc } from '../../../libs/domain/bots/bot-zuliprc';
 import { createBot } from '../../../libs/domain/bots/create-bot';
 import { deactivateBot } from '../../../libs/domain/bots/deactivate-bot';
@@ -33,6 +38,8 @@ interface UpdateBotParams extends BotIdParams {
 }
 
 const botId = { bot_id: P.int(Joi.number().integer().required()) };
+
+const storageKeys = { keys: P.json(Joi.array().items(Joi.string())) };
 
 export function botRoutes(router: Router, ctx: AppContext): void {
   router.post(
@@ -106,6 +113,29 @@ export function botRoutes(router: Router, ctx: AppContext): void {
     authed<BotIdParams>(ctx, botId, async ({ user, params }) => ({
       api_key: await regenerateBotApiKey(ctx, user, params.bot_id),
     })),
+  );
+  // Bot storage, for the bot runner's state handler; Zulip serves it to any account.
+  router.put(
+    '/bot_storage',
+    authed<{ storage: Record<string, string> }>(
+      ctx,
+      { storage: P.json(Joi.object().pattern(Joi.string(), Joi.string().allow('')).required()) },
+      async ({ user, params }) => {
+        await putBotStorage(ctx.db, user, params.storage);
+      },
+    ),
+  );
+  router.get(
+    '/bot_storage',
+    authed<{ keys?: string[] }>(ctx, storageKeys, async ({ user, params }) => ({
+      storage: await getBotStorage(ctx.db, user, params.keys ?? null),
+    })),
+  );
+  router.delete(
+    '/bot_storage',
+    authed<{ keys?: string[] }>(ctx, storageKeys, async ({ user, params }) => {
+      await removeBotStorage(ctx.db, user, params.keys ?? null);
+    }),
   );
   router.get(
     '/bots/:bot_id/zuliprc',
