@@ -420,6 +420,16 @@ describe('syntax highlighting', () => {
     expect(await codeBlock('python+php', 'x')).toContain('data-code-language="python+php"');
   });
 
+  it('shows code with a 400-character word plain, where Prism would take quadratic time', async () => {
+    const minified = `var a=${'x'.repeat(400)};`;
+    expect(await codeBlock('js', minified)).toBe(
+      `<div class="codehilite" data-code-language="JavaScript"><pre><span></span><code>${minified}\n</code></pre></div>`,
+    );
+    expect(await codeBlock('js', `var a=${'x'.repeat(399)};`)).toContain(
+      '<span class="kd">var</span>',
+    );
+  });
+
   it('leaves a fence without language unhighlighted unless a #! or ::: line names one', async () => {
     expect(await codeBlock('', 'def f(): pass')).toBe(
       '<div class="codehilite"><pre><span></span><code>def f(): pass\n</code></pre></div>',

@@ -332,10 +332,16 @@ function merge(pieces: Piece[]): Piece[] {
   return out;
 }
 
+/**
+ * Some Prism patterns take time quadratic in the length of a word (JavaScript's on a 9,000
+ * character identifier: most of a second). Minified code and encoded blobs are shown plain.
+ */
+const LONG_WORD_RE = /\S{400}/;
+
 /** The code as Pygments-classed pieces, or undefined when the language has no grammar. */
 export function highlightPieces(code: string, language: CodeLanguage): Piece[] | undefined {
   if (language.style === 'diff') return merge(diffPieces(code));
-  if (!language.prism || !language.style) return undefined;
+  if (!language.prism || !language.style || LONG_WORD_RE.test(code)) return undefined;
   const g = grammar(language.prism);
   if (!g) return undefined;
   const classifier = new Classifier(STYLES[language.style]);
