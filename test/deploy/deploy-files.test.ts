@@ -61,7 +61,7 @@ it('the Dockerfile installs from the lock file, runs compiled output and not as 
 
 it('the alert rules use only metrics the processes export', () => {
   const exported = new Set(
-    Object.values(metrics)
+    (Object.values(metrics) as unknown[])
       .filter((m): m is { name: string } => typeof m === 'object' && m !== null && 'name' in m)
       .map((m) => m.name),
   );
