@@ -115,6 +115,21 @@ describe('outgoing webhooks through real workers', () => {
     expect(reply).toMatchObject({ content: 'worker reply', subject: 'workers' });
   });
 
+  it('a bot mentioned in a channel it is not subscribed to is called too, and replies there', async () => {
+    const { bot } = await makeOutgoingBot(t, org, alice.user, { payloadUrl: receiver.url });
+    const channel = await makeChannel(t, realm, { subscribers: [alice.user] });
+    receiver.reply = { status: 200, body: JSON.stringify({ content: 'heard you' }) };
+    workers = startWorkers(t, jobHandlers);
+    const sent = await mentionBot(channel, bot.fullName);
+    const reply = await waitFor(() => t.db.message.findFirst({ where: { senderId: bot.id } }));
+    expect(reply).toMatchObject({ content: 'heard you', recipientId: channel.recipientId });
+    const calls = receiver.requests.map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    expect(calls.find((c) => (c.message as { id: number }).id === sent.id)).toMatchObject({
+      trigger: 'mention',
+      bot_email: bot.email,
+    });
+  });
+
   it('an unreachable bot is tried 1 + MAX_REQUEST_RETRIES times with backoff, then reported', async () => {
     const { bot } = await makeOutgoingBot(t, org, alice.user, { payloadUrl: receiver.url });
     const channel = await makeChannel(t, realm, { subscribers: [alice.user, bot] });

@@ -59,7 +59,7 @@ export async function sendMessage(
   const prepared = await prepareMessage(ctx, input);
   const sent = await inTransaction(ctx, (tx, events) => writeMessage(tx, events, prepared));
   // Spec 4.22: outgoing-webhook bots mentioned or addressed get a job each (after commit).
-  await enqueueOutgoingWebhooks(ctx, sent.id);
+  await enqueueOutgoingWebhooks(ctx, sent.id, prepared.rendered.mentionedUserIds);
   return sent;
 }
 

@@ -108,6 +108,36 @@ describe('triggers (spec 4.22)', () => {
   });
 });
 
+describe('triggers of bots that do not receive the message', () => {
+  it('a channel mention triggers an unsubscribed bot; a direct message to others does not', async () => {
+    const { bot } = await makeOutgoingBot(t, org, alice.user, { payloadUrl: receiver.url });
+    const quiet = await makeChannel(t, realm, { subscribers: [alice.user] });
+    const content = `@**${bot.fullName}** are you there?`;
+    const inChannel = await sendMessage(t, {
+      sender: alice.user,
+      realm,
+      type: 'stream',
+      to: quiet.id,
+      topic: 'x',
+      content,
+      clientName: 'website',
+    });
+    expect(await triggeredBots(t, inChannel.id, [bot.id])).toEqual([
+      { botId: bot.id, trigger: 'mention' },
+    ]);
+    const other = await makeUser(t, realm);
+    const dm = await sendMessage(t, {
+      sender: alice.user,
+      realm,
+      type: 'private',
+      to: [other.user.id],
+      content,
+      clientName: 'website',
+    });
+    expect(await triggeredBots(t, dm.id, [bot.id])).toEqual([]);
+  });
+});
+
 describe('native format', () => {
   it('POSTs the exact payload and posts the {content} reply into the same topic', async () => {
     const { bot, token } = await botWithChannel();

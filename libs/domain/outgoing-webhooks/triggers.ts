@@ -15,21 +15,35 @@ export interface TriggeredBot {
 
 /**
  * Spec 4.22: an active outgoing-webhook bot is triggered by a channel message that mentions it,
- * or by a direct message it receives. Messages sent by bots never trigger (as in Zulip, so that
- * bots cannot loop on each other), which also covers a bot's own replies.
+ * or by a direct message it receives. As in Zulip, which counts service bots among the users a
+ * message may mention and not only among its recipients, a bot mentioned by name in a channel it
+ * is not subscribed to is triggered too (`mentionedUserIds`: the rendering's user mentions).
+ * Messages sent by bots never trigger (so that bots cannot loop on each other), which also
+ * covers a bot's own replies.
  */
-export async function triggeredBots(ctx: AppContext, messageId: number): Promise<TriggeredBot[]> {
+export async function triggeredBots(
+  ctx: AppContext,
+  messageId: number,
+  mentionedUserIds: readonly number[] = [],
+): Promise<TriggeredBot[]> {
   const rows = await ctx.db.$queryRaw<{ bot_id: number; is_channel: boolean }[]>(Prisma.sql`
-    SELECT u.id AS bot_id, m.is_channel_message AS is_channel
+    WITH candidates(user_id, is_recipient, is_mentioned) AS (
+      SELECT user_id, true, (flags & ${MENTIONED}) <> 0 FROM user_messages
+      WHERE message_id = ${messageId}
+      UNION ALL
+      SELECT id, false, true FROM unnest(${[...mentionedUserIds]}::int[]) AS id
+    )
+    SELECT DISTINCT u.id AS bot_id, m.is_channel_message AS is_channel
     FROM messages m
     JOIN users s ON s.id = m.sender_id
-    JOIN user_messages um ON um.message_id = m.id
-    JOIN users u ON u.id = um.user_id
+    JOIN candidates c ON true
+    JOIN users u ON u.id = c.user_id
     WHERE m.id = ${messageId}
       AND NOT s.is_bot
+      AND u.realm_id = m.realm_id
       AND u.is_bot AND u.is_active AND u.bot_type = ${BotType.OUTGOING_WEBHOOK}
       AND u.id <> m.sender_id
-      AND (NOT m.is_channel_message OR (um.flags & ${MENTIONED}) <> 0)
+      AND CASE WHEN m.is_channel_message THEN c.is_mentioned ELSE c.is_recipient END
     ORDER BY u.id`);
   return rows.map((r) => ({
     botId: r.bot_id,
@@ -44,9 +58,13 @@ export const outgoingWebhookJobId = (messageId: number, botId: number) =>
  * Called after a message commits: one job per (message, bot), with a stable ID so a repeated
  * call enqueues nothing new. Enqueue failures are logged, never fail the send.
  */
-export async function enqueueOutgoingWebhooks(ctx: AppContext, messageId: number): Promise<number> {
+export async function enqueueOutgoingWebhooks(
+  ctx: AppContext,
+  messageId: number,
+  mentionedUserIds: readonly number[] = [],
+): Promise<number> {
   try {
-    const bots = await triggeredBots(ctx, messageId);
+    const bots = await triggeredBots(ctx, messageId, mentionedUserIds);
     for (const { botId } of bots) {
       await enqueueJob(
         ctx,

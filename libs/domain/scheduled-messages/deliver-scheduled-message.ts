@@ -36,7 +36,7 @@ interface Failure {
 }
 
 type Outcome =
-  | { kind: 'sent'; messageId: number }
+  | { kind: 'sent'; messageId: number; mentionedUserIds: number[] }
   | { kind: 'failed'; sm: ScheduledMessage; sender: User; failure: Failure };
 
 /** Where the scheduled message goes, in the send action's terms. */
@@ -167,7 +167,7 @@ async function attemptDelivery(
     { type: 'scheduled_messages', op: 'remove', scheduled_message_id: sm.id },
     [sm.senderId],
   );
-  return { kind: 'sent', messageId };
+  return { kind: 'sent', messageId, mentionedUserIds: prepared.rendered.mentionedUserIds };
 }
 
 /**
@@ -199,7 +199,9 @@ export async function deliverScheduledMessage(
     });
   }
 
-  if (outcome?.kind === 'sent') await enqueueOutgoingWebhooks(ctx, outcome.messageId);
+  if (outcome?.kind === 'sent') {
+    await enqueueOutgoingWebhooks(ctx, outcome.messageId, outcome.mentionedUserIds);
+  }
   if (outcome?.kind === 'failed') {
     ctx.log.info('worker', 'scheduled message not delivered', {
       scheduledMessageId: id,
