@@ -1,6 +1,8 @@
 /** Escaping for text content, the way Zulip's backend does it: quotes are left alone. */
+const TEXT_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
 export function escapeText(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return /[&<>]/.test(s) ? s.replace(/[&<>]/g, (c) => TEXT_ENTITIES[c]) : s;
 }
 
 /** Escaping for attribute values (always double-quoted). */

@@ -357,16 +357,17 @@ export function highlightPieces(code: string, language: CodeLanguage): Piece[] |
 
 /** Pygments' HtmlFormatter: each line of a piece is its own span. */
 export function piecesToHtml(pieces: Piece[], escape: (text: string) => string): string {
-  let html = '';
+  const html: string[] = [];
   for (const { text, cls } of pieces) {
-    if (!cls) {
-      html += escape(text);
-      continue;
+    const escaped = escape(text);
+    if (!cls) html.push(escaped);
+    else if (!escaped.includes('\n')) html.push(`<span class="${cls}">${escaped}</span>`);
+    else {
+      const lines = escaped.split('\n');
+      html.push(
+        lines.map((line) => (line ? `<span class="${cls}">${line}</span>` : '')).join('\n'),
+      );
     }
-    html += text
-      .split('\n')
-      .map((part) => (part ? `<span class="${cls}">${escape(part)}</span>` : ''))
-      .join('\n');
   }
-  return html;
+  return html.join('');
 }
