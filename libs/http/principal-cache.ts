@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
+import type { Realm } from '../../generated/prisma/client';
 import type { AppContext } from '../domain/context';
 import { authenticate, type Principal } from './auth';
 
@@ -17,6 +18,11 @@ interface Entry {
  */
 export class PrincipalCache {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * One organization object per organization, the most recently read: thousands of cached
+   * credentials of one organization then hold one copy of its (large) row, not one each.
+   */
+  private readonly realms = new Map<number, Realm>();
 
   constructor(
     private readonly ttlSeconds: number,
@@ -31,7 +37,12 @@ export class PrincipalCache {
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.expires > now) return hit.principal;
-    const principal = authenticate(ctx, req);
+    const principal = authenticate(ctx, req).then(({ user, realm }) => {
+      const known = this.realms.get(realm.id);
+      if (known && sameRow(known, realm)) return { user, realm: known };
+      this.realms.set(realm.id, realm);
+      return { user, realm };
+    });
     this.entries.delete(key);
     // Map iteration is insertion order: the first key is the least recently stored.
     if (this.entries.size >= this.maxEntries) {
@@ -43,4 +54,16 @@ export class PrincipalCache {
     });
     return principal;
   }
+}
+
+/** Whether two rows read from the database hold the same values (dates compared by time). */
+function sameRow(a: object, b: object): boolean {
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  return Object.keys(left).every((key) => {
+    const x = left[key];
+    const y = right[key];
+    if (x instanceof Date && y instanceof Date) return x.getTime() === y.getTime();
+    return x === y || (typeof x === 'object' && JSON.stringify(x) === JSON.stringify(y));
+  });
 }
