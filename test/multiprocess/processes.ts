@@ -45,9 +45,10 @@ export async function startTier(
     [
       // Extra node flags for the child, e.g. BENCH_NODE_ARGS=--cpu-prof to profile a benchmark.
       ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      '--import',
-      'tsx',
-      path.join(ROOT, `apps/${kind}/main.ts`),
+      // BENCH_DIST_DIR: run a compiled build (as production does) instead of the TypeScript.
+      ...(process.env.BENCH_DIST_DIR
+        ? [path.join(process.env.BENCH_DIST_DIR, `apps/${kind}/main.js`)]
+        : ['--import', 'tsx', path.join(ROOT, `apps/${kind}/main.ts`)]),
     ],
     {
       cwd: ROOT,
