@@ -10,6 +10,7 @@ import {
 } from '../../../libs/domain/emoji/realm-emoji';
 import { badRequest } from '../../../libs/http/errors';
 import { P } from '../../../libs/http/params';
+import { uploadedFileType } from '../../../libs/http/upload-type';
 import { authed } from '../../../libs/http/route';
 
 const emojiName = { emoji_name: P.string(Joi.string().allow('').required()) };
@@ -40,7 +41,10 @@ export function realmEmojiRoutes(router: Router, ctx: AppContext): void {
     '/realm/emoji/:emoji_name',
     files,
     authed<{ emoji_name: string }>(ctx, emojiName, async ({ user, params, req }) => {
-      const uploaded = Array.isArray(req.files) ? req.files : [];
+      const uploaded = (Array.isArray(req.files) ? req.files : []).map((f) => ({
+        ...f,
+        mimetype: uploadedFileType(f),
+      }));
       await uploadRealmEmoji(ctx, { actor: user, name: params.emoji_name, files: uploaded });
     }),
   );

@@ -22,6 +22,7 @@ import { fileTooLarge, uploadFile } from '../../../libs/domain/attachments/uploa
 import { authenticate } from '../../../libs/http/auth';
 import { badRequest } from '../../../libs/http/errors';
 import { P } from '../../../libs/http/params';
+import { uploadedFileType } from '../../../libs/http/upload-type';
 import { consumeApiRequest } from '../../../libs/http/rate-limit';
 import { authed } from '../../../libs/http/route';
 
@@ -120,7 +121,7 @@ export function uploadRoutes(router: Router, ctx: AppContext): void {
           files: files.map((f) => ({
             fieldName: f.fieldname,
             originalName: f.originalname,
-            contentType: f.mimetype,
+            contentType: uploadedFileType(f),
             size: f.size,
             spoolPath: f.path,
           })),

@@ -18,6 +18,23 @@ const IMAGE_TYPES: Record<string, string> = {
   'image/webp': 'webp',
 };
 
+/** The leading bytes each accepted format starts with (RIFF....WEBP for WebP). */
+function hasImageSignature(ext: string, data: Buffer): boolean {
+  const starts = (bytes: number[], at = 0) => bytes.every((b, i) => data[at + i] === b);
+  switch (ext) {
+    case 'png':
+      return starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    case 'gif':
+      return starts([0x47, 0x49, 0x46, 0x38]);
+    case 'jpg':
+      return starts([0xff, 0xd8, 0xff]);
+    case 'webp':
+      return starts([0x52, 0x49, 0x46, 0x46]) && starts([0x57, 0x45, 0x42, 0x50], 8);
+    default:
+      return false;
+  }
+}
+
 export interface ApiRealmEmoji {
   id: string;
   name: string;
@@ -96,8 +113,10 @@ export async function uploadRealmEmoji(
       `Uploaded file is larger than the allowed limit of ${MAX_EMOJI_FILE_SIZE_MIB} MiB`,
     );
   }
+  // The type may be guessed from the file's name (an upload part without one), so the bytes
+  // must be that image too; Zulip's image decoding refuses anything else as well.
   const ext = IMAGE_TYPES[file.mimetype];
-  if (!ext) throw badRequest('Invalid image format');
+  if (!ext || !hasImageSignature(ext, file.buffer)) throw badRequest('Invalid image format');
   await inTransaction(ctx, async (tx, events) => {
     const clash = await tx.realmEmoji.findFirst({
       where: { realmId: actor.realmId, name, deactivated: false },
