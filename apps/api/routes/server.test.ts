@@ -63,6 +63,23 @@ describe('GET /server_settings', () => {
     );
   });
 
+  it('describes the only organization on any host it answers on (issue 14)', async () => {
+    for (const host of ['localhost:9991', '127.0.0.1', '192.168.1.5:9991', 'chat.example.org']) {
+      const res = await request(t.app).get('/api/v1/server_settings').set('Host', host);
+      expect({ host, body: res.body }).toMatchObject({
+        host,
+        body: {
+          realm_url: `http://${org.host}`,
+          realm_uri: `http://${org.host}`,
+          realm_name: 'Acme Corp',
+          realm_icon: expect.any(String),
+          realm_description: '<p>We <strong>build</strong> things</p>',
+          realm_web_public_access_enabled: false,
+        },
+      });
+    }
+  });
+
   it('leaves organization fields out at the root of a multi-organization server', async () => {
     await makeRealm(t);
     const res = await request(t.app)
