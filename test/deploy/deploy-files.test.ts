@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { load, loadAll } from 'js-yaml';
+import { renderNginxConfig } from '../../deploy/local/nginx-config';
 import * as metrics from '../../libs/metrics';
 
 /**
@@ -85,4 +86,18 @@ it('the alert rules use only metrics the processes export', () => {
       });
     }
   }
+});
+
+it("compose's nginx configuration is deploy/nginx/chat.conf with compose's service names", () => {
+  const code = (conf: string) =>
+    conf
+      .split('\n')
+      .filter((line) => !line.trim().startsWith('#'))
+      .join('\n');
+  const rendered = renderNginxConfig(read('deploy/nginx/chat.conf'), {
+    listen: '8080',
+    api: ['api:9991'],
+    events: ['events:9992'],
+  });
+  expect(code(read('deploy/nginx/compose.conf'))).toBe(code(rendered));
 });
