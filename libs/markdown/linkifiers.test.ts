@@ -47,6 +47,15 @@ describe('a catastrophic linkifier pattern', () => {
   });
 });
 
+describe('large patterns', () => {
+  it('are refused past a program size, in RE2 words', () => {
+    expect(() => validateLinkifier('(?P<id>.{1000}.{1000}.{1000})', 'https://x/{id}')).toThrow(
+      'Bad regular expression: pattern too large - compile failed',
+    );
+    expect(() => validateLinkifier('(?P<id>.{900})', 'https://x/{id}')).not.toThrow();
+  });
+});
+
 describe('linkifier matching on RE2', () => {
   const issue: Linkifier = {
     id: 1,
@@ -120,6 +129,13 @@ describe('alert words', () => {
     expect(findAlertWords('ping me, Hamlet!', ['zzz', 'hamlet'])).toBe(true);
     expect(findAlertWords('hamlets', ['hamlet', ''])).toBe(false);
     expect(findAlertWords('anything', [])).toBe(false);
+  });
+
+  it('builds the matcher for the most words a user may keep quickly', () => {
+    const words = Array.from({ length: 1000 }, (_, i) => `${'b'.repeat(95)}${100000 + i}`);
+    const started = performance.now();
+    expect(findAlertWords(`x ${words[999].toUpperCase()}!`, words)).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('checks many long words against a long hostile message in linear time', () => {

@@ -1,5 +1,5 @@
 import type { RE2JS } from 're2js';
-import { PatternError, compileSafePattern } from './safe-pattern';
+import { PatternError, compileSafePattern, compileStoredPattern } from './safe-pattern';
 import type { Linkifier } from './types';
 import {
   UrlTemplateError,
@@ -13,7 +13,7 @@ import { getWebLinkRegex, hrefForBareUrl } from './web-links';
 export function validateLinkifier(pattern: string, urlTemplate: string): void {
   let re: RE2JS;
   try {
-    re = compileSafePattern(pattern);
+    re = compileStoredPattern(pattern);
   } catch (e) {
     if (e instanceof PatternError)
       throw new Error(`Bad regular expression: ${e.message}`, { cause: e });

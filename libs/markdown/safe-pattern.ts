@@ -26,6 +26,22 @@ const RE2_WORDING: Record<string, string> = {
 
 export class PatternError extends Error {}
 
+/**
+ * Instructions one stored pattern may compile to. Matching is linear in the text but also in
+ * the pattern's size (`.{1000}.{1000}.{1000}` costs half a second on a long message), so a
+ * pattern may not be huge; real linkifiers compile to a few dozen.
+ */
+export const MAX_PATTERN_PROGRAM_SIZE = 1000;
+
+/** As compileSafePattern, for a pattern a user stores: also refuses huge ones, in RE2's words. */
+export function compileStoredPattern(source: string): RE2JS {
+  const re = compileSafePattern(source);
+  if (re.programSize() > MAX_PATTERN_PROGRAM_SIZE) {
+    throw new PatternError('pattern too large - compile failed');
+  }
+  return re;
+}
+
 /** Compiles with RE2 semantics; a pattern RE2 refuses throws PatternError in RE2's words. */
 export function compileSafePattern(source: string): RE2JS {
   try {

@@ -137,3 +137,18 @@ describe('body size', () => {
     expect(res.body.result).toBe('error');
   });
 });
+
+describe('alert words', () => {
+  it('keeps at most 1000 per user: every message to them is matched against all', async () => {
+    const words = (from: number, n: number) =>
+      JSON.stringify(Array.from({ length: n }, (_, i) => `word${from + i}`));
+    const add = (list: string) =>
+      api(t, org.host, 'post', '/users/me/alert_words', org.owner.auth, { alert_words: list });
+    expect((await add(words(0, 999))).status).toBe(200);
+    const over = await add(words(999, 2));
+    expect(over.status).toBe(400);
+    expect(over.body).toEqual(error('Too many alert words (maximum 1000).'));
+    expect(await t.db.alertWord.count({ where: { userId: org.owner.user.id } })).toBe(999);
+    expect((await add(words(999, 1))).body.alert_words).toHaveLength(1000);
+  });
+});

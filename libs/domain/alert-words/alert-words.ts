@@ -1,9 +1,16 @@
 import type { User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
+import { badRequest } from '../../http/errors';
 import type { AppContext } from '../context';
 
 export const MAX_ALERT_WORD_LENGTH = 100;
+/**
+ * Words one user may keep. Every message to the user is matched against all of them, and the
+ * matcher is built from their total length, so an unbounded list would let one user slow the
+ * process down for everybody.
+ */
+export const MAX_ALERT_WORDS = 1000;
 
 export async function listAlertWords(db: Db | Tx, userId: number): Promise<string[]> {
   const rows = await db.alertWord.findMany({
@@ -34,6 +41,9 @@ export async function addAlertWords(
       if (existing.has(word.toLowerCase())) continue;
       existing.add(word.toLowerCase());
       fresh.push(word);
+    }
+    if (existing.size > MAX_ALERT_WORDS) {
+      throw badRequest(`Too many alert words (maximum ${MAX_ALERT_WORDS}).`);
     }
     if (fresh.length) {
       await tx.alertWord.createMany({ data: fresh.map((word) => ({ userId: user.id, word })) });
