@@ -1,7 +1,7 @@
 import { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js';
 
 /**
- * User-supplied regular expressions (linkifiers, alert words) run on RE2JS, a linear-time engine
+ * User-supplied regular expressions (linkifier patterns) run on RE2JS, a linear-time engine
  * with RE2's syntax (as Zulip uses RE2), so no pattern can hold the event loop.
  */
 
@@ -57,6 +57,3 @@ export function compileSafePattern(source: string): RE2JS {
     throw err;
   }
 }
-
-/** Escapes text so it matches literally inside a safe pattern. */
-export const quotePattern = (text: string): string => RE2JS.quote(text);
