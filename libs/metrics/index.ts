@@ -166,11 +166,15 @@ export function observeHttpRequest(
 }
 
 /**
- * For the events tier: its waiting polls, and at scrape time the queues in Redis and each
- * partition's consumer-group lag (XINFO GROUPS). The dispatcher feeds `dispatchLatency`.
+ * For the events tier: its waiting polls, the latency of each batch it dispatches, and at scrape
+ * time the queues in Redis and each partition's consumer-group lag (XINFO GROUPS).
  */
 export function watchEventsTier(ctx: AppContext, tier: EventsTier): void {
   sources.events = { ctx, tier, partitions: [...Array(ctx.config.dispatchPartitions).keys()] };
+  tier.dispatcher.onDelivered((entryIds) => {
+    const now = Date.now();
+    for (const id of entryIds) observeDispatchLatency(id, now);
+  });
   register(pollsWaiting, queuesAlive, dispatchLag, dispatchLatency);
   tier.dispatcher.onDelivered((entryIds) => {
     const now = Date.now();

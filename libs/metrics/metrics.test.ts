@@ -198,6 +198,21 @@ describe('/metrics on the ops listener', () => {
     expect(after).toContain('# TYPE chat_dispatch_latency_seconds histogram');
   });
 
+  it('measures dispatch latency, and the lag drains once a dispatcher runs', async () => {
+    const dispatching = await startEventsTier(t, { gcIntervalMs: 3_600_000 });
+    watchEventsTier(t, dispatching);
+    const deadline = Date.now() + 15_000;
+    let text = await scrape();
+    while (/^chat_dispatch_lag_entries\{.*\} [1-9]/m.test(text) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      text = await scrape();
+    }
+    await dispatching.stop();
+    watchEventsTier(t, tier);
+    expect(text).not.toMatch(/^chat_dispatch_lag_entries\{.*\} [1-9]/m);
+    expect(sample(text, 'chat_dispatch_latency_seconds_count', 'tier="all"')).toBeGreaterThan(0);
+  });
+
   it('has BullMQ counts per queue and state, and webhook attempts and failures', async () => {
     await enqueueJob(
       t,
