@@ -1,11 +1,11 @@
 import type { Express } from 'express';
-import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { createApiApp } from '../apps/api/app';
 import { loadConfig, type Config } from '../libs/config';
 import { createDb } from '../libs/db/client';
 import type { AppContext } from '../libs/domain/context';
 import { createLogger } from '../libs/log';
+import { connectRedis, isCluster, type RedisClient } from '../libs/redis/connect';
 import {
   databaseUrl,
   dropDatabase,
@@ -16,6 +16,8 @@ import {
 } from './databases';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+/** Seed nodes of a Redis Cluster (scripts/redis-cluster.sh start) to run against instead. */
+export const TEST_REDIS_CLUSTER_NODES = process.env.TEST_REDIS_CLUSTER_NODES ?? '';
 
 export interface TestContext extends AppContext {
   app: Express;
@@ -49,6 +51,7 @@ export async function startTestContext(
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl(databaseName),
     REDIS_URL: TEST_REDIS_URL,
+    REDIS_CLUSTER_NODES: TEST_REDIS_CLUSTER_NODES,
     REDIS_PREFIX: `test:${suffix}:`,
     EXTERNAL_HOST: 'chat.test',
     BCRYPT_ROUNDS: '4',
@@ -60,7 +63,7 @@ export async function startTestContext(
     ...overrides,
   });
   const db = createDb(config.databaseUrl, { maxConnections: 5 });
-  const redis = new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
+  const redis = connectRedis(config);
   const log = createLogger({ level: config.logLevel, format: config.logFormat });
   const ctx: AppContext = { db, redis, config, log };
   return {
@@ -69,14 +72,37 @@ export async function startTestContext(
     databaseName,
     async close() {
       await db.$disconnect();
-      const keys = await redis.keys(`${config.redisPrefix}*`);
-      if (keys.length) await redis.del(...keys);
+      await deleteKeys(redis, `${config.redisPrefix}*`);
       redis.disconnect();
       await withAdminClient((client) => dropDatabase(client, databaseName));
     },
   };
 }
 
+/** The environment that points a child process at the same Redis (or cluster) as `config`. */
+export const redisEnv = (config: Config): Record<string, string> => ({
+  REDIS_URL: config.redisUrl,
+  REDIS_CLUSTER_NODES: config.redisCluster?.nodes.map((n) => `${n.host}:${n.port}`).join(',') ?? '',
+});
+
 /** `Authorization` header value for Basic auth with an API email and key. */
 export const basicAuth = (email: string, apiKey: string) =>
   `Basic ${Buffer.from(`${email}:${apiKey}`).toString('base64')}`;
+
+/** Deletes the keys matching `pattern`: KEYS on one Redis, SCAN on each master of a cluster. */
+export async function deleteKeys(redis: RedisClient, pattern: string): Promise<void> {
+  if (!isCluster(redis)) {
+    const keys = await redis.keys(pattern);
+    if (keys.length) await redis.del(...keys);
+    return;
+  }
+  for (const node of redis.nodes('master')) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      // Keys of one node span many slots: delete each on its own (UNLINK is one-key safe).
+      await Promise.all(keys.map((key) => redis.unlink(key)));
+      cursor = next;
+    } while (cursor !== '0');
+  }
+}

@@ -8,6 +8,7 @@ import { createBot } from '../libs/domain/bots/create-bot';
 import type { AppContext } from '../libs/domain/context';
 import { BotType } from '../libs/domain/users/roles';
 import type { TestRealm } from './factories';
+import { redisEnv } from './harness';
 
 /** One request the loopback receiver got. */
 export interface ReceivedRequest {
@@ -169,7 +170,7 @@ export async function spawnWorkerProcess(
         ...process.env,
         NODE_ENV: 'test',
         DATABASE_URL: ctx.config.databaseUrl,
-        REDIS_URL: ctx.config.redisUrl,
+        ...redisEnv(ctx.config),
         REDIS_PREFIX: ctx.config.redisPrefix,
         EXTERNAL_HOST: ctx.config.externalHost,
         OUTGOING_WEBHOOK_ALLOWED_HOSTS: ctx.config.outgoingWebhookAllowedHosts.join(','),

@@ -1,5 +1,4 @@
 import { Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import type { AppContext } from '../../libs/domain/context';
 import {
   bullPrefix,
@@ -10,6 +9,7 @@ import {
   type JobPayloads,
   type QueueNameValue,
 } from '../../libs/jobs';
+import { connectRedis } from '../../libs/redis/connect';
 
 /** What a handler learns about its run besides the payload. */
 export interface JobRun {
@@ -72,7 +72,7 @@ export function startWorkers(
 ): RunningWorkers {
   const byName = checkHandlers(entries);
   const queueNames = [...new Set(Object.values(jobCatalogue).map((d) => d.queue))];
-  const connection = new Redis(ctx.config.redisUrl, { maxRetriesPerRequest: null });
+  const connection = connectRedis(ctx.config, { maxRetriesPerRequest: null });
   const workers = queueNames.map((queueName) => {
     const worker = new Worker(
       queueName,

@@ -21,3 +21,40 @@ describe('FAKE_EMAIL_DOMAIN', () => {
     expect(() => loadConfig({ FAKE_EMAIL_DOMAIN: '127.0.0.1' })).toThrow(ConfigError);
   });
 });
+
+describe('Redis Cluster', () => {
+  it('is off by default: one Redis at REDIS_URL', () => {
+    expect(loadConfig({}).redisCluster).toBeNull();
+  });
+
+  it('takes its seed nodes from REDIS_CLUSTER_NODES', () => {
+    expect(
+      loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:17000, [::1]:17001' }).redisCluster,
+    ).toEqual({
+      nodes: [
+        { host: '127.0.0.1', port: 17000 },
+        { host: '::1', port: 17001 },
+      ],
+    });
+  });
+
+  it('or from a redis+cluster:// REDIS_URL, with credentials', () => {
+    expect(
+      loadConfig({ REDIS_URL: 'redis+cluster://app:s%40cret@r1.internal:7000,r2.internal:7001' })
+        .redisCluster,
+    ).toEqual({
+      nodes: [
+        { host: 'r1.internal', port: 7000 },
+        { host: 'r2.internal', port: 7001 },
+      ],
+      username: 'app',
+      password: 's@cret',
+    });
+  });
+
+  it('refuses nodes that are not host:port, and a prefix with braces', () => {
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1' })).toThrow(ConfigError);
+    expect(() => loadConfig({ REDIS_URL: 'redis+cluster://r1:99999' })).toThrow(ConfigError);
+    expect(() => loadConfig({ REDIS_PREFIX: '{chat}:' })).toThrow(ConfigError);
+  });
+});

@@ -6,6 +6,11 @@ export interface Config {
   env: 'production' | 'development' | 'test';
   databaseUrl: string;
   redisUrl: string;
+  /**
+   * Redis Cluster seed nodes (REDIS_CLUSTER_NODES, or a `redis+cluster://` REDIS_URL); null: one
+   * Redis at `redisUrl`.
+   */
+  redisCluster: RedisClusterConfig | null;
   /** Prefix for every Redis key and BullMQ queue, so several deployments (or test files) can share one Redis. */
   redisPrefix: string;
   apiPort: number;
@@ -68,6 +73,40 @@ const commaList = (value: string): string[] =>
     .map((s) => s.trim())
     .filter((s) => s !== '');
 
+export interface RedisClusterConfig {
+  nodes: { host: string; port: number }[];
+  username?: string;
+  password?: string;
+}
+
+const CLUSTER_SCHEME = 'redis+cluster://';
+
+/** `host:port,host:port`, as REDIS_CLUSTER_NODES and a `redis+cluster://` URL's host part list them. */
+function parseNodes(value: string): RedisClusterConfig['nodes'] {
+  const nodes = commaList(value).map((node) => {
+    const match = /^(\[[0-9a-fA-F:]+\]|[^:\s[\]]+):([0-9]{1,5})$/.exec(node);
+    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) {
+      throw new Error(`"${node}" is not host:port`);
+    }
+    return { host: match[1].replace(/^\[|\]$/g, ''), port: Number(match[2]) };
+  });
+  if (nodes.length === 0) throw new Error('names no node');
+  return nodes;
+}
+
+/** `redis+cluster://[user:password@]host:port,host:port[/]`. */
+function parseClusterUrl(url: string): RedisClusterConfig {
+  const rest = url.slice(CLUSTER_SCHEME.length).replace(/\/$/, '');
+  const at = rest.lastIndexOf('@');
+  const auth = at >= 0 ? rest.slice(0, at) : '';
+  const [username, password] = auth.includes(':') ? auth.split(/:(.*)/s) : ['', auth];
+  return {
+    nodes: parseNodes(rest.slice(at + 1)),
+    ...(username ? { username: decodeURIComponent(username) } : {}),
+    ...(password ? { password: decodeURIComponent(password) } : {}),
+  };
+}
+
 function isCidr(value: string): boolean {
   const [address, prefix, extra] = value.split('/');
   const family = isIP(address);
@@ -102,10 +141,23 @@ const envSchema = Joi.object({
   DATABASE_URL: Joi.string()
     .uri({ scheme: ['postgres', 'postgresql'] })
     .default('postgresql://postgres@127.0.0.1:5432/chat'),
-  REDIS_URL: Joi.string()
-    .uri({ scheme: ['redis', 'rediss'] })
+  REDIS_URL: Joi.alternatives()
+    .try(
+      Joi.string().uri({ scheme: ['redis', 'rediss'] }),
+      Joi.string()
+        .pattern(/^redis\+cluster:\/\//)
+        .custom((v: string) => (parseClusterUrl(v), v)),
+    )
     .default('redis://127.0.0.1:6379/0'),
-  REDIS_PREFIX: Joi.string().default('chat:'),
+  REDIS_CLUSTER_NODES: Joi.string()
+    .allow('')
+    .default('')
+    .custom((v: string) => (v === '' ? v : (parseNodes(v), v))),
+  // Braces would become the hash tag of every key, putting them all in one cluster slot.
+  REDIS_PREFIX: Joi.string()
+    .pattern(/^[^{}]*$/)
+    .message('"REDIS_PREFIX" must not contain { or }')
+    .default('chat:'),
   API_PORT: Joi.number().port(),
   // Many hosting platforms tell a process its port in PORT.
   PORT: Joi.number().port(),
@@ -172,6 +224,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     env: value.NODE_ENV,
     databaseUrl: value.DATABASE_URL,
     redisUrl: value.REDIS_URL,
+    redisCluster: value.REDIS_CLUSTER_NODES
+      ? { nodes: parseNodes(value.REDIS_CLUSTER_NODES) }
+      : value.REDIS_URL.startsWith(CLUSTER_SCHEME)
+        ? parseClusterUrl(value.REDIS_URL)
+        : null,
     redisPrefix: value.REDIS_PREFIX,
     apiPort: value.API_PORT ?? value.PORT ?? 9991,
     eventsPort: value.EVENTS_PORT,

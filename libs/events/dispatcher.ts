@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { AppContext } from '../domain/context';
+import { connectRedis, type RedisClient } from '../redis/connect';
 import { eventKeys, type EventKeys } from './keys';
 import { DISPATCH_GROUP, ensureGroup } from './domain-stream';
 import { deliverBatch, type StreamEntry } from './deliver-batch';
@@ -133,7 +133,7 @@ class PartitionLoop {
   leading = false;
   private running = true;
   private loop: Promise<void> | null = null;
-  private readonly reader: Redis;
+  private readonly reader: RedisClient;
   private readonly streamKey: string;
   private readonly leaseKey: string;
   private renewedAt = 0;
@@ -146,7 +146,8 @@ class PartitionLoop {
     private readonly directory: QueueDirectory,
     private readonly delivered: (entryIds: string[]) => void,
   ) {
-    this.reader = ctx.redis.duplicate();
+    // XREADGROUP BLOCK holds its connection: each partition reads on its own.
+    this.reader = connectRedis(ctx.config);
     this.streamKey = keys.domainStream(partition);
     this.leaseKey = keys.lease(partition);
   }

@@ -1,5 +1,6 @@
-import type { Redis } from 'ioredis';
 import type { AppContext } from '../domain/context';
+import { execByNode, type BatchCommand } from '../redis/by-node';
+import type { RedisClient } from '../redis/connect';
 import { eventKeys, partitionOf } from './keys';
 import type { ClientEvent, CommittedEvent } from './outbox';
 
@@ -16,14 +17,15 @@ export interface DomainEventEnvelope {
 }
 
 /**
- * Appends committed outbox rows to the domain streams in one round trip: each row goes to the
+ * Appends committed outbox rows to the domain streams in one round trip (one per node on a
+ * cluster): each row goes to the
  * partition of each of its users, with those users. A message to a public channel also goes to
  * every other partition, whose all_public_streams queues receive it too.
  */
 export async function appendToDomainStream(ctx: AppContext, rows: CommittedEvent[]): Promise<void> {
   const keys = eventKeys(ctx.config.redisPrefix);
   const partitions = ctx.config.dispatchPartitions;
-  const pipeline = ctx.redis.pipeline();
+  const commands: BatchCommand[] = [];
   for (const row of rows) {
     const byPartition = new Map<number, number[]>();
     if (row.event.internal_public_channel) {
@@ -43,14 +45,14 @@ export async function appendToDomainStream(ctx: AppContext, rows: CommittedEvent
         event: row.event,
         xid: row.xid.toString(),
       };
-      pipeline.xadd(keys.domainStream(partition), '*', 'envelope', JSON.stringify(envelope));
+      const key = keys.domainStream(partition);
+      commands.push({ key, add: (p) => p.xadd(key, '*', 'envelope', JSON.stringify(envelope)) });
     }
   }
-  const results = (await pipeline.exec()) ?? [];
-  for (const [err] of results) if (err) throw err;
+  await execByNode(ctx.redis, commands);
 }
 
-export async function ensureGroup(redis: Redis, streamKey: string): Promise<void> {
+export async function ensureGroup(redis: RedisClient, streamKey: string): Promise<void> {
   try {
     await redis.xgroup('CREATE', streamKey, DISPATCH_GROUP, '0', 'MKSTREAM');
   } catch (err) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../domain/context';
+import { connectRedis } from '../redis/connect';
 import { Dispatcher } from './dispatcher';
 import { eventKeys } from './keys';
 import { QueueStore } from './queue-store';
@@ -20,7 +21,10 @@ export async function startEventsTier(
 ): Promise<EventsTier> {
   const processId = `events-${process.pid}-${randomUUID().slice(0, 8)}`;
   const store = QueueStore.of(ctx);
-  const waker = new Waker(ctx.redis.duplicate(), eventKeys(ctx.config.redisPrefix).wake(processId));
+  const waker = new Waker(
+    connectRedis(ctx.config, { shardedSubscriber: true }),
+    eventKeys(ctx.config.redisPrefix).wake(processId),
+  );
   await waker.start();
   const dispatcher = new Dispatcher(ctx, store, processId);
   const dispatching = options.dispatch ?? true;

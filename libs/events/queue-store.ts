@@ -1,6 +1,8 @@
-import type { Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../domain/context';
+import { execByNode } from '../redis/by-node';
+import type { RedisClient } from '../redis/connect';
 import { eventKeys, partitionOf, type EventKeys } from './keys';
 import type { ClientEvent } from './outbox';
 import { committedBefore } from './snapshot';
@@ -89,13 +91,17 @@ redis.call('DEL', KEYS[1], KEYS[2])
 return {fields[2] or '', fields[3] or ''}
 `;
 
-type ScriptRedis = Redis & {
+type ScriptRedis = RedisClient & {
   chatQueuePoll(...args: (string | number)[]): Promise<[number, string?, [string, string[]][]?]>;
   chatQueueAppend(...args: string[]): Promise<[number, string]>;
   chatQueueGc(queueKey: string, eventsKey: string, cutoff: number): Promise<string[]>;
 };
 
-function withScripts(redis: Redis): ScriptRedis {
+type ScriptPipeline = ChainableCommander & {
+  chatQueueAppend(...args: string[]): ChainableCommander;
+};
+
+function withScripts(redis: RedisClient): ScriptRedis {
   const r = redis as ScriptRedis;
   if (typeof r.chatQueuePoll !== 'function') {
     redis.defineCommand('chatQueuePoll', { numberOfKeys: 2, lua: POLL_SCRIPT });
@@ -137,7 +143,7 @@ export class QueueStore {
   private readonly scripts: ScriptRedis;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     readonly prefix: string,
     readonly idleSeconds: number,
     readonly partitions: number,
@@ -193,17 +199,16 @@ export class QueueStore {
     return parseQueue(id, await this.redis.hgetall(this.keys.queue(id)));
   }
 
-  /** Settings of many queues in one round trip (null: the queue is gone). */
+  /** Settings of many queues in one round trip (one per node on a cluster; null: the queue is gone). */
   async getMany(ids: string[]): Promise<(QueueInfo | null)[]> {
-    if (ids.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hgetall(this.keys.queue(id));
-    const results = (await pipeline.exec()) ?? [];
-    return ids.map((id, i) => {
-      const [err, hash] = results[i] ?? [null, {}];
-      if (err) throw err;
-      return parseQueue(id, hash as Record<string, string>);
-    });
+    const hashes = await execByNode(
+      this.redis,
+      ids.map((id) => {
+        const key = this.keys.queue(id);
+        return { key, add: (p) => p.hgetall(key) };
+      }),
+    );
+    return ids.map((id, i) => parseQueue(id, (hashes[i] ?? {}) as Record<string, string>));
   }
 
   /**
@@ -264,26 +269,27 @@ export class QueueStore {
     return { status: 'ok', events, hiddenUpTo: events.length ? null : hiddenUpTo };
   }
 
-  /** Appends events to queues in one round trip, in order. */
+  /** Appends events to queues in one round trip (one per node on a cluster), in order. */
   async append(appends: QueueAppend[]): Promise<AppendResult[]> {
-    if (appends.length === 0) return [];
-    const pipeline = this.redis.pipeline() as ReturnType<Redis['pipeline']> & {
-      chatQueueAppend(...args: string[]): unknown;
-    };
-    for (const { queueId, events, mark, xid } of appends) {
-      pipeline.chatQueueAppend(
-        this.keys.queue(queueId),
-        this.keys.events(queueId),
-        mark ?? '',
-        xid ?? '',
-        ...events.map((e) => JSON.stringify(e)),
-      );
-    }
-    const results = (await pipeline.exec()) ?? [];
-    return appends.map((_, i) => {
-      const [err, value] = results[i] ?? [null, [-1, '']];
-      if (err) throw err;
-      const [lastId, waiter] = value as [number, string];
+    const results = await execByNode(
+      this.redis,
+      appends.map(({ queueId, events, mark, xid }) => {
+        const key = this.keys.queue(queueId);
+        return {
+          key,
+          add: (p) =>
+            (p as ScriptPipeline).chatQueueAppend(
+              key,
+              this.keys.events(queueId),
+              mark ?? '',
+              xid ?? '',
+              ...events.map((e) => JSON.stringify(e)),
+            ),
+        };
+      }),
+    );
+    return results.map((value) => {
+      const [lastId, waiter] = (value ?? [-1, '']) as [number, string];
       return { lastId: Number(lastId), waiter };
     });
   }

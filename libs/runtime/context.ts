@@ -1,8 +1,8 @@
-import { Redis } from 'ioredis';
 import { ConfigError, loadConfig, type Config } from '../config';
 import { createDb } from '../db/client';
 import type { AppContext } from '../domain/context';
 import { createLogger } from '../log';
+import { connectRedis } from '../redis/connect';
 
 export interface RunningContext extends AppContext {
   close(): Promise<void>;
@@ -13,7 +13,7 @@ export function createAppContext(
   options: { logLevel?: string; maxConnections?: number } = {},
 ): RunningContext {
   const db = createDb(config.databaseUrl, { maxConnections: options.maxConnections });
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  const redis = connectRedis(config);
   const log = createLogger({
     level: options.logLevel ?? config.logLevel,
     format: config.logFormat,

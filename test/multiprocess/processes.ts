@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import type { Config } from '../../libs/config';
+import { redisEnv } from '../harness';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -56,7 +57,7 @@ export async function startTier(
         ...process.env,
         NODE_ENV: 'test',
         DATABASE_URL: config.databaseUrl,
-        REDIS_URL: config.redisUrl,
+        ...redisEnv(config),
         REDIS_PREFIX: config.redisPrefix,
         EXTERNAL_HOST: config.externalHost,
         BIND_HOST: '127.0.0.1',

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { startSmtpReceiver, waitFor, type SmtpReceiver } from '../../../test/worker-factories';
+import { bullPrefix } from '../../jobs';
 import type { Logger } from '../../log';
 import { enqueueDeactivationEmail } from './enqueue-email';
 import { sendEmailJob } from './send-email-job';
@@ -65,13 +66,13 @@ describe('emails over SMTP', () => {
     expect(first).toContain('Thanks for all the fish');
     expect(second).toContain('has been deactivated');
     expect(second).not.toContain('The administrators provided the following comment');
-    const jobsBefore = await t.redis.keys(`${t.config.redisPrefix}bull:email:*`);
+    const jobsBefore = await t.redis.keys(`${bullPrefix(t.config.redisPrefix)}:email:*`);
     await enqueueDeactivationEmail(t, none.user.id, null);
-    expect(await t.redis.keys(`${t.config.redisPrefix}bull:email:*`)).toEqual(jobsBefore);
+    expect(await t.redis.keys(`${bullPrefix(t.config.redisPrefix)}:email:*`)).toEqual(jobsBefore);
     await enqueueDeactivationEmail(t, none.user.id, '');
-    expect((await t.redis.keys(`${t.config.redisPrefix}bull:email:*`)).length).toBeGreaterThan(
-      jobsBefore.length,
-    );
+    expect(
+      (await t.redis.keys(`${bullPrefix(t.config.redisPrefix)}:email:*`)).length,
+    ).toBeGreaterThan(jobsBefore.length);
   });
 
   it('sends the email-change confirmation to the new address', async () => {

@@ -1,0 +1,48 @@
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { Config } from '../config';
+
+/** One Redis or a Redis Cluster: the code issues only commands that work on both. */
+export type RedisClient = Redis | Cluster;
+
+export interface ConnectOptions {
+  /** ioredis' retries per command while disconnected (null: forever, as BullMQ workers need). */
+  maxRetriesPerRequest?: number | null;
+  /** Connect on the first command rather than at once. */
+  lazyConnect?: boolean;
+  /**
+   * On a cluster, keep one subscriber connection per master for SSUBSCRIBE (sharded pub/sub),
+   * moved along with the slots when a replica takes over.
+   */
+  shardedSubscriber?: boolean;
+}
+
+/** The one place connections are made: `Redis` at REDIS_URL, or `Cluster` over its seed nodes. */
+export function connectRedis(
+  config: Pick<Config, 'redisUrl' | 'redisCluster'>,
+  options: ConnectOptions = {},
+): RedisClient {
+  const { maxRetriesPerRequest = 2, lazyConnect = false, shardedSubscriber = false } = options;
+  const { redisCluster } = config;
+  if (!redisCluster) return new Redis(config.redisUrl, { maxRetriesPerRequest, lazyConnect });
+  const redisOptions: RedisOptions = {
+    maxRetriesPerRequest,
+    ...(redisCluster.username ? { username: redisCluster.username } : {}),
+    ...(redisCluster.password ? { password: redisCluster.password } : {}),
+  };
+  return new Cluster(redisCluster.nodes, {
+    redisOptions,
+    lazyConnect,
+    shardedSubscribers: shardedSubscriber,
+    // A master that dies leaves its slots unserved until a replica is promoted (cluster-node-timeout
+    // plus an election, a few seconds): keep retrying commands meanwhile instead of failing them.
+    retryDelayOnFailover: 200,
+    retryDelayOnClusterDown: 200,
+    retryDelayOnTryAgain: 200,
+    retryDelayOnMoved: 50,
+    maxRedirections: 64,
+    // Reconnect to a restarted node that keeps its slots (a replica, or a master that came back).
+    clusterNodeRetryStrategy: (times) => Math.min(100 * times, 2000),
+  });
+}
+
+export const isCluster = (redis: RedisClient): redis is Cluster => redis instanceof Cluster;
