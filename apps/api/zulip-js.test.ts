@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import zulip, { type ZulipClient, type ZulipResponse } from 'zulip-js';
 import { startTestEvents, type TestEvents } from '../../test/events-factories';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
+import { freePort } from '../../test/multiprocess/processes';
 import { startTestContext, type TestContext } from '../../test/harness';
 import { expectOpenApiResponse } from '../../test/openapi';
 
@@ -21,14 +21,6 @@ let alice: TestUser;
 let bob: TestUser;
 let site: string;
 const PASSWORDS = { alice: 'alice has a long password', bob: 'bob has a long password' };
-
-async function freePort(): Promise<number> {
-  const probe = express().listen(0, '127.0.0.1');
-  await new Promise((resolve) => probe.once('listening', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   const port = await freePort();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
+import { multipartFile, PNG_PIXEL } from '../../../test/upload-bodies';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
 import { Role } from '../../../libs/domain/users/roles';
@@ -11,11 +12,6 @@ import { Role } from '../../../libs/domain/users/roles';
 let t: TestContext;
 let org: TestRealm;
 const uploads = mkdtempSync(path.join(tmpdir(), 'emoji-test-'));
-// A 1x1 transparent PNG.
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  'base64',
-);
 
 beforeAll(async () => {
   t = await startTestContext({ UPLOADS_DIR: uploads });
@@ -26,7 +22,7 @@ afterAll(async () => {
   rmSync(uploads, { recursive: true, force: true });
 });
 
-const upload = (name: string, auth: string, files: Buffer[] = [PNG], type = 'image/png') => {
+const upload = (name: string, auth: string, files: Buffer[] = [PNG_PIXEL], type = 'image/png') => {
   let req = request(t.app)
     .post(`/api/v1/realm/emoji/${name}`)
     .set('Host', org.host)
@@ -98,6 +94,29 @@ describe('custom emoji', () => {
     );
   });
 
+  it('accepts a PNG whose upload part names no type (issue 14), but only an image', async () => {
+    const post = (name: string, form: { type: string; body: Buffer }) =>
+      request(t.app)
+        .post(`/api/v1/realm/emoji/${name}`)
+        .set('Host', org.host)
+        .set('Authorization', org.owner.auth)
+        .set('Content-Type', form.type)
+        .send(form.body);
+    const res = await post('untyped_pixel', multipartFile('pixel.png', PNG_PIXEL));
+    expect(res.body).toEqual({ result: 'success', msg: '' });
+    const emoji = await t.db.realmEmoji.findFirstOrThrow({
+      where: { realmId: org.realm.id, name: 'untyped_pixel' },
+    });
+    expect(emoji.fileName).toMatch(/\.png$/);
+    // The name only suggests the type: the bytes must be that image.
+    const fake = await post('fake', multipartFile('fake.png', Buffer.from('hi')));
+    expect(fake.body).toEqual({
+      result: 'error',
+      msg: 'Invalid image format',
+      code: 'BAD_REQUEST',
+    });
+  });
+
   it('validates names and files', async () => {
     const bad = async (req: request.Test, msg: string) => {
       const res = await req;
@@ -109,7 +128,10 @@ describe('custom emoji', () => {
       upload('trailing_', org.owner.auth),
       'Emoji names must end with either a letter or digit.',
     );
-    await bad(upload('two', org.owner.auth, [PNG, PNG]), 'You must upload exactly one file.');
+    await bad(
+      upload('two', org.owner.auth, [PNG_PIXEL, PNG_PIXEL]),
+      'You must upload exactly one file.',
+    );
     await bad(upload('none', org.owner.auth, []), 'You must upload exactly one file.');
     await bad(
       upload('text', org.owner.auth, [Buffer.from('hi')], 'text/plain'),

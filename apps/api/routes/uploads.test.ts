@@ -9,6 +9,7 @@ import { Role } from '../../../libs/domain/users/roles';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { makeChannel } from '../../../test/message-factories';
+import { multipartFile, PNG_PIXEL } from '../../../test/upload-bodies';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
 
@@ -242,6 +243,31 @@ describe('GET /user_uploads/{realm_id_str}/{filename}', () => {
       .set('Host', org.host)
       .set('Authorization', bob.auth);
     expect(other.status).toBe(403);
+  });
+
+  it('serves a file whose upload part named no type with the type its name suggests (issue 14)', async () => {
+    const post = (form: { type: string; body: Buffer }) =>
+      request(t.app)
+        .post('/api/v1/user_uploads')
+        .set('Host', org.host)
+        .set('Authorization', alice.auth)
+        .set('Content-Type', form.type)
+        .send(form.body);
+    for (const partType of [undefined, 'application/octet-stream']) {
+      const res = await post(multipartFile('pixel.png', PNG_PIXEL, partType));
+      expect(res.body).toMatchObject({ result: 'success' });
+      const served = await request(t.app)
+        .get(res.body.url as string)
+        .set('Host', org.host)
+        .set('Authorization', alice.auth);
+      expect(served.status).toBe(200);
+      expect(served.headers['content-type']).toBe('image/png');
+      expect(served.headers['content-disposition']).toMatch(/^inline;/);
+      expect(Buffer.from(served.body as Buffer)).toEqual(PNG_PIXEL);
+    }
+    // A type the part states is kept.
+    const stated = await post(multipartFile('data.png', PNG_PIXEL, 'image/gif'));
+    expect((await attachmentFor(stated.body.url as string)).contentType).toBe('image/gif');
   });
 
   it('refuses bad, altered and expired temporary URLs', async () => {
