@@ -1,6 +1,7 @@
 import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
 import { FEATURE_LEVEL } from '../../../libs/domain/version';
+import { eventKeys } from '../../../libs/events/keys';
 import { Role } from '../../../libs/domain/users/roles';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import {
@@ -140,7 +141,9 @@ describe('POST /register', () => {
     });
     expect(typeof body.queue_id).toBe('string');
     expect(body.event_queue_longpoll_timeout_seconds).toBeGreaterThan(t.config.heartbeatSeconds);
-    const exists = await t.redis.exists(`${t.config.redisPrefix}queue:${String(body.queue_id)}`);
+    const exists = await t.redis.exists(
+      eventKeys(t.config.redisPrefix).queue(String(body.queue_id)),
+    );
     expect(exists).toBe(1);
     const subs = body.subscriptions as { name: string; subscribers: number[] }[];
     expect(subs.map((s) => s.name)).toEqual(['general', 'public']);
