@@ -48,6 +48,7 @@ let t: TestContext;
 let org: TestRealm;
 let actor: TestUser;
 let member: TestUser;
+let guest: TestUser;
 const fixtureIds: Record<string, (string | number)[]> = {};
 
 interface Route {
@@ -172,6 +173,7 @@ beforeAll(async () => {
   org = await makeRealm(t);
   actor = org.owner;
   member = await makeUser(t, org.realm, { role: Role.MEMBER, fullName: 'Fuzz Member' });
+  guest = await makeUser(t, org.realm, { role: Role.GUEST, fullName: 'Fuzz Guest' });
   await makeFixtures();
 });
 afterAll(() => t.close());
@@ -191,7 +193,15 @@ async function rowCounts(): Promise<Record<string, number>> {
 }
 
 interface FuzzRequest {
-  kind: 'valid' | 'boundary' | 'confused' | 'missing' | 'unknown' | 'unauthenticated';
+  kind:
+    | 'valid'
+    | 'boundary'
+    | 'confused'
+    | 'missing'
+    | 'unknown'
+    | 'unauthenticated'
+    | 'as-member'
+    | 'as-guest';
   path: string;
   fields: Record<string, string>;
 }
@@ -247,6 +257,8 @@ function requestArb(route: Route, op: Operation | undefined): fc.Arbitrary<FuzzR
         'missing',
         'unknown',
         'unauthenticated',
+        'as-member',
+        'as-guest',
       ),
       valid,
       boundary,
@@ -307,7 +319,9 @@ test('every served route survives valid, boundary and type-confused requests', a
     for (const req of samples) {
       if (Date.now() > deadline) break;
       requests++;
-      const auth = req.kind === 'unauthenticated' ? 'Basic Zm9vOmJhcg==' : actor.auth;
+      // Members and guests send valid requests too: permission paths are where lookups differ.
+      const as = req.kind === 'as-member' ? member : req.kind === 'as-guest' ? guest : actor;
+      const auth = req.kind === 'unauthenticated' ? 'Basic Zm9vOmJhcg==' : as.auth;
       const res = await api(t, org.host, route.method as 'get', req.path, auth, req.fields);
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       const label = `${route.method.toUpperCase()} ${route.path}`;
@@ -328,9 +342,14 @@ test('every served route survives valid, boundary and type-confused requests', a
         }
       }
       counts = after;
-      // A valid request may deactivate or demote the acting owner; carry on as a fresh owner.
+      // A valid request may deactivate the acting user (the owner may deactivate the member);
+      // carry on as a fresh one.
       if (res.status === 401 && req.kind !== 'unauthenticated') {
-        actor = await makeUser(t, org.realm, { role: Role.OWNER });
+        const role = as === actor ? Role.OWNER : as === member ? Role.MEMBER : Role.GUEST;
+        const fresh = await makeUser(t, org.realm, { role });
+        if (as === actor) actor = fresh;
+        else if (as === member) member = fresh;
+        else guest = fresh;
         counts = await rowCounts();
       }
     }

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { isValueOutOfRange } from '../db/errors';
+import { inputRefusedByDatabase } from '../db/errors';
 import type { Logger } from '../log';
 import { ApiError, badRequest, notFound, requestTooLarge } from './errors';
 import type { RequestLocals } from './request-log';
@@ -15,6 +15,7 @@ interface BodyParserError {
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     let apiError: ApiError;
+    const refusedByDatabase = inputRefusedByDatabase(err);
     if (err instanceof ApiError) {
       apiError = err;
     } else if ((err as BodyParserError)?.type === 'entity.parse.failed') {
@@ -24,8 +25,8 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       (err as BodyParserError)?.type === 'parameters.too.many'
     ) {
       apiError = requestTooLarge();
-    } else if (isValueOutOfRange(err)) {
-      apiError = badRequest('Number out of range');
+    } else if (refusedByDatabase) {
+      apiError = badRequest(refusedByDatabase);
     } else if (
       typeof (err as BodyParserError)?.status === 'number' &&
       (err as BodyParserError).status! < 500

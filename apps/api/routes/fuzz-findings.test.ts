@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Stream } from '../../../generated/prisma/client';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
@@ -42,6 +43,24 @@ describe('IDs past the database integer range', () => {
     expect(user.status).toBe(400);
     const message = await call('get', '/messages/2147483648');
     expect(message.status).toBe(400);
+    // Past 64 bits Prisma refuses the number before sending the query.
+    const presence = await call('get', '/users/9223372036854775808/presence');
+    expect(presence.body).toEqual(error('Number out of range'));
+  });
+});
+
+describe('values too long for an index', () => {
+  it('are refused with 400, storing nothing', async () => {
+    const before = await t.db.realmPlayground.count();
+    const res = await call('post', '/realm/playgrounds', {
+      // Incompressible, so PostgreSQL cannot squeeze it into an 8 KiB index row.
+      name: randomBytes(20000).toString('hex'),
+      pygments_language: 'Python',
+      url_template: 'https://play.example/?c={code}',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(error('Value too long'));
+    expect(await t.db.realmPlayground.count()).toBe(before);
   });
 });
 
