@@ -19,6 +19,8 @@ export interface FormatOptions {
   allowEmptyTopicName: boolean;
   /** Flag bits per message id; messages absent here get no `flags` field. */
   flags?: Map<number, number>;
+  /** The messages were written in this transaction: they have no reactions or submessages yet. */
+  newlyWritten?: boolean;
 }
 
 export type MessageRow = Pick<
@@ -77,8 +79,12 @@ export async function formatMessages(
         stream: { select: { id: true, name: true } },
       },
     }),
-    db.reaction.findMany({ where: { messageId: { in: ids } }, orderBy: { id: 'asc' } }),
-    db.submessage.findMany({ where: { messageId: { in: ids } }, orderBy: { id: 'asc' } }),
+    options.newlyWritten
+      ? []
+      : db.reaction.findMany({ where: { messageId: { in: ids } }, orderBy: { id: 'asc' } }),
+    options.newlyWritten
+      ? []
+      : db.submessage.findMany({ where: { messageId: { in: ids } }, orderBy: { id: 'asc' } }),
     db.realmFilter.findMany({ where: { realmId: options.realm.id }, orderBy: { order: 'asc' } }),
   ]);
   const recipientById = new Map(recipients.map((r) => [r.id, r]));

@@ -226,6 +226,7 @@ export async function writeMessage(
     applyMarkdown: true,
     clientGravatar: false,
     allowEmptyTopicName: true,
+    newlyWritten: true,
   });
   // One event for every recipient: the most common flags, and each other recipient's own.
   const groups = [...groupByFlags(userIds, flags)].sort((a, b) => b[1].length - a[1].length);
