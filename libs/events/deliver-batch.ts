@@ -11,7 +11,12 @@ import { wakeCommand } from './waker';
 /** A domain-stream entry as XREADGROUP returns it (fields null: trimmed since it was read). */
 export type StreamEntry = [string, string[] | null];
 
-const DEDUPE_SECONDS = 24 * 3600;
+/**
+ * How long a delivered outbox row is remembered. A row is published twice only when the sweeper
+ * finds it unmarked (3 s after commit) while its first publish is still on the way, so minutes
+ * suffice, and a day of keys (one per row and partition) would cost Redis gigabytes.
+ */
+const DEDUPE_SECONDS = 15 * 60;
 
 interface Item {
   entryId: string;
