@@ -1,6 +1,6 @@
 import type { AppContext } from '../domain/context';
 import { execByNode, type BatchCommand } from '../redis/by-node';
-import { eventsForQueue } from './deliver';
+import { eventsForQueue } from './format-for-queue';
 import { DISPATCH_GROUP, type DomainEventEnvelope } from './domain-stream';
 import type { EventKeys } from './keys';
 import type { QueueDirectory } from './queue-directory';

@@ -49,7 +49,8 @@ export async function appendToDomainStream(ctx: AppContext, rows: CommittedEvent
       commands.push({ key, add: (p) => p.xadd(key, '*', 'envelope', JSON.stringify(envelope)) });
     }
   }
-  await execByNode(ctx.redis, commands);
+  // Replicated: the caller marks the outbox rows sent next, and only the sweeper would retry.
+  await execByNode(ctx.redis, commands, { replicated: true });
 }
 
 export async function ensureGroup(redis: RedisClient, streamKey: string): Promise<void> {

@@ -269,7 +269,11 @@ export class QueueStore {
     return { status: 'ok', events, hiddenUpTo: events.length ? null : hiddenUpTo };
   }
 
-  /** Appends events to queues in one round trip (one per node on a cluster), in order. */
+  /**
+   * Appends events to queues in one round trip (one per node on a cluster), in order. On a
+   * cluster the appends reach a replica before this returns: the caller then acknowledges the
+   * domain-stream entries, and a failover must not hand out an event id twice.
+   */
   async append(appends: QueueAppend[]): Promise<AppendResult[]> {
     const results = await execByNode(
       this.redis,
@@ -287,6 +291,7 @@ export class QueueStore {
             ),
         };
       }),
+      { replicated: true },
     );
     return results.map((value) => {
       const [lastId, waiter] = (value ?? [-1, '']) as [number, string];

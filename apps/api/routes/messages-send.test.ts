@@ -6,7 +6,7 @@ import { startTestContext, type TestContext } from '../../../test/harness';
 import { systemGroupIds } from '../../../libs/domain/groups/system-groups';
 import { makeChannel } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { eventsForQueue } from '../../../libs/events/deliver';
+import { eventsForQueue } from '../../../libs/events/format-for-queue';
 import {
   DEFAULT_CAPABILITIES,
   type DispatchableEvent,

@@ -1,4 +1,4 @@
-import { EMPTY_TOPIC_FALLBACK_NAME, eventsForQueue, matchesNarrow } from './deliver';
+import { EMPTY_TOPIC_FALLBACK_NAME, eventsForQueue, matchesNarrow } from './format-for-queue';
 import { DEFAULT_CAPABILITIES, type QueueInfo } from './types';
 
 const queue = (overrides: Partial<QueueInfo> = {}): QueueInfo => ({
