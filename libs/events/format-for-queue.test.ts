@@ -1,4 +1,4 @@
-import { EMPTY_TOPIC_FALLBACK_NAME, eventsForQueue, matchesNarrow } from './format-for-queue';
+import { EMPTY_TOPIC_FALLBACK_NAME, eventsForQueue, matchesQueueNarrow } from './format-for-queue';
 import { DEFAULT_CAPABILITIES, type QueueInfo } from './types';
 
 const queue = (overrides: Partial<QueueInfo> = {}): QueueInfo => ({
@@ -30,22 +30,28 @@ const streamMessage = {
   avatar_url: 'https://secure.gravatar.com/avatar/abc?d=identicon',
 };
 
-describe('matchesNarrow', () => {
+describe('matchesQueueNarrow', () => {
   it('matches channel by name or id, topic case-insensitively, and negation', () => {
-    expect(matchesNarrow([{ operator: 'channel', operand: 'design' }], streamMessage, [])).toBe(
+    expect(
+      matchesQueueNarrow([{ operator: 'channel', operand: 'design' }], streamMessage, []),
+    ).toBe(true);
+    expect(matchesQueueNarrow([{ operator: 'stream', operand: 3 }], streamMessage, [])).toBe(true);
+    expect(matchesQueueNarrow([{ operator: 'topic', operand: 'plans' }], streamMessage, [])).toBe(
       true,
     );
-    expect(matchesNarrow([{ operator: 'stream', operand: 3 }], streamMessage, [])).toBe(true);
-    expect(matchesNarrow([{ operator: 'topic', operand: 'plans' }], streamMessage, [])).toBe(true);
     expect(
-      matchesNarrow([{ operator: 'topic', operand: 'plans', negated: true }], streamMessage, []),
+      matchesQueueNarrow(
+        [{ operator: 'topic', operand: 'plans', negated: true }],
+        streamMessage,
+        [],
+      ),
     ).toBe(false);
-    expect(matchesNarrow([{ operator: 'is', operand: 'dm' }], streamMessage, [])).toBe(false);
+    expect(matchesQueueNarrow([{ operator: 'is', operand: 'dm' }], streamMessage, [])).toBe(false);
     expect(
-      matchesNarrow([{ operator: 'is', operand: 'starred' }], streamMessage, ['starred']),
+      matchesQueueNarrow([{ operator: 'is', operand: 'starred' }], streamMessage, ['starred']),
     ).toBe(true);
     expect(
-      matchesNarrow([{ operator: 'sender', operand: 'B@example.com' }], streamMessage, []),
+      matchesQueueNarrow([{ operator: 'sender', operand: 'B@example.com' }], streamMessage, []),
     ).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import type { ClientEvent } from './outbox';
-import type { DispatchableEvent, NarrowTerm, QueueInfo } from './types';
+import type { DispatchableEvent, QueueNarrowTerm, QueueInfo } from './types';
 
 /** Settings whose changes older clients learn through `update_display_settings` (Zulip's legacy list). */
 const LEGACY_DISPLAY_SETTINGS = new Set([
@@ -57,8 +57,8 @@ export interface MessageShape {
 }
 
 /** Whether a message (with the queue owner's flags) matches a registered narrow. */
-export function matchesNarrow(
-  narrow: NarrowTerm[],
+export function matchesQueueNarrow(
+  narrow: QueueNarrowTerm[],
   message: MessageShape,
   flags: string[],
 ): boolean {
@@ -72,7 +72,7 @@ function sameText(a: unknown, b: unknown): boolean {
   return String(a).toLowerCase() === String(b).toLowerCase();
 }
 
-function matchesTerm(term: NarrowTerm, message: MessageShape, flags: string[]): boolean {
+function matchesTerm(term: QueueNarrowTerm, message: MessageShape, flags: string[]): boolean {
   const { operator, operand } = term;
   switch (operator) {
     case 'stream':
@@ -184,7 +184,7 @@ function messageForQueue(
   const flags = context.isRecipient
     ? (ownFlags ?? (event.flags as string[] | undefined) ?? [])
     : [];
-  if (queue.narrow.length && !matchesNarrow(queue.narrow, message, flags)) return [];
+  if (queue.narrow.length && !matchesQueueNarrow(queue.narrow, message, flags)) return [];
   const raw = event.internal_raw_content ?? (event.raw_content as string | undefined);
   if (!queue.applyMarkdown) {
     message.content = raw ?? message.content;

@@ -9,7 +9,7 @@ import { committedBefore } from './snapshot';
 import {
   DEFAULT_CAPABILITIES,
   type ClientCapabilities,
-  type NarrowTerm,
+  type QueueNarrowTerm,
   type QueuedEvent,
   type QueueInfo,
   type RegistrationSnapshot,
@@ -357,7 +357,7 @@ export function parseQueue(id: string, hash: Record<string, string>): QueueInfo 
     userId: Number(hash.user),
     realmId: Number(hash.realm),
     eventTypes: JSON.parse(hash.event_types) as string[] | null,
-    narrow: JSON.parse(hash.narrow) as NarrowTerm[],
+    narrow: JSON.parse(hash.narrow) as QueueNarrowTerm[],
     allPublicStreams: hash.all_public_streams === '1',
     applyMarkdown: hash.apply_markdown === '1',
     clientGravatar: hash.client_gravatar === '1',

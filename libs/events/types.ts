@@ -63,7 +63,7 @@ export const DEFAULT_CAPABILITIES: ClientCapabilities = {
 };
 
 /** A narrow term as registered: `[operator, operand]`, optionally negated. */
-export interface NarrowTerm {
+export interface QueueNarrowTerm {
   operator: string;
   operand: string | number;
   negated?: boolean;
@@ -76,7 +76,7 @@ export interface QueueInfo {
   realmId: number;
   /** null = every event type */
   eventTypes: string[] | null;
-  narrow: NarrowTerm[];
+  narrow: QueueNarrowTerm[];
   allPublicStreams: boolean;
   applyMarkdown: boolean;
   clientGravatar: boolean;

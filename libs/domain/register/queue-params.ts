@@ -2,7 +2,11 @@ import Joi from 'joi';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { badRequest } from '../../http/errors';
 import { P, type ParamSpec } from '../../http/params';
-import { DEFAULT_CAPABILITIES, type ClientCapabilities, type NarrowTerm } from '../../events/types';
+import {
+  DEFAULT_CAPABILITIES,
+  type ClientCapabilities,
+  type QueueNarrowTerm,
+} from '../../events/types';
 import type { NewQueue } from '../../events/queue-store';
 
 /** The parameters of queue registration (`POST /register`, and `GET /events` without queue_id). */
@@ -43,7 +47,7 @@ export const queueParamSpec: ParamSpec = {
   presence_history_limit_days: P.int(),
 };
 
-function parseNarrow(narrow: unknown[]): NarrowTerm[] {
+function parseNarrow(narrow: unknown[]): QueueNarrowTerm[] {
   return narrow.map((term) => {
     if (Array.isArray(term)) {
       const [operator, operand] = term as [string, string | number];
