@@ -1,11 +1,9 @@
-import bodyParser from 'body-parser';
 import express, { type Express, type Router } from 'express';
 import path from 'node:path';
 import type { AppContext } from '../../libs/domain/context';
 import { EMOJI_DATA_PATH, emojiApiData } from '../../libs/domain/server/emoji-data';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
-import { MAX_BODY_BYTES, MAX_PARAMETERS } from '../../libs/http/limits';
-import { multipartFields } from '../../libs/http/multipart-fields';
+import { bodyParsers } from '../../libs/http/body-parsers';
 import { probeRoutes } from '../../libs/http/probes';
 import { requestLog } from '../../libs/http/request-log';
 import { apiRouter } from './routes';
@@ -25,16 +23,8 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
   app.use(requestLog(ctx.log));
   app.use(probeRoutes(ctx));
   // Zulip parameters are flat form fields; lists and objects arrive as JSON text inside them.
-  // Uploads parse their own bodies; no other request needs more than MAX_BODY_BYTES.
-  app.use(
-    bodyParser.urlencoded({
-      extended: false,
-      limit: MAX_BODY_BYTES,
-      parameterLimit: MAX_PARAMETERS,
-    }),
-  );
-  app.use(bodyParser.json({ limit: MAX_BODY_BYTES }));
-  app.use(multipartFields({ fieldSize: MAX_BODY_BYTES, fields: MAX_PARAMETERS }));
+  // Uploads parse their own bodies; other routes are held to their own body limit.
+  app.use(bodyParsers());
   if (options.events) {
     app.use('/api/v1', options.events);
     app.use('/json', options.events);

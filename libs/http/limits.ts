@@ -3,8 +3,26 @@
  * `POST /realm/emoji/{name}`) parse their own bodies and follow their file size settings instead.
  */
 
-/** A form, JSON or multipart body (its fields, not uploaded files). */
+/** A form, JSON or multipart body (its fields, not uploaded files), unless the route says more. */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Routes whose bodies may be larger: a bot may keep 10,000,000 characters in `/bot_storage`,
+ * which Zulip accepts in one request up to its 25 MiB front-end limit.
+ */
+const LARGER_BODIES: { method: string; path: RegExp; bytes: number }[] = [
+  { method: 'PUT', path: /^\/(api\/v1|json)\/bot_storage$/, bytes: 25 * 1024 * 1024 },
+];
+
+/** The body size a request may have, by route. */
+export function bodyLimit(method: string, path: string): number {
+  return (
+    LARGER_BODIES.find((r) => r.method === method && r.path.test(path))?.bytes ?? MAX_BODY_BYTES
+  );
+}
+
+/** Every limit bodyLimit may answer, so each gets its body parsers once. */
+export const BODY_LIMITS = [...new Set([MAX_BODY_BYTES, ...LARGER_BODIES.map((r) => r.bytes)])];
 
 /** Parameters in one form body (query string included). */
 export const MAX_PARAMETERS = 1000;

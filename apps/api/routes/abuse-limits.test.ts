@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
-import { makeRealm, type TestRealm } from '../../../test/factories';
+import { makeBot, makeRealm, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { makeChannel } from '../../../test/message-factories';
 import { api } from '../../../test/user-factories';
@@ -127,6 +127,19 @@ describe('body size', () => {
     expect(res.status).toBe(413);
     expect(res.body.msg).toBe('Request body too large');
     expect(await messageCount()).toBe(before);
+  });
+
+  it('lets /bot_storage, and only it, take a larger body (Zulip stores 10,000,000 characters)', async () => {
+    const bot = await makeBot(t, org.realm, org.owner.user);
+    const value = 'v'.repeat(2 * MAX_BODY_BYTES);
+    const stored = await api(t, org.host, 'put', '/bot_storage', bot.auth, {
+      storage: JSON.stringify({ big: value }),
+    });
+    expect(stored.body).toEqual({ result: 'success', msg: '' });
+    const elsewhere = await api(t, org.host, 'post', '/users/me/alert_words', bot.auth, {
+      alert_words: JSON.stringify([value]),
+    });
+    expect(elsewhere.status).toBe(413);
   });
 
   it('refuses a form with thousands of parameters', async () => {
