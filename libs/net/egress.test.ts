@@ -1,4 +1,5 @@
 import type { LookupFunction } from 'node:net';
+import { loadConfig } from '../config';
 import { startHttpReceiver, type HttpReceiver } from '../../test/worker-factories';
 import { addressPolicy } from './address-policy';
 import { egressRequest, MAX_RESPONSE_BYTES, type EgressRequest } from './egress';
@@ -91,6 +92,17 @@ describe('the address policy', () => {
       expect(policy.allows('example.com', address)).toBe(true);
     },
   );
+
+  it('reads OUTGOING_WEBHOOK_ALLOWED_HOSTS at boot, refusing what is neither a name nor a range', () => {
+    const config = loadConfig({ OUTGOING_WEBHOOK_ALLOWED_HOSTS: 'Bots.Internal, 10.0.0.0/8,::1' });
+    expect(config.outgoingWebhookAllowedHosts).toEqual(['bots.internal', '10.0.0.0/8', '::1']);
+    expect(loadConfig({}).outgoingWebhookAllowedHosts).toEqual([]);
+    for (const bad of ['bots internal', '10.0.0.0/33', 'http://bots.internal']) {
+      expect(() => loadConfig({ OUTGOING_WEBHOOK_ALLOWED_HOSTS: bad })).toThrow(
+        /OUTGOING_WEBHOOK_ALLOWED_HOSTS/,
+      );
+    }
+  });
 
   it('opens exceptions by host name, address and CIDR', () => {
     const allowing = addressPolicy(['bots.internal', '10.0.0.0/8', '::1']);
