@@ -3,7 +3,7 @@ import type { Db, Tx } from '../../db/client';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { badRequest, insufficientPermission } from '../../http/errors';
 import { accessibleUserIds, canAccessUser } from '../permissions/users';
-import { formatUser, type ApiUser } from './format-user';
+import { formatUser, USER_FORMAT_FIELDS, type ApiUser, type FormattableUser } from './format-user';
 import { loadProfileData } from './profile-data';
 import { fakeEmailDomain, inaccessibleUser } from './user-access';
 
@@ -28,11 +28,13 @@ export async function listUsers(
   options: ListUsersOptions,
 ): Promise<ApiUser[]> {
   const accessible = await accessibleUserIds(ctx.db, options.viewer);
-  const canSee = (user: User) => user.isBot || accessible === null || accessible.has(user.id);
+  const canSee = (user: FormattableUser) =>
+    user.isBot || accessible === null || accessible.has(user.id);
   // System bots are the server's, not the organization's: clients meet them in cross_realm_bots.
   const users = await ctx.db.user.findMany({
     where: { realmId: options.viewer.realmId, isSystemBot: false },
     orderBy: { id: 'asc' },
+    select: USER_FORMAT_FIELDS,
   });
   const profiles = options.includeCustomProfileFields
     ? await loadProfileData(
