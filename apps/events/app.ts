@@ -19,7 +19,7 @@ export function eventsRouter(ctx: AppContext, tier: EventsTier): Router {
 export function createEventsApp(ctx: AppContext, tier: EventsTier): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', true);
+  app.set('trust proxy', ctx.config.trustedProxies);
   app.set('query parser', 'simple');
   app.use(requestLog(ctx.log));
   app.use(probeRoutes(ctx));
