@@ -32,6 +32,21 @@ describe('PrincipalCache', () => {
     });
   });
 
+  it('checks a credential in use again before it lapses, and drops it when that check fails', async () => {
+    const user = await makeUser(t, org.realm);
+    const cache = new PrincipalCache(4);
+    await cache.authenticate(t, pollRequest(user.auth));
+    await deactivate(user.user.id, false);
+    // Past 90% of the lifetime a use is still answered from the cache, and starts a check.
+    await new Promise((resolve) => setTimeout(resolve, 3650));
+    expect((await cache.authenticate(t, pollRequest(user.auth))).user.id).toBe(user.user.id);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    // The check failed: the next poll, still inside the first lifetime, is refused.
+    await expect(cache.authenticate(t, pollRequest(user.auth))).rejects.toMatchObject({
+      code: 'USER_DEACTIVATED',
+    });
+  });
+
   it('never keeps a refusal: a reactivated account polls again at once', async () => {
     const user = await makeUser(t, org.realm);
     const cache = new PrincipalCache(60);

@@ -7,6 +7,9 @@ import { authenticate, type Principal } from './auth';
 interface Entry {
   principal: Promise<Principal>;
   expires: number;
+  /** From this instant a use starts a check in the background, so the entry never lapses. */
+  refreshAt: number;
+  refreshing: boolean;
 }
 
 /**
@@ -15,6 +18,11 @@ interface Entry {
  * without this each of those polls costs two PostgreSQL queries. Only successful lookups are
  * kept, for `ttlSeconds`: a deactivated account or a replaced API key keeps polling (and only
  * polling) for at most that long. Concurrent polls with one credential share one lookup.
+ *
+ * A credential in use is checked again in the background some time in the second half of its
+ * lifetime (a random instant, so thousands of clients that started together do not all expire
+ * together): polls of active clients never wait for PostgreSQL, and a failed check drops the
+ * entry, so the next poll is refused.
  */
 export class PrincipalCache {
   private readonly entries = new Map<string, Entry>();
@@ -36,21 +44,57 @@ export class PrincipalCache {
       .digest('base64');
     const now = Date.now();
     const hit = this.entries.get(key);
-    if (hit && hit.expires > now) return hit.principal;
+    if (hit && hit.expires > now) {
+      if (now >= hit.refreshAt && !hit.refreshing) {
+        hit.refreshing = true;
+        this.check(ctx, req, key, hit);
+      }
+      return hit.principal;
+    }
+    return this.check(ctx, req, key, null);
+  }
+
+  /** Looks the credential up; the entry is stored at once, or, for a refresh, once it succeeds. */
+  private check(
+    ctx: AppContext,
+    req: Request,
+    key: string,
+    refreshing: Entry | null,
+  ): Promise<Principal> {
     const principal = authenticate(ctx, req).then(({ user, realm }) => {
       const known = this.realms.get(realm.id);
       if (known && sameRow(known, realm)) return { user, realm: known };
       this.realms.set(realm.id, realm);
       return { user, realm };
     });
-    this.entries.delete(key);
-    // Map iteration is insertion order: the first key is the least recently stored.
-    if (this.entries.size >= this.maxEntries) {
-      this.entries.delete(this.entries.keys().next().value as string);
+    const entry = (): Entry => {
+      const now = Date.now();
+      const ttl = this.ttlSeconds * 1000;
+      return {
+        principal,
+        expires: now + ttl,
+        refreshAt: now + ttl * (0.5 + 0.4 * Math.random()),
+        refreshing: false,
+      };
+    };
+    if (refreshing) {
+      principal.then(
+        () => {
+          if (this.entries.get(key) === refreshing) this.entries.set(key, entry());
+        },
+        () => undefined,
+      );
+    } else {
+      this.entries.delete(key);
+      // Map iteration is insertion order: the first key is the least recently stored.
+      if (this.entries.size >= this.maxEntries) {
+        this.entries.delete(this.entries.keys().next().value as string);
+      }
+      this.entries.set(key, entry());
     }
-    this.entries.set(key, { principal, expires: now + this.ttlSeconds * 1000 });
     principal.catch(() => {
-      if (this.entries.get(key)?.principal === principal) this.entries.delete(key);
+      const current = this.entries.get(key);
+      if (current === refreshing || current?.principal === principal) this.entries.delete(key);
     });
     return principal;
   }
