@@ -176,10 +176,6 @@ export function watchEventsTier(ctx: AppContext, tier: EventsTier): void {
     for (const id of entryIds) observeDispatchLatency(id, now);
   });
   register(pollsWaiting, queuesAlive, dispatchLag, dispatchLatency);
-  tier.dispatcher.onDelivered((entryIds) => {
-    const now = Date.now();
-    for (const id of entryIds) observeDispatchLatency(id, now);
-  });
 }
 
 /** Seconds since a domain event entered its stream, from its entry id (`<ms>-<seq>`). */
