@@ -2,6 +2,8 @@ import { keySlot } from './key-slot';
 import type { ChainableCommander } from 'ioredis';
 import { isCluster, type RedisClient } from './connect';
 
+const REPLICA_WAIT_MS = 500;
+
 /** One command of a batch: the key that places it, and how to add it to a pipeline. */
 export interface BatchCommand {
   key: string;
@@ -13,28 +15,42 @@ export interface BatchCommand {
  * One Redis: one pipeline. A cluster refuses a pipeline whose keys live on different nodes, so
  * commands are grouped by the nodes serving their key's slot, one pipeline per group, sent
  * together; commands of one slot keep their order. Throws the first command error.
+ *
+ * `replicated`: on a cluster, each node's pipeline ends with WAIT for one replica, so what the
+ * commands wrote survives that master dying (replication is asynchronous: a promoted replica
+ * lacks whatever it had not received). Callers use it where losing an acknowledged write would
+ * lose a committed event. A master without replicas is not waited for; one whose replica does
+ * not answer within REPLICA_WAIT_MS goes on unreplicated rather than stall dispatch.
  */
-export async function execByNode(redis: RedisClient, commands: BatchCommand[]): Promise<unknown[]> {
+export async function execByNode(
+  redis: RedisClient,
+  commands: BatchCommand[],
+  options: { replicated?: boolean } = {},
+): Promise<unknown[]> {
   if (commands.length === 0) return [];
   if (!isCluster(redis)) {
     const pipeline = redis.pipeline();
     for (const command of commands) command.add(pipeline);
     return replies(await pipeline.exec());
   }
-  const groups = new Map<string, number[]>();
+  const groups = new Map<string, { indexes: number[]; replicas: number }>();
   commands.forEach(({ key }, i) => {
     // Unknown slots (topology not loaded yet) share a group: ioredis routes it and follows MOVED.
-    const node = redis.slots[keySlot(key)]?.join(',') ?? '';
+    const nodes = redis.slots[keySlot(key)] ?? [];
+    const node = nodes.join(',');
     const group = groups.get(node);
-    if (group) group.push(i);
-    else groups.set(node, [i]);
+    if (group) group.indexes.push(i);
+    else groups.set(node, { indexes: [i], replicas: Math.max(0, nodes.length - 1) });
   });
   const out = new Array<unknown>(commands.length);
   await Promise.all(
-    [...groups.values()].map(async (indexes) => {
+    [...groups.values()].map(async ({ indexes, replicas }) => {
       const pipeline = redis.pipeline();
       for (const i of indexes) commands[i].add(pipeline);
-      replies(await pipeline.exec()).forEach((value, j) => (out[indexes[j]] = value));
+      if (options.replicated && replicas > 0) pipeline.wait(1, REPLICA_WAIT_MS);
+      replies(await pipeline.exec())
+        .slice(0, indexes.length)
+        .forEach((value, j) => (out[indexes[j]] = value));
     }),
   );
   return out;

@@ -40,8 +40,6 @@ export function connectRedis(
     retryDelayOnTryAgain: 200,
     retryDelayOnMoved: 50,
     maxRedirections: 64,
-    // Reconnect to a restarted node that keeps its slots (a replica, or a master that came back).
-    clusterNodeRetryStrategy: (times) => Math.min(100 * times, 2000),
   });
 }
 
