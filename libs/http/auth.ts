@@ -64,3 +64,16 @@ export async function authenticate(ctx: AppContext, req: Request): Promise<Princ
   if (!user.isActive) throw userDeactivated();
   return { user, realm };
 }
+
+/**
+ * Whether a credential checked earlier still holds as it was: the key is still the user's, the
+ * user is active with the same role, and the organization is not deactivated. One narrow query,
+ * for re-checking a cached principal without reading both rows again.
+ */
+export async function stillAuthorized(ctx: AppContext, principal: Principal): Promise<boolean> {
+  const rows = await ctx.db.$queryRaw<{ ok: number }[]>`
+    SELECT 1 AS ok FROM users u JOIN realms r ON r.id = u.realm_id
+    WHERE u.id = ${principal.user.id} AND u.api_key_hash = ${principal.user.apiKeyHash}
+      AND u.role = ${principal.user.role} AND u.is_active AND NOT r.deactivated`;
+  return rows.length === 1;
+}

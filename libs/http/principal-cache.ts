@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import type { Realm } from '../../generated/prisma/client';
 import type { AppContext } from '../domain/context';
-import { authenticate, type Principal } from './auth';
+import { authenticate, stillAuthorized, type Principal } from './auth';
 
 interface Entry {
   principal: Promise<Principal>;
@@ -21,8 +21,8 @@ interface Entry {
  *
  * A credential in use is checked again in the background some time in the second half of its
  * lifetime (a random instant, so thousands of clients that started together do not all expire
- * together): polls of active clients never wait for PostgreSQL, and a failed check drops the
- * entry, so the next poll is refused.
+ * together), with one narrow query: polls of active clients never wait for PostgreSQL, and a
+ * failed check drops the entry, so the next poll looks the credential up and is refused.
  */
 export class PrincipalCache {
   private readonly entries = new Map<string, Entry>();
@@ -47,56 +47,58 @@ export class PrincipalCache {
     if (hit && hit.expires > now) {
       if (now >= hit.refreshAt && !hit.refreshing) {
         hit.refreshing = true;
-        this.check(ctx, req, key, hit);
+        this.recheck(ctx, key, hit);
       }
       return hit.principal;
     }
-    return this.check(ctx, req, key, null);
+    return this.check(ctx, req, key);
   }
 
-  /** Looks the credential up; the entry is stored at once, or, for a refresh, once it succeeds. */
-  private check(
-    ctx: AppContext,
-    req: Request,
-    key: string,
-    refreshing: Entry | null,
-  ): Promise<Principal> {
+  /** Looks the credential up and stores the entry at once (a failure removes it). */
+  private check(ctx: AppContext, req: Request, key: string): Promise<Principal> {
     const principal = authenticate(ctx, req).then(({ user, realm }) => {
       const known = this.realms.get(realm.id);
       if (known && sameRow(known, realm)) return { user, realm: known };
       this.realms.set(realm.id, realm);
       return { user, realm };
     });
-    const entry = (): Entry => {
-      const now = Date.now();
-      const ttl = this.ttlSeconds * 1000;
-      return {
-        principal,
-        expires: now + ttl,
-        refreshAt: now + ttl * (0.5 + 0.4 * Math.random()),
-        refreshing: false,
-      };
-    };
-    if (refreshing) {
-      principal.then(
-        () => {
-          if (this.entries.get(key) === refreshing) this.entries.set(key, entry());
-        },
-        () => undefined,
-      );
-    } else {
-      this.entries.delete(key);
-      // Map iteration is insertion order: the first key is the least recently stored.
-      if (this.entries.size >= this.maxEntries) {
-        this.entries.delete(this.entries.keys().next().value as string);
-      }
-      this.entries.set(key, entry());
+    this.entries.delete(key);
+    // Map iteration is insertion order: the first key is the least recently stored.
+    if (this.entries.size >= this.maxEntries) {
+      this.entries.delete(this.entries.keys().next().value as string);
     }
+    this.entries.set(key, this.entry(principal));
     principal.catch(() => {
-      const current = this.entries.get(key);
-      if (current === refreshing || current?.principal === principal) this.entries.delete(key);
+      if (this.entries.get(key)?.principal === principal) this.entries.delete(key);
     });
     return principal;
+  }
+
+  /** Confirms a cached credential in the background: renewed if it still holds, else dropped. */
+  private recheck(ctx: AppContext, key: string, stale: Entry): void {
+    stale.principal
+      .then((principal) => stillAuthorized(ctx, principal))
+      .then(
+        (ok) => {
+          if (this.entries.get(key) !== stale) return;
+          if (ok) this.entries.set(key, this.entry(stale.principal));
+          else this.entries.delete(key);
+        },
+        () => {
+          if (this.entries.get(key) === stale) this.entries.delete(key);
+        },
+      );
+  }
+
+  private entry(principal: Promise<Principal>): Entry {
+    const now = Date.now();
+    const ttl = this.ttlSeconds * 1000;
+    return {
+      principal,
+      expires: now + ttl,
+      refreshAt: now + ttl * (0.5 + 0.4 * Math.random()),
+      refreshing: false,
+    };
   }
 }
 
