@@ -98,6 +98,15 @@ function request(
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
+/** Busy and total CPU time of the whole machine so far, in clock ticks. */
+function machineTicks(): { busy: number; total: number } {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const ticks = fields.map(Number);
+  const idle = ticks[3] + ticks[4];
+  const total = ticks.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
 /** CPU time (user + system) a process has used so far, in ms. */
 function cpuMs(tier: Tier): number {
   const fields = readFileSync(`/proc/${tier.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -272,6 +281,8 @@ async function run(
 
   const total = Math.round(RATE * SECONDS);
   const cpuBefore = [api, ...events].map(cpuMs);
+  const machineBefore = machineTicks();
+  const benchBefore = process.cpuUsage();
   const sends: Promise<void>[] = [];
   const start = performance.now();
   for (let k = 1; k <= total; k++) {
@@ -300,6 +311,9 @@ async function run(
   // CPU each server process spent per delivery while the load ran: a figure that, unlike
   // latency, does not depend on what else the machine is doing.
   const [apiCpu, ...eventsCpu] = [api, ...events].map((tier, i) => cpuMs(tier) - cpuBefore[i]);
+  const machineAfter = machineTicks();
+  const benchUsage = process.cpuUsage(benchBefore);
+  const benchCpu = (benchUsage.user + benchUsage.system) / 1000;
   running = false;
 
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
@@ -342,7 +356,12 @@ async function run(
     cpuMsPerDelivery: {
       api: Math.round((apiCpu / expectedTotal) * 1000) / 1000,
       events: Math.round((eventsCpu.reduce((a, b) => a + b, 0) / expectedTotal) * 1000) / 1000,
+      loadGenerator: Math.round((benchCpu / expectedTotal) * 1000) / 1000,
     },
+    // Share of both cores busy (all processes: servers, PostgreSQL, Redis, this generator).
+    machineBusyPercent: Math.round(
+      ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * 100,
+    ),
   };
 }
 
