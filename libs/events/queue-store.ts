@@ -80,15 +80,16 @@ return {n, waiter}
 `;
 
 /**
- * Deletes a queue if it is still idle past the cutoff (a poll may have touched it meanwhile) and
- * returns its owner and realm for the caller to clean the partition's sets; {} when kept.
+ * Deletes a queue if it has been idle past the cutoff and returns {'gone', owner, realm} for the
+ * caller to clean the partition's sets; a queue polled since returns {'kept', last access}, which
+ * the caller writes to the access index (polls leave the index alone: one command fewer each).
  * KEYS: queue hash, event stream. ARGV: cutoff.
  */
 const GC_SCRIPT = `
 local fields = redis.call('HMGET', KEYS[1], 'last_access', 'user', 'realm')
-if fields[1] and tonumber(fields[1]) > tonumber(ARGV[1]) then return {} end
+if fields[1] and tonumber(fields[1]) > tonumber(ARGV[1]) then return {'kept', fields[1]} end
 redis.call('DEL', KEYS[1], KEYS[2])
-return {fields[2] or '', fields[3] or ''}
+return {'gone', fields[2] or '', fields[3] or ''}
 `;
 
 type ScriptRedis = RedisClient & {
@@ -233,19 +234,16 @@ export class QueueStore {
   ): Promise<PollResult> {
     const acked = lastEventId !== undefined && lastEventId >= 0;
     const now = Date.now();
-    const [reply] = await Promise.all([
-      this.scripts.chatQueuePoll(
-        this.keys.queue(id),
-        this.keys.events(id),
-        String(userId),
-        acked ? streamId(lastEventId + 1) : '',
-        acked ? streamId(lastEventId + 1) : '',
-        now,
-        this.ttlMs,
-        waiter ?? '',
-      ),
-      this.redis.zadd(this.keys.access(this.partitionOf(userId)), now, id),
-    ]);
+    const reply = await this.scripts.chatQueuePoll(
+      this.keys.queue(id),
+      this.keys.events(id),
+      String(userId),
+      acked ? streamId(lastEventId + 1) : '',
+      acked ? streamId(lastEventId + 1) : '',
+      now,
+      this.ttlMs,
+      waiter ?? '',
+    );
     if (reply[0] === -1) return { status: 'missing' };
     if (reply[0] === -2) return { status: 'foreign' };
     const registration = reply[1] ? (JSON.parse(reply[1]) as RegistrationSnapshot) : undefined;
@@ -331,19 +329,22 @@ export class QueueStore {
         );
         let went = 0;
         for (const id of ids) {
-          const owner = await this.scripts.chatQueueGc(
+          const [outcome, ...rest] = await this.scripts.chatQueueGc(
             this.keys.queue(id),
             this.keys.events(id),
             cutoff,
           );
-          if (owner.length === 0) continue;
+          if (outcome === 'kept') {
+            await this.redis.zadd(this.keys.access(partition), rest[0], id);
+            continue;
+          }
           went++;
-          if (owner[0]) await this.forget(id, Number(owner[0]), Number(owner[1]));
+          if (rest[0]) await this.forget(id, Number(rest[0]), Number(rest[1]));
           else await this.redis.zrem(this.keys.access(partition), id);
         }
         removed += went;
-        // A page of queues all touched meanwhile would come back unchanged: move on.
-        if (ids.length < 500 || went === 0) break;
+        // Kept queues moved up in the index, so the next page holds other ones.
+        if (ids.length < 500) break;
       }
     }
     return removed;
