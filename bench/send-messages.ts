@@ -7,7 +7,12 @@
  * at a time and prints messages per second and p50/p99 latency per channel size.
  *
  * Environment: BENCH_PG_URL (default postgresql://postgres@127.0.0.1:5432), BENCH_REDIS_URL
- * (default redis://127.0.0.1:6379/0), BENCH_MESSAGES (per channel; default 200).
+ * (default redis://127.0.0.1:6379/0), BENCH_MESSAGES (per channel; default 200), BENCH_SIZES
+ * (channel sizes, comma-separated; default 10,1000,10000).
+ *
+ * Per channel size it also prints how much `user_messages` grew per message sent: rows, table
+ * bytes (heap and TOAST) and index bytes (primary key, (user_id, message_id), message_id); and
+ * `outbox_events` bytes (rows are kept once published: the event and its recipient list).
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -27,7 +32,7 @@ import { createLogger } from '../libs/log';
 const PG = process.env.BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 200);
-const SIZES = [10, 1_000, 10_000];
+const SIZES = (process.env.BENCH_SIZES ?? '10,1000,10000').split(',').map(Number);
 
 async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: `${PG}/postgres` });
@@ -78,6 +83,23 @@ async function channelWithSubscribers(
   });
 }
 
+/** Rows and on-disk bytes of `user_messages` (table with TOAST, and indexes), and of the outbox. */
+async function userMessagesSize(ctx: AppContext) {
+  const [row] = await ctx.db.$queryRaw<
+    { rows: bigint; table: bigint; indexes: bigint; outbox: bigint }[]
+  >`
+    SELECT (SELECT count(*) FROM user_messages) AS rows,
+           pg_table_size('user_messages') AS table,
+           pg_indexes_size('user_messages') AS indexes,
+           pg_total_relation_size('outbox_events') AS outbox`;
+  return {
+    rows: Number(row.rows),
+    table: Number(row.table),
+    indexes: Number(row.indexes),
+    outbox: Number(row.outbox),
+  };
+}
+
 async function main(): Promise<void> {
   const suffix = randomBytes(4).toString('hex');
   const database = `chat_bench_${suffix}`;
@@ -121,6 +143,7 @@ async function main(): Promise<void> {
         created.owner.user.id,
         size,
       );
+      const before = await userMessagesSize(ctx);
       const latencies: number[] = [];
       const started = performance.now();
       for (let i = 0; i < MESSAGES; i++) {
@@ -144,9 +167,12 @@ async function main(): Promise<void> {
       }
       const elapsed = (performance.now() - started) / 1000;
       latencies.sort((a, b) => a - b);
-      const rows = await db.userMessage.count();
+      const after = await userMessagesSize(ctx);
+      const per = (field: keyof typeof after) =>
+        ((after[field] - before[field]) / MESSAGES).toFixed(0);
       process.stdout.write(
-        `${String(size).padStart(11)} | ${(MESSAGES / elapsed).toFixed(1).padStart(8)} | ${percentile(latencies, 50).toFixed(1).padStart(6)} | ${percentile(latencies, 99).toFixed(1).padStart(6)}   (user_messages rows so far: ${rows})\n`,
+        `${String(size).padStart(11)} | ${(MESSAGES / elapsed).toFixed(1).padStart(8)} | ${percentile(latencies, 50).toFixed(1).padStart(6)} | ${percentile(latencies, 99).toFixed(1).padStart(6)}   ` +
+          `(user_messages per message: ${per('rows')} rows, ${per('table')} table bytes, ${per('indexes')} index bytes; outbox_events ${per('outbox')} bytes)\n`,
       );
     }
   } finally {
