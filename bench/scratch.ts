@@ -8,7 +8,7 @@ import { QueueStore } from '../libs/events/queue-store';
 import { DEFAULT_CAPABILITIES, type QueueInfo } from '../libs/events/types';
 import { createAppContext } from '../libs/runtime/context';
 import { databaseUrl, dropDatabase, withAdminClient } from '../test/databases';
-import { basicAuth } from '../test/harness';
+import { basicAuth, deleteKeys } from '../test/harness';
 
 export type BenchContext = ReturnType<typeof createAppContext>;
 
@@ -28,6 +28,8 @@ export async function withScratchWorld<T>(
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl(dbName),
     REDIS_PREFIX: `bench:${suffix}:`,
+    // A Redis Cluster's seed nodes (scripts/redis-cluster.sh start) to run on instead.
+    REDIS_CLUSTER_NODES: process.env.BENCH_REDIS_CLUSTER_NODES ?? '',
     EXTERNAL_HOST: 'chat.test',
     BCRYPT_ROUNDS: '4',
     LOG_LEVEL: 'error',
@@ -37,8 +39,7 @@ export async function withScratchWorld<T>(
   try {
     return await run(ctx, config);
   } finally {
-    const keys = await ctx.redis.keys(`${config.redisPrefix}*`);
-    for (let i = 0; i < keys.length; i += 1000) await ctx.redis.del(...keys.slice(i, i + 1000));
+    await deleteKeys(ctx.redis, `${config.redisPrefix}*`);
     await ctx.close();
     await withAdminClient((c) => dropDatabase(c, dbName));
   }
