@@ -58,3 +58,11 @@ describe('Redis Cluster', () => {
     expect(() => loadConfig({ REDIS_PREFIX: '{chat}:' })).toThrow(ConfigError);
   });
 });
+
+describe('DATABASE_POOL_SIZE', () => {
+  it('is 10 connections per process unless set, and at least 1', () => {
+    expect(loadConfig({}).databasePoolSize).toBe(10);
+    expect(loadConfig({ DATABASE_POOL_SIZE: '4' }).databasePoolSize).toBe(4);
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(ConfigError);
+  });
+});

@@ -5,6 +5,8 @@ import { isIP } from 'node:net';
 export interface Config {
   env: 'production' | 'development' | 'test';
   databaseUrl: string;
+  /** PostgreSQL connections each process may open (its pool's size). */
+  databasePoolSize: number;
   redisUrl: string;
   /**
    * Redis Cluster seed nodes (REDIS_CLUSTER_NODES, or a `redis+cluster://` REDIS_URL); null: one
@@ -141,6 +143,7 @@ const envSchema = Joi.object({
   DATABASE_URL: Joi.string()
     .uri({ scheme: ['postgres', 'postgresql'] })
     .default('postgresql://postgres@127.0.0.1:5432/chat'),
+  DATABASE_POOL_SIZE: Joi.number().integer().min(1).max(1000).default(10),
   REDIS_URL: Joi.alternatives()
     .try(
       Joi.string().uri({ scheme: ['redis', 'rediss'] }),
@@ -223,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     env: value.NODE_ENV,
     databaseUrl: value.DATABASE_URL,
+    databasePoolSize: value.DATABASE_POOL_SIZE,
     redisUrl: value.REDIS_URL,
     redisCluster: value.REDIS_CLUSTER_NODES
       ? { nodes: parseNodes(value.REDIS_CLUSTER_NODES) }

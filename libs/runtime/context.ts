@@ -12,7 +12,9 @@ export function createAppContext(
   config: Config,
   options: { logLevel?: string; maxConnections?: number } = {},
 ): RunningContext {
-  const db = createDb(config.databaseUrl, { maxConnections: options.maxConnections });
+  const db = createDb(config.databaseUrl, {
+    maxConnections: options.maxConnections ?? config.databasePoolSize,
+  });
   const redis = connectRedis(config);
   const log = createLogger({
     level: options.logLevel ?? config.logLevel,
