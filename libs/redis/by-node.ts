@@ -35,9 +35,10 @@ export async function execByNode(
   }
   const groups = new Map<string, { indexes: number[]; replicas: number }>();
   commands.forEach(({ key }, i) => {
-    // Unknown slots (topology not loaded yet) share a group: ioredis routes it and follows MOVED.
-    const nodes = redis.slots[keySlot(key)] ?? [];
-    const node = nodes.join(',');
+    // A slot whose nodes are not known yet (topology still loading) gets a pipeline of its own.
+    const slot = keySlot(key);
+    const nodes = redis.slots[slot] ?? [];
+    const node = nodes.length ? nodes.join(',') : `slot ${slot}`;
     const group = groups.get(node);
     if (group) group.indexes.push(i);
     else groups.set(node, { indexes: [i], replicas: Math.max(0, nodes.length - 1) });
