@@ -9,6 +9,7 @@
  * first.
  */
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
 import path from 'node:path';
 import { Client } from 'pg';
 import { loadConfig } from '../../libs/config';
@@ -25,6 +26,7 @@ const USERS = 8;
 const SENDERS = 12;
 const TARGET_RATE = 60; // messages per second, over all senders
 const SECRET_KEY = 'chaos-local-cluster-secret-key';
+const WEBHOOK_PORT = 19650;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -397,7 +399,100 @@ async function scheduledKill(c: Chaos): Promise<ScheduledResult> {
   };
 }
 
-const scenarios: Record<string, (c: Chaos) => Promise<ScenarioResult | ScheduledResult>> = {
+interface WebhookResult {
+  scenario: string;
+  messages: number;
+  calledOnce: number;
+  calledTwice: number;
+  calledMore: number;
+  notCalled: number;
+  notes: string[];
+}
+
+/**
+ * An outgoing-webhook bot whose server answers after 3 s; 10 direct messages to it, and the
+ * worker holding some of the calls is killed -9 in the middle of them. Each call may be repeated
+ * at most once, with the same message (Zulip's payload names the message; that is the key a bot
+ * can deduplicate on).
+ */
+async function webhookKill(c: Chaos): Promise<WebhookResult> {
+  const notes: string[] = [];
+  const calls = new Map<number, number>();
+  const receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const id = (JSON.parse(body) as { message: { id: number } }).message.id;
+      calls.set(id, (calls.get(id) ?? 0) + 1);
+      setTimeout(() => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end('{"response_not_required": true}');
+      }, 3000);
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(WEBHOOK_PORT, '127.0.0.1', resolve));
+  try {
+    const made = await c.api(
+      '/bots',
+      c.users[0],
+      c.form({
+        full_name: 'Slow bot',
+        short_name: `slow${Date.now()}`,
+        bot_type: '3',
+        payload_url: `http://127.0.0.1:${WEBHOOK_PORT}/`,
+        interface: '1',
+      }),
+    );
+    if (made.status !== 200) throw new Error(`POST /bots: ${await made.text()}`);
+    const botId = ((await made.json()) as { user_id: number }).user_id;
+    const sent: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await c.api(
+        '/messages',
+        c.users[1],
+        c.form({ type: 'direct', to: JSON.stringify([botId]), content: `call ${i}` }),
+      );
+      sent.push(((await res.json()) as { id: number }).id);
+    }
+    // In the middle of the calls: both workers hold some, each waiting on the slow bot.
+    const deadline = Date.now() + 40_000;
+    while (calls.size < sent.length && Date.now() < deadline) await sleep(100);
+    await sleep(1000);
+    notes.push(
+      `${calls.size} calls in flight; worker-1 killed: ${await c.cluster.kill('worker-1', 'SIGKILL')}`,
+    );
+    // worker-1's jobs come back once their lock expired (30 s) and a stalled check (every 30 s) saw it.
+    const settle = Date.now() + 150_000;
+    let quietSince = Date.now();
+    let total = [...calls.values()].reduce((a, b) => a + b, 0);
+    while (Date.now() < settle && Date.now() - quietSince < 75_000) {
+      await sleep(1000);
+      const now = [...calls.values()].reduce((a, b) => a + b, 0);
+      if (now !== total) quietSince = Date.now();
+      total = now;
+    }
+    await c.cluster.restart('worker-1');
+    const counts = sent.map((id) => calls.get(id) ?? 0);
+    return {
+      scenario: 'webhook-kill',
+      messages: sent.length,
+      calledOnce: counts.filter((n) => n === 1).length,
+      calledTwice: counts.filter((n) => n === 2).length,
+      calledMore: counts.filter((n) => n > 2).length,
+      notCalled: counts.filter((n) => n === 0).length,
+      notes,
+    };
+  } finally {
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
+  }
+}
+
+const scenarios: Record<
+  string,
+  (c: Chaos) => Promise<ScenarioResult | ScheduledResult | WebhookResult>
+> = {
+  'webhook-kill': webhookKill,
   'scheduled-kill': scheduledKill,
   /** kill -9 one events replica during sends; it comes back 8 s later. */
   'events-kill': (c) =>
@@ -436,6 +531,8 @@ async function main() {
     EXTERNAL_HOST: `127.0.0.1:${BASE_PORT}`,
     SECRET_KEY,
     HEARTBEAT_SECONDS: '10',
+    // The slow bot of webhook-kill listens on loopback.
+    OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
     // Requests of the test's own few users at 60 msg/s are not abuse.
     RATE_LIMIT_API_REQUESTS: '1000000',
   };
