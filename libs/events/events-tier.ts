@@ -20,7 +20,13 @@ export async function startEventsTier(
   options: { dispatch?: boolean; gcIntervalMs?: number } = {},
 ): Promise<EventsTier> {
   const processId = `events-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const store = QueueStore.of(ctx);
+  // Polls and appends get a connection of their own that pipelines each event-loop tick's
+  // commands into one write: thousands of polls woken at once cost a few writes, not one each.
+  // Its scripts are defined before its first command (the store's constructor), as ioredis's
+  // auto pipelining requires; the shared connection, where libraries define scripts lazily
+  // (the rate limiter), does not pipeline automatically.
+  const pollRedis = connectRedis(ctx.config, { autoPipelining: true });
+  const store = QueueStore.of(ctx, pollRedis);
   const waker = new Waker(
     connectRedis(ctx.config, { shardedSubscriber: true }),
     eventKeys(ctx.config.redisPrefix).wake(processId),
@@ -46,6 +52,7 @@ export async function startEventsTier(
       await stopSweeper();
       if (dispatching) await dispatcher.stop();
       waker.close();
+      pollRedis.disconnect();
     },
   };
 }

@@ -154,9 +154,10 @@ export class QueueStore {
     this.scripts = withScripts(redis);
   }
 
-  static of(ctx: AppContext): QueueStore {
+  /** A store on the context's connection, or on `redis` (the events tier's polling connection). */
+  static of(ctx: AppContext, redis: RedisClient = ctx.redis): QueueStore {
     const { redisPrefix, eventQueueIdleSeconds, dispatchPartitions } = ctx.config;
-    return new QueueStore(ctx.redis, redisPrefix, eventQueueIdleSeconds, dispatchPartitions);
+    return new QueueStore(redis, redisPrefix, eventQueueIdleSeconds, dispatchPartitions);
   }
 
   partitionOf(userId: number): number {

@@ -15,7 +15,7 @@ export function createAppContext(
   const db = createDb(config.databaseUrl, {
     maxConnections: options.maxConnections ?? config.databasePoolSize,
   });
-  const redis = connectRedis(config, { autoPipelining: true });
+  const redis = connectRedis(config);
   const log = createLogger({
     level: options.logLevel ?? config.logLevel,
     format: config.logFormat,
