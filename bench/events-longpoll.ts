@@ -137,8 +137,12 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
             });
           },
         );
-        req.on('error', () => undefined);
+        req.on('error', () => {
+          errors++;
+          setTimeout(() => loop(c), 100);
+        });
       };
+      let errors = 0;
       for (const c of clients) loop(c);
       const allWaiting = async () => {
         const deadline = Date.now() + 120_000;
@@ -164,7 +168,7 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
       latencies.sort((a, b) => a - b);
       sendMs.sort((a, b) => a - b);
       results.push(
-        `| ${size.toLocaleString('en-US')} recipients (${MESSAGES} messages) | send p50 ${percentile(sendMs, 50).toFixed(1)} ms, max ${sendMs[sendMs.length - 1].toFixed(1)} ms | delivery p50 ${percentile(latencies, 50).toFixed(1)} ms | p99 ${percentile(latencies, 99).toFixed(1)} ms |`,
+        `| ${size.toLocaleString('en-US')} recipients (${MESSAGES} messages) | send p50 ${percentile(sendMs, 50).toFixed(1)} ms, max ${sendMs[sendMs.length - 1].toFixed(1)} ms | delivery p50 ${percentile(latencies, 50).toFixed(1)} ms | p99 ${percentile(latencies, 99).toFixed(1)} ms | ${latencies.filter((l) => l === Infinity).length} not delivered in 60 s, ${errors} poll errors |`,
       );
       await sleep(1000);
       await store.collectGarbage(Date.now() + 10 ** 9);
