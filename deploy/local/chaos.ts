@@ -13,6 +13,7 @@ import { createServer } from 'node:http';
 import path from 'node:path';
 import { Client } from 'pg';
 import { loadConfig } from '../../libs/config';
+import { bullPrefix } from '../../libs/jobs';
 import { createRealm } from '../../libs/domain/realms/create-realm';
 import { createUser } from '../../libs/domain/users/create-user';
 import { Role } from '../../libs/domain/users/roles';
@@ -537,7 +538,12 @@ async function main() {
     RATE_LIMIT_API_REQUESTS: '1000000',
   };
   const ctx = createAppContext(loadConfig({ ...env, LOG_LEVEL: 'warn' }));
-  const stale = await ctx.redis.keys('chaos:*');
+  // BullMQ's keys too: a job id left from a run before (message and bot ids start over in the
+  // new database) would make BullMQ drop the new job as a duplicate.
+  const stale = [
+    ...(await ctx.redis.keys('chaos:*')),
+    ...(await ctx.redis.keys(`${bullPrefix('chaos:')}*`)),
+  ];
   if (stale.length) await ctx.redis.del(...stale);
   const dir = path.resolve(__dirname, '../../var/chaos');
   mkdirSync(dir, { recursive: true });
