@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createEventsApp } from '../apps/events/app';
 import { startEventsTier, type EventsTier } from '../libs/events/events-tier';
+import { DEFAULT_CAPABILITIES, type QueueInfo } from '../libs/events/types';
 import type { TestContext } from './harness';
 
 export interface TestEvents {
@@ -76,3 +77,20 @@ export async function eventsUntil(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** A queue's settings as a plain client registers them, for testing event formatting. */
+export const queueSettings = (overrides: Partial<QueueInfo> = {}): QueueInfo => ({
+  id: 'q1',
+  userId: 7,
+  realmId: 1,
+  eventTypes: null,
+  narrow: [],
+  allPublicStreams: false,
+  applyMarkdown: true,
+  clientGravatar: false,
+  slimPresence: false,
+  capabilities: { ...DEFAULT_CAPABILITIES },
+  client: 'test',
+  lastAccess: 0,
+  ...overrides,
+});

@@ -1,21 +1,8 @@
 import { EMPTY_TOPIC_FALLBACK_NAME, eventsForQueue, matchesQueueNarrow } from './format-for-queue';
-import { DEFAULT_CAPABILITIES, type QueueInfo } from './types';
+import { queueSettings } from '../../test/events-factories';
+import { DEFAULT_CAPABILITIES } from './types';
 
-const queue = (overrides: Partial<QueueInfo> = {}): QueueInfo => ({
-  id: 'q1',
-  userId: 7,
-  realmId: 1,
-  eventTypes: null,
-  narrow: [],
-  allPublicStreams: false,
-  applyMarkdown: true,
-  clientGravatar: false,
-  slimPresence: false,
-  capabilities: { ...DEFAULT_CAPABILITIES },
-  client: 'test',
-  lastAccess: 0,
-  ...overrides,
-});
+const queue = queueSettings;
 const ctx = { isRecipient: true, emailOf: () => 'user7@example.com' };
 
 const streamMessage = {

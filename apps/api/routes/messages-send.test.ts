@@ -7,11 +7,8 @@ import { systemGroupIds } from '../../../libs/domain/groups/system-groups';
 import { makeChannel } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsForQueue } from '../../../libs/events/format-for-queue';
-import {
-  DEFAULT_CAPABILITIES,
-  type DispatchableEvent,
-  type QueueInfo,
-} from '../../../libs/events/types';
+import type { DispatchableEvent } from '../../../libs/events/types';
+import { queueSettings } from '../../../test/events-factories';
 
 let t: TestContext;
 let org: TestRealm;
@@ -381,22 +378,11 @@ describe('POST /messages direct', () => {
     const [row] = await t.db.outboxEvent.findMany({ orderBy: { id: 'desc' }, take: 1 });
     expect([...(row.usersJson as number[])].sort()).toEqual([alice.user.id, bob.user.id].sort());
     const event = row.eventJson as DispatchableEvent;
-    const queue = (id: string, userId: number): QueueInfo => ({
-      id,
-      userId,
-      realmId: org.realm.id,
-      eventTypes: null,
-      narrow: [],
-      allPublicStreams: false,
-      applyMarkdown: true,
-      clientGravatar: false,
-      slimPresence: false,
-      capabilities: DEFAULT_CAPABILITIES,
-      client: 'test',
-      lastAccess: 0,
-    });
     const delivered = (id: string, userId: number) =>
-      eventsForQueue(queue(id, userId), event, { isRecipient: true, emailOf: () => undefined });
+      eventsForQueue(queueSettings({ id, userId, realmId: org.realm.id }), event, {
+        isRecipient: true,
+        emailOf: () => undefined,
+      });
     const [forBob] = delivered('q2', bob.user.id);
     const [forAlice] = delivered('q1', alice.user.id);
     const [forAlicesOtherQueue] = delivered('q3', alice.user.id);
