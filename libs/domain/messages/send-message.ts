@@ -2,7 +2,7 @@ import { Prisma, type Realm, type Stream, type User } from '../../../generated/p
 import { badRequest } from '../../http/errors';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import type { Db, Tx } from '../../db/client';
-import { renderMarkdown } from '../../markdown';
+import { renderMarkdown, type MarkdownContext } from '../../markdown';
 import type { AppContext } from '../context';
 import { markdownContextFor } from '../markdown-context';
 import { channelSendRefusal, directMessageRefusal, mentionRefusal } from '../permissions/messages';
@@ -74,8 +74,9 @@ export async function renderCheckingMentions(
   channel: Stream | null,
   content: string,
   db: Db | Tx = ctx.db,
+  markdown: Promise<MarkdownContext> = markdownContextFor(db, ctx.config, realm),
 ): Promise<Awaited<ReturnType<typeof renderMarkdown>>> {
-  const rendered = await renderMarkdown(content, await markdownContextFor(db, ctx.config, realm));
+  const rendered = await renderMarkdown(content, await markdown);
   if (rendered.mentionedGroupIds.length || (channel && rendered.streamWildcardMentioned)) {
     const audience =
       channel && rendered.streamWildcardMentioned
@@ -113,6 +114,10 @@ export async function prepareMessage(
   const { sender, realm } = input;
   const isChannel = (CHANNEL_TYPES as readonly string[]).includes(input.type);
   const content = normalizeContent(input.content);
+  // The organization's emoji and linkifiers load while the addressee is checked; a refusal
+  // below leaves the load unawaited, hence the handler.
+  const markdown = markdownContextFor(db, ctx.config, realm);
+  markdown.catch(() => undefined);
 
   let channel: Stream | null = null;
   let topic = '';
@@ -133,8 +138,8 @@ export async function prepareMessage(
   }
 
   const rendered = input.systemNotice
-    ? await renderMarkdown(content, await markdownContextFor(db, ctx.config, realm))
-    : await renderCheckingMentions(ctx, realm, sender, channel, content, db);
+    ? await renderMarkdown(content, await markdown)
+    : await renderCheckingMentions(ctx, realm, sender, channel, content, db, markdown);
   // Spec 2.9: messages start unread, except the sender's own copy when sent from one of
   // Zulip's interactive clients; `read_by_sender` (FL 236) overrides that default.
   const senderRead = input.readBySender ?? sentByHuman(input.clientName);
