@@ -165,3 +165,21 @@ describe('alert words', () => {
     expect((await add(words(999, 1))).body.alert_words).toHaveLength(1000);
   });
 });
+
+describe('POST /register', () => {
+  const register = (narrow: unknown) =>
+    api(t, org.host, 'post', '/register', org.owner.auth, {
+      event_types: JSON.stringify(['message']),
+      narrow: JSON.stringify(narrow),
+    });
+
+  it('bounds the narrow a queue is registered with, as GET /messages does', async () => {
+    const term = ['is', 'starred'];
+    expect((await register(Array(50).fill(term))).status).toBe(200);
+    const many = await register(Array(51).fill(term));
+    expect(many.status).toBe(400);
+    expect(many.body).toEqual(error('narrow is too long (limit: 50 items)'));
+    const long = await register([{ operator: 'search', operand: 'w'.repeat(1001) }]);
+    expect(long.body).toEqual(error('narrow[0]["operand"] is too long (limit: 1000 characters)'));
+  });
+});

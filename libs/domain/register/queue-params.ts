@@ -8,6 +8,11 @@ import {
   type QueueNarrowTerm,
 } from '../../events/types';
 import type { NewQueue } from '../../events/queue-store';
+import {
+  MAX_NARROW_OPERAND_IDS,
+  MAX_NARROW_OPERAND_LENGTH,
+  MAX_NARROW_TERMS,
+} from '../messages/narrow';
 
 /** The parameters of queue registration (`POST /register`, and `GET /events` without queue_id). */
 export interface QueueParams {
@@ -23,11 +28,16 @@ export interface QueueParams {
   presence_history_limit_days?: number;
 }
 
+// A registered narrow is checked against every event the queue gets: bounded as GET /messages
+// bounds its narrows.
+const narrowText = Joi.string().max(MAX_NARROW_OPERAND_LENGTH);
 const narrowTerm = Joi.alternatives().try(
-  Joi.array().items(Joi.alternatives().try(Joi.string(), Joi.number())).length(2),
+  Joi.array().items(Joi.alternatives().try(narrowText, Joi.number())).length(2),
   Joi.object({
-    operator: Joi.string().required(),
-    operand: Joi.alternatives().try(Joi.string(), Joi.number(), Joi.array()).required(),
+    operator: narrowText.required(),
+    operand: Joi.alternatives()
+      .try(narrowText, Joi.number(), Joi.array().max(MAX_NARROW_OPERAND_IDS))
+      .required(),
     negated: Joi.boolean(),
   }),
 );
@@ -42,7 +52,7 @@ export const queueParamSpec: ParamSpec = {
   ),
   event_types: P.json(Joi.array().items(Joi.string()).allow(null)),
   fetch_event_types: P.json(Joi.array().items(Joi.string()).allow(null)),
-  narrow: P.json(Joi.array().items(narrowTerm).default([])),
+  narrow: P.json(Joi.array().items(narrowTerm).max(MAX_NARROW_TERMS).default([])),
   client_capabilities: P.json(Joi.object().unknown(true).default({})),
   presence_history_limit_days: P.int(),
 };
