@@ -291,7 +291,7 @@ describe('delivery guarantees', () => {
     const q = await register(t, org.host, bob.auth);
     const outboxId = await inTransaction(t, async (_tx, events) => {
       await events.emit(org.realm.id, { type: 'alert_words', alert_words: ['x'] }, [bob.user.id]);
-      return events.outboxIds[0];
+      return events.rows[0].id;
     });
     const envelope = JSON.stringify({
       outboxId: outboxId.toString(),

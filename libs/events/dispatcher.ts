@@ -45,7 +45,7 @@ export class Dispatcher {
 
   constructor(
     private readonly ctx: AppContext,
-    private readonly store: QueueStore,
+    store: QueueStore,
     readonly consumer: string,
   ) {
     this.keys = eventKeys(ctx.config.redisPrefix);

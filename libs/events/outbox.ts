@@ -26,10 +26,6 @@ export class EventSink {
 
   constructor(private readonly tx: Tx) {}
 
-  get outboxIds(): bigint[] {
-    return this.rows.map((r) => r.id);
-  }
-
   async emit(realmId: number, event: ClientEvent, users: number[]): Promise<void> {
     if (users.length === 0) return;
     const row = await this.tx.outboxEvent.create({
