@@ -1,4 +1,4 @@
-import { ApiError } from '../../libs/http/errors';
+import { ApiError } from '../../libs/core/errors';
 import { UsageError } from './args';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
 import { deleteUnclaimedAttachmentsCommand } from './commands/attachments';

@@ -1,5 +1,5 @@
 import type { User } from '../../generated/prisma/client';
-import { badEventQueueId, badRequest } from '../http/errors';
+import { badEventQueueId, badRequest } from '../core/errors';
 import type { QueueStore } from './queue-store';
 import type { QueuedEvent, QueueInfo } from './types';
 import type { Waker } from './waker';

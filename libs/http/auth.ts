@@ -10,7 +10,7 @@ import {
   realmDeactivated,
   unauthorized,
   userDeactivated,
-} from './errors';
+} from '../core/errors';
 
 export interface Principal {
   user: User;

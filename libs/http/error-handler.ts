@@ -1,8 +1,37 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { inputRefusedByDatabase } from '../db/errors';
 import type { Logger } from '../log';
-import { ApiError, badRequest, notFound, requestTooLarge } from './errors';
+import {
+  ApiError,
+  badRequest,
+  internalError,
+  notFound,
+  requestTooLarge,
+  type FailureKind,
+} from '../core/errors';
 import type { RequestLocals } from './request-log';
+
+/** The one place a failure becomes an HTTP status. */
+const STATUS: Record<FailureKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  too_large: 413,
+  rate_limited: 429,
+  internal: 500,
+};
+
+export const httpStatus = (err: ApiError): number => STATUS[err.kind];
+
+/** The Basic challenge on a missing credential, and when a rate-limited client may retry. */
+function httpHeaders(err: ApiError): Record<string, string> {
+  if (err.code === 'UNAUTHORIZED') return { 'WWW-Authenticate': 'Basic realm="zulip"' };
+  if (err.kind === 'rate_limited') {
+    return { 'Retry-After': String(Math.ceil(Number(err.extra['retry-after']))) };
+  }
+  return {};
+}
 
 export const unknownRoute: RequestHandler = (_req, _res, next) => next(notFound());
 
@@ -38,10 +67,10 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
         path: req.path,
         error: err instanceof Error ? err.stack : String(err),
       });
-      apiError = new ApiError(500, 'INTERNAL_SERVER_ERROR', 'Internal server error');
+      apiError = internalError();
     }
     (res.locals as RequestLocals).apiError = { code: apiError.code, msg: apiError.message };
-    for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
-    res.status(apiError.status).json(apiError.toJSON());
+    for (const [name, value] of Object.entries(httpHeaders(apiError))) res.setHeader(name, value);
+    res.status(httpStatus(apiError)).json(apiError.toJSON());
   };
 }

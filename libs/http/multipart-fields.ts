@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import type { RequestHandler } from 'express';
-import { badRequest, requestTooLarge } from './errors';
+import { badRequest, requestTooLarge } from '../core/errors';
 
 /**
  * Parses `multipart/form-data` bodies into `req.body` fields, as Django does for Zulip: some

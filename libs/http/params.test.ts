@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { ApiError } from './errors';
+import { ApiError } from '../core/errors';
+import { httpStatus } from './error-handler';
 import { P, parseParams } from './params';
 
 const spec = {
@@ -58,7 +59,7 @@ describe('parseParams', () => {
   ])('refuses %j', (input, status, code, msg) => {
     const err = error(input);
     expect(err).toBeInstanceOf(ApiError);
-    expect(err.status).toBe(status);
+    expect(httpStatus(err)).toBe(status);
     expect(err.toJSON()).toMatchObject({ result: 'error', code, msg });
   });
 

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { ApiError, badRequest, invalidJsonArgument, missingArgument } from './errors';
+import { ApiError, badRequest, invalidJsonArgument, missingArgument } from '../core/errors';
 import { valueProblem } from './limits';
 
 /**

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AppContext } from '../domain/context';
-import { rateLimited } from './errors';
+import { rateLimited } from '../core/errors';
 
 interface Limiters {
   api: RateLimiterRedis;

@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import Joi from 'joi';
 import { fetchApiKey } from '../../../libs/domain/auth/fetch-api-key';
 import type { AppContext } from '../../../libs/domain/context';
-import { nonexistentSubdomain } from '../../../libs/http/errors';
+import { nonexistentSubdomain } from '../../../libs/core/errors';
 import { P } from '../../../libs/http/params';
 import { open } from '../../../libs/http/route';
 

@@ -11,7 +11,7 @@ import {
 } from '../../../libs/domain/invitations/manage-invites';
 import { redeemInvite } from '../../../libs/domain/invitations/redeem-invite';
 import { Role } from '../../../libs/domain/users/roles';
-import { nonexistentSubdomain } from '../../../libs/http/errors';
+import { nonexistentSubdomain } from '../../../libs/core/errors';
 import { P } from '../../../libs/http/params';
 import { authed, open } from '../../../libs/http/route';
 

@@ -24,7 +24,7 @@ import { deleteMessage } from '../../../libs/domain/messages/delete-message';
 import { editMessage, type PropagateMode } from '../../../libs/domain/messages/edit-message';
 import { messageHistory } from '../../../libs/domain/messages/message-history';
 import { renderMessage } from '../../../libs/domain/messages/render-message';
-import { incompatibleParameters, missingArgument } from '../../../libs/http/errors';
+import { incompatibleParameters, missingArgument } from '../../../libs/core/errors';
 import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 

@@ -8,7 +8,7 @@ import {
 } from '../../../libs/domain/presence/get-presence';
 import { updatePresence, type PresenceStatus } from '../../../libs/domain/presence/update-presence';
 import { userIdFromPathSegment } from '../../../libs/domain/users/lookup-user';
-import { badRequest } from '../../../libs/http/errors';
+import { badRequest } from '../../../libs/core/errors';
 import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 

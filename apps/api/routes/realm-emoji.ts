@@ -8,7 +8,7 @@ import {
   MAX_EMOJI_FILE_SIZE_MIB,
   uploadRealmEmoji,
 } from '../../../libs/domain/emoji/realm-emoji';
-import { badRequest } from '../../../libs/http/errors';
+import { badRequest } from '../../../libs/core/errors';
 import { P } from '../../../libs/http/params';
 import { uploadedFileType } from '../../../libs/http/upload-type';
 import { authed } from '../../../libs/http/route';

@@ -20,7 +20,7 @@ import {
 } from '../../../libs/domain/attachments/temporary-url';
 import { fileTooLarge, uploadFile } from '../../../libs/domain/attachments/upload-file';
 import { authenticate } from '../../../libs/http/auth';
-import { badRequest } from '../../../libs/http/errors';
+import { badRequest } from '../../../libs/core/errors';
 import { P } from '../../../libs/http/params';
 import { uploadedFileType } from '../../../libs/http/upload-type';
 import { consumeApiRequest } from '../../../libs/http/rate-limit';

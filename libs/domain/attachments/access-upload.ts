@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
 import type { Attachment, User } from '../../../generated/prisma/client';
-import { forbidden, notFound } from '../../http/errors';
+import { forbidden, notFound } from '../../core/errors';
 import type { AppContext } from '../context';
 import { canAccessAttachment } from '../permissions/attachments';
 import { storedFilePath } from './storage';

@@ -1,6 +1,6 @@
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../context';
 import { notifyAttachment } from './format-attachment';
 import { removeStoredFile } from './storage';

@@ -2,7 +2,7 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../context';
 import { attachmentDicts, notifyAttachment, uploadSpaceUsed } from './format-attachment';
 import { newPathId, storedFilePath, uploadUrl } from './storage';

@@ -5,7 +5,7 @@ import {
   passwordAuthDisabled,
   realmDeactivated,
   userDeactivated,
-} from '../../http/errors';
+} from '../../core/errors';
 import { checkAuthAttempts, recordFailedAuthAttempt } from '../../http/rate-limit';
 import type { AppContext } from '../context';
 import { decryptApiKey } from '../users/api-keys';

@@ -1,6 +1,6 @@
 import type { User } from '../../../generated/prisma/client';
 import type { Db } from '../../db/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 
 /**
  * Bot storage (`/bot_storage`): string values under string keys, kept for the calling account

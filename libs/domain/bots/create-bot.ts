@@ -1,6 +1,6 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest, insufficientPermission } from '../../http/errors';
+import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../context';
 import { canCreateBot } from '../permissions/bots';
 import { emailDomainFor } from '../realms/email-domain';

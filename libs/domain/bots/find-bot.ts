@@ -1,6 +1,6 @@
 import type { User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
-import { badRequest, insufficientPermission } from '../../http/errors';
+import { badRequest, insufficientPermission } from '../../core/errors';
 import { canAdministerBot } from '../permissions/bots';
 import { botInclude, type BotWithRelations } from './format-bot';
 

@@ -1,4 +1,4 @@
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH } from '../version';
 
 /** Zulip's channel-name rules: trimmed, non-empty, bounded, no control or NUL characters. */

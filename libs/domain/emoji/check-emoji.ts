@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../../db/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { emojiCodeForName, emojiNameForCode, ZULIP_EXTRA_EMOJI } from '../../markdown';
 
 export type ReactionType = 'unicode_emoji' | 'realm_emoji' | 'zulip_extra_emoji';

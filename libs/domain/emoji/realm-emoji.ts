@@ -4,7 +4,7 @@ import type { RealmEmoji, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { inTransaction } from '../../events/outbox';
-import { badRequest, insufficientPermission } from '../../http/errors';
+import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../context';
 import { isUserInGroup } from '../permissions/groups';
 import { canAdministerUsers, realmUserAudience } from '../permissions/users';

@@ -1,6 +1,6 @@
 import type { UserGroup } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 
 /** A named group of the organization, or Zulip's "Invalid user group". */
 export async function namedGroup(

@@ -1,6 +1,6 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../context';
 import { canCreateUserGroups } from '../permissions/user-groups';
 import { MAX_USER_GROUP_NAME_LENGTH } from '../version';

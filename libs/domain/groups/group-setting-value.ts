@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import type { Db, Tx } from '../../db/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 
 /**
  * Group-setting values (spec 2.1): either the ID of a named user group, or an anonymous set of

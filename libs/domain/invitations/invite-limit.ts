@@ -1,6 +1,6 @@
 import type { Config } from '../../config';
 import type { Tx } from '../../db/client';
-import { invitationFailed } from '../../http/errors';
+import { invitationFailed } from '../../core/errors';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -1,6 +1,6 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
-import { badRequest, insufficientPermission } from '../../http/errors';
+import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../context';
 import { channelAccess, canAddSubscribersInRealm } from '../permissions/channels';
 import { groupsContainingUser } from '../permissions/groups';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Realm, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest, insufficientPermission, invitationFailed } from '../../http/errors';
+import { badRequest, insufficientPermission, invitationFailed } from '../../core/errors';
 import type { AppContext } from '../context';
 import { enqueueInvitationEmail } from '../email/enqueue-email';
 import { realmUrl } from '../realms/realm-url';

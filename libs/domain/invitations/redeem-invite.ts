@@ -1,6 +1,6 @@
 import type { Realm } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../context';
 import { MIN_PASSWORD_LENGTH } from '../settings/update-settings';
 import { createUserInTransaction, hashPassword } from '../users/create-user';

@@ -2,7 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { inTransaction } from '../../events/outbox';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { validateLinkifier } from '../../markdown';
 import type { AppContext } from '../context';
 import { realmUserAudience, requireRealmAdmin } from '../permissions/users';

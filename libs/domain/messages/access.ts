@@ -1,6 +1,6 @@
 import type { Message, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { canReadChannelHistory } from '../permissions/messages';
 import { Flag } from './flags';
 

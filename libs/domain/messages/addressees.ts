@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
-import { badRequest, streamDoesNotExistById, streamDoesNotExistByName } from '../../http/errors';
+import { badRequest, streamDoesNotExistById, streamDoesNotExistByName } from '../../core/errors';
 import { RecipientType } from '../recipients';
 import { equalsIgnoringCase } from '../../db/text-match';
 

@@ -1,4 +1,4 @@
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { MAX_MESSAGE_LENGTH } from '../version';
 
 export const TRUNCATION_NOTICE = '\n[message truncated]';

@@ -7,7 +7,7 @@ import {
 } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
-import { badRequest, insufficientPermission } from '../../http/errors';
+import { badRequest, insufficientPermission } from '../../core/errors';
 import { linkifyTopic, renderMarkdown, type RenderedMarkdown } from '../../markdown';
 import type { AppContext } from '../context';
 import { markdownContextFor } from '../markdown-context';

@@ -1,6 +1,6 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import type { Db } from '../../db/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { accessMessage } from './access';
 import { contentHtmlDiff } from './html-diff';
 import type { EditHistoryEntry } from './types';

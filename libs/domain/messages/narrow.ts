@@ -1,6 +1,6 @@
 import { Prisma, type Realm, type Stream, type User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
-import { ApiError, badNarrow, badNarrowCombination } from '../../http/errors';
+import { ApiError, badNarrow, badNarrowCombination } from '../../core/errors';
 import { canReadChannelHistory } from '../permissions/messages';
 import { RecipientType } from '../recipients';
 import { Role } from '../users/roles';

@@ -1,5 +1,5 @@
 import { Prisma, type Realm, type Stream, type User } from '../../../generated/prisma/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import type { Db, Tx } from '../../db/client';
 import { renderMarkdown, type MarkdownContext } from '../../markdown';

@@ -1,5 +1,5 @@
 import type { Realm } from '../../../generated/prisma/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { MAX_TOPIC_LENGTH } from '../version';
 
 /** Zulip's default `realm_empty_topic_display_name`: how the empty topic is shown to older clients. */

@@ -2,7 +2,7 @@ import { Prisma, type User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { inTransaction } from '../../events/outbox';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../context';
 import { Flag } from '../messages/flags';
 

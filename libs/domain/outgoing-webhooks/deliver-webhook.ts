@@ -1,5 +1,5 @@
 import type { OutgoingWebhookPayload } from '../../jobs';
-import { ApiError } from '../../http/errors';
+import { ApiError } from '../../core/errors';
 import { countWebhookCall } from '../../metrics';
 import { addressPolicy } from '../../net/address-policy';
 import { ServiceInterface } from '../bots/service-token';

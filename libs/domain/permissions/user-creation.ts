@@ -1,5 +1,5 @@
 import type { User } from '../../../generated/prisma/client';
-import { insufficientPermission } from '../../http/errors';
+import { insufficientPermission } from '../../core/errors';
 import { requireRealmAdmin } from './users';
 
 /**

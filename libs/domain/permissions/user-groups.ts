@@ -1,6 +1,6 @@
 import type { Realm, User, UserGroup } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { Role } from '../users/roles';
 import { groupsContainingUser } from './groups';
 import { requireNonGuest } from './users';

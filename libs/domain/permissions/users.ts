@@ -1,5 +1,5 @@
 import { Prisma, type User } from '../../../generated/prisma/client';
-import { badRequest, insufficientPermission } from '../../http/errors';
+import { badRequest, insufficientPermission } from '../../core/errors';
 import type { Db, Tx } from '../../db/client';
 import { RecipientType } from '../recipients';
 import { Role } from '../users/roles';

@@ -1,6 +1,6 @@
 import { Prisma } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
-import { badRequest, insufficientPermission } from '../../http/errors';
+import { badRequest, insufficientPermission } from '../../core/errors';
 import { accessibleUserIds, canAccessUser } from '../permissions/users';
 import {
   legacyPresence,

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 
 export const PushKind = { APNS: 1, FCM: 2 } as const;
 export type PushKindCode = (typeof PushKind)[keyof typeof PushKind];

@@ -1,6 +1,6 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import { ApiError, reactionAlreadyExists } from '../../http/errors';
+import { ApiError, reactionAlreadyExists } from '../../core/errors';
 import type { AppContext } from '../context';
 import { accessMessage } from '../messages/access';
 import { Flag } from '../messages/flags';

@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../../db/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { emojiCodeForName, emojiNameForCode, ZULIP_EXTRA_EMOJI } from '../../markdown';
 
 type Reader = Db | Tx;

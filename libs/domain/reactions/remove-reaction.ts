@@ -1,5 +1,5 @@
 import { inTransaction } from '../../events/outbox';
-import { badRequest, reactionDoesNotExist } from '../../http/errors';
+import { badRequest, reactionDoesNotExist } from '../../core/errors';
 import type { AppContext } from '../context';
 import { accessMessage } from '../messages/access';
 import {

@@ -1,5 +1,5 @@
 import type { Realm, User } from '../../../generated/prisma/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { inTransaction } from '../../events/outbox';
 import { insertChannel } from '../channels/insert-channel';
 import type { AppContext } from '../context';

@@ -1,7 +1,7 @@
 import type { Realm } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import {
   applyGroupSettingUpdate,
   dropAnonymousGroup,

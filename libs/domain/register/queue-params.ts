@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import type { Realm, User } from '../../../generated/prisma/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { P, type ParamSpec } from '../../http/params';
 import {
   DEFAULT_CAPABILITIES,

@@ -2,7 +2,7 @@ import { linkScheduledAttachments } from '../attachments/claim-attachments';
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../context';
 import {
   directRecipientId,

@@ -1,7 +1,7 @@
 import { Prisma, type ScheduledMessage, type User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
-import { ApiError } from '../../http/errors';
+import { ApiError } from '../../core/errors';
 import type { ScheduledDeliveryPayload } from '../../jobs';
 import { findNotificationBot } from '../bots/notification-bot';
 import type { AppContext } from '../context';

@@ -2,7 +2,7 @@ import { linkScheduledAttachments } from '../attachments/claim-attachments';
 import type { Prisma, Realm, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest, notFound } from '../../http/errors';
+import { badRequest, notFound } from '../../core/errors';
 import type { AppContext } from '../context';
 import { RecipientType } from '../recipients';
 import {

@@ -2,7 +2,7 @@ import bcrypt from 'bcrypt';
 import { randomBytes } from 'node:crypto';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../context';
 import { enqueueEmailChangeEmail } from '../email/enqueue-email';
 import { canChangeOwnEmail, canChangeOwnName, usersWhoCanAccess } from '../permissions/users';

@@ -1,7 +1,7 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { channelAudienceIds } from '../channels/channel-audience';
 import type { AppContext } from '../context';
 import { channelAccess } from '../permissions/channels';

@@ -1,6 +1,6 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest, missingArgument } from '../../http/errors';
+import { badRequest, missingArgument } from '../../core/errors';
 import type { AppContext } from '../context';
 import { Role } from '../users/roles';
 

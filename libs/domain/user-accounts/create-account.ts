@@ -1,6 +1,6 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../context';
 import { requireCanCreateUsers } from '../permissions/user-creation';
 import { realmEmailRule, type EmailRefusal } from '../realm-domains/email-restrictions';

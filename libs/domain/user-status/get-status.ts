@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client';
-import { badRequest, insufficientPermission } from '../../http/errors';
+import { badRequest, insufficientPermission } from '../../core/errors';
 import { canAccessUser } from '../permissions/users';
 import { formatUserStatus, type ApiUserStatus } from './format-status';
 

@@ -1,6 +1,6 @@
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../context';
 import { checkEmoji, type EmojiIdentity } from '../emoji/check-emoji';
 import { usersWhoCanAccess } from '../permissions/users';

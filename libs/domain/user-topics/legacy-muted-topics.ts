@@ -1,5 +1,5 @@
 import type { Realm, User } from '../../../generated/prisma/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../context';
 import { setTopicVisibility, VisibilityPolicy } from './set-visibility';
 import { equalsIgnoringCase } from '../../db/text-match';

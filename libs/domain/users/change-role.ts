@@ -1,5 +1,5 @@
 import type { User } from '../../../generated/prisma/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../context';
 import { setRoleGroupMembership, systemGroupIds } from '../groups/system-groups';

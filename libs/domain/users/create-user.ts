@@ -1,7 +1,7 @@
 import bcrypt from 'bcrypt';
 import type { Tx } from '../../db/client';
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import type { AppContext } from '../context';
 import { setRoleGroupMembership, systemGroupIds } from '../groups/system-groups';

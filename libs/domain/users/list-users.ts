@@ -1,7 +1,7 @@
 import type { Config } from '../../config';
 import type { Db, Tx } from '../../db/client';
 import type { Realm, User } from '../../../generated/prisma/client';
-import { badRequest, insufficientPermission } from '../../http/errors';
+import { badRequest, insufficientPermission } from '../../core/errors';
 import { accessibleUserIds, canAccessUser } from '../permissions/users';
 import { formatUser, USER_FORMAT_FIELDS, type ApiUser, type FormattableUser } from './format-user';
 import { loadProfileData } from './profile-data';

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 import { equalsIgnoringCase } from '../../db/text-match';
 
 /**

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../core/errors';
 
 const emailSchema = Joi.string()
   .email({ tlds: false, allowUnicode: true, minDomainSegments: 1 })
