@@ -12,7 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../libs/config';
 import { QueueStore } from '../libs/events/queue-store';
 import { DEFAULT_CAPABILITIES } from '../libs/events/types';
-import { connectRedis, isCluster, type RedisClient } from '../libs/redis/connect';
+import type { RedisClient } from '../libs/core/context';
+import { connectRedis, isCluster } from '../libs/redis/connect';
 
 const QUEUES = Number(process.env.BENCH_QUEUES ?? 2000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10);

@@ -22,7 +22,7 @@ import { createApiApp } from '../apps/api/app';
 import { loadConfig } from '../libs/config';
 import { createDb } from '../libs/db/client';
 import { applyMigrations } from '../libs/db/migrate';
-import type { AppContext } from '../libs/domain/context';
+import type { AppContext } from '../libs/core/context';
 import { insertChannel } from '../libs/domain/channels/insert-channel';
 import { systemGroupIds } from '../libs/domain/groups/system-groups';
 import { createRealm } from '../libs/domain/realms/create-realm';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Stream, User } from '../generated/prisma/client';
-import type { AppContext } from '../libs/domain/context';
+import type { AppContext } from '../libs/core/context';
 import { subscribe } from '../libs/domain/subscriptions/subscribe';
 import type { TestRealm } from './factories';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Realm, User } from '../generated/prisma/client';
-import type { AppContext } from '../libs/domain/context';
+import type { AppContext } from '../libs/core/context';
 import { createRealm } from '../libs/domain/realms/create-realm';
 import { createUser } from '../libs/domain/users/create-user';
 import { BotType, Role, type RoleCode } from '../libs/domain/users/roles';

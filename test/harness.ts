@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { createApiApp } from '../apps/api/app';
 import { loadConfig, type Config } from '../libs/config';
 import { createDb } from '../libs/db/client';
-import type { AppContext } from '../libs/domain/context';
+import type { AppContext, RedisClient } from '../libs/core/context';
 import { createLogger } from '../libs/log';
-import { connectRedis, isCluster, type RedisClient } from '../libs/redis/connect';
+import { connectRedis, isCluster } from '../libs/redis/connect';
 import {
   databaseUrl,
   dropDatabase,

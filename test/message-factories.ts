@@ -1,7 +1,7 @@
 import type { Realm, Stream, User } from '../generated/prisma/client';
 import { inTransaction } from '../libs/events/outbox';
 import { insertChannel } from '../libs/domain/channels/insert-channel';
-import type { AppContext } from '../libs/domain/context';
+import type { AppContext } from '../libs/core/context';
 import { systemGroupIds } from '../libs/domain/groups/system-groups';
 import { sendMessage } from '../libs/domain/messages/send-message';
 import { insertSubscriptions } from '../libs/domain/subscriptions/insert-subscriptions';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { User } from '../generated/prisma/client';
 import { createBot } from '../libs/domain/bots/create-bot';
-import type { AppContext } from '../libs/domain/context';
+import type { AppContext } from '../libs/core/context';
 import { BotType } from '../libs/domain/users/roles';
 import type { TestRealm } from './factories';
 import { redisEnv } from './harness';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Router } from 'express';
 import yaml from 'js-yaml';
 import { loadConfig } from '../../libs/config';
-import type { AppContext } from '../../libs/domain/context';
+import type { AppContext } from '../../libs/core/context';
 import type { EventsTier } from '../../libs/events/events-tier';
 import { eventRoutes } from '../events/routes';
 import { apiRouter } from './routes';

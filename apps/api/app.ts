@@ -1,6 +1,6 @@
 import express, { type Express, type Router } from 'express';
 import path from 'node:path';
-import type { AppContext } from '../../libs/domain/context';
+import type { AppContext } from '../../libs/core/context';
 import { EMOJI_DATA_PATH, emojiApiData } from '../../libs/domain/server/emoji-data';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { bodyParsers } from '../../libs/http/body-parsers';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type request from 'supertest';
 import { loadConfig } from '../../libs/config';
-import type { AppContext } from '../../libs/domain/context';
+import type { AppContext } from '../../libs/core/context';
 import { Role } from '../../libs/domain/users/roles';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
 import { startTestContext, type TestContext } from '../../test/harness';

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import type { Server } from 'node:http';
-import type { AppContext } from '../../libs/domain/context';
+import type { AppContext } from '../../libs/core/context';
 import { createApiApp } from './app';
 
 export function startApiServer(

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../libs/config';
-import type { AppContext } from '../../libs/domain/context';
+import type { AppContext } from '../../libs/core/context';
 import { createLogger } from '../../libs/log';
 import { createApiApp } from './app';
 

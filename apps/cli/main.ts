@@ -13,7 +13,7 @@ import {
   regenerateApiKeyCommand,
   zuliprcCommand,
 } from './commands/users';
-import type { AppContext } from '../../libs/domain/context';
+import type { AppContext } from '../../libs/core/context';
 
 type Command = (ctx: AppContext, argv: string[]) => Promise<Record<string, unknown>>;
 

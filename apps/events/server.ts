@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { AppContext } from '../../libs/domain/context';
+import type { AppContext } from '../../libs/core/context';
 import { startEventsTier, type EventsTier } from '../../libs/events/events-tier';
 import { createEventsApp } from './app';
 

@@ -1,5 +1,5 @@
 import { Worker, type Job } from 'bullmq';
-import type { AppContext } from '../../libs/domain/context';
+import type { AppContext } from '../../libs/core/context';
 import {
   bullPrefix,
   jobCatalogue,

@@ -1,4 +1,4 @@
-import type { AppContext } from '../domain/context';
+import type { AppContext } from '../core/context';
 import { execByNode, type BatchCommand } from '../redis/by-node';
 import { eventsForQueue } from './format-for-queue';
 import { DISPATCH_GROUP, type DomainEventEnvelope } from './domain-stream';

@@ -1,5 +1,5 @@
-import type { AppContext } from '../domain/context';
-import { connectRedis, type RedisClient } from '../redis/connect';
+import type { AppContext, RedisClient } from '../core/context';
+import { connectRedis } from '../redis/connect';
 import { eventKeys, type EventKeys } from './keys';
 import { DISPATCH_GROUP, ensureGroup } from './domain-stream';
 import { deliverBatch, type StreamEntry } from './deliver-batch';

@@ -1,6 +1,5 @@
-import type { AppContext } from '../domain/context';
+import type { AppContext, RedisClient } from '../core/context';
 import { execByNode, type BatchCommand } from '../redis/by-node';
-import type { RedisClient } from '../redis/connect';
 import { eventKeys, partitionOf } from './keys';
 import type { ClientEvent, CommittedEvent } from './outbox';
 

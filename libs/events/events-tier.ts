@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../domain/context';
+import type { AppContext } from '../core/context';
 import { connectRedis } from '../redis/connect';
 import { Dispatcher } from './dispatcher';
 import { eventKeys } from './keys';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../domain/context';
+import type { AppContext } from '../core/context';
 import type { Tx } from '../db/client';
 import { appendToDomainStream } from './domain-stream';
 

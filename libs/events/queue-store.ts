@@ -1,8 +1,7 @@
 import type { ChainableCommander } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../domain/context';
+import type { AppContext, RedisClient } from '../core/context';
 import { execByNode } from '../redis/by-node';
-import type { RedisClient } from '../redis/connect';
 import { eventKeys, partitionOf, type EventKeys } from './keys';
 import type { ClientEvent } from './outbox';
 import { committedBefore } from './snapshot';

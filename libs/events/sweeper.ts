@@ -1,4 +1,4 @@
-import type { AppContext } from '../domain/context';
+import type { AppContext } from '../core/context';
 import { appendToDomainStream } from './domain-stream';
 import type { CommittedEvent } from './outbox';
 

@@ -1,5 +1,6 @@
+import type { RedisClient } from '../core/context';
 import type { BatchCommand } from '../redis/by-node';
-import { isCluster, type RedisClient } from '../redis/connect';
+import { isCluster } from '../redis/connect';
 
 type Wake = () => void;
 

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { Realm, User } from '../../generated/prisma/client';
-import type { AppContext } from '../domain/context';
+import type { AppContext } from '../core/context';
 import { realmForHost, subdomainOf } from '../domain/realms/resolve-host';
 import { API_KEY_LENGTH, hashApiKey } from '../domain/users/api-keys';
 import {

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { inputRefusedByDatabase } from '../db/errors';
-import type { Logger } from '../log';
+import type { Logger } from '../core/log';
 import {
   ApiError,
   badRequest,

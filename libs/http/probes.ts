@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AppContext } from '../domain/context';
+import type { AppContext } from '../core/context';
 
 export interface Readiness {
   ready: boolean;

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { AppContext } from '../domain/context';
+import type { AppContext } from '../core/context';
 import { rateLimited } from '../core/errors';
 
 interface Limiters {

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../log';
+import type { Logger } from '../core/log';
 import { observeHttpRequest, watchHttp } from '../metrics';
 
 /** What a handler leaves in `res.locals` for the request log. */

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { AppContext } from '../domain/context';
+import type { AppContext } from '../core/context';
 import {
   bullPrefix,
   jobCatalogue,

@@ -1,29 +1,5 @@
 import winston from 'winston';
-
-/** Categories keep log lines greppable by subsystem. */
-export type LogCategory =
-  | 'boot'
-  | 'http'
-  | 'auth'
-  | 'db'
-  | 'domain'
-  | 'outbox'
-  | 'dispatch'
-  | 'queue'
-  | 'worker'
-  | 'email'
-  | 'webhook'
-  | 'cli';
-
-export type LogFields = Record<string, unknown>;
-
-export interface Logger {
-  error(category: LogCategory, message: string, fields?: LogFields): void;
-  warn(category: LogCategory, message: string, fields?: LogFields): void;
-  info(category: LogCategory, message: string, fields?: LogFields): void;
-  debug(category: LogCategory, message: string, fields?: LogFields): void;
-  child(fields: LogFields): Logger;
-}
+import type { Logger } from '../core/log';
 
 function wrap(inner: winston.Logger): Logger {
   return {

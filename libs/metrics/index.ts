@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AppContext } from '../domain/context';
+import type { AppContext } from '../core/context';
 import { DISPATCH_GROUP } from '../events/domain-stream';
 import type { EventsTier } from '../events/events-tier';
 import { eventKeys } from '../events/keys';

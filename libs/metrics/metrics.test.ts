@@ -7,7 +7,7 @@ import { ensureGroup } from '../events/domain-stream';
 import { startEventsTier, type EventsTier } from '../events/events-tier';
 import { eventKeys } from '../events/keys';
 import { enqueueJob, JobName } from '../jobs';
-import type { LogFields } from '../log';
+import type { LogFields } from '../core/log';
 import { startOpsServer } from '../runtime/ops-server';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
 import { register } from '../../test/events-factories';

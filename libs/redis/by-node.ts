@@ -1,6 +1,7 @@
 import { keySlot } from './key-slot';
 import type { ChainableCommander } from 'ioredis';
-import { isCluster, type RedisClient } from './connect';
+import type { RedisClient } from '../core/context';
+import { isCluster } from './connect';
 
 const REPLICA_WAIT_MS = 500;
 

@@ -1,8 +1,6 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Config } from '../config';
-
-/** One Redis or a Redis Cluster: the code issues only commands that work on both. */
-export type RedisClient = Redis | Cluster;
+import type { RedisClient } from '../core/context';
 
 export interface ConnectOptions {
   /** ioredis' retries per command while disconnected (null: forever, as BullMQ workers need). */

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig, type Config } from '../config';
 import { createDb } from '../db/client';
-import type { AppContext } from '../domain/context';
+import type { AppContext } from '../core/context';
 import { createLogger } from '../log';
 import { connectRedis } from '../redis/connect';
 

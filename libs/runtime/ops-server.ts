@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { AppContext } from '../domain/context';
+import type { AppContext } from '../core/context';
 import { readiness } from '../http/probes';
 import { labelTier, metricsRegistry } from '../metrics';
 

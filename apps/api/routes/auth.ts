@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import Joi from 'joi';
 import { fetchApiKey } from '../../../libs/domain/auth/fetch-api-key';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { nonexistentSubdomain } from '../../../libs/core/errors';
 import { P } from '../../../libs/http/params';
 import { open } from '../../../libs/http/route';

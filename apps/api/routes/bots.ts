@@ -11,7 +11,7 @@ import { deactivateBot } from '../../../libs/domain/bots/deactivate-bot';
 import { listBots } from '../../../libs/domain/bots/list-bots';
 import { regenerateBotApiKey } from '../../../libs/domain/bots/regenerate-bot-api-key';
 import { updateBot } from '../../../libs/domain/bots/update-bot';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { avatarUrl } from '../../../libs/domain/users/avatar';
 import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';

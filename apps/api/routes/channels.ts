@@ -14,7 +14,7 @@ import {
 } from '../../../libs/domain/channels/list-channels';
 import { updateChannel } from '../../../libs/domain/channels/update-channel';
 import { parseRetentionDays } from '../../../libs/domain/channels/validate-channel';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import {
   groupSettingUpdateSchema,
   type GroupSettingUpdate,

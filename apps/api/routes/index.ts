@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { authRoutes } from './auth';
 import { channelRoutes } from './channels';
 import { botRoutes } from './bots';

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import Joi from 'joi';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { addReaction } from '../../../libs/domain/reactions/add-reaction';
 import { removeReaction } from '../../../libs/domain/reactions/remove-reaction';
 import { P } from '../../../libs/http/params';

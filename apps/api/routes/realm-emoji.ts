@@ -1,7 +1,7 @@
 import type { RequestHandler, Router } from 'express';
 import Joi from 'joi';
 import multer from 'multer';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import {
   deactivateRealmEmoji,
   listRealmEmoji,

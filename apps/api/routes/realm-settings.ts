@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { groupSettingUpdateSchema } from '../../../libs/domain/groups/group-setting-value';
 import {
   REALM_GROUP_SETTING_NAMES,

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { updateRealmUserDefaults } from '../../../libs/domain/realm-user-defaults/update-user-defaults';
 import { EDITABLE_DEFAULT_NAMES } from '../../../libs/domain/realm-user-defaults/user-defaults';
 import {

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import Joi from 'joi';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { queueParamSpec, type QueueParams } from '../../../libs/domain/register/queue-params';
 import { registerQueue } from '../../../libs/domain/register/register-queue';
 import { sendTyping, type TypingInput } from '../../../libs/domain/typing/send-typing';

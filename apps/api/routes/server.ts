@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { markdownContextFor } from '../../../libs/domain/markdown-context';
 import { serverSettings } from '../../../libs/domain/server/server-settings';
 import { open } from '../../../libs/http/route';

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import Joi from 'joi';
 import { parseRetentionDays } from '../../../libs/domain/channels/validate-channel';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import {
   groupSettingValueSchema,
   type GroupSettingValue,

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import Joi from 'joi';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { deleteTopic } from '../../../libs/domain/messages/delete-topic';
 import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import Joi from 'joi';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { channelTopics } from '../../../libs/domain/messages/topics';
 import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';

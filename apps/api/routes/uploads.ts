@@ -9,7 +9,7 @@ import {
 } from 'express';
 import Joi from 'joi';
 import multer from 'multer';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { accessUpload, type ServableFile } from '../../../libs/domain/attachments/access-upload';
 import { deleteAttachment } from '../../../libs/domain/attachments/delete-attachment';
 import { listAttachments } from '../../../libs/domain/attachments/list-attachments';

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import Joi from 'joi';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import type { ProfileDataUpdate } from '../../../libs/domain/profile-fields/set-values';
 import { deactivateUser, reactivateUser } from '../../../libs/domain/users/deactivate-user';
 import { updateUser, userForAdmin } from '../../../libs/domain/users/update-user';

@@ -6,7 +6,7 @@ import {
   MAX_ALERT_WORD_LENGTH,
   removeAlertWords,
 } from '../../../libs/domain/alert-words/alert-words';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { muteUser, unmuteUser } from '../../../libs/domain/muted-users/muted-users';
 import {
   setTopicVisibility,

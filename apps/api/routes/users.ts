@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import Joi from 'joi';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { getUser, listUsers } from '../../../libs/domain/users/list-users';
 import { ownUser } from '../../../libs/domain/users/own-user';
 import { userIdFromPathSegment } from '../../../libs/domain/users/lookup-user';

@@ -1,5 +1,5 @@
 import { deleteUnclaimedAttachments } from '../../../libs/domain/attachments/delete-unclaimed';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { optionalFlag, parseFlags, UsageError } from '../args';
 
 /**

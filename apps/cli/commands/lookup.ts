@@ -1,5 +1,5 @@
 import type { Realm, User } from '../../../generated/prisma/client';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { UsageError } from '../args';
 
 /** `--realm` names an organization by subdomain ('' or "root" for the root organization). */

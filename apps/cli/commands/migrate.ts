@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { applyMigrations } from '../../../libs/db/migrate';
 
 /** Creates the database if it is missing (first setup), then applies pending migrations. */

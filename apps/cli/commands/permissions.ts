@@ -1,4 +1,4 @@
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { setCanCreateUsers } from '../../../libs/domain/user-accounts/set-can-create-users';
 import { decryptApiKey } from '../../../libs/domain/users/api-keys';
 import { parseFlags, requireFlag } from '../args';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { createRealm } from '../../../libs/domain/realms/create-realm';
 import { realmUrl } from '../../../libs/domain/realms/realm-url';
 import { parseFlags, requireFlag, optionalFlag } from '../args';

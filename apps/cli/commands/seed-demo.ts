@@ -1,4 +1,4 @@
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { insertChannel } from '../../../libs/domain/channels/insert-channel';
 import { systemGroupIds } from '../../../libs/domain/groups/system-groups';
 import { createRealm } from '../../../libs/domain/realms/create-realm';

@@ -1,7 +1,7 @@
 import { zuliprcText } from '../../../libs/domain/bots/bot-zuliprc';
 import { createBot } from '../../../libs/domain/bots/create-bot';
 import { ServiceInterface } from '../../../libs/domain/bots/service-token';
-import type { AppContext } from '../../../libs/domain/context';
+import type { AppContext } from '../../../libs/core/context';
 import { realmUrl } from '../../../libs/domain/realms/realm-url';
 import { decryptApiKey } from '../../../libs/domain/users/api-keys';
 import { changeRole } from '../../../libs/domain/users/change-role';

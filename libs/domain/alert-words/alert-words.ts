@@ -2,7 +2,7 @@ import type { User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 
 export const MAX_ALERT_WORD_LENGTH = 100;
 /**

@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import type { Attachment, User } from '../../../generated/prisma/client';
 import { forbidden, notFound } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { canAccessAttachment } from '../permissions/attachments';
 import { storedFilePath } from './storage';
 

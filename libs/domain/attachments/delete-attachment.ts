@@ -1,7 +1,7 @@
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { notifyAttachment } from './format-attachment';
 import { removeStoredFile } from './storage';
 

@@ -1,5 +1,5 @@
 import { inTransaction } from '../../events/outbox';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { emitAttachmentEvent, uploadSpaceUsed } from './format-attachment';
 import { removeStoredFile } from './storage';
 

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../config';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { servable, type ServableFile } from './access-upload';
 
 /** Zulip's temporary upload URLs are good for a minute: long enough to start a download. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { attachmentDicts, notifyAttachment, uploadSpaceUsed } from './format-attachment';
 import { newPathId, storedFilePath, uploadUrl } from './storage';
 

@@ -7,7 +7,7 @@ import {
   userDeactivated,
 } from '../../core/errors';
 import { checkAuthAttempts, recordFailedAuthAttempt } from '../../http/rate-limit';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { decryptApiKey } from '../users/api-keys';
 
 export interface FetchedApiKey {

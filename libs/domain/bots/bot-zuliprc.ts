@@ -1,5 +1,5 @@
 import type { Realm, User } from '../../../generated/prisma/client';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { realmUrl } from '../realms/realm-url';
 import { decryptApiKey } from '../users/api-keys';
 import { BotType } from '../users/roles';

@@ -1,7 +1,7 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { canCreateBot } from '../permissions/bots';
 import { emailDomainFor } from '../realms/email-domain';
 import { realmHost } from '../realms/realm-url';

@@ -1,6 +1,6 @@
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { usersWhoCanAccess } from '../permissions/users';
 import { setActive } from '../users/deactivate-user';
 import { botAudience } from './bot-audience';

@@ -1,6 +1,6 @@
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { newStoredApiKey } from '../users/api-keys';
 import { botAudience } from './bot-audience';
 import { findAdministrableBot } from './find-bot';

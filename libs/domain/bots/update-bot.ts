@@ -1,7 +1,7 @@
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { checkFullName } from '../users/validate';
 import { BotType } from '../users/roles';
 import { botAudience } from './bot-audience';

@@ -3,7 +3,7 @@ import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import { renderMarkdown } from '../../markdown';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import {
   applyGroupSettingUpdate,
   dropAnonymousGroup,

@@ -2,7 +2,7 @@ import type { Draft, Realm, User } from '../../../generated/prisma/client';
 import type { Db } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, notFound } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { channelAccess } from '../permissions/channels';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../version';
 

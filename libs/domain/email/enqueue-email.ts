@@ -1,5 +1,5 @@
 import { enqueueJob, JobName } from '../../jobs';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 
 /** For producers: queue the invitation email (call after the invitation commits). */
 export const enqueueInvitationEmail = (ctx: AppContext, invitationId: number) =>

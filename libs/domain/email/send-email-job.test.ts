@@ -3,7 +3,7 @@ import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { startSmtpReceiver, waitFor, type SmtpReceiver } from '../../../test/worker-factories';
 import { bullPrefix } from '../../jobs';
-import type { Logger } from '../../log';
+import type { Logger } from '../../core/log';
 import { enqueueDeactivationEmail } from './enqueue-email';
 import { sendEmailJob } from './send-email-job';
 

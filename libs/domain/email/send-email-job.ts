@@ -1,5 +1,5 @@
 import type { EmailJobPayload } from '../../jobs/email';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { realmUrl } from '../realms/realm-url';
 import { deactivationEmail, emailChangeEmail, invitationEmail } from './templates';
 import { deliverEmail, type OutgoingEmail } from './transport';

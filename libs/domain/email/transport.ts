@@ -1,5 +1,5 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 
 export interface OutgoingEmail {
   to: string;

@@ -5,7 +5,7 @@ import type { Db, Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { isUserInGroup } from '../permissions/groups';
 import { canAdministerUsers, realmUserAudience } from '../permissions/users';
 import { Role } from '../users/roles';

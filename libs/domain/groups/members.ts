@@ -2,7 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import type { Db } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { isUserInGroup, recursiveGroupMemberIds } from '../permissions/groups';
 import { userGroupAccess } from '../permissions/user-groups';
 import { activeUserIds, namedGroup, realmUserIds } from './access-group';

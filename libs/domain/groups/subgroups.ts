@@ -2,7 +2,7 @@ import { Prisma, type Realm, type User } from '../../../generated/prisma/client'
 import type { Db, Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { userGroupAccess } from '../permissions/user-groups';
 import { namedGroup, realmUserIds } from './access-group';
 

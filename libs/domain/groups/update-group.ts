@@ -2,7 +2,7 @@ import type { Realm, User, UserGroup } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { userGroupAccess } from '../permissions/user-groups';
 import { MAX_USER_GROUP_NAME_LENGTH } from '../version';
 import { checkGroupName, namedGroup, realmUserIds } from './access-group';

@@ -1,7 +1,7 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { badRequest, insufficientPermission } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { channelAccess, canAddSubscribersInRealm } from '../permissions/channels';
 import { groupsContainingUser } from '../permissions/groups';
 import { canAdministerUsers } from '../permissions/users';

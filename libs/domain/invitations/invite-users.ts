@@ -3,7 +3,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission, invitationFailed } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { enqueueInvitationEmail } from '../email/enqueue-email';
 import { realmUrl } from '../realms/realm-url';
 import { INVITE_REFUSAL_TEXT, realmEmailRule } from '../realm-domains/email-restrictions';

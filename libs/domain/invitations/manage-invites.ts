@@ -1,7 +1,7 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { enqueueInvitationEmail } from '../email/enqueue-email';
 import { canAdministerUsers } from '../permissions/users';
 import { checkDailyInviteLimit } from './invite-limit';

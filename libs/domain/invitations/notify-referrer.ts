@@ -1,6 +1,6 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { findNotificationBot } from '../bots/notification-bot';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { sendMessage } from '../messages/send-message';
 
 /** Zulip's text, with a silent mention of the new user. */

@@ -1,7 +1,7 @@
 import type { Realm } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { MIN_PASSWORD_LENGTH } from '../settings/update-settings';
 import { createUserInTransaction, hashPassword } from '../users/create-user';
 import type { RoleCode } from '../users/roles';

@@ -4,7 +4,7 @@ import type { EventSink } from '../../events/outbox';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import { validateLinkifier } from '../../markdown';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { realmUserAudience, requireRealmAdmin } from '../permissions/users';
 
 export interface ApiLinkifier {

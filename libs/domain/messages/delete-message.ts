@@ -2,7 +2,7 @@ import type { Message, Realm, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { deleteRefusal } from '../permissions/messages';
 import { messageAudience } from '../reactions/event-recipients';
 import { accessMessage } from './access';

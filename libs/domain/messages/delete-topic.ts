@@ -2,7 +2,7 @@ import { Prisma, type Realm, type Stream, type User } from '../../../generated/p
 import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { canAccessChannel, canReadChannelHistory } from '../permissions/messages';
 import { requireRealmAdmin } from '../permissions/users';
 import { VisibilityPolicy } from '../user-topics/set-visibility';

@@ -9,7 +9,7 @@ import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
 import { linkifyTopic, renderMarkdown, type RenderedMarkdown } from '../../markdown';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { markdownContextFor } from '../markdown-context';
 import { groupsContainingUser } from '../permissions/groups';
 import {

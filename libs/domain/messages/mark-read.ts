@@ -2,7 +2,7 @@ import { Prisma, type Realm, type User } from '../../../generated/prisma/client'
 import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { canAccessChannel } from '../permissions/messages';
 import { Flag } from './flags';
 import { emptyTopicDisplayName, NO_TOPIC } from './topic';

@@ -4,7 +4,7 @@ import type { EventSink } from '../../events/outbox';
 import { hashEncode, streamNarrowUrl } from '../../markdown/mentions';
 import { findNotificationBot } from '../bots/notification-bot';
 import { sendChannelNotice, silentMention } from '../channels/channel-notices';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { canReadChannelHistory } from '../permissions/messages';
 import { realmUrl } from '../realms/realm-url';
 import { deleteMessagesInTransaction } from './delete-message';

@@ -1,6 +1,6 @@
 import type { Realm } from '../../../generated/prisma/client';
 import { renderMarkdown } from '../../markdown';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { markdownContextFor } from '../markdown-context';
 import { normalizeContent } from './content';
 

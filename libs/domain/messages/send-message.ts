@@ -3,7 +3,7 @@ import { badRequest } from '../../core/errors';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import type { Db, Tx } from '../../db/client';
 import { renderMarkdown, type MarkdownContext } from '../../markdown';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { markdownContextFor } from '../markdown-context';
 import { channelSendRefusal, directMessageRefusal, mentionRefusal } from '../permissions/messages';
 import {

@@ -1,6 +1,6 @@
 import { Prisma, type Realm, type User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { FLAGS_SQL, compileNarrow, parseNarrow, type RawNarrow } from './narrow';
 import { LARGER_THAN_MAX_MESSAGE_ID, narrowSource, type Anchor } from './get-messages';
 import { applyFlagChange, validateFlagChange, type FlagOp } from './update-flags';

@@ -2,7 +2,7 @@ import { Prisma, type Realm, type User } from '../../../generated/prisma/client'
 import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { accessMessage } from './access';
 import { EDITABLE_FLAGS, Flag, NON_EDITABLE_FLAGS, type EditableFlag } from './flags';
 import { displayTopic } from './topic';

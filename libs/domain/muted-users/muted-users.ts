@@ -3,7 +3,7 @@ import type { Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { Flag } from '../messages/flags';
 
 async function sendMutedUsersEvent(tx: Tx, events: EventSink, user: User): Promise<void> {

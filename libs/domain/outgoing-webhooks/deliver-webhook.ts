@@ -3,7 +3,7 @@ import { ApiError } from '../../core/errors';
 import { countWebhookCall } from '../../metrics';
 import { addressPolicy } from '../../net/address-policy';
 import { ServiceInterface } from '../bots/service-token';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { formatMessages } from '../messages/format-message';
 import { BotType } from '../users/roles';
 import { callBot, type BotRequest } from './call-bot';

@@ -1,5 +1,5 @@
 import type { Realm } from '../../../generated/prisma/client';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import type { ApiMessage } from '../messages/types';
 import { realmUrl } from '../realms/realm-url';
 import { postToOwner, type Delivery } from './post-as-bot';

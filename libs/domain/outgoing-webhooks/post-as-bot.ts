@@ -1,5 +1,5 @@
 import type { Realm, User } from '../../../generated/prisma/client';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { sendMessage } from '../messages/send-message';
 import type { ApiMessage } from '../messages/types';
 

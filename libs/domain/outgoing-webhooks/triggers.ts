@@ -1,6 +1,6 @@
 import { Prisma } from '../../../generated/prisma/client';
 import { enqueueJob, JobName } from '../../jobs';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { BotType } from '../users/roles';
 
 /** Flag bit of UserMessage.flags: the user (here the bot) was mentioned by name. */

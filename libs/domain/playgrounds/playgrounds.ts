@@ -8,7 +8,7 @@ import {
   templateVariableNames,
   UrlTemplateError,
 } from '../../markdown/url-template';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { realmUserAudience, requireRealmAdmin } from '../permissions/users';
 
 export interface ApiPlayground {

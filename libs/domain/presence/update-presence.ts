@@ -1,7 +1,7 @@
 import { Prisma, type User, type UserPresence } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { usersWhoCanAccess } from '../permissions/users';
 import { legacyClientPresence, OFFLINE_THRESHOLD_SECONDS } from './format-presence';
 

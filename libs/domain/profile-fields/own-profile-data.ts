@@ -1,7 +1,7 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { canAdministerUsers } from '../permissions/users';
 import { setProfileValues, type ProfileDataUpdate } from './set-values';
 

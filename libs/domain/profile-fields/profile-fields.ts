@@ -3,7 +3,7 @@ import type { Db, Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { realmUserAudience, requireRealmAdmin } from '../permissions/users';
 import { FieldType } from './set-values';
 import { equalsIgnoringCase } from '../../db/text-match';

@@ -3,7 +3,7 @@ import type { Db, Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import { renderMarkdown } from '../../markdown';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { markdownContextFor } from '../markdown-context';
 import { usersWhoCanAccess } from '../permissions/users';
 

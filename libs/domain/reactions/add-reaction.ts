@@ -1,7 +1,7 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { ApiError, reactionAlreadyExists } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { accessMessage } from '../messages/access';
 import { Flag } from '../messages/flags';
 import { checkEmoji, emojiForName, type EmojiIdentity } from './emoji-identity';

@@ -1,6 +1,6 @@
 import { inTransaction } from '../../events/outbox';
 import { badRequest, reactionDoesNotExist } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { accessMessage } from '../messages/access';
 import {
   emojiForName,

@@ -2,7 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { isRealmOwner } from '../permissions/channels';
 import { realmUserAudience } from '../permissions/users';
 import { domainProblem } from './validate-domain';

@@ -1,6 +1,6 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { realmUserAudience, requireRealmAdmin } from '../permissions/users';
 import { settingColumn, type UserSettingChanges } from '../settings/user-settings';
 import { defaultValue, EDITABLE_DEFAULT_NAMES, realmUserDefaultRow } from './user-defaults';

@@ -2,7 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { badRequest } from '../../core/errors';
 import { inTransaction } from '../../events/outbox';
 import { insertChannel } from '../channels/insert-channel';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { createSystemGroups } from '../groups/system-groups';
 import { createUserInTransaction, hashPassword, type CreatedUser } from '../users/create-user';
 import { BotType, Role } from '../users/roles';

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { realmUserAudience, requireRealmAdmin } from '../permissions/users';
 import { LANGUAGES } from '../settings/user-settings';
 import { Role } from '../users/roles';

@@ -1,7 +1,7 @@
 import { Prisma, type Realm, type User } from '../../../generated/prisma/client';
 import { QueueStore, type NewQueue } from '../../events/queue-store';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { Role } from '../users/roles';
 import { FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../version';
 import { newQueueFor, type QueueParams } from './queue-params';

@@ -1,6 +1,6 @@
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { cancelDelivery } from './schedule-delivery';
 import { accessScheduledMessage } from './update-scheduled-message';
 

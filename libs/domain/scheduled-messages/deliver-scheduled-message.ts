@@ -4,7 +4,7 @@ import { inTransaction, type EventSink } from '../../events/outbox';
 import { ApiError } from '../../core/errors';
 import type { ScheduledDeliveryPayload } from '../../jobs';
 import { findNotificationBot } from '../bots/notification-bot';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import {
   prepareMessage,
   sendMessage,

@@ -1,5 +1,5 @@
 import { enqueueJob, JobName, removeJob, rescheduleJob } from '../../jobs';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 
 /** Stable BullMQ job ID per scheduled message (BullMQ refuses IDs with one ":"). */
 export const scheduledDeliveryJobId = (scheduledMessageId: number) => `sched-${scheduledMessageId}`;

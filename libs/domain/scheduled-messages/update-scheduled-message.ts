@@ -3,7 +3,7 @@ import type { Prisma, Realm, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, notFound } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { RecipientType } from '../recipients';
 import {
   checkDeliveryTime,

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { enqueueEmailChangeEmail } from '../email/enqueue-email';
 import { canChangeOwnEmail, canChangeOwnName, usersWhoCanAccess } from '../permissions/users';
 import { canSeeDeliveryEmail } from '../permissions/email-visibility';

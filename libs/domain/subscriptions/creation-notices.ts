@@ -6,7 +6,7 @@ import {
   sendChannelNotice,
   silentMention,
 } from '../channels/channel-notices';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 
 /** Zulip's topic for announcements of new channels. */
 export const NEW_CHANNELS_TOPIC = 'new channels';

@@ -8,7 +8,7 @@ import { formatChannels } from '../channels/format-channel';
 import { insertChannel } from '../channels/insert-channel';
 import { requireNonGuest } from '../permissions/users';
 import { checkChannelDescription, checkChannelName } from '../channels/validate-channel';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { resolveGroupSetting, type GroupSettingValue } from '../groups/group-setting-value';
 import { systemGroupIds } from '../groups/system-groups';
 import { markdownContextFor } from '../markdown-context';

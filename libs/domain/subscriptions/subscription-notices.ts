@@ -2,7 +2,7 @@ import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { findNotificationBot } from '../bots/notification-bot';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { prepareMessage, writeMessage } from '../messages/send-message';
 
 /**

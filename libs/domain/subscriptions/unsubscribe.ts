@@ -3,7 +3,7 @@ import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import { channelAudienceIds } from '../channels/channel-audience';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { channelAccess } from '../permissions/channels';
 import { emitGuestAccessEvents } from './guest-access-events';
 import { resolvePrincipals } from './subscribe';

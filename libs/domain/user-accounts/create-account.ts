@@ -1,7 +1,7 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { requireCanCreateUsers } from '../permissions/user-creation';
 import { realmEmailRule, type EmailRefusal } from '../realm-domains/email-restrictions';
 import { MIN_PASSWORD_LENGTH } from '../settings/update-settings';

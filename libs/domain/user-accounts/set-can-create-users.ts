@@ -1,5 +1,5 @@
 import type { User } from '../../../generated/prisma/client';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 
 /**
  * Grants or revokes the server-level `can_create_users` permission. Operator-only (the CLI), as

@@ -1,7 +1,7 @@
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { checkEmoji, type EmojiIdentity } from '../emoji/check-emoji';
 import { usersWhoCanAccess } from '../permissions/users';
 import { applyPresenceEnabled } from '../presence/presence-setting';

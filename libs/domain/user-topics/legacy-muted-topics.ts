@@ -1,6 +1,6 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { badRequest } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { setTopicVisibility, VisibilityPolicy } from './set-visibility';
 import { equalsIgnoringCase } from '../../db/text-match';
 

@@ -1,7 +1,7 @@
 import type { User } from '../../../generated/prisma/client';
 import { badRequest } from '../../core/errors';
 import { inTransaction } from '../../events/outbox';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { setRoleGroupMembership, systemGroupIds } from '../groups/system-groups';
 import { usersWhoCanAccess } from '../permissions/users';
 import { Role, type RoleCode } from './roles';

@@ -3,7 +3,7 @@ import type { Tx } from '../../db/client';
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import { badRequest } from '../../core/errors';
 import { inTransaction, type EventSink } from '../../events/outbox';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { setRoleGroupMembership, systemGroupIds } from '../groups/system-groups';
 import { newUserSettings } from '../realm-user-defaults/user-defaults';
 import { RecipientType } from '../recipients';

@@ -2,7 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { enqueueDeactivationEmail } from '../email/enqueue-email';
 import { canAdministerUsers, realmUserAudience, usersWhoCanAccess } from '../permissions/users';
 import { Role } from './roles';

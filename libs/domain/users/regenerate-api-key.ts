@@ -1,5 +1,5 @@
 import type { User } from '../../../generated/prisma/client';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { newStoredApiKey } from './api-keys';
 
 /** Replaces a user's or bot's API key; the old one stops working at once. */

@@ -1,7 +1,7 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
-import type { AppContext } from '../context';
+import type { AppContext } from '../../core/context';
 import { canAdministerUsers, canChangeUserEmails, usersWhoCanAccess } from '../permissions/users';
 import { setProfileValues, type ProfileDataUpdate } from '../profile-fields/set-values';
 import { changeRole } from './change-role';

@@ -1,7 +1,7 @@
 import type { Realm, User } from '../../../../generated/prisma/client';
 import type { ClientCapabilities } from '../../../events/types';
 import type { Tx } from '../../../db/client';
-import type { AppContext } from '../../context';
+import type { AppContext } from '../../../core/context';
 import type { QueueParams } from '../queue-params';
 
 /** The state is read inside one repeatable-read transaction, so `db` is that transaction. */

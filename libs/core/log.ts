@@ -1,0 +1,25 @@
+/** Categories keep log lines greppable by subsystem. */
+export type LogCategory =
+  | 'boot'
+  | 'http'
+  | 'auth'
+  | 'db'
+  | 'domain'
+  | 'outbox'
+  | 'dispatch'
+  | 'queue'
+  | 'worker'
+  | 'email'
+  | 'webhook'
+  | 'cli';
+
+export type LogFields = Record<string, unknown>;
+
+/** What code logs through; libs/log makes one on winston. */
+export interface Logger {
+  error(category: LogCategory, message: string, fields?: LogFields): void;
+  warn(category: LogCategory, message: string, fields?: LogFields): void;
+  info(category: LogCategory, message: string, fields?: LogFields): void;
+  debug(category: LogCategory, message: string, fields?: LogFields): void;
+  child(fields: LogFields): Logger;
+}
