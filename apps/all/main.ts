@@ -4,6 +4,7 @@ import { jobHandlers } from '../worker/handlers';
 import { startWorkers } from '../worker/start-workers';
 import { startEventsTier } from '../../libs/events/events-tier';
 import { watchEventsTier, watchJobQueues, watchOutbox } from '../../libs/metrics';
+import { attachPrincipalCache } from '../../libs/http/principal-cache';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
 import { startOpsServer } from '../../libs/runtime/ops-server';
 import { runUntilSignal } from '../../libs/runtime/shutdown';
@@ -15,6 +16,11 @@ import { runUntilSignal } from '../../libs/runtime/shutdown';
  */
 async function main() {
   const ctx = createAppContext(configOrExit());
+  // One cache for both tiers' routes, held to the API's rule (served only while the feed runs).
+  const stopPrincipalFeed = await attachPrincipalCache(ctx, {
+    ttlSeconds: ctx.config.apiAuthCacheSeconds,
+    requireFeed: true,
+  });
   const events = await startEventsTier(ctx);
   const api = await startApiServer(ctx, ctx.config.apiPort, { events: eventsRouter(ctx, events) });
   const workers = startWorkers(ctx, jobHandlers);
@@ -31,6 +37,7 @@ async function main() {
     },
     () => workers.close(),
     stopOps,
+    stopPrincipalFeed,
   ]);
 }
 

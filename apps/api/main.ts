@@ -1,3 +1,4 @@
+import { attachPrincipalCache } from '../../libs/http/principal-cache';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
 import { startOpsServer } from '../../libs/runtime/ops-server';
 import { runUntilSignal } from '../../libs/runtime/shutdown';
@@ -5,11 +6,16 @@ import { startApiServer } from './server';
 
 async function main() {
   const ctx = createAppContext(configOrExit());
+  const stopPrincipalFeed = await attachPrincipalCache(ctx, {
+    ttlSeconds: ctx.config.apiAuthCacheSeconds,
+    requireFeed: true,
+  });
   const server = await startApiServer(ctx);
   const stopOps = await startOpsServer(ctx, 'api');
   runUntilSignal(ctx, [
     () => new Promise<void>((resolve) => server.close(() => resolve())),
     stopOps,
+    stopPrincipalFeed,
   ]);
 }
 

@@ -1,4 +1,5 @@
 import { watchEventsTier, watchOutbox } from '../../libs/metrics';
+import { attachPrincipalCache } from '../../libs/http/principal-cache';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
 import { startOpsServer } from '../../libs/runtime/ops-server';
 import { runUntilSignal } from '../../libs/runtime/shutdown';
@@ -6,11 +7,14 @@ import { startEventsServer } from './server';
 
 async function main() {
   const ctx = createAppContext(configOrExit());
+  const stopPrincipalFeed = await attachPrincipalCache(ctx, {
+    ttlSeconds: ctx.config.eventsAuthCacheSeconds,
+  });
   const events = await startEventsServer(ctx);
   watchEventsTier(ctx, events.tier);
   watchOutbox(ctx);
   const stopOps = await startOpsServer(ctx, 'events');
-  runUntilSignal(ctx, [() => events.stop(), stopOps]);
+  runUntilSignal(ctx, [() => events.stop(), stopOps, stopPrincipalFeed]);
 }
 
 void main();

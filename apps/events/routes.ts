@@ -1,12 +1,12 @@
 import type { Request, Router } from 'express';
 import Joi from 'joi';
-import type { AppContext } from '../../libs/core/context';
+import type { AppContext } from '../../libs/domain/context';
 import { queueParamSpec, type QueueParams } from '../../libs/domain/register/queue-params';
 import { queueFromRequest } from '../../libs/domain/register/register-queue';
 import type { EventsTier } from '../../libs/events/events-tier';
 import { getEvents, ownedQueue } from '../../libs/events/get-events';
 import { P } from '../../libs/http/params';
-import { PrincipalCache } from '../../libs/http/principal-cache';
+import { PrincipalCache, principalCacheOf } from '../../libs/http/principal-cache';
 import { authed } from '../../libs/http/route';
 
 interface GetEventsParams extends QueueParams {
@@ -17,7 +17,9 @@ interface GetEventsParams extends QueueParams {
 
 /** `GET /events` (long-poll, spec 4.5) and `DELETE /events`. */
 export function eventRoutes(router: Router, ctx: AppContext, tier: EventsTier): void {
-  const principals = new PrincipalCache(ctx.config.eventsAuthCacheSeconds);
+  // The process's cache (with its change feed) when it has one; else one trusting its lifetime.
+  const principals =
+    principalCacheOf(ctx) ?? new PrincipalCache({ ttlSeconds: ctx.config.eventsAuthCacheSeconds });
   const identify = (c: AppContext, req: Request) => principals.authenticate(c, req);
   router.get(
     '/events',

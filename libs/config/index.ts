@@ -53,6 +53,11 @@ export interface Config {
   /** How long the events tier trusts a credential it has checked (0: check every poll). */
   eventsAuthCacheSeconds: number;
   /**
+   * How long the API tier keeps a checked credential (0: look it up on every request). An entry
+   * is dropped at once when PostgreSQL reports a change to its user or organization.
+   */
+  apiAuthCacheSeconds: number;
+  /**
    * Dispatch partitions: users are split over this many domain streams, each led by one events
    * replica. Every tier must agree on it; change it only with the event queues empty.
    */
@@ -204,6 +209,7 @@ const envSchema = Joi.object({
   EVENT_QUEUE_IDLE_SECONDS: Joi.number().integer().positive().default(600),
   HEARTBEAT_SECONDS: Joi.number().positive().default(45),
   EVENTS_AUTH_CACHE_SECONDS: Joi.number().min(0).default(10),
+  API_AUTH_CACHE_SECONDS: Joi.number().min(0).default(300),
   DISPATCH_PARTITIONS: Joi.number().integer().min(1).max(256).default(8),
   WEB_PUBLIC_STREAMS_ENABLED: Joi.boolean().default(true),
   PUSH_NOTIFICATIONS_ENABLED: Joi.boolean().default(false),
@@ -269,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heartbeatSeconds: value.HEARTBEAT_SECONDS,
     dispatchPartitions: value.DISPATCH_PARTITIONS,
     eventsAuthCacheSeconds: value.EVENTS_AUTH_CACHE_SECONDS,
+    apiAuthCacheSeconds: value.API_AUTH_CACHE_SECONDS,
     webPublicStreamsEnabled: value.WEB_PUBLIC_STREAMS_ENABLED,
     pushNotificationsEnabled: value.PUSH_NOTIFICATIONS_ENABLED,
     passwordAuthEnabled: value.PASSWORD_AUTH_ENABLED,

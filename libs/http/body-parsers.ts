@@ -19,6 +19,10 @@ export function bodyParsers(): RequestHandler {
     ]),
   );
   return (req, res, next) => {
+    // Most requests (GETs) carry no body: nothing for any parser to do.
+    if (req.headers['content-length'] === undefined && !req.headers['transfer-encoding']) {
+      return next();
+    }
     const [form, json, multipart] = byLimit.get(bodyLimit(req.method, req.path))!;
     form(req, res, (err?: unknown) => {
       if (err) return next(err);

@@ -21,7 +21,7 @@ const deactivate = (id: number, isActive: boolean) =>
 describe('PrincipalCache', () => {
   it('trusts a checked credential for its lifetime, then checks again', async () => {
     const user = await makeUser(t, org.realm);
-    const cache = new PrincipalCache(0.5);
+    const cache = new PrincipalCache({ ttlSeconds: 0.5 });
     const first = await cache.authenticate(t, pollRequest(user.auth));
     expect(first.user.id).toBe(user.user.id);
     await deactivate(user.user.id, false);
@@ -34,7 +34,7 @@ describe('PrincipalCache', () => {
 
   it('checks a credential in use again before it lapses, and drops it when that check fails', async () => {
     const user = await makeUser(t, org.realm);
-    const cache = new PrincipalCache(4);
+    const cache = new PrincipalCache({ ttlSeconds: 4 });
     await cache.authenticate(t, pollRequest(user.auth));
     await deactivate(user.user.id, false);
     // Past 90% of the lifetime a use is still answered from the cache, and starts a check.
@@ -49,7 +49,7 @@ describe('PrincipalCache', () => {
 
   it('never keeps a refusal: a reactivated account polls again at once', async () => {
     const user = await makeUser(t, org.realm);
-    const cache = new PrincipalCache(60);
+    const cache = new PrincipalCache({ ttlSeconds: 60 });
     await deactivate(user.user.id, false);
     await expect(cache.authenticate(t, pollRequest(user.auth))).rejects.toMatchObject({
       code: 'USER_DEACTIVATED',
@@ -60,7 +60,7 @@ describe('PrincipalCache', () => {
 
   it('keys on the whole credential: another key for the same email is checked', async () => {
     const user = await makeUser(t, org.realm);
-    const cache = new PrincipalCache(60);
+    const cache = new PrincipalCache({ ttlSeconds: 60 });
     await cache.authenticate(t, pollRequest(user.auth));
     const wrongKey = `Basic ${Buffer.from(`${user.user.email}:${'x'.repeat(32)}`).toString('base64')}`;
     await expect(cache.authenticate(t, pollRequest(wrongKey))).rejects.toMatchObject({
@@ -70,7 +70,7 @@ describe('PrincipalCache', () => {
 
   it('checks every time when its lifetime is zero', async () => {
     const user = await makeUser(t, org.realm);
-    const cache = new PrincipalCache(0);
+    const cache = new PrincipalCache({ ttlSeconds: 0 });
     await cache.authenticate(t, pollRequest(user.auth));
     await deactivate(user.user.id, false);
     await expect(cache.authenticate(t, pollRequest(user.auth))).rejects.toMatchObject({

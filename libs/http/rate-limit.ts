@@ -1,38 +1,11 @@
 import type { Response } from 'express';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { AppContext } from '../core/context';
 import { rateLimited } from '../core/errors';
+import { redisLimiter } from '../redis/limiter';
 
-interface Limiters {
-  api: RateLimiterRedis;
-  auth: RateLimiterRedis;
-}
-
-// Limits live in Redis so every API replica counts the same requests.
-const limiters = new WeakMap<AppContext, Limiters>();
-
-function limitersFor(ctx: AppContext): Limiters {
-  let found = limiters.get(ctx);
-  if (!found) {
-    const { rateLimit, redisPrefix } = ctx.config;
-    found = {
-      api: new RateLimiterRedis({
-        storeClient: ctx.redis,
-        keyPrefix: `${redisPrefix}ratelimit:api`,
-        points: rateLimit.apiRequests,
-        duration: rateLimit.apiWindowSeconds,
-      }),
-      auth: new RateLimiterRedis({
-        storeClient: ctx.redis,
-        keyPrefix: `${redisPrefix}ratelimit:auth`,
-        points: rateLimit.authAttempts,
-        duration: rateLimit.authWindowSeconds,
-      }),
-    };
-    limiters.set(ctx, found);
-  }
-  return found;
-}
+const apiLimiter = (ctx: AppContext) =>
+  redisLimiter(ctx, 'api', ctx.config.rateLimit.apiRequests, ctx.config.rateLimit.apiWindowSeconds);
 
 function setHeaders(res: Response, limit: number, state: RateLimiterRes): void {
   res.setHeader('X-RateLimit-Limit', String(limit));
@@ -48,24 +21,10 @@ export async function consumeApiRequest(
 ): Promise<void> {
   const limit = ctx.config.rateLimit.apiRequests;
   try {
-    setHeaders(res, limit, await limitersFor(ctx).api.consume(String(userId)));
+    setHeaders(res, limit, await apiLimiter(ctx).consume(String(userId)));
   } catch (err) {
     if (!(err instanceof RateLimiterRes)) throw err;
     setHeaders(res, limit, err);
     throw rateLimited(err.msBeforeNext / 1000);
   }
-}
-
-/** Password attempts per username: refused while too many recent attempts failed. */
-export async function checkAuthAttempts(ctx: AppContext, username: string): Promise<void> {
-  const state = await limitersFor(ctx).auth.get(username.toLowerCase());
-  if (state && state.consumedPoints >= ctx.config.rateLimit.authAttempts) {
-    throw rateLimited(state.msBeforeNext / 1000);
-  }
-}
-
-export async function recordFailedAuthAttempt(ctx: AppContext, username: string): Promise<void> {
-  await limitersFor(ctx)
-    .auth.penalty(username.toLowerCase(), 1)
-    .catch(() => undefined);
 }

@@ -1,9 +1,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Realm } from '../../generated/prisma/client';
-import type { AppContext } from '../core/context';
-import { realmForHost } from '../domain/realms/resolve-host';
-import { authenticate, type Principal } from './auth';
+import type { AppContext } from '../domain/context';
+import type { Principal } from './auth';
 import { parseParams, type ParamSpec } from './params';
+import { identifyCaller, principalCacheOf, realmOfRequest } from './principal-cache';
 import { consumeApiRequest } from './rate-limit';
 import type { RequestLocals } from './request-log';
 
@@ -42,7 +42,7 @@ export function authed<P>(
   ctx: AppContext,
   spec: ParamSpec,
   handler: (call: AuthedCall<P>) => Promise<SuccessBody | void>,
-  identify: (ctx: AppContext, req: Request) => Promise<Principal> = authenticate,
+  identify: (ctx: AppContext, req: Request) => Promise<Principal> = identifyCaller,
 ): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
@@ -50,7 +50,11 @@ export function authed<P>(
       (res.locals as RequestLocals).userId = principal.user.id;
       await consumeApiRequest(ctx, principal.user.id, res);
       const { values, ignored } = parseParams<P>(spec, input(req));
-      send(res, await handler({ ctx, params: values, req, ...principal }), ignored);
+      const body = await handler({ ctx, params: values, req, ...principal });
+      // A request that may have changed users or organizations answers once the cache has
+      // heard of it, so the client's next request is judged on the new rows.
+      if (req.method !== 'GET') await principalCacheOf(ctx)?.settle();
+      send(res, body, ignored);
     } catch (err) {
       next(err);
     }
@@ -66,7 +70,7 @@ export function open<P>(
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const { values, ignored } = parseParams<P>(spec, input(req));
-      const realm = await realmForHost(ctx.db, req.headers.host, ctx.config.externalHost);
+      const realm = await realmOfRequest(ctx, req);
       send(res, await handler({ ctx, params: values, realm, req }), ignored);
     } catch (err) {
       next(err);

@@ -6,9 +6,9 @@ import {
   realmDeactivated,
   userDeactivated,
 } from '../../core/errors';
-import { checkAuthAttempts, recordFailedAuthAttempt } from '../../http/rate-limit';
 import type { AppContext } from '../../core/context';
 import { decryptApiKey } from '../users/api-keys';
+import { checkAuthAttempts, recordFailedAuthAttempt } from './auth-attempts';
 
 export interface FetchedApiKey {
   api_key: string;

@@ -2,7 +2,6 @@ import type { Db } from '../../db/client';
 import type { User } from '../../../generated/prisma/client';
 import { avatarUrl } from './avatar';
 import { isoMinutes, type ProfileData } from './format-user';
-import { loadProfileData } from './profile-data';
 import { Role } from './roles';
 
 /** `GET /users/me` (spec 2.4). */
@@ -25,11 +24,23 @@ export interface OwnUser {
   profile_data?: ProfileData;
 }
 
+/**
+ * One query for what the user row does not hold: the newest message the user received and the
+ * custom profile field values (one row per value, or one row of NULLs when there are none).
+ */
 export async function ownUser(db: Db, user: User): Promise<OwnUser> {
-  const [maxMessage, profileData] = await Promise.all([
-    db.userMessage.aggregate({ where: { userId: user.id }, _max: { messageId: true } }),
-    user.isBot ? null : loadProfileData(db, [user.id]),
-  ]);
+  const rows = await db.$queryRaw<
+    {
+      max_message_id: number | null;
+      field_id: number | null;
+      value: string | null;
+      rendered_value: string | null;
+    }[]
+  >`
+    SELECT (SELECT max(message_id) FROM user_messages WHERE user_id = ${user.id}) AS max_message_id,
+           v.field_id, v.value, v.rendered_value
+    FROM (SELECT 1) AS one
+    LEFT JOIN custom_profile_field_values v ON v.user_id = ${user.id} AND ${!user.isBot}`;
   const result: OwnUser = {
     user_id: user.id,
     email: user.email,
@@ -45,8 +56,18 @@ export async function ownUser(db: Db, user: User): Promise<OwnUser> {
     role: user.role,
     timezone: user.timezone,
     date_joined: isoMinutes(user.dateJoined),
-    max_message_id: maxMessage._max.messageId ?? -1,
+    max_message_id: rows[0].max_message_id ?? -1,
   };
-  if (profileData) result.profile_data = profileData.get(user.id) ?? {};
+  if (!user.isBot) {
+    const profileData: ProfileData = {};
+    for (const row of rows) {
+      if (row.field_id === null || row.value === null) continue;
+      profileData[String(row.field_id)] = { value: row.value };
+      if (row.rendered_value !== null) {
+        profileData[String(row.field_id)].rendered_value = row.rendered_value;
+      }
+    }
+    result.profile_data = profileData;
+  }
   return result;
 }
