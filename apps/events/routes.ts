@@ -1,6 +1,6 @@
 import type { Request, Router } from 'express';
 import Joi from 'joi';
-import type { AppContext } from '../../libs/domain/context';
+import type { AppContext } from '../../libs/core/context';
 import { queueParamSpec, type QueueParams } from '../../libs/domain/register/queue-params';
 import { queueFromRequest } from '../../libs/domain/register/register-queue';
 import type { EventsTier } from '../../libs/events/events-tier';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import type { Realm } from '../../generated/prisma/client';
-import type { AppContext } from '../domain/context';
+import type { AppContext } from '../core/context';
 import {
   PrincipalChangeFeed,
   type PrincipalChange,

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Realm } from '../../generated/prisma/client';
-import type { AppContext } from '../domain/context';
+import type { AppContext } from '../core/context';
 import type { Principal } from './auth';
 import { parseParams, type ParamSpec } from './params';
 import { identifyCaller, principalCacheOf, realmOfRequest } from './principal-cache';
