@@ -218,9 +218,20 @@ class PartitionLoop {
         }
       } catch (err) {
         recover = true;
+        const error = err instanceof Error ? err.message : String(err);
+        if (error.startsWith('NOGROUP')) {
+          // Redis came back without its data, consumer groups included: nothing would ever be
+          // read again. The group is created anew from the stream's start (entries published
+          // since the restart are read); clients learn of their lost queues by BAD_EVENT_QUEUE_ID.
+          this.ctx.log.warn('dispatch', 'consumer group gone (Redis lost its data); creating it', {
+            partition: this.partition,
+          });
+          await ensureGroup(this.ctx.redis, this.streamKey).catch(() => undefined);
+          continue;
+        }
         this.ctx.log.error('dispatch', 'dispatch failed; retrying', {
           partition: this.partition,
-          error: err instanceof Error ? err.message : String(err),
+          error,
         });
         await sleep(500);
       }
