@@ -18,7 +18,7 @@ import { QueueStore } from '../libs/events/queue-store';
 import { makeRealm, makeUser } from '../test/factories';
 import { makeChannel } from '../test/message-factories';
 import { startTier } from '../test/multiprocess/processes';
-import type { Config } from '../libs/config';
+import type { Config } from '../libs/core/config';
 import {
   benchQueue,
   bulkMembers,

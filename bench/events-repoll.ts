@@ -13,7 +13,7 @@ import http from 'node:http';
 import { makeRealm, makeUser, type TestRealm } from '../test/factories';
 import { makeChannel } from '../test/message-factories';
 import { startTier } from '../test/multiprocess/processes';
-import type { Config } from '../libs/config';
+import type { Config } from '../libs/core/config';
 import {
   benchQueue,
   bulkMembers,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Realm, Stream, User } from '../generated/prisma/client';
-import { loadConfig, type Config } from '../libs/config';
+import { loadConfig } from '../libs/config';
+import type { Config } from '../libs/core/config';
 import { applyMigrations } from '../libs/db/migrate';
 import { sendMessage } from '../libs/domain/messages/send-message';
 import { hashApiKey } from '../libs/domain/users/api-keys';

@@ -1,7 +1,8 @@
 import type { Express } from 'express';
 import { randomBytes } from 'node:crypto';
 import { createApiApp } from '../apps/api/app';
-import { loadConfig, type Config } from '../libs/config';
+import { loadConfig } from '../libs/config';
+import type { Config } from '../libs/core/config';
 import { createDb } from '../libs/db/client';
 import type { AppContext, RedisClient } from '../libs/core/context';
 import { createLogger } from '../libs/log';

@@ -1,90 +1,12 @@
 import Joi from 'joi';
 import { isIP } from 'node:net';
-
-/** Everything the processes read from the environment, validated once at boot. */
-export interface Config {
-  env: 'production' | 'development' | 'test';
-  databaseUrl: string;
-  /** PostgreSQL connections each process may open (its pool's size). */
-  databasePoolSize: number;
-  redisUrl: string;
-  /**
-   * Redis Cluster seed nodes (REDIS_CLUSTER_NODES, or a `redis+cluster://` REDIS_URL); null: one
-   * Redis at `redisUrl`.
-   */
-  redisCluster: RedisClusterConfig | null;
-  /** Prefix for every Redis key and BullMQ queue, so several deployments (or test files) can share one Redis. */
-  redisPrefix: string;
-  apiPort: number;
-  eventsPort: number;
-  /** Listener for `/metrics`, `/healthz` and `/readyz`, apart from the API; null: none. */
-  metricsPort: number | null;
-  bindHost: string;
-  /** Host (and port) clients reach the server at; organizations other than the root one live at `<subdomain>.<externalHost>`. */
-  externalHost: string;
-  externalScheme: 'http' | 'https';
-  /** Domain of bot and system-bot emails when the organization's host cannot end an email address (an IP address, no dot): Zulip's FAKE_EMAIL_DOMAIN. */
-  fakeEmailDomain: string;
-  logLevel: string;
-  logFormat: 'json' | 'pretty';
-  /** Encrypts API keys at rest; rotating it invalidates the stored copies (not the hashes). */
-  secretKey: string;
-  bcryptRounds: number;
-  uploadsDir: string;
-  /** Largest file `POST /user_uploads` accepts (Zulip's MAX_FILE_UPLOAD_SIZE); register reports it. */
-  maxFileUploadSizeMib: number;
-  /** Uploads no message or scheduled message links are deleted after this many days (Zulip: 3 weeks). */
-  unclaimedUploadRetentionDays: number;
-  smtp: { host: string; port: number; secure: boolean; user: string; password: string } | null;
-  emailFrom: string;
-  outgoingWebhookTimeoutSeconds: number;
-  /**
-   * Exceptions to the egress policy (libs/net/egress): host names and IP addresses or CIDRs that
-   * outgoing calls may reach although they are private, loopback or otherwise denied.
-   */
-  outgoingWebhookAllowedHosts: string[];
-  /** Express `trust proxy` list: only these peers' X-Forwarded-For is believed. */
-  trustedProxies: string[];
-  inviteExpiryMinutes: number;
-  /** Invitations an organization may send per 24 hours unless its `max_invites` says otherwise. */
-  invitesDefaultRealmDailyMax: number;
-  eventQueueIdleSeconds: number;
-  heartbeatSeconds: number;
-  /** How long the events tier trusts a credential it has checked (0: check every poll). */
-  eventsAuthCacheSeconds: number;
-  /**
-   * How long the API tier keeps a checked credential (0: look it up on every request). An entry
-   * is dropped at once when PostgreSQL reports a change to its user or organization.
-   */
-  apiAuthCacheSeconds: number;
-  /**
-   * Dispatch partitions: users are split over this many domain streams, each led by one events
-   * replica. Every tier must agree on it; change it only with the event queues empty.
-   */
-  dispatchPartitions: number;
-  webPublicStreamsEnabled: boolean;
-  pushNotificationsEnabled: boolean;
-  passwordAuthEnabled: boolean;
-  /** Requests per window per authenticated user (Zulip's default: 200 a minute). */
-  rateLimit: {
-    apiRequests: number;
-    apiWindowSeconds: number;
-    authAttempts: number;
-    authWindowSeconds: number;
-  };
-}
+import type { Config, RedisClusterConfig } from '../core/config';
 
 const commaList = (value: string): string[] =>
   value
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
-
-export interface RedisClusterConfig {
-  nodes: { host: string; port: number }[];
-  username?: string;
-  password?: string;
-}
 
 const CLUSTER_SCHEME = 'redis+cluster://';
 

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { PrismaClient } from '../../generated/prisma/client';
-import type { Config } from '../config';
+import type { Config } from './config';
 import type { Logger } from './log';
 
 /** One Redis or a Redis Cluster: the code issues only commands that work on both. */

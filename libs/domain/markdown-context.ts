@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../db/client';
-import type { Config } from '../config';
+import type { Config } from '../core/config';
 import type { MarkdownContext } from '../markdown';
 import { realmUrl } from './realms/realm-url';
 

@@ -1,5 +1,5 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import type { Config } from '../config';
+import type { Config } from '../core/config';
 import type { RedisClient } from '../core/context';
 
 export interface ConnectOptions {

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig, type Config } from '../config';
+import { ConfigError, loadConfig } from '../config';
+import type { Config } from '../core/config';
 import { createDb } from '../db/client';
 import type { AppContext } from '../core/context';
 import { createLogger } from '../log';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import type { Config } from '../../libs/config';
+import type { Config } from '../../libs/core/config';
 import { redisEnv } from '../harness';
 
 const ROOT = path.resolve(__dirname, '../..');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Config } from '../../config';
+import type { Config } from '../../core/config';
 
 /**
  * Uploaded files live on local disk under the uploads directory that custom emoji use, in a

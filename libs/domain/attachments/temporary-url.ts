@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Config } from '../../config';
+import type { Config } from '../../core/config';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { servable, type ServableFile } from './access-upload';

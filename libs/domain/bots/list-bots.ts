@@ -1,5 +1,5 @@
 import type { User } from '../../../generated/prisma/client';
-import type { Config } from '../../config';
+import type { Config } from '../../core/config';
 import type { Db, Tx } from '../../db/client';
 import { seesAllBots } from '../permissions/bots';
 import { botInclude, formatBot, type ApiBot } from './format-bot';

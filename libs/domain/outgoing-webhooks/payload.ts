@@ -1,7 +1,7 @@
 import type { Message, Realm, Service, User } from '../../../generated/prisma/client';
 import type { ApiMessage } from '../messages/types';
 import { realmHost } from '../realms/realm-url';
-import type { Config } from '../../config';
+import type { Config } from '../../core/config';
 import type { WebhookTrigger } from './triggers';
 
 /** Spec 4.22, native format: a JSON body. */

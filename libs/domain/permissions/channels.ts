@@ -1,5 +1,5 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
-import type { Config } from '../../config';
+import type { Config } from '../../core/config';
 import type { Db, Tx } from '../../db/client';
 import { Role } from '../users/roles';
 import { groupsContainingUser } from './groups';

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import type { Config } from '../../config';
+import type { Config } from '../../core/config';
 
 // A DNS name with a dot whose last label is not a number: "127.0.0.1" and "localhost" fail.
 const emailHost = Joi.string().domain({ tlds: false, minDomainSegments: 2 });

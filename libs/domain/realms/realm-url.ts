@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Config } from '../../config';
+import type { Config } from '../../core/config';
 
 export function realmHost(stringId: string, config: Pick<Config, 'externalHost'>): string {
   return stringId ? `${stringId}.${config.externalHost}` : config.externalHost;

@@ -1,4 +1,4 @@
-import type { Config } from '../../config';
+import type { Config } from '../../core/config';
 import type { Realm } from '../../../generated/prisma/client';
 import { realmIconUrl, realmUrl } from '../realms/realm-url';
 import { FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../version';

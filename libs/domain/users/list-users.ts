@@ -1,4 +1,4 @@
-import type { Config } from '../../config';
+import type { Config } from '../../core/config';
 import type { Db, Tx } from '../../db/client';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { badRequest, insufficientPermission } from '../../core/errors';

@@ -1,4 +1,4 @@
-import type { Config } from '../../config';
+import type { Config } from '../../core/config';
 import { emailDomainFor } from '../realms/email-domain';
 import { realmHost } from '../realms/realm-url';
 import type { ApiUser } from './format-user';

@@ -1,5 +1,5 @@
 import type { Realm } from '../../../../generated/prisma/client';
-import type { Config } from '../../../config';
+import type { Config } from '../../../core/config';
 import { realmIconUrl, realmUrl } from '../../realms/realm-url';
 import { serializeGroupSettings } from '../../groups/group-setting-value';
 import { EMOJI_DATA_PATH } from '../../server/emoji-data';
