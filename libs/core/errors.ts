@@ -9,7 +9,8 @@ export type FailureKind =
   | 'not_found'
   | 'too_large'
   | 'rate_limited'
-  | 'internal';
+  | 'internal'
+  | 'unavailable';
 
 /**
  * Errors are values with a stable Zulip `code`, a kind and code-specific fields. Every error a
@@ -99,6 +100,18 @@ export const rateLimited = (retryAfterSeconds: number) =>
 /** A bug: the only failure whose cause the caller is not told. */
 export const internalError = () =>
   new ApiError('INTERNAL_SERVER_ERROR', 'Internal server error', {}, 'internal');
+
+/**
+ * PostgreSQL or Redis cannot be reached (restarting, failing over): nothing is wrong with the
+ * request, which may be sent again shortly. Zulip's code for a server that cannot serve yet.
+ */
+export const serverNotReady = () =>
+  new ApiError(
+    'SERVER_NOT_READY',
+    'The server is temporarily unavailable; try again shortly',
+    {},
+    'unavailable',
+  );
 
 export const streamDoesNotExistById = (streamId: number) =>
   new ApiError('STREAM_DOES_NOT_EXIST', `Channel with ID '${streamId}' does not exist`, {

@@ -30,3 +30,35 @@ export function inputRefusedByDatabase(err: unknown): string | null {
   if (cause?.originalCode === '54000') return 'Value too long';
   return null;
 }
+
+/** Prisma's codes for a database it cannot reach, that hung up, or a pool with no connection. */
+const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+/** The driver adapter's kinds for the same. */
+const UNREACHABLE_KINDS = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+]);
+
+/**
+ * Whether a failure is PostgreSQL being unreachable rather than the query: down, restarting
+ * (57P01 administrator shutdown, 57P02 crash shutdown, 57P03 starting up or shutting down), out
+ * of connections, or a connection lost mid-query (class 08; node-postgres's own messages when a
+ * connection it held broke).
+ */
+export function databaseUnreachable(err: unknown): boolean {
+  if (err instanceof Prisma.PrismaClientInitializationError) return true;
+  if (err instanceof Prisma.PrismaClientKnownRequestError) {
+    const cause = (err.meta?.driverAdapterError as { cause?: DriverCause } | undefined)?.cause;
+    return (
+      UNREACHABLE_CODES.has(err.code) ||
+      UNREACHABLE_KINDS.has(cause?.kind ?? '') ||
+      /^(57P0[123]|08)/.test(cause?.originalCode ?? '')
+    );
+  }
+  return (
+    err instanceof Error &&
+    /^(Client has encountered a connection error|Connection terminated)/.test(err.message)
+  );
+}

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { inputRefusedByDatabase } from '../db/errors';
+import { databaseUnreachable, inputRefusedByDatabase } from '../db/errors';
+import { redisUnreachable } from '../redis/errors';
 import type { Logger } from '../core/log';
 import {
   ApiError,
@@ -7,6 +8,7 @@ import {
   internalError,
   notFound,
   requestTooLarge,
+  serverNotReady,
   type FailureKind,
 } from '../core/errors';
 import type { RequestLocals } from './request-log';
@@ -20,6 +22,7 @@ const STATUS: Record<FailureKind, number> = {
   too_large: 413,
   rate_limited: 429,
   internal: 500,
+  unavailable: 503,
 };
 
 export const httpStatus = (err: ApiError): number => STATUS[err.kind];
@@ -40,7 +43,10 @@ interface BodyParserError {
   status?: number;
 }
 
-/** Every failure leaves as Zulip's error envelope; only a bug gives a 500. */
+/**
+ * Every failure leaves as Zulip's error envelope; only a bug gives a 500, and PostgreSQL or Redis
+ * out of reach a 503 at once (clients retry a 5xx), logged as the outage it is, not as a bug.
+ */
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     let apiError: ApiError;
@@ -61,6 +67,13 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       (err as BodyParserError).status! < 500
     ) {
       apiError = badRequest('Invalid request');
+    } else if (databaseUnreachable(err) || redisUnreachable(err)) {
+      log.warn('http', 'database or Redis unreachable', {
+        method: req.method,
+        path: req.path,
+        error: err instanceof Error ? err.message : String(err),
+      });
+      apiError = serverNotReady();
     } else {
       log.error('http', 'unhandled error', {
         method: req.method,
