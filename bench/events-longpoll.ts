@@ -16,7 +16,7 @@ import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { QueueStore } from '../libs/events/queue-store';
 import { makeRealm, makeUser } from '../test/factories';
-import { makeChannel } from '../test/message-factories';
+import { makeChannel } from '../test/channel-factories';
 import { startTier } from '../test/multiprocess/processes';
 import type { Config } from '../libs/core/config';
 import {

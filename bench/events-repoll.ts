@@ -11,7 +11,7 @@
  */
 import http from 'node:http';
 import { makeRealm, makeUser, type TestRealm } from '../test/factories';
-import { makeChannel } from '../test/message-factories';
+import { makeChannel } from '../test/channel-factories';
 import { startTier } from '../test/multiprocess/processes';
 import type { Config } from '../libs/core/config';
 import {

@@ -19,7 +19,7 @@ import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { TestRealm } from '../test/factories';
 import { makeRealm, makeUser } from '../test/factories';
-import { makeChannel } from '../test/message-factories';
+import { makeChannel } from '../test/channel-factories';
 import { startTier, type Tier } from '../test/multiprocess/processes';
 import { bulkMembers, percentile, sleep, withScratchWorld } from './scratch';
 

@@ -8,7 +8,7 @@
  * prints p50 / p99 latency and the response size.
  */
 import { makeRealm, makeUser } from '../test/factories';
-import { makeChannel } from '../test/message-factories';
+import { makeChannel } from '../test/channel-factories';
 import { startTier } from '../test/multiprocess/processes';
 import { bulkMembers, percentile, withScratchWorld } from './scratch';
 

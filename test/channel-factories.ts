@@ -1,38 +1,59 @@
 import { randomBytes } from 'node:crypto';
-import type { Stream, User } from '../generated/prisma/client';
+import type { Realm, Stream, User } from '../generated/prisma/client';
+import { insertChannel } from '../libs/domain/channels/insert-channel';
 import type { AppContext } from '../libs/core/context';
-import { subscribe } from '../libs/domain/subscriptions/subscribe';
-import type { TestRealm } from './factories';
+import { systemGroupIds } from '../libs/domain/groups/system-groups';
+import { insertSubscriptions } from '../libs/domain/subscriptions/insert-subscriptions';
+import { inTransaction } from '../libs/events/outbox';
 
-/**
- * Creates a channel through the real subscribe action, with the owner as creator, subscribing
- * `subscribers` (default: the owner).
- */
+export interface ChannelOptions {
+  name?: string;
+  inviteOnly?: boolean;
+  historyPublicToSubscribers?: boolean;
+  /** Subscribed at creation (default: nobody). */
+  subscribers?: User[];
+  /** System group name allowed to post (default role:everyone). */
+  canSend?: 'role:everyone' | 'role:administrators' | 'role:members';
+}
+
+/** Inserts a channel and its subscriptions as rows, without events or notices. */
 export async function makeChannel(
   ctx: AppContext,
-  org: TestRealm,
-  options: {
-    name?: string;
-    inviteOnly?: boolean;
-    subscribers?: User[];
-    description?: string;
-  } = {},
+  realm: Pick<Realm, 'id'>,
+  options: ChannelOptions = {},
 ): Promise<Stream> {
-  const name = options.name ?? `chan-${randomBytes(3).toString('hex')}`;
-  const realm = await ctx.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } });
-  await subscribe(ctx, {
-    actor: org.owner.user,
-    realm,
-    subscriptions: [{ name, description: options.description }],
-    principals: (options.subscribers ?? [org.owner.user]).map((u) => u.id),
-    authorizationErrorsFatal: true,
-    announce: false,
-    inviteOnly: options.inviteOnly ?? false,
-    isWebPublic: false,
-    isDefaultStream: false,
-    groupSettings: {},
+  return inTransaction(ctx, async (tx) => {
+    const groups = await systemGroupIds(tx, realm.id);
+    const stream = await insertChannel(tx, groups, {
+      realmId: realm.id,
+      name: options.name ?? `chan-${randomBytes(3).toString('hex')}`,
+      description: '',
+      renderedDescription: '',
+      creatorId: null,
+      inviteOnly: options.inviteOnly,
+      historyPublicToSubscribers: options.historyPublicToSubscribers,
+      canSendMessageGroupId: groups[options.canSend ?? 'role:everyone'],
+    });
+    await insertSubscriptions(
+      tx,
+      (options.subscribers ?? []).map((u) => ({ userId: u.id, recipientId: stream.recipientId! })),
+    );
+    return stream;
   });
-  return ctx.db.stream.findFirstOrThrow({ where: { realmId: realm.id, name } });
+}
+
+/** Subscribes users to a channel as rows, without events. */
+export async function addSubscribers(
+  ctx: AppContext,
+  stream: Stream,
+  users: User[],
+): Promise<void> {
+  await inTransaction(ctx, (tx) =>
+    insertSubscriptions(
+      tx,
+      users.map((u) => ({ userId: u.id, recipientId: stream.recipientId! })),
+    ),
+  );
 }
 
 /**

@@ -4,6 +4,7 @@ import { createEventsApp } from '../apps/events/app';
 import { startEventsTier, type EventsTier } from '../libs/events/events-tier';
 import { DEFAULT_CAPABILITIES, type QueueInfo } from '../libs/events/types';
 import type { TestContext } from './harness';
+import { api } from './requests';
 
 export interface TestEvents {
   app: Express;
@@ -30,12 +31,7 @@ export async function register(
   auth: string,
   form: Record<string, string> = {},
 ): Promise<Registered> {
-  const res = await request(t.app)
-    .post('/api/v1/register')
-    .set('Host', host)
-    .set('Authorization', auth)
-    .type('form')
-    .send(form);
+  const res = await api(t, host, 'post', '/register', auth, form);
   if (res.status !== 200) throw new Error(`register failed: ${JSON.stringify(res.body)}`);
   return res.body as Registered;
 }

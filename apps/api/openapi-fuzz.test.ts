@@ -15,7 +15,7 @@ import {
   type Operation,
   type Param,
 } from '../../test/openapi-fuzz';
-import { api } from '../../test/user-factories';
+import { api } from '../../test/requests';
 import { apiRouter } from './routes';
 
 /**

@@ -14,7 +14,8 @@ import {
   type TestEvents,
 } from '../../test/events-factories';
 import { startTestContext, type TestContext } from '../../test/harness';
-import { makeChannel, postDirect, postToChannel } from '../../test/message-factories';
+import { makeChannel } from '../../test/channel-factories';
+import { postDirect, postToChannel } from '../../test/message-factories';
 import { expectOpenApiResponse } from '../../test/openapi';
 
 let t: TestContext;

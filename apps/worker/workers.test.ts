@@ -4,7 +4,7 @@ import { sendMessage } from '../../libs/domain/messages/send-message';
 import { bullPrefix, JobName, OUTGOING_WEBHOOK_MAX_RETRIES, QueueName } from '../../libs/jobs';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
 import { startTestContext, type TestContext } from '../../test/harness';
-import { makeChannel } from '../../test/message-factories';
+import { makeChannel } from '../../test/channel-factories';
 import {
   makeOutgoingBot,
   spawnWorkerProcess,

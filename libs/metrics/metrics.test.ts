@@ -12,7 +12,7 @@ import { startOpsServer } from '../runtime/ops-server';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
 import { register } from '../../test/events-factories';
 import { startTestContext, type TestContext } from '../../test/harness';
-import { makeChannel } from '../../test/message-factories';
+import { makeChannel } from '../../test/channel-factories';
 import { makeOutgoingBot, startHttpReceiver, type HttpReceiver } from '../../test/worker-factories';
 import { freePort } from '../../test/multiprocess/processes';
 import { watchEventsTier, watchJobQueues, watchOutbox } from '.';

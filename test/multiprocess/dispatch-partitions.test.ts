@@ -2,7 +2,7 @@ import request from 'supertest';
 import { LEASE_MS } from '../../libs/events/dispatcher';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../factories';
 import { startTestContext, type TestContext } from '../harness';
-import { makeChannel } from '../message-factories';
+import { makeChannel } from '../channel-factories';
 import { startTier, type Tier } from './processes';
 
 /**

@@ -2,8 +2,8 @@ import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
 import { makeBot, makeRealm, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel } from '../../../test/message-factories';
-import { api } from '../../../test/user-factories';
+import { makeChannel } from '../../../test/channel-factories';
+import { api } from '../../../test/requests';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../../libs/http/limits';
 
 /** Issue 11: limits that hold under abuse, each answered with Zulip's error envelope. */

@@ -9,7 +9,8 @@ import {
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { eventsAfter, outboxMark } from '../../../test/user-factories';
+import { eventsAfter, outboxMark } from '../../../test/outbox';
+import { api } from '../../../test/requests';
 
 let t: TestContext;
 let org: TestRealm;
@@ -25,11 +26,20 @@ beforeAll(async () => {
   member = await makeUser(t, org.realm, { role: Role.MEMBER });
   guest = await makeUser(t, org.realm, { role: Role.GUEST });
   admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
-  pub = await makeChannel(t, org, {
-    name: 'public-one',
-    subscribers: [org.owner.user, member.user],
+  // Created as a user creates one, with its "channel events" notice.
+  const created = await api(t, org.host, 'post', '/users/me/subscriptions', org.owner.auth, {
+    subscriptions: JSON.stringify([{ name: 'public-one' }]),
+    principals: JSON.stringify([org.owner.user.id, member.user.id]),
   });
-  priv = await makeChannel(t, org, { name: 'private-one', inviteOnly: true });
+  expect(created.status).toBe(200);
+  pub = await t.db.stream.findFirstOrThrow({
+    where: { realmId: org.realm.id, name: 'public-one' },
+  });
+  priv = await makeChannel(t, org.realm, {
+    subscribers: [org.owner.user],
+    name: 'private-one',
+    inviteOnly: true,
+  });
 });
 afterAll(() => t.close());
 
@@ -262,7 +272,10 @@ describe('PATCH /streams/{stream_id}', () => {
 
 describe('DELETE /streams/{stream_id}', () => {
   it('archives a channel, hiding it by default', async () => {
-    const chan = await makeChannel(t, org, { name: 'to-archive' });
+    const chan = await makeChannel(t, org.realm, {
+      subscribers: [org.owner.user],
+      name: 'to-archive',
+    });
     const denied = await call('delete', `/streams/${chan.id}`, member.auth);
     expect(denied.status).toBe(400);
     const res = await call('delete', `/streams/${chan.id}`, admin.auth);
@@ -286,7 +299,7 @@ describe('DELETE /streams/{stream_id}', () => {
     expect(twice.status).toBe(400);
   });
   it('says so in the channel, with every copy already read', async () => {
-    const chan = await makeChannel(t, org, {
+    const chan = await makeChannel(t, org.realm, {
       name: 'archived-notice',
       subscribers: [org.owner.user, member.user],
     });
@@ -319,7 +332,7 @@ describe('PATCH /streams/{stream_id} with is_archived', () => {
     expect((await call('delete', `/streams/${id}`, admin.auth)).status).toBe(200);
 
   it('lets administrators unarchive, with stream events and a notice in the channel', async () => {
-    const chan = await makeChannel(t, org, {
+    const chan = await makeChannel(t, org.realm, {
       name: 'to-restore',
       subscribers: [org.owner.user, member.user],
     });
@@ -383,7 +396,11 @@ describe('PATCH /streams/{stream_id} with is_archived', () => {
   });
 
   it('refuses a private channel nobody is subscribed to', async () => {
-    const chan = await makeChannel(t, org, { name: 'lonely', inviteOnly: true });
+    const chan = await makeChannel(t, org.realm, {
+      subscribers: [org.owner.user],
+      name: 'lonely',
+      inviteOnly: true,
+    });
     await archive(chan.id);
     await t.db.subscription.updateMany({
       where: { recipientId: chan.recipientId! },
@@ -399,7 +416,10 @@ describe('PATCH /streams/{stream_id} with is_archived', () => {
   });
 
   it('ignores is_archived=true, as archiving is DELETE', async () => {
-    const chan = await makeChannel(t, org, { name: 'stays-active' });
+    const chan = await makeChannel(t, org.realm, {
+      subscribers: [org.owner.user],
+      name: 'stays-active',
+    });
     const res = await patch(chan.id, admin.auth, { is_archived: 'true' });
     expect(res.status).toBe(200);
     expect((await t.db.stream.findUniqueOrThrow({ where: { id: chan.id } })).isArchived).toBe(

@@ -2,7 +2,8 @@ import { makeChannel } from '../../../test/channel-factories';
 import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+import { eventsAfter, outboxMark } from '../../../test/outbox';
+import { api } from '../../../test/requests';
 import { Role } from '../../../libs/domain/users/roles';
 
 let t: TestContext;
@@ -25,7 +26,7 @@ describe('drafts', () => {
   it('creates, lists, edits and deletes drafts with drafts events', async () => {
     const member = await makeUser(t, org.realm);
     const other = await makeUser(t, org.realm);
-    const channel = await makeChannel(t, org, { subscribers: [member.user] });
+    const channel = await makeChannel(t, org.realm, { subscribers: [member.user] });
     const mark = await outboxMark(t);
     const created = await call('post', '/drafts', member.auth, {
       drafts: JSON.stringify([
@@ -96,7 +97,7 @@ describe('drafts', () => {
   it('validates drafts', async () => {
     const member = await makeUser(t, org.realm);
     const guest = await makeUser(t, org.realm, { role: Role.GUEST });
-    const channel = await makeChannel(t, org);
+    const channel = await makeChannel(t, org.realm, { subscribers: [org.owner.user] });
     const bad = async (auth: string, draft: object, msg: string) => {
       const res = await call('post', '/drafts', auth, { drafts: JSON.stringify([draft]) });
       expect(res.status).toBe(400);

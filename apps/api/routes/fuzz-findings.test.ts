@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Stream } from '../../../generated/prisma/client';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel } from '../../../test/message-factories';
-import { api } from '../../../test/user-factories';
+import { makeChannel } from '../../../test/channel-factories';
+import { api } from '../../../test/requests';
 
 /**
  * Issue 11: what the OpenAPI fuzz test (apps/api/openapi-fuzz.test.ts) found, one case each.

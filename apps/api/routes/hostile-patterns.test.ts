@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { Stream } from '../../../generated/prisma/client';
 import { makeRealm, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel } from '../../../test/message-factories';
-import { api } from '../../../test/user-factories';
+import { makeChannel } from '../../../test/channel-factories';
+import { api } from '../../../test/requests';
 
 /** Issue 11: a hostile linkifier or URL template can neither freeze the process nor inject links. */
 

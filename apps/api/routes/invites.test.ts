@@ -3,7 +3,8 @@ import { makeChannel, withoutNestedFields } from '../../../test/channel-factorie
 import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { basicAuth, startTestContext, type TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+import { eventsAfter, outboxMark } from '../../../test/outbox';
+import { api } from '../../../test/requests';
 import { bullPrefix, QueueName } from '../../../libs/jobs';
 import { Role } from '../../../libs/domain/users/roles';
 import { findNotificationBot } from '../../../libs/domain/bots/notification-bot';
@@ -40,7 +41,7 @@ async function invitationJobs(): Promise<number[]> {
 describe('POST /invites', () => {
   it('invites new addresses with channels, the default expiry, an email and an event', async () => {
     const member = await makeUser(t, org.realm);
-    const channel = await makeChannel(t, org, { subscribers: [member.user] });
+    const channel = await makeChannel(t, org.realm, { subscribers: [member.user] });
     const [a, b] = [fresh(), fresh()];
     const mark = await outboxMark(t);
     const res = await invite(member.auth, {
@@ -207,7 +208,7 @@ describe('managing invitations', () => {
 
 describe('POST /invites/redeem', () => {
   it('creates the invited account with its role and channels and returns its API key', async () => {
-    const channel = await makeChannel(t, org);
+    const channel = await makeChannel(t, org.realm, { subscribers: [org.owner.user] });
     const email = fresh();
     await invite(org.owner.auth, {
       invitee_emails: email,
@@ -278,7 +279,7 @@ describe('redeeming: channels and the notice to the inviter', () => {
     const general = await t.db.defaultStream.findFirstOrThrow({
       where: { realmId: org.realm.id },
     });
-    const channel = await makeChannel(t, org);
+    const channel = await makeChannel(t, org.realm, { subscribers: [org.owner.user] });
     const [without, withDefaults] = [fresh(), fresh()];
     for (const [email, include] of [
       [without, false],

@@ -7,9 +7,9 @@ import {
   type TestUser,
 } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel } from '../../../test/message-factories';
+import { makeChannel } from '../../../test/channel-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { api } from '../../../test/user-factories';
+import { api } from '../../../test/requests';
 
 /**
  * Direct-message permissions (Zulip FL 270+): `direct_message_permission_group`,

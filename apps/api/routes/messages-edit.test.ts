@@ -5,7 +5,8 @@ import { realmUrl } from '../../../libs/domain/realms/realm-url';
 import { Role } from '../../../libs/domain/users/roles';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel, postDirect, postToChannel, subscribe } from '../../../test/message-factories';
+import { makeChannel, addSubscribers } from '../../../test/channel-factories';
+import { postDirect, postToChannel } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
 
 let t: TestContext;
@@ -446,7 +447,7 @@ describe('GET /users/me/{stream_id}/topics', () => {
       subscribers: [alice.user],
     });
     await postToChannel(t, org.realm, alice.user, secret, 'before', 'x');
-    await subscribe(t, secret, [bob.user]);
+    await addSubscribers(t, secret, [bob.user]);
     const after = await postToChannel(t, org.realm, alice.user, secret, 'after', 'x');
     const res = await call('get', `/users/me/${secret.id}/topics`, bob.auth);
     expect(res.body.topics).toEqual([{ name: 'after', max_id: after }]);

@@ -3,7 +3,8 @@ import type { Stream } from '../../../generated/prisma/client';
 import { Role } from '../../../libs/domain/users/roles';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel, postDirect, postToChannel } from '../../../test/message-factories';
+import { makeChannel } from '../../../test/channel-factories';
+import { postDirect, postToChannel } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
 
 let t: TestContext;

@@ -4,7 +4,8 @@ import { getMessages } from '../../../libs/domain/messages/get-messages';
 import { Role } from '../../../libs/domain/users/roles';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel, postDirect, postToChannel, subscribe } from '../../../test/message-factories';
+import { makeChannel, addSubscribers } from '../../../test/channel-factories';
+import { postDirect, postToChannel } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
 
 let t: TestContext;
@@ -51,7 +52,7 @@ beforeAll(async () => {
   ids.other = await postToChannel(t, r, bob.user, design, 'other', 'unrelated words');
   ids.dm = await postDirect(t, r, alice.user, [bob.user], 'private hello');
   ids.secretOld = await postToChannel(t, r, alice.user, secret, 'x', 'before carol');
-  await subscribe(t, secret, [carol.user]);
+  await addSubscribers(t, secret, [carol.user]);
   ids.secretNew = await postToChannel(t, r, alice.user, secret, 'x', 'after carol');
   ids.resolved = await postToChannel(t, r, bob.user, design, '✔ done', 'fixed');
 });

@@ -4,7 +4,7 @@ import { Role } from '../../../libs/domain/users/roles';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { systemGroupIds } from '../../../libs/domain/groups/system-groups';
-import { makeChannel } from '../../../test/message-factories';
+import { makeChannel } from '../../../test/channel-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsForQueue } from '../../../libs/events/format-for-queue';
 import type { DispatchableEvent } from '../../../libs/events/types';

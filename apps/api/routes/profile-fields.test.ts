@@ -2,7 +2,8 @@ import { withoutNestedFields } from '../../../test/channel-factories';
 import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+import { eventsAfter, outboxMark } from '../../../test/outbox';
+import { api } from '../../../test/requests';
 import { Role } from '../../../libs/domain/users/roles';
 
 let t: TestContext;

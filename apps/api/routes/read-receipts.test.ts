@@ -8,9 +8,10 @@ import {
   type TestUser,
 } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel, postDirect, postToChannel } from '../../../test/message-factories';
+import { makeChannel } from '../../../test/channel-factories';
+import { postDirect, postToChannel } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { api } from '../../../test/user-factories';
+import { api } from '../../../test/requests';
 
 let t: TestContext;
 let org: TestRealm;

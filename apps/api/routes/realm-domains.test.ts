@@ -1,7 +1,8 @@
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { register } from '../../../test/events-factories';
-import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+import { eventsAfter, outboxMark } from '../../../test/outbox';
+import { api } from '../../../test/requests';
 import { Role } from '../../../libs/domain/users/roles';
 
 let t: TestContext;

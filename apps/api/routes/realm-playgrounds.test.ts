@@ -3,7 +3,8 @@ import { register } from '../../../test/events-factories';
 import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+import { eventsAfter, outboxMark } from '../../../test/outbox';
+import { api } from '../../../test/requests';
 
 let t: TestContext;
 let org: TestRealm;

@@ -11,7 +11,8 @@ import {
   type TestEvents,
 } from '../../../test/events-factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel, postDirect, postToChannel } from '../../../test/message-factories';
+import { makeChannel } from '../../../test/channel-factories';
+import { postDirect, postToChannel } from '../../../test/message-factories';
 import { openApiErrors } from '../../../test/openapi';
 
 let t: TestContext;

@@ -17,7 +17,7 @@ import { Role, type RoleCode } from '../../../libs/domain/users/roles';
 import { makeChannel } from '../../../test/channel-factories';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { api } from '../../../test/user-factories';
+import { api } from '../../../test/requests';
 
 let t: TestContext;
 const uploads = mkdtempSync(path.join(tmpdir(), 'role-matrix-'));
@@ -100,7 +100,7 @@ const subscribers = async (stream: Stream) =>
   ).map((s) => s.userId);
 /** A public channel the acting user (and the owner) are subscribed to. */
 const channelWith = (actor: TestUser) =>
-  makeChannel(t, org, { subscribers: [...new Set([org.owner.user, actor.user])] });
+  makeChannel(t, org.realm, { subscribers: [...new Set([org.owner.user, actor.user])] });
 const groupMembers = async (groupId: number) =>
   (
     await t.db.userGroupMembership.findMany({
@@ -283,7 +283,7 @@ const rows: Row<unknown>[] = [
   row({
     endpoint: 'POST /users/me/subscriptions',
     rule: 'guests cannot subscribe themselves (require_non_guest_user)',
-    prepare: () => makeChannel(t, org),
+    prepare: () => makeChannel(t, org.realm, { subscribers: [org.owner.user] }),
     act: (who, s) =>
       call('post', '/users/me/subscriptions', who, { subscriptions: json([{ name: s.name }]) }),
     state: subscribers,
@@ -313,7 +313,7 @@ const rows: Row<unknown>[] = [
     rule: 'principals: can_remove_subscribers_group (administrators by default)',
     prepare: async (who) => {
       const other = await target();
-      const stream = await makeChannel(t, org, {
+      const stream = await makeChannel(t, org.realm, {
         subscribers: [...new Set([org.owner.user, who.user, other.user])],
       });
       return { stream, other };

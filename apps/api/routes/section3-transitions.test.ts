@@ -31,7 +31,7 @@ import {
 } from '../../../test/events-factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
 import { openApiErrors } from '../../../test/openapi';
-import { api } from '../../../test/user-factories';
+import { api } from '../../../test/requests';
 import {
   startSmtpReceiver,
   waitFor,
@@ -247,7 +247,7 @@ describe('Channel: public -> private (PATCH /streams/{stream_id} is_private=true
   // channels.test.ts toggles privacy as the owner and checks the row; here the event, who can
   // still see the channel, and Zulip's history default.
   it('makes the channel private; subscribers hear of it, non-subscribers lose sight of it', async () => {
-    const chan = await makeChannel(t, org, { subscribers: [org.owner.user, admin.user] });
+    const chan = await makeChannel(t, org.realm, { subscribers: [org.owner.user, admin.user] });
     const subscriber = await connect(admin, { event_types: json(['stream']) });
     const res = await call('patch', `/streams/${chan.id}`, admin, { is_private: true });
     expect(res.status).toBe(200);
@@ -271,7 +271,7 @@ describe('Channel: public -> private (PATCH /streams/{stream_id} is_private=true
   // Zulip's update_stream_backend: without history_public_to_subscribers, a channel made private
   // gets protected history (`proposed_history_public_to_subscribers = not is_private`).
   it('defaults the history of a channel made private to protected', async () => {
-    const chan = await makeChannel(t, org, { subscribers: [admin.user] });
+    const chan = await makeChannel(t, org.realm, { subscribers: [admin.user] });
     await call('patch', `/streams/${chan.id}`, admin, { is_private: true });
     expect(await streamRow(chan.id)).toMatchObject({
       inviteOnly: true,
@@ -280,7 +280,7 @@ describe('Channel: public -> private (PATCH /streams/{stream_id} is_private=true
   });
 
   it('keeps shared history when asked for it', async () => {
-    const chan = await makeChannel(t, org, { subscribers: [admin.user] });
+    const chan = await makeChannel(t, org.realm, { subscribers: [admin.user] });
     const res = await call('patch', `/streams/${chan.id}`, admin, {
       is_private: true,
       history_public_to_subscribers: true,
@@ -294,7 +294,7 @@ describe('Channel: public -> private (PATCH /streams/{stream_id} is_private=true
 
   // Zulip refuses instead of silently dropping the channel from the defaults.
   it('refuses to make a default channel private', async () => {
-    const chan = await makeChannel(t, org, { subscribers: [admin.user] });
+    const chan = await makeChannel(t, org.realm, { subscribers: [admin.user] });
     expect(
       (await call('patch', `/streams/${chan.id}`, admin, { is_default_stream: true })).status,
     ).toBe(200);
@@ -311,7 +311,7 @@ describe('Channel: public -> private (PATCH /streams/{stream_id} is_private=true
 describe('Channel: private -> public (PATCH /streams/{stream_id} is_private=false)', () => {
   let secret: Stream;
   beforeAll(async () => {
-    secret = await makeChannel(t, org, { inviteOnly: true, subscribers: [org.owner.user] });
+    secret = await makeChannel(t, org.realm, { inviteOnly: true, subscribers: [org.owner.user] });
     expect((await streamRow(secret.id)).historyPublicToSubscribers).toBe(false);
   });
 
@@ -369,7 +369,7 @@ describe('Channel: web-public toggled (PATCH /streams/{stream_id} is_web_public)
   beforeAll(async () => {
     const on = await call('patch', '/realm', org.owner, { enable_spectator_access: true });
     expect(on.status).toBe(200);
-    chan = await makeChannel(t, org, { subscribers: [org.owner.user, admin.user] });
+    chan = await makeChannel(t, org.realm, { subscribers: [org.owner.user, admin.user] });
   });
   afterAll(async () => {
     await call('patch', '/realm', org.owner, { enable_spectator_access: false });
@@ -500,7 +500,7 @@ describe('Channel: absent -> exists (POST /users/me/subscriptions naming a new c
   });
 
   it('applies creation parameters to the new channel only', async () => {
-    const existing = await makeChannel(t, org, { subscribers: [org.owner.user] });
+    const existing = await makeChannel(t, org.realm, { subscribers: [org.owner.user] });
     const res = await call('post', '/users/me/subscriptions', admin, {
       subscriptions: json([
         { name: existing.name, description: 'ignored' },
@@ -527,7 +527,7 @@ describe('Subscription: not subscribed -> subscribed -> subscribed again (alread
   // subscriptions.test.ts covers each half for the caller; here both at once for principals, and
   // that the unchanged subscription emits nothing.
   it('splits principals between subscribed and already_subscribed; only the new one hears of it', async () => {
-    const chan = await makeChannel(t, org, { subscribers: [org.owner.user] });
+    const chan = await makeChannel(t, org.realm, { subscribers: [org.owner.user] });
     const old = await makeUser(t, org.realm);
     const fresh = await makeUser(t, org.realm);
     await call('post', '/users/me/subscriptions', old, {
@@ -572,7 +572,7 @@ describe('Subscription property: any value -> new value (POST /users/me/subscrip
   // subscriptions.test.ts covers is_muted (two outbox events) and other properties; here
   // in_home_view, its inverse relation to is_muted and the two events as a client receives them.
   it('in_home_view sets is_muted to the inverse and sends in_home_view then is_muted', async () => {
-    const chan = await makeChannel(t, org, { subscribers: [member.user] });
+    const chan = await makeChannel(t, org.realm, { subscribers: [member.user] });
     const client = await connect(member, { event_types: json(['subscription']) });
     const res = await call('post', '/users/me/subscriptions/properties', member, {
       subscription_data: json([{ stream_id: chan.id, property: 'in_home_view', value: false }]),
@@ -616,7 +616,7 @@ describe('Subscription property: any value -> new value (POST /users/me/subscrip
   });
 
   it('any other property sends one event with the new value', async () => {
-    const chan = await makeChannel(t, org, { subscribers: [member.user] });
+    const chan = await makeChannel(t, org.realm, { subscribers: [member.user] });
     const client = await connect(member, { event_types: json(['subscription']) });
     await call('post', '/users/me/subscriptions/properties', member, {
       subscription_data: json([
@@ -642,8 +642,8 @@ describe('Message flag: unset -> set -> unset (POST /messages/flags)', () => {
   // are still in, and that only `read` skips unsubscribed channels.
   it('skips channels the user is not subscribed to when marking unread, reporting them', async () => {
     const reader = await makeUser(t, org.realm);
-    const left = await makeChannel(t, org, { subscribers: [org.owner.user, reader.user] });
-    const stayed = await makeChannel(t, org, { subscribers: [org.owner.user, reader.user] });
+    const left = await makeChannel(t, org.realm, { subscribers: [org.owner.user, reader.user] });
+    const stayed = await makeChannel(t, org.realm, { subscribers: [org.owner.user, reader.user] });
     const inLeft = await postToChannel(t, org.realm, org.owner.user, left, 't', 'one');
     const inStayed = await postToChannel(t, org.realm, org.owner.user, stayed, 't', 'two');
     const both = json([inLeft, inStayed]);
@@ -695,7 +695,7 @@ describe('Reaction: none -> present (POST /messages/{message_id}/reactions)', ()
   // reactions.test.ts covers the row, the outbox event and REACTION_ALREADY_EXISTS; here the
   // event as another subscriber's client receives it, and that a duplicate sends none.
   it('reaches other subscribers once; the duplicate is refused and sends nothing', async () => {
-    const chan = await makeChannel(t, org, { subscribers: [org.owner.user, member.user] });
+    const chan = await makeChannel(t, org.realm, { subscribers: [org.owner.user, member.user] });
     const id = await postToChannel(t, org.realm, org.owner.user, chan, 'r', 'react');
     const client = await connect(org.owner, { event_types: json(['reaction']) });
     const add = await call('post', `/messages/${id}/reactions`, member, { emoji_name: 'tada' });
@@ -757,7 +757,7 @@ describe('Scheduled message: none -> scheduled -> sent (POST /scheduled_messages
   // run the job directly. Here the whole way from the HTTP request to the recipient's client.
   it('is sent at the scheduled time as a new message with its own ID', async () => {
     const recipient = await makeUser(t, org.realm);
-    const chan = await makeChannel(t, org, { subscribers: [member.user, recipient.user] });
+    const chan = await makeChannel(t, org.realm, { subscribers: [member.user, recipient.user] });
     const watcher = await connect(recipient, { event_types: json(['message']) });
     const sender = await connect(member, { event_types: json(['scheduled_messages']) });
     const at = Math.floor(Date.now() / 1000) + 2;

@@ -1,7 +1,8 @@
 import bcrypt from 'bcrypt';
 import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { api, eventsAfter, outboxMark, type RecordedEvent } from '../../../test/user-factories';
+import { eventsAfter, outboxMark, type RecordedEvent } from '../../../test/outbox';
+import { api } from '../../../test/requests';
 import { Role } from '../../../libs/domain/users/roles';
 
 let t: TestContext;

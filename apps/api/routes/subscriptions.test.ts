@@ -124,7 +124,7 @@ describe('POST /users/me/subscriptions', () => {
     const actor = await makeUser(t, org.realm, { fullName: 'Sub Scriber' });
     const target = await makeUser(t, org.realm);
     const bot = await makeBot(t, org.realm, actor.user);
-    await makeChannel(t, org, { name: 'dm-existing', subscribers: [actor.user] });
+    await makeChannel(t, org.realm, { name: 'dm-existing', subscribers: [actor.user] });
     const since = await lastOutboxId();
     const res = await post('/users/me/subscriptions', actor.auth, {
       // The second channel is created by this request: Zulip tells nobody about those.
@@ -152,8 +152,8 @@ describe('POST /users/me/subscriptions', () => {
 
   it('lists several channels in one direct message, sorted by name', async () => {
     const target = await makeUser(t, org.realm);
-    await makeChannel(t, org, { name: 'zz-later', subscribers: [member.user] });
-    await makeChannel(t, org, { name: 'aa-first', subscribers: [member.user] });
+    await makeChannel(t, org.realm, { name: 'zz-later', subscribers: [member.user] });
+    await makeChannel(t, org.realm, { name: 'aa-first', subscribers: [member.user] });
     const res = await post('/users/me/subscriptions', member.auth, {
       subscriptions: JSON.stringify([{ name: 'zz-later' }, { name: 'aa-first' }]),
       principals: JSON.stringify([target.user.id]),
@@ -218,7 +218,11 @@ describe('POST /users/me/subscriptions', () => {
   });
 
   it('lists private channels in unauthorized when errors are not fatal', async () => {
-    await makeChannel(t, org, { name: 'secret', inviteOnly: true });
+    await makeChannel(t, org.realm, {
+      subscribers: [org.owner.user],
+      name: 'secret',
+      inviteOnly: true,
+    });
     const fatal = await post('/users/me/subscriptions', member.auth, {
       subscriptions: JSON.stringify([{ name: 'secret' }]),
     });
@@ -556,7 +560,7 @@ describe('GET /users/{user_id}/subscriptions/{stream_id}', () => {
 
 describe('DELETE /users/me/subscriptions', () => {
   it('unsubscribes the caller and reports what was not subscribed', async () => {
-    await makeChannel(t, org, { name: 'leaving', subscribers: [member.user] });
+    await makeChannel(t, org.realm, { name: 'leaving', subscribers: [member.user] });
     const res = await call('delete', '/users/me/subscriptions', member.auth)
       .type('form')
       .send({ subscriptions: JSON.stringify(['leaving', 'retained']) });
@@ -567,7 +571,7 @@ describe('DELETE /users/me/subscriptions', () => {
 
   it('lets only can_remove_subscribers_group members unsubscribe others', async () => {
     const victim = await makeUser(t, org.realm);
-    await makeChannel(t, org, { name: 'kick', subscribers: [victim.user, member.user] });
+    await makeChannel(t, org.realm, { name: 'kick', subscribers: [victim.user, member.user] });
     const denied = await call('delete', '/users/me/subscriptions', member.auth)
       .type('form')
       .send({
@@ -607,8 +611,8 @@ describe('PATCH /users/me/subscriptions', () => {
   };
 
   it('adds and deletes in one request and merges both answers', async () => {
-    await makeChannel(t, org, { name: 'patch-have', subscribers: [member.user] });
-    await makeChannel(t, org, { name: 'patch-leave', subscribers: [member.user] });
+    await makeChannel(t, org.realm, { name: 'patch-have', subscribers: [member.user] });
+    await makeChannel(t, org.realm, { name: 'patch-leave', subscribers: [member.user] });
     const since = await lastOutboxId();
     const res = await patch(member.auth, {
       add: JSON.stringify([
@@ -695,8 +699,12 @@ describe('PATCH /users/me/subscriptions', () => {
   });
 
   it('changes nothing and sends no event when the add fails', async () => {
-    await makeChannel(t, org, { name: 'patch-hidden', inviteOnly: true });
-    await makeChannel(t, org, { name: 'patch-stay', subscribers: [member.user] });
+    await makeChannel(t, org.realm, {
+      subscribers: [org.owner.user],
+      name: 'patch-hidden',
+      inviteOnly: true,
+    });
+    await makeChannel(t, org.realm, { name: 'patch-stay', subscribers: [member.user] });
     const since = await lastOutboxId();
     const res = await patch(member.auth, {
       add: JSON.stringify([{ name: 'patch-hidden' }]),
@@ -723,7 +731,7 @@ describe('PATCH /users/me/subscriptions', () => {
 
   // Zulip always runs the add part, which is require_non_guest_user, even for a bare delete.
   it('refuses guests as POST does', async () => {
-    await makeChannel(t, org, { name: 'patch-guest', subscribers: [guest.user] });
+    await makeChannel(t, org.realm, { name: 'patch-guest', subscribers: [guest.user] });
     const forms: Record<string, string>[] = [
       { add: JSON.stringify([{ name: 'patch-have' }]) },
       { delete: JSON.stringify(['patch-guest']) },

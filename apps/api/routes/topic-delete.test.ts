@@ -3,9 +3,11 @@ import { deleteTopic } from '../../../libs/domain/messages/delete-topic';
 import { Role } from '../../../libs/domain/users/roles';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel, postToChannel, subscribe } from '../../../test/message-factories';
+import { makeChannel, addSubscribers } from '../../../test/channel-factories';
+import { postToChannel } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+import { eventsAfter, outboxMark } from '../../../test/outbox';
+import { api } from '../../../test/requests';
 
 let t: TestContext;
 let org: TestRealm;
@@ -149,7 +151,7 @@ describe('POST /streams/{stream_id}/delete_topic', () => {
       subscribers: [alice.user],
     });
     const before = await post(guarded, 'log', 2);
-    await subscribe(t, guarded, [admin.user]);
+    await addSubscribers(t, guarded, [admin.user]);
     const after = await post(guarded, 'log', 1);
     await t.db.userTopic.create({
       data: {

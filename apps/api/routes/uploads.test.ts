@@ -8,10 +8,11 @@ import { temporaryUploadUrl } from '../../../libs/domain/attachments/temporary-u
 import { Role } from '../../../libs/domain/users/roles';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel } from '../../../test/message-factories';
+import { makeChannel } from '../../../test/channel-factories';
 import { multipartFile, PNG_PIXEL } from '../../../test/upload-bodies';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+import { eventsAfter, outboxMark } from '../../../test/outbox';
+import { api } from '../../../test/requests';
 
 let t: TestContext;
 let org: TestRealm;

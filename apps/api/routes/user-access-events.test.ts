@@ -15,9 +15,10 @@ import {
   type TestUser,
 } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel } from '../../../test/message-factories';
+import { makeChannel } from '../../../test/channel-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { api, eventsAfter, outboxMark, type RecordedEvent } from '../../../test/user-factories';
+import { eventsAfter, outboxMark, type RecordedEvent } from '../../../test/outbox';
+import { api } from '../../../test/requests';
 
 /**
  * Presence, user status, subscription changes and user creation under

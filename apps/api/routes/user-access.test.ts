@@ -15,9 +15,11 @@ import {
   type TestUser,
 } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel, postDirect } from '../../../test/message-factories';
+import { makeChannel } from '../../../test/channel-factories';
+import { postDirect } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+import { eventsAfter, outboxMark } from '../../../test/outbox';
+import { api } from '../../../test/requests';
 
 /**
  * `can_access_all_users_group` = role:members: the guest shares #shared with Alice, and nothing

@@ -263,7 +263,10 @@ describe('deactivation and reactivation', () => {
 
   it('refuses to deactivate a group a channel setting uses', async () => {
     const id = (await createGroup(admin.auth, 'senders')).body.group_id as number;
-    const chan = await makeChannel(t, org, { name: 'uses-group' });
+    const chan = await makeChannel(t, org.realm, {
+      subscribers: [org.owner.user],
+      name: 'uses-group',
+    });
     const set = await send('patch', `/streams/${chan.id}`, admin.auth, {
       can_send_message_group: JSON.stringify({ new: id }),
     });

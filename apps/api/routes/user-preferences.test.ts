@@ -1,13 +1,10 @@
 import { makeChannel } from '../../../test/channel-factories';
 import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import {
-  makeChannel as makeMessageChannel,
-  postDirect,
-  postToChannel,
-} from '../../../test/message-factories';
+import { postDirect, postToChannel } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+import { eventsAfter, outboxMark } from '../../../test/outbox';
+import { api } from '../../../test/requests';
 import { Role } from '../../../libs/domain/users/roles';
 
 let t: TestContext;
@@ -78,7 +75,7 @@ describe('muted users', () => {
     const member = await makeUser(t, org.realm);
     const other = await makeUser(t, org.realm);
     const third = await makeUser(t, org.realm);
-    const channel = await makeMessageChannel(t, org.realm, {
+    const channel = await makeChannel(t, org.realm, {
       subscribers: [member.user, other.user, third.user],
     });
     const inChannel = await postToChannel(t, org.realm, other.user, channel, 'lunch', 'soup?');
@@ -138,7 +135,7 @@ describe('muted users', () => {
 describe('POST /user_topics', () => {
   it('mutes, follows and resets a topic with user_topic events', async () => {
     const member = await makeUser(t, org.realm);
-    const channel = await makeChannel(t, org, { subscribers: [member.user] });
+    const channel = await makeChannel(t, org.realm, { subscribers: [member.user] });
     const mark = await outboxMark(t);
     const muted = await call('post', '/user_topics', member.auth, {
       stream_id: channel.id,
@@ -178,8 +175,11 @@ describe('POST /user_topics', () => {
   it('refuses inaccessible channels (guests and private channels) and bad values', async () => {
     const guest = await makeUser(t, org.realm, { role: Role.GUEST });
     const member = await makeUser(t, org.realm);
-    const publicChannel = await makeChannel(t, org);
-    const privateChannel = await makeChannel(t, org, { inviteOnly: true });
+    const publicChannel = await makeChannel(t, org.realm, { subscribers: [org.owner.user] });
+    const privateChannel = await makeChannel(t, org.realm, {
+      subscribers: [org.owner.user],
+      inviteOnly: true,
+    });
     const guestRes = await call('post', '/user_topics', guest.auth, {
       stream_id: publicChannel.id,
       topic: 'x',
@@ -226,7 +226,7 @@ describe('POST /user_topics', () => {
 describe('PATCH /users/me/subscriptions/muted_topics (deprecated)', () => {
   it('mutes and unmutes by channel ID or name', async () => {
     const member = await makeUser(t, org.realm);
-    const channel = await makeChannel(t, org, { subscribers: [member.user] });
+    const channel = await makeChannel(t, org.realm, { subscribers: [member.user] });
     const patch = (form: Record<string, string | number>) =>
       api(t, org.host, 'patch', '/users/me/subscriptions/muted_topics', member.auth, form);
     expect((await patch({ stream_id: channel.id, topic: 'noise', op: 'add' })).status).toBe(200);

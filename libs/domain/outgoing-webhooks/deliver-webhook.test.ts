@@ -1,7 +1,7 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel } from '../../../test/message-factories';
+import { makeChannel } from '../../../test/channel-factories';
 import {
   makeOutgoingBot,
   startHttpReceiver,

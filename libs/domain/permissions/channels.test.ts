@@ -22,7 +22,7 @@ afterAll(() => t.close());
 
 describe('channel permissions', () => {
   it('lets members but not unsubscribed guests post to public channels', async () => {
-    const chan = await makeChannel(t, org);
+    const chan = await makeChannel(t, org.realm, { subscribers: [org.owner.user] });
     expect(await channelSendRefusal(t.db, member.user, chan)).toBeNull();
     expect(await channelSendRefusal(t.db, guest.user, chan)).toBe(
       `Not authorized to send to channel '${chan.name}'`,
@@ -37,7 +37,7 @@ describe('channel permissions', () => {
   });
 
   it('follows can_send_message_group', async () => {
-    const chan = await makeChannel(t, org);
+    const chan = await makeChannel(t, org.realm, { subscribers: [org.owner.user] });
     const admins = await t.db.userGroup.findFirstOrThrow({
       where: { realmId: org.realm.id, name: 'role:administrators' },
     });
@@ -52,7 +52,10 @@ describe('channel permissions', () => {
   });
 
   it('gives administrators metadata but not content access to private channels', async () => {
-    const chan = await makeChannel(t, org, { inviteOnly: true });
+    const chan = await makeChannel(t, org.realm, {
+      subscribers: [org.owner.user],
+      inviteOnly: true,
+    });
     const realm = await t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } });
     const adminAccess = await channelAccessFor(t.db, admin.user, chan, realm);
     expect(adminAccess).toMatchObject({
@@ -70,7 +73,10 @@ describe('channel permissions', () => {
   });
 
   it('grants content access to private channels through can_subscribe_group', async () => {
-    const chan = await makeChannel(t, org, { inviteOnly: true });
+    const chan = await makeChannel(t, org.realm, {
+      subscribers: [org.owner.user],
+      inviteOnly: true,
+    });
     const members = await t.db.userGroup.findFirstOrThrow({
       where: { realmId: org.realm.id, name: 'role:members' },
     });

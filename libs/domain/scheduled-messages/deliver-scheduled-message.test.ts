@@ -9,9 +9,10 @@ import {
   type TestEvents,
 } from '../../../test/events-factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel } from '../../../test/message-factories';
+import { makeChannel } from '../../../test/channel-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { api, eventsAfter, outboxMark } from '../../../test/user-factories';
+import { eventsAfter, outboxMark } from '../../../test/outbox';
+import { api } from '../../../test/requests';
 import { spawnWorkerProcess, stopWorkerProcess } from '../../../test/worker-factories';
 import { deliverScheduledMessage } from './deliver-scheduled-message';
 import { enqueueDelivery } from './schedule-delivery';
