@@ -2,12 +2,20 @@ import type { Request, Router } from 'express';
 import Joi from 'joi';
 import type { AppContext } from '../../libs/core/context';
 import { queueParamSpec, type QueueParams } from '../../libs/domain/register/queue-params';
-import { queueFromRequest } from '../../libs/domain/register/register-queue';
 import type { EventsTier } from '../../libs/events/events-tier';
 import { getEvents, ownedQueue } from '../../libs/events/get-events';
 import { P } from '../../libs/http/params';
 import { PrincipalCache, principalCacheOf } from '../../libs/http/principal-cache';
 import { authed } from '../../libs/http/route';
+
+/**
+ * Loaded on first use: registering pulls in most of the domain (the initial state's modules,
+ * Markdown), which a process that only serves polls never needs in memory.
+ */
+function registerQueueModule(): typeof import('../../libs/domain/register/register-queue') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load in CommonJS
+  return require('../../libs/domain/register/register-queue');
+}
 
 interface GetEventsParams extends QueueParams {
   queue_id?: string;
@@ -35,6 +43,7 @@ export function eventRoutes(router: Router, ctx: AppContext, tier: EventsTier): 
         let queueId = params.queue_id;
         if (queueId === undefined) {
           const client = req.headers['user-agent'] ?? '';
+          const { queueFromRequest } = registerQueueModule();
           const queue = await queueFromRequest(ctx, { user, realm, params, client });
           queueId = (await tier.store.create(queue)).id;
         }

@@ -1,10 +1,9 @@
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppContext } from '../core/context';
 import { DISPATCH_GROUP } from '../events/domain-stream';
 import type { EventsTier } from '../events/events-tier';
 import { eventKeys } from '../events/keys';
-import { bullPrefix, QueueName } from '../jobs';
 
 /**
  * Every Prometheus metric of the processes. A process registers only what it runs (`watch*`),
@@ -192,9 +191,15 @@ export function watchOutbox(ctx: AppContext): void {
 
 /** For the worker tier: the jobs of every BullMQ queue, and the webhook calls it makes. */
 export function watchJobQueues(ctx: AppContext): void {
+  // Required here: only processes that run workers watch their queues, and BullMQ is large (the
+  // events tier would otherwise hold it in memory for nothing).
+  /* eslint-disable @typescript-eslint/no-require-imports -- lazy loads in CommonJS */
+  const { Queue: JobQueue } = require('bullmq') as typeof import('bullmq');
+  const { bullPrefix, QueueName } = require('../jobs') as typeof import('../jobs');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   sources.jobQueues = Object.values(QueueName).map(
     (name) =>
-      new Queue(name, { connection: ctx.redis, prefix: bullPrefix(ctx.config.redisPrefix) }),
+      new JobQueue(name, { connection: ctx.redis, prefix: bullPrefix(ctx.config.redisPrefix) }),
   );
   register(jobs, webhookAttempts, webhookFailures);
 }
