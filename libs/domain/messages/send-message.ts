@@ -5,10 +5,9 @@ import type { Db, Tx } from '../../db/client';
 import { renderMarkdown, type MarkdownContext } from '../../markdown';
 import type { AppContext } from '../../core/context';
 import { markdownContextFor } from '../markdown-context';
-import { channelSendRefusal, directMessageRefusal, mentionRefusal } from '../permissions/messages';
+import { mentionRefusal } from '../permissions/messages';
 import {
   directRecipientId,
-  resolveChannel,
   resolveDirectUsers,
   type ChannelTarget,
   type DirectTarget,
@@ -18,9 +17,9 @@ import { formatMessages } from './format-message';
 import { Flag, flagNames } from './flags';
 import { groupByFlags, recipientFlags } from './recipient-flags';
 import { sentByHuman } from './sending-client';
-import { normalizeTopic } from './topic';
 import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
 import { claimAttachments } from '../attachments/claim-attachments';
+import { checkAddressee } from './check-addressee';
 import { CHANNEL_TYPES, DIRECT_TYPES } from './types';
 
 export type SendType = (typeof CHANNEL_TYPES)[number] | (typeof DIRECT_TYPES)[number];
@@ -112,30 +111,15 @@ export async function prepareMessage(
   db: Db | Tx = ctx.db,
 ): Promise<PreparedMessage> {
   const { sender, realm } = input;
-  const isChannel = (CHANNEL_TYPES as readonly string[]).includes(input.type);
   const content = normalizeContent(input.content);
   // The organization's emoji and linkifiers load while the addressee is checked; a refusal
   // below leaves the load unawaited, hence the handler.
   const markdown = markdownContextFor(db, ctx.config, realm);
   markdown.catch(() => undefined);
 
-  let channel: Stream | null = null;
-  let topic = '';
-  let directUsers: Awaited<ReturnType<typeof resolveDirectUsers>> = [];
-  if (isChannel) {
-    if (input.topic === undefined) throw badRequest('Missing topic');
-    channel = await resolveChannel(db, realm, input.to as ChannelTarget);
-    topic = normalizeTopic(input.topic, realm);
-    const refusal =
-      input.systemNotice && !channel.isArchived
-        ? null
-        : await channelSendRefusal(db, sender, channel);
-    if (refusal) throw badRequest(refusal);
-  } else {
-    directUsers = await resolveDirectUsers(db, realm, input.to as DirectTarget);
-    const refusal = await directMessageRefusal(db, realm, sender, directUsers);
-    if (refusal) throw badRequest(refusal);
-  }
+  const { channel, topic, directUsers } = await checkAddressee(db, realm, sender, input, {
+    systemNotice: input.systemNotice,
+  });
 
   const rendered = input.systemNotice
     ? await renderMarkdown(content, await markdown)

@@ -1,19 +1,13 @@
 import { linkScheduledAttachments } from '../attachments/claim-attachments';
-import type { Realm, Stream, User } from '../../../generated/prisma/client';
+import type { Realm, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import {
-  directRecipientId,
-  resolveChannel,
-  resolveDirectUsers,
-  type DirectRecipientUser,
-} from '../messages/addressees';
+import { directRecipientId } from '../messages/addressees';
+import { checkAddressee } from '../messages/check-addressee';
 import { normalizeContent } from '../messages/content';
-import { normalizeTopic } from '../messages/topic';
 import { CHANNEL_TYPES, DIRECT_TYPES } from '../messages/types';
-import { channelSendRefusal, directMessageRefusal } from '../permissions/messages';
 import { renderCheckingMentions } from '../messages/send-message';
 import { formatScheduledMessages } from './format-scheduled-message';
 import { enqueueDelivery } from './schedule-delivery';
@@ -63,25 +57,7 @@ export async function checkScheduledMessage(
   draft: ScheduledMessageDraft,
 ): Promise<CheckedScheduledMessage> {
   const content = normalizeContent(draft.content);
-  let channel: Stream | null = null;
-  let topic = '';
-  let directUsers: DirectRecipientUser[] = [];
-  if (isChannelType(draft.type)) {
-    if (draft.topic === undefined) throw badRequest('Missing topic');
-    channel = await resolveChannel(ctx.db, realm, draft.to);
-    topic = normalizeTopic(draft.topic, realm);
-    const refusal = await channelSendRefusal(ctx.db, sender, channel);
-    if (refusal) throw badRequest(refusal);
-  } else {
-    directUsers = await resolveDirectUsers(
-      ctx.db,
-      realm,
-      Array.isArray(draft.to) ? draft.to : [draft.to],
-    );
-    // Zulip checks direct-message permissions when scheduling, and again at delivery.
-    const refusal = await directMessageRefusal(ctx.db, realm, sender, directUsers);
-    if (refusal) throw badRequest(refusal);
-  }
+  const { channel, topic, directUsers } = await checkAddressee(ctx.db, realm, sender, draft);
   const rendered = await renderCheckingMentions(ctx, realm, sender, channel, content);
   const stream = channel;
   return {

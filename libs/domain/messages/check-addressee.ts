@@ -1,0 +1,49 @@
+import type { Realm, Stream, User } from '../../../generated/prisma/client';
+import { badRequest } from '../../core/errors';
+import type { Db, Tx } from '../../db/client';
+import { channelSendRefusal, directMessageRefusal } from '../permissions/messages';
+import {
+  resolveChannel,
+  resolveDirectUsers,
+  type ChannelTarget,
+  type DirectRecipientUser,
+  type DirectTarget,
+} from './addressees';
+import { normalizeTopic } from './topic';
+import { CHANNEL_TYPES } from './types';
+
+/** Where a message goes: a channel and topic, or the users of a direct message. */
+export interface CheckedAddressee {
+  channel: Stream | null;
+  topic: string;
+  directUsers: DirectRecipientUser[];
+}
+
+/**
+ * Zulip's check_message for the addressee, shared by sending and scheduling: the channel or the
+ * users exist, a channel message has a valid topic, and the sender may post there. A system
+ * notice (the server speaking) may post to any channel that is not archived.
+ */
+export async function checkAddressee(
+  db: Db | Tx,
+  realm: Realm,
+  sender: User,
+  draft: { type: string; to: ChannelTarget | DirectTarget; topic?: string },
+  options: { systemNotice?: boolean } = {},
+): Promise<CheckedAddressee> {
+  if (!(CHANNEL_TYPES as readonly string[]).includes(draft.type)) {
+    const directUsers = await resolveDirectUsers(db, realm, draft.to);
+    const refusal = await directMessageRefusal(db, realm, sender, directUsers);
+    if (refusal) throw badRequest(refusal);
+    return { channel: null, topic: '', directUsers };
+  }
+  if (draft.topic === undefined) throw badRequest('Missing topic');
+  const channel = await resolveChannel(db, realm, draft.to);
+  const topic = normalizeTopic(draft.topic, realm);
+  const refusal =
+    options.systemNotice && !channel.isArchived
+      ? null
+      : await channelSendRefusal(db, sender, channel);
+  if (refusal) throw badRequest(refusal);
+  return { channel, topic, directUsers: [] };
+}
