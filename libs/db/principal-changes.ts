@@ -42,7 +42,13 @@ export class PrincipalChangeFeed {
 
   /** Connects; resolves once listening (or after the first failure, retrying in the background). */
   async start(): Promise<void> {
-    const client = new Client({ connectionString: this.databaseUrl });
+    // Keep-alive notices a silently dead connection (a listener only reads); a bounded connect
+    // attempt keeps an unreachable server from stalling the retries.
+    const client = new Client({
+      connectionString: this.databaseUrl,
+      keepAlive: true,
+      connectionTimeoutMillis: 5_000,
+    });
     const lost = (err?: Error) => {
       if (err) this.onError(err);
       if (this.client === client) this.client = null;
