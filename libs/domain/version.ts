@@ -7,9 +7,3 @@ export const FEATURE_LEVEL = 370;
 export const SERVER_VERSION = '11.0-chat-server-0.1.0';
 /** Equal to the version: this is not a fork of another server's tree. */
 export const SERVER_MERGE_BASE = SERVER_VERSION;
-
-export const MAX_MESSAGE_LENGTH = 10000;
-export const MAX_TOPIC_LENGTH = 60;
-export const MAX_STREAM_NAME_LENGTH = 60;
-export const MAX_STREAM_DESCRIPTION_LENGTH = 1024;
-export const MAX_USER_GROUP_NAME_LENGTH = 100;

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
-import { channelTopics } from '../../../libs/domain/messages/topics';
+import { channelTopics } from '../../../libs/domain/messages/channel-topics';
 import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 

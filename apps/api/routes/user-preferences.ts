@@ -13,7 +13,7 @@ import {
   VISIBILITY_POLICIES,
 } from '../../../libs/domain/user-topics/set-visibility';
 import { updateMutedTopic } from '../../../libs/domain/user-topics/legacy-muted-topics';
-import { MAX_TOPIC_LENGTH } from '../../../libs/domain/version';
+import { MAX_TOPIC_LENGTH } from '../../../libs/domain/limits';
 import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 

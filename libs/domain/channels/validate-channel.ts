@@ -1,5 +1,5 @@
 import { badRequest } from '../../core/errors';
-import { MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH } from '../version';
+import { MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH } from '../limits';
 
 /** Zulip's channel-name rules: trimmed, non-empty, bounded, no control or NUL characters. */
 export function checkChannelName(raw: string): string {

@@ -4,7 +4,7 @@ import { inTransaction } from '../../events/outbox';
 import { badRequest, notFound } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { channelAccess } from '../permissions/channels';
-import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../version';
+import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../limits';
 
 /** A draft as clients send it. */
 export interface DraftInput {

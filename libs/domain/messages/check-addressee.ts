@@ -9,7 +9,7 @@ import {
   type DirectRecipientUser,
   type DirectTarget,
 } from './addressees';
-import { normalizeTopic } from './topic';
+import { normalizeTopic } from './topic-name';
 import { CHANNEL_TYPES } from './types';
 
 /** Where a message goes: a channel and topic, or the users of a direct message. */

@@ -4,7 +4,7 @@ import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { deleteRefusal } from '../permissions/messages';
-import { messageAudience } from '../reactions/event-recipients';
+import { messageAudience } from './message-audience';
 import { accessMessage } from './access';
 
 type DeletedMessage = Pick<Message, 'id' | 'recipientId' | 'subject' | 'isChannelMessage'>;

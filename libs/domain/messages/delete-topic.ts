@@ -7,7 +7,7 @@ import { canAccessChannel, canReadChannelHistory } from '../permissions/messages
 import { requireRealmAdmin } from '../permissions/users';
 import { VisibilityPolicy } from '../user-topics/set-visibility';
 import { deleteMessagesInTransaction } from './delete-message';
-import { emptyTopicDisplayName } from './topic';
+import { emptyTopicDisplayName } from './topic-name';
 
 /** Zulip's RETENTION_STREAM_MESSAGE_BATCH_SIZE, and how long one request keeps deleting. */
 const DEFAULT_LIMITS = { batchSize: 100, timeBudgetMs: 50_000 };

@@ -20,14 +20,14 @@ import {
 } from '../permissions/messages';
 import { claimAttachments } from '../attachments/claim-attachments';
 import type { ApiAttachment } from '../attachments/format-attachment';
-import { messageAudience } from '../reactions/event-recipients';
+import { messageAudience } from './message-audience';
 import { accessMessage } from './access';
 import { normalizeContent } from './content';
 import { Flag, flagNames } from './flags';
 import { isMeMessage } from './format-message';
 import { groupByFlags, recipientFlags } from './recipient-flags';
 import { sendMoveNotices } from './move-notices';
-import { normalizeTopic, RESOLVED_TOPIC_PREFIX } from './topic';
+import { normalizeTopic, RESOLVED_TOPIC_PREFIX } from './topic-name';
 import type { EditHistoryEntry } from './types';
 import { equalsIgnoringCase } from '../../db/text-match';
 

@@ -5,7 +5,7 @@ import { canSeeDeliveryEmail } from '../permissions/email-visibility';
 import { RecipientType } from '../recipients';
 import { avatarUrlFor } from '../users/avatar';
 import { flagNames } from './flags';
-import { displayTopic } from './topic';
+import { displayTopic } from './topic-name';
 import type { ApiMessage, ApiReaction, DisplayRecipientUser, EditHistoryEntry } from './types';
 
 type Reader = Db | Tx;

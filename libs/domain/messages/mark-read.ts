@@ -5,7 +5,7 @@ import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { canAccessChannel } from '../permissions/messages';
 import { Flag } from './flags';
-import { emptyTopicDisplayName, NO_TOPIC } from './topic';
+import { emptyTopicDisplayName, NO_TOPIC } from './topic-name';
 import { applyFlagChange } from './update-flags';
 import { equalsIgnoringCase } from '../../db/text-match';
 

@@ -8,7 +8,7 @@ import type { AppContext } from '../../core/context';
 import { canReadChannelHistory } from '../permissions/messages';
 import { realmUrl } from '../realms/realm-url';
 import { deleteMessagesInTransaction } from './delete-message';
-import { RESOLVED_TOPIC_PREFIX } from './topic';
+import { RESOLVED_TOPIC_PREFIX } from './topic-name';
 import { equalsIgnoringCase } from '../../db/text-match';
 
 /** Zulip's RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS (production default). */

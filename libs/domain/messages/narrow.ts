@@ -7,7 +7,7 @@ import { Role } from '../users/roles';
 import { accessMessage } from './access';
 import { huddleHash } from './addressees';
 import { Flag } from './flags';
-import { emptyTopicDisplayName, NO_TOPIC, RESOLVED_TOPIC_PREFIX } from './topic';
+import { emptyTopicDisplayName, NO_TOPIC, RESOLVED_TOPIC_PREFIX } from './topic-name';
 import { equalsIgnoringCase } from '../../db/text-match';
 
 type Reader = Db | Tx;

@@ -5,7 +5,7 @@ import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { accessMessage } from './access';
 import { EDITABLE_FLAGS, Flag, NON_EDITABLE_FLAGS, type EditableFlag } from './flags';
-import { displayTopic } from './topic';
+import { displayTopic } from './topic-name';
 
 export type FlagOp = 'add' | 'remove';
 

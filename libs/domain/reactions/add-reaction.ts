@@ -5,7 +5,7 @@ import type { AppContext } from '../../core/context';
 import { accessMessage } from '../messages/access';
 import { Flag } from '../messages/flags';
 import { checkEmoji, emojiForName, type EmojiIdentity } from './emoji-identity';
-import { messageAudience } from './event-recipients';
+import { messageAudience } from '../messages/message-audience';
 
 export interface ReactionInput {
   user: User;

@@ -6,7 +6,7 @@ import type { AppContext } from '../../core/context';
 import { realmUserAudience, requireRealmAdmin } from '../permissions/users';
 import { LANGUAGES } from '../settings/user-settings';
 import { Role } from '../users/roles';
-import { MAX_TOPIC_LENGTH } from '../version';
+import { MAX_TOPIC_LENGTH } from '../limits';
 import { applyRealmGroupSettings, type RealmGroupSettingChanges } from './realm-group-settings';
 
 const bool = () => Joi.boolean();

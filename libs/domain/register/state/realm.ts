@@ -11,7 +11,7 @@ import {
   MAX_STREAM_DESCRIPTION_LENGTH,
   MAX_STREAM_NAME_LENGTH,
   MAX_TOPIC_LENGTH,
-} from '../../version';
+} from '../../limits';
 import type { StateProvider } from './types';
 
 /** Zulip's Realm.PLAN_TYPE_LIMITED (Zulip Cloud Free). */

@@ -1,6 +1,6 @@
 import type { Realm } from '../../../generated/prisma/client';
 import { badRequest } from '../../core/errors';
-import { MAX_TOPIC_LENGTH } from '../version';
+import { MAX_TOPIC_LENGTH } from '../limits';
 
 /** Zulip's default `realm_empty_topic_display_name`: how the empty topic is shown to older clients. */
 export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';

@@ -2,7 +2,7 @@ import { Prisma, type Realm, type User } from '../../../generated/prisma/client'
 import type { Db } from '../../db/client';
 import { badRequest } from '../../core/errors';
 import { canAccessChannel, canReadChannelHistory } from '../permissions/messages';
-import { displayTopic } from './topic';
+import { displayTopic } from './topic-name';
 
 /**
  * GET /users/me/{stream_id}/topics (spec 4.16): topics newest first with their newest message.
