@@ -5,6 +5,7 @@ import { createRealm } from '../../../libs/domain/realms/create-realm';
 import { realmUrl } from '../../../libs/domain/realms/realm-url';
 import { insertSubscriptions } from '../../../libs/domain/subscriptions/insert-subscriptions';
 import { createUser } from '../../../libs/domain/users/create-user';
+import { isRealmAdmin } from '../../../libs/domain/permissions/roles';
 import { Role, type RoleCode } from '../../../libs/domain/users/roles';
 import { inTransaction } from '../../../libs/events/outbox';
 import { optionalFlag, parseFlags } from '../args';
@@ -59,7 +60,7 @@ export async function seedDemoCommand(ctx: AppContext, argv: string[]) {
         creatorId: created.owner.user.id,
         inviteOnly: spec.inviteOnly,
       });
-      const members = users.filter((u) => !spec.inviteOnly || u.role <= Role.ADMINISTRATOR);
+      const members = users.filter((u) => !spec.inviteOnly || isRealmAdmin(u));
       await insertSubscriptions(
         tx,
         members.map((u) => ({ userId: u.user.id, recipientId: stream.recipientId! })),

@@ -2,10 +2,11 @@ import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Db } from '../../db/client';
 import { badRequest } from '../../core/errors';
 import {
+  canListAllChannels,
+  canSeeSubscribers,
   channelAccess,
   channelAccessFor,
-  isRealmAdmin,
-  isRealmGuest,
+  isOpenPublicChannel,
 } from '../permissions/channels';
 import { formatChannels, type ChannelDict } from './format-channel';
 import { equalsIgnoringCase } from '../../db/text-match';
@@ -29,7 +30,7 @@ export async function listChannels(
   realm: Realm,
   o: ListChannelsOptions,
 ): Promise<ChannelDict[]> {
-  if (o.includeAllActive && !isRealmAdmin(user))
+  if (o.includeAllActive && !canListAllChannels(user))
     throw badRequest('User not authorized for this query');
   const streams = await db.stream.findMany({
     where: { realmId: realm.id, ...(o.excludeArchived ? { isArchived: false } : {}) },
@@ -44,13 +45,12 @@ export async function listChannels(
     });
     ownerRecipients = new Set(subs.map((s) => s.recipientId));
   }
-  const guest = isRealmGuest(user);
   const chosen = streams.filter((s) => {
     const a = access.get(s.id);
     if (!a) return false;
     if ((o.includeAll || o.includeAllActive) && a.metadata) return true;
     if (o.includeSubscribed && a.subscribed) return true;
-    if (o.includePublic && !s.inviteOnly && !guest) return true;
+    if (o.includePublic && isOpenPublicChannel(user, s)) return true;
     if (o.includeWebPublic && s.isWebPublic) return true;
     if (o.includeCanAccessContent && a.content) return true;
     if (ownerRecipients.has(s.recipientId ?? -1) && a.metadata) return true;
@@ -105,7 +105,7 @@ export async function channelMembers(
 ): Promise<number[]> {
   const stream = await accessibleChannel(db, user, realm, streamId);
   const access = await channelAccessFor(db, user, stream, realm);
-  if (stream.inviteOnly && !access.content && !isRealmAdmin(user)) {
+  if (!canSeeSubscribers(user, stream, access)) {
     throw badRequest('Invalid channel ID');
   }
   const subs = await db.subscription.findMany({

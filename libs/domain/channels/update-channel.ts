@@ -14,8 +14,8 @@ import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
 import {
   canCreateChannel,
   channelAccessFor,
-  isRealmAdmin,
-  isRealmOwner,
+  canManageDefaultChannels,
+  requireCanSetChannelRetention,
   webPublicChannelsEnabled,
 } from '../permissions/channels';
 import type { ChannelGroupSetting } from '../subscriptions/subscribe';
@@ -149,7 +149,7 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
     });
 
     if (input.messageRetentionDays !== undefined) {
-      if (!isRealmOwner(actor)) throw badRequest('Must be an organization owner');
+      requireCanSetChannelRetention(actor);
       current = await tx.stream.update({
         where: { id: stream.id },
         data: { messageRetentionDays: input.messageRetentionDays },
@@ -253,7 +253,7 @@ export async function setDefaultChannel(
   stream: Stream,
   isDefault: boolean,
 ): Promise<void> {
-  if (!isRealmAdmin(actor)) throw badRequest('Must be an organization administrator');
+  if (!canManageDefaultChannels(actor)) throw badRequest('Must be an organization administrator');
   if (isDefault) {
     if (stream.inviteOnly) throw badRequest('Private channels cannot be made default.');
     await tx.defaultStream.upsert({

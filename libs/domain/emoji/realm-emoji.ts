@@ -6,9 +6,8 @@ import type { EventSink } from '../../events/outbox';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { isUserInGroup } from '../permissions/groups';
-import { canAdministerUsers, realmUserAudience } from '../permissions/users';
-import { Role } from '../users/roles';
+import { canAddCustomEmoji, canDeactivateEmoji } from '../permissions/emoji';
+import { realmUserAudience } from '../permissions/users';
 
 export const MAX_EMOJI_FILE_SIZE_MIB = 5;
 const IMAGE_TYPES: Record<string, string> = {
@@ -88,15 +87,12 @@ export interface UploadedImage {
   size: number;
 }
 
-/** May the user add custom emoji (`can_add_custom_emoji_group`)? */
-async function canAddEmoji(ctx: AppContext, user: User): Promise<boolean> {
-  const realm = await ctx.db.realm.findUniqueOrThrow({
+/** The user's organization, as far as `canAddCustomEmoji` reads it. */
+const emojiSettings = (ctx: AppContext, user: User) =>
+  ctx.db.realm.findUniqueOrThrow({
     where: { id: user.realmId },
     select: { canAddCustomEmojiGroupId: true },
   });
-  if (realm.canAddCustomEmojiGroupId === null) return canAdministerUsers(user);
-  return isUserInGroup(ctx.db, user.id, realm.canAddCustomEmojiGroupId);
-}
 
 /** `POST /realm/emoji/{emoji_name}`: stores the image on local disk and adds the emoji. */
 export async function uploadRealmEmoji(
@@ -105,7 +101,9 @@ export async function uploadRealmEmoji(
 ): Promise<void> {
   const { actor, name } = input;
   checkEmojiName(name);
-  if (actor.role === Role.GUEST || !(await canAddEmoji(ctx, actor))) throw insufficientPermission();
+  if (!(await canAddCustomEmoji(ctx.db, actor, await emojiSettings(ctx, actor)))) {
+    throw insufficientPermission();
+  }
   if (input.files.length !== 1) throw badRequest('You must upload exactly one file.');
   const [file] = input.files;
   if (file.size > MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024) {
@@ -145,7 +143,7 @@ export async function deactivateRealmEmoji(
       where: { realmId: actor.realmId, name, deactivated: false },
     });
     if (!emoji) throw badRequest(`Emoji '${name}' does not exist`);
-    if (!canAdministerUsers(actor) && emoji.authorId !== actor.id) {
+    if (!canDeactivateEmoji(actor, emoji)) {
       throw badRequest('Must be an organization administrator or emoji author');
     }
     await tx.realmEmoji.update({ where: { id: emoji.id }, data: { deactivated: true } });

@@ -1,5 +1,6 @@
 import type { Tx } from '../../db/client';
 import { Role, type RoleCode } from '../users/roles';
+import { isRealmMember } from '../permissions/roles';
 
 /** Zulip's system groups, most to least privileged; each contains the previous one as a subgroup. */
 export const SYSTEM_GROUP_NAMES = [
@@ -94,7 +95,7 @@ export async function setRoleGroupMembership(
   const roleGroupIds = SYSTEM_GROUP_NAMES.map((name) => groups[name]);
   await tx.userGroupMembership.deleteMany({ where: { userId, userGroupId: { in: roleGroupIds } } });
   const direct = [groups[ROLE_SYSTEM_GROUP[role]]];
-  if (role === Role.MEMBER && isFullMember) direct.push(groups['role:fullmembers']);
+  if (isRealmMember({ role }) && isFullMember) direct.push(groups['role:fullmembers']);
   await tx.userGroupMembership.createMany({
     data: direct.map((userGroupId) => ({ userGroupId, userId })),
   });

@@ -1,49 +1,18 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
-import type { Db, Tx } from '../../db/client';
+import type { Tx } from '../../db/client';
 import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { channelAccess, canAddSubscribersInRealm } from '../permissions/channels';
 import { groupsContainingUser } from '../permissions/groups';
+import { requireCanInviteAs } from '../permissions/invites';
 import { canAdministerUsers } from '../permissions/users';
-import { isRoleCode, Role } from '../users/roles';
+import { Role } from '../users/roles';
 
 export interface InviteTargets {
   role: number;
   streamIds: number[];
   groupIds: number[];
   includeRealmDefaultSubscriptions: boolean;
-}
-
-/** Invitations grant roles no more privileged than the inviter's (spec 5.4). */
-export function checkInviteRole(actor: User, role: number): void {
-  if (!isRoleCode(role)) throw badRequest('Invalid invite_as');
-  if (role === Role.OWNER && actor.role !== Role.OWNER) {
-    throw insufficientPermission('Must be an organization owner');
-  }
-  if (role === Role.ADMINISTRATOR && !canAdministerUsers(actor)) {
-    throw insufficientPermission('Must be an organization administrator');
-  }
-  // The spec allows roles equal to the inviter's, so moderators may invite moderators (Zulip's
-  // own code asks for an administrator here).
-  if (role === Role.MODERATOR && actor.role > Role.MODERATOR) {
-    throw insufficientPermission('Must be an organization administrator');
-  }
-}
-
-/** May the user invite people by email (`can_invite_users_group`; never guests)? */
-export async function canInviteByEmail(db: Db | Tx, actor: User, realm: Realm): Promise<boolean> {
-  if (actor.role === Role.GUEST) return false;
-  if (canAdministerUsers(actor)) return true;
-  const id = realm.canInviteUsersGroupId;
-  return id !== null && (await groupsContainingUser(db, actor.id, [id])).has(id);
-}
-
-/** May the user create reusable invitation links (`create_multiuse_invite_group`)? */
-export async function canCreateMultiuseInvite(db: Db, actor: User, realm: Realm): Promise<boolean> {
-  if (actor.role === Role.GUEST) return false;
-  const id = realm.createMultiuseInviteGroupId;
-  if (id === null) return canAdministerUsers(actor);
-  return (await groupsContainingUser(db, actor.id, [id])).has(id);
 }
 
 /**
@@ -56,7 +25,7 @@ export async function checkInviteTargets(
   realm: Realm,
   targets: InviteTargets,
 ): Promise<Stream[]> {
-  checkInviteRole(actor, targets.role);
+  requireCanInviteAs(actor, targets.role);
   if (
     (targets.streamIds.length > 0 || targets.includeRealmDefaultSubscriptions) &&
     !(await canAddSubscribersInRealm(ctx.db, actor, realm))

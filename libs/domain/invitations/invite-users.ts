@@ -5,18 +5,12 @@ import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission, invitationFailed } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { enqueueInvitationEmail } from '../email/enqueue-email';
+import { canCreateMultiuseInvite, canInviteByEmail } from '../permissions/invites';
 import { realmUrl } from '../realms/realm-url';
 import { INVITE_REFUSAL_TEXT, realmEmailRule } from '../realm-domains/email-restrictions';
 import { normalizeEmail } from '../users/validate';
 import { checkDailyInviteLimit } from './invite-limit';
-import {
-  canCreateMultiuseInvite,
-  canInviteByEmail,
-  checkInviteTargets,
-  expiryFrom,
-  inviteManagers,
-  type InviteTargets,
-} from './invite-rules';
+import { checkInviteTargets, expiryFrom, inviteManagers, type InviteTargets } from './invite-rules';
 
 /** A channel or group named twice is one link (the join tables' keys say so). */
 const unique = (ids: number[]): number[] => [...new Set(ids)];

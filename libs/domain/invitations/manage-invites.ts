@@ -1,9 +1,9 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest, insufficientPermission } from '../../core/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { enqueueInvitationEmail } from '../email/enqueue-email';
-import { canAdministerUsers } from '../permissions/users';
+import { managesAllInvites, requireCanManageInvite } from '../permissions/invites';
 import { checkDailyInviteLimit } from './invite-limit';
 import { inviteManagers } from './invite-rules';
 import { joinUrl } from './invite-users';
@@ -35,7 +35,7 @@ export async function listInvites(
     realmId: realm.id,
     status: InviteStatus.PENDING,
     OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
-    ...(canAdministerUsers(actor) ? {} : { referredById: actor.id }),
+    ...(managesAllInvites(actor) ? {} : { referredById: actor.id }),
   };
   const [invites, links] = await Promise.all([
     ctx.db.invitation.findMany({ where, orderBy: { id: 'asc' } }),
@@ -64,12 +64,6 @@ export async function listInvites(
   ];
 }
 
-function checkManage(actor: User, referredById: number): void {
-  if (referredById !== actor.id && !canAdministerUsers(actor)) {
-    throw insufficientPermission('Must be an organization administrator');
-  }
-}
-
 async function pendingInvitation(ctx: AppContext, realm: Realm, id: number) {
   const invitation = await ctx.db.invitation.findFirst({
     where: { id, realmId: realm.id, status: InviteStatus.PENDING },
@@ -83,7 +77,7 @@ async function pendingInvitation(ctx: AppContext, realm: Realm, id: number) {
 /** `DELETE /invites/{invite_id}`. */
 export async function revokeInvite(ctx: AppContext, actor: User, realm: Realm, id: number) {
   const invitation = await pendingInvitation(ctx, realm, id);
-  checkManage(actor, invitation.referredById);
+  requireCanManageInvite(actor, invitation.referredById);
   await inTransaction(ctx, async (tx, events) => {
     await tx.invitation.update({ where: { id }, data: { status: InviteStatus.REVOKED } });
     await events.emit(
@@ -100,7 +94,7 @@ export async function revokeInvite(ctx: AppContext, actor: User, realm: Realm, i
  */
 export async function resendInvite(ctx: AppContext, actor: User, realm: Realm, id: number) {
   const invitation = await pendingInvitation(ctx, realm, id);
-  checkManage(actor, invitation.referredById);
+  requireCanManageInvite(actor, invitation.referredById);
   await inTransaction(ctx, (tx) => checkDailyInviteLimit(tx, ctx.config, realm.id, 1));
   await enqueueInvitationEmail(ctx, invitation.id);
 }
@@ -112,7 +106,7 @@ export async function revokeMultiuseInvite(ctx: AppContext, actor: User, realm: 
   if (link.status === InviteStatus.REVOKED) {
     throw badRequest('Invitation has already been revoked');
   }
-  checkManage(actor, link.referredById);
+  requireCanManageInvite(actor, link.referredById);
   await inTransaction(ctx, async (tx, events) => {
     await tx.multiuseInvite.update({ where: { id }, data: { status: InviteStatus.REVOKED } });
     await events.emit(

@@ -1,9 +1,9 @@
 import { Prisma, type Realm, type Stream, type User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { ApiError, badNarrow, badNarrowCombination } from '../../core/errors';
+import { seesAllPublicChannels } from '../permissions/channels';
 import { canReadChannelHistory } from '../permissions/messages';
 import { RecipientType } from '../recipients';
-import { Role } from '../users/roles';
 import { accessMessage } from './access';
 import { huddleHash } from './addressees';
 import { Flag } from './flags';
@@ -213,7 +213,7 @@ export async function compileNarrow(
         const webOnly = text === 'web-public';
         cond = Prisma.sql`m.recipient_id IN (SELECT recipient_id FROM streams s WHERE s.realm_id = ${realm.id}
           AND NOT s.invite_only AND (${!webOnly} OR s.is_web_public))`;
-        if (!negated && user.role !== Role.GUEST) includeHistory = true;
+        if (!negated && seesAllPublicChannels(user)) includeHistory = true;
         break;
       }
       case 'topic':

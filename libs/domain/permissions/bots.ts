@@ -1,7 +1,8 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
-import { BotType, Role, roleAtLeast } from '../users/roles';
+import { BotType } from '../users/roles';
 import { groupsContainingUser } from './groups';
+import { isRealmAdmin, isRealmGuest } from './roles';
 
 /**
  * Bot creation: members of `can_create_bots_group` create any kind of bot; members of
@@ -13,7 +14,7 @@ export async function canCreateBot(
   user: User,
   botType: number,
 ): Promise<boolean> {
-  if (user.isBot || user.role === Role.GUEST) return false;
+  if (user.isBot || isRealmGuest(user)) return false;
   const groupIds = [realm.canCreateBotsGroupId, realm.canCreateWriteOnlyBotsGroupId].filter(
     (id): id is number => id !== null,
   );
@@ -29,7 +30,7 @@ export async function canCreateBot(
 
 /** A bot is administered by its owner and by the organization's administrators. */
 export const canAdministerBot = (user: User, bot: Pick<User, 'botOwnerId'>): boolean =>
-  bot.botOwnerId === user.id || roleAtLeast(user.role, Role.ADMINISTRATOR);
+  bot.botOwnerId === user.id || isRealmAdmin(user);
 
 /** `GET /bots`: administrators see every bot of the organization, others their own. */
-export const seesAllBots = (user: User): boolean => roleAtLeast(user.role, Role.ADMINISTRATOR);
+export const seesAllBots = (user: User): boolean => isRealmAdmin(user);

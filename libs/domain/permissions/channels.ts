@@ -1,8 +1,9 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Config } from '../../core/config';
+import { badRequest } from '../../core/errors';
 import type { Db, Tx } from '../../db/client';
-import { Role } from '../users/roles';
 import { groupsContainingUser } from './groups';
+import { isRealmAdmin, isRealmGuest, isRealmOwner } from './roles';
 
 /** The channel columns the channel rules read. */
 export type ChannelPermissionRow = Pick<
@@ -34,15 +35,50 @@ export interface ChannelAccess {
   removeSubscribers: boolean;
 }
 
-const isAdmin = (user: ChannelActor) => user.role <= Role.ADMINISTRATOR;
+type ChannelKindRow = Pick<Stream, 'inviteOnly' | 'isWebPublic'>;
 
-/** Organization administrators (and owners). */
-export const isRealmAdmin = (user: Pick<User, 'role'>): boolean => user.role <= Role.ADMINISTRATOR;
-/** Organization owners. */
-export const isRealmOwner = (user: Pick<User, 'role'>): boolean => user.role === Role.OWNER;
-/** Guests. */
-export const isRealmGuest = (user: Pick<User, 'role'>): boolean => user.role === Role.GUEST;
-const isGuest = (user: ChannelActor) => user.role === Role.GUEST;
+/**
+ * Public channels are open to every member, administrator and moderator without subscribing
+ * (their content, their history, the list of them, the default ones); guests get only the
+ * web-public ones, and the channels they are subscribed to.
+ */
+export const seesAllPublicChannels = (user: Pick<User, 'role'>): boolean => !isRealmGuest(user);
+
+/** A public channel the user may subscribe to and list by themselves (never for guests). */
+export const isOpenPublicChannel = (
+  user: Pick<User, 'role'>,
+  channel: Pick<Stream, 'inviteOnly'>,
+): boolean => !channel.inviteOnly && seesAllPublicChannels(user);
+
+/**
+ * Who may see a channel and read it without a subscription or a group setting: any public channel
+ * for non-guests, a web-public one for guests (web-public channels are never private). The one
+ * visibility rule `channelAccess`, the register state and typing notifications share.
+ */
+export const channelOpenTo = (user: Pick<User, 'role'>, channel: ChannelKindRow): boolean =>
+  !channel.inviteOnly && (seesAllPublicChannels(user) || channel.isWebPublic);
+
+/** Whether the user sees a channel they are not subscribed to (register's `never_subscribed`). */
+export const canSeeUnsubscribed = (user: Pick<User, 'role'>, channel: ChannelKindRow): boolean =>
+  channelOpenTo(user, channel) || isRealmAdmin(user);
+
+/** `GET /streams?include_all=true` lists every channel: administrators only. */
+export const canListAllChannels = (user: Pick<User, 'role'>): boolean => isRealmAdmin(user);
+
+/** A private channel's subscribers are for those with content access, and administrators. */
+export const canSeeSubscribers = (
+  user: Pick<User, 'role'>,
+  channel: Pick<Stream, 'inviteOnly'>,
+  access: Pick<ChannelAccess, 'content'>,
+): boolean => !channel.inviteOnly || access.content || isRealmAdmin(user);
+
+/** Default channels (`is_default_stream`, `/default_streams`) are set by administrators. */
+export const canManageDefaultChannels = (user: Pick<User, 'role'>): boolean => isRealmAdmin(user);
+
+/** A channel's `message_retention_days` is set by organization owners, when created or later. */
+export function requireCanSetChannelRetention(user: Pick<User, 'role'>): void {
+  if (!isRealmOwner(user)) throw badRequest('Must be an organization owner');
+}
 
 /**
  * Channel rules of spec 2.2: administrators administer every channel and remove subscribers as
@@ -83,16 +119,15 @@ export async function channelAccess(
     const inSubscribeGroup = inGroups.has(c.canSubscribeGroupId);
     const inAddGroup = inGroups.has(c.canAddSubscribersGroupId);
     const inAdminGroup = inGroups.has(c.canAdministerChannelGroupId);
-    const publicAccess = !c.inviteOnly && (!isGuest(user) || c.isWebPublic);
-    const content = subscribed || publicAccess || inSubscribeGroup || inAddGroup;
-    const administer = isAdmin(user) || inAdminGroup;
+    const content = subscribed || channelOpenTo(user, c) || inSubscribeGroup || inAddGroup;
+    const administer = isRealmAdmin(user) || inAdminGroup;
     const metadata = content || administer;
     // Archived channels still take subscription changes (FL 362) but no messages.
-    const subscribeSelf = subscribed || (!c.inviteOnly && !isGuest(user)) || inSubscribeGroup;
+    const subscribeSelf = subscribed || isOpenPublicChannel(user, c) || inSubscribeGroup;
     const addSubscribers =
       inAddGroup || (content && (realmAdd || administer)) || (administer && !c.inviteOnly);
     const removeSubscribers =
-      isAdmin(user) || (metadata && inGroups.has(c.canRemoveSubscribersGroupId));
+      isRealmAdmin(user) || (metadata && inGroups.has(c.canRemoveSubscribersGroupId));
     out.set(c.id, {
       subscribed,
       content,
@@ -155,7 +190,7 @@ export async function canAddSubscribersInRealm(
   user: ChannelActor,
   realm: Pick<Realm, 'canAddSubscribersGroupId'>,
 ): Promise<boolean> {
-  if (isAdmin(user)) return true;
+  if (isRealmAdmin(user)) return true;
   const id = realm.canAddSubscribersGroupId;
   if (id === null) return false;
   return (await groupsContainingUser(db, user.id, [id])).has(id);

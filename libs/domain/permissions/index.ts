@@ -11,13 +11,20 @@ export {
   canCreateChannel,
   channelAccess,
   channelAccessFor,
-  isRealmAdmin,
-  isRealmGuest,
-  isRealmOwner,
   webPublicChannelsEnabled,
   type ChannelAccess,
 } from './channels';
 export { userHasGroupSetting } from './group-settings';
+export {
+  isAtLeastModerator,
+  isOwnerRole,
+  isRealmAdmin,
+  isRealmGuest,
+  isRealmModerator,
+  isRealmOwner,
+  requireRealmOwner,
+  roleFlags,
+} from './roles';
 export { canCreateUserGroups, userGroupAccess, type GroupAccess } from './user-groups';
 export {
   canAccessChannel,

@@ -1,8 +1,9 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { huddleHash } from '../messages/addressees';
-import { Role } from '../users/roles';
+import { isOpenPublicChannel } from './channels';
 import { groupsContainingUser } from './groups';
+import { isAtLeastModerator } from './roles';
 import { accessibleUserIds } from './users';
 
 type Reader = Db | Tx;
@@ -44,7 +45,7 @@ export async function channelSendRefusal(
   if (!allowed.has(channel.canSendMessageGroupId)) {
     return 'You do not have permission to post in this channel.';
   }
-  if (!channel.inviteOnly && sender.role !== Role.GUEST) return null;
+  if (isOpenPublicChannel(sender, channel)) return null;
   if (await isSubscribed(db, sender.id, channel.recipientId)) return null;
   return notAuthorized;
 }
@@ -59,7 +60,7 @@ export async function canReadChannelHistory(
   user: Pick<User, 'id' | 'role'>,
   channel: Pick<Stream, 'inviteOnly' | 'historyPublicToSubscribers' | 'recipientId'>,
 ): Promise<boolean> {
-  if (!channel.inviteOnly && user.role !== Role.GUEST) return true;
+  if (isOpenPublicChannel(user, channel)) return true;
   if (!channel.historyPublicToSubscribers) return false;
   return isSubscribed(db, user.id, channel.recipientId);
 }
@@ -70,7 +71,7 @@ export async function canAccessChannel(
   user: Pick<User, 'id' | 'role'>,
   channel: Pick<Stream, 'inviteOnly' | 'recipientId'>,
 ): Promise<boolean> {
-  if (!channel.inviteOnly && user.role !== Role.GUEST) return true;
+  if (isOpenPublicChannel(user, channel)) return true;
   return isSubscribed(db, user.id, channel.recipientId);
 }
 
@@ -120,7 +121,7 @@ export async function moveRefusal(
       : "You don't have permission to move this message";
   }
   // Moderators and above are not bound by the time limits.
-  if (mover.role <= Role.MODERATOR) return null;
+  if (isAtLeastModerator(mover)) return null;
   const limit =
     kind === 'topic'
       ? realm.moveMessagesWithinStreamLimitSeconds

@@ -1,8 +1,8 @@
 import type { Realm, User, UserGroup } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { badRequest } from '../../core/errors';
-import { Role } from '../users/roles';
 import { groupsContainingUser } from './groups';
+import { isRealmAdmin } from './roles';
 import { requireNonGuest } from './users';
 
 type GroupRow = Pick<
@@ -44,9 +44,7 @@ export async function userGroupAccess(
   const inGroups = await groupsContainingUser(db, user.id, ids);
   const has = (id: number | null) => id !== null && inGroups.has(id);
   const manage =
-    user.role <= Role.ADMINISTRATOR ||
-    has(realm.canManageAllGroupsId) ||
-    has(group.canManageGroupId);
+    isRealmAdmin(user) || has(realm.canManageAllGroupsId) || has(group.canManageGroupId);
   return {
     manage,
     addOthers: manage || has(group.canAddMembersGroupId),
@@ -62,7 +60,7 @@ export async function canCreateUserGroups(
   user: Pick<User, 'id' | 'role'>,
   realm: Pick<Realm, 'canCreateGroupsId' | 'canManageAllGroupsId'>,
 ): Promise<boolean> {
-  if (user.role <= Role.ADMINISTRATOR) return true;
+  if (isRealmAdmin(user)) return true;
   const ids = [realm.canCreateGroupsId, realm.canManageAllGroupsId].filter(
     (id): id is number => id !== null,
   );

@@ -2,27 +2,65 @@ import { Prisma, type User } from '../../../generated/prisma/client';
 import { badRequest, insufficientPermission } from '../../core/errors';
 import type { Db, Tx } from '../../db/client';
 import { RecipientType } from '../recipients';
+import { isOwnerRole, isRealmAdmin, isRealmGuest, isRealmOwner } from './roles';
 import { Role } from '../users/roles';
 
 /** Organization administrators (and owners) manage other users: edit, deactivate, reactivate. */
-export const canAdministerUsers = (actor: Pick<User, 'role'>): boolean =>
-  actor.role <= Role.ADMINISTRATOR;
+export const canAdministerUsers = (actor: Pick<User, 'role'>): boolean => isRealmAdmin(actor);
 
 /** Changing another user's email needs an owner holding the can_change_user_emails permission. */
 export const canChangeUserEmails = (actor: Pick<User, 'role' | 'canChangeUserEmails'>): boolean =>
-  actor.role === Role.OWNER && actor.canChangeUserEmails;
+  isRealmOwner(actor) && actor.canChangeUserEmails;
 
 /** A user may edit their own email unless the organization disabled it (administrators always may). */
 export const canChangeOwnEmail = (
   actor: Pick<User, 'role'>,
   realm: { emailChangesDisabled: boolean },
-): boolean => !realm.emailChangesDisabled || actor.role <= Role.ADMINISTRATOR;
+): boolean => !realm.emailChangesDisabled || isRealmAdmin(actor);
 
 /** A user may edit their own name unless the organization disabled it (administrators always may). */
 export const canChangeOwnName = (
   actor: Pick<User, 'role'>,
   realm: { nameChangesDisabled: boolean },
-): boolean => !realm.nameChangesDisabled || actor.role <= Role.ADMINISTRATOR;
+): boolean => !realm.nameChangesDisabled || isRealmAdmin(actor);
+
+/**
+ * Role changes: only owners grant or take away the owner role (`actor` null: the operator, who
+ * may), and bots are never owners.
+ */
+export function requireCanChangeRole(
+  actor: Pick<User, 'role'> | null,
+  target: Pick<User, 'role' | 'isBot'>,
+  role: number,
+): void {
+  if (actor && (isOwnerRole(role) || isRealmOwner(target)) && !isRealmOwner(actor)) {
+    throw badRequest('Must be an organization owner');
+  }
+  if (target.isBot && isOwnerRole(role)) throw badRequest('Bots cannot be organization owners');
+}
+
+/** Users deactivate themselves, administrators deactivate others, and only owners an owner. */
+export function requireCanDeactivate(
+  actor: Pick<User, 'id' | 'role'>,
+  target: Pick<User, 'id' | 'role'>,
+): void {
+  if (actor.id !== target.id && !canAdministerUsers(actor)) throw insufficientPermission();
+  if (isRealmOwner(target) && !isRealmOwner(actor)) {
+    throw insufficientPermission('Must be an organization owner');
+  }
+}
+
+/** The organization keeps an owner: is `target` its only active human owner? */
+export async function isOnlyOwner(
+  db: Db | Tx,
+  target: Pick<User, 'role' | 'realmId'>,
+): Promise<boolean> {
+  if (!isRealmOwner(target)) return false;
+  const owners = await db.user.count({
+    where: { realmId: target.realmId, role: Role.OWNER, isActive: true, isBot: false },
+  });
+  return owners <= 1;
+}
 
 /**
  * Who receives organization-wide events (realm settings, emoji, linkifiers, ...): the active users
@@ -45,6 +83,15 @@ export async function realmUserAudience(db: Db | Tx, realmId: number): Promise<n
  * with subscriptions here too, see messages/addressees.ts). A deactivated user stays accessible
  * through conversations but not through channels, as in Zulip.
  */
+
+/**
+ * Whose sight of `target` can depend on shared conversations: a guest's, and never of a bot (bots
+ * are accessible to everyone). Without `target`, whether the viewer's sight of anyone can.
+ */
+export const accessDependsOnConversations = (
+  viewer: Pick<User, 'role'>,
+  target?: Pick<User, 'isBot'>,
+): boolean => isRealmGuest(viewer) && !target?.isBot;
 
 /** SQL boolean: does this organization restrict what guests can access? */
 const guestsRestricted = (realmId: number) => Prisma.sql`COALESCE((
@@ -122,7 +169,7 @@ export async function accessibleUserIds(
   db: Db | Tx,
   viewer: { id: number; realmId: number; role: number },
 ): Promise<Set<number> | null> {
-  if (viewer.role !== Role.GUEST || !(await guestAccessRestricted(db, viewer.realmId))) {
+  if (!accessDependsOnConversations(viewer) || !(await guestAccessRestricted(db, viewer.realmId))) {
     return null;
   }
   const rows = await db.$queryRaw<{ id: number }[]>(Prisma.sql`
@@ -155,5 +202,5 @@ export function requireRealmAdmin(actor: Pick<User, 'role'>): void {
 
 /** Zulip's `require_non_guest_user`: endpoints guests may not call at all. */
 export function requireNonGuest(actor: Pick<User, 'role'>): void {
-  if (actor.role === Role.GUEST) throw badRequest('Not allowed for guest users');
+  if (isRealmGuest(actor)) throw badRequest('Not allowed for guest users');
 }

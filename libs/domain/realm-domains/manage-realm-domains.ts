@@ -1,9 +1,9 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest, insufficientPermission } from '../../core/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { isRealmOwner } from '../permissions/channels';
+import { requireRealmOwner } from '../permissions/roles';
 import { realmUserAudience } from '../permissions/users';
 import { domainProblem } from './validate-domain';
 
@@ -18,11 +18,6 @@ export async function listRealmDomains(db: Db | Tx, realmId: number): Promise<Ap
   return rows.map((r) => ({ domain: r.domain, allow_subdomains: r.allowSubdomains }));
 }
 
-/** Changing the allowed domains is for owners since feature level 143. */
-function requireOwner(actor: User): void {
-  if (!isRealmOwner(actor)) throw insufficientPermission('Must be an organization owner');
-}
-
 const noEntry = (domain: string) => badRequest(`No entry found for domain ${domain}.`);
 
 /** `POST /realm/domains`; returns Zulip's `new_domain` pair `[id, domain]`. */
@@ -31,7 +26,7 @@ export async function addRealmDomain(
   input: { actor: User; realm: Realm; domain: string; allowSubdomains: boolean },
 ): Promise<[number, string]> {
   const { actor, realm } = input;
-  requireOwner(actor);
+  requireRealmOwner(actor);
   const domain = input.domain.trim().toLowerCase();
   const problem = domainProblem(domain);
   if (problem) throw badRequest(`Invalid domain: ${problem}`);
@@ -61,7 +56,7 @@ export async function changeRealmDomain(
   input: { actor: User; realm: Realm; domain: string; allowSubdomains: boolean },
 ): Promise<void> {
   const { actor, realm, domain } = input;
-  requireOwner(actor);
+  requireRealmOwner(actor);
   await inTransaction(ctx, async (tx, events) => {
     const { count } = await tx.realmDomain.updateMany({
       where: { realmId: realm.id, domain },
@@ -89,7 +84,7 @@ export async function removeRealmDomain(
   input: { actor: User; realm: Realm; domain: string },
 ): Promise<void> {
   const { actor, realm, domain } = input;
-  requireOwner(actor);
+  requireRealmOwner(actor);
   await inTransaction(ctx, async (tx, events) => {
     const { count } = await tx.realmDomain.deleteMany({ where: { realmId: realm.id, domain } });
     if (count === 0) throw noEntry(domain);

@@ -1,11 +1,11 @@
 import Joi from 'joi';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest, insufficientPermission } from '../../core/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
+import { requireRealmOwner } from '../permissions/roles';
 import { realmUserAudience, requireRealmAdmin } from '../permissions/users';
 import { LANGUAGES } from '../settings/user-settings';
-import { Role } from '../users/roles';
 import { MAX_TOPIC_LENGTH } from '../limits';
 import { applyRealmGroupSettings, type RealmGroupSettingChanges } from './realm-group-settings';
 
@@ -76,9 +76,7 @@ export async function updateRealm(
   const names = (Object.keys(REALM_SETTINGS) as RealmSettingName[]).filter(
     (name) => changes[name] !== undefined,
   );
-  if (names.some((n) => OWNER_ONLY.includes(n)) && actor.role !== Role.OWNER) {
-    throw insufficientPermission('Must be an organization owner');
-  }
+  if (names.some((n) => OWNER_ONLY.includes(n))) requireRealmOwner(actor);
   if (changes.enable_spectator_access === true && !ctx.config.webPublicStreamsEnabled) {
     throw badRequest('Server does not allow spectator access');
   }

@@ -2,7 +2,7 @@ import { Prisma, type Realm, type User } from '../../../generated/prisma/client'
 import { QueueStore, type NewQueue } from '../../events/queue-store';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { Role } from '../users/roles';
+import { seesAllPublicChannels } from '../permissions/channels';
 import { FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../version';
 import { newQueueFor, type QueueParams } from './queue-params';
 import { statePlan } from './state';
@@ -10,7 +10,7 @@ import { statePlan } from './state';
 /** Refusals shared by `POST /register` and on-the-fly registration in `GET /events`. */
 export function checkQueueRequest(user: User, params: QueueParams): void {
   // Guests cannot see channels they are not subscribed to, so they may not follow all of them.
-  if (params.all_public_streams && user.role === Role.GUEST) {
+  if (params.all_public_streams && !seesAllPublicChannels(user)) {
     throw badRequest('User not authorized for this query');
   }
 }

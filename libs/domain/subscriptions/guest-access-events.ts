@@ -1,18 +1,18 @@
 import type { User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
-import { guestAccessRestricted, pairsSharingConversation } from '../permissions/users';
+import {
+  accessDependsOnConversations,
+  guestAccessRestricted,
+  pairsSharingConversation,
+} from '../permissions/users';
 import type { ProfileData } from '../users/format-user';
 import { loadProfileData } from '../users/profile-data';
-import { Role } from '../users/roles';
 import { INACCESSIBLE_USER_NAME } from '../users/user-access';
 import { emitUserAdd } from '../users/user-add-events';
 
 type SubscriptionChange = { userId: number; recipientId: number };
 type Party = Pick<User, 'id' | 'role' | 'isBot'>;
-
-/** Only a guest's sight of other people depends on subscriptions; bots are always accessible. */
-const viewDepends = (viewer: Party, target: Party) => viewer.role === Role.GUEST && !target.isBot;
 
 /**
  * Where guests are restricted to the users they share a conversation with, a subscription change
@@ -90,7 +90,9 @@ async function changedSight(
   const byId = new Map(users.map((u) => [u.id, u]));
   const candidates = [...pairs.values()].filter(([a, b]) => {
     const [ua, ub] = [byId.get(a), byId.get(b)];
-    return ua && ub && (viewDepends(ua, ub) || viewDepends(ub, ua));
+    return (
+      ua && ub && (accessDependsOnConversations(ua, ub) || accessDependsOnConversations(ub, ua))
+    );
   });
   // Access changed for pairs that shared nothing before the subscriptions (add) or do not now.
   const sharing = await pairsSharingConversation(tx, candidates, op === 'add' ? changes : []);
@@ -102,7 +104,7 @@ async function changedSight(
       [ua, ub],
       [ub, ua],
     ]) {
-      if (viewDepends(viewer, target)) {
+      if (accessDependsOnConversations(viewer, target)) {
         viewersByTarget.set(target.id, [...(viewersByTarget.get(target.id) ?? []), viewer]);
       }
     }

@@ -16,8 +16,8 @@ import {
   canAddSubscribersInRealm,
   canCreateChannel,
   channelAccess,
-  isRealmAdmin,
-  isRealmOwner,
+  canManageDefaultChannels,
+  requireCanSetChannelRetention,
   webPublicChannelsEnabled,
 } from '../permissions/channels';
 import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
@@ -187,10 +187,8 @@ export async function subscribeWithin(
     if (!(await canCreateChannel(tx, actor, realm, kind))) {
       throw badRequest('Insufficient permission');
     }
-    if (input.messageRetentionDays !== undefined && !isRealmOwner(actor)) {
-      throw badRequest('Must be an organization owner');
-    }
-    if (input.isDefaultStream && !isRealmAdmin(actor)) {
+    if (input.messageRetentionDays !== undefined) requireCanSetChannelRetention(actor);
+    if (input.isDefaultStream && !canManageDefaultChannels(actor)) {
       throw badRequest('Insufficient permission');
     }
     if (input.isDefaultStream && input.inviteOnly) {

@@ -2,7 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, missingArgument } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { Role } from '../users/roles';
+import { channelOpenTo } from '../permissions/channels';
 
 export interface TypingInput {
   sender: User;
@@ -65,9 +65,7 @@ export async function sendTyping(ctx: AppContext, input: TypingInput): Promise<v
     },
   });
   const subscribed = subscribers.some((s) => s.userId === sender.id);
-  const mayAccess =
-    subscribed || (sender.role === Role.GUEST ? stream.isWebPublic : !stream.inviteOnly);
-  if (!mayAccess) throw badRequest('Invalid channel ID');
+  if (!subscribed && !channelOpenTo(sender, stream)) throw badRequest('Invalid channel ID');
   const notify = subscribers
     .filter((s) => s.user.isActive && s.user.receivesTypingNotifications)
     .map((s) => s.userId);

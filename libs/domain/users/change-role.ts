@@ -3,8 +3,9 @@ import { badRequest } from '../../core/errors';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
 import { setRoleGroupMembership, systemGroupIds } from '../groups/system-groups';
-import { usersWhoCanAccess } from '../permissions/users';
-import { Role, type RoleCode } from './roles';
+import { isOwnerRole } from '../permissions/roles';
+import { isOnlyOwner, requireCanChangeRole, usersWhoCanAccess } from '../permissions/users';
+import type { RoleCode } from './roles';
 
 /**
  * Changes a user's role and the system groups that follow from it. The organization must keep an
@@ -16,20 +17,10 @@ export async function changeRole(
   target: User,
   role: RoleCode,
 ): Promise<User> {
-  if (actor && (role === Role.OWNER || target.role === Role.OWNER) && actor.role !== Role.OWNER) {
-    throw badRequest('Must be an organization owner');
-  }
-  if (target.isBot && role === Role.OWNER) throw badRequest('Bots cannot be organization owners');
+  requireCanChangeRole(actor, target, role);
   return inTransaction(ctx, async (tx, events) => {
-    if (target.role === Role.OWNER && role !== Role.OWNER) {
-      const owners = await tx.user.count({
-        where: { realmId: target.realmId, role: Role.OWNER, isActive: true, isBot: false },
-      });
-      if (owners <= 1) {
-        throw badRequest(
-          'The owner permission cannot be removed from the only organization owner.',
-        );
-      }
+    if (!isOwnerRole(role) && (await isOnlyOwner(tx, target))) {
+      throw badRequest('The owner permission cannot be removed from the only organization owner.');
     }
     const updated = await tx.user.update({ where: { id: target.id }, data: { role } });
     const realm = await tx.realm.findUniqueOrThrow({ where: { id: target.realmId } });

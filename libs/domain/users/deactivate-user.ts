@@ -4,8 +4,13 @@ import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { enqueueDeactivationEmail } from '../email/enqueue-email';
-import { canAdministerUsers, realmUserAudience, usersWhoCanAccess } from '../permissions/users';
-import { Role } from './roles';
+import {
+  canAdministerUsers,
+  isOnlyOwner,
+  realmUserAudience,
+  requireCanDeactivate,
+  usersWhoCanAccess,
+} from '../permissions/users';
 import { INACCESSIBLE_USER_NAME } from './user-access';
 
 export interface DeactivateUserInput {
@@ -23,17 +28,11 @@ export interface DeactivateUserInput {
  */
 export async function deactivateUser(ctx: AppContext, input: DeactivateUserInput): Promise<void> {
   const { actor, realm, target } = input;
-  if (actor.id !== target.id && !canAdministerUsers(actor)) throw insufficientPermission();
-  if (target.role === Role.OWNER && actor.role !== Role.OWNER) {
-    throw insufficientPermission('Must be an organization owner');
-  }
+  requireCanDeactivate(actor, target);
   if (!target.isActive) throw badRequest('User is already deactivated');
   await inTransaction(ctx, async (tx, events) => {
-    if (target.role === Role.OWNER) {
-      const owners = await tx.user.count({
-        where: { realmId: realm.id, role: Role.OWNER, isActive: true, isBot: false },
-      });
-      if (owners <= 1) throw badRequest('Cannot deactivate the only organization owner');
+    if (await isOnlyOwner(tx, target)) {
+      throw badRequest('Cannot deactivate the only organization owner');
     }
     const accessedBefore = await usersWhoCanAccess(tx, target);
     const bots = await tx.user.findMany({

@@ -1,7 +1,7 @@
 import type { Prisma } from '../../../generated/prisma/client';
 import { canSeeDeliveryEmail } from '../permissions/email-visibility';
 import { avatarUrlFor } from './avatar';
-import { Role } from './roles';
+import { roleFlags } from '../permissions/roles';
 
 export interface ProfileDataEntry {
   value: string;
@@ -72,9 +72,7 @@ export function formatUser(user: FormattableUser, options: FormatUserOptions): A
     email: user.email,
     user_id: user.id,
     avatar_version: user.avatarVersion,
-    is_admin: user.role <= Role.ADMINISTRATOR,
-    is_owner: user.role === Role.OWNER,
-    is_guest: user.role === Role.GUEST,
+    ...roleFlags(user),
     role: user.role,
     is_bot: user.isBot,
     full_name: user.fullName,

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/client';
 import type { User } from '../../../generated/prisma/client';
+import { roleFlags } from '../permissions/roles';
 import { avatarUrl } from './avatar';
 import { isoMinutes, type ProfileData } from './format-user';
-import { Role } from './roles';
 
 /** `GET /users/me` (spec 2.4). */
 export interface OwnUser {
@@ -48,9 +48,7 @@ export async function ownUser(db: Db, user: User): Promise<OwnUser> {
     full_name: user.fullName,
     avatar_url: avatarUrl(user),
     avatar_version: user.avatarVersion,
-    is_admin: user.role <= Role.ADMINISTRATOR,
-    is_owner: user.role === Role.OWNER,
-    is_guest: user.role === Role.GUEST,
+    ...roleFlags(user),
     is_bot: user.isBot,
     is_active: user.isActive,
     role: user.role,

@@ -23,9 +23,6 @@ export const ROLE_NAMES: Record<string, RoleCode> = {
 export const isRoleCode = (value: number): value is RoleCode =>
   (ROLE_CODES as readonly number[]).includes(value);
 
-/** Lower codes are more privileged; "at least" means at least as privileged. */
-export const roleAtLeast = (role: number, required: RoleCode): boolean => role <= required;
-
 export const BotType = {
   GENERIC: 1,
   INCOMING_WEBHOOK: 2,

@@ -1,7 +1,6 @@
 import type { Stream, Subscription, User } from '../../../../generated/prisma/client';
 import type { Db, Tx } from '../../../db/client';
 import { RecipientType } from '../../recipients';
-import { Role } from '../../users/roles';
 
 export interface ChannelView {
   streams: Stream[];
@@ -28,10 +27,4 @@ export async function channelsForUser(
     if (sub) subsByStream.set(stream.id, sub);
   }
   return { streams, subs: subsByStream };
-}
-
-/** Whether the user can see a channel they are not subscribed to. */
-export function canSeeUnsubscribed(user: User, stream: Stream): boolean {
-  if (user.role === Role.GUEST) return stream.isWebPublic;
-  return !stream.inviteOnly || user.role <= Role.ADMINISTRATOR;
 }

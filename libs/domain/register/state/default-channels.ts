@@ -1,13 +1,13 @@
 import { formatChannels } from '../../channels/format-channel';
 import { listDefaultChannels } from '../../channels/default-channels';
-import { Role } from '../../users/roles';
+import { seesAllPublicChannels } from '../../permissions/channels';
 import type { StateProvider } from './types';
 
 /** `default_streams`: the channels new users join. Guests see none, as in Zulip. */
 export const defaultChannelsState: StateProvider = {
   eventTypes: ['default_streams'],
   async fetch({ ctx, user, realm }) {
-    if (user.role === Role.GUEST) return { realm_default_streams: [] };
+    if (!seesAllPublicChannels(user)) return { realm_default_streams: [] };
     return { realm_default_streams: await listDefaultChannels(ctx.db, realm) };
   },
 };
@@ -16,7 +16,7 @@ export const defaultChannelsState: StateProvider = {
 export const defaultChannelGroupsState: StateProvider = {
   eventTypes: ['default_stream_groups'],
   async fetch({ ctx, user, realm }) {
-    if (user.role === Role.GUEST) return { realm_default_stream_groups: [] };
+    if (!seesAllPublicChannels(user)) return { realm_default_stream_groups: [] };
     const groups = await ctx.db.defaultStreamGroup.findMany({
       where: { realmId: realm.id },
       orderBy: { name: 'asc' },

@@ -1,9 +1,14 @@
-import { canInviteByEmail } from '../../invitations/invite-rules';
 import { canAddSubscribersInRealm, canCreateChannel } from '../../permissions/channels';
+import { canInviteByEmail } from '../../permissions/invites';
+import {
+  isRealmAdmin,
+  isRealmGuest,
+  isRealmModerator,
+  isRealmOwner,
+} from '../../permissions/roles';
 import { avatarUrl } from '../../users/avatar';
 import { formatUser } from '../../users/format-user';
 import { listUsers } from '../../users/list-users';
-import { Role } from '../../users/roles';
 import type { Tx } from '../../../db/client';
 import type { StateProvider } from './types';
 
@@ -50,11 +55,11 @@ export const realmUserState: StateProvider = {
       can_create_streams: publicChannels || privateChannels || webPublicChannels,
       can_subscribe_other_users: subscribeOthers,
       can_invite_others_to_realm: invite,
-      is_admin: user.role <= Role.ADMINISTRATOR,
-      is_owner: user.role === Role.OWNER,
+      is_admin: isRealmAdmin(user),
+      is_owner: isRealmOwner(user),
       is_billing_admin: false,
-      is_moderator: user.role === Role.MODERATOR,
-      is_guest: user.role === Role.GUEST,
+      is_moderator: isRealmModerator(user),
+      is_guest: isRealmGuest(user),
       user_id: user.id,
       email: user.email,
       delivery_email: user.deliveryEmail,

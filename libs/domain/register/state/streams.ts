@@ -1,5 +1,6 @@
 import { formatChannels } from '../../channels/format-channel';
-import { canSeeUnsubscribed, channelsForUser } from './channels';
+import { canSeeUnsubscribed } from '../../permissions/channels';
+import { channelsForUser } from './channels';
 import type { StateProvider } from './types';
 
 /** `stream`: every channel the user can access (administrators: every channel). */

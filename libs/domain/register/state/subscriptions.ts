@@ -4,7 +4,8 @@ import {
   formatSubscriptions,
   subscriberIdsByRecipient,
 } from '../../subscriptions/format-subscription';
-import { canSeeUnsubscribed, channelsForUser } from './channels';
+import { canSeeUnsubscribed } from '../../permissions/channels';
+import { channelsForUser } from './channels';
 import type { StateProvider } from './types';
 
 /** `subscription`: subscribed, formerly subscribed, and never subscribed (but visible) channels. */
