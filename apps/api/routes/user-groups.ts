@@ -3,7 +3,6 @@ import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
 import { createUserGroup } from '../../../libs/domain/groups/create-group';
 import {
-  listUserGroups,
   USER_GROUP_SETTINGS,
   type UserGroupSetting,
 } from '../../../libs/domain/groups/format-group';
@@ -13,15 +12,15 @@ import {
   type GroupSettingUpdate,
   type GroupSettingValue,
 } from '../../../libs/domain/groups/group-setting-value';
+import { updateGroupMembers } from '../../../libs/domain/groups/members';
 import {
-  groupMemberIds,
-  isGroupMember,
-  updateGroupMembers,
-} from '../../../libs/domain/groups/members';
-import { subgroupIds, updateSubgroups } from '../../../libs/domain/groups/subgroups';
+  readGroupMembers,
+  readGroupMembership,
+  readSubgroups,
+  readUserGroups,
+} from '../../../libs/domain/groups/read-groups';
+import { updateSubgroups } from '../../../libs/domain/groups/subgroups';
 import { deactivateUserGroup, updateUserGroup } from '../../../libs/domain/groups/update-group';
-import { namedGroup } from '../../../libs/domain/groups/access-group';
-import { requireGroupReader } from '../../../libs/domain/permissions/user-groups';
 import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 
@@ -57,9 +56,12 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
       ctx,
       { include_deactivated_groups: P.bool(Joi.boolean().default(false)) },
       async ({ user, realm, params }) => {
-        requireGroupReader(user);
         return {
-          user_groups: await listUserGroups(ctx.db, realm.id, params.include_deactivated_groups),
+          user_groups: await readUserGroups(ctx.db, {
+            viewer: user,
+            realm,
+            includeDeactivated: params.include_deactivated_groups,
+          }),
         };
       },
     ),
@@ -142,14 +144,13 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
       ctx,
       { ...groupId, direct_member_only: P.bool(Joi.boolean().default(false)) },
       async ({ user, realm, params }) => {
-        requireGroupReader(user);
         return {
-          members: await groupMemberIds(
-            ctx.db,
-            realm.id,
-            params.user_group_id,
-            params.direct_member_only,
-          ),
+          members: await readGroupMembers(ctx.db, {
+            viewer: user,
+            realm,
+            groupId: params.user_group_id,
+            directOnly: params.direct_member_only,
+          }),
         };
       },
     ),
@@ -164,15 +165,14 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
         direct_member_only: P.bool(Joi.boolean().default(false)),
       },
       async ({ user, realm, params }) => {
-        requireGroupReader(user);
         return {
-          is_user_group_member: await isGroupMember(
-            ctx.db,
-            realm.id,
-            params.user_group_id,
-            params.user_id,
-            params.direct_member_only,
-          ),
+          is_user_group_member: await readGroupMembership(ctx.db, {
+            viewer: user,
+            realm,
+            groupId: params.user_group_id,
+            userId: params.user_id,
+            directOnly: params.direct_member_only,
+          }),
         };
       },
     ),
@@ -199,9 +199,13 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
       ctx,
       { ...groupId, direct_subgroup_only: P.bool(Joi.boolean().default(false)) },
       async ({ user, realm, params }) => {
-        requireGroupReader(user);
-        const group = await namedGroup(ctx.db, realm.id, params.user_group_id);
-        return { subgroups: await subgroupIds(ctx.db, group.id, params.direct_subgroup_only) };
+        const subgroups = await readSubgroups(ctx.db, {
+          viewer: user,
+          realm,
+          groupId: params.user_group_id,
+          directOnly: params.direct_subgroup_only,
+        });
+        return { subgroups };
       },
     ),
   );
