@@ -8,6 +8,7 @@ export type LogCategory =
   | 'outbox'
   | 'dispatch'
   | 'queue'
+  | 'redis'
   | 'worker'
   | 'email'
   | 'webhook'

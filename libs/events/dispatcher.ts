@@ -147,7 +147,7 @@ class PartitionLoop {
     private readonly delivered: (entryIds: string[]) => void,
   ) {
     // XREADGROUP BLOCK holds its connection: each partition reads on its own.
-    this.reader = connectRedis(ctx.config);
+    this.reader = connectRedis(ctx.config, { log: ctx.log });
     this.streamKey = keys.domainStream(partition);
     this.leaseKey = keys.lease(partition);
   }

@@ -25,10 +25,10 @@ export async function startEventsTier(
   // Its scripts are defined before its first command (the store's constructor), as ioredis's
   // auto pipelining requires; the shared connection, where libraries define scripts lazily
   // (the rate limiter), does not pipeline automatically.
-  const pollRedis = connectRedis(ctx.config, { autoPipelining: true });
+  const pollRedis = connectRedis(ctx.config, { autoPipelining: true, log: ctx.log });
   const store = QueueStore.of(ctx, pollRedis);
   const waker = new Waker(
-    connectRedis(ctx.config, { shardedSubscriber: true }),
+    connectRedis(ctx.config, { shardedSubscriber: true, log: ctx.log }),
     eventKeys(ctx.config.redisPrefix).wake(processId),
   );
   await waker.start();

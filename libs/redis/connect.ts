@@ -1,6 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Config } from '../core/config';
 import type { RedisClient } from '../core/context';
+import type { Logger } from '../core/log';
 
 export interface ConnectOptions {
   /** ioredis' retries per command while disconnected (null: forever, as BullMQ workers need). */
@@ -17,6 +18,8 @@ export interface ConnectOptions {
    * pipelining): thousands of polls woken at once then cost a few writes, not one each.
    */
   autoPipelining?: boolean;
+  /** Where the connection's loss and return are logged. */
+  log?: Logger;
 }
 
 /** The one place connections are made: `Redis` at REDIS_URL, or `Cluster` over its seed nodes. */
@@ -32,18 +35,21 @@ export function connectRedis(
   } = options;
   const { redisCluster } = config;
   if (!redisCluster) {
-    return new Redis(config.redisUrl, {
-      maxRetriesPerRequest,
-      lazyConnect,
-      enableAutoPipelining: autoPipelining,
-    });
+    return reportingState(
+      new Redis(config.redisUrl, {
+        maxRetriesPerRequest,
+        lazyConnect,
+        enableAutoPipelining: autoPipelining,
+      }),
+      options.log,
+    );
   }
   const redisOptions: RedisOptions = {
     maxRetriesPerRequest,
     ...(redisCluster.username ? { username: redisCluster.username } : {}),
     ...(redisCluster.password ? { password: redisCluster.password } : {}),
   };
-  return new Cluster(redisCluster.nodes, {
+  const cluster = new Cluster(redisCluster.nodes, {
     redisOptions,
     lazyConnect,
     shardedSubscribers: shardedSubscriber,
@@ -56,6 +62,27 @@ export function connectRedis(
     retryDelayOnMoved: 50,
     maxRedirections: 64,
   });
+  return reportingState(cluster, options.log);
+}
+
+/**
+ * Logs once that Redis cannot be reached and once that it can again. Without an error listener ioredis prints a
+ * line on the console (not a JSON log line) for every failed reconnection attempt while Redis is
+ * down; the commands that fail meanwhile are reported where they were issued.
+ */
+function reportingState(client: RedisClient, log: Logger | undefined): RedisClient {
+  let lost = false;
+  client.on('error', (err: Error) => {
+    if (lost) return;
+    lost = true;
+    log?.warn('redis', 'Redis unreachable; reconnecting', { error: err.message });
+  });
+  client.on('ready', () => {
+    if (!lost) return;
+    lost = false;
+    log?.info('redis', 'Redis reachable again');
+  });
+  return client;
 }
 
 export const isCluster = (redis: RedisClient): redis is Cluster => redis instanceof Cluster;

@@ -16,11 +16,11 @@ export function createAppContext(
   const db = createDb(config.databaseUrl, {
     maxConnections: options.maxConnections ?? config.databasePoolSize,
   });
-  const redis = connectRedis(config);
   const log = createLogger({
     level: options.logLevel ?? config.logLevel,
     format: config.logFormat,
   });
+  const redis = connectRedis(config, { log });
   return {
     db,
     redis,
