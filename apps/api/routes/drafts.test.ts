@@ -1,26 +1,19 @@
 import { makeChannel } from '../../../test/channel-factories';
-import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
-import { api } from '../../../test/requests';
 import { Role } from '../../../libs/domain/users/roles';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
+  org = await organization({});
+  ({ t } = org);
 });
-afterAll(() => t.close());
-
-const call = (
-  method: 'get' | 'post' | 'patch' | 'delete',
-  path: string,
-  auth: string,
-  form?: Record<string, string | number>,
-) => api(t, org.host, method, path, auth, form);
+afterAll(() => org.close());
 
 describe('drafts', () => {
   it('creates, lists, edits and deletes drafts with drafts events', async () => {
@@ -28,7 +21,7 @@ describe('drafts', () => {
     const other = await makeUser(t, org.realm);
     const channel = await makeChannel(t, org.realm, { subscribers: [member.user] });
     const mark = await outboxMark(t);
-    const created = await call('post', '/drafts', member.auth, {
+    const created = await org.as(member).post('/drafts', {
       drafts: JSON.stringify([
         {
           type: 'stream',
@@ -46,7 +39,7 @@ describe('drafts', () => {
     expect(created.body.ids).toHaveLength(3);
     const [streamId] = created.body.ids as number[];
 
-    const listed = await call('get', '/drafts', member.auth);
+    const listed = await org.as(member).get('/drafts');
     expectOpenApiResponse('/drafts', 'get', listed.body);
     expect(listed.body.count).toBe(3);
     expect(listed.body.drafts[0]).toEqual({
@@ -58,12 +51,12 @@ describe('drafts', () => {
       timestamp: 1700000000,
     });
 
-    const edited = await call('patch', `/drafts/${streamId}`, member.auth, {
+    const edited = await org.as(member).patch(`/drafts/${streamId}`, {
       draft: JSON.stringify({ type: 'stream', to: [channel.id], topic: 'plans', content: 'Bye' }),
     });
     expect(edited.status).toBe(200);
     expect(edited.body).toEqual({ result: 'success', msg: '' });
-    const deleted = await call('delete', `/drafts/${streamId}`, member.auth);
+    const deleted = await org.as(member).delete(`/drafts/${streamId}`);
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ result: 'success', msg: '' });
 
@@ -81,14 +74,14 @@ describe('drafts', () => {
     const member = await makeUser(t, org.realm);
     const other = await makeUser(t, org.realm);
     const [id] = (
-      await call('post', '/drafts', other.auth, {
+      await org.as(other).post('/drafts', {
         drafts: JSON.stringify([{ type: '', to: [], topic: '', content: 'mine' }]),
       })
     ).body.ids as number[];
-    const res = await call('delete', `/drafts/${id}`, member.auth);
+    const res = await org.as(member).delete(`/drafts/${id}`);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: 'Draft does not exist' });
-    const edit = await call('patch', '/drafts/999999', member.auth, {
+    const edit = await org.as(member).patch('/drafts/999999', {
       draft: JSON.stringify({ type: '', to: [], topic: '', content: 'x' }),
     });
     expect(edit.status).toBe(404);
@@ -98,43 +91,39 @@ describe('drafts', () => {
     const member = await makeUser(t, org.realm);
     const guest = await makeUser(t, org.realm, { role: Role.GUEST });
     const channel = await makeChannel(t, org.realm, { subscribers: [org.owner.user] });
-    const bad = async (auth: string, draft: object, msg: string) => {
-      const res = await call('post', '/drafts', auth, { drafts: JSON.stringify([draft]) });
+    const bad = async (who: TestUser, draft: object, msg: string) => {
+      const res = await org.as(who).post('/drafts', { drafts: JSON.stringify([draft]) });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 'BAD_REQUEST', msg });
     };
     await bad(
-      member.auth,
+      member,
       { type: 'stream', to: [1, 2], topic: 't', content: 'x' },
       'Must specify exactly 1 channel ID for channel messages',
     );
     await bad(
-      member.auth,
+      member,
       { type: 'stream', to: [999999], topic: 't', content: 'x' },
       'Invalid channel ID',
     );
     await bad(
-      guest.auth,
+      guest,
       { type: 'stream', to: [channel.id], topic: 't', content: 'x' },
       'Invalid channel ID',
     );
     await bad(
-      member.auth,
+      member,
       { type: 'private', to: [999999], topic: '', content: 'x' },
       'Invalid user ID 999999',
     );
+    await bad(member, { type: '', to: [], topic: '', content: '  ' }, 'Content must not be empty');
     await bad(
-      member.auth,
-      { type: '', to: [], topic: '', content: '  ' },
-      'Content must not be empty',
-    );
-    await bad(
-      member.auth,
+      member,
       { type: '', to: [], topic: '', content: 'x', timestamp: -5 },
       'Timestamp must not be negative.',
     );
     await bad(
-      member.auth,
+      member,
       { type: 'other', to: [], topic: '', content: 'x' },
       'Invalid drafts[0]["type"]',
     );
@@ -143,10 +132,10 @@ describe('drafts', () => {
 
   it('refuses every draft operation when synchronization is off', async () => {
     const member = await makeUser(t, org.realm);
-    await api(t, org.host, 'patch', '/settings', member.auth, {
+    await org.as(member).patch('/settings', {
       enable_drafts_synchronization: false,
     });
-    const res = await call('post', '/drafts', member.auth, {
+    const res = await org.as(member).post('/drafts', {
       drafts: JSON.stringify([{ type: '', to: [], topic: '', content: 'x' }]),
     });
     expect(res.body).toEqual({

@@ -1,34 +1,32 @@
 import { Queue } from 'bullmq';
 import { makeChannel, withoutNestedFields } from '../../../test/channel-factories';
-import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
-import { basicAuth, startTestContext, type TestContext } from '../../../test/harness';
+import { makeRealm, makeUser, type TestUser } from '../../../test/factories';
+import { basicAuth, type TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
-import { api } from '../../../test/requests';
+import { api, type Form } from '../../../test/requests';
 import { bullPrefix, QueueName } from '../../../libs/jobs';
 import { Role } from '../../../libs/domain/users/roles';
 import { findNotificationBot } from '../../../libs/domain/bots/notification-bot';
 import { eventsUntil, register, startTestEvents } from '../../../test/events-factories';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let emails: Queue;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
+  org = await organization({});
+  ({ t } = org);
   emails = new Queue(QueueName.EMAIL, {
     connection: t.redis,
     prefix: bullPrefix(t.config.redisPrefix),
   });
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
-type Form = Record<string, string | number | boolean>;
-const call = (method: 'get' | 'post' | 'delete', path: string, auth: string | null, form?: Form) =>
-  api(t, org.host, method, path, auth, form);
-const invite = (auth: string, form: Form) =>
-  call('post', '/invites', auth, { stream_ids: '[]', ...form });
+const invite = (who: TestUser, form: Form) =>
+  org.as(who).post('/invites', { stream_ids: '[]', ...form });
 
 let n = 0;
 const fresh = () => `invitee-${Date.now()}-${++n}@example.com`;
@@ -44,7 +42,7 @@ describe('POST /invites', () => {
     const channel = await makeChannel(t, org.realm, { subscribers: [member.user] });
     const [a, b] = [fresh(), fresh()];
     const mark = await outboxMark(t);
-    const res = await invite(member.auth, {
+    const res = await invite(member, {
       invitee_emails: `${a}, Bee <${b}>\n`,
       stream_ids: JSON.stringify([channel.id]),
     });
@@ -66,7 +64,7 @@ describe('POST /invites', () => {
     expect(events.map((e) => e.event)).toEqual([{ type: 'invites_changed' }]);
     expect(events[0].users).toEqual(expect.arrayContaining([org.owner.user.id, member.user.id]));
 
-    const listed = await call('get', '/invites', member.auth);
+    const listed = await org.as(member).get('/invites');
     expectOpenApiResponse(
       '/invites',
       'get',
@@ -79,7 +77,7 @@ describe('POST /invites', () => {
 
   it('never expires with null', async () => {
     const email = fresh();
-    await invite(org.owner.auth, { invitee_emails: email, invite_expires_in_minutes: 'null' });
+    await invite(org.owner, { invitee_emails: email, invite_expires_in_minutes: 'null' });
     const row = await t.db.invitation.findFirstOrThrow({ where: { email } });
     expect(row.expiresAt).toBeNull();
   });
@@ -87,7 +85,7 @@ describe('POST /invites', () => {
   it('reports existing accounts with INVITATION_FAILED after inviting the rest', async () => {
     const existing = await makeUser(t, org.realm);
     const email = fresh();
-    const res = await invite(org.owner.auth, { invitee_emails: `${existing.email},${email}` });
+    const res = await invite(org.owner, { invitee_emails: `${existing.email},${email}` });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       result: 'error',
@@ -100,13 +98,13 @@ describe('POST /invites', () => {
     });
     expect(await t.db.invitation.count({ where: { email } })).toBe(1);
 
-    const none = await invite(org.owner.auth, { invitee_emails: existing.email });
+    const none = await invite(org.owner, { invitee_emails: existing.email });
     expect(none.body).toMatchObject({
       code: 'INVITATION_FAILED',
       msg: "We weren't able to invite anyone.",
       sent_invitations: false,
     });
-    const invalid = await invite(org.owner.auth, { invitee_emails: `${fresh()}, not-an-email` });
+    const invalid = await invite(org.owner, { invitee_emails: `${fresh()}, not-an-email` });
     expect(invalid.body).toMatchObject({
       code: 'INVITATION_FAILED',
       msg: "Some emails did not validate, so we didn't send any invitations.",
@@ -117,13 +115,13 @@ describe('POST /invites', () => {
 
   it('refuses bad requests and changes nothing', async () => {
     const before = await t.db.invitation.count();
-    const empty = await invite(org.owner.auth, { invitee_emails: ' , ' });
+    const empty = await invite(org.owner, { invitee_emails: ' , ' });
     expect(empty.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',
       msg: 'You must specify at least one email address.',
     });
-    const badChannel = await invite(org.owner.auth, {
+    const badChannel = await invite(org.owner, {
       invitee_emails: fresh(),
       stream_ids: '[999999]',
     });
@@ -132,7 +130,7 @@ describe('POST /invites', () => {
       code: 'BAD_REQUEST',
       msg: 'Channel does not exist with ID: 999999. No invites were sent.',
     });
-    const missing = await call('post', '/invites', org.owner.auth, { invitee_emails: fresh() });
+    const missing = await org.as(org.owner).post('/invites', { invitee_emails: fresh() });
     expect(missing.body).toMatchObject({
       code: 'REQUEST_VARIABLE_MISSING',
       var_name: 'stream_ids',
@@ -144,26 +142,26 @@ describe('POST /invites', () => {
     const member = await makeUser(t, org.realm);
     const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
     const guest = await makeUser(t, org.realm, { role: Role.GUEST });
-    const asAdmin = await invite(member.auth, {
+    const asAdmin = await invite(member, {
       invitee_emails: fresh(),
       invite_as: Role.ADMINISTRATOR,
     });
     expect(asAdmin.body).toMatchObject({ msg: 'Must be an organization administrator' });
-    const asOwner = await invite(admin.auth, { invitee_emails: fresh(), invite_as: Role.OWNER });
+    const asOwner = await invite(admin, { invitee_emails: fresh(), invite_as: Role.OWNER });
     expect(asOwner.body).toMatchObject({ msg: 'Must be an organization owner' });
     expect(
-      (await invite(admin.auth, { invitee_emails: fresh(), invite_as: Role.MODERATOR })).status,
+      (await invite(admin, { invitee_emails: fresh(), invite_as: Role.MODERATOR })).status,
     ).toBe(200);
     expect(
-      (await invite(org.owner.auth, { invitee_emails: fresh(), invite_as: Role.OWNER })).status,
+      (await invite(org.owner, { invitee_emails: fresh(), invite_as: Role.OWNER })).status,
     ).toBe(200);
-    const byGuest = await invite(guest.auth, { invitee_emails: fresh() });
+    const byGuest = await invite(guest, { invitee_emails: fresh() });
     expect(byGuest.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',
       msg: 'Insufficient permission',
     });
-    const badRole = await invite(org.owner.auth, { invitee_emails: fresh(), invite_as: 250 });
+    const badRole = await invite(org.owner, { invitee_emails: fresh(), invite_as: 250 });
     expect(badRole.body).toMatchObject({ msg: 'Invalid invite_as' });
   });
 });
@@ -173,35 +171,35 @@ describe('managing invitations', () => {
     const inviter = await makeUser(t, org.realm);
     const other = await makeUser(t, org.realm);
     const email = fresh();
-    await invite(inviter.auth, { invitee_emails: email });
+    await invite(inviter, { invitee_emails: email });
     const row = await t.db.invitation.findFirstOrThrow({ where: { email } });
-    const notTheirs = await call('delete', `/invites/${row.id}`, other.auth);
+    const notTheirs = await org.as(other).delete(`/invites/${row.id}`);
     expect(notTheirs.body).toMatchObject({ msg: 'Must be an organization administrator' });
-    expect((await call('get', '/invites', other.auth)).body.invites).toEqual([]);
-    const resent = await call('post', `/invites/${row.id}/resend`, inviter.auth);
+    expect((await org.as(other).get('/invites')).body.invites).toEqual([]);
+    const resent = await org.as(inviter).post(`/invites/${row.id}/resend`);
     expect(resent.status).toBe(200);
     expect((await invitationJobs()).filter((id) => id === row.id)).toHaveLength(2);
-    expect((await call('delete', `/invites/${row.id}`, inviter.auth)).status).toBe(200);
-    const gone = await call('delete', `/invites/${row.id}`, inviter.auth);
+    expect((await org.as(inviter).delete(`/invites/${row.id}`)).status).toBe(200);
+    const gone = await org.as(inviter).delete(`/invites/${row.id}`);
     expect(gone.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: 'No such invitation' });
-    const resendGone = await call('post', `/invites/${row.id}/resend`, org.owner.auth);
+    const resendGone = await org.as(org.owner).post(`/invites/${row.id}/resend`);
     expect(resendGone.body.msg).toBe('No such invitation');
   });
 
   it('creates and revokes reusable links (administrators by default)', async () => {
     const member = await makeUser(t, org.realm);
-    const denied = await call('post', '/invites/multiuse', member.auth, {});
+    const denied = await org.as(member).post('/invites/multiuse', {});
     expect(denied.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Insufficient permission' });
-    const res = await call('post', '/invites/multiuse', org.owner.auth, {
+    const res = await org.as(org.owner).post('/invites/multiuse', {
       invite_expires_in_minutes: 60,
     });
     expect(res.status).toBe(200);
     expect(res.body.invite_link).toMatch(/\/join\/[0-9a-f]{24}\/$/);
-    const listed = await call('get', '/invites', org.owner.auth);
+    const listed = await org.as(org.owner).get('/invites');
     const link = listed.body.invites.find((i: { is_multiuse: boolean }) => i.is_multiuse);
     expect(link.link_url).toBe(res.body.invite_link);
-    expect((await call('delete', `/invites/multiuse/${link.id}`, org.owner.auth)).status).toBe(200);
-    const again = await call('delete', `/invites/multiuse/${link.id}`, org.owner.auth);
+    expect((await org.as(org.owner).delete(`/invites/multiuse/${link.id}`)).status).toBe(200);
+    const again = await org.as(org.owner).delete(`/invites/multiuse/${link.id}`);
     expect(again.body.msg).toBe('Invitation has already been revoked');
   });
 });
@@ -210,13 +208,13 @@ describe('POST /invites/redeem', () => {
   it('creates the invited account with its role and channels and returns its API key', async () => {
     const channel = await makeChannel(t, org.realm, { subscribers: [org.owner.user] });
     const email = fresh();
-    await invite(org.owner.auth, {
+    await invite(org.owner, {
       invitee_emails: email,
       invite_as: Role.MODERATOR,
       stream_ids: JSON.stringify([channel.id]),
     });
     const row = await t.db.invitation.findFirstOrThrow({ where: { email } });
-    const res = await call('post', '/invites/redeem', null, {
+    const res = await org.as(null).post('/invites/redeem', {
       key: row.confirmationKey,
       full_name: 'New Person',
       password: 'secret-pass',
@@ -230,9 +228,9 @@ describe('POST /invites/redeem', () => {
         where: { userId: user.id, recipientId: channel.recipientId! },
       }),
     ).toBe(1);
-    const me = await call('get', '/users/me', basicAuth(email, res.body.api_key));
+    const me = await org.as({ auth: basicAuth(email, res.body.api_key) }).get('/users/me');
     expect(me.body.user_id).toBe(user.id);
-    const reuse = await call('post', '/invites/redeem', null, {
+    const reuse = await org.as(null).post('/invites/redeem', {
       key: row.confirmationKey,
       full_name: 'Again',
     });
@@ -243,13 +241,12 @@ describe('POST /invites/redeem', () => {
   });
 
   it('redeems a reusable link for any address', async () => {
-    const link = (await call('post', '/invites/multiuse', org.owner.auth, {})).body
-      .invite_link as string;
+    const link = (await org.as(org.owner).post('/invites/multiuse', {})).body.invite_link as string;
     const key = /\/join\/([0-9a-f]+)\/$/.exec(link)![1];
     const email = fresh();
-    const missing = await call('post', '/invites/redeem', null, { key, full_name: 'Link User' });
+    const missing = await org.as(null).post('/invites/redeem', { key, full_name: 'Link User' });
     expect(missing.body.msg).toBe("Missing 'email' argument");
-    const res = await call('post', '/invites/redeem', null, { key, full_name: 'Link User', email });
+    const res = await org.as(null).post('/invites/redeem', { key, full_name: 'Link User', email });
     expect(res.status).toBe(200);
     expect(res.body.email).toBe(email);
   });
@@ -285,7 +282,7 @@ describe('redeeming: channels and the notice to the inviter', () => {
       [without, false],
       [withDefaults, true],
     ] as const) {
-      const res = await invite(org.owner.auth, {
+      const res = await invite(org.owner, {
         invitee_emails: email,
         stream_ids: JSON.stringify([channel.id]),
         ...(include ? { include_realm_default_subscriptions: true } : {}),
@@ -301,7 +298,7 @@ describe('redeeming: channels and the notice to the inviter', () => {
       [channel.id, general.streamId].sort((x, y) => x - y),
     );
 
-    const link = await call('post', '/invites/multiuse', org.owner.auth, {
+    const link = await org.as(org.owner).post('/invites/multiuse', {
       stream_ids: JSON.stringify([channel.id]),
     });
     const key = /\/join\/([0-9a-f]+)\/$/.exec(link.body.invite_link as string)![1];
@@ -318,7 +315,7 @@ describe('redeeming: channels and the notice to the inviter', () => {
     const events = await startTestEvents(t);
     try {
       const email = fresh();
-      expect((await invite(inviter.auth, { invitee_emails: email })).status).toBe(200);
+      expect((await invite(inviter, { invitee_emails: email })).status).toBe(200);
       const res = await redeem(org.host, { key: await keyOf(email), full_name: 'Nina New' });
       expect(res.status).toBe(200);
       const joined = res.body.user_id as number;
@@ -349,7 +346,7 @@ describe('redeeming: channels and the notice to the inviter', () => {
   it('sends no notice when notify_referrer_on_join is false', async () => {
     const inviter = await makeUser(t, org.realm);
     const email = fresh();
-    await invite(inviter.auth, { invitee_emails: email, notify_referrer_on_join: false });
+    await invite(inviter, { invitee_emails: email, notify_referrer_on_join: false });
     const mark = await outboxMark(t);
     const res = await redeem(org.host, { key: await keyOf(email), full_name: 'Quiet Joiner' });
     expect(res.status).toBe(200);

@@ -1,15 +1,14 @@
-import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
 import { getMessages } from '../../../libs/domain/messages/get-messages';
-import { Role } from '../../../libs/domain/users/roles';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import type { TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { makeChannel, addSubscribers } from '../../../test/channel-factories';
 import { postDirect, postToChannel } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let carol: TestUser;
@@ -19,19 +18,21 @@ let secret: Stream;
 const ids: Record<string, number> = {};
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  alice = await makeUser(t, org.realm, { fullName: 'Alice Member' });
-  bob = await makeUser(t, org.realm, { fullName: 'Bob Member' });
-  carol = await makeUser(t, org.realm, { fullName: 'Carol Late' });
-  guest = await makeUser(t, org.realm, { role: Role.GUEST });
-  design = await makeChannel(t, org.realm, { name: 'design', subscribers: [alice.user, bob.user] });
-  secret = await makeChannel(t, org.realm, {
-    name: 'secret',
-    inviteOnly: true,
-    historyPublicToSubscribers: false,
-    subscribers: [alice.user],
+  org = await organization({
+    members: {
+      alice: { fullName: 'Alice Member' },
+      bob: { fullName: 'Bob Member' },
+      carol: { fullName: 'Carol Late' },
+      guest: 'guest',
+    },
+    channels: {
+      design: ['alice', 'bob'],
+      secret: { subscribers: ['alice'], inviteOnly: true, historyPublicToSubscribers: false },
+    },
   });
+  ({ t } = org);
+  ({ alice, bob, carol, guest } = org.users);
+  ({ design, secret } = org.channels);
   const r = org.realm;
   ids.first = await postToChannel(
     t,
@@ -56,21 +57,17 @@ beforeAll(async () => {
   ids.secretNew = await postToChannel(t, r, alice.user, secret, 'x', 'after carol');
   ids.resolved = await postToChannel(t, r, bob.user, design, '✔ done', 'fixed');
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
-const get = (auth: string, query: Record<string, string | number | boolean>) =>
-  request(t.app)
-    .get('/api/v1/messages')
-    .set('Host', org.host)
-    .set('Authorization', auth)
-    .query(query);
+const get = (who: TestUser, query: Record<string, string | number | boolean>) =>
+  org.as(who).get('/messages', query);
 
 const fetchIds = async (
-  auth: string,
+  who: TestUser,
   narrow: unknown[],
   extra: Record<string, string | number> = {},
 ) => {
-  const res = await get(auth, {
+  const res = await get(who, {
     anchor: 'newest',
     num_before: 100,
     num_after: 0,
@@ -89,7 +86,7 @@ const stripNewer = (body: { messages?: Record<string, unknown>[] }) => ({
 
 describe('GET /messages', () => {
   it('returns messages another user sent with every field in Zulip shape', async () => {
-    const res = await get(bob.auth, {
+    const res = await get(bob, {
       anchor: 'newest',
       num_before: 10,
       num_after: 0,
@@ -134,7 +131,7 @@ describe('GET /messages', () => {
   });
 
   it('returns raw Markdown with apply_markdown=false and DMs with user display_recipient', async () => {
-    const res = await get(bob.auth, {
+    const res = await get(bob, {
       anchor: ids.dm,
       num_before: 0,
       num_after: 0,
@@ -160,35 +157,29 @@ describe('GET /messages', () => {
       { operator: 'channel', operand: design.id },
       { operator: 'topic', operand: 'plans' },
     ];
-    expect(await fetchIds(bob.auth, topic)).toEqual([ids.first, ids.mention]);
-    expect(await fetchIds(bob.auth, [{ operator: 'sender', operand: bob.user.id }])).toEqual([
+    expect(await fetchIds(bob, topic)).toEqual([ids.first, ids.mention]);
+    expect(await fetchIds(bob, [{ operator: 'sender', operand: bob.user.id }])).toEqual([
       ids.other,
       ids.resolved,
     ]);
-    expect(await fetchIds(bob.auth, [['pm-with', alice.email]])).toEqual([ids.dm]);
-    expect(await fetchIds(bob.auth, [{ operator: 'dm', operand: [alice.user.id] }])).toEqual([
+    expect(await fetchIds(bob, [['pm-with', alice.email]])).toEqual([ids.dm]);
+    expect(await fetchIds(bob, [{ operator: 'dm', operand: [alice.user.id] }])).toEqual([ids.dm]);
+    expect(await fetchIds(bob, [{ operator: 'dm-including', operand: alice.user.id }])).toEqual([
       ids.dm,
     ]);
+    expect(await fetchIds(bob, [{ operator: 'is', operand: 'dm' }])).toEqual([ids.dm]);
+    expect(await fetchIds(bob, [{ operator: 'is', operand: 'mentioned' }])).toEqual([ids.mention]);
+    expect(await fetchIds(bob, [{ operator: 'is', operand: 'resolved' }])).toEqual([ids.resolved]);
+    expect(await fetchIds(bob, [{ operator: 'has', operand: 'link' }])).toEqual([ids.first]);
+    expect(await fetchIds(bob, [{ operator: 'id', operand: ids.other }])).toEqual([ids.other]);
     expect(
-      await fetchIds(bob.auth, [{ operator: 'dm-including', operand: alice.user.id }]),
-    ).toEqual([ids.dm]);
-    expect(await fetchIds(bob.auth, [{ operator: 'is', operand: 'dm' }])).toEqual([ids.dm]);
-    expect(await fetchIds(bob.auth, [{ operator: 'is', operand: 'mentioned' }])).toEqual([
-      ids.mention,
-    ]);
-    expect(await fetchIds(bob.auth, [{ operator: 'is', operand: 'resolved' }])).toEqual([
-      ids.resolved,
-    ]);
-    expect(await fetchIds(bob.auth, [{ operator: 'has', operand: 'link' }])).toEqual([ids.first]);
-    expect(await fetchIds(bob.auth, [{ operator: 'id', operand: ids.other }])).toEqual([ids.other]);
-    expect(
-      await fetchIds(bob.auth, [
+      await fetchIds(bob, [
         { operator: 'is', operand: 'dm', negated: true },
         { operator: 'topic', operand: 'plans', negated: true },
       ]),
     ).toEqual([ids.other, ids.resolved]);
     expect(
-      await fetchIds(bob.auth, [
+      await fetchIds(bob, [
         { operator: 'near', operand: ids.first },
         { operator: 'is', operand: 'starred' },
       ]),
@@ -196,7 +187,7 @@ describe('GET /messages', () => {
   });
 
   it('searches with full-text search and highlights matches', async () => {
-    const res = await get(bob.auth, {
+    const res = await get(bob, {
       anchor: 'newest',
       num_before: 10,
       num_after: 0,
@@ -208,7 +199,7 @@ describe('GET /messages', () => {
   });
 
   it('shows public channel history to a non-subscriber with the historical flag', async () => {
-    const res = await get(carol.auth, {
+    const res = await get(carol, {
       anchor: 'oldest',
       num_before: 0,
       num_after: 10,
@@ -223,8 +214,8 @@ describe('GET /messages', () => {
     expect(res.body.messages[0].flags).toEqual(['read', 'historical']);
     expect(res.body.found_oldest).toBe(true);
     // Without a channel narrow, only received messages.
-    expect(await fetchIds(carol.auth, [])).toEqual([ids.secretNew]);
-    expect(await fetchIds(carol.auth, [{ operator: 'channels', operand: 'public' }])).toEqual([
+    expect(await fetchIds(carol, [])).toEqual([ids.secretNew]);
+    expect(await fetchIds(carol, [{ operator: 'channels', operand: 'public' }])).toEqual([
       ids.first,
       ids.mention,
       ids.other,
@@ -233,18 +224,18 @@ describe('GET /messages', () => {
   });
 
   it('hides protected private-channel history from later subscribers and guests see no public history', async () => {
-    expect(await fetchIds(carol.auth, [{ operator: 'channel', operand: 'secret' }])).toEqual([
+    expect(await fetchIds(carol, [{ operator: 'channel', operand: 'secret' }])).toEqual([
       ids.secretNew,
     ]);
-    expect(await fetchIds(alice.auth, [{ operator: 'channel', operand: 'secret' }])).toEqual([
+    expect(await fetchIds(alice, [{ operator: 'channel', operand: 'secret' }])).toEqual([
       ids.secretOld,
       ids.secretNew,
     ]);
-    expect(await fetchIds(guest.auth, [{ operator: 'channel', operand: 'design' }])).toEqual([]);
+    expect(await fetchIds(guest, [{ operator: 'channel', operand: 'design' }])).toEqual([]);
   });
 
   it('handles anchors, include_anchor and windows', async () => {
-    const res = await get(bob.auth, {
+    const res = await get(bob, {
       anchor: ids.mention,
       num_before: 1,
       include_anchor: 'false',
@@ -257,14 +248,14 @@ describe('GET /messages', () => {
       found_oldest: true,
       found_newest: false,
     });
-    const after = await get(bob.auth, {
+    const after = await get(bob, {
       anchor: ids.mention,
       num_before: 0,
       num_after: 1,
       include_anchor: 'false',
     });
     expect(after.body.messages.map((m: { id: number }) => m.id)).toEqual([ids.other]);
-    const unread = await get(bob.auth, { anchor: 'first_unread', num_before: 0, num_after: 1 });
+    const unread = await get(bob, { anchor: 'first_unread', num_before: 0, num_after: 1 });
     expect(unread.body.anchor).toBe(ids.first);
     expect(unread.body.found_anchor).toBe(true);
   });
@@ -318,7 +309,7 @@ describe('GET /messages', () => {
       'Argument "narrow" is not valid JSON.',
     ],
   ])('rejects %j', async (query, code, msg) => {
-    const res = await get(bob.auth, query as Record<string, string | number>);
+    const res = await get(bob, query as Record<string, string | number>);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ result: 'error', code, msg });
   });
@@ -326,7 +317,7 @@ describe('GET /messages', () => {
 
 describe('GET /messages message_ids (FL 300)', () => {
   it('returns the listed messages the user can access, in ID order, without anchor', async () => {
-    const res = await get(bob.auth, {
+    const res = await get(bob, {
       message_ids: JSON.stringify([ids.dm, ids.secretOld, 99999999, ids.first]),
     });
     expect(res.status).toBe(200);
@@ -344,21 +335,21 @@ describe('GET /messages message_ids (FL 300)', () => {
 
   it('applies the narrow and reads channel history as a window does', async () => {
     const listed = JSON.stringify([ids.first, ids.other, ids.dm]);
-    const topic = await get(bob.auth, {
+    const topic = await get(bob, {
       message_ids: listed,
       narrow: JSON.stringify([{ operator: 'topic', operand: 'plans' }]),
     });
     expect(topic.body.messages.map((m: { id: number }) => m.id)).toEqual([ids.first]);
     // Carol received none of these: only a channel narrow reaches their history.
-    const plain = await get(carol.auth, { message_ids: listed });
+    const plain = await get(carol, { message_ids: listed });
     expect(plain.body.messages).toEqual([]);
-    const history = await get(carol.auth, {
+    const history = await get(carol, {
       message_ids: listed,
       narrow: JSON.stringify([{ operator: 'channel', operand: design.id }]),
     });
     expect(history.body.messages.map((m: { id: number }) => m.id)).toEqual([ids.first, ids.other]);
     expect(history.body.messages[0].flags).toEqual(['read', 'historical']);
-    const none = await get(bob.auth, { message_ids: '[]' });
+    const none = await get(bob, { message_ids: '[]' });
     expect(none.body).toMatchObject({ result: 'success', messages: [] });
   });
 
@@ -368,7 +359,7 @@ describe('GET /messages message_ids (FL 300)', () => {
     [{ num_after: 2 }],
     [{ use_first_unread_anchor: 'true' }],
   ])('refuses message_ids with %j', async (extra) => {
-    const res = await get(bob.auth, { message_ids: '[1]', ...extra });
+    const res = await get(bob, { message_ids: '[1]', ...extra });
     expect(res.status).toBe(400);
     const parameters =
       'num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor';
@@ -381,7 +372,7 @@ describe('GET /messages message_ids (FL 300)', () => {
   });
 
   it('accepts num_before=0 and num_after=0 beside message_ids and limits the count', async () => {
-    const ok = await get(bob.auth, { message_ids: `[${ids.first}]`, num_before: 0, num_after: 0 });
+    const ok = await get(bob, { message_ids: `[${ids.first}]`, num_before: 0, num_after: 0 });
     expect(ok.body.messages.map((m: { id: number }) => m.id)).toEqual([ids.first]);
     // 5001 IDs do not fit in a request line, so the limit is checked on the domain action.
     const many = Array.from({ length: 5001 }, (_, i) => i + 1);
@@ -413,17 +404,14 @@ describe('the with narrow operator (FL 271)', () => {
     moved = await postToChannel(t, org.realm, alice.user, other, 'old topic', 'to be moved');
     stays = await postToChannel(t, org.realm, alice.user, other, 'old topic', 'stays behind');
     already = await postToChannel(t, org.realm, alice.user, other, 'new topic', 'already there');
-    const res = await request(t.app)
-      .patch(`/api/v1/messages/${moved}`)
-      .set('Host', org.host)
-      .set('Authorization', alice.auth)
-      .type('form')
-      .send({ topic: 'new topic', propagate_mode: 'change_one' });
+    const res = await org
+      .as(alice)
+      .patch(`/messages/${moved}`, { topic: 'new topic', propagate_mode: 'change_one' });
     expect(res.status).toBe(200);
   });
 
-  const fetchWith = async (auth: string, narrow: unknown[]) => {
-    const res = await get(auth, {
+  const fetchWith = async (who: TestUser, narrow: unknown[]) => {
+    const res = await get(who, {
       anchor: 'newest',
       num_before: 100,
       narrow: JSON.stringify(narrow),
@@ -438,26 +426,23 @@ describe('the with narrow operator (FL 271)', () => {
       { operator: 'topic', operand: 'old topic' },
       { operator: 'with', operand: moved },
     ];
-    const now = await fetchWith(bob.auth, stale);
+    const now = await fetchWith(bob, stale);
     expect(now.map((m) => m.id)).toContain(moved);
     expect(now.map((m) => m.id)).not.toContain(stays);
     expect(new Set(now.map((m) => `${m.stream_id}/${m.subject}`))).toEqual(
       new Set([`${other.id}/new topic`]),
     );
     // Other terms stay (here: leave out the notification bot's move notice).
-    const ids2 = await fetchIds(bob.auth, [
-      ...stale,
-      { operator: 'sender', operand: alice.user.id },
-    ]);
+    const ids2 = await fetchIds(bob, [...stale, { operator: 'sender', operand: alice.user.id }]);
     expect(ids2).toEqual([moved, already]);
     // A string operand works too, alone.
-    const old = await fetchWith(bob.auth, [{ operator: 'with', operand: String(stays) }]);
+    const old = await fetchWith(bob, [{ operator: 'with', operand: String(stays) }]);
     expect(old.map((m) => m.id)).toEqual([stays]);
   });
 
   it('narrows to the direct-message conversation of a DM', async () => {
     expect(
-      await fetchIds(bob.auth, [
+      await fetchIds(bob, [
         { operator: 'channel', operand: design.id },
         { operator: 'with', operand: ids.dm },
       ]),
@@ -471,9 +456,9 @@ describe('the with narrow operator (FL 271)', () => {
       { operator: 'topic', operand: 'plans' },
       { operator: 'with', operand: ids.dm },
     ];
-    expect(await fetchIds(carol.auth, narrow)).toEqual([ids.first, ids.mention]);
+    expect(await fetchIds(carol, narrow)).toEqual([ids.first, ids.mention]);
     expect(
-      await fetchIds(carol.auth, [
+      await fetchIds(carol, [
         { operator: 'dm', operand: [alice.user.id] },
         { operator: 'with', operand: 99999999 },
       ]),
@@ -498,7 +483,7 @@ describe('the with narrow operator (FL 271)', () => {
       "Invalid narrow operator combination: Duplicate 'with' operators.",
     ],
   ])('refuses %j', async (narrow, msg) => {
-    const res = await get(bob.auth, {
+    const res = await get(bob, {
       anchor: 'newest',
       num_before: 1,
       narrow: JSON.stringify(narrow),
@@ -508,7 +493,7 @@ describe('the with narrow operator (FL 271)', () => {
   });
 
   it('refuses a message the user cannot access without a conversation to fall back to', async () => {
-    const res = await get(carol.auth, {
+    const res = await get(carol, {
       anchor: 'newest',
       num_before: 1,
       narrow: JSON.stringify([{ operator: 'with', operand: ids.secretOld }]),
@@ -521,14 +506,10 @@ describe('the with narrow operator (FL 271)', () => {
   });
 
   it('is not a matches_narrow operator, as in Zulip', async () => {
-    const res = await request(t.app)
-      .get('/api/v1/messages/matches_narrow')
-      .set('Host', org.host)
-      .set('Authorization', bob.auth)
-      .query({
-        msg_ids: JSON.stringify([ids.first]),
-        narrow: JSON.stringify([{ operator: 'with', operand: ids.first }]),
-      });
+    const res = await org.as(bob).get('/messages/matches_narrow', {
+      msg_ids: JSON.stringify([ids.first]),
+      narrow: JSON.stringify([{ operator: 'with', operand: ids.first }]),
+    });
     expect(res.body).toMatchObject({
       code: 'BAD_NARROW',
       msg: 'Invalid narrow operator: unknown operator with',
@@ -538,10 +519,7 @@ describe('the with narrow operator (FL 271)', () => {
 
 describe('GET /messages/{id}', () => {
   it('returns the message with flags and raw_content', async () => {
-    const res = await request(t.app)
-      .get(`/api/v1/messages/${ids.mention}`)
-      .set('Host', org.host)
-      .set('Authorization', bob.auth);
+    const res = await org.as(bob).get(`/messages/${ids.mention}`);
     expect(res.status).toBe(200);
     expectOpenApiResponse('/messages/{message_id}', 'get', res.body);
     expect(res.body.raw_content).toBe('@**Bob Member** deploy the database');
@@ -549,15 +527,12 @@ describe('GET /messages/{id}', () => {
   });
 
   it('refuses messages the user cannot access', async () => {
-    for (const [auth, id] of [
-      [carol.auth, ids.secretOld],
-      [carol.auth, ids.dm],
-      [bob.auth, 99999999],
+    for (const [who, id] of [
+      [carol, ids.secretOld],
+      [carol, ids.dm],
+      [bob, 99999999],
     ] as const) {
-      const res = await request(t.app)
-        .get(`/api/v1/messages/${id}`)
-        .set('Host', org.host)
-        .set('Authorization', auth);
+      const res = await org.as(who).get(`/messages/${id}`);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid message(s)' });
     }
@@ -566,14 +541,10 @@ describe('GET /messages/{id}', () => {
 
 describe('GET /messages/matches_narrow and POST /messages/render', () => {
   it('reports which messages match', async () => {
-    const res = await request(t.app)
-      .get('/api/v1/messages/matches_narrow')
-      .set('Host', org.host)
-      .set('Authorization', bob.auth)
-      .query({
-        msg_ids: JSON.stringify([ids.first, ids.other]),
-        narrow: JSON.stringify([{ operator: 'topic', operand: 'plans' }]),
-      });
+    const res = await org.as(bob).get('/messages/matches_narrow', {
+      msg_ids: JSON.stringify([ids.first, ids.other]),
+      narrow: JSON.stringify([{ operator: 'topic', operand: 'plans' }]),
+    });
     expect(res.status).toBe(200);
     expectOpenApiResponse('/messages/matches_narrow', 'get', res.body);
     expect(Object.keys(res.body.messages)).toEqual([String(ids.first)]);
@@ -582,22 +553,12 @@ describe('GET /messages/matches_narrow and POST /messages/render', () => {
 
   it('renders without storing', async () => {
     const before = await t.db.message.count();
-    const res = await request(t.app)
-      .post('/api/v1/messages/render')
-      .set('Host', org.host)
-      .set('Authorization', bob.auth)
-      .type('form')
-      .send({ content: '**bold**' });
+    const res = await org.as(bob).post('/messages/render', { content: '**bold**' });
     expect(res.status).toBe(200);
     expectOpenApiResponse('/messages/render', 'post', res.body);
     expect(res.body.rendered).toBe('<p><strong>bold</strong></p>');
     expect(await t.db.message.count()).toBe(before);
-    const empty = await request(t.app)
-      .post('/api/v1/messages/render')
-      .set('Host', org.host)
-      .set('Authorization', bob.auth)
-      .type('form')
-      .send({ content: '' });
+    const empty = await org.as(bob).post('/messages/render', { content: '' });
     expect(empty.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Message must not be empty' });
   });
 });

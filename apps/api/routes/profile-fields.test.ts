@@ -1,30 +1,23 @@
 import { withoutNestedFields } from '../../../test/channel-factories';
-import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
-import { api } from '../../../test/requests';
 import { Role } from '../../../libs/domain/users/roles';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
+  org = await organization({});
+  ({ t } = org);
 });
-afterAll(() => t.close());
-
-const call = (
-  method: 'get' | 'post' | 'patch' | 'delete',
-  path: string,
-  auth: string,
-  form?: Record<string, string | number | boolean>,
-) => api(t, org.host, method, path, auth, form);
+afterAll(() => org.close());
 
 let n = 0;
 const create = (form: Record<string, string | number | boolean> = {}) =>
-  call('post', '/realm/profile_fields', org.owner.auth, {
+  org.as(org.owner).post('/realm/profile_fields', {
     name: `Field ${++n}`,
     field_type: 1,
     ...form,
@@ -45,7 +38,7 @@ describe('custom profile fields', () => {
       }),
     });
     expect(b.status).toBe(200);
-    const listed = await call('get', '/realm/profile_fields', org.owner.auth);
+    const listed = await org.as(org.owner).get('/realm/profile_fields');
     expectOpenApiResponse(
       '/realm/profile_fields',
       'get',
@@ -60,16 +53,16 @@ describe('custom profile fields', () => {
       required: false,
       editable_by_user: true,
     });
-    const edited = await call('patch', `/realm/profile_fields/${a.body.id}`, org.owner.auth, {
+    const edited = await org.as(org.owner).patch(`/realm/profile_fields/${a.body.id}`, {
       name: 'Mobile',
       display_in_profile_summary: true,
     });
     expect(edited.body).toEqual({ result: 'success', msg: '' });
-    const reordered = await call('patch', '/realm/profile_fields', org.owner.auth, {
+    const reordered = await org.as(org.owner).patch('/realm/profile_fields', {
       order: JSON.stringify([b.body.id, a.body.id]),
     });
     expect(reordered.status).toBe(200);
-    const after = await call('get', '/realm/profile_fields', org.owner.auth);
+    const after = await org.as(org.owner).get('/realm/profile_fields');
     expect(after.body.custom_fields.map((f: { id: number }) => f.id)).toEqual([
       b.body.id,
       a.body.id,
@@ -78,19 +71,17 @@ describe('custom profile fields', () => {
       name: 'Mobile',
       display_in_profile_summary: true,
     });
-    expect(
-      (await call('delete', `/realm/profile_fields/${b.body.id}`, org.owner.auth)).status,
-    ).toBe(200);
+    expect((await org.as(org.owner).delete(`/realm/profile_fields/${b.body.id}`)).status).toBe(200);
     const events = await eventsAfter(t, mark);
     expect(events.every((e) => e.event.type === 'custom_profile_fields')).toBe(true);
     expect((events.at(-1)!.event.fields as { id: number }[]).map((f) => f.id)).toEqual([a.body.id]);
-    await call('delete', `/realm/profile_fields/${a.body.id}`, org.owner.auth);
+    await org.as(org.owner).delete(`/realm/profile_fields/${a.body.id}`);
   });
 
   it('is for administrators only', async () => {
     for (const role of [Role.MEMBER, Role.GUEST, Role.MODERATOR]) {
       const actor = await makeUser(t, org.realm, { role });
-      const res = await call('post', '/realm/profile_fields', actor.auth, {
+      const res = await org.as(actor).post('/realm/profile_fields', {
         name: 'X',
         field_type: 1,
       });
@@ -99,15 +90,15 @@ describe('custom profile fields', () => {
         code: 'BAD_REQUEST',
         msg: 'Must be an organization administrator',
       });
-      expect((await call('get', '/realm/profile_fields', actor.auth)).status).toBe(200);
+      expect((await org.as(actor).get('/realm/profile_fields')).status).toBe(200);
     }
     const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
-    const ok = await call('post', '/realm/profile_fields', admin.auth, {
+    const ok = await org.as(admin).post('/realm/profile_fields', {
       name: 'By admin',
       field_type: 1,
     });
     expect(ok.status).toBe(200);
-    await call('delete', `/realm/profile_fields/${ok.body.id}`, admin.auth);
+    await org.as(admin).delete(`/realm/profile_fields/${ok.body.id}`);
   });
 
   it('validates fields', async () => {
@@ -129,13 +120,13 @@ describe('custom profile fields', () => {
     const first = await create({ name: 'Unique' });
     const dup = await create({ name: 'unique' });
     expect(dup.body.msg).toBe('A field with that label already exists.');
-    const unknown = await call('delete', '/realm/profile_fields/999999', org.owner.auth);
+    const unknown = await org.as(org.owner).delete('/realm/profile_fields/999999');
     expect(unknown.body.msg).toBe('Field id 999999 not found.');
-    const badOrder = await call('patch', '/realm/profile_fields', org.owner.auth, {
+    const badOrder = await org.as(org.owner).patch('/realm/profile_fields', {
       order: JSON.stringify([first.body.id, first.body.id]),
     });
     expect(badOrder.body.msg).toBe('Invalid order mapping.');
-    await call('delete', `/realm/profile_fields/${first.body.id}`, org.owner.auth);
+    await org.as(org.owner).delete(`/realm/profile_fields/${first.body.id}`);
   });
 });
 
@@ -147,7 +138,7 @@ describe('own profile data', () => {
       .id as number;
     const date = (await create({ name: 'Birthday', field_type: 4 })).body.id as number;
     const mark = await outboxMark(t);
-    const res = await call('patch', '/users/me/profile_data', member.auth, {
+    const res = await org.as(member).patch('/users/me/profile_data', {
       data: JSON.stringify([
         { id: text, value: 'I like **tea**' },
         { id: date, value: '1990-05-01' },
@@ -167,25 +158,23 @@ describe('own profile data', () => {
         },
       },
     });
-    const me = await call(
-      'get',
-      `/users/${member.user.id}?include_custom_profile_fields=true`,
-      member.auth,
-    );
+    const me = await org
+      .as(member)
+      .get(`/users/${member.user.id}?include_custom_profile_fields=true`);
     expect(me.body.user.profile_data[String(date)]).toEqual({ value: '1990-05-01' });
 
-    const lockedRes = await call('patch', '/users/me/profile_data', member.auth, {
+    const lockedRes = await org.as(member).patch('/users/me/profile_data', {
       data: JSON.stringify([{ id: locked, value: '7' }]),
     });
     expect(lockedRes.body.msg).toBe(
       'You are not allowed to change this field. Contact an administrator to update it.',
     );
-    const badDate = await call('patch', '/users/me/profile_data', member.auth, {
+    const badDate = await org.as(member).patch('/users/me/profile_data', {
       data: JSON.stringify([{ id: date, value: 'tomorrow' }]),
     });
     expect(badDate.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Birthday is not a date' });
 
-    const cleared = await call('delete', '/users/me/profile_data', member.auth, {
+    const cleared = await org.as(member).delete('/users/me/profile_data', {
       data: JSON.stringify([text]),
     });
     expect(cleared.status).toBe(200);
@@ -194,7 +183,7 @@ describe('own profile data', () => {
         where: { userId: member.user.id, fieldId: text },
       }),
     ).toBe(0);
-    const unknown = await call('delete', '/users/me/profile_data', member.auth, {
+    const unknown = await org.as(member).delete('/users/me/profile_data', {
       data: JSON.stringify([999999]),
     });
     expect(unknown.body.msg).toBe('Field id 999999 not found.');

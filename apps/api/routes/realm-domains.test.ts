@@ -1,32 +1,24 @@
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import type { TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { register } from '../../../test/events-factories';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
-import { api } from '../../../test/requests';
-import { Role } from '../../../libs/domain/users/roles';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let admin: TestUser;
 let member: TestUser;
 let guest: TestUser;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
-  member = await makeUser(t, org.realm);
-  guest = await makeUser(t, org.realm, { role: Role.GUEST });
+  org = await organization({
+    members: { admin: 'administrator', member: 'member', guest: 'guest' },
+  });
+  ({ t } = org);
+  ({ admin, member, guest } = org.users);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
-type Form = Record<string, string | number | boolean>;
-const call = (
-  method: 'get' | 'post' | 'patch' | 'delete',
-  path: string,
-  auth: string,
-  form?: Form,
-) => api(t, org.host, method, path, auth, form);
 /** The organization's active users, its bots included (they hold event queues too). */
 const everyone = async () =>
   (
@@ -42,7 +34,7 @@ describe('realm domains', () => {
       data: { realmId: org.realm.id, domain: 'listed.example', allowSubdomains: true },
     });
     for (const user of [guest, member]) {
-      const res = await call('get', '/realm/domains', user.auth);
+      const res = await org.as(user).get('/realm/domains');
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         result: 'success',
@@ -59,7 +51,7 @@ describe('realm domains', () => {
 
   it('are added by owners only, with an add event for everyone', async () => {
     for (const user of [admin, member, guest]) {
-      const denied = await call('post', '/realm/domains', user.auth, {
+      const denied = await org.as(user).post('/realm/domains', {
         domain: 'denied.example',
         allow_subdomains: false,
       });
@@ -70,7 +62,7 @@ describe('realm domains', () => {
       });
     }
     const mark = await outboxMark(t);
-    const res = await call('post', '/realm/domains', org.owner.auth, {
+    const res = await org.as(org.owner).post('/realm/domains', {
       domain: '  Acme.Example ',
       allow_subdomains: 'true',
     });
@@ -90,7 +82,7 @@ describe('realm domains', () => {
     ]);
     expect([...events[0].users].sort((a, b) => a - b)).toEqual(await everyone());
 
-    const again = await call('post', '/realm/domains', org.owner.auth, {
+    const again = await org.as(org.owner).post('/realm/domains', {
       domain: 'ACME.example',
       allow_subdomains: false,
     });
@@ -114,13 +106,13 @@ describe('realm domains', () => {
       [`${'a'.repeat(250)}.example`, 'Invalid domain: Domain is too long'],
     ];
     for (const [domain, msg] of cases) {
-      const res = await call('post', '/realm/domains', org.owner.auth, {
+      const res = await org.as(org.owner).post('/realm/domains', {
         domain,
         allow_subdomains: false,
       });
       expect(res.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg });
     }
-    const missing = await call('post', '/realm/domains', org.owner.auth, { domain: 'x.example' });
+    const missing = await org.as(org.owner).post('/realm/domains', { domain: 'x.example' });
     expect(missing.body).toMatchObject({
       code: 'REQUEST_VARIABLE_MISSING',
       var_name: 'allow_subdomains',
@@ -130,12 +122,12 @@ describe('realm domains', () => {
 
   it('are changed by owners only, with a change event', async () => {
     await t.db.realmDomain.create({ data: { realmId: org.realm.id, domain: 'change.example' } });
-    const denied = await call('patch', '/realm/domains/change.example', admin.auth, {
+    const denied = await org.as(admin).patch('/realm/domains/change.example', {
       allow_subdomains: true,
     });
     expect(denied.body.msg).toBe('Must be an organization owner');
     const mark = await outboxMark(t);
-    const res = await call('patch', '/realm/domains/change.example', org.owner.auth, {
+    const res = await org.as(org.owner).patch('/realm/domains/change.example', {
       allow_subdomains: true,
     });
     expect(res.body).toEqual({ result: 'success', msg: '' });
@@ -152,7 +144,7 @@ describe('realm domains', () => {
       },
     ]);
     expect([...events[0].users].sort((a, b) => a - b)).toEqual(await everyone());
-    const unknown = await call('patch', '/realm/domains/nowhere.example', org.owner.auth, {
+    const unknown = await org.as(org.owner).patch('/realm/domains/nowhere.example', {
       allow_subdomains: true,
     });
     expect(unknown.body).toEqual({
@@ -174,11 +166,11 @@ describe('realm domains', () => {
       where: { id: org.realm.id },
       data: { emailsRestrictedToDomains: true },
     });
-    const denied = await call('delete', '/realm/domains/one.example', member.auth);
+    const denied = await org.as(member).delete('/realm/domains/one.example');
     expect(denied.body.msg).toBe('Must be an organization owner');
 
     let mark = await outboxMark(t);
-    expect((await call('delete', '/realm/domains/one.example', org.owner.auth)).status).toBe(200);
+    expect((await org.as(org.owner).delete('/realm/domains/one.example')).status).toBe(200);
     expect((await eventsAfter(t, mark)).map((e) => e.event)).toEqual([
       { type: 'realm_domains', op: 'remove', domain: 'one.example' },
     ]);
@@ -186,7 +178,7 @@ describe('realm domains', () => {
     expect(stillRestricted.emailsRestrictedToDomains).toBe(true);
 
     mark = await outboxMark(t);
-    expect((await call('delete', '/realm/domains/two.example', org.owner.auth)).status).toBe(200);
+    expect((await org.as(org.owner).delete('/realm/domains/two.example')).status).toBe(200);
     const events = await eventsAfter(t, mark);
     expect(events.map((e) => e.event)).toEqual([
       { type: 'realm', op: 'update', property: 'emails_restricted_to_domains', value: false },
@@ -196,7 +188,7 @@ describe('realm domains', () => {
     const lifted = await t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } });
     expect(lifted.emailsRestrictedToDomains).toBe(false);
 
-    const gone = await call('delete', '/realm/domains/two.example', org.owner.auth);
+    const gone = await org.as(org.owner).delete('/realm/domains/two.example');
     expect(gone.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',

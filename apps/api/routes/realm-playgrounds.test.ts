@@ -1,26 +1,20 @@
 import { Role } from '../../../libs/domain/users/roles';
 import { register } from '../../../test/events-factories';
-import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeRealm, makeUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
 import { api } from '../../../test/requests';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
+  org = await organization({});
+  ({ t } = org);
 });
-afterAll(() => t.close());
-
-const call = (
-  method: 'post' | 'delete',
-  path: string,
-  auth: string,
-  form?: Record<string, string>,
-) => api(t, org.host, method, path, auth, form);
+afterAll(() => org.close());
 
 const PYTHON = {
   name: 'Python playground',
@@ -32,7 +26,7 @@ describe('code playgrounds', () => {
   it('adds and removes playgrounds with realm_playgrounds events and register state', async () => {
     const member = await makeUser(t, org.realm);
     const mark = await outboxMark(t);
-    const added = await call('post', '/realm/playgrounds', org.owner.auth, {
+    const added = await org.as(org.owner).post('/realm/playgrounds', {
       ...PYTHON,
       name: '  Python playground ',
     });
@@ -40,7 +34,7 @@ describe('code playgrounds', () => {
     expectOpenApiResponse('/realm/playgrounds', 'post', added.body);
     const python = added.body.id as number;
     const rust = (
-      await call('post', '/realm/playgrounds', org.owner.auth, {
+      await org.as(org.owner).post('/realm/playgrounds', {
         name: 'Rust playground',
         pygments_language: 'Rust',
         url_template: 'https://play.rust-lang.org/?edition=2021{&code}',
@@ -61,7 +55,7 @@ describe('code playgrounds', () => {
       },
     ]);
 
-    const removed = await call('delete', `/realm/playgrounds/${python}`, org.owner.auth);
+    const removed = await org.as(org.owner).delete(`/realm/playgrounds/${python}`);
     expect(removed.body).toEqual({ result: 'success', msg: '' });
     expectOpenApiResponse('/realm/playgrounds/{playground_id}', 'delete', removed.body);
     const events = await eventsAfter(t, mark);
@@ -77,14 +71,14 @@ describe('code playgrounds', () => {
     expect(events.at(-1)!.users).toEqual(
       expect.arrayContaining([org.owner.user.id, member.user.id]),
     );
-    await call('delete', `/realm/playgrounds/${rust}`, org.owner.auth);
+    await org.as(org.owner).delete(`/realm/playgrounds/${rust}`);
   });
 
   it('is for administrators only', async () => {
-    const id = (await call('post', '/realm/playgrounds', org.owner.auth, PYTHON)).body.id as number;
+    const id = (await org.as(org.owner).post('/realm/playgrounds', PYTHON)).body.id as number;
     for (const role of [Role.MEMBER, Role.GUEST, Role.MODERATOR]) {
       const actor = await makeUser(t, org.realm, { role });
-      const add = await call('post', '/realm/playgrounds', actor.auth, {
+      const add = await org.as(actor).post('/realm/playgrounds', {
         ...PYTHON,
         name: 'Mine',
       });
@@ -93,18 +87,18 @@ describe('code playgrounds', () => {
         code: 'BAD_REQUEST',
         msg: 'Must be an organization administrator',
       });
-      const del = await call('delete', `/realm/playgrounds/${id}`, actor.auth);
+      const del = await org.as(actor).delete(`/realm/playgrounds/${id}`);
       expect(del.body.msg).toBe('Must be an organization administrator');
     }
     expect(await t.db.realmPlayground.count({ where: { realmId: org.realm.id } })).toBe(1);
     const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
-    expect((await call('delete', `/realm/playgrounds/${id}`, admin.auth)).status).toBe(200);
+    expect((await org.as(admin).delete(`/realm/playgrounds/${id}`)).status).toBe(200);
     expect(await t.db.realmPlayground.count({ where: { realmId: org.realm.id } })).toBe(0);
   });
 
   it("reports Zulip's validation errors", async () => {
     const add = (form: Partial<typeof PYTHON>) =>
-      call('post', '/realm/playgrounds', org.owner.auth, { ...PYTHON, ...form });
+      org.as(org.owner).post('/realm/playgrounds', { ...PYTHON, ...form });
     const cases: [Partial<typeof PYTHON>, string, string | null][] = [
       [{ pygments_language: 'Py<thon>' }, 'Invalid characters in pygments language', null],
       [
@@ -141,7 +135,7 @@ describe('code playgrounds', () => {
     expect(dup.body).toMatchObject({ msg: dupMsg, errors: { __all__: [dupMsg] } });
     // The same name for another language is a different playground.
     expect((await add({ pygments_language: 'Python3' })).status).toBe(200);
-    const missing = await call('post', '/realm/playgrounds', org.owner.auth, {
+    const missing = await org.as(org.owner).post('/realm/playgrounds', {
       name: 'x',
       pygments_language: 'x',
     });
@@ -149,7 +143,7 @@ describe('code playgrounds', () => {
       code: 'REQUEST_VARIABLE_MISSING',
       var_name: 'url_template',
     });
-    const unknown = await call('delete', '/realm/playgrounds/999999', org.owner.auth);
+    const unknown = await org.as(org.owner).delete('/realm/playgrounds/999999');
     expect(unknown.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',
@@ -162,7 +156,7 @@ describe('code playgrounds', () => {
     const theirs = (
       await api(t, other.host, 'post', '/realm/playgrounds', other.owner.auth, PYTHON)
     ).body.id as number;
-    const res = await call('delete', `/realm/playgrounds/${theirs}`, org.owner.auth);
+    const res = await org.as(org.owner).delete(`/realm/playgrounds/${theirs}`);
     expect(res.body.msg).toBe('Invalid playground');
     expect(await t.db.realmPlayground.findUnique({ where: { id: theirs } })).not.toBeNull();
   });

@@ -3,44 +3,40 @@ import type { Stream } from '../../../generated/prisma/client';
 import { bullPrefix, QueueName } from '../../../libs/jobs';
 import { scheduledDeliveryJobId } from '../../../libs/domain/scheduled-messages/schedule-delivery';
 import { Role } from '../../../libs/domain/users/roles';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeRealm, makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { makeChannel } from '../../../test/channel-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
 import { api } from '../../../test/requests';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let channel: Stream;
 let queue: Queue;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  alice = await makeUser(t, org.realm, { fullName: 'Alice' });
-  bob = await makeUser(t, org.realm, { fullName: 'Bob' });
-  channel = await makeChannel(t, org.realm, { subscribers: [alice.user, bob.user] });
+  org = await organization({
+    members: { alice: 'member', bob: 'member' },
+    channels: { channel: ['alice', 'bob'] },
+  });
+  ({ t } = org);
+  ({ alice, bob } = org.users);
+  ({ channel } = org.channels);
   queue = new Queue(QueueName.SCHEDULED_MESSAGES, {
     connection: t.redis,
     prefix: bullPrefix(t.config.redisPrefix),
   });
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
 
-const call = (
-  method: 'get' | 'post' | 'patch' | 'delete',
-  path: string,
-  auth: string,
-  form?: Record<string, string | number | boolean>,
-) => api(t, org.host, method, path, auth, form);
-
-const schedule = (auth: string, form: Record<string, string | number | boolean>) =>
-  call('post', '/scheduled_messages', auth, {
+const schedule = (who: TestUser, form: Record<string, string | number | boolean>) =>
+  org.as(who).post('/scheduled_messages', {
     scheduled_delivery_timestamp: inAnHour(),
     content: 'Hello later',
     ...form,
@@ -66,7 +62,7 @@ describe('POST /scheduled_messages', () => {
   it('schedules a channel message: add event, listed, delivery job queued', async () => {
     const mark = await outboxMark(t);
     const at = inAnHour();
-    const res = await call('post', '/scheduled_messages', alice.auth, {
+    const res = await org.as(alice).post('/scheduled_messages', {
       type: 'stream',
       to: channel.id,
       topic: 'plans',
@@ -101,12 +97,12 @@ describe('POST /scheduled_messages', () => {
         users: [alice.user.id],
       },
     ]);
-    const listed = await call('get', '/scheduled_messages', alice.auth);
+    const listed = await org.as(alice).get('/scheduled_messages');
     expect(listed.status).toBe(200);
     expectOpenApiResponse('/scheduled_messages', 'get', listed.body);
     expect(listed.body.scheduled_messages).toContainEqual(expected);
     // Others see only their own.
-    const bobs = await call('get', '/scheduled_messages', bob.auth);
+    const bobs = await org.as(bob).get('/scheduled_messages');
     expect(bobs.body.scheduled_messages).toEqual([]);
     const due = await jobDueAt(id);
     expect(due).not.toBeNull();
@@ -118,9 +114,9 @@ describe('POST /scheduled_messages', () => {
       ['direct', JSON.stringify([bob.user.id])],
       ['private', String(bob.user.id)],
     ]) {
-      const res = await schedule(alice.auth, { type, to });
+      const res = await schedule(alice, { type, to });
       expect(res.status).toBe(200);
-      const listed = await call('get', '/scheduled_messages', alice.auth);
+      const listed = await org.as(alice).get('/scheduled_messages');
       const dict = listed.body.scheduled_messages.find(
         (m: { scheduled_message_id: number }) =>
           m.scheduled_message_id === res.body.scheduled_message_id,
@@ -142,7 +138,7 @@ describe('POST /scheduled_messages', () => {
       data: { directMessageInitiatorGroupId: admins.id },
     });
     try {
-      const res = await schedule(alice.auth, {
+      const res = await schedule(alice, {
         type: 'direct',
         to: JSON.stringify([carol.user.id]),
       });
@@ -162,7 +158,7 @@ describe('POST /scheduled_messages', () => {
 
   it('type channel works; (no topic) and the empty-topic display name are read as empty', async () => {
     for (const topic of ['(no topic)', 'general chat', '']) {
-      const res = await schedule(alice.auth, { type: 'channel', to: channel.id, topic });
+      const res = await schedule(alice, { type: 'channel', to: channel.id, topic });
       expect(res.status).toBe(200);
       const row = await t.db.scheduledMessage.findUniqueOrThrow({
         where: { id: res.body.scheduled_message_id },
@@ -195,7 +191,7 @@ describe('POST /scheduled_messages', () => {
 
   it('refuses a time not in the future, writing nothing', async () => {
     const before = await countRows();
-    const res = await schedule(alice.auth, {
+    const res = await schedule(alice, {
       type: 'stream',
       to: channel.id,
       topic: 't',
@@ -208,7 +204,7 @@ describe('POST /scheduled_messages', () => {
 
   it('a nonexistent channel is STREAM_DOES_NOT_EXIST with stream_id', async () => {
     const before = await countRows();
-    const res = await schedule(alice.auth, { type: 'stream', to: 987654, topic: 't' });
+    const res = await schedule(alice, { type: 'stream', to: 987654, topic: 't' });
     expectError(res, "Channel with ID '987654' does not exist");
     expect(res.body).toMatchObject({ code: 'STREAM_DOES_NOT_EXIST', stream_id: 987654 });
     expect(await countRows()).toBe(before);
@@ -216,7 +212,7 @@ describe('POST /scheduled_messages', () => {
 
   it('a nonexistent user is BAD_REQUEST naming the ID', async () => {
     const before = await countRows();
-    const res = await schedule(alice.auth, {
+    const res = await schedule(alice, {
       type: 'direct',
       to: JSON.stringify([bob.user.id, 987654]),
     });
@@ -228,19 +224,19 @@ describe('POST /scheduled_messages', () => {
   it('refuses empty content, a missing topic, bad types and a channel the user may not post in', async () => {
     const before = await countRows();
     expectError(
-      await schedule(alice.auth, { type: 'stream', to: channel.id, topic: 't', content: '  ' }),
+      await schedule(alice, { type: 'stream', to: channel.id, topic: 't', content: '  ' }),
       'Message must not be empty',
     );
-    expectError(await schedule(alice.auth, { type: 'stream', to: channel.id }), 'Missing topic');
+    expectError(await schedule(alice, { type: 'stream', to: channel.id }), 'Missing topic');
     expectError(
-      await schedule(alice.auth, {
+      await schedule(alice, {
         type: 'stream',
         to: JSON.stringify([channel.id, 1]),
         topic: 't',
       }),
       'Cannot send to multiple channels',
     );
-    const missing = await call('post', '/scheduled_messages', alice.auth, {
+    const missing = await org.as(alice).post('/scheduled_messages', {
       type: 'stream',
       to: channel.id,
       topic: 't',
@@ -252,30 +248,30 @@ describe('POST /scheduled_messages', () => {
       canSend: 'role:administrators',
     });
     expectError(
-      await schedule(alice.auth, { type: 'stream', to: adminsOnly.id, topic: 't' }),
+      await schedule(alice, { type: 'stream', to: adminsOnly.id, topic: 't' }),
       'You do not have permission to post in this channel.',
     );
     const privateChannel = await makeChannel(t, org.realm, { inviteOnly: true });
     expectError(
-      await schedule(alice.auth, { type: 'stream', to: privateChannel.id, topic: 't' }),
+      await schedule(alice, { type: 'stream', to: privateChannel.id, topic: 't' }),
       `Not authorized to send to channel '${privateChannel.name}'`,
     );
     // A guest may not post in a public channel without subscribing.
     const guest = await makeUser(t, org.realm, { role: Role.GUEST });
     const publicChannel = await makeChannel(t, org.realm);
     expectError(
-      await schedule(guest.auth, { type: 'stream', to: publicChannel.id, topic: 't' }),
+      await schedule(guest, { type: 'stream', to: publicChannel.id, topic: 't' }),
       `Not authorized to send to channel '${publicChannel.name}'`,
     );
     expect(await countRows()).toBe(before);
     // An administrator may post in the administrators-only channel.
     const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
-    const ok = await schedule(admin.auth, { type: 'stream', to: adminsOnly.id, topic: 't' });
+    const ok = await schedule(admin, { type: 'stream', to: adminsOnly.id, topic: 't' });
     expect(ok.status).toBe(200);
   });
 
   it('truncates content over max_message_length', async () => {
-    const res = await schedule(alice.auth, {
+    const res = await schedule(alice, {
       type: 'direct',
       to: JSON.stringify([bob.user.id]),
       content: 'a'.repeat(10001),
@@ -290,11 +286,11 @@ describe('POST /scheduled_messages', () => {
 
 describe('PATCH /scheduled_messages/{id}', () => {
   it('edits content, topic and time; emits update; moves the job', async () => {
-    const created = await schedule(alice.auth, { type: 'stream', to: channel.id, topic: 'a' });
+    const created = await schedule(alice, { type: 'stream', to: channel.id, topic: 'a' });
     const id = created.body.scheduled_message_id as number;
     const mark = await outboxMark(t);
     const at = inAnHour() + 7200;
-    const res = await call('patch', `/scheduled_messages/${id}`, alice.auth, {
+    const res = await org.as(alice).patch(`/scheduled_messages/${id}`, {
       content: 'edited',
       topic: 'b',
       scheduled_delivery_timestamp: at,
@@ -318,26 +314,26 @@ describe('PATCH /scheduled_messages/{id}', () => {
         users: [alice.user.id],
       },
     ]);
-    const listed = await call('get', '/scheduled_messages', alice.auth);
+    const listed = await org.as(alice).get('/scheduled_messages');
     expect(listed.body.scheduled_messages).toContainEqual(expected);
     expect(Math.abs((await jobDueAt(id))! - at * 1000)).toBeLessThan(2000);
   });
 
   it('changes a channel message into a direct one and back', async () => {
-    const created = await schedule(alice.auth, { type: 'stream', to: channel.id, topic: 'a' });
+    const created = await schedule(alice, { type: 'stream', to: channel.id, topic: 'a' });
     const id = created.body.scheduled_message_id as number;
     expectError(
-      await call('patch', `/scheduled_messages/${id}`, alice.auth, { type: 'direct' }),
+      await org.as(alice).patch(`/scheduled_messages/${id}`, { type: 'direct' }),
       'Recipient required when updating type of scheduled message.',
     );
     expectError(
-      await call('patch', `/scheduled_messages/${id}`, alice.auth, {
+      await org.as(alice).patch(`/scheduled_messages/${id}`, {
         type: 'stream',
         to: channel.id,
       }),
       'Topic required when updating scheduled message type to channel.',
     );
-    const toDirect = await call('patch', `/scheduled_messages/${id}`, alice.auth, {
+    const toDirect = await org.as(alice).patch(`/scheduled_messages/${id}`, {
       type: 'direct',
       to: JSON.stringify([bob.user.id]),
     });
@@ -350,14 +346,14 @@ describe('PATCH /scheduled_messages/{id}', () => {
     expect(row.subject).toBe('');
     // Topic is ignored for a direct message.
     expect(
-      (await call('patch', `/scheduled_messages/${id}`, alice.auth, { topic: 'ignored' })).status,
+      (await org.as(alice).patch(`/scheduled_messages/${id}`, { topic: 'ignored' })).status,
     ).toBe(200);
     row = await t.db.scheduledMessage.findUniqueOrThrow({
       where: { id },
       include: { recipient: true },
     });
     expect(row.subject).toBe('');
-    const back = await call('patch', `/scheduled_messages/${id}`, alice.auth, {
+    const back = await org.as(alice).patch(`/scheduled_messages/${id}`, {
       type: 'stream',
       to: channel.id,
       topic: 'again',
@@ -371,34 +367,31 @@ describe('PATCH /scheduled_messages/{id}', () => {
   });
 
   it('bad edits change nothing', async () => {
-    const created = await schedule(alice.auth, { type: 'stream', to: channel.id, topic: 'keep' });
+    const created = await schedule(alice, { type: 'stream', to: channel.id, topic: 'keep' });
     const id = created.body.scheduled_message_id as number;
     const before = await t.db.scheduledMessage.findUniqueOrThrow({ where: { id } });
     const mark = await outboxMark(t);
+    expectError(await org.as(alice).patch(`/scheduled_messages/${id}`, {}), 'Nothing to change');
     expectError(
-      await call('patch', `/scheduled_messages/${id}`, alice.auth, {}),
-      'Nothing to change',
-    );
-    expectError(
-      await call('patch', `/scheduled_messages/${id}`, alice.auth, { to: 987654, content: 'new' }),
+      await org.as(alice).patch(`/scheduled_messages/${id}`, { to: 987654, content: 'new' }),
       "Channel with ID '987654' does not exist",
     );
     expectError(
-      await call('patch', `/scheduled_messages/${id}`, alice.auth, {
+      await org.as(alice).patch(`/scheduled_messages/${id}`, {
         type: 'direct',
         to: JSON.stringify([987654]),
       }),
       'Invalid user ID 987654',
     );
     expectError(
-      await call('patch', `/scheduled_messages/${id}`, alice.auth, {
+      await org.as(alice).patch(`/scheduled_messages/${id}`, {
         content: 'new',
         scheduled_delivery_timestamp: 1000,
       }),
       'Scheduled delivery time must be in the future.',
     );
     expectError(
-      await call('patch', `/scheduled_messages/${id}`, alice.auth, { content: '' }),
+      await org.as(alice).patch(`/scheduled_messages/${id}`, { content: '' }),
       'Message must not be empty',
     );
     expect(await t.db.scheduledMessage.findUniqueOrThrow({ where: { id } })).toEqual(before);
@@ -406,17 +399,17 @@ describe('PATCH /scheduled_messages/{id}', () => {
   });
 
   it('a failed message needs a new time, which clears the failure', async () => {
-    const created = await schedule(alice.auth, { type: 'stream', to: channel.id, topic: 'f' });
+    const created = await schedule(alice, { type: 'stream', to: channel.id, topic: 'f' });
     const id = created.body.scheduled_message_id as number;
     await t.db.scheduledMessage.update({
       where: { id },
       data: { failed: true, failureMessage: 'boom' },
     });
     expectError(
-      await call('patch', `/scheduled_messages/${id}`, alice.auth, { content: 'retry' }),
+      await org.as(alice).patch(`/scheduled_messages/${id}`, { content: 'retry' }),
       'Scheduled delivery time must be in the future.',
     );
-    const ok = await call('patch', `/scheduled_messages/${id}`, alice.auth, {
+    const ok = await org.as(alice).patch(`/scheduled_messages/${id}`, {
       scheduled_delivery_timestamp: inAnHour(),
     });
     expect(ok.status).toBe(200);
@@ -427,11 +420,11 @@ describe('PATCH /scheduled_messages/{id}', () => {
   });
 
   it("another user's or an unknown scheduled message does not exist", async () => {
-    const created = await schedule(alice.auth, { type: 'stream', to: channel.id, topic: 'mine' });
+    const created = await schedule(alice, { type: 'stream', to: channel.id, topic: 'mine' });
     const id = created.body.scheduled_message_id as number;
     const before = await t.db.scheduledMessage.findUniqueOrThrow({ where: { id } });
     for (const target of [id, 987654]) {
-      const res = await call('patch', `/scheduled_messages/${target}`, bob.auth, {
+      const res = await org.as(bob).patch(`/scheduled_messages/${target}`, {
         content: 'hijack',
       });
       expectError(res, 'Scheduled message does not exist', 404);
@@ -443,11 +436,11 @@ describe('PATCH /scheduled_messages/{id}', () => {
 
 describe('DELETE /scheduled_messages/{id}', () => {
   it('deletes, emits remove, cancels the job; others and unknown ids are refused', async () => {
-    const created = await schedule(alice.auth, { type: 'stream', to: channel.id, topic: 'del' });
+    const created = await schedule(alice, { type: 'stream', to: channel.id, topic: 'del' });
     const id = created.body.scheduled_message_id as number;
     expect(await jobDueAt(id)).not.toBeNull();
 
-    const others = await call('delete', `/scheduled_messages/${id}`, bob.auth);
+    const others = await org.as(bob).delete(`/scheduled_messages/${id}`);
     expectError(others, 'Scheduled message does not exist', 404);
     expectOpenApiResponse('/scheduled_messages/{scheduled_message_id}', 'delete', others.body, {
       status: 404,
@@ -455,7 +448,7 @@ describe('DELETE /scheduled_messages/{id}', () => {
     expect(await t.db.scheduledMessage.count({ where: { id } })).toBe(1);
 
     const mark = await outboxMark(t);
-    const res = await call('delete', `/scheduled_messages/${id}`, alice.auth);
+    const res = await org.as(alice).delete(`/scheduled_messages/${id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ result: 'success', msg: '' });
     expect(await t.db.scheduledMessage.count({ where: { id } })).toBe(0);
@@ -467,7 +460,7 @@ describe('DELETE /scheduled_messages/{id}', () => {
     ]);
     expect(await jobDueAt(id)).toBeNull();
     expectError(
-      await call('delete', `/scheduled_messages/${id}`, alice.auth),
+      await org.as(alice).delete(`/scheduled_messages/${id}`),
       'Scheduled message does not exist',
       404,
     );
@@ -477,18 +470,18 @@ describe('DELETE /scheduled_messages/{id}', () => {
 describe('GET /scheduled_messages', () => {
   it('lists only undelivered ones, soonest first', async () => {
     const carol = await makeUser(t, org.realm);
-    const late = await schedule(carol.auth, {
+    const late = await schedule(carol, {
       type: 'direct',
       to: JSON.stringify([alice.user.id, bob.user.id]),
       scheduled_delivery_timestamp: inAnHour() + 100,
     });
-    const soon = await schedule(carol.auth, { type: 'stream', to: channel.id, topic: 's' });
-    const sent = await schedule(carol.auth, { type: 'stream', to: channel.id, topic: 'x' });
+    const soon = await schedule(carol, { type: 'stream', to: channel.id, topic: 's' });
+    const sent = await schedule(carol, { type: 'stream', to: channel.id, topic: 'x' });
     await t.db.scheduledMessage.update({
       where: { id: sent.body.scheduled_message_id },
       data: { delivered: true },
     });
-    const res = await call('get', '/scheduled_messages', carol.auth);
+    const res = await org.as(carol).get('/scheduled_messages');
     expectOpenApiResponse('/scheduled_messages', 'get', res.body);
     expect(
       res.body.scheduled_messages.map(

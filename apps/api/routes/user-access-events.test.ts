@@ -1,24 +1,13 @@
 import type { Stream } from '../../../generated/prisma/client';
 import { Role } from '../../../libs/domain/users/roles';
-import {
-  eventsUntil,
-  register,
-  type EventBody,
-  startTestEvents,
-  type TestEvents,
-} from '../../../test/events-factories';
-import {
-  makeBot,
-  makeRealm,
-  makeUser,
-  type TestRealm,
-  type TestUser,
-} from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { eventsUntil, register, type EventBody } from '../../../test/events-factories';
+import { makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { makeChannel } from '../../../test/channel-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { eventsAfter, outboxMark, type RecordedEvent } from '../../../test/outbox';
-import { api } from '../../../test/requests';
+import { eventsAfter, outboxMark, ofType } from '../../../test/outbox';
+import type { Organization } from '../../../test/organization';
+import { guestAccessOrganization } from '../../../test/guest-access-organization';
 
 /**
  * Presence, user status, subscription changes and user creation under
@@ -26,8 +15,7 @@ import { api } from '../../../test/requests';
  * Bob, so the guest may access Alice (and every bot) but not Bob.
  */
 let t: TestContext;
-let ev: TestEvents;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let guest: TestUser;
@@ -35,44 +23,22 @@ let bot: TestUser;
 let shared: Stream;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  ev = await startTestEvents(t);
-  org = await makeRealm(t);
-  // No default channels: new users would otherwise all share #general.
-  await t.db.defaultStream.deleteMany({ where: { realmId: org.realm.id } });
-  alice = await makeUser(t, org.realm, { fullName: 'Alice' });
-  bob = await makeUser(t, org.realm, { fullName: 'Bob' });
-  guest = await makeUser(t, org.realm, { role: Role.GUEST, fullName: 'Gus Guest' });
-  bot = await makeBot(t, org.realm, bob.user);
-  shared = await makeChannel(t, org.realm, { subscribers: [alice.user, guest.user] });
-  const members = await t.db.userGroup.findFirstOrThrow({
-    where: { realmId: org.realm.id, name: 'role:members', isSystemGroup: true },
-  });
-  const res = await call('patch', '/realm', org.owner.auth, {
-    can_access_all_users_group: JSON.stringify({ new: members.id }),
+  org = await guestAccessOrganization();
+  ({ t } = org);
+  ({ alice, bob, guest, bot } = org.users);
+  ({ shared } = org.channels);
+  const res = await org.as(org.owner).patch('/realm', {
+    can_access_all_users_group: JSON.stringify({ new: org.systemGroups['role:members'] }),
   });
   expect(res.status).toBe(200);
 });
-afterAll(async () => {
-  await ev.stop();
-  await t.close();
-});
-
-const call = (
-  method: 'get' | 'patch' | 'post' | 'delete',
-  path: string,
-  auth: string,
-  form?: Record<string, string | number | boolean>,
-) => api(t, org.host, method, path, auth, form);
-
-const ofType = (events: RecordedEvent[], type: string, op?: string) =>
-  events.filter((e) => e.event.type === type && (op === undefined || e.event.op === op));
+afterAll(() => org.close());
 
 describe('presence', () => {
   it('sends a presence event only to users who can access the user', async () => {
     const mark = await outboxMark(t);
     for (const who of [bob, alice]) {
-      const res = await call('post', '/users/me/presence', who.auth, { status: 'active' });
+      const res = await org.as(who).post('/users/me/presence', { status: 'active' });
       expect(res.status).toBe(200);
     }
     const [ofBob, ofAlice] = ofType(await eventsAfter(t, mark), 'presence');
@@ -84,14 +50,14 @@ describe('presence', () => {
   });
 
   it('leaves inaccessible users out of the guest’s presence data', async () => {
-    const realmWide = await call('get', '/realm/presence', guest.auth);
+    const realmWide = await org.as(guest).get('/realm/presence');
     expect(realmWide.status).toBe(200);
     expect(Object.keys(realmWide.body.presences)).toContain(alice.email);
     expect(Object.keys(realmWide.body.presences)).not.toContain(bob.email);
-    const forMember = await call('get', '/realm/presence', alice.auth);
+    const forMember = await org.as(alice).get('/realm/presence');
     expect(Object.keys(forMember.body.presences)).toContain(bob.email);
 
-    const own = await call('post', '/users/me/presence', guest.auth, {
+    const own = await org.as(guest).post('/users/me/presence', {
       status: 'active',
       slim_presence: true,
     });
@@ -113,13 +79,13 @@ describe('presence', () => {
   });
 
   it('refuses GET /users/{id}/presence for an inaccessible user', async () => {
-    const refused = await call('get', `/users/${bob.user.id}/presence`, guest.auth);
+    const refused = await org.as(guest).get(`/users/${bob.user.id}/presence`);
     expect(refused.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',
       msg: 'Insufficient permission',
     });
-    const allowed = await call('get', `/users/${alice.user.id}/presence`, guest.auth);
+    const allowed = await org.as(guest).get(`/users/${alice.user.id}/presence`);
     expect(allowed.status).toBe(200);
   });
 });
@@ -127,8 +93,8 @@ describe('presence', () => {
 describe('user status', () => {
   it('sends user_status only to users who can access the user, bots included', async () => {
     const mark = await outboxMark(t);
-    await call('post', '/users/me/status', bob.auth, { status_text: 'Out to lunch' });
-    await call('post', '/users/me/status', alice.auth, { status_text: 'Writing' });
+    await org.as(bob).post('/users/me/status', { status_text: 'Out to lunch' });
+    await org.as(alice).post('/users/me/status', { status_text: 'Writing' });
     const [ofBob, ofAlice] = ofType(await eventsAfter(t, mark), 'user_status');
     expect(ofBob.event).toEqual({
       type: 'user_status',
@@ -151,9 +117,9 @@ describe('user status', () => {
     expect(memberState.user_status).toMatchObject({
       [bob.user.id]: { status_text: 'Out to lunch' },
     });
-    const refused = await call('get', `/users/${bob.user.id}/status`, guest.auth);
+    const refused = await org.as(guest).get(`/users/${bob.user.id}/status`);
     expect(refused.body.msg).toBe('Insufficient permission');
-    const allowed = await call('get', `/users/${alice.user.id}/status`, guest.auth);
+    const allowed = await org.as(guest).get(`/users/${alice.user.id}/status`);
     expect(allowed.body.status).toEqual({ status_text: 'Writing' });
   });
 });
@@ -161,8 +127,8 @@ describe('user status', () => {
 describe('bots', () => {
   it('receive realm_user and organization-wide events like other users', async () => {
     const mark = await outboxMark(t);
-    await call('patch', `/users/${bob.user.id}`, org.owner.auth, { full_name: 'Bob B' });
-    await call('patch', '/realm', org.owner.auth, { description: 'Bots listen too' });
+    await org.as(org.owner).patch(`/users/${bob.user.id}`, { full_name: 'Bob B' });
+    await org.as(org.owner).patch('/realm', { description: 'Bots listen too' });
     const [rename] = ofType(await eventsAfter(t, mark), 'realm_user', 'update');
     expect(rename.users).toContain(bot.user.id);
     expect(rename.users).not.toContain(guest.user.id);
@@ -181,7 +147,7 @@ describe('a guest subscribed to or unsubscribed from a channel', () => {
       subscribers: [bob.user, alice.user, other.user, bot.user],
     });
     const mark = await outboxMark(t);
-    const res = await call('post', '/users/me/subscriptions', org.owner.auth, {
+    const res = await org.as(org.owner).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: club.name }]),
       principals: JSON.stringify([guest.user.id]),
     });
@@ -206,12 +172,12 @@ describe('a guest subscribed to or unsubscribed from a channel', () => {
     const peerAdd = events.findIndex((e) => e.event.op === 'peer_add');
     expect(events[peerAdd].users).toEqual(expect.arrayContaining([bob.user.id, other.user.id]));
     expect(peerAdd).toBeGreaterThan(events.indexOf(adds[adds.length - 1]));
-    expect((await call('get', `/users/${bob.user.id}`, guest.auth)).status).toBe(200);
+    expect((await org.as(guest).get(`/users/${bob.user.id}`)).status).toBe(200);
   });
 
   it('loses them again with realm_user remove events on unsubscribing', async () => {
     const mark = await outboxMark(t);
-    const res = await call('delete', '/users/me/subscriptions', guest.auth, {
+    const res = await org.as(guest).delete('/users/me/subscriptions', {
       subscriptions: JSON.stringify([club.name]),
     });
     expect(res.body).toMatchObject({ removed: [club.name] });
@@ -223,13 +189,13 @@ describe('a guest subscribed to or unsubscribed from a channel', () => {
       [[guest.user.id], { user_id: other.user.id, full_name: 'Unknown user' }],
     ]);
     expect(ofType(events, 'subscription', 'peer_remove')).toHaveLength(1);
-    const refused = await call('get', `/users/${bob.user.id}`, guest.auth);
+    const refused = await org.as(guest).get(`/users/${bob.user.id}`);
     expect(refused.body.msg).toBe('Insufficient permission');
   });
 
   it('tells only the guest when a member joins a channel the guest is in', async () => {
     const mark = await outboxMark(t);
-    await call('post', '/users/me/subscriptions', org.owner.auth, {
+    await org.as(org.owner).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: shared.name }]),
       principals: JSON.stringify([bob.user.id]),
     });
@@ -238,7 +204,7 @@ describe('a guest subscribed to or unsubscribed from a channel', () => {
     expect(ofType(events, 'realm_user').map((e) => [e.users, e.event.op])).toEqual([
       [[guest.user.id], 'add'],
     ]);
-    await call('delete', '/users/me/subscriptions', bob.auth, {
+    await org.as(bob).delete('/users/me/subscriptions', {
       subscriptions: JSON.stringify([shared.name]),
     });
   });
@@ -271,14 +237,14 @@ describe('a new user created with subscriptions', () => {
   it('announces the channels of a redeemed invitation the same way', async () => {
     const invited = await makeChannel(t, org.realm, { subscribers: [bob.user] });
     const email = `invitee-${Date.now()}@example.com`;
-    const sent = await call('post', '/invites', org.owner.auth, {
+    const sent = await org.as(org.owner).post('/invites', {
       invitee_emails: email,
       stream_ids: JSON.stringify([invited.id]),
     });
     expect(sent.status).toBe(200);
     const { confirmationKey } = await t.db.invitation.findFirstOrThrow({ where: { email } });
     const mark = await outboxMark(t);
-    const res = await api(t, org.host, 'post', '/invites/redeem', null, {
+    const res = await org.as(null).post('/invites/redeem', {
       key: confirmationKey,
       full_name: 'Ivy Invitee',
     });
@@ -306,16 +272,16 @@ describe('queues with the user_list_incomplete capability', () => {
     });
     const erin = await makeUser(t, org.realm, { fullName: 'Erin' });
     // A later event both queues receive, so the incomplete queue is known to be up to date.
-    await call('patch', `/users/${alice.user.id}`, org.owner.auth, { full_name: 'Alice A' });
+    await org.as(org.owner).patch(`/users/${alice.user.id}`, { full_name: 'Alice A' });
     const done = (events: EventBody[]) => events.some((e) => e.op === 'update');
-    const full = await eventsUntil(ev, org.host, guest.auth, complete.queue_id, done);
+    const full = await eventsUntil(org.events, org.host, guest.auth, complete.queue_id, done);
     expect(full.map((e) => [e.op, (e.person as { user_id: number }).user_id])).toEqual([
       ['add', erin.user.id],
       ['update', alice.user.id],
     ]);
     expect(full[0].person).toMatchObject({ full_name: 'Unknown user' });
     expect(full[0]).not.toHaveProperty('internal_inaccessible_user');
-    const partial = await eventsUntil(ev, org.host, guest.auth, incomplete.queue_id, done);
+    const partial = await eventsUntil(org.events, org.host, guest.auth, incomplete.queue_id, done);
     expect(partial.map((e) => [e.op, (e.person as { user_id: number }).user_id])).toEqual([
       ['update', alice.user.id],
     ]);

@@ -1,33 +1,21 @@
 import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
 import { Role } from '../../../libs/domain/users/roles';
-import {
-  eventsUntil,
-  register,
-  startTestEvents,
-  type TestEvents,
-} from '../../../test/events-factories';
-import {
-  makeBot,
-  makeRealm,
-  makeUser,
-  type TestRealm,
-  type TestUser,
-} from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel } from '../../../test/channel-factories';
+import { eventsUntil, register } from '../../../test/events-factories';
+import { makeBot, makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { postDirect } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
-import { api } from '../../../test/requests';
+import type { Organization } from '../../../test/organization';
+import { guestAccessOrganization } from '../../../test/guest-access-organization';
 
 /**
  * `can_access_all_users_group` = role:members: the guest shares #shared with Alice, and nothing
  * with Bob, so the guest may access Alice but not Bob.
  */
 let t: TestContext;
-let ev: TestEvents;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let guest: TestUser;
@@ -35,35 +23,15 @@ let shared: Stream;
 let groupIds: Record<string, number>;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  ev = await startTestEvents(t);
-  org = await makeRealm(t);
-  // No default channels: new users would otherwise all share #general.
-  await t.db.defaultStream.deleteMany({ where: { realmId: org.realm.id } });
-  alice = await makeUser(t, org.realm, { fullName: 'Alice' });
-  bob = await makeUser(t, org.realm, { fullName: 'Bob' });
-  guest = await makeUser(t, org.realm, { role: Role.GUEST, fullName: 'Gus Guest' });
-  shared = await makeChannel(t, org.realm, { subscribers: [alice.user, guest.user] });
-  const groups = await t.db.userGroup.findMany({
-    where: { realmId: org.realm.id, isSystemGroup: true },
-    select: { id: true, name: true },
-  });
-  groupIds = Object.fromEntries(groups.map((g) => [g.name ?? '', g.id]));
+  org = await guestAccessOrganization();
+  ({ t, systemGroups: groupIds } = org);
+  ({ alice, bob, guest } = org.users);
+  ({ shared } = org.channels);
 });
-afterAll(async () => {
-  await ev.stop();
-  await t.close();
-});
+afterAll(() => org.close());
 
-const call = (
-  method: 'get' | 'patch' | 'post' | 'delete',
-  path: string,
-  auth: string,
-  form?: Record<string, string | number | boolean>,
-) => api(t, org.host, method, path, auth, form);
-
-const setAccessGroup = (auth: string, value: unknown, old?: unknown) =>
-  call('patch', '/realm', auth, {
+const setAccessGroup = (who: TestUser, value: unknown, old?: unknown) =>
+  org.as(who).patch('/realm', {
     can_access_all_users_group: JSON.stringify(
       old === undefined ? { new: value } : { new: value, old },
     ),
@@ -98,7 +66,7 @@ const unknownUser = (userId: number) => ({
 
 describe('PATCH /realm can_access_all_users_group', () => {
   it('accepts only the role:everyone and role:members system groups', async () => {
-    const named = await call('post', '/user_groups/create', org.owner.auth, {
+    const named = await org.as(org.owner).post('/user_groups/create', {
       name: 'Helpers',
       description: '',
       members: JSON.stringify([alice.user.id]),
@@ -115,21 +83,21 @@ describe('PATCH /realm can_access_all_users_group', () => {
       [{ direct_members: [alice.user.id], direct_subgroups: [] }, 'must be a system user group.'],
     ];
     for (const [value, msg] of refusals) {
-      const res = await setAccessGroup(org.owner.auth, value);
+      const res = await setAccessGroup(org.owner, value);
       expect(res.body).toEqual({
         result: 'error',
         code: 'BAD_REQUEST',
         msg: `'can_access_all_users_group' ${msg}`,
       });
     }
-    expect((await setAccessGroup(org.owner.auth, 987654)).body.msg).toBe('Invalid user group');
+    expect((await setAccessGroup(org.owner, 987654)).body.msg).toBe('Invalid user group');
     const stale = await setAccessGroup(
-      org.owner.auth,
+      org.owner,
       groupIds['role:members'],
       groupIds['role:members'],
     );
     expect(stale.body.msg).toBe("'old' value does not match the expected value.");
-    const member = await setAccessGroup(alice.auth, groupIds['role:members']);
+    const member = await setAccessGroup(alice, groupIds['role:members']);
     expect(member.body.msg).toBe('Must be an organization administrator');
     const realm = await t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } });
     expect(realm.canAccessAllUsersGroupId).toBe(groupIds['role:everyone']);
@@ -138,7 +106,7 @@ describe('PATCH /realm can_access_all_users_group', () => {
   it('changes the setting with a realm update_dict event and shows it at registration', async () => {
     const mark = await outboxMark(t);
     const res = await setAccessGroup(
-      org.owner.auth,
+      org.owner,
       { direct_members: [], direct_subgroups: [groupIds['role:members']] },
       groupIds['role:everyone'],
     );
@@ -154,7 +122,7 @@ describe('PATCH /realm can_access_all_users_group', () => {
     ]);
     expect(events[0].users).toContain(guest.user.id);
     const again = await outboxMark(t);
-    expect((await setAccessGroup(org.owner.auth, groupIds['role:members'])).status).toBe(200);
+    expect((await setAccessGroup(org.owner, groupIds['role:members'])).status).toBe(200);
     expect(await eventsAfter(t, again)).toEqual([]);
     const state = await register(t, org.host, guest.auth, {
       fetch_event_types: JSON.stringify(['realm']),
@@ -166,7 +134,7 @@ describe('PATCH /realm can_access_all_users_group', () => {
 describe('a guest restricted to users they share a conversation with', () => {
   it('lists inaccessible users as "Unknown user" placeholders in GET /users', async () => {
     const bot = await makeBot(t, org.realm, bob.user);
-    const res = await call('get', '/users', guest.auth);
+    const res = await org.as(guest).get('/users');
     expect(res.status).toBe(200);
     expectOpenApiResponse('/users', 'get', res.body);
     const byId = new Map((res.body.members as { user_id: number }[]).map((u) => [u.user_id, u]));
@@ -177,7 +145,7 @@ describe('a guest restricted to users they share a conversation with', () => {
     // Bots are always accessible.
     expect(byId.get(bot.user.id)).toMatchObject({ is_bot: true, bot_owner_id: bob.user.id });
 
-    const seenByMember = await call('get', '/users', alice.auth);
+    const seenByMember = await org.as(alice).get('/users');
     const bobForAlice = (seenByMember.body.members as { user_id: number }[]).find(
       (u) => u.user_id === bob.user.id,
     );
@@ -192,16 +160,16 @@ describe('a guest restricted to users they share a conversation with', () => {
   });
 
   it('refuses GET /users/{id} for an inaccessible user', async () => {
-    const refused = await call('get', `/users/${bob.user.id}`, guest.auth);
+    const refused = await org.as(guest).get(`/users/${bob.user.id}`);
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',
       msg: 'Insufficient permission',
     });
-    const byEmail = await call('get', `/users/${encodeURIComponent(bob.email)}`, guest.auth);
+    const byEmail = await org.as(guest).get(`/users/${encodeURIComponent(bob.email)}`);
     expect(byEmail.body.msg).toBe('Insufficient permission');
-    const allowed = await call('get', `/users/${alice.user.id}`, guest.auth);
+    const allowed = await org.as(guest).get(`/users/${alice.user.id}`);
     expect(allowed.status).toBe(200);
     expectOpenApiResponse('/users/{user_id}', 'get', allowed.body);
     expect(allowed.body.user).toMatchObject({ user_id: alice.user.id, full_name: 'Alice' });
@@ -232,10 +200,16 @@ describe('a guest restricted to users they share a conversation with', () => {
       [bob, 'Bob Renamed'],
       [alice, 'Alice Renamed'],
     ] as const) {
-      const res = await call('patch', `/users/${who.user.id}`, org.owner.auth, { full_name: name });
+      const res = await org.as(org.owner).patch(`/users/${who.user.id}`, { full_name: name });
       expect(res.status).toBe(200);
     }
-    const got = await eventsUntil(ev, org.host, guest.auth, queue.queue_id, (e) => e.length > 0);
+    const got = await eventsUntil(
+      org.events,
+      org.host,
+      guest.auth,
+      queue.queue_id,
+      (e) => e.length > 0,
+    );
     expect(got.map((e) => e.person)).toEqual([
       { user_id: alice.user.id, full_name: 'Alice Renamed' },
     ]);
@@ -243,18 +217,18 @@ describe('a guest restricted to users they share a conversation with', () => {
   });
 
   it('sends every realm_user update about Bob only to those who can access him', async () => {
-    const field = await call('post', '/realm/profile_fields', org.owner.auth, {
+    const field = await org.as(org.owner).post('/realm/profile_fields', {
       name: 'Team',
       field_type: 1,
     });
     expect(field.status).toBe(200);
     const mark = await outboxMark(t);
-    await call('patch', '/settings', bob.auth, { full_name: 'Bobby', timezone: 'Europe/Paris' });
-    await call('patch', `/users/${bob.user.id}`, org.owner.auth, {
+    await org.as(bob).patch('/settings', { full_name: 'Bobby', timezone: 'Europe/Paris' });
+    await org.as(org.owner).patch(`/users/${bob.user.id}`, {
       role: Role.MODERATOR,
       profile_data: JSON.stringify([{ id: field.body.id, value: 'Ops' }]),
     });
-    await call('patch', '/users/me/profile_data', bob.auth, {
+    await org.as(bob).patch('/users/me/profile_data', {
       data: JSON.stringify([{ id: field.body.id, value: 'Infra' }]),
     });
     const aboutBob = (await eventsAfter(t, mark)).filter(
@@ -279,13 +253,13 @@ describe('a guest restricted to users they share a conversation with', () => {
 
   it('gives the guest access through a direct-message conversation', async () => {
     const carol = await makeUser(t, org.realm, { fullName: 'Carol' });
-    const before = await call('get', `/users/${carol.user.id}`, guest.auth);
+    const before = await org.as(guest).get(`/users/${carol.user.id}`);
     expect(before.body.msg).toBe('Insufficient permission');
     await postDirect(t, org.realm, carol.user, [guest.user], 'hello');
-    const after = await call('get', `/users/${carol.user.id}`, guest.auth);
+    const after = await org.as(guest).get(`/users/${carol.user.id}`);
     expect(after.body.user).toMatchObject({ full_name: 'Carol' });
     const mark = await outboxMark(t);
-    await call('patch', `/users/${carol.user.id}`, org.owner.auth, { full_name: 'Caroline' });
+    await org.as(org.owner).patch(`/users/${carol.user.id}`, { full_name: 'Caroline' });
     const [event] = await eventsAfter(t, mark);
     expect(event.users).toContain(guest.user.id);
   });
@@ -307,7 +281,7 @@ describe('a guest restricted to users they share a conversation with', () => {
 
   it('sends deactivation only to users who can access the user', async () => {
     const mark = await outboxMark(t);
-    const res = await call('delete', `/users/${bob.user.id}`, org.owner.auth);
+    const res = await org.as(org.owner).delete(`/users/${bob.user.id}`);
     expect(res.status).toBe(200);
     const [update] = await eventsAfter(t, mark);
     expect(update.event).toEqual({
@@ -327,7 +301,7 @@ describe('a guest restricted to users they share a conversation with', () => {
       data: { userId: erin.user.id, recipientId: shared.recipientId! },
     });
     const mark = await outboxMark(t);
-    await call('delete', `/users/${erin.user.id}`, org.owner.auth);
+    await org.as(org.owner).delete(`/users/${erin.user.id}`);
     const events = await eventsAfter(t, mark);
     expect(events.map((e) => e.event)).toEqual([
       { type: 'realm_user', op: 'update', person: { user_id: erin.user.id, is_active: false } },
@@ -340,14 +314,14 @@ describe('a guest restricted to users they share a conversation with', () => {
     expect(events[0].users).not.toContain(guest.user.id);
     expect(events[1].users).toEqual([guest.user.id]);
     for (const e of events) expectDocumentedEvent(e.event);
-    const listed = await call('get', '/users', guest.auth);
+    const listed = await org.as(guest).get('/users');
     const erinForGuest = (listed.body.members as { user_id: number }[]).find(
       (u) => u.user_id === erin.user.id,
     );
     expect(erinForGuest).toEqual(unknownUser(erin.user.id));
 
     const back = await outboxMark(t);
-    await call('post', `/users/${erin.user.id}/reactivate`, org.owner.auth);
+    await org.as(org.owner).post(`/users/${erin.user.id}/reactivate`);
     const [reactivated] = await eventsAfter(t, back);
     expect(reactivated.event).toEqual({
       type: 'realm_user',
@@ -360,13 +334,13 @@ describe('a guest restricted to users they share a conversation with', () => {
 
 describe('with can_access_all_users_group = role:everyone', () => {
   it('lets the guest access everyone', async () => {
-    expect((await setAccessGroup(org.owner.auth, groupIds['role:everyone'])).status).toBe(200);
-    const res = await call('get', '/users', guest.auth);
+    expect((await setAccessGroup(org.owner, groupIds['role:everyone'])).status).toBe(200);
+    const res = await org.as(guest).get('/users');
     const names = (res.body.members as { full_name: string }[]).map((u) => u.full_name);
     expect(names).not.toContain('Unknown user');
-    expect((await call('get', `/users/${bob.user.id}`, guest.auth)).status).toBe(200);
+    expect((await org.as(guest).get(`/users/${bob.user.id}`)).status).toBe(200);
     const mark = await outboxMark(t);
-    await call('patch', `/users/${alice.user.id}`, org.owner.auth, { full_name: 'Alice Again' });
+    await org.as(org.owner).patch(`/users/${alice.user.id}`, { full_name: 'Alice Again' });
     await makeUser(t, org.realm, { fullName: 'Frank' });
     const events = await eventsAfter(t, mark);
     expect(events.every((e) => e.users.includes(guest.user.id))).toBe(true);

@@ -1,31 +1,24 @@
 import { Queue } from 'bullmq';
 import { bullPrefix, QueueName } from '../../../libs/jobs';
 import { Role } from '../../../libs/domain/users/roles';
-import { makeBot, makeRealm, makeUser, type TestRealm } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeBot, makeUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
-import { api } from '../../../test/requests';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let emails: Queue;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
+  org = await organization({});
+  ({ t } = org);
   emails = new Queue(QueueName.EMAIL, {
     connection: t.redis,
     prefix: bullPrefix(t.config.redisPrefix),
   });
 });
-afterAll(() => t.close());
-
-const call = (
-  method: 'get' | 'patch' | 'delete' | 'post',
-  path: string,
-  auth: string,
-  form?: Record<string, string | number>,
-) => api(t, org.host, method, path, auth, form);
+afterAll(() => org.close());
 
 async function emailJobsFor(userId: number) {
   const jobs = await emails.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']);
@@ -35,12 +28,12 @@ async function emailJobsFor(userId: number) {
 describe('GET /users/{user_id} and /users/{email}', () => {
   it('finds a user by ID or by email', async () => {
     const member = await makeUser(t, org.realm);
-    const byId = await call('get', `/users/${member.user.id}`, org.owner.auth);
-    const byEmail = await call('get', `/users/${encodeURIComponent(member.email)}`, org.owner.auth);
+    const byId = await org.as(org.owner).get(`/users/${member.user.id}`);
+    const byEmail = await org.as(org.owner).get(`/users/${encodeURIComponent(member.email)}`);
     expect(byId.status).toBe(200);
     expect(byEmail.status).toBe(200);
     expect(byEmail.body.user).toEqual(byId.body.user);
-    const missing = await call('get', '/users/nobody@example.com', org.owner.auth);
+    const missing = await org.as(org.owner).get('/users/nobody@example.com');
     expect(missing.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'No such user' });
   });
 });
@@ -50,7 +43,7 @@ describe('PATCH /users/{user_id}', () => {
     const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
     const member = await makeUser(t, org.realm);
     const mark = await outboxMark(t);
-    const res = await call('patch', `/users/${member.user.id}`, admin.auth, {
+    const res = await org.as(admin).patch(`/users/${member.user.id}`, {
       full_name: 'Renamed Person',
       role: Role.MODERATOR,
     });
@@ -75,7 +68,7 @@ describe('PATCH /users/{user_id}', () => {
     const member = await makeUser(t, org.realm);
     for (const role of [Role.MEMBER, Role.GUEST, Role.MODERATOR]) {
       const actor = await makeUser(t, org.realm, { role });
-      const res = await call('patch', `/users/${member.user.id}`, actor.auth, {
+      const res = await org.as(actor).patch(`/users/${member.user.id}`, {
         full_name: 'Nope',
       });
       expect(res.status).toBe(400);
@@ -90,24 +83,24 @@ describe('PATCH /users/{user_id}', () => {
   it('keeps the owner role for owners to grant and the last owner', async () => {
     const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
     const member = await makeUser(t, org.realm);
-    const grant = await call('patch', `/users/${member.user.id}`, admin.auth, { role: Role.OWNER });
+    const grant = await org.as(admin).patch(`/users/${member.user.id}`, { role: Role.OWNER });
     expect(grant.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Must be an organization owner' });
-    const lastOwner = await call('patch', `/users/${org.owner.user.id}`, org.owner.auth, {
+    const lastOwner = await org.as(org.owner).patch(`/users/${org.owner.user.id}`, {
       role: Role.MEMBER,
     });
     expect(lastOwner.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: 'The owner permission cannot be removed from the only organization owner.',
     });
-    const invalid = await call('patch', `/users/${member.user.id}`, admin.auth, { role: 250 });
+    const invalid = await org.as(admin).patch(`/users/${member.user.id}`, { role: 250 });
     expect(invalid.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid role' });
-    const unknown = await call('patch', '/users/999999', admin.auth, { full_name: 'X' });
+    const unknown = await org.as(admin).patch('/users/999999', { full_name: 'X' });
     expect(unknown.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'No such user' });
   });
 
   it('changes email only for an owner with can_change_user_emails', async () => {
     const member = await makeUser(t, org.realm);
-    const refused = await call('patch', `/users/${member.user.id}`, org.owner.auth, {
+    const refused = await org.as(org.owner).patch(`/users/${member.user.id}`, {
       new_email: 'changed@example.com',
     });
     expect(refused.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Insufficient permission' });
@@ -116,7 +109,7 @@ describe('PATCH /users/{user_id}', () => {
       data: { canChangeUserEmails: true },
     });
     const mark = await outboxMark(t);
-    const ok = await call('patch', `/users/${member.user.id}`, org.owner.auth, {
+    const ok = await org.as(org.owner).patch(`/users/${member.user.id}`, {
       new_email: 'changed@example.com',
     });
     expect(ok.status).toBe(200);
@@ -138,7 +131,7 @@ describe('PATCH /users/{user_id}', () => {
       data: { realmId: org.realm.id, name: `Phone ${Date.now()}`, type: 1 },
     });
     const member = await makeUser(t, org.realm);
-    const res = await call('patch', `/users/${member.user.id}`, org.owner.auth, {
+    const res = await org.as(org.owner).patch(`/users/${member.user.id}`, {
       profile_data: JSON.stringify([{ id: field.id, value: '+1 555' }]),
     });
     expect(res.status).toBe(200);
@@ -146,7 +139,7 @@ describe('PATCH /users/{user_id}', () => {
       where: { userId: member.user.id, fieldId: field.id },
     });
     expect(value.value).toBe('+1 555');
-    const bad = await call('patch', `/users/${member.user.id}`, org.owner.auth, {
+    const bad = await org.as(org.owner).patch(`/users/${member.user.id}`, {
       profile_data: JSON.stringify([{ id: 987654, value: 'x' }]),
     });
     expect(bad.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Field id 987654 not found.' });
@@ -159,7 +152,7 @@ describe('DELETE /users/{user_id} and reactivation', () => {
     const member = await makeUser(t, org.realm);
     const bot = await makeBot(t, org.realm, member.user);
     const mark = await outboxMark(t);
-    const res = await call('delete', `/users/${member.user.id}`, admin.auth);
+    const res = await org.as(admin).delete(`/users/${member.user.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ result: 'success', msg: '' });
     const rows = await t.db.user.findMany({ where: { id: { in: [member.user.id, bot.user.id] } } });
@@ -173,27 +166,27 @@ describe('DELETE /users/{user_id} and reactivation', () => {
     expect(events[0].users).not.toContain(member.user.id);
     expect(await emailJobsFor(member.user.id)).toHaveLength(0);
 
-    const me = await call('get', '/users/me', member.auth);
+    const me = await org.as(member).get('/users/me');
     expect(me.body.code).toBe('USER_DEACTIVATED');
-    const again = await call('delete', `/users/${member.user.id}`, admin.auth);
+    const again = await org.as(admin).delete(`/users/${member.user.id}`);
     expect(again.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'User is already deactivated' });
 
-    const back = await call('post', `/users/${member.user.id}/reactivate`, admin.auth);
+    const back = await org.as(admin).post(`/users/${member.user.id}/reactivate`);
     expect(back.status).toBe(200);
     expect((await t.db.user.findUniqueOrThrow({ where: { id: member.user.id } })).isActive).toBe(
       true,
     );
-    const twice = await call('post', `/users/${member.user.id}/reactivate`, admin.auth);
+    const twice = await org.as(admin).post(`/users/${member.user.id}/reactivate`);
     expect(twice.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'User is already active' });
   });
 
   it('queues a notification email when a comment is given, even an empty one', async () => {
     const a = await makeUser(t, org.realm);
     const b = await makeUser(t, org.realm);
-    await call('delete', `/users/${a.user.id}`, org.owner.auth, {
+    await org.as(org.owner).delete(`/users/${a.user.id}`, {
       deactivation_notification_comment: 'Goodbye!',
     });
-    await call('delete', `/users/${b.user.id}`, org.owner.auth, {
+    await org.as(org.owner).delete(`/users/${b.user.id}`, {
       deactivation_notification_comment: '',
     });
     const [jobA] = await emailJobsFor(a.user.id);
@@ -206,12 +199,12 @@ describe('DELETE /users/{user_id} and reactivation', () => {
     const target = await makeUser(t, org.realm);
     for (const role of [Role.MEMBER, Role.GUEST, Role.MODERATOR]) {
       const actor = await makeUser(t, org.realm, { role });
-      const res = await call('delete', `/users/${target.user.id}`, actor.auth);
+      const res = await org.as(actor).delete(`/users/${target.user.id}`);
       expect(res.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Insufficient permission' });
-      const re = await call('post', `/users/${target.user.id}/reactivate`, actor.auth);
+      const re = await org.as(actor).post(`/users/${target.user.id}/reactivate`);
       expect(re.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Insufficient permission' });
     }
-    const only = await call('delete', `/users/${org.owner.user.id}`, org.owner.auth);
+    const only = await org.as(org.owner).delete(`/users/${org.owner.user.id}`);
     expect(only.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',
@@ -226,7 +219,7 @@ describe('DELETE /users/{user_id} and reactivation', () => {
 describe('DELETE /users/me', () => {
   it('deactivates the caller', async () => {
     const member = await makeUser(t, org.realm);
-    const res = await call('delete', '/users/me', member.auth);
+    const res = await org.as(member).delete('/users/me');
     expect(res.status).toBe(200);
     expect((await t.db.user.findUniqueOrThrow({ where: { id: member.user.id } })).isActive).toBe(
       false,
@@ -234,7 +227,7 @@ describe('DELETE /users/me', () => {
   });
 
   it('refuses the last owner', async () => {
-    const res = await call('delete', '/users/me', org.owner.auth);
+    const res = await org.as(org.owner).delete('/users/me');
     expect(res.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: 'Cannot deactivate the only organization owner',

@@ -1,42 +1,35 @@
 import { makeChannel } from '../../../test/channel-factories';
-import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { postDirect, postToChannel } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
-import { api } from '../../../test/requests';
 import { Role } from '../../../libs/domain/users/roles';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
+  org = await organization({});
+  ({ t } = org);
 });
-afterAll(() => t.close());
-
-const call = (
-  method: 'get' | 'post' | 'delete',
-  path: string,
-  auth: string,
-  form?: Record<string, string | number>,
-) => api(t, org.host, method, path, auth, form);
+afterAll(() => org.close());
 
 describe('alert words', () => {
   it('adds, lists and removes words with alert_words events', async () => {
     const member = await makeUser(t, org.realm);
     const mark = await outboxMark(t);
-    const added = await call('post', '/users/me/alert_words', member.auth, {
+    const added = await org.as(member).post('/users/me/alert_words', {
       alert_words: JSON.stringify(['Coffee', ' tea ', '', 'coffee']),
     });
     expect(added.status).toBe(200);
     expectOpenApiResponse('/users/me/alert_words', 'post', added.body);
     expect(added.body.alert_words).toEqual(['Coffee', 'tea']);
-    const listed = await call('get', '/users/me/alert_words', member.auth);
+    const listed = await org.as(member).get('/users/me/alert_words');
     expectOpenApiResponse('/users/me/alert_words', 'get', listed.body);
     expect(listed.body.alert_words).toEqual(['Coffee', 'tea']);
-    const removed = await call('delete', '/users/me/alert_words', member.auth, {
+    const removed = await org.as(member).delete('/users/me/alert_words', {
       alert_words: JSON.stringify(['COFFEE', 'absent']),
     });
     expectOpenApiResponse('/users/me/alert_words', 'delete', removed.body);
@@ -51,16 +44,16 @@ describe('alert words', () => {
 
   it('refuses bad input', async () => {
     const member = await makeUser(t, org.realm);
-    const missing = await call('post', '/users/me/alert_words', member.auth, {});
+    const missing = await org.as(member).post('/users/me/alert_words', {});
     expect(missing.body).toMatchObject({
       code: 'REQUEST_VARIABLE_MISSING',
       var_name: 'alert_words',
     });
-    const notList = await call('post', '/users/me/alert_words', member.auth, {
+    const notList = await org.as(member).post('/users/me/alert_words', {
       alert_words: '"x"',
     });
     expect(notList.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'alert_words is not a list' });
-    const tooLong = await call('post', '/users/me/alert_words', member.auth, {
+    const tooLong = await org.as(member).post('/users/me/alert_words', {
       alert_words: JSON.stringify(['x'.repeat(101)]),
     });
     expect(tooLong.body).toMatchObject({
@@ -88,7 +81,7 @@ describe('muted users', () => {
       data: { flags: 1n },
     });
     const mark = await outboxMark(t);
-    const res = await call('post', `/users/me/muted_users/${other.user.id}`, member.auth);
+    const res = await org.as(member).post(`/users/me/muted_users/${other.user.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ result: 'success', msg: '' });
     const flags = async (userId: number, messageId: number) =>
@@ -110,12 +103,12 @@ describe('muted users', () => {
       { type: 'muted_users', muted_users: [{ id: other.user.id, timestamp: expect.any(Number) }] },
     ]);
     expect(events.every((e) => e.users.length === 1 && e.users[0] === member.user.id)).toBe(true);
-    const again = await call('post', `/users/me/muted_users/${other.user.id}`, member.auth);
+    const again = await org.as(member).post(`/users/me/muted_users/${other.user.id}`);
     expect(again.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: 'User already muted' });
 
-    const unmuted = await call('delete', `/users/me/muted_users/${other.user.id}`, member.auth);
+    const unmuted = await org.as(member).delete(`/users/me/muted_users/${other.user.id}`);
     expect(unmuted.status).toBe(200);
-    const notMuted = await call('delete', `/users/me/muted_users/${other.user.id}`, member.auth);
+    const notMuted = await org.as(member).delete(`/users/me/muted_users/${other.user.id}`);
     expect(notMuted.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',
@@ -125,9 +118,9 @@ describe('muted users', () => {
 
   it('refuses muting self and unknown users', async () => {
     const member = await makeUser(t, org.realm);
-    const self = await call('post', `/users/me/muted_users/${member.user.id}`, member.auth);
+    const self = await org.as(member).post(`/users/me/muted_users/${member.user.id}`);
     expect(self.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: 'Cannot mute self' });
-    const unknown = await call('post', '/users/me/muted_users/999999', member.auth);
+    const unknown = await org.as(member).post('/users/me/muted_users/999999');
     expect(unknown.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: 'No such user' });
   });
 });
@@ -137,14 +130,14 @@ describe('POST /user_topics', () => {
     const member = await makeUser(t, org.realm);
     const channel = await makeChannel(t, org.realm, { subscribers: [member.user] });
     const mark = await outboxMark(t);
-    const muted = await call('post', '/user_topics', member.auth, {
+    const muted = await org.as(member).post('/user_topics', {
       stream_id: channel.id,
       topic: 'Lunch',
       visibility_policy: 1,
     });
     expect(muted.status).toBe(200);
     expect(muted.body).toEqual({ result: 'success', msg: '' });
-    await call('post', '/user_topics', member.auth, {
+    await org.as(member).post('/user_topics', {
       stream_id: channel.id,
       topic: 'lunch',
       visibility_policy: 3,
@@ -152,7 +145,7 @@ describe('POST /user_topics', () => {
     const rows = await t.db.userTopic.findMany({ where: { userId: member.user.id } });
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ topicName: 'lunch', visibilityPolicy: 3 });
-    await call('post', '/user_topics', member.auth, {
+    await org.as(member).post('/user_topics', {
       stream_id: channel.id,
       topic: 'LUNCH',
       visibility_policy: 0,
@@ -180,7 +173,7 @@ describe('POST /user_topics', () => {
       subscribers: [org.owner.user],
       inviteOnly: true,
     });
-    const guestRes = await call('post', '/user_topics', guest.auth, {
+    const guestRes = await org.as(guest).post('/user_topics', {
       stream_id: publicChannel.id,
       topic: 'x',
       visibility_policy: 1,
@@ -190,31 +183,31 @@ describe('POST /user_topics', () => {
       code: 'BAD_REQUEST',
       msg: 'Invalid channel ID',
     });
-    const memberPublic = await call('post', '/user_topics', member.auth, {
+    const memberPublic = await org.as(member).post('/user_topics', {
       stream_id: publicChannel.id,
       topic: 'x',
       visibility_policy: 1,
     });
     expect(memberPublic.status).toBe(200);
-    const memberPrivate = await call('post', '/user_topics', member.auth, {
+    const memberPrivate = await org.as(member).post('/user_topics', {
       stream_id: privateChannel.id,
       topic: 'x',
       visibility_policy: 1,
     });
     expect(memberPrivate.body).toMatchObject({ msg: 'Invalid channel ID' });
-    const unknown = await call('post', '/user_topics', member.auth, {
+    const unknown = await org.as(member).post('/user_topics', {
       stream_id: 999999,
       topic: 'x',
       visibility_policy: 1,
     });
     expect(unknown.body).toMatchObject({ msg: 'Invalid channel ID' });
-    const badPolicy = await call('post', '/user_topics', member.auth, {
+    const badPolicy = await org.as(member).post('/user_topics', {
       stream_id: publicChannel.id,
       topic: 'x',
       visibility_policy: 7,
     });
     expect(badPolicy.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid visibility_policy' });
-    const longTopic = await call('post', '/user_topics', member.auth, {
+    const longTopic = await org.as(member).post('/user_topics', {
       stream_id: publicChannel.id,
       topic: 'x'.repeat(61),
       visibility_policy: 1,
@@ -228,7 +221,7 @@ describe('PATCH /users/me/subscriptions/muted_topics (deprecated)', () => {
     const member = await makeUser(t, org.realm);
     const channel = await makeChannel(t, org.realm, { subscribers: [member.user] });
     const patch = (form: Record<string, string | number>) =>
-      api(t, org.host, 'patch', '/users/me/subscriptions/muted_topics', member.auth, form);
+      org.as(member).patch('/users/me/subscriptions/muted_topics', form);
     expect((await patch({ stream_id: channel.id, topic: 'noise', op: 'add' })).status).toBe(200);
     const row = await t.db.userTopic.findFirstOrThrow({ where: { userId: member.user.id } });
     expect(row.visibilityPolicy).toBe(1);
