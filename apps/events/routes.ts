@@ -1,12 +1,12 @@
 import type { Request, Router } from 'express';
 import Joi from 'joi';
 import type { AppContext } from '../../libs/core/context';
-import { queueParamSpec, type QueueParams } from '../../libs/domain/register/queue-params';
+import { P } from '../../libs/core/schema';
+import { queueParamSpec } from '../../libs/domain/register/queue-params';
 import type { EventsTier } from '../../libs/events/events-tier';
 import { getEvents, ownedQueue } from '../../libs/events/get-events';
-import { P } from '../../libs/http/params';
-import { PrincipalCache, principalCacheOf } from '../../libs/http/principal-cache';
 import { authed } from '../../libs/http/route';
+import { eventsPrincipals } from './principals';
 
 /**
  * Loaded on first use: registering pulls in most of the domain (the initial state's modules,
@@ -17,27 +17,19 @@ function registerQueueModule(): typeof import('../../libs/domain/register/regist
   return require('../../libs/domain/register/register-queue');
 }
 
-interface GetEventsParams extends QueueParams {
-  queue_id?: string;
-  last_event_id?: number;
-  dont_block: boolean;
-}
-
 /** `GET /events` (long-poll, spec 4.5) and `DELETE /events`. */
 export function eventRoutes(router: Router, ctx: AppContext, tier: EventsTier): void {
-  // The process's cache (with its change feed) when it has one; else one trusting its lifetime.
-  const principals =
-    principalCacheOf(ctx) ?? new PrincipalCache({ ttlSeconds: ctx.config.eventsAuthCacheSeconds });
+  const principals = eventsPrincipals(ctx);
   const identify = (c: AppContext, req: Request) => principals.authenticate(c, req);
   router.get(
     '/events',
-    authed<GetEventsParams>(
+    authed(
       ctx,
       {
         ...queueParamSpec,
         queue_id: P.string(Joi.string()),
         last_event_id: P.int(),
-        dont_block: P.bool(Joi.boolean().default(false)),
+        dont_block: P.bool().default(false),
       },
       async ({ user, realm, params, req }) => {
         let queueId = params.queue_id;
@@ -65,9 +57,9 @@ export function eventRoutes(router: Router, ctx: AppContext, tier: EventsTier): 
   );
   router.delete(
     '/events',
-    authed<{ queue_id: string }>(
+    authed(
       ctx,
-      { queue_id: P.string(Joi.string().required()) },
+      { queue_id: P.string(Joi.string()).required() },
       async ({ user, params }) => {
         const queue = await ownedQueue(tier.store, user, params.queue_id);
         await tier.store.delete(queue);

@@ -1,21 +1,16 @@
 import Joi from 'joi';
 import { ApiError } from '../core/errors';
 import { httpStatus } from './error-handler';
-import { P, parseParams } from './params';
+import { P } from '../core/schema';
+import { parseParams } from './params';
 
 const spec = {
-  name: P.string(Joi.string().max(5).required()),
+  name: P.string(Joi.string().max(5)).required(),
   count: P.int(),
   flag: P.bool(),
-  ids: P.json(Joi.array().items(Joi.number().integer())),
-  to: P.jsonOrText(
-    Joi.alternatives(
-      Joi.number().integer(),
-      Joi.string(),
-      Joi.array().items(Joi.number().integer()),
-    ),
-  ),
-  op: P.string(Joi.string().valid('add', 'remove')),
+  ids: P.array(P.int()),
+  to: P.jsonOrText(P.alternatives(P.int(), P.string(Joi.string()), P.array(P.int()))),
+  op: P.oneOf('add', 'remove'),
 };
 
 function error(input: Record<string, unknown>): ApiError {

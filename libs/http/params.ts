@@ -1,30 +1,13 @@
 import Joi from 'joi';
 import { ApiError, badRequest, invalidJsonArgument, missingArgument } from '../core/errors';
+import type { Encoding, InferShape, Shape } from '../core/schema';
 import { valueProblem } from './limits';
 
-/**
- * How a parameter travels in a form value: plain text (strings, and integers and booleans as text),
- * JSON text (lists and objects), or either (e.g. `to`, which may be a channel name or a JSON list).
- */
-type Encoding = 'text' | 'json' | 'json-or-text';
+/** A route's parameters by name, each declared once with core/schema's `P`. */
+export type ParamSpec = Shape;
 
-export interface ParamDef {
-  schema: Joi.Schema;
-  encoding: Encoding;
-}
-
-const def = (schema: Joi.Schema, encoding: Encoding = 'text'): ParamDef => ({ schema, encoding });
-
-/** Building blocks for request parameter declarations. */
-export const P = {
-  string: (schema: Joi.StringSchema = Joi.string().allow('')) => def(schema),
-  int: (schema: Joi.NumberSchema = Joi.number().integer()) => def(schema),
-  bool: (schema: Joi.BooleanSchema = Joi.boolean()) => def(schema),
-  json: (schema: Joi.Schema) => def(schema, 'json'),
-  jsonOrText: (schema: Joi.Schema) => def(schema, 'json-or-text'),
-};
-
-export type ParamSpec = Record<string, ParamDef>;
+/** The values a route's parameters validate into. */
+export type ParamsOf<S extends ParamSpec> = InferShape<S>;
 
 export interface ParsedParams<T> {
   values: T;
@@ -100,11 +83,6 @@ function toApiError(error: Joi.ValidationError): ApiError {
   }
 }
 
-/**
- * Validates the merged query and body parameters of a request against a declaration.
- * Parameters the declaration does not name are returned in `ignored`, for
- * `ignored_parameters_unsupported`.
- */
 // Routes declare their spec once; building the Joi object on every request showed up in profiles.
 const compiled = new WeakMap<ParamSpec, Joi.ObjectSchema>();
 
@@ -119,7 +97,15 @@ function objectSchema(spec: ParamSpec): Joi.ObjectSchema {
   return schema;
 }
 
-export function parseParams<T>(spec: ParamSpec, input: Record<string, unknown>): ParsedParams<T> {
+/**
+ * Validates the merged query and body parameters of a request against a declaration.
+ * Parameters the declaration does not name are returned in `ignored`, for
+ * `ignored_parameters_unsupported`.
+ */
+export function parseParams<S extends ParamSpec>(
+  spec: S,
+  input: Record<string, unknown>,
+): ParsedParams<ParamsOf<S>> {
   const decoded: Record<string, unknown> = {};
   const ignored: string[] = [];
   for (const [name, raw] of Object.entries(input)) {
@@ -136,5 +122,6 @@ export function parseParams<T>(spec: ParamSpec, input: Record<string, unknown>):
     presence: 'optional',
   });
   if (error) throw toApiError(error);
-  return { values: value as T, ignored: ignored.sort() };
+  // Joi checked the values against the very schemas their type is inferred from.
+  return { values: value as ParamsOf<S>, ignored: ignored.sort() };
 }

@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Realm } from '../../generated/prisma/client';
 import type { AppContext } from '../core/context';
 import type { Principal } from './auth';
-import { parseParams, type ParamSpec } from './params';
+import { parseParams, type ParamSpec, type ParamsOf } from './params';
 import { identifyCaller, principalCacheOf, realmOfRequest } from './principal-cache';
 import { consumeApiRequest } from './rate-limit';
 import type { RequestLocals } from './request-log';
@@ -38,10 +38,10 @@ function send(res: Response, body: SuccessBody | void, ignored: string[]): void 
  * An authenticated route: Basic auth, then parameters validated against `spec`, then the handler,
  * whose return value becomes the success envelope.
  */
-export function authed<P>(
+export function authed<S extends ParamSpec>(
   ctx: AppContext,
-  spec: ParamSpec,
-  handler: (call: AuthedCall<P>) => Promise<SuccessBody | void>,
+  spec: S,
+  handler: (call: AuthedCall<ParamsOf<S>>) => Promise<SuccessBody | void>,
   identify: (ctx: AppContext, req: Request) => Promise<Principal> = identifyCaller,
 ): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -49,7 +49,7 @@ export function authed<P>(
       const principal = await identify(ctx, req);
       (res.locals as RequestLocals).userId = principal.user.id;
       await consumeApiRequest(ctx, principal.user.id, res);
-      const { values, ignored } = parseParams<P>(spec, input(req));
+      const { values, ignored } = parseParams(spec, input(req));
       const body = await handler({ ctx, params: values, req, ...principal });
       // A request that may have changed users or organizations answers once the cache has
       // heard of it, so the client's next request is judged on the new rows.
@@ -62,14 +62,14 @@ export function authed<P>(
 }
 
 /** A route that needs no credentials (e.g. `GET /server_settings`); the organization comes from the host. */
-export function open<P>(
+export function open<S extends ParamSpec>(
   ctx: AppContext,
-  spec: ParamSpec,
-  handler: (call: PublicCall<P>) => Promise<SuccessBody | void>,
+  spec: S,
+  handler: (call: PublicCall<ParamsOf<S>>) => Promise<SuccessBody | void>,
 ): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const { values, ignored } = parseParams<P>(spec, input(req));
+      const { values, ignored } = parseParams(spec, input(req));
       const realm = await realmOfRequest(ctx, req);
       send(res, await handler({ ctx, params: values, realm, req }), ignored);
     } catch (err) {

@@ -12,49 +12,28 @@ import { listBots } from '../../../libs/domain/bots/list-bots';
 import { regenerateBotApiKey } from '../../../libs/domain/bots/regenerate-bot-api-key';
 import { updateBot } from '../../../libs/domain/bots/update-bot';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import { avatarUrl } from '../../../libs/domain/users/avatar';
-import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 
-interface CreateBotParams {
-  full_name: string;
-  short_name: string;
-  bot_type: number;
-  payload_url?: string;
-  service_name?: string;
-  interface?: number;
-  interface_type?: number;
-}
+const botId = { bot_id: P.int().required() };
 
-interface BotIdParams {
-  bot_id: number;
-}
-
-interface UpdateBotParams extends BotIdParams {
-  full_name?: string;
-  bot_owner_id?: number;
-  service_payload_url?: string;
-  service_interface?: number;
-}
-
-const botId = { bot_id: P.int(Joi.number().integer().required()) };
-
-const storageKeys = { keys: P.json(Joi.array().items(Joi.string())) };
+const storageKeys = { keys: P.array(P.string(Joi.string())) };
 
 export function botRoutes(router: Router, ctx: AppContext): void {
   router.post(
     '/bots',
-    authed<CreateBotParams>(
+    authed(
       ctx,
       {
-        full_name: P.string(Joi.string().required()),
-        short_name: P.string(Joi.string().required()),
-        bot_type: P.int(Joi.number().integer().default(1)),
-        payload_url: P.jsonOrText(Joi.string()),
-        service_name: P.jsonOrText(Joi.string().allow('')),
+        full_name: P.string(Joi.string()).required(),
+        short_name: P.string(Joi.string()).required(),
+        bot_type: P.int().default(1),
+        payload_url: P.jsonOrText(P.string(Joi.string())),
+        service_name: P.jsonOrText(P.string()),
         // Zulip's own web client calls it `interface_type`; the spec says `interface`.
-        interface: P.int(Joi.number().integer()),
-        interface_type: P.int(Joi.number().integer()),
+        interface: P.int(),
+        interface_type: P.int(),
       },
       async ({ user, realm, params }) => {
         const { bot, apiKey } = await createBot(ctx, {
@@ -84,14 +63,14 @@ export function botRoutes(router: Router, ctx: AppContext): void {
   );
   router.patch(
     '/bots/:bot_id',
-    authed<UpdateBotParams>(
+    authed(
       ctx,
       {
         ...botId,
         full_name: P.string(Joi.string()),
-        bot_owner_id: P.int(Joi.number().integer()),
-        service_payload_url: P.jsonOrText(Joi.string()),
-        service_interface: P.int(Joi.number().integer()),
+        bot_owner_id: P.int(),
+        service_payload_url: P.jsonOrText(P.string(Joi.string())),
+        service_interface: P.int(),
       },
       async ({ user, params }) =>
         updateBot(ctx, user, params.bot_id, {
@@ -104,42 +83,38 @@ export function botRoutes(router: Router, ctx: AppContext): void {
   );
   router.delete(
     '/bots/:bot_id',
-    authed<BotIdParams>(ctx, botId, async ({ user, params }) => {
+    authed(ctx, botId, async ({ user, params }) => {
       await deactivateBot(ctx, user, params.bot_id);
     }),
   );
   router.post(
     '/bots/:bot_id/api_key/regenerate',
-    authed<BotIdParams>(ctx, botId, async ({ user, params }) => ({
+    authed(ctx, botId, async ({ user, params }) => ({
       api_key: await regenerateBotApiKey(ctx, user, params.bot_id),
     })),
   );
   // Bot storage, for the bot runner's state handler; Zulip serves it to any account.
   router.put(
     '/bot_storage',
-    authed<{ storage: Record<string, string> }>(
-      ctx,
-      { storage: P.json(Joi.object().pattern(Joi.string(), Joi.string().allow('')).required()) },
-      async ({ user, params }) => {
-        await putBotStorage(ctx.db, user, params.storage);
-      },
-    ),
+    authed(ctx, { storage: P.record(P.string()).required() }, async ({ user, params }) => {
+      await putBotStorage(ctx.db, user, params.storage);
+    }),
   );
   router.get(
     '/bot_storage',
-    authed<{ keys?: string[] }>(ctx, storageKeys, async ({ user, params }) => ({
+    authed(ctx, storageKeys, async ({ user, params }) => ({
       storage: await getBotStorage(ctx.db, user, params.keys ?? null),
     })),
   );
   router.delete(
     '/bot_storage',
-    authed<{ keys?: string[] }>(ctx, storageKeys, async ({ user, params }) => {
+    authed(ctx, storageKeys, async ({ user, params }) => {
       await removeBotStorage(ctx.db, user, params.keys ?? null);
     }),
   );
   router.get(
     '/bots/:bot_id/zuliprc',
-    authed<BotIdParams>(ctx, botId, async ({ user, realm, params }) => ({
+    authed(ctx, botId, async ({ user, realm, params }) => ({
       zuliprc: await botZuliprc(ctx, user, realm, params.bot_id),
     })),
   );

@@ -13,50 +13,24 @@ import {
   listChannels,
 } from '../../../libs/domain/channels/list-channels';
 import { updateChannel } from '../../../libs/domain/channels/update-channel';
-import { parseRetentionDays } from '../../../libs/domain/channels/validate-channel';
+import {
+  parseRetentionDays,
+  retentionDaysParam,
+} from '../../../libs/domain/channels/validate-channel';
 import type { AppContext } from '../../../libs/core/context';
-import {
-  groupSettingUpdateSchema,
-  type GroupSettingUpdate,
-} from '../../../libs/domain/groups/group-setting-value';
-import {
-  CHANNEL_GROUP_SETTINGS,
-  type ChannelGroupSetting,
-} from '../../../libs/domain/subscriptions/subscribe';
-import { P } from '../../../libs/http/params';
+import { pickDefined } from '../../../libs/core/pick';
+import { P } from '../../../libs/core/schema';
+import { groupSettingUpdate } from '../../../libs/domain/groups/group-setting-value';
+import { CHANNEL_GROUP_SETTINGS } from '../../../libs/domain/subscriptions/subscribe';
 import { authed } from '../../../libs/http/route';
 
-const flag = (dflt: boolean) => P.bool(Joi.boolean().default(dflt));
-const streamId = { stream_id: P.int(Joi.number().integer().required()) };
-
-interface ListParams {
-  include_public: boolean;
-  include_web_public: boolean;
-  include_subscribed: boolean;
-  exclude_archived: boolean;
-  include_all: boolean;
-  include_default: boolean;
-  include_owner_subscribed: boolean;
-  include_can_access_content: boolean;
-  include_all_active: boolean;
-}
-
-type PatchParams = {
-  stream_id: number;
-  description?: string;
-  new_name?: string;
-  is_private?: boolean;
-  is_web_public?: boolean;
-  history_public_to_subscribers?: boolean;
-  is_default_stream?: boolean;
-  is_archived?: boolean;
-  message_retention_days?: string | number;
-} & Partial<Record<ChannelGroupSetting, GroupSettingUpdate>>;
+const flag = (dflt: boolean) => P.bool().default(dflt);
+const streamId = { stream_id: P.int().required() };
 
 export function channelRoutes(router: Router, ctx: AppContext): void {
   router.get(
     '/streams',
-    authed<ListParams>(
+    authed(
       ctx,
       {
         include_public: flag(true),
@@ -86,7 +60,7 @@ export function channelRoutes(router: Router, ctx: AppContext): void {
   );
   router.get(
     '/streams/:stream_id',
-    authed<{ stream_id: number }>(ctx, streamId, async ({ user, realm, params }) => ({
+    authed(ctx, streamId, async ({ user, realm, params }) => ({
       stream: await formatChannel(
         ctx.db,
         await accessibleChannel(ctx.db, user, realm, params.stream_id),
@@ -95,23 +69,19 @@ export function channelRoutes(router: Router, ctx: AppContext): void {
   );
   router.get(
     '/get_stream_id',
-    authed<{ stream: string }>(
-      ctx,
-      { stream: P.string(Joi.string().required()) },
-      async ({ user, realm, params }) => ({
-        stream_id: await channelIdByName(ctx.db, user, realm, params.stream),
-      }),
-    ),
+    authed(ctx, { stream: P.string(Joi.string()).required() }, async ({ user, realm, params }) => ({
+      stream_id: await channelIdByName(ctx.db, user, realm, params.stream),
+    })),
   );
   router.get(
     '/streams/:stream_id/members',
-    authed<{ stream_id: number }>(ctx, streamId, async ({ user, realm, params }) => ({
+    authed(ctx, streamId, async ({ user, realm, params }) => ({
       subscribers: await channelMembers(ctx.db, user, realm, params.stream_id),
     })),
   );
   router.patch(
     '/streams/:stream_id',
-    authed<PatchParams>(
+    authed(
       ctx,
       {
         ...streamId,
@@ -122,18 +92,10 @@ export function channelRoutes(router: Router, ctx: AppContext): void {
         history_public_to_subscribers: P.bool(),
         is_default_stream: P.bool(),
         is_archived: P.bool(),
-        message_retention_days: P.jsonOrText(
-          Joi.alternatives().try(Joi.number().integer(), Joi.string()),
-        ),
-        ...Object.fromEntries(
-          CHANNEL_GROUP_SETTINGS.map((name) => [name, P.json(groupSettingUpdateSchema)]),
-        ),
+        message_retention_days: retentionDaysParam,
+        ...P.each(CHANNEL_GROUP_SETTINGS, groupSettingUpdate),
       },
       async ({ user, realm, params }) => {
-        const groupSettings: Partial<Record<ChannelGroupSetting, GroupSettingUpdate>> = {};
-        for (const name of CHANNEL_GROUP_SETTINGS) {
-          if (params[name] !== undefined) groupSettings[name] = params[name];
-        }
         await updateChannel(ctx, {
           actor: user,
           realm,
@@ -149,14 +111,14 @@ export function channelRoutes(router: Router, ctx: AppContext): void {
             params.message_retention_days === undefined
               ? undefined
               : parseRetentionDays(params.message_retention_days),
-          groupSettings,
+          groupSettings: pickDefined(params, CHANNEL_GROUP_SETTINGS),
         });
       },
     ),
   );
   router.delete(
     '/streams/:stream_id',
-    authed<{ stream_id: number }>(ctx, streamId, async ({ user, realm, params }) => {
+    authed(ctx, streamId, async ({ user, realm, params }) => {
       await archiveChannel(ctx, { actor: user, realm, streamId: params.stream_id });
     }),
   );
@@ -172,7 +134,7 @@ export function channelRoutes(router: Router, ctx: AppContext): void {
   ] as const) {
     router[method](
       '/default_streams',
-      authed<{ stream_id: number }>(ctx, streamId, async ({ user, realm, params }) => {
+      authed(ctx, streamId, async ({ user, realm, params }) => {
         await changeDefaultChannel(ctx, {
           actor: user,
           realm,

@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import type { InviteTargets } from '../../../libs/domain/invitations/invite-rules';
 import { createMultiuseInvite, inviteUsers } from '../../../libs/domain/invitations/invite-users';
 import {
@@ -12,41 +13,26 @@ import {
 import { redeemInvite } from '../../../libs/domain/invitations/redeem-invite';
 import { Role } from '../../../libs/domain/users/roles';
 import { nonexistentSubdomain } from '../../../libs/core/errors';
-import { P } from '../../../libs/http/params';
+import type { ParamsOf } from '../../../libs/http/params';
 import { authed, open } from '../../../libs/http/route';
 
-interface TargetParams {
-  invite_expires_in_minutes?: number | null;
-  invite_as: number;
-  stream_ids: number[];
-  group_ids: number[];
-  include_realm_default_subscriptions: boolean;
-}
-
-const ids = () => Joi.array().items(Joi.number().integer());
+const ids = () => P.array(P.int());
 
 const targetSpec = {
-  invite_expires_in_minutes: P.jsonOrText(Joi.number().integer().min(1).allow(null)),
-  invite_as: P.int(Joi.number().integer().default(Role.MEMBER)),
-  group_ids: P.json(ids().default([])),
-  include_realm_default_subscriptions: P.bool(Joi.boolean().default(false)),
+  invite_expires_in_minutes: P.jsonOrText(P.int(Joi.number().integer().min(1)).nullable()),
+  invite_as: P.int().default(Role.MEMBER),
+  group_ids: ids().default([]),
+  include_realm_default_subscriptions: P.bool().default(false),
 };
 
-const targetsOf = (p: TargetParams): InviteTargets => ({
+const targetsOf = (p: ParamsOf<typeof targetSpec>, streamIds: number[]): InviteTargets => ({
   role: p.invite_as,
-  streamIds: p.stream_ids,
+  streamIds,
   groupIds: p.group_ids,
   includeRealmDefaultSubscriptions: p.include_realm_default_subscriptions,
 });
 
-const inviteId = { invite_id: P.int(Joi.number().integer().required()) };
-
-interface RedeemParams {
-  key: string;
-  email?: string;
-  full_name: string;
-  password?: string;
-}
+const inviteId = { invite_id: P.int().required() };
 
 export function inviteRoutes(router: Router, ctx: AppContext): void {
   router.get(
@@ -55,13 +41,13 @@ export function inviteRoutes(router: Router, ctx: AppContext): void {
   );
   router.post(
     '/invites',
-    authed<TargetParams & { invitee_emails: string; notify_referrer_on_join: boolean }>(
+    authed(
       ctx,
       {
         ...targetSpec,
-        invitee_emails: P.string(Joi.string().allow('').required()),
-        stream_ids: P.json(ids().required()),
-        notify_referrer_on_join: P.bool(Joi.boolean().default(true)),
+        invitee_emails: P.string().required(),
+        stream_ids: ids().required(),
+        notify_referrer_on_join: P.bool().default(true),
       },
       async ({ user, realm, params }) => {
         await inviteUsers(ctx, {
@@ -69,7 +55,7 @@ export function inviteRoutes(router: Router, ctx: AppContext): void {
           realm,
           inviteeEmails: params.invitee_emails,
           expiresInMinutes: params.invite_expires_in_minutes,
-          targets: targetsOf(params),
+          targets: targetsOf(params, params.stream_ids),
           notifyReferrerOnJoin: params.notify_referrer_on_join,
         });
       },
@@ -77,34 +63,34 @@ export function inviteRoutes(router: Router, ctx: AppContext): void {
   );
   router.post(
     '/invites/multiuse',
-    authed<TargetParams>(
+    authed(
       ctx,
-      { ...targetSpec, stream_ids: P.json(ids().default([])) },
+      { ...targetSpec, stream_ids: ids().default([]) },
       async ({ user, realm, params }) => ({
         invite_link: await createMultiuseInvite(ctx, {
           actor: user,
           realm,
           expiresInMinutes: params.invite_expires_in_minutes,
-          targets: targetsOf(params),
+          targets: targetsOf(params, params.stream_ids),
         }),
       }),
     ),
   );
   router.delete(
     '/invites/multiuse/:invite_id',
-    authed<{ invite_id: number }>(ctx, inviteId, async ({ user, realm, params }) => {
+    authed(ctx, inviteId, async ({ user, realm, params }) => {
       await revokeMultiuseInvite(ctx, user, realm, params.invite_id);
     }),
   );
   // Our own sign-up endpoint (not in Zulip's API): redeems an invitation's confirmation key.
   router.post(
     '/invites/redeem',
-    open<RedeemParams>(
+    open(
       ctx,
       {
-        key: P.string(Joi.string().required()),
+        key: P.string(Joi.string()).required(),
         email: P.string(Joi.string()),
-        full_name: P.string(Joi.string().required()),
+        full_name: P.string(Joi.string()).required(),
         password: P.string(Joi.string()),
       },
       async ({ realm, params }) => {
@@ -123,13 +109,13 @@ export function inviteRoutes(router: Router, ctx: AppContext): void {
   );
   router.delete(
     '/invites/:invite_id',
-    authed<{ invite_id: number }>(ctx, inviteId, async ({ user, realm, params }) => {
+    authed(ctx, inviteId, async ({ user, realm, params }) => {
       await revokeInvite(ctx, user, realm, params.invite_id);
     }),
   );
   router.post(
     '/invites/:invite_id/resend',
-    authed<{ invite_id: number }>(ctx, inviteId, async ({ user, realm, params }) => {
+    authed(ctx, inviteId, async ({ user, realm, params }) => {
       await resendInvite(ctx, user, realm, params.invite_id);
     }),
   );

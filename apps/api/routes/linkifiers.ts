@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import {
   addLinkifier,
   listLinkifiers,
@@ -8,19 +9,13 @@ import {
   reorderLinkifiers,
   updateLinkifier,
 } from '../../../libs/domain/linkifiers/linkifiers';
-import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 
-interface LinkifierParams {
-  pattern: string;
-  url_template: string;
-}
-
 const linkifierSpec = {
-  pattern: P.string(Joi.string().required()),
-  url_template: P.string(Joi.string().required()),
+  pattern: P.string(Joi.string()).required(),
+  url_template: P.string(Joi.string()).required(),
 };
-const filterId = { filter_id: P.int(Joi.number().integer().required()) };
+const filterId = { filter_id: P.int().required() };
 
 export function linkifierRoutes(router: Router, ctx: AppContext): void {
   router.get(
@@ -29,9 +24,9 @@ export function linkifierRoutes(router: Router, ctx: AppContext): void {
   );
   router.patch(
     '/realm/linkifiers',
-    authed<{ ordered_linkifier_ids: number[] }>(
+    authed(
       ctx,
-      { ordered_linkifier_ids: P.json(Joi.array().items(Joi.number().integer()).required()) },
+      { ordered_linkifier_ids: P.array(P.int()).required() },
       async ({ user, realm, params }) => {
         await reorderLinkifiers(ctx, {
           actor: user,
@@ -43,7 +38,7 @@ export function linkifierRoutes(router: Router, ctx: AppContext): void {
   );
   router.post(
     '/realm/filters',
-    authed<LinkifierParams>(ctx, linkifierSpec, async ({ user, realm, params }) => ({
+    authed(ctx, linkifierSpec, async ({ user, realm, params }) => ({
       id: await addLinkifier(ctx, {
         actor: user,
         realm,
@@ -54,23 +49,19 @@ export function linkifierRoutes(router: Router, ctx: AppContext): void {
   );
   router.patch(
     '/realm/filters/:filter_id',
-    authed<LinkifierParams & { filter_id: number }>(
-      ctx,
-      { ...linkifierSpec, ...filterId },
-      async ({ user, realm, params }) => {
-        await updateLinkifier(ctx, {
-          actor: user,
-          realm,
-          id: params.filter_id,
-          pattern: params.pattern,
-          urlTemplate: params.url_template,
-        });
-      },
-    ),
+    authed(ctx, { ...linkifierSpec, ...filterId }, async ({ user, realm, params }) => {
+      await updateLinkifier(ctx, {
+        actor: user,
+        realm,
+        id: params.filter_id,
+        pattern: params.pattern,
+        urlTemplate: params.url_template,
+      });
+    }),
   );
   router.delete(
     '/realm/filters/:filter_id',
-    authed<{ filter_id: number }>(ctx, filterId, async ({ user, realm, params }) => {
+    authed(ctx, filterId, async ({ user, realm, params }) => {
       await removeLinkifier(ctx, { actor: user, realm, id: params.filter_id });
     }),
   );

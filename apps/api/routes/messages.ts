@@ -1,18 +1,13 @@
 import type { Router } from 'express';
 import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
-import { sendMessage, type SendType } from '../../../libs/domain/messages/send-message';
+import { P } from '../../../libs/core/schema';
+import { sendMessage } from '../../../libs/domain/messages/send-message';
 import { sendingClientName } from '../../../libs/domain/messages/sending-client';
-import type { ChannelTarget } from '../../../libs/domain/messages/addressees';
 import { getMessage } from '../../../libs/domain/messages/get-message';
-import { getMessages, type Anchor } from '../../../libs/domain/messages/get-messages';
+import { anchorParam, getMessages } from '../../../libs/domain/messages/get-messages';
 import { matchesNarrow } from '../../../libs/domain/messages/matches-narrow';
-import {
-  MAX_NARROW_OPERAND_IDS,
-  MAX_NARROW_OPERAND_LENGTH,
-  MAX_NARROW_TERMS,
-  type RawNarrow,
-} from '../../../libs/domain/messages/narrow';
+import { narrowParam } from '../../../libs/domain/messages/narrow';
 import {
   markAllAsRead,
   markChannelAsRead,
@@ -21,94 +16,42 @@ import {
 import { updateMessageFlags } from '../../../libs/domain/messages/update-flags';
 import { updateFlagsForNarrow } from '../../../libs/domain/messages/update-flags-narrow';
 import { deleteMessage } from '../../../libs/domain/messages/delete-message';
-import { editMessage, type PropagateMode } from '../../../libs/domain/messages/edit-message';
+import { editMessage, PROPAGATE_MODES } from '../../../libs/domain/messages/edit-message';
 import { messageHistory } from '../../../libs/domain/messages/message-history';
 import { renderMessage } from '../../../libs/domain/messages/render-message';
+import { CHANNEL_TYPES, DIRECT_TYPES } from '../../../libs/domain/messages/types';
 import { incompatibleParameters, missingArgument } from '../../../libs/core/errors';
-import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 
-interface SendParams {
-  type: SendType;
-  to: ChannelTarget;
-  topic?: string;
-  subject?: string;
-  content: string;
-  local_id?: string;
-  queue_id?: string;
-  read_by_sender?: boolean;
-  client?: string;
-}
-
-const target = Joi.alternatives(
-  Joi.number().integer(),
-  Joi.string().allow(''),
-  Joi.array().items(Joi.number().integer(), Joi.string()),
-).required();
-
 const sendSpec = {
-  type: P.string(Joi.string().valid('stream', 'channel', 'private', 'direct').required()),
-  to: P.jsonOrText(target),
+  type: P.oneOf(...CHANNEL_TYPES, ...DIRECT_TYPES).required(),
+  to: P.jsonOrText(
+    P.alternatives(P.int(), P.string(), P.array([P.int(), P.string(Joi.string())])),
+  ).required(),
   topic: P.string(),
   subject: P.string(),
-  content: P.string(Joi.string().allow('').required()),
+  content: P.string().required(),
   local_id: P.string(),
   queue_id: P.string(),
   read_by_sender: P.bool(),
   client: P.string(),
 };
 
-interface GetMessagesParams {
-  anchor?: Anchor;
-  message_ids?: number[];
-  use_first_unread_anchor: boolean;
-  num_before: number;
-  num_after: number;
-  include_anchor: boolean;
-  narrow: RawNarrow;
-  apply_markdown: boolean;
-  client_gravatar: boolean;
-  allow_empty_topic_name: boolean;
-}
-
-// Bounded so that no narrow, however hostile, makes a query with thousands of terms or a
-// full-text search of a whole book.
-const narrowText = Joi.string().allow('').max(MAX_NARROW_OPERAND_LENGTH);
-const narrowSchema = Joi.array()
-  .items(
-    Joi.alternatives(
-      Joi.object({
-        operator: narrowText.required(),
-        operand: Joi.alternatives(
-          narrowText,
-          Joi.number().integer(),
-          Joi.array().items(Joi.number().integer()).max(MAX_NARROW_OPERAND_IDS),
-        ).required(),
-        negated: Joi.boolean(),
-      }),
-      Joi.array().items(narrowText).length(2),
-    ),
-  )
-  .max(MAX_NARROW_TERMS)
-  .default([]);
-
 const getSpec = {
-  anchor: P.jsonOrText(
-    Joi.alternatives(
-      Joi.number().integer().min(0),
-      Joi.string().valid('newest', 'oldest', 'first_unread'),
-    ).messages({ 'alternatives.match': 'Invalid anchor', 'alternatives.types': 'Invalid anchor' }),
-  ),
+  anchor: anchorParam.messages({
+    'alternatives.match': 'Invalid anchor',
+    'alternatives.types': 'Invalid anchor',
+  }),
   // FL 300: a list of IDs instead of a window; num_before and num_after default to 0 since.
-  message_ids: P.json(Joi.array().items(Joi.number().integer().min(0))),
-  use_first_unread_anchor: P.bool(Joi.boolean().default(false)),
-  num_before: P.int(Joi.number().integer().min(0).default(0)),
-  num_after: P.int(Joi.number().integer().min(0).default(0)),
-  include_anchor: P.bool(Joi.boolean().default(true)),
-  narrow: P.json(narrowSchema),
-  apply_markdown: P.bool(Joi.boolean().default(true)),
-  client_gravatar: P.bool(Joi.boolean().default(true)),
-  allow_empty_topic_name: P.bool(Joi.boolean().default(false)),
+  message_ids: P.array(P.int(Joi.number().integer().min(0))),
+  use_first_unread_anchor: P.bool().default(false),
+  num_before: P.int(Joi.number().integer().min(0)).default(0),
+  num_after: P.int(Joi.number().integer().min(0)).default(0),
+  include_anchor: P.bool().default(true),
+  narrow: narrowParam.default([]),
+  apply_markdown: P.bool().default(true),
+  client_gravatar: P.bool().default(true),
+  allow_empty_topic_name: P.bool().default(false),
 };
 
 /** What Zulip names when `message_ids` comes with a window (its order). */
@@ -121,48 +64,12 @@ const MESSAGE_IDS_EXCLUDES = [
   'use_first_unread_anchor',
 ];
 
-interface GetOneParams {
-  message_id: number;
-  apply_markdown: boolean;
-  allow_empty_topic_name: boolean;
-}
-
-interface MatchesParams {
-  msg_ids: number[];
-  narrow: RawNarrow;
-}
-
-interface FlagsParams {
-  messages: number[];
-  op: string;
-  flag: string;
-}
-
-interface FlagsNarrowParams extends FlagsParams {
-  anchor: Anchor;
-  include_anchor: boolean;
-  num_before: number;
-  num_after: number;
-  narrow: RawNarrow;
-}
-
-interface EditParams {
-  message_id: number;
-  content?: string;
-  topic?: string;
-  subject?: string;
-  stream_id?: number;
-  propagate_mode: PropagateMode;
-  send_notification_to_old_thread: boolean;
-  send_notification_to_new_thread: boolean;
-}
-
-const messageIdSpec = { message_id: P.int(Joi.number().integer().required()) };
+const messageIdSpec = { message_id: P.int().required() };
 
 export function messageRoutes(router: Router, ctx: AppContext): void {
   router.patch(
     '/messages/:message_id',
-    authed<EditParams>(
+    authed(
       ctx,
       {
         ...messageIdSpec,
@@ -170,11 +77,9 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
         topic: P.string(),
         subject: P.string(),
         stream_id: P.int(),
-        propagate_mode: P.string(
-          Joi.string().valid('change_one', 'change_later', 'change_all').default('change_one'),
-        ),
-        send_notification_to_old_thread: P.bool(Joi.boolean().default(false)),
-        send_notification_to_new_thread: P.bool(Joi.boolean().default(true)),
+        propagate_mode: P.oneOf(...PROPAGATE_MODES).default('change_one'),
+        send_notification_to_old_thread: P.bool().default(false),
+        send_notification_to_new_thread: P.bool().default(true),
       },
       async ({ user, realm, params }) => {
         const { detachedUploads } = await editMessage(ctx, {
@@ -195,24 +100,24 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
   );
   router.delete(
     '/messages/:message_id',
-    authed<{ message_id: number }>(ctx, messageIdSpec, async ({ user, realm, params }) => {
+    authed(ctx, messageIdSpec, async ({ user, realm, params }) => {
       await deleteMessage(ctx, { user, realm, messageId: params.message_id });
     }),
   );
   router.get(
     '/messages/:message_id/history',
-    authed<{ message_id: number }>(ctx, messageIdSpec, async ({ user, realm, params }) => ({
+    authed(ctx, messageIdSpec, async ({ user, realm, params }) => ({
       ...(await messageHistory(ctx.db, { user, realm, messageId: params.message_id })),
     })),
   );
   router.post(
     '/messages/flags',
-    authed<FlagsParams>(
+    authed(
       ctx,
       {
-        messages: P.json(Joi.array().items(Joi.number().integer()).required()),
-        op: P.string(Joi.string().required()),
-        flag: P.string(Joi.string().required()),
+        messages: P.array(P.int()).required(),
+        op: P.string(Joi.string()).required(),
+        flag: P.string(Joi.string()).required(),
       },
       async ({ user, realm, params }) => ({
         ...(await updateMessageFlags(ctx, { user, realm, ...params })),
@@ -221,21 +126,16 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
   );
   router.post(
     '/messages/flags/narrow',
-    authed<FlagsNarrowParams>(
+    authed(
       ctx,
       {
-        anchor: P.jsonOrText(
-          Joi.alternatives(
-            Joi.number().integer().min(0),
-            Joi.string().valid('newest', 'oldest', 'first_unread'),
-          ).required(),
-        ),
-        include_anchor: P.bool(Joi.boolean().default(true)),
-        num_before: P.int(Joi.number().integer().min(0).required()),
-        num_after: P.int(Joi.number().integer().min(0).required()),
-        narrow: P.json(narrowSchema.required()),
-        op: P.string(Joi.string().required()),
-        flag: P.string(Joi.string().required()),
+        anchor: anchorParam.required(),
+        include_anchor: P.bool().default(true),
+        num_before: P.int(Joi.number().integer().min(0)).required(),
+        num_after: P.int(Joi.number().integer().min(0)).required(),
+        narrow: narrowParam.required(),
+        op: P.string(Joi.string()).required(),
+        flag: P.string(Joi.string()).required(),
       },
       async ({ user, realm, params }) => ({
         ...(await updateFlagsForNarrow(ctx, {
@@ -258,27 +158,22 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
   );
   router.post(
     '/mark_stream_as_read',
-    authed<{ stream_id: number }>(
-      ctx,
-      { stream_id: P.int(Joi.number().integer().required()) },
-      async ({ user, realm, params }) => markChannelAsRead(ctx, user, realm, params.stream_id),
+    authed(ctx, { stream_id: P.int().required() }, async ({ user, realm, params }) =>
+      markChannelAsRead(ctx, user, realm, params.stream_id),
     ),
   );
   router.post(
     '/mark_topic_as_read',
-    authed<{ stream_id: number; topic_name: string }>(
+    authed(
       ctx,
-      {
-        stream_id: P.int(Joi.number().integer().required()),
-        topic_name: P.string(Joi.string().allow('').required()),
-      },
+      { stream_id: P.int().required(), topic_name: P.string().required() },
       async ({ user, realm, params }) =>
         markTopicAsRead(ctx, user, realm, params.stream_id, params.topic_name),
     ),
   );
   router.get(
     '/messages',
-    authed<GetMessagesParams>(ctx, getSpec, async ({ user, realm, params }) => {
+    authed(ctx, getSpec, async ({ user, realm, params }) => {
       const common = {
         user,
         realm,
@@ -312,12 +207,9 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
   );
   router.get(
     '/messages/matches_narrow',
-    authed<MatchesParams>(
+    authed(
       ctx,
-      {
-        msg_ids: P.json(Joi.array().items(Joi.number().integer()).required()),
-        narrow: P.json(narrowSchema.required()),
-      },
+      { msg_ids: P.array(P.int()).required(), narrow: narrowParam.required() },
       async ({ user, realm, params }) => ({
         messages: await matchesNarrow(ctx.db, {
           user,
@@ -330,20 +222,18 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
   );
   router.post(
     '/messages/render',
-    authed<{ content: string }>(
-      ctx,
-      { content: P.string(Joi.string().allow('').required()) },
-      async ({ realm, params }) => renderMessage(ctx, realm, params.content),
+    authed(ctx, { content: P.string().required() }, async ({ realm, params }) =>
+      renderMessage(ctx, realm, params.content),
     ),
   );
   router.get(
     '/messages/:message_id',
-    authed<GetOneParams>(
+    authed(
       ctx,
       {
-        message_id: P.int(Joi.number().integer().required()),
-        apply_markdown: P.bool(Joi.boolean().default(true)),
-        allow_empty_topic_name: P.bool(Joi.boolean().default(false)),
+        ...messageIdSpec,
+        apply_markdown: P.bool().default(true),
+        allow_empty_topic_name: P.bool().default(false),
       },
       async ({ user, realm, params }) => ({
         ...(await getMessage(ctx.db, {
@@ -358,7 +248,7 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
   );
   router.post(
     '/messages',
-    authed<SendParams>(ctx, sendSpec, async ({ user, realm, params, req }) =>
+    authed(ctx, sendSpec, async ({ user, realm, params, req }) =>
       sendMessage(ctx, {
         sender: user,
         realm,

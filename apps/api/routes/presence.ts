@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import {
   DEFAULT_HISTORY_LIMIT_DAYS,
   realmPresence,
@@ -9,30 +10,20 @@ import {
 import { updatePresence, type PresenceStatus } from '../../../libs/domain/presence/update-presence';
 import { userIdFromPathSegment } from '../../../libs/domain/users/lookup-user';
 import { badRequest } from '../../../libs/core/errors';
-import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
-
-interface UpdatePresenceParams {
-  status: string;
-  ping_only: boolean;
-  new_user_input: boolean;
-  last_update_id?: number;
-  history_limit_days?: number;
-  slim_presence: boolean;
-}
 
 export function presenceRoutes(router: Router, ctx: AppContext): void {
   router.post(
     '/users/me/presence',
-    authed<UpdatePresenceParams>(
+    authed(
       ctx,
       {
-        status: P.string(Joi.string().allow('').required()),
-        ping_only: P.bool(Joi.boolean().default(false)),
-        new_user_input: P.bool(Joi.boolean().default(false)),
+        status: P.string().required(),
+        ping_only: P.bool().default(false),
+        new_user_input: P.bool().default(false),
         last_update_id: P.int(),
         history_limit_days: P.int(Joi.number().integer().min(0)),
-        slim_presence: P.bool(Joi.boolean().default(false)),
+        slim_presence: P.bool().default(false),
       },
       async ({ user, params }) => {
         if (params.status !== 'active' && params.status !== 'idle') {
@@ -68,9 +59,9 @@ export function presenceRoutes(router: Router, ctx: AppContext): void {
   );
   router.get(
     '/users/:user_id_or_email/presence',
-    authed<{ user_id_or_email: string }>(
+    authed(
       ctx,
-      { user_id_or_email: P.string(Joi.string().required()) },
+      { user_id_or_email: P.string(Joi.string()).required() },
       async ({ user, params }) => {
         const userId = await userIdFromPathSegment(ctx.db, user.realmId, params.user_id_or_email);
         return {

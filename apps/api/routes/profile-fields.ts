@@ -1,6 +1,6 @@
 import type { Router } from 'express';
-import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import {
   createProfileField,
   deleteProfileField,
@@ -13,29 +13,20 @@ import {
   removeOwnProfileData,
   updateOwnProfileData,
 } from '../../../libs/domain/profile-fields/own-profile-data';
-import type { ProfileDataUpdate } from '../../../libs/domain/profile-fields/set-values';
-import { P } from '../../../libs/http/params';
+import { profileDataUpdate } from '../../../libs/domain/profile-fields/set-values';
+import type { ParamsOf } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 
-interface FieldParams {
-  name?: string;
-  hint?: string;
-  field_data?: Record<string, unknown>;
-  display_in_profile_summary?: boolean;
-  required?: boolean;
-  editable_by_user?: boolean;
-}
-
 const fieldSpec = {
-  name: P.string(Joi.string().allow('')),
-  hint: P.string(Joi.string().allow('')),
-  field_data: P.json(Joi.object().unknown(true)),
+  name: P.string(),
+  hint: P.string(),
+  field_data: P.dict(),
   display_in_profile_summary: P.bool(),
   required: P.bool(),
   editable_by_user: P.bool(),
 };
 
-const settingsOf = (p: FieldParams): FieldSettings => ({
+const settingsOf = (p: ParamsOf<typeof fieldSpec>): FieldSettings => ({
   name: p.name,
   hint: p.hint,
   fieldData: p.field_data,
@@ -44,21 +35,7 @@ const settingsOf = (p: FieldParams): FieldSettings => ({
   editableByUser: p.editable_by_user,
 });
 
-const fieldId = { field_id: P.int(Joi.number().integer().required()) };
-
-const profileData = P.json(
-  Joi.array()
-    .items(
-      Joi.object({
-        id: Joi.number().integer().required(),
-        value: Joi.alternatives()
-          .try(Joi.string().allow(''), Joi.array().items(Joi.number().integer()))
-          .allow(null)
-          .required(),
-      }),
-    )
-    .required(),
-);
+const fieldId = { field_id: P.int().required() };
 
 export function profileFieldRoutes(router: Router, ctx: AppContext): void {
   router.get(
@@ -69,9 +46,9 @@ export function profileFieldRoutes(router: Router, ctx: AppContext): void {
   );
   router.post(
     '/realm/profile_fields',
-    authed<FieldParams & { field_type: number }>(
+    authed(
       ctx,
-      { ...fieldSpec, field_type: P.int(Joi.number().integer().required()) },
+      { ...fieldSpec, field_type: P.int().required() },
       async ({ user, realm, params }) => ({
         id: await createProfileField(ctx, {
           actor: user,
@@ -84,40 +61,32 @@ export function profileFieldRoutes(router: Router, ctx: AppContext): void {
   );
   router.patch(
     '/realm/profile_fields',
-    authed<{ order: number[] }>(
-      ctx,
-      { order: P.json(Joi.array().items(Joi.number().integer()).required()) },
-      async ({ user, realm, params }) => {
-        await reorderProfileFields(ctx, { actor: user, realm, order: params.order });
-      },
-    ),
+    authed(ctx, { order: P.array(P.int()).required() }, async ({ user, realm, params }) => {
+      await reorderProfileFields(ctx, { actor: user, realm, order: params.order });
+    }),
   );
   router.patch(
     '/realm/profile_fields/:field_id',
-    authed<FieldParams & { field_id: number }>(
-      ctx,
-      { ...fieldSpec, ...fieldId },
-      async ({ user, realm, params }) => {
-        await updateProfileField(ctx, {
-          actor: user,
-          realm,
-          id: params.field_id,
-          settings: settingsOf(params),
-        });
-      },
-    ),
+    authed(ctx, { ...fieldSpec, ...fieldId }, async ({ user, realm, params }) => {
+      await updateProfileField(ctx, {
+        actor: user,
+        realm,
+        id: params.field_id,
+        settings: settingsOf(params),
+      });
+    }),
   );
   router.delete(
     '/realm/profile_fields/:field_id',
-    authed<{ field_id: number }>(ctx, fieldId, async ({ user, realm, params }) => {
+    authed(ctx, fieldId, async ({ user, realm, params }) => {
       await deleteProfileField(ctx, { actor: user, realm, id: params.field_id });
     }),
   );
   router.patch(
     '/users/me/profile_data',
-    authed<{ data: ProfileDataUpdate[] }>(
+    authed(
       ctx,
-      { data: profileData },
+      { data: P.array(profileDataUpdate).required() },
       async ({ user, realm, params }) => {
         await updateOwnProfileData(ctx, { user, realm, data: params.data });
       },
@@ -125,12 +94,8 @@ export function profileFieldRoutes(router: Router, ctx: AppContext): void {
   );
   router.delete(
     '/users/me/profile_data',
-    authed<{ data: number[] }>(
-      ctx,
-      { data: P.json(Joi.array().items(Joi.number().integer()).required()) },
-      async ({ user, realm, params }) => {
-        await removeOwnProfileData(ctx, { user, realm, fieldIds: params.data });
-      },
-    ),
+    authed(ctx, { data: P.array(P.int()).required() }, async ({ user, realm, params }) => {
+      await removeOwnProfileData(ctx, { user, realm, fieldIds: params.data });
+    }),
   );
 }

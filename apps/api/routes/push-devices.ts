@@ -1,19 +1,14 @@
 import type { Router } from 'express';
 import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import {
   addPushDeviceToken,
   PushKind,
   removePushDeviceToken,
   type PushKindCode,
 } from '../../../libs/domain/push/device-tokens';
-import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
-
-interface AddTokenParams {
-  token: string;
-  appid?: string;
-}
 
 const routes: { path: string; kind: PushKindCode; appIdRequired: boolean }[] = [
   { path: '/users/me/apns_device_token', kind: PushKind.APNS, appIdRequired: true },
@@ -23,14 +18,14 @@ const routes: { path: string; kind: PushKindCode; appIdRequired: boolean }[] = [
 /** Push notification device registration (spec 4.17); `appid` is required for APNs since FL 223. */
 export function pushDeviceRoutes(router: Router, ctx: AppContext): void {
   for (const { path, kind, appIdRequired } of routes) {
-    const appid = Joi.string();
+    const appid = P.string(Joi.string());
     router.post(
       path,
-      authed<AddTokenParams>(
+      authed(
         ctx,
         {
-          token: P.string(Joi.string().allow('').required()),
-          appid: P.string(appIdRequired ? appid.required() : appid),
+          token: P.string().required(),
+          appid: appIdRequired ? appid.required() : appid,
         },
         async ({ user, params }) => {
           await addPushDeviceToken(ctx.db, user.id, kind, params.token, params.appid ?? null);
@@ -39,13 +34,9 @@ export function pushDeviceRoutes(router: Router, ctx: AppContext): void {
     );
     router.delete(
       path,
-      authed<{ token: string }>(
-        ctx,
-        { token: P.string(Joi.string().allow('').required()) },
-        async ({ user, params }) => {
-          await removePushDeviceToken(ctx.db, user.id, kind, params.token);
-        },
-      ),
+      authed(ctx, { token: P.string().required() }, async ({ user, params }) => {
+        await removePushDeviceToken(ctx.db, user.id, kind, params.token);
+      }),
     );
   }
 }

@@ -1,21 +1,13 @@
 import type { Router } from 'express';
-import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import { addReaction } from '../../../libs/domain/reactions/add-reaction';
 import { removeReaction } from '../../../libs/domain/reactions/remove-reaction';
-import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 
-interface ReactionParams {
-  message_id: number;
-  emoji_name?: string;
-  emoji_code?: string;
-  reaction_type?: string;
-}
-
 const spec = (nameRequired: boolean) => ({
-  message_id: P.int(Joi.number().integer().required()),
-  emoji_name: P.string(nameRequired ? Joi.string().allow('').required() : Joi.string().allow('')),
+  message_id: P.int().required(),
+  emoji_name: nameRequired ? P.string().required() : P.string(),
   emoji_code: P.string(),
   reaction_type: P.string(),
 });
@@ -23,7 +15,7 @@ const spec = (nameRequired: boolean) => ({
 export function reactionRoutes(router: Router, ctx: AppContext): void {
   router.post(
     '/messages/:message_id/reactions',
-    authed<ReactionParams>(ctx, spec(true), async ({ user, realm, params }) => {
+    authed(ctx, spec(true), async ({ user, realm, params }) => {
       await addReaction(ctx, {
         user,
         realm,
@@ -36,7 +28,7 @@ export function reactionRoutes(router: Router, ctx: AppContext): void {
   );
   router.delete(
     '/messages/:message_id/reactions',
-    authed<ReactionParams>(ctx, spec(false), async ({ user, realm, params }) => {
+    authed(ctx, spec(false), async ({ user, realm, params }) => {
       await removeReaction(ctx, {
         user,
         realm,

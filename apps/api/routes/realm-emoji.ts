@@ -1,7 +1,7 @@
 import type { RequestHandler, Router } from 'express';
-import Joi from 'joi';
 import multer from 'multer';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import {
   deactivateRealmEmoji,
   listRealmEmoji,
@@ -9,11 +9,10 @@ import {
   uploadRealmEmoji,
 } from '../../../libs/domain/emoji/realm-emoji';
 import { badRequest } from '../../../libs/core/errors';
-import { P } from '../../../libs/http/params';
 import { uploadedFileType } from '../../../libs/http/upload-type';
 import { authed } from '../../../libs/http/route';
 
-const emojiName = { emoji_name: P.string(Joi.string().allow('').required()) };
+const emojiName = { emoji_name: P.string().required() };
 
 export function realmEmojiRoutes(router: Router, ctx: AppContext): void {
   // Files are held in memory (bounded a little above the limit so the domain reports the size).
@@ -40,7 +39,7 @@ export function realmEmojiRoutes(router: Router, ctx: AppContext): void {
   router.post(
     '/realm/emoji/:emoji_name',
     files,
-    authed<{ emoji_name: string }>(ctx, emojiName, async ({ user, params, req }) => {
+    authed(ctx, emojiName, async ({ user, params, req }) => {
       const uploaded = (Array.isArray(req.files) ? req.files : []).map((f) => ({
         ...f,
         mimetype: uploadedFileType(f),
@@ -50,7 +49,7 @@ export function realmEmojiRoutes(router: Router, ctx: AppContext): void {
   );
   router.delete(
     '/realm/emoji/:emoji_name',
-    authed<{ emoji_name: string }>(ctx, emojiName, async ({ user, params }) => {
+    authed(ctx, emojiName, async ({ user, params }) => {
       await deactivateRealmEmoji(ctx, { actor: user, name: params.emoji_name });
     }),
   );

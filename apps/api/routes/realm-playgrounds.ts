@@ -1,31 +1,25 @@
 import type { Router } from 'express';
 import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import {
   addPlayground,
   MAX_PYGMENTS_LANGUAGE_LENGTH,
   removePlayground,
 } from '../../../libs/domain/playgrounds/playgrounds';
-import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
-
-interface PlaygroundParams {
-  name: string;
-  pygments_language: string;
-  url_template: string;
-}
 
 export function realmPlaygroundRoutes(router: Router, ctx: AppContext): void {
   router.post(
     '/realm/playgrounds',
-    authed<PlaygroundParams>(
+    authed(
       ctx,
       {
-        name: P.string(Joi.string().allow('').required()),
+        name: P.string().required(),
         pygments_language: P.string(
-          Joi.string().allow('').max(MAX_PYGMENTS_LANGUAGE_LENGTH).required(),
-        ),
-        url_template: P.string(Joi.string().allow('').required()),
+          Joi.string().allow('').max(MAX_PYGMENTS_LANGUAGE_LENGTH),
+        ).required(),
+        url_template: P.string().required(),
       },
       async ({ user, realm, params }) => ({
         id: await addPlayground(ctx, {
@@ -40,12 +34,8 @@ export function realmPlaygroundRoutes(router: Router, ctx: AppContext): void {
   );
   router.delete(
     '/realm/playgrounds/:playground_id',
-    authed<{ playground_id: number }>(
-      ctx,
-      { playground_id: P.int(Joi.number().integer().required()) },
-      async ({ user, realm, params }) => {
-        await removePlayground(ctx, { actor: user, realm, id: params.playground_id });
-      },
-    ),
+    authed(ctx, { playground_id: P.int().required() }, async ({ user, realm, params }) => {
+      await removePlayground(ctx, { actor: user, realm, id: params.playground_id });
+    }),
   );
 }

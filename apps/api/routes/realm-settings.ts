@@ -1,35 +1,27 @@
 import type { Router } from 'express';
 import type { AppContext } from '../../../libs/core/context';
-import { groupSettingUpdateSchema } from '../../../libs/domain/groups/group-setting-value';
-import {
-  REALM_GROUP_SETTING_NAMES,
-  type RealmGroupSettingChanges,
-} from '../../../libs/domain/realms/realm-group-settings';
-import {
-  REALM_SETTINGS,
-  updateRealm,
-  type RealmSettingChanges,
-} from '../../../libs/domain/realms/update-realm';
-import { P, type ParamSpec } from '../../../libs/http/params';
+import { pickDefined } from '../../../libs/core/pick';
+import { P } from '../../../libs/core/schema';
+import { groupSettingUpdate } from '../../../libs/domain/groups/group-setting-value';
+import { REALM_GROUP_SETTING_NAMES } from '../../../libs/domain/realms/realm-group-settings';
+import { REALM_SETTINGS, updateRealm } from '../../../libs/domain/realms/update-realm';
 import { authed } from '../../../libs/http/route';
 
-const realmSpec: ParamSpec = {};
-for (const [name, schema] of Object.entries(REALM_SETTINGS)) {
-  realmSpec[name] = { schema, encoding: 'text' };
-}
-for (const name of REALM_GROUP_SETTING_NAMES) realmSpec[name] = P.json(groupSettingUpdateSchema);
-
-type RealmParams = RealmSettingChanges & RealmGroupSettingChanges;
+const realmSpec = {
+  ...REALM_SETTINGS,
+  ...P.each(REALM_GROUP_SETTING_NAMES, groupSettingUpdate),
+};
 
 export function realmSettingsRoutes(router: Router, ctx: AppContext): void {
   router.patch(
     '/realm',
-    authed<RealmParams>(ctx, realmSpec, async ({ user, realm, params }) => {
-      const groupChanges: RealmGroupSettingChanges = {};
-      for (const name of REALM_GROUP_SETTING_NAMES) {
-        if (params[name] !== undefined) groupChanges[name] = params[name];
-      }
-      await updateRealm(ctx, { actor: user, realm, changes: params, groupChanges });
+    authed(ctx, realmSpec, async ({ user, realm, params }) => {
+      await updateRealm(ctx, {
+        actor: user,
+        realm,
+        changes: params,
+        groupChanges: pickDefined(params, REALM_GROUP_SETTING_NAMES),
+      });
     }),
   );
 }

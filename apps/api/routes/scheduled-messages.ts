@@ -1,63 +1,40 @@
 import type { Router } from 'express';
-import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import { sendingClientName } from '../../../libs/domain/messages/sending-client';
+import { CHANNEL_TYPES, DIRECT_TYPES } from '../../../libs/domain/messages/types';
 import {
   createScheduledMessage,
-  type ScheduledTarget,
-  type ScheduledType,
+  scheduledTarget,
 } from '../../../libs/domain/scheduled-messages/create-scheduled-message';
 import { deleteScheduledMessage } from '../../../libs/domain/scheduled-messages/delete-scheduled-message';
 import { listScheduledMessages } from '../../../libs/domain/scheduled-messages/list-scheduled-messages';
 import { updateScheduledMessage } from '../../../libs/domain/scheduled-messages/update-scheduled-message';
-import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 
-const typeSchema = Joi.string().valid('direct', 'channel', 'stream', 'private');
-const targetSchema = Joi.alternatives(
-  Joi.number().integer(),
-  Joi.array().items(Joi.number().integer()),
-);
-const timestampSchema = Joi.number().integer();
-
-interface CreateParams {
-  type: ScheduledType;
-  to: ScheduledTarget;
-  topic?: string;
-  content: string;
-  scheduled_delivery_timestamp: number;
-  read_by_sender?: boolean;
-  client?: string;
-}
+const type = P.oneOf(...CHANNEL_TYPES, ...DIRECT_TYPES);
+// A JSON number, as Zulip's Json[int].
+const timestamp = P.json(P.int());
 
 const createSpec = {
-  type: P.string(typeSchema.required()),
-  to: P.json(targetSchema.required()),
-  topic: P.string(Joi.string().allow('')),
-  content: P.string(Joi.string().allow('').required()),
-  scheduled_delivery_timestamp: P.json(timestampSchema.required()),
+  type: type.required(),
+  to: scheduledTarget.required(),
+  topic: P.string(),
+  content: P.string().required(),
+  scheduled_delivery_timestamp: timestamp.required(),
   read_by_sender: P.bool(),
   client: P.string(),
 };
 
-interface UpdateParams {
-  scheduled_message_id: number;
-  type?: ScheduledType;
-  to?: ScheduledTarget;
-  topic?: string;
-  content?: string;
-  scheduled_delivery_timestamp?: number;
-}
-
-const idSpec = { scheduled_message_id: P.int(Joi.number().integer().required()) };
+const idSpec = { scheduled_message_id: P.int().required() };
 
 const updateSpec = {
   ...idSpec,
-  type: P.string(typeSchema),
-  to: P.json(targetSchema),
-  topic: P.string(Joi.string().allow('')),
-  content: P.string(Joi.string().allow('')),
-  scheduled_delivery_timestamp: P.json(timestampSchema),
+  type,
+  to: scheduledTarget,
+  topic: P.string(),
+  content: P.string(),
+  scheduled_delivery_timestamp: timestamp,
 };
 
 export function scheduledMessageRoutes(router: Router, ctx: AppContext): void {
@@ -69,7 +46,7 @@ export function scheduledMessageRoutes(router: Router, ctx: AppContext): void {
   );
   router.post(
     '/scheduled_messages',
-    authed<CreateParams>(ctx, createSpec, async ({ user, realm, params, req }) => ({
+    authed(ctx, createSpec, async ({ user, realm, params, req }) => ({
       scheduled_message_id: await createScheduledMessage(ctx, {
         sender: user,
         realm,
@@ -85,7 +62,7 @@ export function scheduledMessageRoutes(router: Router, ctx: AppContext): void {
   );
   router.patch(
     '/scheduled_messages/:scheduled_message_id',
-    authed<UpdateParams>(ctx, updateSpec, async ({ user, realm, params }) => {
+    authed(ctx, updateSpec, async ({ user, realm, params }) => {
       await updateScheduledMessage(ctx, user, realm, params.scheduled_message_id, {
         type: params.type,
         to: params.to,
@@ -97,7 +74,7 @@ export function scheduledMessageRoutes(router: Router, ctx: AppContext): void {
   );
   router.delete(
     '/scheduled_messages/:scheduled_message_id',
-    authed<{ scheduled_message_id: number }>(ctx, idSpec, async ({ user, params }) => {
+    authed(ctx, idSpec, async ({ user, params }) => {
       await deleteScheduledMessage(ctx, user, params.scheduled_message_id);
     }),
   );

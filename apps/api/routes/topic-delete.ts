@@ -1,19 +1,15 @@
 import type { Router } from 'express';
-import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import { deleteTopic } from '../../../libs/domain/messages/delete-topic';
-import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 
 export function topicDeleteRoutes(router: Router, ctx: AppContext): void {
   router.post(
     '/streams/:stream_id/delete_topic',
-    authed<{ stream_id: number; topic_name: string }>(
+    authed(
       ctx,
-      {
-        stream_id: P.int(Joi.number().integer().required()),
-        topic_name: P.string(Joi.string().allow('').required()),
-      },
+      { stream_id: P.int().required(), topic_name: P.string().required() },
       async ({ user, realm, params }) =>
         deleteTopic(ctx, {
           actor: user,

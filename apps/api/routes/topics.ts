@@ -1,24 +1,15 @@
 import type { Router } from 'express';
-import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import { channelTopics } from '../../../libs/domain/messages/channel-topics';
-import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
-
-interface TopicsParams {
-  stream_id: number;
-  allow_empty_topic_name: boolean;
-}
 
 export function topicRoutes(router: Router, ctx: AppContext): void {
   router.get(
     '/users/me/:stream_id/topics',
-    authed<TopicsParams>(
+    authed(
       ctx,
-      {
-        stream_id: P.int(Joi.number().integer().required()),
-        allow_empty_topic_name: P.bool(Joi.boolean().default(false)),
-      },
+      { stream_id: P.int().required(), allow_empty_topic_name: P.bool().default(false) },
       async ({ user, realm, params }) =>
         channelTopics(ctx.db, {
           user,

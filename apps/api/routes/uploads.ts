@@ -10,6 +10,7 @@ import {
 import Joi from 'joi';
 import multer from 'multer';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import { accessUpload, type ServableFile } from '../../../libs/domain/attachments/access-upload';
 import { deleteAttachment } from '../../../libs/domain/attachments/delete-attachment';
 import { listAttachments } from '../../../libs/domain/attachments/list-attachments';
@@ -20,22 +21,18 @@ import {
 } from '../../../libs/domain/attachments/temporary-url';
 import { fileTooLarge, uploadFile } from '../../../libs/domain/attachments/upload-file';
 import { authenticate } from '../../../libs/http/auth';
+import type { ParamsOf } from '../../../libs/http/params';
 import { badRequest } from '../../../libs/core/errors';
-import { P } from '../../../libs/http/params';
 import { uploadedFileType } from '../../../libs/http/upload-type';
 import { consumeApiRequest } from '../../../libs/http/rate-limit';
 import { authed } from '../../../libs/http/route';
 
-type UploadPath = {
-  realm_id_str: string;
-  /** Express's `*filename` wildcard: the path's remaining segments. */
-  filename: string[];
-};
-
 const uploadPathSpec = {
-  realm_id_str: P.string(Joi.string().required()),
-  filename: P.json(Joi.array().items(Joi.string()).min(1).required()),
+  realm_id_str: P.string(Joi.string()).required(),
+  /** Express's `*filename` wildcard: the path's remaining segments. */
+  filename: P.array(P.string(Joi.string()), { min: 1 }).required(),
 };
+type UploadPath = ParamsOf<typeof uploadPathSpec>;
 
 const pathIdOf = (params: UploadPath) => `${params.realm_id_str}/${params.filename.join('/')}`;
 
@@ -131,7 +128,7 @@ export function uploadRoutes(router: Router, ctx: AppContext): void {
   );
   router.get(
     '/user_uploads/:realm_id_str/*filename',
-    authed<UploadPath>(ctx, uploadPathSpec, async ({ user, params }) => {
+    authed(ctx, uploadPathSpec, async ({ user, params }) => {
       const { attachment } = await accessUpload(ctx, user, pathIdOf(params));
       return { url: temporaryUploadUrl(ctx.config, attachment.pathId, new Date()) };
     }),
@@ -142,13 +139,9 @@ export function uploadRoutes(router: Router, ctx: AppContext): void {
   );
   router.delete(
     '/attachments/:attachment_id',
-    authed<{ attachment_id: number }>(
-      ctx,
-      { attachment_id: P.int(Joi.number().integer().required()) },
-      async ({ user, params }) => {
-        await deleteAttachment(ctx, { actor: user, attachmentId: params.attachment_id });
-      },
-    ),
+    authed(ctx, { attachment_id: P.int().required() }, async ({ user, params }) => {
+      await deleteAttachment(ctx, { actor: user, attachmentId: params.attachment_id });
+    }),
   );
 }
 

@@ -1,25 +1,18 @@
 import type { Router } from 'express';
-import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import { createAccount } from '../../../libs/domain/user-accounts/create-account';
-import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
-
-interface CreateUserParams {
-  email: string;
-  password: string;
-  full_name: string;
-}
 
 export function userCreateRoutes(router: Router, ctx: AppContext): void {
   router.post(
     '/users',
-    authed<CreateUserParams>(
+    authed(
       ctx,
       {
-        email: P.string(Joi.string().allow('').required()),
-        password: P.string(Joi.string().allow('').required()),
-        full_name: P.string(Joi.string().allow('').required()),
+        email: P.string().required(),
+        password: P.string().required(),
+        full_name: P.string().required(),
       },
       async ({ user, realm, params }) => ({
         user_id: await createAccount(ctx, {

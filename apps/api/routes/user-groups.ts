@@ -1,16 +1,12 @@
 import type { Router } from 'express';
-import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
+import { pickDefined } from '../../../libs/core/pick';
+import { P } from '../../../libs/core/schema';
 import { createUserGroup } from '../../../libs/domain/groups/create-group';
+import { USER_GROUP_SETTINGS } from '../../../libs/domain/groups/format-group';
 import {
-  USER_GROUP_SETTINGS,
-  type UserGroupSetting,
-} from '../../../libs/domain/groups/format-group';
-import {
-  groupSettingUpdateSchema,
-  groupSettingValueSchema,
-  type GroupSettingUpdate,
-  type GroupSettingValue,
+  groupSettingUpdate,
+  groupSettingValue,
 } from '../../../libs/domain/groups/group-setting-value';
 import { updateGroupMembers } from '../../../libs/domain/groups/members';
 import {
@@ -21,40 +17,17 @@ import {
 } from '../../../libs/domain/groups/read-groups';
 import { updateSubgroups } from '../../../libs/domain/groups/subgroups';
 import { deactivateUserGroup, updateUserGroup } from '../../../libs/domain/groups/update-group';
-import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 
-const ids = () => P.json(Joi.array().items(Joi.number().integer()).default([]));
-const groupId = { user_group_id: P.int(Joi.number().integer().required()) };
-
-type CreateParams = {
-  name: string;
-  description: string;
-  members: number[];
-  subgroups: number[];
-} & Partial<Record<UserGroupSetting, GroupSettingValue>>;
-
-type PatchParams = {
-  user_group_id: number;
-  name?: string;
-  description?: string;
-  deactivated?: boolean;
-} & Partial<Record<UserGroupSetting, GroupSettingUpdate>>;
-
-function pick<T>(
-  params: Partial<Record<UserGroupSetting, T>>,
-): Partial<Record<UserGroupSetting, T>> {
-  const out: Partial<Record<UserGroupSetting, T>> = {};
-  for (const s of USER_GROUP_SETTINGS) if (params[s] !== undefined) out[s] = params[s];
-  return out;
-}
+const ids = () => P.array(P.int()).default([]);
+const groupId = { user_group_id: P.int().required() };
 
 export function userGroupRoutes(router: Router, ctx: AppContext): void {
   router.get(
     '/user_groups',
-    authed<{ include_deactivated_groups: boolean }>(
+    authed(
       ctx,
-      { include_deactivated_groups: P.bool(Joi.boolean().default(false)) },
+      { include_deactivated_groups: P.bool().default(false) },
       async ({ user, realm, params }) => {
         return {
           user_groups: await readUserGroups(ctx.db, {
@@ -68,14 +41,14 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
   );
   router.post(
     '/user_groups/create',
-    authed<CreateParams>(
+    authed(
       ctx,
       {
-        name: P.string(Joi.string().allow('').required()),
-        description: P.string(Joi.string().allow('').required()),
-        members: P.json(Joi.array().items(Joi.number().integer()).required()),
+        name: P.string().required(),
+        description: P.string().required(),
+        members: P.array(P.int()).required(),
         subgroups: ids(),
-        ...Object.fromEntries(USER_GROUP_SETTINGS.map((s) => [s, P.json(groupSettingValueSchema)])),
+        ...P.each(USER_GROUP_SETTINGS, groupSettingValue),
       },
       async ({ user, realm, params }) => ({
         group_id: await createUserGroup(ctx, {
@@ -85,23 +58,21 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
           description: params.description,
           members: params.members,
           subgroups: params.subgroups,
-          settings: pick(params),
+          settings: pickDefined(params, USER_GROUP_SETTINGS),
         }),
       }),
     ),
   );
   router.patch(
     '/user_groups/:user_group_id',
-    authed<PatchParams>(
+    authed(
       ctx,
       {
         ...groupId,
         name: P.string(),
         description: P.string(),
         deactivated: P.bool(),
-        ...Object.fromEntries(
-          USER_GROUP_SETTINGS.map((s) => [s, P.json(groupSettingUpdateSchema)]),
-        ),
+        ...P.each(USER_GROUP_SETTINGS, groupSettingUpdate),
       },
       async ({ user, realm, params }) => {
         await updateUserGroup(ctx, {
@@ -111,38 +82,34 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
           name: params.name,
           description: params.description,
           deactivated: params.deactivated,
-          settings: pick(params),
+          settings: pickDefined(params, USER_GROUP_SETTINGS),
         });
       },
     ),
   );
   router.post(
     '/user_groups/:user_group_id/deactivate',
-    authed<{ user_group_id: number }>(ctx, groupId, async ({ user, realm, params }) => {
+    authed(ctx, groupId, async ({ user, realm, params }) => {
       await deactivateUserGroup(ctx, { actor: user, realm, groupId: params.user_group_id });
     }),
   );
   router.post(
     '/user_groups/:user_group_id/members',
-    authed<{ user_group_id: number; add: number[]; delete: number[] }>(
-      ctx,
-      { ...groupId, add: ids(), delete: ids() },
-      async ({ user, realm, params }) => {
-        await updateGroupMembers(ctx, {
-          actor: user,
-          realm,
-          groupId: params.user_group_id,
-          add: params.add,
-          remove: params.delete,
-        });
-      },
-    ),
+    authed(ctx, { ...groupId, add: ids(), delete: ids() }, async ({ user, realm, params }) => {
+      await updateGroupMembers(ctx, {
+        actor: user,
+        realm,
+        groupId: params.user_group_id,
+        add: params.add,
+        remove: params.delete,
+      });
+    }),
   );
   router.get(
     '/user_groups/:user_group_id/members',
-    authed<{ user_group_id: number; direct_member_only: boolean }>(
+    authed(
       ctx,
-      { ...groupId, direct_member_only: P.bool(Joi.boolean().default(false)) },
+      { ...groupId, direct_member_only: P.bool().default(false) },
       async ({ user, realm, params }) => {
         return {
           members: await readGroupMembers(ctx.db, {
@@ -157,12 +124,12 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
   );
   router.get(
     '/user_groups/:user_group_id/members/:user_id',
-    authed<{ user_group_id: number; user_id: number; direct_member_only: boolean }>(
+    authed(
       ctx,
       {
         ...groupId,
-        user_id: P.int(Joi.number().integer().required()),
-        direct_member_only: P.bool(Joi.boolean().default(false)),
+        user_id: P.int().required(),
+        direct_member_only: P.bool().default(false),
       },
       async ({ user, realm, params }) => {
         return {
@@ -179,25 +146,21 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
   );
   router.post(
     '/user_groups/:user_group_id/subgroups',
-    authed<{ user_group_id: number; add: number[]; delete: number[] }>(
-      ctx,
-      { ...groupId, add: ids(), delete: ids() },
-      async ({ user, realm, params }) => {
-        await updateSubgroups(ctx, {
-          actor: user,
-          realm,
-          groupId: params.user_group_id,
-          add: params.add,
-          remove: params.delete,
-        });
-      },
-    ),
+    authed(ctx, { ...groupId, add: ids(), delete: ids() }, async ({ user, realm, params }) => {
+      await updateSubgroups(ctx, {
+        actor: user,
+        realm,
+        groupId: params.user_group_id,
+        add: params.add,
+        remove: params.delete,
+      });
+    }),
   );
   router.get(
     '/user_groups/:user_group_id/subgroups',
-    authed<{ user_group_id: number; direct_subgroup_only: boolean }>(
+    authed(
       ctx,
-      { ...groupId, direct_subgroup_only: P.bool(Joi.boolean().default(false)) },
+      { ...groupId, direct_subgroup_only: P.bool().default(false) },
       async ({ user, realm, params }) => {
         const subgroups = await readSubgroups(ctx.db, {
           viewer: user,

@@ -7,6 +7,7 @@ import {
   removeAlertWords,
 } from '../../../libs/domain/alert-words/alert-words';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import { muteUser, unmuteUser } from '../../../libs/domain/muted-users/muted-users';
 import {
   setTopicVisibility,
@@ -14,26 +15,11 @@ import {
 } from '../../../libs/domain/user-topics/set-visibility';
 import { updateMutedTopic } from '../../../libs/domain/user-topics/legacy-muted-topics';
 import { MAX_TOPIC_LENGTH } from '../../../libs/domain/limits';
-import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 
-const words = P.json(
-  Joi.array().items(Joi.string().allow('').max(MAX_ALERT_WORD_LENGTH)).required(),
-);
-const mutedUserId = { muted_user_id: P.int(Joi.number().integer().required()) };
-
-interface MutedTopicParams {
-  stream_id?: number;
-  stream?: string;
-  topic: string;
-  op: 'add' | 'remove';
-}
-
-interface UserTopicParams {
-  stream_id: number;
-  topic: string;
-  visibility_policy: number;
-}
+const words = P.array(P.string(Joi.string().allow('').max(MAX_ALERT_WORD_LENGTH))).required();
+const mutedUserId = { muted_user_id: P.int().required() };
+const topic = P.string(Joi.string().allow('').max(MAX_TOPIC_LENGTH)).required();
 
 /** A user's own preferences about content: alert words, muted users, topic visibility. */
 export function userPreferenceRoutes(router: Router, ctx: AppContext): void {
@@ -43,41 +29,40 @@ export function userPreferenceRoutes(router: Router, ctx: AppContext): void {
   );
   router.post(
     '/users/me/alert_words',
-    authed<{ alert_words: string[] }>(ctx, { alert_words: words }, async ({ user, params }) => ({
+    authed(ctx, { alert_words: words }, async ({ user, params }) => ({
       alert_words: await addAlertWords(ctx, user, params.alert_words),
     })),
   );
   router.delete(
     '/users/me/alert_words',
-    authed<{ alert_words: string[] }>(ctx, { alert_words: words }, async ({ user, params }) => ({
+    authed(ctx, { alert_words: words }, async ({ user, params }) => ({
       alert_words: await removeAlertWords(ctx, user, params.alert_words),
     })),
   );
   router.post(
     '/users/me/muted_users/:muted_user_id',
-    authed<{ muted_user_id: number }>(ctx, mutedUserId, async ({ user, params }) => {
+    authed(ctx, mutedUserId, async ({ user, params }) => {
       await muteUser(ctx, user, params.muted_user_id);
     }),
   );
   router.delete(
     '/users/me/muted_users/:muted_user_id',
-    authed<{ muted_user_id: number }>(ctx, mutedUserId, async ({ user, params }) => {
+    authed(ctx, mutedUserId, async ({ user, params }) => {
       await unmuteUser(ctx, user, params.muted_user_id);
     }),
   );
   router.post(
     '/user_topics',
-    authed<UserTopicParams>(
+    authed(
       ctx,
       {
-        stream_id: P.int(Joi.number().integer().required()),
-        topic: P.string(Joi.string().allow('').max(MAX_TOPIC_LENGTH).required()),
+        stream_id: P.int().required(),
+        topic,
         visibility_policy: P.int(
           Joi.number()
             .integer()
-            .valid(...VISIBILITY_POLICIES)
-            .required(),
-        ),
+            .valid(...VISIBILITY_POLICIES),
+        ).required(),
       },
       async ({ user, realm, params }) => {
         await setTopicVisibility(ctx, {
@@ -92,13 +77,13 @@ export function userPreferenceRoutes(router: Router, ctx: AppContext): void {
   );
   router.patch(
     '/users/me/subscriptions/muted_topics',
-    authed<MutedTopicParams>(
+    authed(
       ctx,
       {
         stream_id: P.int(),
         stream: P.string(Joi.string()),
-        topic: P.string(Joi.string().allow('').max(MAX_TOPIC_LENGTH).required()),
-        op: P.string(Joi.string().valid('add', 'remove').required()),
+        topic,
+        op: P.oneOf('add', 'remove').required(),
       },
       async ({ user, realm, params }) => {
         await updateMutedTopic(ctx, {

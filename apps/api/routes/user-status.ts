@@ -1,23 +1,14 @@
 import type { Router } from 'express';
-import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import { getUserStatus } from '../../../libs/domain/user-status/get-status';
 import { updateStatus } from '../../../libs/domain/user-status/update-status';
-import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
-
-interface UpdateStatusParams {
-  status_text?: string;
-  emoji_name?: string;
-  emoji_code?: string;
-  reaction_type?: string;
-  away?: boolean;
-}
 
 export function userStatusRoutes(router: Router, ctx: AppContext): void {
   router.post(
     '/users/me/status',
-    authed<UpdateStatusParams>(
+    authed(
       ctx,
       {
         status_text: P.string(),
@@ -40,12 +31,8 @@ export function userStatusRoutes(router: Router, ctx: AppContext): void {
   );
   router.get(
     '/users/:user_id/status',
-    authed<{ user_id: number }>(
-      ctx,
-      { user_id: P.int(Joi.number().integer().required()) },
-      async ({ user, params }) => ({
-        status: await getUserStatus(ctx.db, user, params.user_id),
-      }),
-    ),
+    authed(ctx, { user_id: P.int().required() }, async ({ user, params }) => ({
+      status: await getUserStatus(ctx.db, user, params.user_id),
+    })),
   );
 }

@@ -1,25 +1,15 @@
 import type { Router } from 'express';
 import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
+import { P } from '../../../libs/core/schema';
 import { getUser, listUsers } from '../../../libs/domain/users/list-users';
 import { ownUser } from '../../../libs/domain/users/own-user';
 import { userIdFromPathSegment } from '../../../libs/domain/users/lookup-user';
-import { P } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';
 
-interface ListUsersParams {
-  client_gravatar: boolean;
-  include_custom_profile_fields: boolean;
-}
-
-interface GetUserParams extends ListUsersParams {
-  /** A user ID or, for `GET /users/{email}`, an email address. */
-  user_id: string;
-}
-
 const listSpec = {
-  client_gravatar: P.bool(Joi.boolean().default(true)),
-  include_custom_profile_fields: P.bool(Joi.boolean().default(false)),
+  client_gravatar: P.bool().default(true),
+  include_custom_profile_fields: P.bool().default(false),
 };
 
 export function userRoutes(router: Router, ctx: AppContext): void {
@@ -29,7 +19,7 @@ export function userRoutes(router: Router, ctx: AppContext): void {
   );
   router.get(
     '/users',
-    authed<ListUsersParams>(ctx, listSpec, async ({ user, realm, params }) => ({
+    authed(ctx, listSpec, async ({ user, realm, params }) => ({
       members: await listUsers(ctx, {
         viewer: user,
         realm,
@@ -40,9 +30,10 @@ export function userRoutes(router: Router, ctx: AppContext): void {
   );
   router.get(
     '/users/:user_id',
-    authed<GetUserParams>(
+    authed(
       ctx,
-      { ...listSpec, user_id: P.string(Joi.string().required()) },
+      // A user ID or, for `GET /users/{email}`, an email address.
+      { ...listSpec, user_id: P.string(Joi.string()).required() },
       async ({ user, params }) => ({
         user: await getUser(
           ctx.db,

@@ -1,4 +1,6 @@
+import Joi from 'joi';
 import { badRequest } from '../../core/errors';
+import { P } from '../../core/schema';
 import { MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH } from '../limits';
 
 /** Zulip's channel-name rules: trimmed, non-empty, bounded, no control or NUL characters. */
@@ -28,6 +30,8 @@ export function checkChannelDescription(description: string): string {
 }
 
 /** `message_retention_days`: an integer of days, `realm_default` (null) or `unlimited` (-1). */
+export const retentionDaysParam = P.jsonOrText(P.alternatives(P.int(), P.string(Joi.string())));
+
 export function parseRetentionDays(value: string | number): number | null {
   if (value === 'realm_default') return null;
   if (value === 'unlimited') return -1;

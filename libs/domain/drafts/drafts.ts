@@ -2,18 +2,20 @@ import type { Draft, Realm, User } from '../../../generated/prisma/client';
 import type { Db } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, notFound } from '../../core/errors';
+import { P, type Infer } from '../../core/schema';
 import type { AppContext } from '../../core/context';
 import { channelAccess } from '../permissions/channels';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../limits';
 
 /** A draft as clients send it. */
-export interface DraftInput {
-  type: '' | 'stream' | 'private';
-  to: number[];
-  topic: string;
-  content: string;
-  timestamp?: number;
-}
+export const draftInput = P.object({
+  type: P.oneOf('', 'stream', 'private').required(),
+  to: P.array(P.int()).required(),
+  topic: P.string().required(),
+  content: P.string().required(),
+  timestamp: P.number(),
+});
+export type DraftInput = Infer<typeof draftInput>;
 
 /** A draft as the API shows it. */
 export interface ApiDraft {

@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import { P, type Infer } from '../../core/schema';
 import type { Db, Tx } from '../../db/client';
 import { badRequest } from '../../core/errors';
 
@@ -7,32 +7,21 @@ import { badRequest } from '../../core/errors';
  * direct members and direct subgroups. Anonymous values are stored as UserGroup rows with
  * `named = false`, so recursive membership queries treat both forms alike.
  */
-export interface AnonymousGroupValue {
-  direct_members: number[];
-  direct_subgroups: number[];
-}
-export type GroupSettingValue = number | AnonymousGroupValue;
+const anonymousGroup = P.object({
+  direct_members: P.array(P.int()).required(),
+  direct_subgroups: P.array(P.int()).required(),
+});
+export type AnonymousGroupValue = Infer<typeof anonymousGroup>;
+
+export const groupSettingValue = P.alternatives(P.int(), anonymousGroup);
+export type GroupSettingValue = Infer<typeof groupSettingValue>;
 
 /** A PATCH-style change: `new` is required; `old`, when given, must equal the current value. */
-export interface GroupSettingUpdate {
-  new: GroupSettingValue;
-  old?: GroupSettingValue;
-}
-
-const anonymousSchema = Joi.object({
-  direct_members: Joi.array().items(Joi.number().integer()).required(),
-  direct_subgroups: Joi.array().items(Joi.number().integer()).required(),
+export const groupSettingUpdate = P.object({
+  new: groupSettingValue.required(),
+  old: groupSettingValue,
 });
-
-export const groupSettingValueSchema = Joi.alternatives().try(
-  Joi.number().integer(),
-  anonymousSchema,
-);
-
-export const groupSettingUpdateSchema = Joi.object({
-  new: groupSettingValueSchema.required(),
-  old: groupSettingValueSchema,
-});
+export type GroupSettingUpdate = Infer<typeof groupSettingUpdate>;
 
 /** Which system groups a setting refuses (Zulip's GroupPermissionSetting flags). */
 export interface GroupSettingRules {

@@ -31,7 +31,8 @@ import { normalizeTopic, RESOLVED_TOPIC_PREFIX } from './topic-name';
 import type { EditHistoryEntry } from './types';
 import { equalsIgnoringCase } from '../../db/text-match';
 
-export type PropagateMode = 'change_one' | 'change_later' | 'change_all';
+export const PROPAGATE_MODES = ['change_one', 'change_later', 'change_all'] as const;
+export type PropagateMode = (typeof PROPAGATE_MODES)[number];
 
 export interface EditMessageInput {
   user: User;

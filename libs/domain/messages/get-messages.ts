@@ -1,6 +1,8 @@
 import { Prisma, type Realm, type User } from '../../../generated/prisma/client';
 import type { Db } from '../../db/client';
+import Joi from 'joi';
 import { badRequest } from '../../core/errors';
+import { P, type Infer } from '../../core/schema';
 import { formatMessages } from './format-message';
 import {
   compileNarrow,
@@ -16,7 +18,11 @@ import type { ApiMessage } from './types';
 export const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
 export const MAX_MESSAGES_PER_FETCH = 5000;
 
-export type Anchor = number | 'newest' | 'oldest' | 'first_unread';
+/** The `anchor` parameter: a message ID, or where to start looking. */
+export const anchorParam = P.jsonOrText(
+  P.alternatives(P.int(Joi.number().integer().min(0)), P.oneOf('newest', 'oldest', 'first_unread')),
+);
+export type Anchor = Infer<typeof anchorParam>;
 
 /** Which messages of the narrow: a window around an anchor. */
 export interface AnchorWindow {

@@ -1,6 +1,8 @@
 import { Prisma, type Realm, type Stream, type User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
+import Joi from 'joi';
 import { ApiError, badNarrow, badNarrowCombination } from '../../core/errors';
+import { P, type Infer } from '../../core/schema';
 import { seesAllPublicChannels } from '../permissions/channels';
 import { canReadChannelHistory } from '../permissions/messages';
 import { RecipientType } from '../recipients';
@@ -27,10 +29,29 @@ export const MAX_NARROW_OPERAND_LENGTH = 1000;
 /** User IDs in one operand (`dm`); a group conversation has far fewer. */
 export const MAX_NARROW_OPERAND_IDS = 1000;
 
-/** Narrow as clients send it: objects, or legacy [operator, operand] pairs. */
-export type RawNarrow = (
-  { operator: string; operand: NarrowOperand; negated?: boolean } | string[]
-)[];
+// Bounded so that no narrow, however hostile, makes a query with thousands of terms or a
+// full-text search of a whole book.
+const narrowText = P.string(Joi.string().allow('').max(MAX_NARROW_OPERAND_LENGTH));
+
+/** The `narrow` parameter: objects, or legacy [operator, operand] pairs. */
+export const narrowParam = P.array(
+  P.alternatives(
+    P.object({
+      operator: narrowText.required(),
+      operand: P.alternatives(
+        narrowText,
+        P.int(),
+        P.array(P.int(), { max: MAX_NARROW_OPERAND_IDS }),
+      ).required(),
+      negated: P.bool(),
+    }),
+    P.array(narrowText, { length: 2 }),
+  ),
+  { max: MAX_NARROW_TERMS },
+);
+
+/** Narrow as clients send it. */
+export type RawNarrow = Infer<typeof narrowParam>;
 
 export function parseNarrow(raw: RawNarrow | undefined): NarrowTerm[] {
   return (raw ?? []).map((item) => {

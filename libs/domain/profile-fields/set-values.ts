@@ -2,6 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
+import { P, type Infer } from '../../core/schema';
 import { renderMarkdown } from '../../markdown';
 import type { AppContext } from '../../core/context';
 import { markdownContextFor } from '../markdown-context';
@@ -22,11 +23,12 @@ export const FieldType = {
 /** Field types whose values are Markdown and carry `rendered_value`. */
 const MARKDOWN_TYPES: number[] = [FieldType.SHORT_TEXT, FieldType.LONG_TEXT];
 
-export interface ProfileDataUpdate {
-  id: number;
-  /** null or '' removes the value. */
-  value: string | number[] | null;
-}
+/** One item of `profile_data`; a `value` of null or '' removes the value. */
+export const profileDataUpdate = P.object({
+  id: P.int().required(),
+  value: P.alternatives(P.string(), P.array(P.int())).nullable().required(),
+});
+export type ProfileDataUpdate = Infer<typeof profileDataUpdate>;
 
 function checkValue(
   field: { name: string; type: number; fieldData: string },

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import type { Realm, User } from '../../../generated/prisma/client';
+import { P, type InferShape } from '../../core/schema';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
@@ -9,46 +10,44 @@ import { LANGUAGES } from '../settings/user-settings';
 import { MAX_TOPIC_LENGTH } from '../limits';
 import { applyRealmGroupSettings, type RealmGroupSettingChanges } from './realm-group-settings';
 
-const bool = () => Joi.boolean();
-
 /**
  * Organization settings `PATCH /realm` changes, keyed by API name; each is the camelCase column
  * of the same name on Realm and produces a `realm` update event when it changes.
  */
 export const REALM_SETTINGS = {
-  name: Joi.string().trim().min(1).max(40),
-  description: Joi.string().allow('').max(1000),
-  invite_required: bool(),
-  emails_restricted_to_domains: bool(),
-  disallow_disposable_email_addresses: bool(),
-  waiting_period_threshold: Joi.number().integer().min(0),
-  send_welcome_emails: bool(),
-  require_unique_names: bool(),
-  email_changes_disabled: bool(),
-  name_changes_disabled: bool(),
-  avatar_changes_disabled: bool(),
-  allow_message_editing: bool(),
-  allow_edit_history: bool(),
-  mandatory_topics: bool(),
-  empty_topic_display_name: Joi.string().trim().min(1).max(MAX_TOPIC_LENGTH),
-  enable_read_receipts: bool(),
-  inline_image_preview: bool(),
-  inline_url_embed_preview: bool(),
-  default_code_block_language: Joi.string().allow(''),
-  default_language: Joi.string().valid(...Object.keys(LANGUAGES)),
-  enable_spectator_access: bool(),
-  enable_guest_user_indicator: bool(),
-  enable_guest_user_dm_warning: bool(),
-  want_advertise_in_communities_directory: bool(),
-  video_chat_provider: Joi.number().integer().valid(0, 1, 3, 4, 5),
-  giphy_rating: Joi.number().integer().valid(0, 1, 2, 3),
-  digest_emails_enabled: bool(),
-  digest_weekday: Joi.number().integer().min(0).max(6),
-  message_content_allowed_in_email_notifications: bool(),
+  name: P.string(Joi.string().trim().min(1).max(40)),
+  description: P.string(Joi.string().allow('').max(1000)),
+  invite_required: P.bool(),
+  emails_restricted_to_domains: P.bool(),
+  disallow_disposable_email_addresses: P.bool(),
+  waiting_period_threshold: P.int(Joi.number().integer().min(0)),
+  send_welcome_emails: P.bool(),
+  require_unique_names: P.bool(),
+  email_changes_disabled: P.bool(),
+  name_changes_disabled: P.bool(),
+  avatar_changes_disabled: P.bool(),
+  allow_message_editing: P.bool(),
+  allow_edit_history: P.bool(),
+  mandatory_topics: P.bool(),
+  empty_topic_display_name: P.string(Joi.string().trim().min(1).max(MAX_TOPIC_LENGTH)),
+  enable_read_receipts: P.bool(),
+  inline_image_preview: P.bool(),
+  inline_url_embed_preview: P.bool(),
+  default_code_block_language: P.string(),
+  default_language: P.oneOf(...Object.keys(LANGUAGES)),
+  enable_spectator_access: P.bool(),
+  enable_guest_user_indicator: P.bool(),
+  enable_guest_user_dm_warning: P.bool(),
+  want_advertise_in_communities_directory: P.bool(),
+  video_chat_provider: P.int(Joi.number().integer().valid(0, 1, 3, 4, 5)),
+  giphy_rating: P.int(Joi.number().integer().valid(0, 1, 2, 3)),
+  digest_emails_enabled: P.bool(),
+  digest_weekday: P.int(Joi.number().integer().min(0).max(6)),
+  message_content_allowed_in_email_notifications: P.bool(),
 } as const;
 
 export type RealmSettingName = keyof typeof REALM_SETTINGS;
-export type RealmSettingChanges = Partial<Record<RealmSettingName, boolean | number | string>>;
+export type RealmSettingChanges = InferShape<typeof REALM_SETTINGS>;
 
 /** Settings only organization owners may change (Zulip, FL 143). */
 const OWNER_ONLY: RealmSettingName[] = [

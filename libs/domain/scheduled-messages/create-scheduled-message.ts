@@ -3,6 +3,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
+import { P, type Infer } from '../../core/schema';
 import type { AppContext } from '../../core/context';
 import { directRecipientId } from '../messages/addressees';
 import { checkAddressee } from '../messages/check-addressee';
@@ -15,7 +16,8 @@ import { enqueueDelivery } from './schedule-delivery';
 export type ScheduledType = (typeof CHANNEL_TYPES)[number] | (typeof DIRECT_TYPES)[number];
 
 /** `to` of a scheduled message: a channel ID, or user IDs for a direct message. */
-export type ScheduledTarget = number | number[];
+export const scheduledTarget = P.alternatives(P.int(), P.array(P.int()));
+export type ScheduledTarget = Infer<typeof scheduledTarget>;
 
 export interface ScheduledMessageDraft {
   type: ScheduledType;

@@ -1,7 +1,9 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
+import Joi from 'joi';
 import { badRequest } from '../../core/errors';
+import { P, type Infer } from '../../core/schema';
 import { renderMarkdown } from '../../markdown';
 import { channelAudienceIds } from '../channels/channel-audience';
 import { formatChannels } from '../channels/format-channel';
@@ -38,11 +40,19 @@ export const CHANNEL_GROUP_SETTINGS = [
 ] as const;
 export type ChannelGroupSetting = (typeof CHANNEL_GROUP_SETTINGS)[number];
 
+/** One requested subscription, as POST's `subscriptions` and PATCH's `add` carry it. */
+export const requestedSubscription = P.object({
+  name: P.string().required(),
+  color: P.string(Joi.string()),
+  description: P.string(),
+});
+export type RequestedSubscription = Infer<typeof requestedSubscription>;
+
 export interface SubscribeInput {
   actor: User;
   realm: Realm;
   /** `color` applies to subscriptions created by this request, as Zulip's `color_map`. */
-  subscriptions: { name: string; description?: string; color?: string }[];
+  subscriptions: RequestedSubscription[];
   principals?: (string | number)[];
   authorizationErrorsFatal: boolean;
   announce: boolean;

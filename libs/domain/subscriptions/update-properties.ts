@@ -1,13 +1,17 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
+import Joi from 'joi';
 import { badRequest } from '../../core/errors';
+import { P, type Infer } from '../../core/schema';
 import type { AppContext } from '../../core/context';
 
-export interface PropertyChange {
-  stream_id: number;
-  property: string;
-  value: boolean | string;
-}
+/** One item of `subscription_data`. */
+export const propertyChange = P.object({
+  stream_id: P.int().required(),
+  property: P.string(Joi.string()).required(),
+  value: P.alternatives(P.bool(Joi.boolean().strict()), P.string(Joi.string())).required(),
+});
+export type PropertyChange = Infer<typeof propertyChange>;
 
 const BOOLEAN_COLUMNS = {
   pin_to_top: 'pinToTop',

@@ -7,6 +7,7 @@ import {
   enqueueNoticeWebhooks,
   prepareSubscribe,
   subscribeWithin,
+  type RequestedSubscription,
   type SubscribeResult,
 } from './subscribe';
 import { unsubscribeWithin, type UnsubscribeResult } from './unsubscribe';
@@ -14,7 +15,7 @@ import { unsubscribeWithin, type UnsubscribeResult } from './unsubscribe';
 export interface UpdateSubscriptionsInput {
   actor: User;
   realm: Realm;
-  add: { name: string; color?: string; description?: string }[];
+  add: RequestedSubscription[];
   /** Channel names to leave. */
   delete: string[];
 }

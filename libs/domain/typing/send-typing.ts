@@ -2,17 +2,19 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, missingArgument } from '../../core/errors';
 import type { AppContext } from '../../core/context';
+import { P, type InferShape } from '../../core/schema';
 import { channelOpenTo } from '../permissions/channels';
 
-export interface TypingInput {
-  sender: User;
-  realm: Realm;
-  op: 'start' | 'stop';
-  type: 'direct' | 'stream' | 'channel';
-  to?: number[];
-  stream_id?: number;
-  topic?: string;
-}
+/** `POST /typing`'s parameters. */
+export const typingParams = {
+  op: P.oneOf('start', 'stop').required(),
+  type: P.oneOf('direct', 'stream', 'channel').default('direct'),
+  to: P.array(P.int()),
+  stream_id: P.int(),
+  topic: P.string(),
+};
+
+export type TypingInput = { sender: User; realm: Realm } & InferShape<typeof typingParams>;
 
 const person = (u: { id: number; email: string }) => ({ user_id: u.id, email: u.email });
 
