@@ -8,8 +8,9 @@
  * with GET /messages, the messages it shows (here the scenario's topic), as Zulip's apps reload
  * their message lists. Not only those after the last id it had: messages are published in commit
  * order, not id order, so a lower id may still have been on its way when the queue was lost.
- * "Nothing lost" is judged on what the client holds: every committed message must be among the
- * messages its queues brought or that fetch returned. "Nothing twice" is judged on its queues
+ * "Nothing lost" is judged on what the client holds once the sends stopped and it had up to
+ * DRAIN_MS to catch up: every committed message must be among the messages its queues brought
+ * or that fetch returned. "Nothing twice" is judged on its queues
  * alone: no message may arrive twice as an event (a message both fetched and brought by the new
  * queue is one message to a client, which keys messages by id). Event ids must follow each other
  * in the first queue; a queue registered during the sends skips the ids of events its
@@ -21,6 +22,8 @@ import type { Cluster } from './cluster';
 /** Send loops, each sequential (so each one's messages have an order to keep), over the users. */
 const SENDERS = 12;
 const TARGET_RATE = 60; // messages per second, over all senders
+/** How long after the sends stopped a client may still be waiting for messages. */
+const DRAIN_MS = 30_000;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -37,6 +40,8 @@ interface ClientState {
   messageIds: number[];
   /** Message ids fetched with GET /messages after a re-registration. */
   fetchedIds: Set<number>;
+  /** Every message id the client has, from events or that fetch. */
+  held: Set<number>;
   eventIdGaps: number;
   /** Failures as the client saw them (nginx retries some itself), by kind. */
   pollErrors: Map<string, number>;
@@ -148,6 +153,7 @@ export class Chaos {
       lastEventId: queue.last_event_id,
       messageIds: [],
       fetchedIds: new Set(),
+      held: new Set(),
       eventIdGaps: 0,
       pollErrors: new Map(),
       lastMessageAt: 0,
@@ -190,16 +196,28 @@ export class Chaos {
         continue;
       }
       const body = (await res.json()) as { messages: { id: number }[]; found_newest: boolean };
-      for (const m of body.messages) c.fetchedIds.add(m.id);
+      for (const m of body.messages) {
+        c.fetchedIds.add(m.id);
+        c.held.add(m.id);
+      }
       if (body.found_newest || body.messages.length === 0) return;
       anchor = body.messages[body.messages.length - 1].id;
     }
   }
 
-  /** Long-polls until `done()` and the queue is drained; re-polls after any failure. */
-  private async pollLoop(c: ClientState, topic: string, done: () => boolean): Promise<void> {
+  /**
+   * Long-polls, re-polling after any failure, until `finished`; once `draining`, without
+   * blocking, so that the end is noticed at once.
+   */
+  private async pollLoop(
+    c: ClientState,
+    topic: string,
+    draining: () => boolean,
+    finished: () => boolean,
+  ): Promise<void> {
     for (;;) {
-      const drain = done();
+      if (finished()) return;
+      const drain = draining();
       let res: Response;
       try {
         res = await this.api(
@@ -213,9 +231,8 @@ export class Chaos {
       }
       if (res.status === 200) {
         const { events } = (await res.json()) as { events: Event[] };
-        // Drained: a non-blocking poll finds nothing after the last id.
-        if (drain && events.length === 0) return;
         this.take(c, events);
+        if (drain && events.length === 0) await sleep(100);
         continue;
       }
       const kind = await failureKind(res);
@@ -234,6 +251,7 @@ export class Chaos {
       c.lastEventId = e.id;
       if (e.type === 'message' && e.message) {
         c.messageIds.push(e.message.id);
+        c.held.add(e.message.id);
         c.lastMessageAt = Date.now();
       }
     }
@@ -245,7 +263,9 @@ export class Chaos {
       this.users.flatMap((u) => [this.newClient(u), this.newClient(u)]),
     );
     let sending = true;
-    let sendersDone = false;
+    /** Once the sends stopped: what PostgreSQL committed, which every client must come to hold. */
+    let expected: number[] | null = null;
+    let drainDeadline = 0;
     const sent: Load['sent'] = [];
     const sendFailures: SendFailure[] = [];
     const interval = (1000 * SENDERS) / TARGET_RATE;
@@ -275,7 +295,20 @@ export class Chaos {
         await sleep(Math.max(0, interval - (Date.now() - started)));
       }
     });
-    const pollers = clients.map((c) => this.pollLoop(c, topic, () => sendersDone));
+    // Dispatch trails the sends' answers by milliseconds (more on a loaded machine): a client
+    // whose queue is empty once the sends stopped may still get the last messages, so each
+    // polls until it holds every committed message, or DRAIN_MS passed (then some are missing).
+    const pollers = clients.map((c) =>
+      this.pollLoop(
+        c,
+        topic,
+        () => expected !== null,
+        () =>
+          expected !== null &&
+          (Date.now() > drainDeadline || expected.every((id) => c.held.has(id))),
+      ),
+    );
+    const committedIds = () => this.committedIds(topic);
     return {
       sent,
       sendFailures,
@@ -283,10 +316,21 @@ export class Chaos {
       async stop() {
         sending = false;
         await Promise.all(senders);
-        sendersDone = true;
+        expected = await committedIds();
+        drainDeadline = Date.now() + DRAIN_MS;
         await Promise.all(pollers);
       },
     };
+  }
+
+  /** The channel messages PostgreSQL committed under `topic`. */
+  private async committedIds(topic: string): Promise<number[]> {
+    const { rows } = await this.db.query<{ id: number }>(
+      `SELECT m.id FROM messages m JOIN recipients r ON r.id = m.recipient_id
+       WHERE r.type = 2 AND r.type_id = $1 AND m.subject = $2 ORDER BY m.id`,
+      [this.channelId, topic],
+    );
+    return rows.map((r) => r.id);
   }
 
   /** Compares every client with what PostgreSQL committed under `topic`. */
@@ -296,12 +340,7 @@ export class Chaos {
     catchUpMs: number,
     notes: string[],
   ): Promise<ScenarioResult> {
-    const { rows } = await this.db.query<{ id: number }>(
-      `SELECT m.id FROM messages m JOIN recipients r ON r.id = m.recipient_id
-       WHERE r.type = 2 AND r.type_id = $1 AND m.subject = $2 ORDER BY m.id`,
-      [this.channelId, run.topic],
-    );
-    const committed = new Set(rows.map((r) => r.id));
+    const committed = new Set(await this.committedIds(run.topic));
     const senderOf = new Map(load.sent.map((s) => [s.id, s]));
     let delivered = 0;
     let deliveredByFetch = 0;
