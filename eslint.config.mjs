@@ -3,6 +3,61 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 /**
+ * The library order (docs/architecture.md): a library under libs/ imports only libraries of the
+ * layers before its own, so no two import each other. Apps may import every library; only
+ * apps/all imports other apps. Tests are left out: they drive a library through the whole app.
+ */
+const LIBRARY_LAYERS = [
+  ['core'],
+  ['config', 'db', 'log', 'markdown', 'net', 'redis'],
+  ['events', 'jobs'],
+  ['metrics'],
+  ['domain'],
+  ['http'],
+  ['runtime'],
+];
+const APPS = ['all', 'api', 'cli', 'events', 'worker'];
+
+// Imports are relative paths (`../../http/x`), so there is one block per folder depth: `up(n)`
+// matches an import that climbs n folders, which from depth n reaches libs/ or apps/.
+const MAX_DEPTH = 8;
+const up = (n) => `^(\\.\\./){${n}}`;
+const boundary = (folder, depth, patterns) => ({
+  files: [`${folder}/${'*/'.repeat(depth - 1)}*.ts`],
+  ignores: ['**/*.test.ts'],
+  rules: { 'no-restricted-imports': ['error', { patterns }] },
+});
+const depths = Array.from({ length: MAX_DEPTH }, (_, i) => i + 1);
+
+const libraryBoundaries = LIBRARY_LAYERS.flatMap((layer, i) => {
+  const below = LIBRARY_LAYERS.slice(0, i).flat();
+  const forbidden = LIBRARY_LAYERS.flat().filter((lib) => !below.includes(lib));
+  const message =
+    below.length > 0 ? `may import only libs/{${below.join(',')}}` : 'imports no library';
+  return layer.flatMap((lib) => {
+    const others = forbidden.filter((other) => other !== lib).join('|');
+    return depths.map((depth) =>
+      boundary(`libs/${lib}`, depth, [
+        {
+          regex: `${up(depth)}(\\.\\./libs/)?(${others})(/|$)`,
+          message: `libs/${lib} ${message}.`,
+        },
+        { regex: `${up(depth + 1)}apps(/|$)`, message: 'A library imports no app.' },
+      ]),
+    );
+  });
+});
+
+const appBoundaries = APPS.filter((app) => app !== 'all').flatMap((app) => {
+  const others = APPS.filter((other) => other !== app).join('|');
+  return depths.map((depth) =>
+    boundary(`apps/${app}`, depth, [
+      { regex: `${up(depth)}(${others})(/|$)`, message: 'Only apps/all imports other apps.' },
+    ]),
+  );
+});
+
+/**
  * Role comparisons belong to the permission oracle (libs/domain/permissions/roles.ts): elsewhere a
  * rule asks a named predicate (`isRealmAdmin(user)`, `canAdministerUsers(actor)`, ...). Caught: any
  * comparison with a `Role.*` code, an ordering (`<`, `<=`, ...) of a `.role`, and a `.role` tested
@@ -52,4 +107,6 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   roleComparisons,
+  ...libraryBoundaries,
+  ...appBoundaries,
 );
