@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import request from 'supertest';
 import { createEventsApp } from '../apps/events/app';
 import { startEventsTier, type EventsTier } from '../libs/events/events-tier';
@@ -7,7 +7,7 @@ import type { TestContext } from './harness';
 import { api } from './requests';
 
 export interface TestEvents {
-  app: Express;
+  app: RequestListener;
   tier: EventsTier;
   stop(): Promise<void>;
 }

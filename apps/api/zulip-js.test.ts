@@ -29,7 +29,7 @@ beforeAll(async () => {
   ev = await startTestEvents(t);
   const front = express();
   front.use((req, res, next) =>
-    req.path.startsWith('/api/v1/events') ? ev.app(req, res, next) : t.app(req, res, next),
+    req.path.startsWith('/api/v1/events') ? ev.app(req, res) : t.app(req, res, next),
   );
   server = await new Promise<Server>((resolve) => {
     const s = front.listen(port, '127.0.0.1', () => resolve(s));

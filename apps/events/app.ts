@@ -1,5 +1,6 @@
 import bodyParser from 'body-parser';
-import express, { Router, type Express } from 'express';
+import express, { Router } from 'express';
+import type { RequestListener } from 'node:http';
 import type { AppContext } from '../../libs/core/context';
 import type { EventsTier } from '../../libs/events/events-tier';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
@@ -7,6 +8,7 @@ import { multipartFields } from '../../libs/http/multipart-fields';
 import { probeRoutes } from '../../libs/http/probes';
 import { requestLog } from '../../libs/http/request-log';
 import { eventRoutes } from './routes';
+import { servePollsFirst } from './well-formed-poll';
 
 /** `GET /events` and `DELETE /events`, for this tier's app or for the one-process server. */
 export function eventsRouter(ctx: AppContext, tier: EventsTier): Router {
@@ -15,8 +17,11 @@ export function eventsRouter(ctx: AppContext, tier: EventsTier): Router {
   return router;
 }
 
-/** The event-queue tier's HTTP side: `GET /api/v1/events` (long-poll) and `DELETE /api/v1/events`. */
-export function createEventsApp(ctx: AppContext, tier: EventsTier): Express {
+/**
+ * The event-queue tier's HTTP side: `GET /api/v1/events` (long-poll) and `DELETE /api/v1/events`;
+ * well-formed polls of a queue are answered before express (`servePollsFirst`).
+ */
+export function createEventsApp(ctx: AppContext, tier: EventsTier): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', ctx.config.trustedProxies);
@@ -38,5 +43,8 @@ export function createEventsApp(ctx: AppContext, tier: EventsTier): Express {
   });
   app.use(unknownRoute);
   app.use(errorHandler(ctx.log));
-  return app;
+  const pollsFirst = servePollsFirst(ctx, tier);
+  return (req, res) => {
+    if (!pollsFirst(req, res)) void app(req, res);
+  };
 }

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AppContext } from '../../libs/core/context';
 import { startEventsTier, type EventsTier } from '../../libs/events/events-tier';
 import { createEventsApp } from './app';
@@ -16,7 +16,7 @@ export async function startEventsServer(
   const tier = await startEventsTier(ctx);
   const app = createEventsApp(ctx, tier);
   const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(port, ctx.config.bindHost, () => {
+    const s = createServer(app).listen(port, ctx.config.bindHost, () => {
       ctx.log.info('boot', 'events listening', { host: ctx.config.bindHost, port });
       resolve(s);
     });

@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { Realm, User } from '../../generated/prisma/client';
 import type { AppContext } from '../core/context';
 import { realmForHost, subdomainOf } from '../domain/realms/resolve-host';
@@ -32,7 +32,10 @@ export function parseBasicAuth(header: string | undefined): { email: string; api
   return { email: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1) };
 }
 
-export async function requestRealm(ctx: AppContext, req: Request): Promise<Realm> {
+export async function requestRealm(
+  ctx: AppContext,
+  req: Pick<IncomingMessage, 'headers'>,
+): Promise<Realm> {
   const realm = await realmForHost(ctx.db, req.headers.host, ctx.config.externalHost);
   if (!realm) throw nonexistentSubdomain();
   return realm;
@@ -43,7 +46,10 @@ export async function requestRealm(ctx: AppContext, req: Request): Promise<Realm
  * The user and its organization come in one lookup; the host is checked against that
  * organization without another query when it names the organization's own subdomain.
  */
-export async function authenticate(ctx: AppContext, req: Request): Promise<Principal> {
+export async function authenticate(
+  ctx: AppContext,
+  req: Pick<IncomingMessage, 'headers'>,
+): Promise<Principal> {
   const { email, apiKey } = parseBasicAuth(req.headers.authorization);
   if (apiKey.length !== API_KEY_LENGTH) throw invalidApiKey('Malformed API key');
   const found = await ctx.db.user.findUnique({

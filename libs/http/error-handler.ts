@@ -43,47 +43,64 @@ interface BodyParserError {
   status?: number;
 }
 
+/** A failure's answer: status, headers and Zulip's error envelope. */
+export interface ErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  error: ApiError;
+}
+
 /**
  * Every failure leaves as Zulip's error envelope; only a bug gives a 500, and PostgreSQL or Redis
  * out of reach a 503 at once (clients retry a 5xx), logged as the outage it is, not as a bug.
  */
+export function errorResponse(
+  err: unknown,
+  log: Logger,
+  request: { method?: string; path: string },
+): ErrorResponse {
+  let apiError: ApiError;
+  const refusedByDatabase = inputRefusedByDatabase(err);
+  if (err instanceof ApiError) {
+    apiError = err;
+  } else if ((err as BodyParserError)?.type === 'entity.parse.failed') {
+    apiError = badRequest('Malformed JSON');
+  } else if (
+    (err as BodyParserError)?.type === 'entity.too.large' ||
+    (err as BodyParserError)?.type === 'parameters.too.many'
+  ) {
+    apiError = requestTooLarge();
+  } else if (refusedByDatabase) {
+    apiError = badRequest(refusedByDatabase);
+  } else if (
+    typeof (err as BodyParserError)?.status === 'number' &&
+    (err as BodyParserError).status! < 500
+  ) {
+    apiError = badRequest('Invalid request');
+  } else if (databaseUnreachable(err) || redisUnreachable(err)) {
+    log.warn('http', 'database or Redis unreachable', {
+      method: request.method,
+      path: request.path,
+      error: err instanceof Error ? err.message : String(err),
+    });
+    apiError = serverNotReady();
+  } else {
+    log.error('http', 'unhandled error', {
+      method: request.method,
+      path: request.path,
+      error: err instanceof Error ? err.stack : String(err),
+    });
+    apiError = internalError();
+  }
+  return { status: httpStatus(apiError), headers: httpHeaders(apiError), error: apiError };
+}
+
+/** The express error handler: `errorResponse`, noted for the request log. */
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    let apiError: ApiError;
-    const refusedByDatabase = inputRefusedByDatabase(err);
-    if (err instanceof ApiError) {
-      apiError = err;
-    } else if ((err as BodyParserError)?.type === 'entity.parse.failed') {
-      apiError = badRequest('Malformed JSON');
-    } else if (
-      (err as BodyParserError)?.type === 'entity.too.large' ||
-      (err as BodyParserError)?.type === 'parameters.too.many'
-    ) {
-      apiError = requestTooLarge();
-    } else if (refusedByDatabase) {
-      apiError = badRequest(refusedByDatabase);
-    } else if (
-      typeof (err as BodyParserError)?.status === 'number' &&
-      (err as BodyParserError).status! < 500
-    ) {
-      apiError = badRequest('Invalid request');
-    } else if (databaseUnreachable(err) || redisUnreachable(err)) {
-      log.warn('http', 'database or Redis unreachable', {
-        method: req.method,
-        path: req.path,
-        error: err instanceof Error ? err.message : String(err),
-      });
-      apiError = serverNotReady();
-    } else {
-      log.error('http', 'unhandled error', {
-        method: req.method,
-        path: req.path,
-        error: err instanceof Error ? err.stack : String(err),
-      });
-      apiError = internalError();
-    }
-    (res.locals as RequestLocals).apiError = { code: apiError.code, msg: apiError.message };
-    for (const [name, value] of Object.entries(httpHeaders(apiError))) res.setHeader(name, value);
-    res.status(httpStatus(apiError)).json(apiError.toJSON());
+    const { status, headers, error } = errorResponse(err, log, req);
+    (res.locals as RequestLocals).apiError = { code: error.code, msg: error.message };
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    res.status(status).json(error.toJSON());
   };
 }

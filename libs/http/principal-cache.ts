@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { Realm } from '../../generated/prisma/client';
 import type { AppContext } from '../core/context';
 import {
@@ -131,7 +131,7 @@ export class PrincipalCache implements PrincipalChangeHandlers {
     return realm;
   }
 
-  authenticate(ctx: AppContext, req: Request): Promise<Principal> {
+  authenticate(ctx: AppContext, req: Pick<IncomingMessage, 'headers'>): Promise<Principal> {
     const usable = this.ttlSeconds > 0 && (!this.requireFeed || this.feed?.listening === true);
     if (!usable) return authenticate(ctx, req);
     const key = createHash('sha256')
@@ -150,7 +150,11 @@ export class PrincipalCache implements PrincipalChangeHandlers {
   }
 
   /** Looks the credential up and stores the entry at once (a failure removes it). */
-  private check(ctx: AppContext, req: Request, key: string): Promise<Principal> {
+  private check(
+    ctx: AppContext,
+    req: Pick<IncomingMessage, 'headers'>,
+    key: string,
+  ): Promise<Principal> {
     const changesBefore = this.changes;
     const principal = authenticate(ctx, req).then(({ user, realm }) => {
       const known = this.realms.get(realm.id);
@@ -265,7 +269,10 @@ export function attachPrincipalCache(
 export const principalCacheOf = (ctx: AppContext): PrincipalCache | undefined => attached.get(ctx);
 
 /** The organization a request's host names: from the process's cache when it has one. */
-export function realmOfRequest(ctx: AppContext, req: Request): Promise<Realm | null> {
+export function realmOfRequest(
+  ctx: AppContext,
+  req: Pick<IncomingMessage, 'headers'>,
+): Promise<Realm | null> {
   return (
     attached.get(ctx)?.realmForHost(ctx, req.headers.host) ??
     realmForHost(ctx.db, req.headers.host, ctx.config.externalHost)
@@ -273,6 +280,9 @@ export function realmOfRequest(ctx: AppContext, req: Request): Promise<Realm | n
 }
 
 /** Who is calling: from the process's principal cache when it has one. */
-export function identifyCaller(ctx: AppContext, req: Request): Promise<Principal> {
+export function identifyCaller(
+  ctx: AppContext,
+  req: Pick<IncomingMessage, 'headers'>,
+): Promise<Principal> {
   return attached.get(ctx)?.authenticate(ctx, req) ?? authenticate(ctx, req);
 }

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { AppContext } from '../core/context';
 import { rateLimited } from '../core/errors';
@@ -7,7 +7,11 @@ import { redisLimiter } from '../redis/limiter';
 const apiLimiter = (ctx: AppContext) =>
   redisLimiter(ctx, 'api', ctx.config.rateLimit.apiRequests, ctx.config.rateLimit.apiWindowSeconds);
 
-function setHeaders(res: Response, limit: number, state: RateLimiterRes): void {
+function setHeaders(
+  res: Pick<ServerResponse, 'setHeader'>,
+  limit: number,
+  state: RateLimiterRes,
+): void {
   res.setHeader('X-RateLimit-Limit', String(limit));
   res.setHeader('X-RateLimit-Remaining', String(Math.max(0, state.remainingPoints)));
   res.setHeader('X-RateLimit-Reset', String(Math.ceil((Date.now() + state.msBeforeNext) / 1000)));
@@ -17,7 +21,7 @@ function setHeaders(res: Response, limit: number, state: RateLimiterRes): void {
 export async function consumeApiRequest(
   ctx: AppContext,
   userId: number,
-  res: Response,
+  res: Pick<ServerResponse, 'setHeader'>,
 ): Promise<void> {
   const limit = ctx.config.rateLimit.apiRequests;
   try {

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../core/log';
 import { observeHttpRequest, watchHttp } from '../metrics';
 
@@ -22,33 +23,44 @@ function routeOf(req: Request): string {
 /**
  * One JSON line per request at info level (method, full path, status, ms, user id, request id,
  * and on 4xx/5xx Zulip's error code and message), plus the latency histogram. Probes log at
- * debug, or they would drown the rest.
+ * debug, or they would drown the rest. `route` names the route pattern once the request is done.
  */
+export function trackRequest(
+  log: Logger,
+  req: IncomingMessage & { originalUrl?: string },
+  res: ServerResponse,
+  locals: RequestLocals,
+  route: () => string,
+): void {
+  const requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
+  res.setHeader('X-Request-Id', requestId);
+  const started = process.hrtime.bigint();
+  res.on('finish', () => {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const path = (req.originalUrl ?? req.url ?? '').split('?')[0];
+    observeHttpRequest(req.method ?? '', route(), res.statusCode, seconds);
+    const fields = {
+      requestId,
+      method: req.method,
+      path,
+      status: res.statusCode,
+      ms: Math.round(seconds * 1e4) / 10,
+      userId: locals.userId ?? null,
+      ...(res.statusCode >= 400 && locals.apiError
+        ? { code: locals.apiError.code, error: locals.apiError.msg }
+        : {}),
+    };
+    if (PROBES.has(path)) log.debug('http', 'request', fields);
+    else log.info('http', 'request', fields);
+  });
+}
+
+/** The request log and latency histogram of an express app (see `trackRequest`). */
 export function requestLog(log: Logger): RequestHandler {
   watchHttp();
   return (req, res, next) => {
-    const requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
-    res.setHeader('X-Request-Id', requestId);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const path = req.originalUrl.split('?')[0];
-      observeHttpRequest(req.method, routeOf(req), res.statusCode, seconds);
-      const locals = res.locals as RequestLocals;
-      const fields = {
-        requestId,
-        method: req.method,
-        path,
-        status: res.statusCode,
-        ms: Math.round(seconds * 1e4) / 10,
-        userId: locals.userId ?? null,
-        ...(res.statusCode >= 400 && locals.apiError
-          ? { code: locals.apiError.code, error: locals.apiError.msg }
-          : {}),
-      };
-      if (PROBES.has(path)) log.debug('http', 'request', fields);
-      else log.info('http', 'request', fields);
-    });
+    const locals = res.locals as RequestLocals;
+    trackRequest(log, req, res, locals, () => routeOf(req));
     next();
   };
 }

@@ -1,0 +1,106 @@
+import express, { type Express } from 'express';
+import type { RequestListener } from 'node:http';
+import request from 'supertest';
+import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
+import { requestLog } from '../../libs/http/request-log';
+import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
+import { register, startTestEvents, type TestEvents } from '../../test/events-factories';
+import { startTestContext, type TestContext } from '../../test/harness';
+import { servePollsFirst, wellFormedPoll } from './well-formed-poll';
+
+describe('wellFormedPoll', () => {
+  it('takes a poll whose query holds only a queue id, a last event id and dont_block', () => {
+    expect(wellFormedPoll('/api/v1/events?queue_id=1%3Aab&last_event_id=-1')).toEqual({
+      queueId: '1:ab',
+      lastEventId: -1,
+      dontBlock: false,
+    });
+    expect(wellFormedPoll('/json/events?dont_block=true&queue_id=q')).toEqual({
+      queueId: 'q',
+      dontBlock: true,
+    });
+  });
+
+  it('leaves everything else to the route', () => {
+    for (const url of [
+      '/api/v1/events',
+      '/api/v1/events?last_event_id=3',
+      '/api/v1/events?queue_id=',
+      '/api/v1/events?queue_id=q&last_event_id=1.5',
+      '/api/v1/events?queue_id=q&last_event_id=x',
+      '/api/v1/events?queue_id=q&dont_block=1',
+      '/api/v1/events?queue_id=q&queue_id=r',
+      '/api/v1/events?queue_id=q&event_types=%5B%22message%22%5D',
+      '/api/v1/messages?queue_id=q',
+      '/api/v1/events/?queue_id=q',
+    ]) {
+      expect(wellFormedPoll(url)).toBeNull();
+    }
+  });
+});
+
+describe('polls served ahead of the routes', () => {
+  let t: TestContext;
+  let ev: TestEvents;
+  // Nothing but the early handler: what it does not serve is unknown here (404).
+  let onlyPolls: RequestListener;
+  let org: TestRealm;
+  let alice: TestUser;
+  let bob: TestUser;
+
+  beforeAll(async () => {
+    t = await startTestContext({ HEARTBEAT_SECONDS: '1' });
+    ev = await startTestEvents(t);
+    const pollsFirst = servePollsFirst(t, ev.tier);
+    const rest = express().use(requestLog(t.log)).use(unknownRoute).use(errorHandler(t.log));
+    onlyPolls = (req, res) => {
+      if (!pollsFirst(req, res)) void rest(req, res);
+    };
+    org = await makeRealm(t);
+    alice = await makeUser(t, org.realm);
+    bob = await makeUser(t, org.realm);
+  });
+  afterAll(async () => {
+    await ev.stop();
+    await t.close();
+  });
+
+  const get = (path: string, caller: TestUser, app: Express | RequestListener = onlyPolls) =>
+    request(app).get(path).set('Host', org.host).set('Authorization', caller.auth);
+
+  it('answers as the route does, rate-limit headers included', async () => {
+    const q = await register(t, org.host, alice.auth);
+    const res = await get(
+      `/api/v1/events?queue_id=${encodeURIComponent(q.queue_id)}&last_event_id=-1&dont_block=true`,
+      alice,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ result: 'success', msg: '', events: [], queue_id: q.queue_id });
+    expect(res.headers['x-ratelimit-limit']).toBeDefined();
+    expect(res.headers['x-request-id']).toBeDefined();
+  });
+
+  it('refuses as the route does', async () => {
+    const q = await register(t, org.host, alice.auth);
+    const path = `/json/events?queue_id=${encodeURIComponent(q.queue_id)}&dont_block=true`;
+    const foreign = await get(path, bob);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.msg).toBe('You are not authorized to get events from this queue');
+    const missing = await get('/api/v1/events?queue_id=1%3Anope&dont_block=true', alice);
+    expect(missing.status).toBe(400);
+    expect(missing.body.code).toBe('BAD_EVENT_QUEUE_ID');
+    const unauthenticated = await request(onlyPolls)
+      .get(path)
+      .set('Host', org.host)
+      .set('Authorization', 'Basic eDp5');
+    expect(unauthenticated.status).toBe(401);
+  });
+
+  it('leaves a malformed poll to the route and its error', async () => {
+    expect((await get('/api/v1/events?queue_id=q&last_event_id=x', alice)).status).toBe(404);
+    const res = await get('/api/v1/events?queue_id=q&last_event_id=x', alice, ev.app);
+    expect(res.status).toBe(400);
+    expect(res.body.result).toBe('error');
+    expect(res.body.msg).toMatch(/last_event_id/);
+  });
+});
