@@ -1,23 +1,21 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Stream } from '../../../generated/prisma/client';
-import { makeRealm, type TestRealm } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel } from '../../../test/channel-factories';
-import { api } from '../../../test/requests';
+import type { TestContext } from '../../../test/harness';
+import { type Organization, organization } from '../../../test/organization';
 
 /** Issue 11: a hostile linkifier or URL template can neither freeze the process nor inject links. */
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let channel: Stream;
 let server: Server;
 let base: string;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  channel = await makeChannel(t, org.realm, { subscribers: [org.owner.user] });
+  org = await organization({ channels: { channel: ['owner'] } });
+  ({ t } = org);
+  ({ channel } = org.channels);
   server = t.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
@@ -25,14 +23,8 @@ beforeAll(async () => {
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
-  await t.close();
+  await org.close();
 });
-
-const call = (
-  method: 'get' | 'post' | 'patch',
-  path: string,
-  form?: Record<string, string | number>,
-) => api(t, org.host, method, path, org.owner.auth, form);
 
 /** A real HTTP request on loopback, timed from the client's side. */
 async function timed(method: 'GET' | 'POST', path: string, form?: Record<string, string>) {
@@ -52,7 +44,7 @@ async function timed(method: 'GET' | 'POST', path: string, form?: Record<string,
 
 describe('a catastrophic linkifier (#(?P<id>(a+)+)!)', () => {
   beforeAll(async () => {
-    const added = await call('post', '/realm/filters', {
+    const added = await org.as(org.owner).post('/realm/filters', {
       pattern: '#(?P<id>(a+)+)!',
       url_template: 'https://example.com/{id}',
     });
@@ -98,7 +90,7 @@ describe('patterns and templates the server refuses', () => {
 
   it('refuses what RE2 cannot compile with Zulip error, storing nothing', async () => {
     const before = await count();
-    const res = await call('post', '/realm/filters', {
+    const res = await org.as(org.owner).post('/realm/filters', {
       pattern: '(foo',
       url_template: 'https://example.com/',
     });
@@ -109,7 +101,7 @@ describe('patterns and templates the server refuses', () => {
       msg: 'Bad regular expression: missing ): (foo',
       errors: { pattern: ['Bad regular expression: missing ): (foo'] },
     });
-    const backref = await call('post', '/realm/filters', {
+    const backref = await org.as(org.owner).post('/realm/filters', {
       pattern: '(?P<id>a)(?P=id)',
       url_template: 'https://example.com/{id}',
     });
@@ -120,7 +112,7 @@ describe('patterns and templates the server refuses', () => {
   it('refuses javascript: and other non-web URL templates, storing nothing', async () => {
     const before = await count();
     for (const urlTemplate of ['javascript:alert({id})', 'data:text/html,{id}', '{id}']) {
-      const res = await call('post', '/realm/filters', {
+      const res = await org.as(org.owner).post('/realm/filters', {
         pattern: 'x(?P<id>[0-9]+)',
         url_template: urlTemplate,
       });
@@ -132,7 +124,7 @@ describe('patterns and templates the server refuses', () => {
       });
     }
     expect(await count()).toBe(before);
-    const playground = await call('post', '/realm/playgrounds', {
+    const playground = await org.as(org.owner).post('/realm/playgrounds', {
       name: 'evil',
       pygments_language: 'Python',
       url_template: 'javascript:alert({code})',

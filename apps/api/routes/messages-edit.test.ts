@@ -1,16 +1,15 @@
-import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
 import { RESOLVE_UNDO_GRACE_SECONDS } from '../../../libs/domain/messages/move-notices';
 import { realmUrl } from '../../../libs/domain/realms/realm-url';
-import { Role } from '../../../libs/domain/users/roles';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import type { TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { makeChannel, addSubscribers } from '../../../test/channel-factories';
 import { postDirect, postToChannel } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let guest: TestUser;
@@ -19,35 +18,21 @@ let design: Stream;
 let other: Stream;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  alice = await makeUser(t, org.realm, { fullName: 'Alice Member' });
-  bob = await makeUser(t, org.realm, { fullName: 'Bob Member' });
-  guest = await makeUser(t, org.realm, { role: Role.GUEST });
-  mod = await makeUser(t, org.realm, { role: Role.MODERATOR });
-  design = await makeChannel(t, org.realm, {
-    name: 'design',
-    subscribers: [alice.user, bob.user, guest.user, mod.user],
+  org = await organization({
+    members: {
+      alice: { fullName: 'Alice Member' },
+      bob: { fullName: 'Bob Member' },
+      guest: 'guest',
+      mod: 'moderator',
+    },
+    channels: { design: ['alice', 'bob', 'guest', 'mod'], other: ['alice', 'bob', 'mod'] },
   });
-  other = await makeChannel(t, org.realm, {
-    name: 'other',
-    subscribers: [alice.user, bob.user, mod.user],
-  });
+  ({ t } = org);
+  ({ alice, bob, guest, mod } = org.users);
+  ({ design, other } = org.channels);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
-const call = (
-  method: 'patch' | 'delete' | 'get',
-  path: string,
-  auth: string,
-  form: Record<string, string | number> = {},
-) => {
-  const req = request(t.app)
-    [method](`/api/v1${path}`)
-    .set('Host', org.host)
-    .set('Authorization', auth);
-  return method === 'get' ? req.query(form) : req.type('form').send(form);
-};
 const message = (id: number) => t.db.message.findUniqueOrThrow({ where: { id } });
 /** The notification bot's messages in a topic, oldest first, with everyone's flags. */
 const notices = (stream: Stream, topic: string) =>
@@ -67,7 +52,7 @@ const mention = (u: TestUser) => `@_**${u.user.fullName}|${u.user.id}**`;
 describe('PATCH /messages/{id} content', () => {
   it('edits content, records history, updates mention flags and emits update_message', async () => {
     const id = await postToChannel(t, org.realm, alice.user, design, 'e', 'first draft');
-    const res = await call('patch', `/messages/${id}`, alice.auth, {
+    const res = await org.as(alice).patch(`/messages/${id}`, {
       content: 'now @**Bob Member**',
     });
     expect(res.status).toBe(200);
@@ -96,14 +81,14 @@ describe('PATCH /messages/{id} content', () => {
       orig_content: 'first draft',
       flags: ['mentioned'],
     });
-    const got = await call('get', `/messages/${id}`, bob.auth);
+    const got = await org.as(bob).get(`/messages/${id}`);
     expect(got.body.message.last_edit_timestamp).toEqual(expect.any(Number));
     expect(got.body.message.edit_history).toHaveLength(1);
   });
 
   it("refuses editing someone else's message and past the time limit", async () => {
     const id = await postToChannel(t, org.realm, alice.user, design, 'e', 'mine');
-    const res = await call('patch', `/messages/${id}`, bob.auth, { content: 'hijack' });
+    const res = await org.as(bob).patch(`/messages/${id}`, { content: 'hijack' });
     expect(res.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: "You don't have permission to edit this message",
@@ -112,7 +97,7 @@ describe('PATCH /messages/{id} content', () => {
       where: { id },
       data: { dateSent: new Date(Date.now() - 3600_000) },
     });
-    const late = await call('patch', `/messages/${id}`, alice.auth, { content: 'late' });
+    const late = await org.as(alice).patch(`/messages/${id}`, { content: 'late' });
     expect(late.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: 'The time limit for editing this message has passed',
@@ -122,20 +107,20 @@ describe('PATCH /messages/{id} content', () => {
 
   it('rejects a request with nothing to change and a bad propagate_mode', async () => {
     const id = await postToChannel(t, org.realm, alice.user, design, 'e', 'x');
-    expect((await call('patch', `/messages/${id}`, alice.auth, {})).body).toMatchObject({
+    expect((await org.as(alice).patch(`/messages/${id}`, {})).body).toMatchObject({
       msg: 'Nothing to change',
     });
     expect(
       (
-        await call('patch', `/messages/${id}`, alice.auth, {
+        await org.as(alice).patch(`/messages/${id}`, {
           topic: 'y',
           propagate_mode: 'sideways',
         })
       ).body,
     ).toMatchObject({ msg: 'Invalid propagate_mode' });
-    expect(
-      (await call('patch', '/messages/99999999', alice.auth, { content: 'y' })).body,
-    ).toMatchObject({ msg: 'Invalid message(s)' });
+    expect((await org.as(alice).patch('/messages/99999999', { content: 'y' })).body).toMatchObject({
+      msg: 'Invalid message(s)',
+    });
   });
 });
 
@@ -146,7 +131,7 @@ describe('PATCH /messages/{id} moves', () => {
     const c = await postToChannel(t, org.realm, alice.user, design, 'old', 'c');
     expect(
       (
-        await call('patch', `/messages/${b}`, bob.auth, {
+        await org.as(bob).patch(`/messages/${b}`, {
           topic: 'new',
           propagate_mode: 'change_later',
         })
@@ -161,7 +146,7 @@ describe('PATCH /messages/{id} moves', () => {
     expect(mc.editHistory).toEqual([
       expect.objectContaining({ prev_topic: 'old', topic: 'new', user_id: bob.user.id }),
     ]);
-    await call('patch', `/messages/${a}`, alice.auth, {
+    await org.as(alice).patch(`/messages/${a}`, {
       topic: 'new',
       propagate_mode: 'change_all',
     });
@@ -172,7 +157,7 @@ describe('PATCH /messages/{id} moves', () => {
     const id = await postToChannel(t, org.realm, alice.user, design, 'bug', 'x');
     expect(
       (
-        await call('patch', `/messages/${id}`, bob.auth, {
+        await org.as(bob).patch(`/messages/${id}`, {
           topic: '✔ bug',
           propagate_mode: 'change_all',
         })
@@ -185,9 +170,9 @@ describe('PATCH /messages/{id} moves', () => {
 
   it('moves to another channel (members may; guests may not)', async () => {
     const id = await postToChannel(t, org.realm, guest.user, design, 'mv', 'x');
-    const refused = await call('patch', `/messages/${id}`, guest.auth, { stream_id: other.id });
+    const refused = await org.as(guest).patch(`/messages/${id}`, { stream_id: other.id });
     expect(refused.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid channel ID' });
-    const ok = await call('patch', `/messages/${id}`, alice.auth, { stream_id: other.id });
+    const ok = await org.as(alice).patch(`/messages/${id}`, { stream_id: other.id });
     expect(ok.status).toBe(200);
     const m = await message(id);
     expect(m.recipientId).toBe(other.recipientId);
@@ -202,21 +187,19 @@ describe('PATCH /messages/{id} moves', () => {
       where: { id },
       data: { dateSent: new Date(Date.now() - 8 * 86400_000) },
     });
-    const late = await call('patch', `/messages/${id}`, alice.auth, { topic: 'limit2' });
+    const late = await org.as(alice).patch(`/messages/${id}`, { topic: 'limit2' });
     expect(late.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: "The time limit for editing this message's topic has passed.",
     });
-    expect((await call('patch', `/messages/${id}`, mod.auth, { topic: 'limit2' })).status).toBe(
-      200,
-    );
+    expect((await org.as(mod).patch(`/messages/${id}`, { topic: 'limit2' })).status).toBe(200);
   });
 
   it('refuses topics on direct messages', async () => {
     const id = await postDirect(t, org.realm, alice.user, [bob.user], 'dm');
-    expect((await call('patch', `/messages/${id}`, alice.auth, { topic: 'x' })).body).toMatchObject(
-      { msg: 'Direct messages cannot have topics.' },
-    );
+    expect((await org.as(alice).patch(`/messages/${id}`, { topic: 'x' })).body).toMatchObject({
+      msg: 'Direct messages cannot have topics.',
+    });
   });
 });
 
@@ -224,7 +207,7 @@ describe('PATCH /messages/{id} notices', () => {
   it('posts where a whole topic went, and where it came from when asked', async () => {
     await postToChannel(t, org.realm, alice.user, design, 'whole-a', 'one');
     const id = await postToChannel(t, org.realm, alice.user, design, 'whole-a', 'two');
-    const res = await call('patch', `/messages/${id}`, bob.auth, {
+    const res = await org.as(bob).patch(`/messages/${id}`, {
       topic: 'whole-b',
       propagate_mode: 'change_all',
     });
@@ -235,7 +218,7 @@ describe('PATCH /messages/{id} notices', () => {
     // send_notification_to_old_thread defaults to false (FL 152).
     expect(await contents(design, 'whole-a')).toEqual([]);
 
-    const again = await call('patch', `/messages/${id}`, bob.auth, {
+    const again = await org.as(bob).patch(`/messages/${id}`, {
       topic: 'whole-c',
       propagate_mode: 'change_all',
       send_notification_to_old_thread: 'true',
@@ -256,7 +239,7 @@ describe('PATCH /messages/{id} notices', () => {
     const first = await postToChannel(t, org.realm, alice.user, design, 'part a', '1');
     const second = await postToChannel(t, org.realm, alice.user, design, 'part a', '2');
     await postToChannel(t, org.realm, alice.user, design, 'part a', '3');
-    await call('patch', `/messages/${first}`, bob.auth, {
+    await org.as(bob).patch(`/messages/${first}`, {
       topic: 'part b',
       send_notification_to_old_thread: 'true',
     });
@@ -271,7 +254,7 @@ describe('PATCH /messages/{id} notices', () => {
     ]);
 
     // The rest (two messages and the notice left behind) into a topic that already has some.
-    await call('patch', `/messages/${second}`, bob.auth, {
+    await org.as(bob).patch(`/messages/${second}`, {
       topic: 'part b',
       propagate_mode: 'change_later',
       send_notification_to_old_thread: 'true',
@@ -287,7 +270,7 @@ describe('PATCH /messages/{id} notices', () => {
 
   it('says in the new channel where messages came from', async () => {
     const id = await postToChannel(t, org.realm, alice.user, design, 'travels', 'x');
-    const res = await call('patch', `/messages/${id}`, alice.auth, {
+    const res = await org.as(alice).patch(`/messages/${id}`, {
       stream_id: other.id,
       propagate_mode: 'change_all',
     });
@@ -299,7 +282,7 @@ describe('PATCH /messages/{id} notices', () => {
 
   it('marks resolving and unresolving, unread only for the participants', async () => {
     const id = await postToChannel(t, org.realm, alice.user, design, 'flaky', 'it broke');
-    await call('patch', `/messages/${id}`, bob.auth, {
+    await org.as(bob).patch(`/messages/${id}`, {
       topic: '✔ flaky',
       propagate_mode: 'change_all',
       send_notification_to_old_thread: 'true',
@@ -320,7 +303,7 @@ describe('PATCH /messages/{id} notices', () => {
       where: { id: resolved.id },
       data: { dateSent: new Date(Date.now() - (RESOLVE_UNDO_GRACE_SECONDS + 5) * 1000) },
     });
-    await call('patch', `/messages/${id}`, bob.auth, {
+    await org.as(bob).patch(`/messages/${id}`, {
       topic: 'flaky',
       propagate_mode: 'change_all',
     });
@@ -331,13 +314,13 @@ describe('PATCH /messages/{id} notices', () => {
 
   it('deletes the previous resolve notice when undone within the grace period', async () => {
     const id = await postToChannel(t, org.realm, alice.user, design, 'oops', 'x');
-    await call('patch', `/messages/${id}`, bob.auth, {
+    await org.as(bob).patch(`/messages/${id}`, {
       topic: '✔ oops',
       propagate_mode: 'change_all',
     });
     const [resolved] = await notices(design, '✔ oops');
     expect(resolved).toBeDefined();
-    await call('patch', `/messages/${id}`, bob.auth, {
+    await org.as(bob).patch(`/messages/${id}`, {
       topic: 'oops',
       propagate_mode: 'change_all',
     });
@@ -349,8 +332,8 @@ describe('PATCH /messages/{id} notices', () => {
 describe('GET /messages/{id}/history', () => {
   it('returns snapshots oldest first with a diff', async () => {
     const id = await postToChannel(t, org.realm, alice.user, design, 'h', 'one two');
-    await call('patch', `/messages/${id}`, alice.auth, { content: 'one three' });
-    const res = await call('get', `/messages/${id}/history`, bob.auth);
+    await org.as(alice).patch(`/messages/${id}`, { content: 'one three' });
+    const res = await org.as(bob).get(`/messages/${id}/history`);
     expect(res.status).toBe(200);
     expectOpenApiResponse('/messages/{message_id}/history', 'get', res.body);
     const [first, second] = res.body.message_history;
@@ -368,7 +351,7 @@ describe('GET /messages/{id}/history', () => {
       data: { allowEditHistory: false, messageEditHistoryVisibilityPolicy: 3 },
     });
     try {
-      const res = await call('get', `/messages/${id}/history`, bob.auth);
+      const res = await org.as(bob).get(`/messages/${id}/history`);
       expect(res.body).toMatchObject({
         code: 'BAD_REQUEST',
         msg: 'Message edit history is disabled in this organization',
@@ -385,12 +368,12 @@ describe('GET /messages/{id}/history', () => {
 describe('DELETE /messages/{id}', () => {
   it('lets the sender delete, emits delete_message, and refuses others; admins may delete any', async () => {
     const id = await postToChannel(t, org.realm, alice.user, design, 'd', 'bye');
-    const refused = await call('delete', `/messages/${id}`, bob.auth);
+    const refused = await org.as(bob).delete(`/messages/${id}`);
     expect(refused.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: "You don't have permission to delete this message",
     });
-    const res = await call('delete', `/messages/${id}`, alice.auth);
+    const res = await org.as(alice).delete(`/messages/${id}`);
     expect(res.status).toBe(200);
     expect(await t.db.message.findUnique({ where: { id } })).toBeNull();
     const ev = await t.db.outboxEvent.findFirstOrThrow({ orderBy: { id: 'desc' } });
@@ -402,7 +385,7 @@ describe('DELETE /messages/{id}', () => {
       topic: 'd',
     });
     const byBob = await postToChannel(t, org.realm, bob.user, design, 'd', 'admin removes');
-    expect((await call('delete', `/messages/${byBob}`, org.owner.auth)).status).toBe(200);
+    expect((await org.as(org.owner).delete(`/messages/${byBob}`)).status).toBe(200);
   });
 
   it('refuses after the delete time limit', async () => {
@@ -415,7 +398,7 @@ describe('DELETE /messages/{id}', () => {
       where: { id },
       data: { dateSent: new Date(Date.now() - 3600_000) },
     });
-    const res = await call('delete', `/messages/${id}`, alice.auth);
+    const res = await org.as(alice).delete(`/messages/${id}`);
     expect(res.body).toMatchObject({ msg: 'The time limit for deleting this message has passed' });
     expect(await t.db.message.findUnique({ where: { id } })).not.toBeNull();
   });
@@ -427,14 +410,14 @@ describe('GET /users/me/{stream_id}/topics', () => {
     await postToChannel(t, org.realm, alice.user, ch, 'alpha', 'x');
     const beta = await postToChannel(t, org.realm, alice.user, ch, 'beta', 'x');
     const empty = await postToChannel(t, org.realm, alice.user, ch, '', 'x');
-    const res = await call('get', `/users/me/${ch.id}/topics`, bob.auth);
+    const res = await org.as(bob).get(`/users/me/${ch.id}/topics`);
     expect(res.status).toBe(200);
     expectOpenApiResponse('/users/me/{stream_id}/topics', 'get', res.body);
     expect(res.body.topics.slice(0, 2)).toEqual([
       { name: 'general chat', max_id: empty },
       { name: 'beta', max_id: beta },
     ]);
-    const raw = await call('get', `/users/me/${ch.id}/topics`, bob.auth, {
+    const raw = await org.as(bob).get(`/users/me/${ch.id}/topics`, {
       allow_empty_topic_name: 'true',
     });
     expect(raw.body.topics[0].name).toBe('');
@@ -449,9 +432,9 @@ describe('GET /users/me/{stream_id}/topics', () => {
     await postToChannel(t, org.realm, alice.user, secret, 'before', 'x');
     await addSubscribers(t, secret, [bob.user]);
     const after = await postToChannel(t, org.realm, alice.user, secret, 'after', 'x');
-    const res = await call('get', `/users/me/${secret.id}/topics`, bob.auth);
+    const res = await org.as(bob).get(`/users/me/${secret.id}/topics`);
     expect(res.body.topics).toEqual([{ name: 'after', max_id: after }]);
-    const refused = await call('get', `/users/me/${secret.id}/topics`, mod.auth);
+    const refused = await org.as(mod).get(`/users/me/${secret.id}/topics`);
     expect(refused.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid channel ID' });
   });
 });

@@ -15,26 +15,30 @@ import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
 import { Role, type RoleCode } from '../../../libs/domain/users/roles';
 import { makeChannel } from '../../../test/channel-factories';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
-import { api } from '../../../test/requests';
+import { makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
 const uploads = mkdtempSync(path.join(tmpdir(), 'role-matrix-'));
-let org: TestRealm;
+let org: Organization;
 const actors = {} as Record<Actor, TestUser>;
 
 type Actor = 'guest' | 'member' | 'moderator' | 'admin' | 'owner';
 type Outcome = { ok: true; bug?: string } | { refused: string; bug?: string };
 
 beforeAll(async () => {
-  t = await startTestContext({ UPLOADS_DIR: uploads });
-  org = await makeRealm(t);
-  actors.owner = org.owner;
-  actors.guest = await makeUser(t, org.realm, { role: Role.GUEST, fullName: 'Gus Guest' });
-  actors.member = await makeUser(t, org.realm, { role: Role.MEMBER, fullName: 'Mia Member' });
-  actors.moderator = await makeUser(t, org.realm, { role: Role.MODERATOR, fullName: 'Mod' });
-  actors.admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR, fullName: 'Ada' });
+  org = await organization({
+    env: { UPLOADS_DIR: uploads },
+    members: {
+      guest: { role: 'guest', fullName: 'Gus Guest' },
+      member: { fullName: 'Mia Member' },
+      moderator: { role: 'moderator', fullName: 'Mod' },
+      admin: { role: 'administrator', fullName: 'Ada' },
+    },
+  });
+  ({ t } = org);
+  Object.assign(actors, org.users, { owner: org.owner });
   // Holders of the special permission, so that only the role decides (spec 4.12).
   await t.db.user.updateMany({
     where: { id: { in: [actors.admin.user.id, actors.owner.user.id] } },
@@ -42,17 +46,10 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await t.close();
+  await org.close();
   rmSync(uploads, { recursive: true, force: true });
 });
 
-type Form = Record<string, string | number | boolean>;
-const call = (
-  method: 'get' | 'post' | 'patch' | 'delete',
-  path: string,
-  who: TestUser,
-  form?: Form,
-) => api(t, org.host, method, path, who.auth, form);
 const json = (value: unknown) => JSON.stringify(value);
 const unique = () => randomBytes(3).toString('hex');
 
@@ -110,7 +107,7 @@ const groupMembers = async (groupId: number) =>
   ).map((m) => m.userId);
 /** A user group the owner created (so only the owner manages it through can_manage_group). */
 async function ownersGroup(): Promise<number> {
-  const res = await call('post', '/user_groups/create', org.owner, {
+  const res = await org.as(org.owner).post('/user_groups/create', {
     name: `group-${unique()}`,
     description: 'made by the owner',
     members: json([org.owner.user.id]),
@@ -124,10 +121,9 @@ const PNG = Buffer.from(
   'base64',
 );
 const uploadEmoji = (who: TestUser, name: string) =>
-  request(t.app)
-    .post(`/api/v1/realm/emoji/${name}`)
-    .set('Host', org.host)
-    .set('Authorization', who.auth)
+  org
+    .as(who)
+    .post(`/realm/emoji/${name}`)
     .attach('file', PNG, { filename: 'e.png', contentType: 'image/png' });
 const emojiRow = (name: string) =>
   t.db.realmEmoji.findFirst({
@@ -141,7 +137,7 @@ const inviteRow = (inviteAs: number, outcomes: Row<unknown>['outcomes']) =>
     rule: `invite_as ${inviteAs}: roles no more privileged than the inviter's`,
     prepare: async () => `invitee-${unique()}@example.com`,
     act: (who, email) =>
-      call('post', '/invites', who, {
+      org.as(who).post('/invites', {
         invitee_emails: email,
         invite_as: inviteAs,
         stream_ids: '[]',
@@ -155,7 +151,7 @@ const rows: Row<unknown>[] = [
     endpoint: 'PATCH /users/{user_id}',
     rule: 'administrators edit users',
     prepare: () => target(),
-    act: (who, u) => call('patch', `/users/${u.user.id}`, who, { full_name: 'Edited Name' }),
+    act: (who, u) => org.as(who).patch(`/users/${u.user.id}`, { full_name: 'Edited Name' }),
     state: (u) => userRow(u.user.id),
     outcomes: {
       guest: refused(INSUFFICIENT),
@@ -168,7 +164,7 @@ const rows: Row<unknown>[] = [
     endpoint: 'PATCH /users/{user_id}',
     rule: 'only owners grant the owner role',
     prepare: () => target(),
-    act: (who, u) => call('patch', `/users/${u.user.id}`, who, { role: Role.OWNER }),
+    act: (who, u) => org.as(who).patch(`/users/${u.user.id}`, { role: Role.OWNER }),
     state: (u) => userRow(u.user.id),
     outcomes: { admin: refused(NEED_OWNER), owner: OK },
   }),
@@ -176,7 +172,7 @@ const rows: Row<unknown>[] = [
     endpoint: 'PATCH /users/{user_id}',
     rule: 'only owners take the owner role away',
     prepare: () => target(Role.OWNER),
-    act: (who, u) => call('patch', `/users/${u.user.id}`, who, { role: Role.MEMBER }),
+    act: (who, u) => org.as(who).patch(`/users/${u.user.id}`, { role: Role.MEMBER }),
     state: (u) => userRow(u.user.id),
     outcomes: { admin: refused(NEED_OWNER), owner: OK },
   }),
@@ -185,7 +181,7 @@ const rows: Row<unknown>[] = [
     rule: 'new_email needs an owner with can_change_user_emails',
     prepare: () => target(),
     act: (who, u) =>
-      call('patch', `/users/${u.user.id}`, who, { new_email: `new-${unique()}@example.com` }),
+      org.as(who).patch(`/users/${u.user.id}`, { new_email: `new-${unique()}@example.com` }),
     state: (u) => userRow(u.user.id),
     outcomes: { admin: refused(INSUFFICIENT), owner: OK },
   }),
@@ -193,7 +189,7 @@ const rows: Row<unknown>[] = [
     endpoint: 'DELETE /users/{user_id}',
     rule: 'administrators deactivate users',
     prepare: () => target(),
-    act: (who, u) => call('delete', `/users/${u.user.id}`, who),
+    act: (who, u) => org.as(who).delete(`/users/${u.user.id}`),
     state: (u) => userRow(u.user.id),
     outcomes: {
       guest: refused(INSUFFICIENT),
@@ -206,7 +202,7 @@ const rows: Row<unknown>[] = [
     endpoint: 'DELETE /users/{user_id}',
     rule: 'only owners deactivate owners',
     prepare: () => target(Role.OWNER),
-    act: (who, u) => call('delete', `/users/${u.user.id}`, who),
+    act: (who, u) => org.as(who).delete(`/users/${u.user.id}`),
     state: (u) => userRow(u.user.id),
     outcomes: {
       admin: refused(NEED_OWNER),
@@ -221,7 +217,7 @@ const rows: Row<unknown>[] = [
       await t.db.user.update({ where: { id: u.user.id }, data: { isActive: false } });
       return u;
     },
-    act: (who, u) => call('post', `/users/${u.user.id}/reactivate`, who),
+    act: (who, u) => org.as(who).post(`/users/${u.user.id}/reactivate`),
     state: (u) => userRow(u.user.id),
     outcomes: {
       guest: refused(INSUFFICIENT),
@@ -234,7 +230,7 @@ const rows: Row<unknown>[] = [
     endpoint: 'PATCH /streams/{stream_id}',
     rule: 'administrators (and can_administer_channel_group) edit channels',
     prepare: channelWith,
-    act: (who, s) => call('patch', `/streams/${s.id}`, who, { description: 'edited' }),
+    act: (who, s) => org.as(who).patch(`/streams/${s.id}`, { description: 'edited' }),
     state: (s) => streamRow(s.id),
     outcomes: {
       guest: refused(NOT_CHANNEL_ADMIN),
@@ -248,10 +244,10 @@ const rows: Row<unknown>[] = [
     rule: "a channel's creator administers it (can_administer_channel_group defaults to the creator)",
     prepare: async (who) => {
       const name = `own-${unique()}`;
-      await call('post', '/users/me/subscriptions', who, { subscriptions: json([{ name }]) });
+      await org.as(who).post('/users/me/subscriptions', { subscriptions: json([{ name }]) });
       return t.db.stream.findFirstOrThrow({ where: { realmId: org.realm.id, name } });
     },
-    act: (who, s) => call('patch', `/streams/${s.id}`, who, { description: 'by my creator' }),
+    act: (who, s) => org.as(who).patch(`/streams/${s.id}`, { description: 'by my creator' }),
     state: (s) => streamRow(s.id),
     outcomes: {
       member: {
@@ -263,7 +259,7 @@ const rows: Row<unknown>[] = [
     endpoint: 'PATCH /streams/{stream_id}',
     rule: 'only owners set message retention',
     prepare: channelWith,
-    act: (who, s) => call('patch', `/streams/${s.id}`, who, { message_retention_days: 30 }),
+    act: (who, s) => org.as(who).patch(`/streams/${s.id}`, { message_retention_days: 30 }),
     state: (s) => streamRow(s.id),
     outcomes: { admin: refused(NEED_OWNER), owner: OK },
   }),
@@ -271,7 +267,7 @@ const rows: Row<unknown>[] = [
     endpoint: 'DELETE /streams/{stream_id}',
     rule: 'administrators archive channels',
     prepare: channelWith,
-    act: (who, s) => call('delete', `/streams/${s.id}`, who),
+    act: (who, s) => org.as(who).delete(`/streams/${s.id}`),
     state: (s) => streamRow(s.id),
     outcomes: {
       guest: refused(NOT_CHANNEL_ADMIN),
@@ -285,7 +281,7 @@ const rows: Row<unknown>[] = [
     rule: 'guests cannot subscribe themselves (require_non_guest_user)',
     prepare: () => makeChannel(t, org.realm, { subscribers: [org.owner.user] }),
     act: (who, s) =>
-      call('post', '/users/me/subscriptions', who, { subscriptions: json([{ name: s.name }]) }),
+      org.as(who).post('/users/me/subscriptions', { subscriptions: json([{ name: s.name }]) }),
     state: subscribers,
     outcomes: {
       guest: refused(NO_GUESTS),
@@ -297,7 +293,7 @@ const rows: Row<unknown>[] = [
     rule: 'principals: can_add_subscribers_group (role:members by default); never guests',
     prepare: async (who) => ({ stream: await channelWith(who), other: await target() }),
     act: (who, f) =>
-      call('post', '/users/me/subscriptions', who, {
+      org.as(who).post('/users/me/subscriptions', {
         subscriptions: json([{ name: f.stream.name }]),
         principals: json([f.other.user.id]),
       }),
@@ -319,7 +315,7 @@ const rows: Row<unknown>[] = [
       return { stream, other };
     },
     act: (who, f) =>
-      call('delete', '/users/me/subscriptions', who, {
+      org.as(who).delete('/users/me/subscriptions', {
         subscriptions: json([f.stream.name]),
         principals: json([f.other.user.id]),
       }),
@@ -335,7 +331,7 @@ const rows: Row<unknown>[] = [
     endpoint: 'GET /user_groups',
     rule: 'members and administrators only (require_member_or_admin)',
     prepare: async () => null,
-    act: (who) => call('get', '/user_groups', who),
+    act: (who) => org.as(who).get('/user_groups'),
     state: async () => null,
     outcomes: { guest: refused(NO_GUESTS), member: OK },
     readOnly: true,
@@ -344,7 +340,7 @@ const rows: Row<unknown>[] = [
     endpoint: 'GET /user_groups/{user_group_id}/members',
     rule: 'members and administrators only (require_member_or_admin)',
     prepare: ownersGroup,
-    act: (who, id) => call('get', `/user_groups/${id}/members`, who),
+    act: (who, id) => org.as(who).get(`/user_groups/${id}/members`),
     state: async () => null,
     outcomes: { guest: refused(NO_GUESTS), member: OK },
     readOnly: true,
@@ -354,7 +350,7 @@ const rows: Row<unknown>[] = [
     rule: 'can_create_groups (role:members by default)',
     prepare: async () => `made-${unique()}`,
     act: (who, name) =>
-      call('post', '/user_groups/create', who, { name, description: 'x', members: '[]' }),
+      org.as(who).post('/user_groups/create', { name, description: 'x', members: '[]' }),
     state: (name) => t.db.userGroup.count({ where: { realmId: org.realm.id, name } }),
     outcomes: { guest: refused(INSUFFICIENT), member: OK },
   }),
@@ -362,7 +358,7 @@ const rows: Row<unknown>[] = [
     endpoint: 'PATCH /user_groups/{user_group_id}',
     rule: 'can_manage_group (the creator by default) or administrators',
     prepare: ownersGroup,
-    act: (who, id) => call('patch', `/user_groups/${id}`, who, { description: 'edited' }),
+    act: (who, id) => org.as(who).patch(`/user_groups/${id}`, { description: 'edited' }),
     state: (id) =>
       t.db.userGroup.findUniqueOrThrow({ where: { id }, select: { description: true } }),
     outcomes: { guest: refused(INSUFFICIENT), member: refused(INSUFFICIENT), admin: OK, owner: OK },
@@ -372,7 +368,7 @@ const rows: Row<unknown>[] = [
     rule: 'adding others needs can_add_members_group or managing the group',
     prepare: async () => ({ id: await ownersGroup(), other: await target() }),
     act: (who, f) =>
-      call('post', `/user_groups/${f.id}/members`, who, { add: json([f.other.user.id]) }),
+      org.as(who).post(`/user_groups/${f.id}/members`, { add: json([f.other.user.id]) }),
     state: (f) => groupMembers(f.id),
     outcomes: { guest: refused(INSUFFICIENT), member: refused(INSUFFICIENT), admin: OK },
   }),
@@ -390,7 +386,7 @@ const rows: Row<unknown>[] = [
     rule: 'administrators manage linkifiers',
     prepare: async () => `RM${unique()}-(?P<id>[0-9]+)`,
     act: (who, pattern) =>
-      call('post', '/realm/filters', who, { pattern, url_template: 'https://rm.example.com/{id}' }),
+      org.as(who).post('/realm/filters', { pattern, url_template: 'https://rm.example.com/{id}' }),
     state: (pattern) => t.db.realmFilter.count({ where: { realmId: org.realm.id, pattern } }),
     outcomes: {
       guest: refused(NEED_ADMIN),
@@ -403,7 +399,7 @@ const rows: Row<unknown>[] = [
     endpoint: 'POST /realm/profile_fields',
     rule: 'administrators manage custom profile fields',
     prepare: async () => `Field ${unique()}`,
-    act: (who, name) => call('post', '/realm/profile_fields', who, { name, field_type: 1 }),
+    act: (who, name) => org.as(who).post('/realm/profile_fields', { name, field_type: 1 }),
     state: (name) => t.db.customProfileField.count({ where: { realmId: org.realm.id, name } }),
     outcomes: {
       guest: refused(NEED_ADMIN),
@@ -428,7 +424,7 @@ const rows: Row<unknown>[] = [
       expect((await uploadEmoji(org.owner, name)).status).toBe(200);
       return name;
     },
-    act: (who, name) => call('delete', `/realm/emoji/${name}`, who),
+    act: (who, name) => org.as(who).delete(`/realm/emoji/${name}`),
     state: emojiRow,
     outcomes: {
       member: refused('Must be an organization administrator or emoji author'),
@@ -439,7 +435,7 @@ const rows: Row<unknown>[] = [
     endpoint: 'POST /default_streams',
     rule: 'administrators manage default channels',
     prepare: channelWith,
-    act: (who, s) => call('post', '/default_streams', who, { stream_id: s.id }),
+    act: (who, s) => org.as(who).post('/default_streams', { stream_id: s.id }),
     state: (s) => t.db.defaultStream.count({ where: { streamId: s.id } }),
     outcomes: {
       guest: refused(NEED_ADMIN),
@@ -452,7 +448,7 @@ const rows: Row<unknown>[] = [
     endpoint: 'PATCH /realm',
     rule: 'administrators change organization settings',
     prepare: async () => `Org ${unique()}`,
-    act: (who, name) => call('patch', '/realm', who, { name }),
+    act: (who, name) => org.as(who).patch('/realm', { name }),
     state: () =>
       t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id }, select: { name: true } }),
     outcomes: {
@@ -467,7 +463,7 @@ const rows: Row<unknown>[] = [
     rule: 'owner-only settings (invite_required)',
     prepare: async () =>
       (await t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } })).inviteRequired,
-    act: (who, current) => call('patch', '/realm', who, { invite_required: !current }),
+    act: (who, current) => org.as(who).patch('/realm', { invite_required: !current }),
     state: () =>
       t.db.realm.findUniqueOrThrow({
         where: { id: org.realm.id },

@@ -21,59 +21,51 @@ import {
   withoutNestedFields,
 } from '../../../test/channel-factories';
 import { postToChannel } from '../../../test/message-factories';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import {
-  poll,
-  register,
-  startTestEvents,
-  type EventBody,
-  type TestEvents,
-} from '../../../test/events-factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeUser, type TestUser } from '../../../test/factories';
+import { poll, register, type EventBody } from '../../../test/events-factories';
+import type { TestContext } from '../../../test/harness';
 import { openApiErrors } from '../../../test/openapi';
-import { api } from '../../../test/requests';
 import {
   startSmtpReceiver,
   waitFor,
   type ReceivedMail,
   type SmtpReceiver,
 } from '../../../test/worker-factories';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let ev: TestEvents;
 let smtp: SmtpReceiver;
 let workers: RunningWorkers;
-let org: TestRealm;
+let org: Organization;
 let admin: TestUser;
 let member: TestUser;
 
 beforeAll(async () => {
   smtp = await startSmtpReceiver();
-  t = await startTestContext({
-    SMTP_HOST: '127.0.0.1',
-    SMTP_PORT: String(smtp.port),
-    EMAIL_FROM: 'noreply@chat.test',
+  org = await organization({
+    env: {
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: String(smtp.port),
+      EMAIL_FROM: 'noreply@chat.test',
+    },
+    realm: { name: 'Transit Org' },
+    events: true,
+    members: {
+      admin: { role: 'administrator', fullName: 'Ada Admin' },
+      member: { fullName: 'Mo Member' },
+    },
   });
-  ev = await startTestEvents(t);
+  ({ t } = org);
+  ({ admin, member } = org.users);
   workers = startWorkers(t, jobHandlers);
-  org = await makeRealm(t, { name: 'Transit Org' });
-  admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR, fullName: 'Ada Admin' });
-  member = await makeUser(t, org.realm, { fullName: 'Mo Member' });
 });
 afterAll(async () => {
   await workers.close();
-  await ev.stop();
-  await t.close();
+  await org.close();
   await smtp.close();
 });
 
 type Form = Record<string, string | number | boolean>;
-const call = (
-  method: 'get' | 'post' | 'patch' | 'delete',
-  path: string,
-  who: TestUser,
-  form?: Form,
-) => api(t, org.host, method, path, who.auth, form);
 const json = (value: unknown) => JSON.stringify(value);
 
 /** A client's event queue; `take` returns the next events matching `match`, in order. */
@@ -120,7 +112,7 @@ async function connect(who: TestUser, form: Record<string, string> = {}): Promis
 
 /** Every event the queue delivered so far (non-blocking polls), each checked against OpenAPI. */
 async function drain(client: Client): Promise<EventBody[]> {
-  const res = await poll(ev, org.host, client.who.auth, {
+  const res = await poll(org.events, org.host, client.who.auth, {
     queue_id: client.queueId,
     last_event_id: client.lastEventId,
     dont_block: true,
@@ -178,28 +170,28 @@ describe('User: active -> deactivated (DELETE /users/{user_id})', () => {
   it('tells other clients with the FL 222 deactivation form; the user can no longer call the API', async () => {
     const target = await makeUser(t, org.realm);
     const observer = await connect(member, { event_types: json(['realm_user']) });
-    const res = await call('delete', `/users/${target.user.id}`, admin);
+    const res = await org.as(admin).delete(`/users/${target.user.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ result: 'success', msg: '' });
     expect(await take(observer, ofType('realm_user'))).toEqual([
       { type: 'realm_user', op: 'update', person: { user_id: target.user.id, is_active: false } },
     ]);
-    const listed = await call('get', `/users/${target.user.id}`, member);
+    const listed = await org.as(member).get(`/users/${target.user.id}`);
     expect(listed.body.user).toMatchObject({ user_id: target.user.id, is_active: false });
-    expect((await call('get', '/users/me', target)).body.code).toBe('USER_DEACTIVATED');
+    expect((await org.as(target).get('/users/me')).body.code).toBe('USER_DEACTIVATED');
   });
 
   it('mails the user with the custom text, without it for an empty comment, and not at all for none', async () => {
     const withText = await makeUser(t, org.realm, { email: 'leaver1@example.com' });
     const noText = await makeUser(t, org.realm, { email: 'leaver2@example.com' });
     const silent = await makeUser(t, org.realm, { email: 'leaver3@example.com' });
-    await call('delete', `/users/${withText.user.id}`, admin, {
+    await org.as(admin).delete(`/users/${withText.user.id}`, {
       deactivation_notification_comment: 'So long, and thanks',
     });
-    await call('delete', `/users/${noText.user.id}`, admin, {
+    await org.as(admin).delete(`/users/${noText.user.id}`, {
       deactivation_notification_comment: '',
     });
-    await call('delete', `/users/${silent.user.id}`, admin);
+    await org.as(admin).delete(`/users/${silent.user.id}`);
 
     const first = unfold((await mailTo('leaver1@example.com')).raw);
     expect(first).toContain('Subject: Your account on');
@@ -224,9 +216,9 @@ describe('User: active -> deactivated (DELETE /users/{user_id})', () => {
 
   it('lets an owner deactivate another owner, but never the only one', async () => {
     const second = await makeUser(t, org.realm, { role: Role.OWNER });
-    const ok = await call('delete', `/users/${second.user.id}`, org.owner);
+    const ok = await org.as(org.owner).delete(`/users/${second.user.id}`);
     expect(ok.status).toBe(200);
-    const only = await call('delete', `/users/${org.owner.user.id}`, org.owner);
+    const only = await org.as(org.owner).delete(`/users/${org.owner.user.id}`);
     expect(only.status).toBe(400);
     expect(only.body).toEqual({
       result: 'error',
@@ -234,9 +226,9 @@ describe('User: active -> deactivated (DELETE /users/{user_id})', () => {
       msg: 'Cannot deactivate the only organization owner',
     });
     // Reactivating the second owner makes the first deactivatable again.
-    expect((await call('post', `/users/${second.user.id}/reactivate`, org.owner)).status).toBe(200);
+    expect((await org.as(org.owner).post(`/users/${second.user.id}/reactivate`)).status).toBe(200);
     const third = await makeUser(t, org.realm, { role: Role.OWNER });
-    expect((await call('delete', `/users/${third.user.id}`, second)).status).toBe(200);
+    expect((await org.as(second).delete(`/users/${third.user.id}`)).status).toBe(200);
     expect((await t.db.user.findUniqueOrThrow({ where: { id: org.owner.user.id } })).isActive).toBe(
       true,
     );
@@ -249,7 +241,7 @@ describe('Channel: public -> private (PATCH /streams/{stream_id} is_private=true
   it('makes the channel private; subscribers hear of it, non-subscribers lose sight of it', async () => {
     const chan = await makeChannel(t, org.realm, { subscribers: [org.owner.user, admin.user] });
     const subscriber = await connect(admin, { event_types: json(['stream']) });
-    const res = await call('patch', `/streams/${chan.id}`, admin, { is_private: true });
+    const res = await org.as(admin).patch(`/streams/${chan.id}`, { is_private: true });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ result: 'success', msg: '' });
     const [update] = await take(subscriber, ofType('stream', { property: 'invite_only' }));
@@ -260,7 +252,7 @@ describe('Channel: public -> private (PATCH /streams/{stream_id} is_private=true
       value: true,
     });
     expect((await streamRow(chan.id)).inviteOnly).toBe(true);
-    const hidden = await call('get', `/streams/${chan.id}`, member);
+    const hidden = await org.as(member).get(`/streams/${chan.id}`);
     expect(hidden.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',
@@ -272,7 +264,7 @@ describe('Channel: public -> private (PATCH /streams/{stream_id} is_private=true
   // gets protected history (`proposed_history_public_to_subscribers = not is_private`).
   it('defaults the history of a channel made private to protected', async () => {
     const chan = await makeChannel(t, org.realm, { subscribers: [admin.user] });
-    await call('patch', `/streams/${chan.id}`, admin, { is_private: true });
+    await org.as(admin).patch(`/streams/${chan.id}`, { is_private: true });
     expect(await streamRow(chan.id)).toMatchObject({
       inviteOnly: true,
       historyPublicToSubscribers: false,
@@ -281,7 +273,7 @@ describe('Channel: public -> private (PATCH /streams/{stream_id} is_private=true
 
   it('keeps shared history when asked for it', async () => {
     const chan = await makeChannel(t, org.realm, { subscribers: [admin.user] });
-    const res = await call('patch', `/streams/${chan.id}`, admin, {
+    const res = await org.as(admin).patch(`/streams/${chan.id}`, {
       is_private: true,
       history_public_to_subscribers: true,
     });
@@ -296,9 +288,9 @@ describe('Channel: public -> private (PATCH /streams/{stream_id} is_private=true
   it('refuses to make a default channel private', async () => {
     const chan = await makeChannel(t, org.realm, { subscribers: [admin.user] });
     expect(
-      (await call('patch', `/streams/${chan.id}`, admin, { is_default_stream: true })).status,
+      (await org.as(admin).patch(`/streams/${chan.id}`, { is_default_stream: true })).status,
     ).toBe(200);
-    const res = await call('patch', `/streams/${chan.id}`, admin, { is_private: true });
+    const res = await org.as(admin).patch(`/streams/${chan.id}`, { is_private: true });
     expect(res.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',
@@ -316,7 +308,7 @@ describe('Channel: private -> public (PATCH /streams/{stream_id} is_private=fals
   });
 
   it('refuses an administrator who is not subscribed, changing nothing', async () => {
-    const res = await call('patch', `/streams/${secret.id}`, admin, { is_private: false });
+    const res = await org.as(admin).patch(`/streams/${secret.id}`, { is_private: false });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('BAD_REQUEST');
     expect(await streamRow(secret.id)).toMatchObject({
@@ -326,12 +318,12 @@ describe('Channel: private -> public (PATCH /streams/{stream_id} is_private=fals
   });
 
   it('refuses protected history for the public result, changing nothing', async () => {
-    const join = await call('post', '/users/me/subscriptions', org.owner, {
+    const join = await org.as(org.owner).post('/users/me/subscriptions', {
       subscriptions: json([{ name: secret.name }]),
       principals: json([admin.user.id]),
     });
     expect(join.body.subscribed).toEqual({ [admin.user.id]: [secret.name] });
-    const res = await call('patch', `/streams/${secret.id}`, admin, {
+    const res = await org.as(admin).patch(`/streams/${secret.id}`, {
       is_private: false,
       history_public_to_subscribers: false,
     });
@@ -344,7 +336,7 @@ describe('Channel: private -> public (PATCH /streams/{stream_id} is_private=fals
 
   it('lets a subscribed administrator make it public, with shared history, visible to members', async () => {
     const observer = await connect(admin, { event_types: json(['stream']) });
-    const res = await call('patch', `/streams/${secret.id}`, admin, { is_private: false });
+    const res = await org.as(admin).patch(`/streams/${secret.id}`, { is_private: false });
     expect(res.status).toBe(200);
     const [update] = await take(observer, ofType('stream', { property: 'invite_only' }));
     expect(update).toMatchObject({ op: 'update', stream_id: secret.id, value: false });
@@ -352,7 +344,7 @@ describe('Channel: private -> public (PATCH /streams/{stream_id} is_private=fals
       inviteOnly: false,
       historyPublicToSubscribers: true,
     });
-    const seen = await call('get', `/streams/${secret.id}`, member);
+    const seen = await org.as(member).get(`/streams/${secret.id}`);
     expect(seen.status).toBe(200);
     expect(seen.body.stream).toMatchObject({
       stream_id: secret.id,
@@ -367,27 +359,27 @@ describe('Channel: web-public toggled (PATCH /streams/{stream_id} is_web_public)
   // prerequisites on, then each one off.
   let chan: Stream;
   beforeAll(async () => {
-    const on = await call('patch', '/realm', org.owner, { enable_spectator_access: true });
+    const on = await org.as(org.owner).patch('/realm', { enable_spectator_access: true });
     expect(on.status).toBe(200);
     chan = await makeChannel(t, org.realm, { subscribers: [org.owner.user, admin.user] });
   });
   afterAll(async () => {
-    await call('patch', '/realm', org.owner, { enable_spectator_access: false });
+    await org.as(org.owner).patch('/realm', { enable_spectator_access: false });
   });
 
   it('turns on and off with the server setting, the organization setting and the permission', async () => {
     const observer = await connect(admin, { event_types: json(['stream']) });
-    const on = await call('patch', `/streams/${chan.id}`, org.owner, { is_web_public: true });
+    const on = await org.as(org.owner).patch(`/streams/${chan.id}`, { is_web_public: true });
     expect(on.status).toBe(200);
     expect(await streamRow(chan.id)).toMatchObject({ isWebPublic: true, inviteOnly: false });
     const [update] = await take(observer, ofType('stream', { property: 'invite_only' }));
     expect(update).toMatchObject({ stream_id: chan.id, is_web_public: true, value: false });
-    const listed = await call('get', '/streams', member, { include_web_public: true });
+    const listed = await org.as(member).get('/streams', { include_web_public: true });
     expect(
       listed.body.streams.find((s: { stream_id: number }) => s.stream_id === chan.id),
     ).toMatchObject({ is_web_public: true });
 
-    const off = await call('patch', `/streams/${chan.id}`, org.owner, { is_web_public: false });
+    const off = await org.as(org.owner).patch(`/streams/${chan.id}`, { is_web_public: false });
     expect(off.status).toBe(200);
     expect((await streamRow(chan.id)).isWebPublic).toBe(false);
   });
@@ -412,9 +404,9 @@ describe('Channel: web-public toggled (PATCH /streams/{stream_id} is_web_public)
   });
 
   it('refuses while the organization setting is off', async () => {
-    await call('patch', '/realm', org.owner, { enable_spectator_access: false });
+    await org.as(org.owner).patch('/realm', { enable_spectator_access: false });
     try {
-      const res = await call('patch', `/streams/${chan.id}`, org.owner, { is_web_public: true });
+      const res = await org.as(org.owner).patch(`/streams/${chan.id}`, { is_web_public: true });
       expect(res.body).toEqual({
         result: 'error',
         code: 'BAD_REQUEST',
@@ -422,12 +414,12 @@ describe('Channel: web-public toggled (PATCH /streams/{stream_id} is_web_public)
       });
       expect((await streamRow(chan.id)).isWebPublic).toBe(false);
     } finally {
-      await call('patch', '/realm', org.owner, { enable_spectator_access: true });
+      await org.as(org.owner).patch('/realm', { enable_spectator_access: true });
     }
   });
 
   it('refuses a caller outside can_create_web_public_channel_group (owners by default)', async () => {
-    const res = await call('patch', `/streams/${chan.id}`, admin, { is_web_public: true });
+    const res = await org.as(admin).patch(`/streams/${chan.id}`, { is_web_public: true });
     expect(res.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',
@@ -442,14 +434,14 @@ describe('Channel: web-public toggled (PATCH /streams/{stream_id} is_web_public)
       { is_web_public: true, is_private: true },
     ];
     for (const form of forms) {
-      const res = await call('patch', `/streams/${chan.id}`, org.owner, form);
+      const res = await org.as(org.owner).patch(`/streams/${chan.id}`, form);
       expect(res.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: 'Invalid parameters' });
     }
     expect(await streamRow(chan.id)).toMatchObject({ isWebPublic: false, inviteOnly: false });
   });
 
   it('creates web-public channels through subscribe when everything allows it', async () => {
-    const res = await call('post', '/users/me/subscriptions', org.owner, {
+    const res = await org.as(org.owner).post('/users/me/subscriptions', {
       subscriptions: json([{ name: 'for-spectators' }]),
       is_web_public: true,
     });
@@ -471,7 +463,7 @@ describe('Channel: absent -> exists (POST /users/me/subscriptions naming a new c
     const a = await makeUser(t, org.realm);
     const b = await makeUser(t, org.realm);
     const observer = await connect(member, { event_types: json(['stream']) });
-    const res = await call('post', '/users/me/subscriptions', admin, {
+    const res = await org.as(admin).post('/users/me/subscriptions', {
       subscriptions: json([{ name: 'made-for-others', description: 'For *them*' }]),
       principals: json([a.user.id, b.user.id]),
     });
@@ -484,7 +476,7 @@ describe('Channel: absent -> exists (POST /users/me/subscriptions naming a new c
     });
     const chan = await t.db.stream.findFirstOrThrow({ where: { name: 'made-for-others' } });
     expect(chan.creatorId).toBe(admin.user.id);
-    const members = await call('get', `/streams/${chan.id}/members`, member);
+    const members = await org.as(member).get(`/streams/${chan.id}/members`);
     expect(members.body.subscribers).toEqual([a.user.id, b.user.id].sort((x, y) => x - y));
     const [created] = await take(observer, ofType('stream', { op: 'create' }));
     expect(created.streams).toEqual([
@@ -501,7 +493,7 @@ describe('Channel: absent -> exists (POST /users/me/subscriptions naming a new c
 
   it('applies creation parameters to the new channel only', async () => {
     const existing = await makeChannel(t, org.realm, { subscribers: [org.owner.user] });
-    const res = await call('post', '/users/me/subscriptions', admin, {
+    const res = await org.as(admin).post('/users/me/subscriptions', {
       subscriptions: json([
         { name: existing.name, description: 'ignored' },
         { name: 'brand-new-private', description: 'kept' },
@@ -530,12 +522,12 @@ describe('Subscription: not subscribed -> subscribed -> subscribed again (alread
     const chan = await makeChannel(t, org.realm, { subscribers: [org.owner.user] });
     const old = await makeUser(t, org.realm);
     const fresh = await makeUser(t, org.realm);
-    await call('post', '/users/me/subscriptions', old, {
+    await org.as(old).post('/users/me/subscriptions', {
       subscriptions: json([{ name: chan.name }]),
     });
     const oldClient = await connect(old, { event_types: json(['subscription']) });
     const freshClient = await connect(fresh, { event_types: json(['subscription']) });
-    const res = await call('post', '/users/me/subscriptions', admin, {
+    const res = await org.as(admin).post('/users/me/subscriptions', {
       subscriptions: json([{ name: chan.name }]),
       principals: json([old.user.id, fresh.user.id]),
     });
@@ -557,7 +549,7 @@ describe('Subscription: not subscribed -> subscribed -> subscribed again (alread
       }),
     ).toBe(1);
 
-    const again = await call('post', '/users/me/subscriptions', fresh, {
+    const again = await org.as(fresh).post('/users/me/subscriptions', {
       subscriptions: json([{ name: chan.name }]),
     });
     expect(again.body).toMatchObject({
@@ -574,7 +566,7 @@ describe('Subscription property: any value -> new value (POST /users/me/subscrip
   it('in_home_view sets is_muted to the inverse and sends in_home_view then is_muted', async () => {
     const chan = await makeChannel(t, org.realm, { subscribers: [member.user] });
     const client = await connect(member, { event_types: json(['subscription']) });
-    const res = await call('post', '/users/me/subscriptions/properties', member, {
+    const res = await org.as(member).post('/users/me/subscriptions/properties', {
       subscription_data: json([{ stream_id: chan.id, property: 'in_home_view', value: false }]),
     });
     expect(res.status).toBe(200);
@@ -589,12 +581,12 @@ describe('Subscription property: any value -> new value (POST /users/me/subscrip
       },
       { type: 'subscription', op: 'update', stream_id: chan.id, property: 'is_muted', value: true },
     ]);
-    const listed = await call('get', '/users/me/subscriptions', member);
+    const listed = await org.as(member).get('/users/me/subscriptions');
     expect(
       listed.body.subscriptions.find((s: { stream_id: number }) => s.stream_id === chan.id),
     ).toMatchObject({ is_muted: true, in_home_view: false });
 
-    await call('post', '/users/me/subscriptions/properties', member, {
+    await org.as(member).post('/users/me/subscriptions/properties', {
       subscription_data: json([{ stream_id: chan.id, property: 'is_muted', value: false }]),
     });
     expect(await take(client, ofType('subscription', { op: 'update' }), 2)).toEqual([
@@ -618,7 +610,7 @@ describe('Subscription property: any value -> new value (POST /users/me/subscrip
   it('any other property sends one event with the new value', async () => {
     const chan = await makeChannel(t, org.realm, { subscribers: [member.user] });
     const client = await connect(member, { event_types: json(['subscription']) });
-    await call('post', '/users/me/subscriptions/properties', member, {
+    await org.as(member).post('/users/me/subscriptions/properties', {
       subscription_data: json([
         { stream_id: chan.id, property: 'desktop_notifications', value: true },
       ]),
@@ -648,17 +640,17 @@ describe('Message flag: unset -> set -> unset (POST /messages/flags)', () => {
     const inStayed = await postToChannel(t, org.realm, org.owner.user, stayed, 't', 'two');
     const both = json([inLeft, inStayed]);
     for (const flag of ['read', 'starred']) {
-      const add = await call('post', '/messages/flags', reader, {
+      const add = await org.as(reader).post('/messages/flags', {
         messages: both,
         op: 'add',
         flag,
       });
       expect(add.body).toEqual({ result: 'success', msg: '', messages: [inLeft, inStayed] });
     }
-    await call('delete', '/users/me/subscriptions', reader, { subscriptions: json([left.name]) });
+    await org.as(reader).delete('/users/me/subscriptions', { subscriptions: json([left.name]) });
     const client = await connect(reader, { event_types: json(['update_message_flags']) });
 
-    const unread = await call('post', '/messages/flags', reader, {
+    const unread = await org.as(reader).post('/messages/flags', {
       messages: both,
       op: 'remove',
       flag: 'read',
@@ -682,7 +674,7 @@ describe('Message flag: unset -> set -> unset (POST /messages/flags)', () => {
     const [event] = await take(client, ofType('update_message_flags'));
     expect(event).toMatchObject({ op: 'remove', flag: 'read', messages: [inStayed] });
 
-    const unstar = await call('post', '/messages/flags', reader, {
+    const unstar = await org.as(reader).post('/messages/flags', {
       messages: both,
       op: 'remove',
       flag: 'starred',
@@ -698,7 +690,7 @@ describe('Reaction: none -> present (POST /messages/{message_id}/reactions)', ()
     const chan = await makeChannel(t, org.realm, { subscribers: [org.owner.user, member.user] });
     const id = await postToChannel(t, org.realm, org.owner.user, chan, 'r', 'react');
     const client = await connect(org.owner, { event_types: json(['reaction']) });
-    const add = await call('post', `/messages/${id}/reactions`, member, { emoji_name: 'tada' });
+    const add = await org.as(member).post(`/messages/${id}/reactions`, { emoji_name: 'tada' });
     expect(add.body).toEqual({ result: 'success', msg: '' });
     expect(await take(client, ofType('reaction'))).toEqual([
       {
@@ -712,7 +704,7 @@ describe('Reaction: none -> present (POST /messages/{message_id}/reactions)', ()
         reaction_type: 'unicode_emoji',
       },
     ]);
-    const dup = await call('post', `/messages/${id}/reactions`, member, { emoji_name: 'tada' });
+    const dup = await org.as(member).post(`/messages/${id}/reactions`, { emoji_name: 'tada' });
     expect(dup.status).toBe(400);
     expect(dup.body).toEqual({
       result: 'error',
@@ -729,9 +721,9 @@ describe('Presence: any -> active or idle as reported (POST /users/me/presence)'
   it('shows each reported status to other users', async () => {
     const who = await makeUser(t, org.realm);
     const statusSeen = async () =>
-      (await call('get', `/users/${who.user.id}/presence`, member)).body.presence.aggregated
+      (await org.as(member).get(`/users/${who.user.id}/presence`)).body.presence.aggregated
         .status as string;
-    expect((await call('post', '/users/me/presence', who, { status: 'active' })).status).toBe(200);
+    expect((await org.as(who).post('/users/me/presence', { status: 'active' })).status).toBe(200);
     expect(await statusSeen()).toBe('active');
     // The client was last in use ten minutes ago and now reports idle.
     const longAgo = new Date(Date.now() - 10 * 60_000);
@@ -739,15 +731,15 @@ describe('Presence: any -> active or idle as reported (POST /users/me/presence)'
       where: { userId: who.user.id },
       data: { lastActiveTime: longAgo, lastConnectedTime: longAgo },
     });
-    await call('post', '/users/me/presence', who, { status: 'idle' });
+    await org.as(who).post('/users/me/presence', { status: 'idle' });
     expect(await statusSeen()).toBe('idle');
-    const modern = await call('post', '/users/me/presence', member, {
+    const modern = await org.as(member).post('/users/me/presence', {
       status: 'active',
       last_update_id: -1,
     });
     const entry = modern.body.presences[String(who.user.id)];
     expect(entry.idle_timestamp - entry.active_timestamp).toBeGreaterThanOrEqual(590);
-    await call('post', '/users/me/presence', who, { status: 'active' });
+    await org.as(who).post('/users/me/presence', { status: 'active' });
     expect(await statusSeen()).toBe('active');
   });
 });
@@ -761,7 +753,7 @@ describe('Scheduled message: none -> scheduled -> sent (POST /scheduled_messages
     const watcher = await connect(recipient, { event_types: json(['message']) });
     const sender = await connect(member, { event_types: json(['scheduled_messages']) });
     const at = Math.floor(Date.now() / 1000) + 2;
-    const res = await call('post', '/scheduled_messages', member, {
+    const res = await org.as(member).post('/scheduled_messages', {
       type: 'stream',
       to: chan.id,
       topic: 'later',
@@ -789,13 +781,13 @@ describe('Scheduled message: none -> scheduled -> sent (POST /scheduled_messages
     expect(message.timestamp).toBeGreaterThanOrEqual(at);
     const row = await t.db.scheduledMessage.findUniqueOrThrow({ where: { id: scheduledId } });
     expect(row).toMatchObject({ delivered: true, deliveredMessageId: message.id });
-    const fetched = await call('get', `/messages/${message.id}`, recipient);
+    const fetched = await org.as(recipient).get(`/messages/${message.id}`);
     expect(fetched.body.message).toMatchObject({ id: message.id, subject: 'later' });
     await take(
       sender,
       ofType('scheduled_messages', { op: 'remove', scheduled_message_id: scheduledId }),
     );
-    expect((await call('get', '/scheduled_messages', member)).body.scheduled_messages).toEqual([]);
+    expect((await org.as(member).get('/scheduled_messages')).body.scheduled_messages).toEqual([]);
   }, 20000);
 });
 
@@ -805,7 +797,7 @@ describe('User settings: any -> new values (PATCH /settings)', () => {
     const who = await makeUser(t, org.realm);
     const mine = await connect(who, { event_types: json(['user_settings']) });
     const other = await connect(member, { event_types: json(['user_settings']) });
-    const res = await call('patch', '/settings', who, {
+    const res = await org.as(who).patch('/settings', {
       web_font_size_px: 18,
       default_language: 'de',
       left_side_userlist: false, // unchanged
@@ -823,7 +815,7 @@ describe('User settings: any -> new values (PATCH /settings)', () => {
     ]);
     expect(await nothingLike(mine, ofType('user_settings'))).toBe(true);
     expect(await nothingLike(other, ofType('user_settings'))).toBe(true);
-    const me = await call('get', '/users/me', who);
+    const me = await org.as(who).get('/users/me');
     expect(me.status).toBe(200);
     const stored = await t.db.user.findUniqueOrThrow({ where: { id: who.user.id } });
     expect(stored).toMatchObject({

@@ -1,40 +1,27 @@
-import request from 'supertest';
-import { Role } from '../../../libs/domain/users/roles';
 import {
   makeChannel,
   NEWER_CHANNEL_FIELDS,
   withoutNestedFields,
 } from '../../../test/channel-factories';
-import {
-  makeBot,
-  makeRealm,
-  makeUser,
-  type TestRealm,
-  type TestUser,
-} from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeBot, makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let member: TestUser;
 let guest: TestUser;
 let admin: TestUser;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  member = await makeUser(t, org.realm, { role: Role.MEMBER });
-  guest = await makeUser(t, org.realm, { role: Role.GUEST });
-  admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+  org = await organization({
+    members: { member: 'member', guest: 'guest', admin: 'administrator' },
+  });
+  ({ t } = org);
+  ({ member, guest, admin } = org.users);
 });
-afterAll(() => t.close());
-
-const call = (method: 'get' | 'post' | 'delete' | 'patch', path: string, auth: string) =>
-  request(t.app)[method](`/api/v1${path}`).set('Host', org.host).set('Authorization', auth);
-
-const post = (path: string, auth: string, form: Record<string, string>) =>
-  call('post', path, auth).type('form').send(form);
+afterAll(() => org.close());
 
 /** Events written to the outbox since `sinceId`. */
 async function eventsSince(sinceId: bigint) {
@@ -64,7 +51,7 @@ const noticesTo = (userId: number) =>
 describe('POST /users/me/subscriptions', () => {
   it('creates a channel, subscribes the caller and emits events', async () => {
     const since = await lastOutboxId();
-    const res = await post('/users/me/subscriptions', member.auth, {
+    const res = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'design', description: 'All **design** talk' }]),
     });
     expect(res.status).toBe(200);
@@ -88,7 +75,7 @@ describe('POST /users/me/subscriptions', () => {
   });
 
   it('reports channels the user was already subscribed to', async () => {
-    const res = await post('/users/me/subscriptions', member.auth, {
+    const res = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'design' }]),
     });
     expect(res.status).toBe(200);
@@ -102,7 +89,7 @@ describe('POST /users/me/subscriptions', () => {
     const other = await makeUser(t, org.realm);
     const third = await makeUser(t, org.realm);
     const since = await lastOutboxId();
-    const res = await post('/users/me/subscriptions', member.auth, {
+    const res = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'design' }]),
       principals: JSON.stringify([other.user.id]),
     });
@@ -113,7 +100,7 @@ describe('POST /users/me/subscriptions', () => {
     expect(peer?.users).toContain(member.user.id);
     expect(peer?.users).not.toContain(other.user.id);
 
-    const byEmail = await post('/users/me/subscriptions', member.auth, {
+    const byEmail = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'design' }]),
       principals: JSON.stringify([third.email]),
     });
@@ -126,7 +113,7 @@ describe('POST /users/me/subscriptions', () => {
     const bot = await makeBot(t, org.realm, actor.user);
     await makeChannel(t, org.realm, { name: 'dm-existing', subscribers: [actor.user] });
     const since = await lastOutboxId();
-    const res = await post('/users/me/subscriptions', actor.auth, {
+    const res = await org.as(actor).post('/users/me/subscriptions', {
       // The second channel is created by this request: Zulip tells nobody about those.
       subscriptions: JSON.stringify([{ name: 'dm-existing' }, { name: 'dm-created' }]),
       principals: JSON.stringify([actor.user.id, target.user.id, bot.user.id]),
@@ -154,7 +141,7 @@ describe('POST /users/me/subscriptions', () => {
     const target = await makeUser(t, org.realm);
     await makeChannel(t, org.realm, { name: 'zz-later', subscribers: [member.user] });
     await makeChannel(t, org.realm, { name: 'aa-first', subscribers: [member.user] });
-    const res = await post('/users/me/subscriptions', member.auth, {
+    const res = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'zz-later' }, { name: 'aa-first' }]),
       principals: JSON.stringify([target.user.id]),
     });
@@ -166,22 +153,20 @@ describe('POST /users/me/subscriptions', () => {
         '\n\n* #**aa-first**\n* #**zz-later**',
     ]);
     // Nothing new when nothing changes; unsubscribing someone sends no message either.
-    await post('/users/me/subscriptions', member.auth, {
+    await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'aa-first' }]),
       principals: JSON.stringify([target.user.id]),
     });
-    const removed = await call('delete', '/users/me/subscriptions', org.owner.auth)
-      .type('form')
-      .send({
-        subscriptions: JSON.stringify(['aa-first']),
-        principals: JSON.stringify([target.user.id]),
-      });
+    const removed = await org.as(org.owner).delete('/users/me/subscriptions', {
+      subscriptions: JSON.stringify(['aa-first']),
+      principals: JSON.stringify([target.user.id]),
+    });
     expect(removed.body.removed).toEqual(['aa-first']);
     expect(await noticesTo(target.user.id)).toHaveLength(1);
   });
 
   it('refuses a principal that does not exist, changing nothing', async () => {
-    const res = await post('/users/me/subscriptions', member.auth, {
+    const res = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'never-made' }]),
       principals: JSON.stringify([999999]),
     });
@@ -191,26 +176,26 @@ describe('POST /users/me/subscriptions', () => {
   });
 
   it('validates channel names', async () => {
-    const empty = await post('/users/me/subscriptions', member.auth, {
+    const empty = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: '   ' }]),
     });
     expect(empty.body).toMatchObject({ code: 'BAD_REQUEST', msg: "Channel name can't be empty." });
-    const long = await post('/users/me/subscriptions', member.auth, {
+    const long = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'x'.repeat(61) }]),
     });
     expect(long.body.msg).toBe('Channel name too long (limit: 60 characters).');
-    const missing = await post('/users/me/subscriptions', member.auth, {});
+    const missing = await org.as(member).post('/users/me/subscriptions', {});
     expect(missing.body).toMatchObject({ code: 'REQUEST_VARIABLE_MISSING' });
   });
 
   // Zulip's add_subscriptions_backend is require_non_guest_user.
   it('does not let guests create or join channels', async () => {
-    const create = await post('/users/me/subscriptions', guest.auth, {
+    const create = await org.as(guest).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'guest-made' }]),
     });
     expect(create.status).toBe(400);
     expect(create.body.msg).toBe('Not allowed for guest users');
-    const join = await post('/users/me/subscriptions', guest.auth, {
+    const join = await org.as(guest).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'design' }]),
     });
     expect(join.status).toBe(400);
@@ -223,12 +208,12 @@ describe('POST /users/me/subscriptions', () => {
       name: 'secret',
       inviteOnly: true,
     });
-    const fatal = await post('/users/me/subscriptions', member.auth, {
+    const fatal = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'secret' }]),
     });
     expect(fatal.status).toBe(400);
     expect(fatal.body.msg).toBe('Unable to access channel (secret).');
-    const soft = await post('/users/me/subscriptions', member.auth, {
+    const soft = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'secret' }, { name: 'design' }]),
       authorization_errors_fatal: 'false',
     });
@@ -239,7 +224,7 @@ describe('POST /users/me/subscriptions', () => {
   });
 
   it('creates private channels with the creation parameters', async () => {
-    const res = await post('/users/me/subscriptions', admin.auth, {
+    const res = await org.as(admin).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'admins-only' }]),
       invite_only: 'true',
       history_public_to_subscribers: 'true',
@@ -263,7 +248,7 @@ describe('POST /users/me/subscriptions', () => {
     const internet = await t.db.userGroup.findFirstOrThrow({
       where: { realmId: org.realm.id, name: 'role:internet' },
     });
-    const res = await post('/users/me/subscriptions', admin.auth, {
+    const res = await org.as(admin).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'internet-chan' }]),
       can_send_message_group: String(internet.id),
     });
@@ -274,7 +259,7 @@ describe('POST /users/me/subscriptions', () => {
   });
 
   it('needs the server and organization settings for web-public channels', async () => {
-    const res = await post('/users/me/subscriptions', org.owner.auth, {
+    const res = await org.as(org.owner).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'web' }]),
       is_web_public: 'true',
     });
@@ -283,12 +268,12 @@ describe('POST /users/me/subscriptions', () => {
   });
 
   it('lets only owners set message retention on creation', async () => {
-    const res = await post('/users/me/subscriptions', admin.auth, {
+    const res = await org.as(admin).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'retained' }]),
       message_retention_days: '30',
     });
     expect(res.body.msg).toBe('Must be an organization owner');
-    const ok = await post('/users/me/subscriptions', org.owner.auth, {
+    const ok = await org.as(org.owner).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'retained' }]),
       message_retention_days: 'unlimited',
     });
@@ -302,7 +287,7 @@ describe('POST /users/me/subscriptions', () => {
       where: { id: org.realm.newStreamAnnouncementsStreamId! },
     });
     const since = await lastOutboxId();
-    const res = await post('/users/me/subscriptions', member.auth, {
+    const res = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'announced', description: 'Big **news**' }]),
       announce: 'true',
     });
@@ -349,7 +334,7 @@ describe('POST /users/me/subscriptions', () => {
   });
 
   it('names every channel created at once in one announcement', async () => {
-    const res = await post('/users/me/subscriptions', member.auth, {
+    const res = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'first-of-two' }, { name: 'second-of-two' }]),
       announce: 'true',
     });
@@ -372,7 +357,7 @@ describe('POST /users/me/subscriptions', () => {
   });
 
   it('announces nothing without announce or without an announcements channel', async () => {
-    const quiet = await post('/users/me/subscriptions', member.auth, {
+    const quiet = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'unannounced' }]),
     });
     expect(quiet.status).toBe(200);
@@ -387,7 +372,7 @@ describe('POST /users/me/subscriptions', () => {
       data: { newStreamAnnouncementsStreamId: null },
     });
     try {
-      const res = await post('/users/me/subscriptions', member.auth, {
+      const res = await org.as(member).post('/users/me/subscriptions', {
         subscriptions: JSON.stringify([{ name: 'nowhere-to-announce' }]),
         announce: 'true',
       });
@@ -417,7 +402,7 @@ describe('POST /users/me/subscriptions', () => {
       where: { realmId: org.realm.id, name: 'role:nobody' },
     });
     const since = await lastOutboxId();
-    const res = await post('/users/me/subscriptions', admin.auth, {
+    const res = await org.as(admin).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'locked-room' }]),
       invite_only: 'true',
       principals: JSON.stringify([admin.user.id, member.user.id]),
@@ -440,12 +425,12 @@ describe('POST /users/me/subscriptions', () => {
   });
 
   it('makes default channels on creation for administrators only', async () => {
-    const denied = await post('/users/me/subscriptions', member.auth, {
+    const denied = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'member-default' }]),
       is_default_stream: 'true',
     });
     expect(denied.body.msg).toBe('Insufficient permission');
-    const ok = await post('/users/me/subscriptions', admin.auth, {
+    const ok = await org.as(admin).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'admin-default' }]),
       is_default_stream: 'true',
     });
@@ -457,7 +442,7 @@ describe('POST /users/me/subscriptions', () => {
 
 describe('GET /users/me/subscriptions', () => {
   it('lists the caller subscriptions, with subscribers on request', async () => {
-    const res = await call('get', '/users/me/subscriptions?include_subscribers=true', member.auth);
+    const res = await org.as(member).get('/users/me/subscriptions?include_subscribers=true');
     expect(res.status).toBe(200);
     expectOpenApiResponse(
       '/users/me/subscriptions',
@@ -473,7 +458,7 @@ describe('GET /users/me/subscriptions', () => {
       stream_weekly_traffic: null,
     });
     expect(design.subscribers).toContain(member.user.id);
-    const plain = await call('get', '/users/me/subscriptions', member.auth);
+    const plain = await org.as(member).get('/users/me/subscriptions');
     expect(plain.body.subscriptions[0]).not.toHaveProperty('subscribers');
   });
 });
@@ -482,7 +467,7 @@ describe('POST /users/me/subscriptions/properties', () => {
   it('updates properties; is_muted emits two events', async () => {
     const stream = await t.db.stream.findFirstOrThrow({ where: { name: 'design' } });
     const since = await lastOutboxId();
-    const res = await post('/users/me/subscriptions/properties', member.auth, {
+    const res = await org.as(member).post('/users/me/subscriptions/properties', {
       subscription_data: JSON.stringify([
         { stream_id: stream.id, property: 'is_muted', value: true },
         { stream_id: stream.id, property: 'color', value: '#abcdef' },
@@ -503,7 +488,7 @@ describe('POST /users/me/subscriptions/properties', () => {
       ['pin_to_top', true],
     ]);
 
-    const back = await post('/users/me/subscriptions/properties', member.auth, {
+    const back = await org.as(member).post('/users/me/subscriptions/properties', {
       subscription_data: JSON.stringify([
         { stream_id: stream.id, property: 'in_home_view', value: true },
       ]),
@@ -515,17 +500,17 @@ describe('POST /users/me/subscriptions/properties', () => {
 
   it('rejects unknown properties, bad values and unsubscribed channels', async () => {
     const stream = await t.db.stream.findFirstOrThrow({ where: { name: 'design' } });
-    const unknown = await post('/users/me/subscriptions/properties', member.auth, {
+    const unknown = await org.as(member).post('/users/me/subscriptions/properties', {
       subscription_data: JSON.stringify([{ stream_id: stream.id, property: 'bogus', value: 1 }]),
     });
     expect(unknown.status).toBe(400);
-    const color = await post('/users/me/subscriptions/properties', member.auth, {
+    const color = await org.as(member).post('/users/me/subscriptions/properties', {
       subscription_data: JSON.stringify([
         { stream_id: stream.id, property: 'color', value: 'red' },
       ]),
     });
     expect(color.status).toBe(400);
-    const notSub = await post('/users/me/subscriptions/properties', guest.auth, {
+    const notSub = await org.as(guest).post('/users/me/subscriptions/properties', {
       subscription_data: JSON.stringify([
         { stream_id: stream.id, property: 'pin_to_top', value: true },
       ]),
@@ -537,22 +522,16 @@ describe('POST /users/me/subscriptions/properties', () => {
 describe('GET /users/{user_id}/subscriptions/{stream_id}', () => {
   it('answers is_subscribed for channels the caller can see', async () => {
     const stream = await t.db.stream.findFirstOrThrow({ where: { name: 'design' } });
-    const yes = await call(
-      'get',
-      `/users/${member.user.id}/subscriptions/${stream.id}`,
-      admin.auth,
-    );
+    const yes = await org.as(admin).get(`/users/${member.user.id}/subscriptions/${stream.id}`);
     expect(yes.status).toBe(200);
     expectOpenApiResponse('/users/{user_id}/subscriptions/{stream_id}', 'get', yes.body);
     expect(yes.body.is_subscribed).toBe(true);
-    const no = await call('get', `/users/${admin.user.id}/subscriptions/${stream.id}`, member.auth);
+    const no = await org.as(member).get(`/users/${admin.user.id}/subscriptions/${stream.id}`);
     expect(no.body.is_subscribed).toBe(false);
     const secret = await t.db.stream.findFirstOrThrow({ where: { name: 'secret' } });
-    const hidden = await call(
-      'get',
-      `/users/${org.owner.user.id}/subscriptions/${secret.id}`,
-      member.auth,
-    );
+    const hidden = await org
+      .as(member)
+      .get(`/users/${org.owner.user.id}/subscriptions/${secret.id}`);
     expect(hidden.status).toBe(400);
     expect(hidden.body.msg).toBe('Invalid channel ID');
   });
@@ -561,9 +540,9 @@ describe('GET /users/{user_id}/subscriptions/{stream_id}', () => {
 describe('DELETE /users/me/subscriptions', () => {
   it('unsubscribes the caller and reports what was not subscribed', async () => {
     await makeChannel(t, org.realm, { name: 'leaving', subscribers: [member.user] });
-    const res = await call('delete', '/users/me/subscriptions', member.auth)
-      .type('form')
-      .send({ subscriptions: JSON.stringify(['leaving', 'retained']) });
+    const res = await org.as(member).delete('/users/me/subscriptions', {
+      subscriptions: JSON.stringify(['leaving', 'retained']),
+    });
     expect(res.status).toBe(200);
     expectOpenApiResponse('/users/me/subscriptions', 'delete', res.body);
     expect(res.body).toMatchObject({ removed: ['leaving'], not_removed: ['retained'] });
@@ -572,36 +551,32 @@ describe('DELETE /users/me/subscriptions', () => {
   it('lets only can_remove_subscribers_group members unsubscribe others', async () => {
     const victim = await makeUser(t, org.realm);
     await makeChannel(t, org.realm, { name: 'kick', subscribers: [victim.user, member.user] });
-    const denied = await call('delete', '/users/me/subscriptions', member.auth)
-      .type('form')
-      .send({
-        subscriptions: JSON.stringify(['kick']),
-        principals: JSON.stringify([victim.user.id]),
-      });
+    const denied = await org.as(member).delete('/users/me/subscriptions', {
+      subscriptions: JSON.stringify(['kick']),
+      principals: JSON.stringify([victim.user.id]),
+    });
     expect(denied.status).toBe(400);
     expect(denied.body.msg).toBe('Insufficient permission');
-    const ok = await call('delete', '/users/me/subscriptions', admin.auth)
-      .type('form')
-      .send({
-        subscriptions: JSON.stringify(['kick']),
-        principals: JSON.stringify([victim.user.id]),
-      });
+    const ok = await org.as(admin).delete('/users/me/subscriptions', {
+      subscriptions: JSON.stringify(['kick']),
+      principals: JSON.stringify([victim.user.id]),
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.removed).toEqual(['kick']);
   });
 
   it('refuses channels that do not exist', async () => {
-    const res = await call('delete', '/users/me/subscriptions', member.auth)
-      .type('form')
-      .send({ subscriptions: JSON.stringify(['nope-nope']) });
+    const res = await org
+      .as(member)
+      .delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['nope-nope']) });
     expect(res.status).toBe(400);
     expect(res.body.msg).toBe('Channel(s) (nope-nope) do not exist');
   });
 });
 
 describe('PATCH /users/me/subscriptions', () => {
-  const patch = (auth: string, form: Record<string, string>) =>
-    call('patch', '/users/me/subscriptions', auth).type('form').send(form);
+  const patch = (who: TestUser, form: Record<string, string>) =>
+    org.as(who).patch('/users/me/subscriptions', form);
   const isSubscribed = async (userId: number, name: string) => {
     const stream = await t.db.stream.findFirstOrThrow({ where: { realmId: org.realm.id, name } });
     const sub = await t.db.subscription.findUnique({
@@ -614,7 +589,7 @@ describe('PATCH /users/me/subscriptions', () => {
     await makeChannel(t, org.realm, { name: 'patch-have', subscribers: [member.user] });
     await makeChannel(t, org.realm, { name: 'patch-leave', subscribers: [member.user] });
     const since = await lastOutboxId();
-    const res = await patch(member.auth, {
+    const res = await patch(member, {
       add: JSON.stringify([
         { name: 'patch-new', color: '#e79ab5', description: 'New **one**' },
         { name: 'patch-have' },
@@ -661,7 +636,7 @@ describe('PATCH /users/me/subscriptions', () => {
   it('needs something to do', async () => {
     const forms: Record<string, string>[] = [{}, { add: '[]', delete: '[]' }];
     for (const form of forms) {
-      const res = await patch(member.auth, form);
+      const res = await patch(member, form);
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({
         result: 'error',
@@ -672,25 +647,22 @@ describe('PATCH /users/me/subscriptions', () => {
   });
 
   it('POST takes a color for new subscriptions and checks it', async () => {
-    const bad = await post('/users/me/subscriptions', member.auth, {
+    const bad = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'colored', color: 'blue' }]),
     });
     expect(bad.body.msg).toBe('subscriptions[0]["color"] is not a valid hex color code');
     expect(await t.db.stream.findFirst({ where: { name: 'colored' } })).toBeNull();
-    const ok = await post('/users/me/subscriptions', member.auth, {
+    const ok = await org.as(member).post('/users/me/subscriptions', {
       subscriptions: JSON.stringify([{ name: 'colored', color: '#abcdef' }]),
     });
     expect(ok.status).toBe(200);
-    const listed = await request(t.app)
-      .get('/api/v1/users/me/subscriptions')
-      .set('Host', org.host)
-      .set('Authorization', member.auth);
+    const listed = await org.as(member).get('/users/me/subscriptions');
     const sub = listed.body.subscriptions.find((s: { name: string }) => s.name === 'colored');
     expect(sub.color).toBe('#abcdef');
   });
 
   it('checks colors as Zulip does', async () => {
-    const res = await patch(member.auth, {
+    const res = await patch(member, {
       add: JSON.stringify([{ name: 'patch-have' }, { name: 'patch-red', color: 'red' }]),
     });
     expect(res.status).toBe(400);
@@ -706,7 +678,7 @@ describe('PATCH /users/me/subscriptions', () => {
     });
     await makeChannel(t, org.realm, { name: 'patch-stay', subscribers: [member.user] });
     const since = await lastOutboxId();
-    const res = await patch(member.auth, {
+    const res = await patch(member, {
       add: JSON.stringify([{ name: 'patch-hidden' }]),
       delete: JSON.stringify(['patch-stay']),
     });
@@ -718,7 +690,7 @@ describe('PATCH /users/me/subscriptions', () => {
 
   it('undoes the add when the delete fails', async () => {
     const since = await lastOutboxId();
-    const res = await patch(member.auth, {
+    const res = await patch(member, {
       add: JSON.stringify([{ name: 'patch-rolled-back' }]),
       delete: JSON.stringify(['patch-stay', 'patch-missing']),
     });
@@ -737,7 +709,7 @@ describe('PATCH /users/me/subscriptions', () => {
       { delete: JSON.stringify(['patch-guest']) },
     ];
     for (const form of forms) {
-      const res = await patch(guest.auth, form);
+      const res = await patch(guest, form);
       expect(res.status).toBe(400);
       expect(res.body.msg).toBe('Not allowed for guest users');
     }
