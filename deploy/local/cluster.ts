@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync } 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { renderNginxConfig } from './nginx-config';
+import { EVENTS_NODE_FLAGS } from '../../apps/events/node-flags';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -182,15 +183,20 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
   const launch = (p: Omit<ClusterProcess, 'child' | 'exited'>): ClusterProcess => {
     const log = openSync(p.logFile, 'a');
-    const child = spawn(process.execPath, [path.join(ROOT, `dist/apps/${p.kind}/main.js`)], {
-      cwd: ROOT,
-      env: {
-        ...baseEnv,
-        ...(p.port !== null ? { API_PORT: String(p.port), EVENTS_PORT: String(p.port) } : {}),
-        METRICS_PORT: String(p.metricsPort),
+    const flags = p.kind === 'events' ? EVENTS_NODE_FLAGS : [];
+    const child = spawn(
+      process.execPath,
+      [...flags, path.join(ROOT, `dist/apps/${p.kind}/main.js`)],
+      {
+        cwd: ROOT,
+        env: {
+          ...baseEnv,
+          ...(p.port !== null ? { API_PORT: String(p.port), EVENTS_PORT: String(p.port) } : {}),
+          METRICS_PORT: String(p.metricsPort),
+        },
+        stdio: ['ignore', log, log],
       },
-      stdio: ['ignore', log, log],
-    });
+    );
     return { ...p, child, exited: exitOf(child) };
   };
   const ready = (p: ClusterProcess) =>

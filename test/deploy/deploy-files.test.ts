@@ -3,6 +3,7 @@ import path from 'node:path';
 import { load, loadAll } from 'js-yaml';
 import { renderNginxConfig } from '../../deploy/local/nginx-config';
 import * as metrics from '../../libs/metrics';
+import { EVENTS_NODE_FLAGS } from '../../apps/events/node-flags';
 
 /**
  * The deploy files name real things: compiled entry points that the build produces, probe paths
@@ -45,9 +46,21 @@ it('compose and Kubernetes run compiled entry points with node and probe /health
   expect(ours).toHaveLength(7);
   for (const command of ours) {
     expect(command[0]).toBe('node');
-    expect(builtFromSource(command[1])).toBe(true);
+    const at = command.findIndex((part) => part.endsWith('.js'));
+    const entry = command[at];
+    expect(builtFromSource(entry)).toBe(true);
+    // The events tier starts with its own flags, the same everywhere it is started.
+    const flags = command.slice(1, at);
+    expect(flags).toEqual(entry === 'dist/apps/events/main.js' ? EVENTS_NODE_FLAGS : []);
   }
   expect(new Set(probes)).toEqual(new Set(['readinessProbe:/readyz', 'livenessProbe:/healthz']));
+});
+
+it('package.json starts the events tier with its flags', () => {
+  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+  expect(scripts['start:events']).toBe(
+    ['node', ...EVENTS_NODE_FLAGS, 'dist/apps/events/main.js'].join(' '),
+  );
 });
 
 it('the Dockerfile installs from the lock file, runs compiled output and not as root', () => {

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import type { Config } from '../../libs/core/config';
 import { redisEnv } from '../harness';
+import { EVENTS_NODE_FLAGS } from '../../apps/events/node-flags';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -48,7 +49,11 @@ export async function startTier(
       ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       // BENCH_DIST_DIR: run a compiled build (as production does) instead of the TypeScript.
       ...(process.env.BENCH_DIST_DIR
-        ? [path.join(process.env.BENCH_DIST_DIR, `apps/${kind}/main.js`)]
+        ? [
+            // As production starts it.
+            ...(kind === 'events' ? EVENTS_NODE_FLAGS : []),
+            path.join(process.env.BENCH_DIST_DIR, `apps/${kind}/main.js`),
+          ]
         : ['--import', 'tsx', path.join(ROOT, `apps/${kind}/main.ts`)]),
     ],
     {
