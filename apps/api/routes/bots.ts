@@ -1,10 +1,8 @@
 import type { Router } from 'express';
 import Joi from 'joi';
-import {
-  getBotStorage,
-  putBotStorage,
-  removeBotStorage,
-} from '../../../libs/domain/bots/bot-storage';
+import { getBotStorage } from '../../../libs/domain/bots/get-bot-storage';
+import { putBotStorage } from '../../../libs/domain/bots/put-bot-storage';
+import { removeBotStorage } from '../../../libs/domain/bots/remove-bot-storage';
 import { botZuliprc } from '../../../libs/domain/bots/bot-zuliprc';
 import { createBot } from '../../../libs/domain/bots/create-bot';
 import { deactivateBot } from '../../../libs/domain/bots/deactivate-bot';

@@ -1,10 +1,8 @@
 import type { Router } from 'express';
 import Joi from 'joi';
 import { archiveChannel } from '../../../libs/domain/channels/archive-channel';
-import {
-  changeDefaultChannel,
-  listDefaultChannels,
-} from '../../../libs/domain/channels/default-channels';
+import { changeDefaultChannel } from '../../../libs/domain/channels/change-default-channel';
+import { listDefaultChannels } from '../../../libs/domain/channels/list-default-channels';
 import { formatChannel } from '../../../libs/domain/channels/format-channel';
 import {
   accessibleChannel,

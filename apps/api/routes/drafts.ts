@@ -1,13 +1,11 @@
 import type { Router } from 'express';
 import type { AppContext } from '../../../libs/core/context';
 import { P } from '../../../libs/core/schema';
-import {
-  createDrafts,
-  deleteDraft,
-  draftInput,
-  editDraft,
-  listDrafts,
-} from '../../../libs/domain/drafts/drafts';
+import { createDrafts } from '../../../libs/domain/drafts/create-drafts';
+import { deleteDraft } from '../../../libs/domain/drafts/delete-draft';
+import { draftInput } from '../../../libs/domain/drafts/validate-drafts';
+import { editDraft } from '../../../libs/domain/drafts/edit-draft';
+import { listDrafts } from '../../../libs/domain/drafts/list-drafts';
 import { authed } from '../../../libs/http/route';
 
 const draftId = { draft_id: P.int().required() };

@@ -4,12 +4,10 @@ import type { AppContext } from '../../../libs/core/context';
 import { P } from '../../../libs/core/schema';
 import type { InviteTargets } from '../../../libs/domain/invitations/invite-rules';
 import { createMultiuseInvite, inviteUsers } from '../../../libs/domain/invitations/invite-users';
-import {
-  listInvites,
-  resendInvite,
-  revokeInvite,
-  revokeMultiuseInvite,
-} from '../../../libs/domain/invitations/manage-invites';
+import { listInvites } from '../../../libs/domain/invitations/list-invites';
+import { resendInvite } from '../../../libs/domain/invitations/resend-invite';
+import { revokeInvite } from '../../../libs/domain/invitations/revoke-invite';
+import { revokeMultiuseInvite } from '../../../libs/domain/invitations/revoke-multiuse-invite';
 import { redeemInvite } from '../../../libs/domain/invitations/redeem-invite';
 import { Role } from '../../../libs/domain/users/roles';
 import { nonexistentSubdomain } from '../../../libs/core/errors';

@@ -2,13 +2,11 @@ import type { Router } from 'express';
 import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
 import { P } from '../../../libs/core/schema';
-import {
-  addLinkifier,
-  listLinkifiers,
-  removeLinkifier,
-  reorderLinkifiers,
-  updateLinkifier,
-} from '../../../libs/domain/linkifiers/linkifiers';
+import { addLinkifier } from '../../../libs/domain/linkifiers/add-linkifier';
+import { listLinkifiers } from '../../../libs/domain/linkifiers/list-linkifiers';
+import { removeLinkifier } from '../../../libs/domain/linkifiers/remove-linkifier';
+import { reorderLinkifiers } from '../../../libs/domain/linkifiers/reorder-linkifiers';
+import { updateLinkifier } from '../../../libs/domain/linkifiers/update-linkifier';
 import { authed } from '../../../libs/http/route';
 
 const linkifierSpec = {

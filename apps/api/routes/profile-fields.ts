@@ -1,18 +1,14 @@
 import type { Router } from 'express';
 import type { AppContext } from '../../../libs/core/context';
 import { P } from '../../../libs/core/schema';
-import {
-  createProfileField,
-  deleteProfileField,
-  listProfileFields,
-  reorderProfileFields,
-  updateProfileField,
-  type FieldSettings,
-} from '../../../libs/domain/profile-fields/profile-fields';
-import {
-  removeOwnProfileData,
-  updateOwnProfileData,
-} from '../../../libs/domain/profile-fields/own-profile-data';
+import { createProfileField } from '../../../libs/domain/profile-fields/create-profile-field';
+import { deleteProfileField } from '../../../libs/domain/profile-fields/delete-profile-field';
+import { listProfileFields } from '../../../libs/domain/profile-fields/list-profile-fields';
+import { reorderProfileFields } from '../../../libs/domain/profile-fields/reorder-profile-fields';
+import { updateProfileField } from '../../../libs/domain/profile-fields/update-profile-field';
+import type { FieldSettings } from '../../../libs/domain/profile-fields/validate-profile-field';
+import { removeOwnProfileData } from '../../../libs/domain/profile-fields/remove-own-profile-data';
+import { updateOwnProfileData } from '../../../libs/domain/profile-fields/update-own-profile-data';
 import { profileDataUpdate } from '../../../libs/domain/profile-fields/set-values';
 import type { ParamsOf } from '../../../libs/http/params';
 import { authed } from '../../../libs/http/route';

@@ -2,12 +2,9 @@ import type { Router } from 'express';
 import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
 import { P } from '../../../libs/core/schema';
-import {
-  addPushDeviceToken,
-  PushKind,
-  removePushDeviceToken,
-  type PushKindCode,
-} from '../../../libs/domain/push/device-tokens';
+import { addPushDeviceToken } from '../../../libs/domain/push/add-push-device-token';
+import { PushKind, type PushKindCode } from '../../../libs/domain/push/push-kind';
+import { removePushDeviceToken } from '../../../libs/domain/push/remove-push-device-token';
 import { authed } from '../../../libs/http/route';
 
 const routes: { path: string; kind: PushKindCode; appIdRequired: boolean }[] = [

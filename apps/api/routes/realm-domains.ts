@@ -1,12 +1,10 @@
 import type { Router } from 'express';
 import type { AppContext } from '../../../libs/core/context';
 import { P } from '../../../libs/core/schema';
-import {
-  addRealmDomain,
-  changeRealmDomain,
-  listRealmDomains,
-  removeRealmDomain,
-} from '../../../libs/domain/realm-domains/manage-realm-domains';
+import { addRealmDomain } from '../../../libs/domain/realm-domains/add-realm-domain';
+import { changeRealmDomain } from '../../../libs/domain/realm-domains/change-realm-domain';
+import { listRealmDomains } from '../../../libs/domain/realm-domains/list-realm-domains';
+import { removeRealmDomain } from '../../../libs/domain/realm-domains/remove-realm-domain';
 import { authed } from '../../../libs/http/route';
 
 const domainSpec = { domain: P.string().required() };

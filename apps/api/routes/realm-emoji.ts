@@ -2,12 +2,12 @@ import type { RequestHandler, Router } from 'express';
 import multer from 'multer';
 import type { AppContext } from '../../../libs/core/context';
 import { P } from '../../../libs/core/schema';
+import { deactivateRealmEmoji } from '../../../libs/domain/emoji/deactivate-realm-emoji';
+import { listRealmEmoji } from '../../../libs/domain/emoji/list-realm-emoji';
 import {
-  deactivateRealmEmoji,
-  listRealmEmoji,
   MAX_EMOJI_FILE_SIZE_MIB,
   uploadRealmEmoji,
-} from '../../../libs/domain/emoji/realm-emoji';
+} from '../../../libs/domain/emoji/upload-realm-emoji';
 import { badRequest } from '../../../libs/core/errors';
 import { uploadedFileType } from '../../../libs/http/upload-type';
 import { authed } from '../../../libs/http/route';

@@ -5,8 +5,8 @@ import { P } from '../../../libs/core/schema';
 import {
   addPlayground,
   MAX_PYGMENTS_LANGUAGE_LENGTH,
-  removePlayground,
-} from '../../../libs/domain/playgrounds/playgrounds';
+} from '../../../libs/domain/playgrounds/add-playground';
+import { removePlayground } from '../../../libs/domain/playgrounds/remove-playground';
 import { authed } from '../../../libs/http/route';
 
 export function realmPlaygroundRoutes(router: Router, ctx: AppContext): void {

@@ -3,7 +3,8 @@ import Joi from 'joi';
 import type { AppContext } from '../../../libs/core/context';
 import { P } from '../../../libs/core/schema';
 import { profileDataUpdate } from '../../../libs/domain/profile-fields/set-values';
-import { deactivateUser, reactivateUser } from '../../../libs/domain/users/deactivate-user';
+import { deactivateUser } from '../../../libs/domain/users/deactivate-user';
+import { reactivateUser } from '../../../libs/domain/users/reactivate-user';
 import { updateUser, userForAdmin } from '../../../libs/domain/users/update-user';
 import { authed } from '../../../libs/http/route';
 

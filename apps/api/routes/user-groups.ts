@@ -16,7 +16,8 @@ import {
   readUserGroups,
 } from '../../../libs/domain/groups/read-groups';
 import { updateSubgroups } from '../../../libs/domain/groups/subgroups';
-import { deactivateUserGroup, updateUserGroup } from '../../../libs/domain/groups/update-group';
+import { deactivateUserGroup } from '../../../libs/domain/groups/deactivate-group';
+import { updateUserGroup } from '../../../libs/domain/groups/update-group';
 import { authed } from '../../../libs/http/route';
 
 const ids = () => P.array(P.int()).default([]);

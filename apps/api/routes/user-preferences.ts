@@ -2,13 +2,14 @@ import type { Router } from 'express';
 import Joi from 'joi';
 import {
   addAlertWords,
-  listAlertWords,
   MAX_ALERT_WORD_LENGTH,
-  removeAlertWords,
-} from '../../../libs/domain/alert-words/alert-words';
+} from '../../../libs/domain/alert-words/add-alert-words';
+import { listAlertWords } from '../../../libs/domain/alert-words/list-alert-words';
+import { removeAlertWords } from '../../../libs/domain/alert-words/remove-alert-words';
 import type { AppContext } from '../../../libs/core/context';
 import { P } from '../../../libs/core/schema';
-import { muteUser, unmuteUser } from '../../../libs/domain/muted-users/muted-users';
+import { muteUser } from '../../../libs/domain/muted-users/mute-user';
+import { unmuteUser } from '../../../libs/domain/muted-users/unmute-user';
 import {
   setTopicVisibility,
   VISIBILITY_POLICIES,

@@ -2,7 +2,7 @@ import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
 import { usersWhoCanAccess } from '../permissions/users';
-import { setActive } from '../users/deactivate-user';
+import { setActive } from '../users/set-active';
 import { botAudience } from './bot-audience';
 import { findAdministrableBot } from './find-bot';
 

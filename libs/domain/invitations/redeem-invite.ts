@@ -8,7 +8,7 @@ import type { RoleCode } from '../users/roles';
 import { normalizeEmail } from '../users/validate';
 import { realmEmailRule, signupRefusalText } from '../realm-domains/email-restrictions';
 import { inviteManagers } from './invite-rules';
-import { InviteStatus } from './manage-invites';
+import { InviteStatus } from './pending-invitation';
 import { notifyReferrer } from './notify-referrer';
 
 export interface RedeemInviteInput {

@@ -1,17 +1,16 @@
 import type { Realm, User } from '../../../generated/prisma/client';
-import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest, insufficientPermission } from '../../core/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { enqueueDeactivationEmail } from '../email/enqueue-email';
 import {
-  canAdministerUsers,
   isOnlyOwner,
   realmUserAudience,
   requireCanDeactivate,
   usersWhoCanAccess,
 } from '../permissions/users';
 import { INACCESSIBLE_USER_NAME } from './user-access';
+import { setActive } from './set-active';
 
 export interface DeactivateUserInput {
   actor: User;
@@ -71,35 +70,4 @@ export async function deactivateUser(ctx: AppContext, input: DeactivateUserInput
     }
   });
   await enqueueDeactivationEmail(ctx, target.id, input.notificationComment);
-}
-
-/** `POST /users/{user_id}/reactivate`: an administrator restores a deactivated user. */
-export async function reactivateUser(
-  ctx: AppContext,
-  input: { actor: User; realm: Realm; target: User },
-): Promise<void> {
-  const { actor, realm, target } = input;
-  if (!canAdministerUsers(actor)) throw insufficientPermission();
-  if (target.isActive) throw badRequest('User is already active');
-  if (target.isBot && target.botOwnerId !== null) {
-    const owner = await ctx.db.user.findUnique({ where: { id: target.botOwnerId } });
-    if (owner && !owner.isActive) throw badRequest('Bot owner is deactivated');
-  }
-  await inTransaction(ctx, async (tx, events) => {
-    await setActive(tx, [target.id], true);
-    await events.emit(
-      realm.id,
-      { type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: true } },
-      await usersWhoCanAccess(tx, target),
-    );
-  });
-}
-
-/** Flips `is_active`, keeping the subscriptions' copy of it (`is_user_active`) in step. */
-export async function setActive(tx: Tx, userIds: number[], isActive: boolean): Promise<void> {
-  await tx.user.updateMany({ where: { id: { in: userIds } }, data: { isActive } });
-  await tx.subscription.updateMany({
-    where: { userId: { in: userIds } },
-    data: { isUserActive: isActive },
-  });
 }

@@ -1,8 +1,7 @@
 import type { Config } from '../../core/config';
 import type { Db, Tx } from '../../db/client';
 import type { Realm, User } from '../../../generated/prisma/client';
-import { badRequest, insufficientPermission } from '../../core/errors';
-import { accessibleUserIds, canAccessUser } from '../permissions/users';
+import { accessibleUserIds } from '../permissions/users';
 import { formatUser, USER_FORMAT_FIELDS, type ApiUser, type FormattableUser } from './format-user';
 import { loadProfileData } from './profile-data';
 import { fakeEmailDomain, inaccessibleUser } from './user-access';
@@ -53,26 +52,5 @@ export async function listUsers(
         profileData: profiles?.get(user.id),
       }),
     ];
-  });
-}
-
-/**
- * `GET /users/{user_id}`; a user the viewer cannot access is refused, as Zulip does. System bots
- * are found too (Zulip's `access_user_by_id_including_cross_realm`).
- */
-export async function getUser(
-  db: Db,
-  userId: number,
-  options: Omit<ListUsersOptions, 'realm' | 'omitInaccessible'>,
-): Promise<ApiUser> {
-  const user = await db.user.findFirst({ where: { id: userId, realmId: options.viewer.realmId } });
-  if (!user) throw badRequest('No such user');
-  if (!(await canAccessUser(db, options.viewer, user))) throw insufficientPermission();
-  const profiles =
-    options.includeCustomProfileFields && !user.isBot ? await loadProfileData(db, [user.id]) : null;
-  return formatUser(user, {
-    viewer: options.viewer,
-    clientGravatar: options.clientGravatar,
-    profileData: profiles?.get(user.id),
   });
 }

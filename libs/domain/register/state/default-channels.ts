@@ -1,5 +1,5 @@
 import { formatChannels } from '../../channels/format-channel';
-import { listDefaultChannels } from '../../channels/default-channels';
+import { listDefaultChannels } from '../../channels/list-default-channels';
 import { seesAllPublicChannels } from '../../permissions/channels';
 import type { StateProvider } from './types';
 

@@ -1,4 +1,4 @@
-import { listRealmDomains } from '../../realm-domains/manage-realm-domains';
+import { listRealmDomains } from '../../realm-domains/list-realm-domains';
 import type { StateProvider } from './types';
 
 /** `realm_domains`: the email domains the organization's new users may have. */

@@ -1,4 +1,4 @@
-import { listPlaygrounds } from '../../playgrounds/playgrounds';
+import { listPlaygrounds } from '../../playgrounds/list-playgrounds';
 import type { StateProvider } from './types';
 
 export const realmPlaygroundsState: StateProvider = {

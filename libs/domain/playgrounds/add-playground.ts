@@ -1,6 +1,4 @@
 import type { Realm, User } from '../../../generated/prisma/client';
-import type { Db, Tx } from '../../db/client';
-import type { EventSink } from '../../events/outbox';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import {
@@ -9,30 +7,15 @@ import {
   UrlTemplateError,
 } from '../../markdown/url-template';
 import type { AppContext } from '../../core/context';
-import { realmUserAudience, requireRealmAdmin } from '../permissions/users';
-
-export interface ApiPlayground {
-  id: number;
-  name: string;
-  pygments_language: string;
-  url_template: string;
-}
+import { requireRealmAdmin } from '../permissions/users';
+import { sendPlaygrounds } from './list-playgrounds';
 
 /** Zulip's RealmPlayground.MAX_PYGMENTS_LANGUAGE_LENGTH. */
 export const MAX_PYGMENTS_LANGUAGE_LENGTH = 40;
+
 // Lexer names are not limited to Pygments' own list (custom "languages" may get a playground),
 // only to the characters a code block's language may use; `+-.` is a range, so ',' is allowed too.
 const PYGMENTS_LANGUAGE = /^[ a-zA-Z0-9_+,\-./#]*$/;
-
-export async function listPlaygrounds(db: Db | Tx, realmId: number): Promise<ApiPlayground[]> {
-  const rows = await db.realmPlayground.findMany({ where: { realmId }, orderBy: { id: 'asc' } });
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    pygments_language: r.pygmentsLanguage,
-    url_template: r.urlTemplate,
-  }));
-}
 
 /** Zulip reports model validation failures with the field each message belongs to. */
 const invalid = (field: string, msg: string) => badRequest(msg, { errors: { [field]: [msg] } });
@@ -57,14 +40,6 @@ function checkPlayground(name: string, pygmentsLanguage: string, urlTemplate: st
   if (variables.length !== 1) {
     throw invalid('__all__', '"code" should be the only variable present in the URL template');
   }
-}
-
-async function sendPlaygrounds(tx: Tx, events: EventSink, realmId: number): Promise<void> {
-  await events.emit(
-    realmId,
-    { type: 'realm_playgrounds', realm_playgrounds: await listPlaygrounds(tx, realmId) },
-    await realmUserAudience(tx, realmId),
-  );
 }
 
 export interface AddPlaygroundInput {
@@ -101,20 +76,5 @@ export async function addPlayground(ctx: AppContext, input: AddPlaygroundInput):
     });
     await sendPlaygrounds(tx, events, input.realm.id);
     return row.id;
-  });
-}
-
-/** `DELETE /realm/playgrounds/{playground_id}`. */
-export async function removePlayground(
-  ctx: AppContext,
-  input: { actor: User; realm: Realm; id: number },
-): Promise<void> {
-  requireRealmAdmin(input.actor);
-  await inTransaction(ctx, async (tx, events) => {
-    const { count } = await tx.realmPlayground.deleteMany({
-      where: { id: input.id, realmId: input.realm.id },
-    });
-    if (count === 0) throw badRequest('Invalid playground');
-    await sendPlaygrounds(tx, events, input.realm.id);
   });
 }

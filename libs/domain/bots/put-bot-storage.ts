@@ -10,8 +10,6 @@ import { badRequest } from '../../core/errors';
 /** Zulip's USER_STATE_SIZE_LIMIT: keys and values together, in characters. */
 export const BOT_STORAGE_SIZE_LIMIT = 10_000_000;
 
-const keyDoesNotExist = () => badRequest('Key does not exist.');
-
 /** Characters as Python and PostgreSQL count them (code points, not UTF-16 units). */
 function characters(text: string): number {
   let count = text.length;
@@ -25,27 +23,6 @@ function characters(text: string): number {
 /** PostgreSQL text cannot hold NUL; say so instead of failing inside the database. */
 function checkStorable(text: string): void {
   if (text.includes('\0')) throw badRequest('Bot storage cannot hold NUL characters.');
-}
-
-/** `GET /bot_storage`: the values of `keys` (every key when null); an unknown key is an error. */
-export async function getBotStorage(
-  db: Db,
-  user: User,
-  keys: string[] | null,
-): Promise<Record<string, string>> {
-  const rows = await db.botStorageData.findMany({
-    where: { botId: user.id, ...(keys === null ? {} : { key: { in: keys } }) },
-    select: { key: true, value: true },
-    orderBy: { id: 'asc' },
-  });
-  const values = new Map(rows.map((r) => [r.key, r.value]));
-  const out: Record<string, string> = {};
-  for (const key of keys ?? rows.map((r) => r.key)) {
-    const value = values.get(key);
-    if (value === undefined) throw keyDoesNotExist();
-    out[key] = value;
-  }
-  return out;
 }
 
 /**
@@ -86,20 +63,5 @@ export async function putBotStorage(
         update: { value },
       });
     }
-  });
-}
-
-/** `DELETE /bot_storage`: removes `keys` (every key when null); any unknown key removes none. */
-export async function removeBotStorage(db: Db, user: User, keys: string[] | null): Promise<void> {
-  await db.$transaction(async (tx) => {
-    if (keys === null) {
-      await tx.botStorageData.deleteMany({ where: { botId: user.id } });
-      return;
-    }
-    const unique = [...new Set(keys)];
-    const removed = await tx.botStorageData.deleteMany({
-      where: { botId: user.id, key: { in: unique } },
-    });
-    if (removed.count < unique.length) throw keyDoesNotExist();
   });
 }

@@ -1,15 +1,14 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { RealmEmoji, User } from '../../../generated/prisma/client';
-import type { Db, Tx } from '../../db/client';
-import type { EventSink } from '../../events/outbox';
+import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { canAddCustomEmoji, canDeactivateEmoji } from '../permissions/emoji';
-import { realmUserAudience } from '../permissions/users';
+import { canAddCustomEmoji } from '../permissions/emoji';
+import { sendEmoji } from './list-realm-emoji';
 
 export const MAX_EMOJI_FILE_SIZE_MIB = 5;
+
 const IMAGE_TYPES: Record<string, string> = {
   'image/png': 'png',
   'image/gif': 'gif',
@@ -32,44 +31,6 @@ function hasImageSignature(ext: string, data: Buffer): boolean {
     default:
       return false;
   }
-}
-
-export interface ApiRealmEmoji {
-  id: string;
-  name: string;
-  source_url: string;
-  deactivated: boolean;
-  author_id: number | null;
-}
-
-const sourceUrl = (emoji: RealmEmoji) =>
-  `/user_avatars/${emoji.realmId}/emoji/images/${emoji.fileName ?? ''}`;
-
-/** `GET /realm/emoji`: every custom emoji, deactivated ones included, keyed by ID. */
-export async function listRealmEmoji(
-  db: Db | Tx,
-  realmId: number,
-): Promise<Record<string, ApiRealmEmoji>> {
-  const rows = await db.realmEmoji.findMany({ where: { realmId }, orderBy: { id: 'asc' } });
-  const result: Record<string, ApiRealmEmoji> = {};
-  for (const row of rows) {
-    result[String(row.id)] = {
-      id: String(row.id),
-      name: row.name,
-      source_url: sourceUrl(row),
-      deactivated: row.deactivated,
-      author_id: row.authorId,
-    };
-  }
-  return result;
-}
-
-async function sendEmoji(tx: Tx, events: EventSink, realmId: number): Promise<void> {
-  await events.emit(
-    realmId,
-    { type: 'realm_emoji', op: 'update', realm_emoji: await listRealmEmoji(tx, realmId) },
-    await realmUserAudience(tx, realmId),
-  );
 }
 
 export function checkEmojiName(name: string): void {
@@ -128,25 +89,6 @@ export async function uploadRealmEmoji(
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(dir, fileName), file.buffer);
     await tx.realmEmoji.update({ where: { id: row.id }, data: { fileName } });
-    await sendEmoji(tx, events, actor.realmId);
-  });
-}
-
-/** `DELETE /realm/emoji/{emoji_name}`: deactivates (administrators, or the emoji's author). */
-export async function deactivateRealmEmoji(
-  ctx: AppContext,
-  input: { actor: User; name: string },
-): Promise<void> {
-  const { actor, name } = input;
-  await inTransaction(ctx, async (tx, events) => {
-    const emoji = await tx.realmEmoji.findFirst({
-      where: { realmId: actor.realmId, name, deactivated: false },
-    });
-    if (!emoji) throw badRequest(`Emoji '${name}' does not exist`);
-    if (!canDeactivateEmoji(actor, emoji)) {
-      throw badRequest('Must be an organization administrator or emoji author');
-    }
-    await tx.realmEmoji.update({ where: { id: emoji.id }, data: { deactivated: true } });
     await sendEmoji(tx, events, actor.realmId);
   });
 }

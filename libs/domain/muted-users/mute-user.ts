@@ -1,35 +1,10 @@
 import { Prisma, type User } from '../../../generated/prisma/client';
-import type { Tx } from '../../db/client';
-import type { EventSink } from '../../events/outbox';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { Flag } from '../messages/flags';
-
-async function sendMutedUsersEvent(tx: Tx, events: EventSink, user: User): Promise<void> {
-  const rows = await tx.mutedUser.findMany({
-    where: { userProfileId: user.id },
-    orderBy: { id: 'asc' },
-  });
-  await events.emit(
-    user.realmId,
-    {
-      type: 'muted_users',
-      muted_users: rows.map((r) => ({
-        id: r.mutedUserId,
-        timestamp: Math.floor(r.dateMuted.getTime() / 1000),
-      })),
-    },
-    [user.id],
-  );
-}
-
-async function targetUser(ctx: AppContext, user: User, mutedUserId: number): Promise<User> {
-  if (mutedUserId === user.id) throw badRequest('Cannot mute self');
-  const target = await ctx.db.user.findFirst({ where: { id: mutedUserId, realmId: user.realmId } });
-  if (!target) throw badRequest('No such user');
-  return target;
-}
+import { sendMutedUsersEvent } from './muted-users-event';
+import { targetUser } from './muted-user-target';
 
 /**
  * `POST /users/me/muted_users/{id}`: mutes a user; their existing messages to the caller are
@@ -65,18 +40,6 @@ export async function muteUser(ctx: AppContext, user: User, mutedUserId: number)
         [user.id],
       );
     }
-    await sendMutedUsersEvent(tx, events, user);
-  });
-}
-
-/** `DELETE /users/me/muted_users/{id}`. */
-export async function unmuteUser(ctx: AppContext, user: User, mutedUserId: number): Promise<void> {
-  const target = await targetUser(ctx, user, mutedUserId);
-  await inTransaction(ctx, async (tx, events) => {
-    const removed = await tx.mutedUser.deleteMany({
-      where: { userProfileId: user.id, mutedUserId: target.id },
-    });
-    if (removed.count === 0) throw badRequest('User is not muted');
     await sendMutedUsersEvent(tx, events, user);
   });
 }

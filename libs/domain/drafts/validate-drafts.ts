@@ -1,6 +1,4 @@
 import type { Draft, Realm, User } from '../../../generated/prisma/client';
-import type { Db } from '../../db/client';
-import { inTransaction } from '../../events/outbox';
 import { badRequest, notFound } from '../../core/errors';
 import { P, type Infer } from '../../core/schema';
 import type { AppContext } from '../../core/context';
@@ -15,30 +13,10 @@ export const draftInput = P.object({
   content: P.string().required(),
   timestamp: P.number(),
 });
+
 export type DraftInput = Infer<typeof draftInput>;
 
-/** A draft as the API shows it. */
-export interface ApiDraft {
-  id: number;
-  type: '' | 'stream' | 'private';
-  to: number[];
-  topic: string;
-  content: string;
-  timestamp: number;
-}
-
-export function formatDraft(draft: Draft): ApiDraft {
-  return {
-    id: draft.id,
-    type: draft.type as ApiDraft['type'],
-    to: draft.toJson as number[],
-    topic: draft.topic,
-    content: draft.content,
-    timestamp: Math.floor(draft.lastEditTime.getTime() / 1000),
-  };
-}
-
-function checkSyncEnabled(user: User): void {
+export function checkSyncEnabled(user: User): void {
   if (!user.enableDraftsSynchronization) {
     throw badRequest('User has disabled synchronizing drafts.');
   }
@@ -54,7 +32,7 @@ interface DraftRow {
 }
 
 /** Validates drafts against the organization (channel access, user IDs) in bulk. */
-async function draftRows(
+export async function draftRows(
   ctx: AppContext,
   user: User,
   realm: Realm,
@@ -117,73 +95,8 @@ async function draftRows(
   });
 }
 
-/** `GET /drafts`: the caller's drafts, oldest edit first. */
-export async function listDrafts(db: Db, user: User): Promise<ApiDraft[]> {
-  const drafts = await db.draft.findMany({
-    where: { userId: user.id },
-    orderBy: [{ lastEditTime: 'asc' }, { id: 'asc' }],
-  });
-  return drafts.map(formatDraft);
-}
-
-/** `POST /drafts`: creates drafts, returning their IDs; a `drafts` add event tells other clients. */
-export async function createDrafts(
-  ctx: AppContext,
-  user: User,
-  realm: Realm,
-  drafts: DraftInput[],
-): Promise<number[]> {
-  checkSyncEnabled(user);
-  const rows = await draftRows(ctx, user, realm, drafts);
-  return inTransaction(ctx, async (tx, events) => {
-    const created: Draft[] = [];
-    for (const row of rows)
-      created.push(await tx.draft.create({ data: { userId: user.id, ...row } }));
-    if (created.length) {
-      await events.emit(realm.id, { type: 'drafts', op: 'add', drafts: created.map(formatDraft) }, [
-        user.id,
-      ]);
-    }
-    return created.map((d) => d.id);
-  });
-}
-
-async function ownDraft(ctx: AppContext, user: User, draftId: number): Promise<Draft> {
+export async function ownDraft(ctx: AppContext, user: User, draftId: number): Promise<Draft> {
   const draft = await ctx.db.draft.findFirst({ where: { id: draftId, userId: user.id } });
   if (!draft) throw notFound('Draft does not exist');
   return draft;
-}
-
-/** `PATCH /drafts/{draft_id}`: replaces a draft. */
-export async function editDraft(
-  ctx: AppContext,
-  user: User,
-  realm: Realm,
-  draftId: number,
-  input: DraftInput,
-): Promise<void> {
-  checkSyncEnabled(user);
-  await ownDraft(ctx, user, draftId);
-  const [row] = await draftRows(ctx, user, realm, [input]);
-  await inTransaction(ctx, async (tx, events) => {
-    const updated = await tx.draft.update({ where: { id: draftId }, data: row });
-    await events.emit(realm.id, { type: 'drafts', op: 'update', draft: formatDraft(updated) }, [
-      user.id,
-    ]);
-  });
-}
-
-/** `DELETE /drafts/{draft_id}`. */
-export async function deleteDraft(
-  ctx: AppContext,
-  user: User,
-  realm: Realm,
-  draftId: number,
-): Promise<void> {
-  checkSyncEnabled(user);
-  await ownDraft(ctx, user, draftId);
-  await inTransaction(ctx, async (tx, events) => {
-    await tx.draft.delete({ where: { id: draftId } });
-    await events.emit(realm.id, { type: 'drafts', op: 'remove', draft_id: draftId }, [user.id]);
-  });
 }

@@ -1,23 +1,8 @@
 import type { Realm, User } from '../../../generated/prisma/client';
-import type { Db, Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { formatChannels, type ChannelDict } from './format-channel';
 import { setDefaultChannel } from './update-channel';
-
-/** `GET /default_streams`. */
-export async function listDefaultChannels(db: Db | Tx, realm: Realm): Promise<ChannelDict[]> {
-  const rows = await db.defaultStream.findMany({
-    where: { realmId: realm.id },
-    include: { stream: true },
-    orderBy: { streamId: 'asc' },
-  });
-  return formatChannels(
-    db,
-    rows.map((r) => r.stream),
-  );
-}
 
 /** `POST /default_streams` and `DELETE /default_streams` (administrators only). */
 export async function changeDefaultChannel(

@@ -1,0 +1,19 @@
+import type { Realm, User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import type { AppContext } from '../../core/context';
+import { checkSyncEnabled, ownDraft } from './validate-drafts';
+
+/** `DELETE /drafts/{draft_id}`. */
+export async function deleteDraft(
+  ctx: AppContext,
+  user: User,
+  realm: Realm,
+  draftId: number,
+): Promise<void> {
+  checkSyncEnabled(user);
+  await ownDraft(ctx, user, draftId);
+  await inTransaction(ctx, async (tx, events) => {
+    await tx.draft.delete({ where: { id: draftId } });
+    await events.emit(realm.id, { type: 'drafts', op: 'remove', draft_id: draftId }, [user.id]);
+  });
+}

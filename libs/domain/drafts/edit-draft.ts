@@ -1,0 +1,24 @@
+import type { Realm, User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import type { AppContext } from '../../core/context';
+import { type DraftInput, checkSyncEnabled, draftRows, ownDraft } from './validate-drafts';
+import { formatDraft } from './format-draft';
+
+/** `PATCH /drafts/{draft_id}`: replaces a draft. */
+export async function editDraft(
+  ctx: AppContext,
+  user: User,
+  realm: Realm,
+  draftId: number,
+  input: DraftInput,
+): Promise<void> {
+  checkSyncEnabled(user);
+  await ownDraft(ctx, user, draftId);
+  const [row] = await draftRows(ctx, user, realm, [input]);
+  await inTransaction(ctx, async (tx, events) => {
+    const updated = await tx.draft.update({ where: { id: draftId }, data: row });
+    await events.emit(realm.id, { type: 'drafts', op: 'update', draft: formatDraft(updated) }, [
+      user.id,
+    ]);
+  });
+}

@@ -1,0 +1,42 @@
+import type { RealmEmoji } from '../../../generated/prisma/client';
+import type { Db, Tx } from '../../db/client';
+import type { EventSink } from '../../events/outbox';
+import { realmUserAudience } from '../permissions/users';
+
+export interface ApiRealmEmoji {
+  id: string;
+  name: string;
+  source_url: string;
+  deactivated: boolean;
+  author_id: number | null;
+}
+
+const sourceUrl = (emoji: RealmEmoji) =>
+  `/user_avatars/${emoji.realmId}/emoji/images/${emoji.fileName ?? ''}`;
+
+/** `GET /realm/emoji`: every custom emoji, deactivated ones included, keyed by ID. */
+export async function listRealmEmoji(
+  db: Db | Tx,
+  realmId: number,
+): Promise<Record<string, ApiRealmEmoji>> {
+  const rows = await db.realmEmoji.findMany({ where: { realmId }, orderBy: { id: 'asc' } });
+  const result: Record<string, ApiRealmEmoji> = {};
+  for (const row of rows) {
+    result[String(row.id)] = {
+      id: String(row.id),
+      name: row.name,
+      source_url: sourceUrl(row),
+      deactivated: row.deactivated,
+      author_id: row.authorId,
+    };
+  }
+  return result;
+}
+
+export async function sendEmoji(tx: Tx, events: EventSink, realmId: number): Promise<void> {
+  await events.emit(
+    realmId,
+    { type: 'realm_emoji', op: 'update', realm_emoji: await listRealmEmoji(tx, realmId) },
+    await realmUserAudience(tx, realmId),
+  );
+}

@@ -1,0 +1,18 @@
+import type { Realm, User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import type { AppContext } from '../../core/context';
+import { enqueueInvitationEmail } from '../email/enqueue-email';
+import { requireCanManageInvite } from '../permissions/invites';
+import { checkDailyInviteLimit } from './invite-limit';
+import { pendingInvitation } from './pending-invitation';
+
+/**
+ * `POST /invites/{invite_id}/resend`: sends the invitation email again, unless the organization
+ * has reached its daily invitation limit (resends are not recorded, so they do not count towards it).
+ */
+export async function resendInvite(ctx: AppContext, actor: User, realm: Realm, id: number) {
+  const invitation = await pendingInvitation(ctx, realm, id);
+  requireCanManageInvite(actor, invitation.referredById);
+  await inTransaction(ctx, (tx) => checkDailyInviteLimit(tx, ctx.config, realm.id, 1));
+  await enqueueInvitationEmail(ctx, invitation.id);
+}

@@ -1,0 +1,20 @@
+import type { Realm, User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import type { AppContext } from '../../core/context';
+import { requireCanManageInvite } from '../permissions/invites';
+import { inviteManagers } from './invite-rules';
+import { InviteStatus, pendingInvitation } from './pending-invitation';
+
+/** `DELETE /invites/{invite_id}`. */
+export async function revokeInvite(ctx: AppContext, actor: User, realm: Realm, id: number) {
+  const invitation = await pendingInvitation(ctx, realm, id);
+  requireCanManageInvite(actor, invitation.referredById);
+  await inTransaction(ctx, async (tx, events) => {
+    await tx.invitation.update({ where: { id }, data: { status: InviteStatus.REVOKED } });
+    await events.emit(
+      realm.id,
+      { type: 'invites_changed' },
+      await inviteManagers(tx, realm.id, invitation.referredById),
+    );
+  });
+}

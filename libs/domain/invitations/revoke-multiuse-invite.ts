@@ -1,0 +1,25 @@
+import type { Realm, User } from '../../../generated/prisma/client';
+import { inTransaction } from '../../events/outbox';
+import { badRequest } from '../../core/errors';
+import type { AppContext } from '../../core/context';
+import { requireCanManageInvite } from '../permissions/invites';
+import { inviteManagers } from './invite-rules';
+import { InviteStatus } from './pending-invitation';
+
+/** `DELETE /invites/multiuse/{invite_id}`. */
+export async function revokeMultiuseInvite(ctx: AppContext, actor: User, realm: Realm, id: number) {
+  const link = await ctx.db.multiuseInvite.findFirst({ where: { id, realmId: realm.id } });
+  if (!link) throw badRequest('Invalid invitation ID.');
+  if (link.status === InviteStatus.REVOKED) {
+    throw badRequest('Invitation has already been revoked');
+  }
+  requireCanManageInvite(actor, link.referredById);
+  await inTransaction(ctx, async (tx, events) => {
+    await tx.multiuseInvite.update({ where: { id }, data: { status: InviteStatus.REVOKED } });
+    await events.emit(
+      realm.id,
+      { type: 'invites_changed' },
+      await inviteManagers(tx, realm.id, link.referredById),
+    );
+  });
+}

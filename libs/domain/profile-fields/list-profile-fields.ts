@@ -1,0 +1,20 @@
+import type { Db, Tx } from '../../db/client';
+import type { EventSink } from '../../events/outbox';
+import { realmUserAudience } from '../permissions/users';
+import { type ApiProfileField, formatProfileField } from './format-profile-field';
+
+export async function listProfileFields(db: Db | Tx, realmId: number): Promise<ApiProfileField[]> {
+  const rows = await db.customProfileField.findMany({
+    where: { realmId },
+    orderBy: [{ order: 'asc' }, { id: 'asc' }],
+  });
+  return rows.map(formatProfileField);
+}
+
+export async function sendFields(tx: Tx, events: EventSink, realmId: number): Promise<void> {
+  await events.emit(
+    realmId,
+    { type: 'custom_profile_fields', fields: await listProfileFields(tx, realmId) },
+    await realmUserAudience(tx, realmId),
+  );
+}

@@ -1,0 +1,27 @@
+import type { Db } from '../../db/client';
+import { badRequest, insufficientPermission } from '../../core/errors';
+import { canAccessUser } from '../permissions/users';
+import { formatUser, type ApiUser } from './format-user';
+import { loadProfileData } from './profile-data';
+import type { ListUsersOptions } from './list-users';
+
+/**
+ * `GET /users/{user_id}`; a user the viewer cannot access is refused, as Zulip does. System bots
+ * are found too (Zulip's `access_user_by_id_including_cross_realm`).
+ */
+export async function getUser(
+  db: Db,
+  userId: number,
+  options: Omit<ListUsersOptions, 'realm' | 'omitInaccessible'>,
+): Promise<ApiUser> {
+  const user = await db.user.findFirst({ where: { id: userId, realmId: options.viewer.realmId } });
+  if (!user) throw badRequest('No such user');
+  if (!(await canAccessUser(db, options.viewer, user))) throw insufficientPermission();
+  const profiles =
+    options.includeCustomProfileFields && !user.isBot ? await loadProfileData(db, [user.id]) : null;
+  return formatUser(user, {
+    viewer: options.viewer,
+    clientGravatar: options.clientGravatar,
+    profileData: profiles?.get(user.id),
+  });
+}
