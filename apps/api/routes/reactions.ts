@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { AppContext } from '../../../libs/core/context';
 import { P } from '../../../libs/core/schema';
-import { addReaction } from '../../../libs/domain/reactions/add-reaction';
+import { addReaction, type ReactionInput } from '../../../libs/domain/reactions/add-reaction';
 import { removeReaction } from '../../../libs/domain/reactions/remove-reaction';
 import { authed } from '../../../libs/http/route';
 
@@ -12,31 +12,24 @@ const spec = (nameRequired: boolean) => ({
   reaction_type: P.string(),
 });
 
+/** Adding and removing name the reaction alike; only removing may leave out `emoji_name`. */
+const reactionRoute = (
+  ctx: AppContext,
+  nameRequired: boolean,
+  action: (ctx: AppContext, input: ReactionInput) => Promise<void>,
+) =>
+  authed(ctx, spec(nameRequired), async ({ user, realm, params }) => {
+    await action(ctx, {
+      user,
+      realm,
+      messageId: params.message_id,
+      emojiName: params.emoji_name,
+      emojiCode: params.emoji_code,
+      reactionType: params.reaction_type,
+    });
+  });
+
 export function reactionRoutes(router: Router, ctx: AppContext): void {
-  router.post(
-    '/messages/:message_id/reactions',
-    authed(ctx, spec(true), async ({ user, realm, params }) => {
-      await addReaction(ctx, {
-        user,
-        realm,
-        messageId: params.message_id,
-        emojiName: params.emoji_name,
-        emojiCode: params.emoji_code,
-        reactionType: params.reaction_type,
-      });
-    }),
-  );
-  router.delete(
-    '/messages/:message_id/reactions',
-    authed(ctx, spec(false), async ({ user, realm, params }) => {
-      await removeReaction(ctx, {
-        user,
-        realm,
-        messageId: params.message_id,
-        emojiName: params.emoji_name,
-        emojiCode: params.emoji_code,
-        reactionType: params.reaction_type,
-      });
-    }),
-  );
+  router.post('/messages/:message_id/reactions', reactionRoute(ctx, true, addReaction));
+  router.delete('/messages/:message_id/reactions', reactionRoute(ctx, false, removeReaction));
 }

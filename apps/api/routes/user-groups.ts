@@ -22,6 +22,7 @@ import { authed } from '../../../libs/http/route';
 
 const ids = () => P.array(P.int()).default([]);
 const groupId = { user_group_id: P.int().required() };
+const membershipChange = { ...groupId, add: ids(), delete: ids() };
 
 export function userGroupRoutes(router: Router, ctx: AppContext): void {
   router.get(
@@ -96,7 +97,7 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
   );
   router.post(
     '/user_groups/:user_group_id/members',
-    authed(ctx, { ...groupId, add: ids(), delete: ids() }, async ({ user, realm, params }) => {
+    authed(ctx, membershipChange, async ({ user, realm, params }) => {
       await updateGroupMembers(ctx, {
         actor: user,
         realm,
@@ -147,7 +148,7 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
   );
   router.post(
     '/user_groups/:user_group_id/subgroups',
-    authed(ctx, { ...groupId, add: ids(), delete: ids() }, async ({ user, realm, params }) => {
+    authed(ctx, membershipChange, async ({ user, realm, params }) => {
       await updateSubgroups(ctx, {
         actor: user,
         realm,
