@@ -20,8 +20,17 @@ import { deactivateUserGroup } from '../../../libs/domain/groups/deactivate-grou
 import { updateUserGroup } from '../../../libs/domain/groups/update-group';
 import { authed } from '../../../libs/http/route';
 
+/*
+ * Zulip's user-group API. The handlers only map parameters: who may read groups (members and
+ * administrators, not guests or bots) and who may change one (its can_manage_group,
+ * can_add_members_group... settings) is decided by libs/domain/permissions/user-groups.ts,
+ * which the actions ask.
+ */
+
+/** A missing list means none; the actions refuse a request whose two lists are both empty. */
 const ids = () => P.array(P.int()).default([]);
 const groupId = { user_group_id: P.int().required() };
+/** Members and subgroups change through the same pair of lists; Zulip names removal `delete`. */
 const membershipChange = { ...groupId, add: ids(), delete: ids() };
 
 export function userGroupRoutes(router: Router, ctx: AppContext): void {
@@ -50,6 +59,8 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
         description: P.string().required(),
         members: P.array(P.int()).required(),
         subgroups: ids(),
+        // Each permission setting is a group ID or an anonymous group (members and subgroups);
+        // settings left out are not passed, so the action applies its defaults.
         ...P.each(USER_GROUP_SETTINGS, groupSettingValue),
       },
       async ({ user, realm, params }) => ({
@@ -73,7 +84,11 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
         ...groupId,
         name: P.string(),
         description: P.string(),
+        // Only `false` (reactivate) is accepted here: deactivating has its own endpoint, which
+        // first checks that no setting still uses the group.
         deactivated: P.bool(),
+        // Settings change as `{new, old}`: an `old` that no longer matches is refused, so two
+        // administrators editing at once do not silently overwrite each other.
         ...P.each(USER_GROUP_SETTINGS, groupSettingUpdate),
       },
       async ({ user, realm, params }) => {
@@ -111,6 +126,7 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
     '/user_groups/:user_group_id/members',
     authed(
       ctx,
+      // By default members through subgroups count too; deactivated users never do.
       { ...groupId, direct_member_only: P.bool().default(false) },
       async ({ user, realm, params }) => {
         return {
@@ -162,6 +178,7 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
     '/user_groups/:user_group_id/subgroups',
     authed(
       ctx,
+      // By default subgroups of subgroups too, all the way down.
       { ...groupId, direct_subgroup_only: P.bool().default(false) },
       async ({ user, realm, params }) => {
         const subgroups = await readSubgroups(ctx.db, {

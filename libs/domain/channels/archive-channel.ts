@@ -6,7 +6,7 @@ import type { AppContext } from '../../core/context';
 import { channelAudienceIds } from './channel-audience';
 import { CHANNEL_EVENTS_TOPIC, sendChannelNotice } from './channel-notices';
 import { formatChannels } from './format-channel';
-import { channelForAdmin } from './update-channel';
+import { channelForAdmin } from './channel-for-admin';
 
 /**
  * `DELETE /streams/{stream_id}`: archives the channel. It stops being a default channel and

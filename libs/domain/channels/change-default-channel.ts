@@ -2,7 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { setDefaultChannel } from './update-channel';
+import { setDefaultChannel } from './set-default-channel';
 
 /** `POST /default_streams` and `DELETE /default_streams` (administrators only). */
 export async function changeDefaultChannel(

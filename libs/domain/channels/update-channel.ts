@@ -1,6 +1,6 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
-import { inTransaction, type EventSink } from '../../events/outbox';
+import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import { renderMarkdown } from '../../markdown';
 import type { AppContext } from '../../core/context';
@@ -13,17 +13,16 @@ import { markdownContextFor } from '../markdown-context';
 import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
 import {
   canCreateChannel,
-  channelAccessFor,
-  canManageDefaultChannels,
   requireCanSetChannelRetention,
   webPublicChannelsEnabled,
 } from '../permissions/channels';
 import type { ChannelGroupSetting } from '../subscriptions/subscribe';
 import { channelAudienceIds } from './channel-audience';
-import { formatChannels } from './format-channel';
 import { unarchiveChannel } from './unarchive-channel';
 import { checkChannelDescription, checkChannelName } from './validate-channel';
 import { equalsIgnoringCase } from '../../db/text-match';
+import { channelForAdmin } from './channel-for-admin';
+import { setDefaultChannel } from './set-default-channel';
 
 export interface UpdateChannelInput {
   actor: User;
@@ -49,30 +48,21 @@ const SETTING_COLUMN: Record<ChannelGroupSetting, keyof Stream> = {
   can_send_message_group: 'canSendMessageGroupId',
   can_subscribe_group: 'canSubscribeGroupId',
 };
+
+/**
+ * Who may subscribe, or add subscribers, decides who reaches the messages, so only an
+ * administrator with content access may change these (Zulip answers the others as if the
+ * channel did not exist).
+ */
 const CONTENT_ACCESS_SETTINGS: ChannelGroupSetting[] = [
   'can_add_subscribers_group',
   'can_subscribe_group',
 ];
 
-/** Loads a channel the actor may administer, with Zulip's errors. */
-export async function channelForAdmin(
-  tx: Tx,
-  actor: User,
-  realm: Realm,
-  streamId: number,
-): Promise<{ stream: Stream; content: boolean }> {
-  const stream = await tx.stream.findFirst({ where: { id: streamId, realmId: realm.id } });
-  if (!stream) throw badRequest('Invalid channel ID');
-  const access = await channelAccessFor(tx, actor, stream, realm);
-  if (!access.metadata) throw badRequest('Invalid channel ID');
-  if (!access.administer)
-    throw badRequest('You do not have permission to administer this channel.');
-  return { stream, content: access.content };
-}
-
 /** `PATCH /streams/{stream_id}` (spec 4.3 and the channel transitions of section 3). */
 export async function updateChannel(ctx: AppContext, input: UpdateChannelInput): Promise<void> {
   const { actor, realm } = input;
+  // Rendered before the transaction, which then stays short.
   const rendered =
     input.description !== undefined
       ? (
@@ -84,6 +74,7 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
       : undefined;
   const noticeId = await inTransaction(ctx, async (tx, events) => {
     const { stream, content } = await channelForAdmin(tx, actor, realm, input.streamId);
+    // Who could see the channel before: a privacy change also reaches those who lose sight of it.
     const before = await channelAudienceIds(tx, realm.id, stream);
     let current = stream;
     let notice: number | null = null;
@@ -97,6 +88,8 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
         current,
       ));
     }
+    // One event per changed property, as Zulip sends them, each to the channel's audience at that
+    // point; `name` is the current name, except on a rename, which carries the old one.
     const emit = async (fields: Record<string, unknown>, extraUsers: number[] = []) => {
       const audience = await channelAudienceIds(tx, realm.id, current);
       await events.emit(
@@ -107,6 +100,7 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
     };
 
     if (input.newName !== undefined) {
+      // The clash check ignores case but skips this channel, so a change of case alone is allowed.
       const name = checkChannelName(input.newName);
       if (name === stream.name) throw badRequest('Channel already has that name.');
       const clash = await tx.stream.findFirst({
@@ -148,6 +142,8 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
       );
     });
 
+    // Retention deletes messages, so it needs more than channel administration (the oracle says
+    // who).
     if (input.messageRetentionDays !== undefined) {
       requireCanSetChannelRetention(actor);
       current = await tx.stream.update({
@@ -166,6 +162,7 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
       }
       const column = SETTING_COLUMN[setting];
       const oldId = current[column] as number;
+      // Channel permissions never name role:internet (Zulip's allow_internet_group=False).
       const changed = await applyGroupSettingUpdate(tx, realm.id, setting, oldId, update, {
         allowInternet: false,
       });
@@ -174,18 +171,25 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
         where: { id: stream.id },
         data: { [column]: changed.groupId },
       });
+      // An anonymous group (an ad-hoc set of users and groups) belonged to this setting alone.
       await dropAnonymousGroup(tx, oldId);
       await emit({ property: setting, value: changed.value });
     }
 
+    // Last, so that it sees the channel's new privacy.
     if (input.isDefaultStream !== undefined) {
       await setDefaultChannel(tx, events, actor, realm, current, input.isDefaultStream);
     }
     return notice;
   });
+  // After commit, so the worker finds the unarchive notice's message.
   if (noticeId !== null) await enqueueOutgoingWebhooks(ctx, noticeId);
 }
 
+/**
+ * `is_private`, `is_web_public` and `history_public_to_subscribers` together; the changed channel,
+ * or null when nothing changes (then no event is sent).
+ */
 async function updatePrivacy(
   ctx: AppContext,
   tx: Tx,
@@ -208,15 +212,19 @@ async function updatePrivacy(
   const history =
     historyPublicToSubscribers ??
     (isPrivate !== undefined ? !isPrivate : stream.historyPublicToSubscribers);
+  // Web-public implies public with shared history; a public channel's history is always shared.
   if (webPublic && (!history || inviteOnly)) throw badRequest('Invalid parameters');
   if (!inviteOnly && !history) throw badRequest('Invalid parameters');
   const isDefault =
     input.isDefaultStream ??
     (await tx.defaultStream.findUnique({ where: { streamId: stream.id } })) !== null;
+  // New users are subscribed to default channels, so those must stay public; moderation requests
+  // go to a channel only moderators should read, so that one must stay private.
   if (inviteOnly && isDefault) throw badRequest('A default channel cannot be private.');
   if (!inviteOnly && input.realm.moderationRequestChannelId === stream.id) {
     throw badRequest('Moderation request channel must be private.');
   }
+  // Changing privacy needs content access and the right to create a channel of the new kind.
   if (isPrivate !== undefined) {
     if (!content) throw badRequest('Channel content access is required.');
     if (!(await canCreateChannel(tx, input.actor, input.realm, isPrivate ? 'private' : 'public'))) {
@@ -242,46 +250,4 @@ async function updatePrivacy(
     where: { id: stream.id },
     data: { inviteOnly, isWebPublic: webPublic, historyPublicToSubscribers: history },
   });
-}
-
-/** Adds or removes a default channel and tells everyone the new list. */
-export async function setDefaultChannel(
-  tx: Tx,
-  events: EventSink,
-  actor: User,
-  realm: Realm,
-  stream: Stream,
-  isDefault: boolean,
-): Promise<void> {
-  if (!canManageDefaultChannels(actor)) throw badRequest('Must be an organization administrator');
-  if (isDefault) {
-    if (stream.inviteOnly) throw badRequest('Private channels cannot be made default.');
-    await tx.defaultStream.upsert({
-      where: { streamId: stream.id },
-      create: { realmId: realm.id, streamId: stream.id },
-      update: {},
-    });
-  } else {
-    await tx.defaultStream.deleteMany({ where: { streamId: stream.id } });
-  }
-  const defaults = await tx.defaultStream.findMany({
-    where: { realmId: realm.id },
-    include: { stream: true },
-    orderBy: { streamId: 'asc' },
-  });
-  const users = await tx.user.findMany({
-    where: { realmId: realm.id, isActive: true },
-    select: { id: true },
-  });
-  await events.emit(
-    realm.id,
-    {
-      type: 'default_streams',
-      default_streams: await formatChannels(
-        tx,
-        defaults.map((d) => d.stream),
-      ),
-    },
-    users.map((u) => u.id),
-  );
 }

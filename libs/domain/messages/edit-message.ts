@@ -31,6 +31,10 @@ import { normalizeTopic, RESOLVED_TOPIC_PREFIX } from './topic-name';
 import type { EditHistoryEntry } from './types';
 import { equalsIgnoringCase } from '../../db/text-match';
 
+/**
+ * Zulip's `propagate_mode`: which messages of the topic follow a topic or channel move: this one,
+ * this one and those after it, or the whole topic.
+ */
 export const PROPAGATE_MODES = ['change_one', 'change_later', 'change_all'] as const;
 export type PropagateMode = (typeof PROPAGATE_MODES)[number];
 
@@ -80,6 +84,7 @@ export async function editMessage(
   if (input.content === undefined && input.topic === undefined && input.streamId === undefined) {
     throw badRequest('Nothing to change');
   }
+  // Zulip refuses a propagate mode on a content-only edit rather than ignoring it.
   if (
     input.propagateMode !== 'change_one' &&
     input.topic === undefined &&
@@ -87,7 +92,9 @@ export async function editMessage(
   ) {
     throw badRequest('Invalid propagate_mode without topic edit');
   }
+  // A message the user cannot read answers like a missing one, so an edit cannot probe for IDs.
   const { message } = await accessMessage(ctx.db, user, input.messageId);
+  // One instant for the permission time limits, the history entries and the event.
   const now = new Date();
 
   let newContent: string | undefined;
@@ -111,6 +118,7 @@ export async function editMessage(
   if (input.topic !== undefined) {
     if (!oldStream) throw badRequest('Direct messages cannot have topics.');
     newTopic = normalizeTopic(input.topic, realm);
+    // The same topic is no move (no history entry, no notice); a change of case is a rename.
     if (newTopic === message.subject) newTopic = undefined;
   }
   let newStream: Stream | null = null;
@@ -120,12 +128,16 @@ export async function editMessage(
       newStream = await ctx.db.stream.findFirst({
         where: { id: input.streamId, realmId: realm.id },
       });
+      // A channel the user cannot see answers like a missing one.
       if (!newStream || !(await canAccessChannel(ctx.db, user, newStream))) {
         throw badRequest('Invalid channel ID');
       }
     }
   }
   if (newTopic !== undefined) {
+    // Resolving or unresolving (adding or removing the prefix) is governed by
+    // can_resolve_topics_group alone, not by the topic-move rules and their time limit; an unset
+    // group lets nobody.
     const resolving = isResolveToggle(message.subject, newTopic);
     if (resolving) {
       const groupId = realm.canResolveTopicsGroupId;
@@ -137,12 +149,14 @@ export async function editMessage(
       if (refusal) throw badRequest(refusal);
     }
   }
+  // Moving into a channel needs the right to move and the right to post there.
   if (newStream) {
     const refusal = await moveRefusal(ctx.db, realm, user, message, 'channel', now);
     if (refusal) throw badRequest(refusal);
     const sendRefusal = await channelSendRefusal(ctx.db, user, newStream);
     if (sendRefusal) throw insufficientPermission(sendRefusal);
   }
+  // Only unchanged fields were sent: success, with nothing written and no event.
   if (newContent === undefined && newTopic === undefined && !newStream) {
     return { detachedUploads: [] };
   }
@@ -153,12 +167,15 @@ export async function editMessage(
       newTopic !== undefined || newStream
         ? await messagesToMove(tx, message, input.propagateMode)
         : [message];
+    // Who saw the messages before the move: they hear of it even if it takes the messages away.
     const audienceBefore = await messageAudience(
       tx,
       moved.map((m) => m.id),
     );
     const baseEntry: EditHistoryEntry = { user_id: user.id, timestamp: seconds(now) };
 
+    // One request makes one history entry on the edited message: a move made with the content
+    // edit is recorded in the same entry, newest first, as Zulip keeps them.
     if (newContent !== undefined && rendered) {
       const entry: EditHistoryEntry = {
         ...baseEntry,
@@ -190,6 +207,7 @@ export async function editMessage(
       });
     }
     if ((newTopic !== undefined || newStream) && oldStream) {
+      // Resolving is not a move: it leaves lastMovedTime, which clients show as "moved".
       const resolveOnly =
         newTopic !== undefined && !newStream && isResolveToggle(message.subject, newTopic);
       for (const m of moved) {
@@ -257,6 +275,7 @@ function moveData(topic: string | undefined, stream: Stream | null, movedAt: Dat
   };
 }
 
+/** The topic is matched ignoring case, as Zulip identifies topics; `change_later` includes this one. */
 async function messagesToMove(tx: Tx, message: Message, mode: PropagateMode): Promise<Message[]> {
   if (mode === 'change_one') return [message];
   return tx.message.findMany({
@@ -292,6 +311,8 @@ async function recomputeFlags(
       ? { recipientId: message.recipientId, name: message.subject }
       : undefined,
   });
+  // Only the content bits are kept, so `isPrivate` and `senderRead` above (which set other bits)
+  // do not matter.
   const contentBits = bits.map((b) => b & CONTENT_BITS);
   await tx.$executeRaw(Prisma.sql`
     UPDATE user_messages um SET flags = (um.flags & ~${CONTENT_BITS}::bigint) | t.f
@@ -299,7 +320,11 @@ async function recomputeFlags(
     WHERE um.message_id = ${message.id} AND um.user_id = t.u`);
 }
 
-/** Moving to a channel: subscribers of the old channel who are not in the new one lose their copies. */
+/**
+ * Moving to a private channel: users not subscribed to it lose their copies and get a
+ * `delete_message` instead of the update. A public channel's history is readable by everyone,
+ * so there the copies stay.
+ */
 async function dropLostAccess(
   tx: Tx,
   events: EventSink,
@@ -347,6 +372,10 @@ interface UpdateEventInput {
   propagateMode: PropagateMode;
 }
 
+/**
+ * Zulip's `update_message` event: `stream_id`/`stream_name` name the channel the messages were in,
+ * `new_stream_id` where they went, and `topic_links` are recomputed for the new topic.
+ */
 async function emitUpdate(tx: Tx, events: EventSink, e: UpdateEventInput) {
   const event: Record<string, unknown> = {
     type: 'update_message',
@@ -393,6 +422,8 @@ async function emitUpdate(tx: Tx, events: EventSink, e: UpdateEventInput) {
     select: { userId: true, flags: true },
   });
   const flagsByUser = new Map(rows.map((r) => [r.userId, Number(r.flags)]));
+  // Those who lost their copy in a private channel got `delete_message` instead; anyone else
+  // without a row reads the message from history, with historical flags.
   const stillSees = audience.filter((id) => flagsByUser.has(id) || !e.newStream?.inviteOnly);
   const bits = stillSees.map((id) => flagsByUser.get(id) ?? Flag.read | Flag.historical);
   for (const [flagBits, users] of groupByFlags(stillSees, bits)) {
