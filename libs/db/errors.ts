@@ -49,16 +49,18 @@ const UNREACHABLE_KINDS = new Set([
  */
 export function databaseUnreachable(err: unknown): boolean {
   if (err instanceof Prisma.PrismaClientInitializationError) return true;
+  if (!(err instanceof Error)) return false;
+  let cause: DriverCause | undefined;
   if (err instanceof Prisma.PrismaClientKnownRequestError) {
-    const cause = (err.meta?.driverAdapterError as { cause?: DriverCause } | undefined)?.cause;
-    return (
-      UNREACHABLE_CODES.has(err.code) ||
-      UNREACHABLE_KINDS.has(cause?.kind ?? '') ||
-      /^(57P0[123]|08)/.test(cause?.originalCode ?? '')
-    );
+    if (UNREACHABLE_CODES.has(err.code)) return true;
+    cause = (err.meta?.driverAdapterError as { cause?: DriverCause } | undefined)?.cause;
+  } else if (err.name === 'DriverAdapterError') {
+    // The adapter's own error, which Prisma passes on unwrapped when BEGIN or COMMIT fails.
+    cause = err.cause as DriverCause | undefined;
   }
   return (
-    err instanceof Error &&
+    UNREACHABLE_KINDS.has(cause?.kind ?? '') ||
+    /^(57P0[123]|08)/.test(cause?.originalCode ?? '') ||
     /^(Client has encountered a connection error|Connection terminated)/.test(err.message)
   );
 }

@@ -1,9 +1,11 @@
+import { PrismaPg } from '@prisma/adapter-pg';
 import express from 'express';
 import request from 'supertest';
 import { createApiApp } from '../../apps/api/app';
 import { createDb } from '../db/client';
 import { connectRedis } from '../redis/connect';
 import { makeRealm, makeUser } from '../../test/factories';
+import { databaseUrl } from '../../test/databases';
 import { startTestContext, type TestContext } from '../../test/harness';
 import { errorHandler } from './error-handler';
 
@@ -69,6 +71,28 @@ describe('error handler: PostgreSQL or Redis out of reach', () => {
     const res = await answerTo(err);
     expect(res.status).toBe(503);
     expect(res.body).toEqual(notReady);
+  });
+
+  it("answers 503 for the adapter's own error, which Prisma passes on when COMMIT fails", async () => {
+    // What the adapter throws on a connection PostgreSQL's shutdown ended, as in the chaos run.
+    const adapter = await new PrismaPg({ connectionString: databaseUrl(t.databaseName) }).connect();
+    try {
+      const tx = await adapter.startTransaction();
+      const err = await rejection(
+        tx.executeRaw({
+          sql: 'SELECT pg_terminate_backend(pg_backend_pid())',
+          args: [],
+          argTypes: [],
+        }),
+      );
+      await tx.rollback();
+      expect((err as Error).name).toBe('DriverAdapterError');
+      const res = await answerTo(err);
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual(notReady);
+    } finally {
+      await adapter.dispose();
+    }
   });
 
   it('answers 503 when Redis does not answer', async () => {
