@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { AppContext } from '../../../libs/core/context';
 import { P } from '../../../libs/core/schema';
-import { createAccount } from '../../../libs/domain/user-accounts/create-account';
+import { createAccount } from '../../../libs/domain/users/create-account';
 import { authed } from '../../../libs/http/route';
 
 export function userCreateRoutes(router: Router, ctx: AppContext): void {

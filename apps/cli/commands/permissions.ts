@@ -1,5 +1,5 @@
 import type { AppContext } from '../../../libs/core/context';
-import { setCanCreateUsers } from '../../../libs/domain/user-accounts/set-can-create-users';
+import { setCanCreateUsers } from '../../../libs/domain/users/set-can-create-users';
 import { decryptApiKey } from '../../../libs/domain/users/api-keys';
 import { parseFlags, requireFlag } from '../args';
 import { findRealm, findUser } from './lookup';

@@ -5,9 +5,9 @@ import type { AppContext } from '../../core/context';
 import { requireCanCreateUsers } from '../permissions/user-creation';
 import { realmEmailRule, type EmailRefusal } from '../realm-domains/email-restrictions';
 import { MIN_PASSWORD_LENGTH } from '../settings/update-settings';
-import { createUserInTransaction, hashPassword } from '../users/create-user';
-import { Role } from '../users/roles';
-import { checkFullName, normalizeEmail } from '../users/validate';
+import { createUserInTransaction, hashPassword } from './create-user';
+import { Role } from './roles';
+import { checkFullName, normalizeEmail } from './validate';
 
 export interface CreateAccountInput {
   actor: User;
