@@ -1,26 +1,25 @@
 import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
-import { makeBot, makeRealm, type TestRealm } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel } from '../../../test/channel-factories';
-import { api } from '../../../test/requests';
+import { makeBot } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../../libs/http/limits';
+import { type Organization, organization } from '../../../test/organization';
 
 /** Issue 11: limits that hold under abuse, each answered with Zulip's error envelope. */
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let channel: Stream;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  channel = await makeChannel(t, org.realm, { subscribers: [org.owner.user] });
+  org = await organization({ channels: { channel: ['owner'] } });
+  ({ t } = org);
+  ({ channel } = org.channels);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
 const getMessages = (params: Record<string, string | number>) =>
-  api(t, org.host, 'get', '/messages', org.owner.auth, {
+  org.as(org.owner).get('/messages', {
     anchor: 'newest',
     num_before: 10,
     num_after: 0,
@@ -99,7 +98,7 @@ describe('JSON depth', () => {
 describe('body size', () => {
   it('refuses a form body over 1 MiB with 413 in the envelope, sending nothing', async () => {
     const before = await messageCount();
-    const res = await api(t, org.host, 'post', '/messages', org.owner.auth, {
+    const res = await org.as(org.owner).post('/messages', {
       type: 'stream',
       to: channel.id,
       topic: 'big',
@@ -116,10 +115,9 @@ describe('body size', () => {
 
   it('refuses an over-long multipart field instead of cutting it short', async () => {
     const before = await messageCount();
-    const res = await request(t.app)
-      .post('/api/v1/messages')
-      .set('Host', org.host)
-      .set('Authorization', org.owner.auth)
+    const res = await org
+      .as(org.owner)
+      .post('/messages')
       .field('type', 'stream')
       .field('to', String(channel.id))
       .field('topic', 'big')
@@ -132,11 +130,11 @@ describe('body size', () => {
   it('lets /bot_storage, and only it, take a larger body (Zulip stores 10,000,000 characters)', async () => {
     const bot = await makeBot(t, org.realm, org.owner.user);
     const value = 'v'.repeat(2 * MAX_BODY_BYTES);
-    const stored = await api(t, org.host, 'put', '/bot_storage', bot.auth, {
+    const stored = await org.as(bot).put('/bot_storage', {
       storage: JSON.stringify({ big: value }),
     });
     expect(stored.body).toEqual({ result: 'success', msg: '' });
-    const elsewhere = await api(t, org.host, 'post', '/users/me/alert_words', bot.auth, {
+    const elsewhere = await org.as(bot).post('/users/me/alert_words', {
       alert_words: JSON.stringify([value]),
     });
     expect(elsewhere.status).toBe(413);
@@ -145,7 +143,7 @@ describe('body size', () => {
   it('refuses a form with thousands of parameters', async () => {
     const form: Record<string, string> = { type: 'stream', to: String(channel.id) };
     for (let i = 0; i < 2000; i++) form[`p${i}`] = '1';
-    const res = await api(t, org.host, 'post', '/messages', org.owner.auth, form);
+    const res = await org.as(org.owner).post('/messages', form);
     expect(res.status).toBe(413);
     expect(res.body.result).toBe('error');
   });
@@ -156,7 +154,7 @@ describe('alert words', () => {
     const words = (from: number, n: number) =>
       JSON.stringify(Array.from({ length: n }, (_, i) => `word${from + i}`));
     const add = (list: string) =>
-      api(t, org.host, 'post', '/users/me/alert_words', org.owner.auth, { alert_words: list });
+      org.as(org.owner).post('/users/me/alert_words', { alert_words: list });
     expect((await add(words(0, 999))).status).toBe(200);
     const over = await add(words(999, 2));
     expect(over.status).toBe(400);
@@ -168,7 +166,7 @@ describe('alert words', () => {
 
 describe('POST /register', () => {
   const register = (narrow: unknown) =>
-    api(t, org.host, 'post', '/register', org.owner.auth, {
+    org.as(org.owner).post('/register', {
       event_types: JSON.stringify(['message']),
       narrow: JSON.stringify(narrow),
     });

@@ -1,16 +1,17 @@
 import request from 'supertest';
-import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
-import { basicAuth, startTestContext, type TestContext } from '../../../test/harness';
+import { makeRealm, makeUser } from '../../../test/factories';
+import { basicAuth, type TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t, { ownerPassword: 'correct horse battery' });
+  org = await organization({ realm: { ownerPassword: 'correct horse battery' } });
+  ({ t } = org);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
 const fetchKey = (form: Record<string, string>, host = org.host) =>
   request(t.app).post('/api/v1/fetch_api_key').set('Host', host).type('form').send(form);
@@ -27,10 +28,7 @@ describe('POST /fetch_api_key', () => {
       email: org.owner.email,
       user_id: org.owner.user.id,
     });
-    const me = await request(t.app)
-      .get('/api/v1/users/me')
-      .set('Host', org.host)
-      .set('Authorization', basicAuth(res.body.email, res.body.api_key));
+    const me = await org.as({ auth: basicAuth(res.body.email, res.body.api_key) }).get('/users/me');
     expect(me.status).toBe(200);
   });
 

@@ -1,29 +1,23 @@
-import request from 'supertest';
-import { BOT_STORAGE_SIZE_LIMIT } from '../../../libs/domain/bots/bot-storage';
-import { makeBot, makeRealm, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { BOT_STORAGE_SIZE_LIMIT } from '../../../libs/domain/bots/put-bot-storage';
+import type { TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
+import { type Organization, organization } from '../../../test/organization';
 
 /** Issue 14: the bot runner's state handler keeps its state through `/bot_storage`. */
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let bot: TestUser;
 let other: TestUser;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  bot = await makeBot(t, org.realm, org.owner.user);
-  other = await makeBot(t, org.realm, org.owner.user);
+  org = await organization({ members: { bot: { botOf: 'owner' }, other: { botOf: 'owner' } } });
+  ({ t } = org);
+  ({ bot, other } = org.users);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
-const storage = (method: 'get' | 'put' | 'delete', who: TestUser, form: Record<string, string>) => {
-  const req = request(t.app)
-    [method]('/api/v1/bot_storage')
-    .set('Host', org.host)
-    .set('Authorization', who.auth);
-  return method === 'get' ? req.query(form) : req.type('form').send(form);
-};
+const storage = (method: 'get' | 'put' | 'delete', who: TestUser, form: Record<string, string>) =>
+  org.as(who)[method]('/bot_storage', form);
 
 describe('/bot_storage', () => {
   it('stores, reads and removes string values per account', async () => {

@@ -1,45 +1,38 @@
-import request from 'supertest';
-import { Role } from '../../../libs/domain/users/roles';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { basicAuth, startTestContext, type TestContext } from '../../../test/harness';
+import { makeUser, type TestUser } from '../../../test/factories';
+import { basicAuth, type TestContext } from '../../../test/harness';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let member: TestUser;
 let guest: TestUser;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  member = await makeUser(t, org.realm, { role: Role.MEMBER });
-  guest = await makeUser(t, org.realm, { role: Role.GUEST });
+  org = await organization({ members: { member: 'member', guest: 'guest' } });
+  ({ t } = org);
+  ({ member, guest } = org.users);
 });
-afterAll(() => t.close());
-
-const api = (method: 'get' | 'post' | 'patch' | 'delete', path: string, auth: string) =>
-  request(t.app)[method](`/api/v1${path}`).set('Host', org.host).set('Authorization', auth);
+afterAll(() => org.close());
 
 let counter = 0;
 const shortName = () => `b${Date.now().toString(36)}${counter++}`;
 
-async function createOutgoing(auth: string, extra: Record<string, string> = {}) {
-  return api('post', '/bots', auth)
-    .type('form')
-    .send({
-      full_name: `Out ${counter}`,
-      short_name: shortName(),
-      bot_type: '3',
-      payload_url: JSON.stringify('http://127.0.0.1:9/hook'),
-      ...extra,
-    });
+async function createOutgoing(who: TestUser, extra: Record<string, string> = {}) {
+  return org.as(who).post('/bots', {
+    full_name: `Out ${counter}`,
+    short_name: shortName(),
+    bot_type: '3',
+    payload_url: JSON.stringify('http://127.0.0.1:9/hook'),
+    ...extra,
+  });
 }
 
 describe('POST /bots', () => {
   it('creates a generic bot owned by the caller', async () => {
     const name = shortName();
-    const res = await api('post', '/bots', member.auth)
-      .type('form')
-      .send({ full_name: 'Generic Helper', short_name: name });
+    const res = await org
+      .as(member)
+      .post('/bots', { full_name: 'Generic Helper', short_name: name });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ result: 'success', msg: '' });
     expect(res.body.api_key).toMatch(/^[A-Za-z0-9]{32}$/);
@@ -51,15 +44,12 @@ describe('POST /bots', () => {
       email: `${name}-bot@${org.host}`,
       fullName: 'Generic Helper',
     });
-    const me = await request(t.app)
-      .get('/api/v1/users/me')
-      .set('Host', org.host)
-      .set('Authorization', basicAuth(bot.email, res.body.api_key));
+    const me = await org.as({ auth: basicAuth(bot.email, res.body.api_key) }).get('/users/me');
     expect(me.status).toBe(200);
   });
 
   it('creates an outgoing-webhook bot with a service and an alphanumeric token', async () => {
-    const res = await createOutgoing(member.auth, { interface: '2', service_name: 'svc' });
+    const res = await createOutgoing(member, { interface: '2', service_name: 'svc' });
     expect(res.status).toBe(200);
     const services = await t.db.service.findMany({ where: { userId: res.body.user_id } });
     expect(services).toHaveLength(1);
@@ -72,8 +62,8 @@ describe('POST /bots', () => {
   });
 
   it('accepts Zulip’s interface_type spelling and defaults to the native interface', async () => {
-    const a = await createOutgoing(member.auth);
-    const b = await createOutgoing(member.auth, { interface_type: '2' });
+    const a = await createOutgoing(member);
+    const b = await createOutgoing(member, { interface_type: '2' });
     const [sa, sb] = await Promise.all([
       t.db.service.findFirstOrThrow({ where: { userId: a.body.user_id } }),
       t.db.service.findFirstOrThrow({ where: { userId: b.body.user_id } }),
@@ -84,51 +74,47 @@ describe('POST /bots', () => {
 
   it('refuses an outgoing bot without a valid payload_url and changes nothing', async () => {
     const before = await t.db.user.count();
-    const res = await api('post', '/bots', member.auth)
-      .type('form')
-      .send({ full_name: 'No Url', short_name: shortName(), bot_type: '3' });
+    const res = await org
+      .as(member)
+      .post('/bots', { full_name: 'No Url', short_name: shortName(), bot_type: '3' });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       result: 'error',
       msg: 'payload_url is not a URL',
       code: 'BAD_REQUEST',
     });
-    const bad = await createOutgoing(member.auth, { payload_url: 'ftp://x' });
+    const bad = await createOutgoing(member, { payload_url: 'ftp://x' });
     expect(bad.body.msg).toBe('payload_url is not a URL');
     expect(await t.db.user.count()).toBe(before);
   });
 
   it('refuses a bad interface, a bad bot type, a bad short name and a taken one', async () => {
-    expect((await createOutgoing(member.auth, { interface: '7' })).body.msg).toBe(
+    expect((await createOutgoing(member, { interface: '7' })).body.msg).toBe(
       'Invalid interface type',
     );
-    const badType = await api('post', '/bots', member.auth)
-      .type('form')
-      .send({ full_name: 'X', short_name: shortName(), bot_type: '9' });
+    const badType = await org
+      .as(member)
+      .post('/bots', { full_name: 'X', short_name: shortName(), bot_type: '9' });
     expect(badType.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid bot type' });
-    const badName = await api('post', '/bots', member.auth)
-      .type('form')
-      .send({ full_name: 'X', short_name: 'no spaces allowed' });
+    const badName = await org
+      .as(member)
+      .post('/bots', { full_name: 'X', short_name: 'no spaces allowed' });
     expect(badName.body.msg).toBe('Bad name or username');
     const name = shortName();
-    await api('post', '/bots', member.auth).type('form').send({ full_name: 'X', short_name: name });
-    const dup = await api('post', '/bots', member.auth)
-      .type('form')
-      .send({ full_name: 'Y', short_name: name });
+    await org.as(member).post('/bots', { full_name: 'X', short_name: name });
+    const dup = await org.as(member).post('/bots', { full_name: 'Y', short_name: name });
     expect(dup.status).toBe(400);
     expect(dup.body.msg).toBe('Username already in use');
   });
 
   it('reports a missing argument', async () => {
-    const res = await api('post', '/bots', member.auth).type('form').send({ full_name: 'X' });
+    const res = await org.as(member).post('/bots', { full_name: 'X' });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'REQUEST_VARIABLE_MISSING', var_name: 'short_name' });
   });
 
   it('refuses guests (not in can_create_bots_group)', async () => {
-    const res = await api('post', '/bots', guest.auth)
-      .type('form')
-      .send({ full_name: 'G', short_name: shortName() });
+    const res = await org.as(guest).post('/bots', { full_name: 'G', short_name: shortName() });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       result: 'error',
@@ -148,17 +134,17 @@ describe('POST /bots', () => {
       data: { canCreateBotsGroupId: admins.id },
     });
     try {
-      const generic = await api('post', '/bots', member.auth)
-        .type('form')
-        .send({ full_name: 'G', short_name: shortName() });
+      const generic = await org
+        .as(member)
+        .post('/bots', { full_name: 'G', short_name: shortName() });
       expect(generic.body.msg).toBe('Insufficient permission');
-      const incoming = await api('post', '/bots', member.auth)
-        .type('form')
-        .send({ full_name: 'I', short_name: shortName(), bot_type: '2' });
+      const incoming = await org
+        .as(member)
+        .post('/bots', { full_name: 'I', short_name: shortName(), bot_type: '2' });
       expect(incoming.status).toBe(200);
-      const byAdmin = await api('post', '/bots', org.owner.auth)
-        .type('form')
-        .send({ full_name: 'A', short_name: shortName() });
+      const byAdmin = await org
+        .as(org.owner)
+        .post('/bots', { full_name: 'A', short_name: shortName() });
       expect(byAdmin.status).toBe(200);
     } finally {
       await t.db.realm.update({
@@ -172,8 +158,8 @@ describe('POST /bots', () => {
 describe('GET /bots', () => {
   it('lists the caller’s bots with services; administrators see all', async () => {
     const other = await makeUser(t, org.realm);
-    const mine = await createOutgoing(other.auth);
-    const res = await api('get', '/bots', other.auth);
+    const mine = await createOutgoing(other);
+    const res = await org.as(other).get('/bots');
     expect(res.status).toBe(200);
     expect(res.body.bots).toHaveLength(1);
     const service = await t.db.service.findFirstOrThrow({ where: { userId: mine.body.user_id } });
@@ -185,10 +171,10 @@ describe('GET /bots', () => {
       is_active: true,
       services: [{ base_url: 'http://127.0.0.1:9/hook', interface: 1, token: service.token }],
     });
-    const asAdmin = await api('get', '/bots', org.owner.auth);
+    const asAdmin = await org.as(org.owner).get('/bots');
     const ids = asAdmin.body.bots.map((b: { user_id: number }) => b.user_id);
     expect(ids).toContain(mine.body.user_id);
-    const asMember = await api('get', '/bots', member.auth);
+    const asMember = await org.as(member).get('/bots');
     expect(asMember.body.bots.map((b: { user_id: number }) => b.user_id)).not.toContain(
       mine.body.user_id,
     );
@@ -197,14 +183,12 @@ describe('GET /bots', () => {
 
 describe('PATCH /bots/{id}, DELETE, api_key/regenerate, zuliprc', () => {
   it('updates name, payload URL and interface for the owner', async () => {
-    const created = await createOutgoing(member.auth);
-    const res = await api('patch', `/bots/${created.body.user_id}`, member.auth)
-      .type('form')
-      .send({
-        full_name: 'Renamed Bot',
-        service_payload_url: JSON.stringify('https://example.com/new'),
-        service_interface: '2',
-      });
+    const created = await createOutgoing(member);
+    const res = await org.as(member).patch(`/bots/${created.body.user_id}`, {
+      full_name: 'Renamed Bot',
+      service_payload_url: JSON.stringify('https://example.com/new'),
+      service_interface: '2',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       full_name: 'Renamed Bot',
@@ -218,64 +202,58 @@ describe('PATCH /bots/{id}, DELETE, api_key/regenerate, zuliprc', () => {
   });
 
   it('refuses other members and unknown bots; administrators may', async () => {
-    const created = await createOutgoing(member.auth);
+    const created = await createOutgoing(member);
     const stranger = await makeUser(t, org.realm);
-    const denied = await api('patch', `/bots/${created.body.user_id}`, stranger.auth)
-      .type('form')
-      .send({ full_name: 'Nope' });
+    const denied = await org
+      .as(stranger)
+      .patch(`/bots/${created.body.user_id}`, { full_name: 'Nope' });
     expect(denied.body).toEqual({
       result: 'error',
       msg: 'Insufficient permission',
       code: 'BAD_REQUEST',
     });
-    const missing = await api('patch', '/bots/999999', member.auth)
-      .type('form')
-      .send({ full_name: 'x' });
+    const missing = await org.as(member).patch('/bots/999999', { full_name: 'x' });
     expect(missing.body).toEqual({ result: 'error', msg: 'No such bot', code: 'BAD_REQUEST' });
-    const byAdmin = await api('patch', `/bots/${created.body.user_id}`, org.owner.auth)
-      .type('form')
-      .send({ full_name: 'Admin Set' });
+    const byAdmin = await org
+      .as(org.owner)
+      .patch(`/bots/${created.body.user_id}`, { full_name: 'Admin Set' });
     expect(byAdmin.status).toBe(200);
   });
 
   it('regenerates the API key: the old one stops working', async () => {
-    const created = await createOutgoing(member.auth);
+    const created = await createOutgoing(member);
     const bot = await t.db.user.findUniqueOrThrow({ where: { id: created.body.user_id } });
-    const res = await api('post', `/bots/${bot.id}/api_key/regenerate`, member.auth);
+    const res = await org.as(member).post(`/bots/${bot.id}/api_key/regenerate`);
     expect(res.status).toBe(200);
     expect(res.body.api_key).toMatch(/^[A-Za-z0-9]{32}$/);
     expect(res.body.api_key).not.toBe(created.body.api_key);
-    const me = (key: string) =>
-      request(t.app)
-        .get('/api/v1/users/me')
-        .set('Host', org.host)
-        .set('Authorization', basicAuth(bot.email, key));
+    const me = (key: string) => org.as({ auth: basicAuth(bot.email, key) }).get('/users/me');
     expect((await me(created.body.api_key)).status).toBe(401);
     expect((await me(res.body.api_key)).status).toBe(200);
   });
 
   it('serves the zuliprc with the outgoing token', async () => {
-    const created = await createOutgoing(member.auth);
+    const created = await createOutgoing(member);
     const bot = await t.db.user.findUniqueOrThrow({ where: { id: created.body.user_id } });
     const service = await t.db.service.findFirstOrThrow({ where: { userId: bot.id } });
-    const res = await api('get', `/bots/${bot.id}/zuliprc`, member.auth);
+    const res = await org.as(member).get(`/bots/${bot.id}/zuliprc`);
     expect(res.status).toBe(200);
     expect(res.body.zuliprc).toBe(
       `[api]\nemail=${bot.email}\nkey=${created.body.api_key}\nsite=http://${org.host}\ntoken=${service.token}\n`,
     );
-    const denied = await api('get', `/bots/${bot.id}/zuliprc`, guest.auth);
+    const denied = await org.as(guest).get(`/bots/${bot.id}/zuliprc`);
     expect(denied.body.msg).toBe('Insufficient permission');
   });
 
   it('deactivates a bot; it leaves GET /bots and cannot authenticate', async () => {
-    const created = await createOutgoing(member.auth);
-    const res = await api('delete', `/bots/${created.body.user_id}`, member.auth);
+    const created = await createOutgoing(member);
+    const res = await org.as(member).delete(`/bots/${created.body.user_id}`);
     expect(res.status).toBe(200);
     const bot = await t.db.user.findUniqueOrThrow({ where: { id: created.body.user_id } });
     expect(bot.isActive).toBe(false);
-    const list = await api('get', '/bots', member.auth);
+    const list = await org.as(member).get('/bots');
     expect(list.body.bots.map((b: { user_id: number }) => b.user_id)).not.toContain(bot.id);
-    const again = await api('delete', `/bots/${bot.id}`, member.auth);
+    const again = await org.as(member).delete(`/bots/${bot.id}`);
     expect(again.body.msg).toBe('No such bot');
   });
 });

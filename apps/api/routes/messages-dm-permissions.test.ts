@@ -1,22 +1,14 @@
-import { Role } from '../../../libs/domain/users/roles';
-import {
-  makeBot,
-  makeRealm,
-  makeUser,
-  type TestRealm,
-  type TestUser,
-} from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel } from '../../../test/channel-factories';
+import { makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { api } from '../../../test/requests';
+import { type Organization, organization } from '../../../test/organization';
 
 /**
  * Direct-message permissions (Zulip FL 270+): `direct_message_permission_group`,
  * `direct_message_initiator_group`, and guests restricted by `can_access_all_users_group`.
  */
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let admin: TestUser;
 let alice: TestUser;
 let bob: TestUser;
@@ -26,35 +18,32 @@ let bot: TestUser;
 let groupIds: Record<string, number>;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  // No default channels: new users would otherwise all share #general, which gives a guest
-  // access to everyone.
-  await t.db.defaultStream.deleteMany({ where: { realmId: org.realm.id } });
-  admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR, fullName: 'Ada Admin' });
-  alice = await makeUser(t, org.realm, { fullName: 'Alice' });
-  bob = await makeUser(t, org.realm, { fullName: 'Bob' });
-  carol = await makeUser(t, org.realm, { fullName: 'Carol' });
-  guest = await makeUser(t, org.realm, { role: Role.GUEST, fullName: 'Gus Guest' });
-  bot = await makeBot(t, org.realm, alice.user);
-  await makeChannel(t, org.realm, { subscribers: [alice.user, guest.user] });
-  const groups = await t.db.userGroup.findMany({
-    where: { realmId: org.realm.id, isSystemGroup: true },
-    select: { id: true, name: true },
+  org = await organization({
+    defaultChannels: false,
+    members: {
+      admin: { role: 'administrator', fullName: 'Ada Admin' },
+      alice: 'member',
+      bob: 'member',
+      carol: 'member',
+      guest: { role: 'guest', fullName: 'Gus Guest' },
+      bot: { botOf: 'alice' },
+    },
+    channels: { channel: ['alice', 'guest'] },
   });
-  groupIds = Object.fromEntries(groups.map((g) => [g.name ?? '', g.id]));
+  ({ t, systemGroups: groupIds } = org);
+  ({ admin, alice, bob, carol, guest, bot } = org.users);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
 const setSetting = async (name: string, value: unknown) => {
-  const res = await api(t, org.host, 'patch', '/realm', org.owner.auth, {
+  const res = await org.as(org.owner).patch('/realm', {
     [name]: JSON.stringify({ new: value }),
   });
   expect(res.body).toEqual({ result: 'success', msg: '' });
 };
 
 const dm = (sender: TestUser, to: TestUser[], content = 'hi') =>
-  api(t, org.host, 'post', '/messages', sender.auth, {
+  org.as(sender).post('/messages', {
     type: 'direct',
     to: JSON.stringify(to.map((u) => u.user.id)),
     content,
@@ -79,11 +68,11 @@ describe('direct_message_permission_group', () => {
   afterAll(() => setSetting('direct_message_permission_group', groupIds['role:everyone']));
 
   it('is an organization setting administrators change through PATCH /realm', async () => {
-    const refused = await api(t, org.host, 'patch', '/realm', alice.auth, {
+    const refused = await org.as(alice).patch('/realm', {
       direct_message_permission_group: JSON.stringify({ new: groupIds['role:administrators'] }),
     });
     expect(refused.body).toMatchObject({ code: 'BAD_REQUEST' });
-    const internet = await api(t, org.host, 'patch', '/realm', org.owner.auth, {
+    const internet = await org.as(org.owner).patch('/realm', {
       direct_message_permission_group: JSON.stringify({ new: groupIds['role:internet'] }),
     });
     expect(internet.body).toEqual({

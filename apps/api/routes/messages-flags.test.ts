@@ -1,36 +1,30 @@
-import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
-import { Role } from '../../../libs/domain/users/roles';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel } from '../../../test/channel-factories';
+import { makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { postDirect, postToChannel } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let carol: TestUser;
 let design: Stream;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  alice = await makeUser(t, org.realm);
-  bob = await makeUser(t, org.realm);
-  carol = await makeUser(t, org.realm, { role: Role.GUEST });
-  design = await makeChannel(t, org.realm, { name: 'design', subscribers: [alice.user, bob.user] });
+  org = await organization({
+    members: { alice: 'member', bob: 'member', carol: 'guest' },
+    channels: { design: ['alice', 'bob'] },
+  });
+  ({ t } = org);
+  ({ alice, bob, carol } = org.users);
+  ({ design } = org.channels);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
-const post = (path: string, auth: string, form: Record<string, string | number>) =>
-  request(t.app)
-    .post(`/api/v1${path}`)
-    .set('Host', org.host)
-    .set('Authorization', auth)
-    .type('form')
-    .send(form);
+const post = (path: string, who: TestUser, form: Record<string, string | number>) =>
+  org.as(who).post(path, form);
 
 const flagsOf = async (userId: number, messageId: number) =>
   (await t.db.userMessage.findUnique({ where: { userId_messageId: { userId, messageId } } }))
@@ -45,7 +39,7 @@ describe('POST /messages/flags', () => {
   it('adds and removes read and starred, listing only changed messages', async () => {
     const m1 = await postToChannel(t, org.realm, alice.user, design, 'a', 'one');
     const m2 = await postToChannel(t, org.realm, alice.user, design, 'a', 'two');
-    const res = await post('/messages/flags', bob.auth, {
+    const res = await post('/messages/flags', bob, {
       messages: JSON.stringify([m1]),
       op: 'add',
       flag: 'read',
@@ -53,7 +47,7 @@ describe('POST /messages/flags', () => {
     expect(res.status).toBe(200);
     expectOpenApiResponse('/messages/flags', 'post', res.body);
     expect(res.body.messages).toEqual([m1]);
-    const again = await post('/messages/flags', bob.auth, {
+    const again = await post('/messages/flags', bob, {
       messages: JSON.stringify([m1, m2]),
       op: 'add',
       flag: 'read',
@@ -70,14 +64,14 @@ describe('POST /messages/flags', () => {
         all: false,
       },
     });
-    const star = await post('/messages/flags', bob.auth, {
+    const star = await post('/messages/flags', bob, {
       messages: JSON.stringify([m2]),
       op: 'add',
       flag: 'starred',
     });
     expect(star.body.messages).toEqual([m2]);
     expect(await flagsOf(bob.user.id, m2)).toBe(3n);
-    const unread = await post('/messages/flags', bob.auth, {
+    const unread = await post('/messages/flags', bob, {
       messages: JSON.stringify([m1]),
       op: 'remove',
       flag: 'read',
@@ -95,14 +89,14 @@ describe('POST /messages/flags', () => {
   it('creates a historical row when a non-subscriber stars a public channel message', async () => {
     const carolMember = await makeUser(t, org.realm);
     const m = await postToChannel(t, org.realm, alice.user, design, 'h', 'history');
-    const res = await post('/messages/flags', carolMember.auth, {
+    const res = await post('/messages/flags', carolMember, {
       messages: JSON.stringify([m]),
       op: 'add',
       flag: 'starred',
     });
     expect(res.body.messages).toEqual([m]);
     expect(await flagsOf(carolMember.user.id, m)).toBe(2n | 1n | 128n);
-    const unread = await post('/messages/flags', carolMember.auth, {
+    const unread = await post('/messages/flags', carolMember, {
       messages: JSON.stringify([m]),
       op: 'remove',
       flag: 'read',
@@ -115,7 +109,7 @@ describe('POST /messages/flags', () => {
 
   it('refuses messages a guest cannot access and leaves nothing changed', async () => {
     const m = await postToChannel(t, org.realm, alice.user, design, 'g', 'guests cannot see');
-    const res = await post('/messages/flags', carol.auth, {
+    const res = await post('/messages/flags', carol, {
       messages: JSON.stringify([m]),
       op: 'add',
       flag: 'starred',
@@ -131,7 +125,7 @@ describe('POST /messages/flags', () => {
     [{ op: 'toggle', flag: 'read' }, "Invalid message flag operation: 'toggle'"],
   ])('rejects %j', async (form, msg) => {
     const m = await postDirect(t, org.realm, alice.user, [bob.user], 'x');
-    const res = await post('/messages/flags', bob.auth, { messages: JSON.stringify([m]), ...form });
+    const res = await post('/messages/flags', bob, { messages: JSON.stringify([m]), ...form });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST', msg });
     expect(await flagsOf(bob.user.id, m)).toBe(256n);
@@ -142,7 +136,7 @@ describe('POST /messages/flags/narrow', () => {
   it('marks a window of a narrow as read', async () => {
     const dm1 = await postDirect(t, org.realm, alice.user, [bob.user], 'n1');
     const dm2 = await postDirect(t, org.realm, alice.user, [bob.user], 'n2');
-    const res = await post('/messages/flags/narrow', bob.auth, {
+    const res = await post('/messages/flags/narrow', bob, {
       anchor: 'oldest',
       num_before: 0,
       num_after: 100,
@@ -170,31 +164,31 @@ describe('mark as read endpoints', () => {
     const a = await postToChannel(t, org.realm, alice.user, design, 'topic-a', 'x');
     const b = await postToChannel(t, org.realm, alice.user, design, 'topic-b', 'y');
     const d = await postDirect(t, org.realm, alice.user, [bob.user], 'z');
-    const topic = await post('/mark_topic_as_read', bob.auth, {
+    const topic = await post('/mark_topic_as_read', bob, {
       stream_id: design.id,
       topic_name: 'topic-a',
     });
     expect(topic.status).toBe(200);
     expect(await flagsOf(bob.user.id, a)).toBe(1n);
     expect(await flagsOf(bob.user.id, b)).toBe(0n);
-    await post('/mark_stream_as_read', bob.auth, { stream_id: design.id });
+    await post('/mark_stream_as_read', bob, { stream_id: design.id });
     expect(await flagsOf(bob.user.id, b)).toBe(1n);
     expect(await flagsOf(bob.user.id, d)).toBe(256n);
-    const all = await post('/mark_all_as_read', bob.auth, {});
+    const all = await post('/mark_all_as_read', bob, {});
     expect(all.body).toMatchObject({ result: 'success', complete: true });
     expectOpenApiResponse('/mark_all_as_read', 'post', all.body);
     expect(await flagsOf(bob.user.id, d)).toBe(257n);
   });
 
   it('rejects unknown channels and topics', async () => {
-    const bad = await post('/mark_stream_as_read', bob.auth, { stream_id: 999999 });
+    const bad = await post('/mark_stream_as_read', bob, { stream_id: 999999 });
     expect(bad.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid channel ID' });
-    const noTopic = await post('/mark_topic_as_read', bob.auth, {
+    const noTopic = await post('/mark_topic_as_read', bob, {
       stream_id: design.id,
       topic_name: 'nope',
     });
     expect(noTopic.body).toMatchObject({ code: 'BAD_REQUEST', msg: "No such topic 'nope'" });
-    const guest = await post('/mark_stream_as_read', carol.auth, { stream_id: design.id });
+    const guest = await post('/mark_stream_as_read', carol, { stream_id: design.id });
     expect(guest.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid channel ID' });
   });
 });

@@ -1,50 +1,45 @@
-import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
-import { Role } from '../../../libs/domain/users/roles';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { systemGroupIds } from '../../../libs/domain/groups/system-groups';
 import { makeChannel } from '../../../test/channel-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsForQueue } from '../../../libs/events/format-for-queue';
 import type { DispatchableEvent } from '../../../libs/events/types';
 import { queueSettings } from '../../../test/events-factories';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let guest: TestUser;
 let channel: Stream;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  alice = await makeUser(t, org.realm, { fullName: 'Alice Member' });
-  bob = await makeUser(t, org.realm, { fullName: 'Bob Member' });
-  guest = await makeUser(t, org.realm, { role: Role.GUEST });
-  channel = await makeChannel(t, org.realm, {
-    name: 'design',
-    subscribers: [alice.user, bob.user],
+  org = await organization({
+    members: {
+      alice: { fullName: 'Alice Member' },
+      bob: { fullName: 'Bob Member' },
+      guest: 'guest',
+    },
+    channels: { design: ['alice', 'bob'] },
   });
+  ({ t } = org);
+  ({ alice, bob, guest } = org.users);
+  channel = org.channels.design;
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
-const send = (auth: string, form: Record<string, string>, agent = 'ZulipPython/0.9.0') =>
-  request(t.app)
-    .post('/api/v1/messages')
-    .set('Host', org.host)
-    .set('Authorization', auth)
-    .set('User-Agent', agent)
-    .type('form')
-    .send(form);
+const send = (who: TestUser, form: Record<string, string>, agent = 'ZulipPython/0.9.0') =>
+  org.as(who).post('/messages', form).set('User-Agent', agent);
 
 const userMessages = (messageId: number) =>
   t.db.userMessage.findMany({ where: { messageId }, orderBy: { userId: 'asc' } });
 
 describe('POST /messages to a channel', () => {
   it('sends by channel id and writes one UserMessage per subscriber', async () => {
-    const res = await send(alice.auth, {
+    const res = await send(alice, {
       type: 'stream',
       to: String(channel.id),
       topic: 'plans',
@@ -73,20 +68,20 @@ describe('POST /messages to a channel', () => {
       { type: 'stream', to: '["design"]', subject: 'b', content: 'y' },
     ];
     for (const form of forms) {
-      const res = await send(alice.auth, form);
+      const res = await send(alice, form);
       expect(res.status).toBe(200);
     }
   });
 
   it('marks the sender copy read for interactive clients and read_by_sender', async () => {
     const web = await send(
-      alice.auth,
+      alice,
       { type: 'stream', to: 'design', topic: 't', content: 'x' },
       'ZulipMobile/27',
     );
     const own = (await userMessages(web.body.id)).find((u) => u.userId === alice.user.id);
     expect(own?.flags).toBe(1n);
-    const forced = await send(alice.auth, {
+    const forced = await send(alice, {
       type: 'stream',
       to: 'design',
       topic: 't',
@@ -98,7 +93,7 @@ describe('POST /messages to a channel', () => {
   });
 
   it('sets mentioned and wildcard flags', async () => {
-    const res = await send(alice.auth, {
+    const res = await send(alice, {
       type: 'stream',
       to: 'design',
       topic: 'm',
@@ -106,7 +101,7 @@ describe('POST /messages to a channel', () => {
     });
     const bobCopy = (await userMessages(res.body.id)).find((u) => u.userId === bob.user.id);
     expect(bobCopy?.flags).toBe(8n);
-    const all = await send(alice.auth, {
+    const all = await send(alice, {
       type: 'stream',
       to: 'design',
       topic: 'm',
@@ -118,7 +113,7 @@ describe('POST /messages to a channel', () => {
 
   it('sets has_alert_word for users with a matching alert word', async () => {
     await t.db.alertWord.create({ data: { userId: bob.user.id, word: 'deploy' } });
-    const res = await send(alice.auth, {
+    const res = await send(alice, {
       type: 'stream',
       to: 'design',
       topic: 'm',
@@ -130,7 +125,7 @@ describe('POST /messages to a channel', () => {
 
   it('reads (no topic) and the empty-topic display name as the empty topic', async () => {
     for (const topic of ['(no topic)', 'general chat', '']) {
-      const res = await send(alice.auth, { type: 'stream', to: 'design', topic, content: 'x' });
+      const res = await send(alice, { type: 'stream', to: 'design', topic, content: 'x' });
       expect(res.status).toBe(200);
       const m = await t.db.message.findUniqueOrThrow({ where: { id: res.body.id } });
       expect(m.subject).toBe('');
@@ -138,7 +133,7 @@ describe('POST /messages to a channel', () => {
   });
 
   it('truncates over-long topics and content the way Zulip does', async () => {
-    const res = await send(alice.auth, {
+    const res = await send(alice, {
       type: 'stream',
       to: 'design',
       topic: 'x'.repeat(70),
@@ -214,7 +209,7 @@ describe('POST /messages errors leave no partial write', () => {
   ];
   it.each(cases)('%s', async (_name, form, status, body) => {
     const before = await t.db.message.count();
-    const res = await send(alice.auth, form);
+    const res = await send(alice, form);
     expect(res.status).toBe(status);
     expect(res.body).toMatchObject({ result: 'error', ...body });
     expect(await t.db.message.count()).toBe(before);
@@ -226,7 +221,7 @@ describe('POST /messages errors leave no partial write', () => {
       data: { topicsPolicy: 3, mandatoryTopics: true },
     });
     try {
-      const res = await send(alice.auth, {
+      const res = await send(alice, {
         type: 'stream',
         to: 'design',
         topic: '(no topic)',
@@ -247,7 +242,7 @@ describe('POST /messages errors leave no partial write', () => {
   it('refuses deactivated recipients', async () => {
     const gone = await makeUser(t, org.realm);
     await t.db.user.update({ where: { id: gone.user.id }, data: { isActive: false } });
-    const res = await send(alice.auth, { type: 'direct', to: `[${gone.user.id}]`, content: 'x' });
+    const res = await send(alice, { type: 'direct', to: `[${gone.user.id}]`, content: 'x' });
     expect(res.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: `'${gone.email}' is no longer using Zulip.`,
@@ -257,13 +252,13 @@ describe('POST /messages errors leave no partial write', () => {
 
 describe('POST /messages permissions by role', () => {
   it('lets a guest post only to channels they are subscribed to', async () => {
-    const res = await send(guest.auth, { type: 'stream', to: 'design', topic: 'a', content: 'x' });
+    const res = await send(guest, { type: 'stream', to: 'design', topic: 'a', content: 'x' });
     expect(res.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: "Not authorized to send to channel 'design'",
     });
     const own = await makeChannel(t, org.realm, { subscribers: [guest.user] });
-    const ok = await send(guest.auth, {
+    const ok = await send(guest, {
       type: 'stream',
       to: String(own.id),
       topic: 'a',
@@ -275,10 +270,10 @@ describe('POST /messages permissions by role', () => {
   it('lets a member post to a public channel without subscribing, not to a private one', async () => {
     const carol = await makeUser(t, org.realm);
     expect(
-      (await send(carol.auth, { type: 'stream', to: 'design', topic: 'a', content: 'x' })).status,
+      (await send(carol, { type: 'stream', to: 'design', topic: 'a', content: 'x' })).status,
     ).toBe(200);
     const secret = await makeChannel(t, org.realm, { inviteOnly: true, subscribers: [alice.user] });
-    const res = await send(carol.auth, {
+    const res = await send(carol, {
       type: 'stream',
       to: String(secret.id),
       topic: 'a',
@@ -289,7 +284,7 @@ describe('POST /messages permissions by role', () => {
       msg: `Not authorized to send to channel '${secret.name}'`,
     });
     expect(
-      (await send(alice.auth, { type: 'stream', to: String(secret.id), topic: 'a', content: 'x' }))
+      (await send(alice, { type: 'stream', to: String(secret.id), topic: 'a', content: 'x' }))
         .status,
     ).toBe(200);
   });
@@ -299,7 +294,7 @@ describe('POST /messages permissions by role', () => {
       canSend: 'role:administrators',
       subscribers: [alice.user],
     });
-    const res = await send(alice.auth, {
+    const res = await send(alice, {
       type: 'stream',
       to: String(announce.id),
       topic: 'a',
@@ -311,7 +306,7 @@ describe('POST /messages permissions by role', () => {
     });
     expect(
       (
-        await send(org.owner.auth, {
+        await send(org.owner, {
           type: 'stream',
           to: String(announce.id),
           topic: 'a',
@@ -324,7 +319,7 @@ describe('POST /messages permissions by role', () => {
   it('refuses archived channels', async () => {
     const old = await makeChannel(t, org.realm, { subscribers: [alice.user] });
     await t.db.stream.update({ where: { id: old.id }, data: { isArchived: true } });
-    const res = await send(alice.auth, {
+    const res = await send(alice, {
       type: 'stream',
       to: String(old.id),
       topic: 'a',
@@ -339,8 +334,8 @@ describe('POST /messages permissions by role', () => {
 
 describe('POST /messages direct', () => {
   it('shares one recipient between both directions of a 1:1 conversation', async () => {
-    const a = await send(alice.auth, { type: 'direct', to: `[${bob.user.id}]`, content: 'hi' });
-    const b = await send(bob.auth, { type: 'private', to: alice.email, content: 'hey' });
+    const a = await send(alice, { type: 'direct', to: `[${bob.user.id}]`, content: 'hi' });
+    const b = await send(bob, { type: 'private', to: alice.email, content: 'hey' });
     const [ma, mb] = await Promise.all(
       [a.body.id, b.body.id].map((id: number) => t.db.message.findUniqueOrThrow({ where: { id } })),
     );
@@ -351,14 +346,14 @@ describe('POST /messages direct', () => {
   });
 
   it('uses the personal recipient for a message to oneself and a group for three', async () => {
-    const self = await send(alice.auth, {
+    const self = await send(alice, {
       type: 'direct',
       to: `[${alice.user.id}]`,
       content: 'note',
     });
     const m = await t.db.message.findUniqueOrThrow({ where: { id: self.body.id } });
     expect(m.recipientId).toBe(alice.user.recipientId);
-    const group = await send(alice.auth, {
+    const group = await send(alice, {
       type: 'direct',
       to: JSON.stringify([bob.email, guest.email]),
       content: 'all of us',
@@ -368,7 +363,7 @@ describe('POST /messages direct', () => {
   });
 
   it("emits one message event with each recipient's flags, and local_id for the sender", async () => {
-    const res = await send(alice.auth, {
+    const res = await send(alice, {
       type: 'direct',
       to: `[${bob.user.id}]`,
       content: '@**Bob Member** ping',
@@ -405,7 +400,7 @@ describe('POST /messages mention permissions', () => {
         members: { create: [{ userId: bob.user.id }] },
       },
     });
-    const refused = await send(alice.auth, {
+    const refused = await send(alice, {
       type: 'stream',
       to: 'design',
       topic: 'g',
@@ -415,7 +410,7 @@ describe('POST /messages mention permissions', () => {
       code: 'BAD_REQUEST',
       msg: "You are not allowed to mention user group 'support'.",
     });
-    const ok = await send(org.owner.auth, {
+    const ok = await send(org.owner, {
       type: 'stream',
       to: 'design',
       topic: 'g',
@@ -432,7 +427,7 @@ describe('POST /messages mention permissions', () => {
     const big = await makeChannel(t, org.realm, {
       subscribers: [alice.user, ...many.map((u) => u.user)],
     });
-    const refused = await send(alice.auth, {
+    const refused = await send(alice, {
       type: 'stream',
       to: String(big.id),
       topic: 'w',
@@ -442,7 +437,7 @@ describe('POST /messages mention permissions', () => {
       code: 'BAD_REQUEST',
       msg: 'You do not have permission to use channel wildcard mentions in this channel.',
     });
-    const ok = await send(org.owner.auth, {
+    const ok = await send(org.owner, {
       type: 'stream',
       to: String(big.id),
       topic: 'w',

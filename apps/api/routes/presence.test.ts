@@ -1,27 +1,28 @@
 import { register } from '../../../test/events-factories';
-import { makeBot, makeRealm, makeUser, type TestRealm } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeBot, makeRealm, makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
 import { api } from '../../../test/requests';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
+  org = await organization();
+  ({ t } = org);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
-const post = (auth: string, form: Record<string, string | number | boolean>) =>
-  api(t, org.host, 'post', '/users/me/presence', auth, form);
+const post = (who: TestUser, form: Record<string, string | number | boolean>) =>
+  org.as(who).post('/users/me/presence', form);
 
 describe('POST /users/me/presence', () => {
   it('records presence, sends a presence event on coming online, and returns the legacy format', async () => {
     const member = await makeUser(t, org.realm);
     const mark = await outboxMark(t);
-    const res = await post(member.auth, { status: 'active' });
+    const res = await post(member, { status: 'active' });
     expect(res.status).toBe(200);
     expect(res.body.presences[member.email]).toEqual({
       website: {
@@ -46,15 +47,15 @@ describe('POST /users/me/presence', () => {
 
     // A second report right away changes nothing and sends no event.
     const mark2 = await outboxMark(t);
-    expect((await post(member.auth, { status: 'active' })).status).toBe(200);
+    expect((await post(member, { status: 'active' })).status).toBe(200);
     expect(await eventsAfter(t, mark2)).toHaveLength(0);
   });
 
   it('uses the modern format with last_update_id or slim_presence and returns only newer rows', async () => {
     const a = await makeUser(t, org.realm);
     const b = await makeUser(t, org.realm);
-    await post(a.auth, { status: 'idle' });
-    const first = await post(b.auth, { status: 'active', last_update_id: -1 });
+    await post(a, { status: 'idle' });
+    const first = await post(b, { status: 'active', last_update_id: -1 });
     expect(first.status).toBe(200);
     expect(first.body.presences[String(a.user.id)]).toEqual({
       active_timestamp: expect.any(Number),
@@ -62,7 +63,7 @@ describe('POST /users/me/presence', () => {
     });
     const id = first.body.presence_last_update_id;
     expect(id).toBeGreaterThan(0);
-    const none = await post(b.auth, { status: 'active', last_update_id: id });
+    const none = await post(b, { status: 'active', last_update_id: id });
     expect(none.body.presences).toEqual({});
     expect(none.body.presence_last_update_id).toBe(id);
 
@@ -71,18 +72,18 @@ describe('POST /users/me/presence', () => {
       where: { userId: a.user.id },
       data: { lastConnectedTime: new Date(Date.now() - 120_000) },
     });
-    await post(a.auth, { status: 'active' });
-    const newer = await post(b.auth, { status: 'active', last_update_id: id });
+    await post(a, { status: 'active' });
+    const newer = await post(b, { status: 'active', last_update_id: id });
     expect(Object.keys(newer.body.presences)).toEqual([String(a.user.id)]);
     expect(newer.body.presence_last_update_id).toBeGreaterThan(id);
 
-    const slim = await post(b.auth, { status: 'active', slim_presence: true });
+    const slim = await post(b, { status: 'active', slim_presence: true });
     expect(slim.body.presences[String(b.user.id)]).toHaveProperty('active_timestamp');
   });
 
   it('leaves out presence older than history_limit_days', async () => {
     const old = await makeUser(t, org.realm);
-    await post(old.auth, { status: 'active' });
+    await post(old, { status: 'active' });
     await t.db.userPresence.update({
       where: { userId: old.user.id },
       data: {
@@ -91,9 +92,9 @@ describe('POST /users/me/presence', () => {
       },
     });
     const viewer = await makeUser(t, org.realm);
-    const wide = await post(viewer.auth, { status: 'active', last_update_id: -1 });
+    const wide = await post(viewer, { status: 'active', last_update_id: -1 });
     expect(wide.body.presences).toHaveProperty(String(old.user.id));
-    const narrow = await post(viewer.auth, {
+    const narrow = await post(viewer, {
       status: 'active',
       last_update_id: -1,
       history_limit_days: 2,
@@ -103,14 +104,14 @@ describe('POST /users/me/presence', () => {
 
   it('answers ping_only without presence data', async () => {
     const member = await makeUser(t, org.realm);
-    const res = await post(member.auth, { status: 'idle', ping_only: true });
+    const res = await post(member, { status: 'idle', ping_only: true });
     expect(res.body).toEqual({ result: 'success', msg: '', presence_last_update_id: -1 });
   });
 
   it('does not record invisible users', async () => {
     const member = await makeUser(t, org.realm);
     await t.db.user.update({ where: { id: member.user.id }, data: { presenceEnabled: false } });
-    const res = await post(member.auth, { status: 'active' });
+    const res = await post(member, { status: 'active' });
     expect(res.status).toBe(200);
     expect(res.body.presences).not.toHaveProperty(member.email);
     expect(await t.db.userPresence.count({ where: { userId: member.user.id } })).toBe(0);
@@ -118,9 +119,9 @@ describe('POST /users/me/presence', () => {
 
   it('refuses an invalid or missing status', async () => {
     const member = await makeUser(t, org.realm);
-    const bad = await post(member.auth, { status: 'away' });
+    const bad = await post(member, { status: 'away' });
     expect(bad.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: 'Invalid status: away' });
-    const missing = await post(member.auth, {});
+    const missing = await post(member, {});
     expect(missing.body).toMatchObject({ code: 'REQUEST_VARIABLE_MISSING', var_name: 'status' });
   });
 });
@@ -128,8 +129,8 @@ describe('POST /users/me/presence', () => {
 describe('GET /realm/presence', () => {
   it('lists everyone recently connected in the legacy format', async () => {
     const member = await makeUser(t, org.realm);
-    await post(member.auth, { status: 'active' });
-    const res = await api(t, org.host, 'get', '/realm/presence', org.owner.auth);
+    await post(member, { status: 'active' });
+    const res = await org.as(org.owner).get('/realm/presence');
     expect(res.status).toBe(200);
     expectOpenApiResponse('/realm/presence', 'get', res.body);
     expect(res.body.presences[member.email].aggregated.status).toBe('active');
@@ -236,21 +237,15 @@ describe('POST /register presence', () => {
 describe('GET /users/{user_id_or_email}/presence', () => {
   it('returns one user by ID or email, with offline when stale', async () => {
     const member = await makeUser(t, org.realm);
-    await post(member.auth, { status: 'active' });
-    const byId = await api(t, org.host, 'get', `/users/${member.user.id}/presence`, org.owner.auth);
+    await post(member, { status: 'active' });
+    const byId = await org.as(org.owner).get(`/users/${member.user.id}/presence`);
     expect(byId.status).toBe(200);
     expectOpenApiResponse('/users/{user_id_or_email}/presence', 'get', byId.body);
     expect(byId.body.presence.aggregated).toEqual({
       status: 'active',
       timestamp: expect.any(Number),
     });
-    const byEmail = await api(
-      t,
-      org.host,
-      'get',
-      `/users/${member.email}/presence`,
-      org.owner.auth,
-    );
+    const byEmail = await org.as(org.owner).get(`/users/${member.email}/presence`);
     expect(byEmail.body.presence).toEqual(byId.body.presence);
 
     const hourAgo = new Date(Date.now() - 3_600_000);
@@ -258,13 +253,7 @@ describe('GET /users/{user_id_or_email}/presence', () => {
       where: { userId: member.user.id },
       data: { lastConnectedTime: hourAgo, lastActiveTime: hourAgo },
     });
-    const stale = await api(
-      t,
-      org.host,
-      'get',
-      `/users/${member.user.id}/presence`,
-      org.owner.auth,
-    );
+    const stale = await org.as(org.owner).get(`/users/${member.user.id}/presence`);
     expect(stale.body.presence.aggregated.status).toBe('offline');
     expect(stale.body.presence.website.status).toBe('active');
   });
@@ -272,23 +261,17 @@ describe('GET /users/{user_id_or_email}/presence', () => {
   it('refuses bots, unknown users and users without presence data', async () => {
     const bot = await makeBot(t, org.realm, org.owner.user);
     const quiet = await makeUser(t, org.realm);
-    const botRes = await api(t, org.host, 'get', `/users/${bot.user.id}/presence`, org.owner.auth);
+    const botRes = await org.as(org.owner).get(`/users/${bot.user.id}/presence`);
     expect(botRes.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: 'Presence is not supported for bot users.',
     });
-    const none = await api(t, org.host, 'get', `/users/${quiet.user.id}/presence`, org.owner.auth);
+    const none = await org.as(org.owner).get(`/users/${quiet.user.id}/presence`);
     expect(none.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: `No presence data for ${quiet.user.id}`,
     });
-    const unknown = await api(
-      t,
-      org.host,
-      'get',
-      '/users/nobody@example.com/presence',
-      org.owner.auth,
-    );
+    const unknown = await org.as(org.owner).get('/users/nobody@example.com/presence');
     expect(unknown.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'No such user' });
   });
 });

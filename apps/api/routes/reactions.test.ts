@@ -1,13 +1,11 @@
-import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
-import { Role } from '../../../libs/domain/users/roles';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel } from '../../../test/channel-factories';
+import { makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { postToChannel } from '../../../test/message-factories';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let guest: TestUser;
@@ -15,34 +13,29 @@ let design: Stream;
 let messageId: number;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  alice = await makeUser(t, org.realm);
-  bob = await makeUser(t, org.realm);
-  guest = await makeUser(t, org.realm, { role: Role.GUEST });
-  design = await makeChannel(t, org.realm, { subscribers: [alice.user, bob.user] });
+  org = await organization({
+    members: { alice: 'member', bob: 'member', guest: 'guest' },
+    channels: { design: ['alice', 'bob'] },
+  });
+  ({ t } = org);
+  ({ alice, bob, guest } = org.users);
+  ({ design } = org.channels);
   messageId = await postToChannel(t, org.realm, alice.user, design, 'r', 'react to me');
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
 const react = (
   method: 'post' | 'delete',
-  auth: string,
+  who: TestUser,
   form: Record<string, string>,
   id = messageId,
-) =>
-  request(t.app)
-    [method](`/api/v1/messages/${id}/reactions`)
-    .set('Host', org.host)
-    .set('Authorization', auth)
-    .type('form')
-    .send(form);
+) => org.as(who)[method](`/messages/${id}/reactions`, form);
 
 const reactions = () => t.db.reaction.findMany({ where: { messageId }, orderBy: { id: 'asc' } });
 
 describe('POST /messages/{id}/reactions', () => {
   it('adds a unicode emoji by name, emits a reaction event and shows it on the message', async () => {
-    const res = await react('post', bob.auth, { emoji_name: 'octopus' });
+    const res = await react('post', bob, { emoji_name: 'octopus' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ result: 'success', msg: '' });
     const [r] = await reactions();
@@ -61,10 +54,7 @@ describe('POST /messages/{id}/reactions', () => {
       emoji_code: '1f419',
     });
     expect((row.usersJson as number[]).sort()).toEqual([alice.user.id, bob.user.id].sort());
-    const got = await request(t.app)
-      .get(`/api/v1/messages/${messageId}`)
-      .set('Host', org.host)
-      .set('Authorization', alice.auth);
+    const got = await org.as(alice).get(`/messages/${messageId}`);
     expect(got.body.message.reactions).toEqual([
       {
         emoji_name: 'octopus',
@@ -76,7 +66,7 @@ describe('POST /messages/{id}/reactions', () => {
   });
 
   it('refuses a duplicate with REACTION_ALREADY_EXISTS', async () => {
-    const res = await react('post', bob.auth, { emoji_name: 'octopus' });
+    const res = await react('post', bob, { emoji_name: 'octopus' });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       result: 'error',
@@ -92,17 +82,17 @@ describe('POST /messages/{id}/reactions', () => {
     });
     expect(
       (
-        await react('post', alice.auth, {
+        await react('post', alice, {
           emoji_name: 'octopus',
           emoji_code: '1f419',
           reaction_type: 'unicode_emoji',
         })
       ).status,
     ).toBe(200);
-    expect((await react('post', alice.auth, { emoji_name: 'party_parrot' })).status).toBe(200);
+    expect((await react('post', alice, { emoji_name: 'party_parrot' })).status).toBe(200);
     expect(
       (
-        await react('post', alice.auth, {
+        await react('post', alice, {
           emoji_name: 'zulip',
           emoji_code: 'zulip',
           reaction_type: 'service_extra_emoji',
@@ -134,19 +124,19 @@ describe('POST /messages/{id}/reactions', () => {
     [{ emoji_name: 'x', emoji_code: 'x', reaction_type: 'weird' }, 'Invalid emoji type.'],
   ])('rejects %j with BAD_REQUEST', async (form, msg) => {
     const before = (await reactions()).length;
-    const res = await react('post', bob.auth, form);
+    const res = await react('post', bob, form);
     expect(res.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST', msg });
     expect(await reactions()).toHaveLength(before);
   });
 
   it('refuses messages the user cannot access (guest, not subscribed)', async () => {
-    const res = await react('post', guest.auth, { emoji_name: 'octopus' });
+    const res = await react('post', guest, { emoji_name: 'octopus' });
     expect(res.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid message(s)' });
   });
 
   it('lets a non-subscribed member react to public history, adding a historical copy', async () => {
     const carol = await makeUser(t, org.realm);
-    expect((await react('post', carol.auth, { emoji_name: 'tada' })).status).toBe(200);
+    expect((await react('post', carol, { emoji_name: 'tada' })).status).toBe(200);
     const um = await t.db.userMessage.findUnique({
       where: { userId_messageId: { userId: carol.user.id, messageId } },
     });
@@ -156,20 +146,20 @@ describe('POST /messages/{id}/reactions', () => {
 
 describe('DELETE /messages/{id}/reactions', () => {
   it('removes by name and by code, then reports REACTION_DOES_NOT_EXIST', async () => {
-    const res = await react('delete', bob.auth, { emoji_name: 'octopus' });
+    const res = await react('delete', bob, { emoji_name: 'octopus' });
     expect(res.status).toBe(200);
     expect((await reactions()).some((r) => r.userId === bob.user.id)).toBe(false);
     const row = await t.db.outboxEvent.findFirstOrThrow({ orderBy: { id: 'desc' } });
     expect(row.eventJson).toMatchObject({ type: 'reaction', op: 'remove', emoji_name: 'octopus' });
     expect(
       (
-        await react('delete', alice.auth, {
+        await react('delete', alice, {
           emoji_code: 'zulip',
           reaction_type: 'zulip_extra_emoji',
         })
       ).status,
     ).toBe(200);
-    const again = await react('delete', bob.auth, { emoji_name: 'octopus' });
+    const again = await react('delete', bob, { emoji_name: 'octopus' });
     expect(again.body).toEqual({
       result: 'error',
       code: 'REACTION_DOES_NOT_EXIST',

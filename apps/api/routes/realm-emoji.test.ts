@@ -2,32 +2,29 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { multipartFile, PNG_PIXEL } from '../../../test/upload-bodies';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
-import { api } from '../../../test/requests';
 import { Role } from '../../../libs/domain/users/roles';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 const uploads = mkdtempSync(path.join(tmpdir(), 'emoji-test-'));
 
 beforeAll(async () => {
-  t = await startTestContext({ UPLOADS_DIR: uploads });
-  org = await makeRealm(t);
+  org = await organization({ env: { UPLOADS_DIR: uploads } });
+  ({ t } = org);
 });
 afterAll(async () => {
-  await t.close();
+  await org.close();
   rmSync(uploads, { recursive: true, force: true });
 });
 
 const upload = (name: string, auth: string, files: Buffer[] = [PNG_PIXEL], type = 'image/png') => {
-  let req = request(t.app)
-    .post(`/api/v1/realm/emoji/${name}`)
-    .set('Host', org.host)
-    .set('Authorization', auth);
+  let req = org.as({ auth: auth }).post(`/realm/emoji/${name}`);
   files.forEach((buf, i) => {
     req = req.attach(`file${i}`, buf, { filename: `e${i}.png`, contentType: type });
   });
@@ -47,7 +44,7 @@ describe('custom emoji', () => {
       existsSync(path.join(uploads, String(org.realm.id), 'emoji', 'images', row.fileName!)),
     ).toBe(true);
 
-    const listed = await api(t, org.host, 'get', '/realm/emoji', org.owner.auth);
+    const listed = await org.as(org.owner).get('/realm/emoji');
     expectOpenApiResponse('/realm/emoji', 'get', listed.body);
     expect(listed.body.emoji[String(row.id)]).toEqual({
       id: String(row.id),
@@ -62,11 +59,11 @@ describe('custom emoji', () => {
       msg: 'A custom emoji with this name already exists.',
     });
 
-    const del = await api(t, org.host, 'delete', '/realm/emoji/party_parrot', org.owner.auth);
+    const del = await org.as(org.owner).delete('/realm/emoji/party_parrot');
     expect(del.status).toBe(200);
-    const after = await api(t, org.host, 'get', '/realm/emoji', org.owner.auth);
+    const after = await org.as(org.owner).get('/realm/emoji');
     expect(after.body.emoji[String(row.id)].deactivated).toBe(true);
-    const again = await api(t, org.host, 'delete', '/realm/emoji/party_parrot', org.owner.auth);
+    const again = await org.as(org.owner).delete('/realm/emoji/party_parrot');
     expect(again.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: "Emoji 'party_parrot' does not exist",
@@ -87,12 +84,10 @@ describe('custom emoji', () => {
       code: 'BAD_REQUEST',
       msg: 'Insufficient permission',
     });
-    const byOther = await api(t, org.host, 'delete', '/realm/emoji/member_emoji', other.auth);
+    const byOther = await org.as(other).delete('/realm/emoji/member_emoji');
     expect(byOther.body.msg).toBe('Must be an organization administrator or emoji author');
     const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
-    expect((await api(t, org.host, 'delete', '/realm/emoji/member_emoji', admin.auth)).status).toBe(
-      200,
-    );
+    expect((await org.as(admin).delete('/realm/emoji/member_emoji')).status).toBe(200);
   });
 
   it('accepts a PNG whose upload part names no type (issue 14), but only an image', async () => {

@@ -1,26 +1,26 @@
-import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
-import { api } from '../../../test/requests';
 import { Role } from '../../../libs/domain/users/roles';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
+  org = await organization();
+  ({ t } = org);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
-const patch = (auth: string, form: Record<string, string | number | boolean>) =>
-  api(t, org.host, 'patch', '/realm', auth, form);
+const patch = (who: TestUser, form: Record<string, string | number | boolean>) =>
+  org.as(who).patch('/realm', form);
 
 describe('PATCH /realm', () => {
   it('changes settings with one realm event per changed property', async () => {
     const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
     const mark = await outboxMark(t);
-    const res = await patch(admin.auth, {
+    const res = await patch(admin, {
       name: 'Renamed Org',
       enable_spectator_access: true,
       email_changes_disabled: true,
@@ -51,7 +51,7 @@ describe('PATCH /realm', () => {
   it('is for administrators, and some settings for owners only', async () => {
     for (const role of [Role.MEMBER, Role.GUEST, Role.MODERATOR]) {
       const actor = await makeUser(t, org.realm, { role });
-      const res = await patch(actor.auth, { name: 'Nope' });
+      const res = await patch(actor, { name: 'Nope' });
       expect(res.body).toEqual({
         result: 'error',
         code: 'BAD_REQUEST',
@@ -59,22 +59,22 @@ describe('PATCH /realm', () => {
       });
     }
     const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
-    const ownerOnly = await patch(admin.auth, { invite_required: false });
+    const ownerOnly = await patch(admin, { invite_required: false });
     expect(ownerOnly.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: 'Must be an organization owner',
     });
-    expect((await patch(org.owner.auth, { invite_required: false })).status).toBe(200);
+    expect((await patch(org.owner, { invite_required: false })).status).toBe(200);
   });
 
   it('validates values and changes nothing on error', async () => {
-    const bad = await patch(org.owner.auth, { name: 'Valid', digest_weekday: 9 });
+    const bad = await patch(org.owner, { name: 'Valid', digest_weekday: 9 });
     expect(bad.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',
       msg: 'digest_weekday is too large',
     });
-    const lang = await patch(org.owner.auth, { default_language: 'xx' });
+    const lang = await patch(org.owner, { default_language: 'xx' });
     expect(lang.body.msg).toBe('Invalid default_language');
     const realm = await t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } });
     expect(realm.name).not.toBe('Valid');
@@ -83,10 +83,10 @@ describe('PATCH /realm', () => {
 
 describe('PATCH /realm mandatory_topics', () => {
   it('keeps topics_policy in step', async () => {
-    expect((await patch(org.owner.auth, { mandatory_topics: true })).status).toBe(200);
+    expect((await patch(org.owner, { mandatory_topics: true })).status).toBe(200);
     const realm = await t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } });
     expect(realm).toMatchObject({ mandatoryTopics: true, topicsPolicy: 3 });
-    await patch(org.owner.auth, { mandatory_topics: false });
+    await patch(org.owner, { mandatory_topics: false });
     const after = await t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } });
     expect(after).toMatchObject({ mandatoryTopics: false, topicsPolicy: 2 });
   });

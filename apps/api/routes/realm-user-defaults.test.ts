@@ -1,22 +1,22 @@
 import { Role } from '../../../libs/domain/users/roles';
 import { register } from '../../../test/events-factories';
-import { makeBot, makeRealm, makeUser, type TestRealm } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeBot, makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
-import { api } from '../../../test/requests';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
+  org = await organization();
+  ({ t } = org);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
-const patch = (auth: string, form: Record<string, string | number | boolean>) =>
-  api(t, org.host, 'patch', '/realm/user_settings_defaults', auth, form);
+const patch = (who: TestUser, form: Record<string, string | number | boolean>) =>
+  org.as(who).patch('/realm/user_settings_defaults', form);
 
 /** Defaults added after feature level 247 (the spec's newer settings). */
 const NEWER_DEFAULTS = [
@@ -55,7 +55,7 @@ describe('PATCH /realm/user_settings_defaults', () => {
     expect(before).not.toHaveProperty('timezone');
 
     const mark = await outboxMark(t);
-    const res = await patch(org.owner.auth, {
+    const res = await patch(org.owner, {
       left_side_userlist: true,
       emojiset: 'text',
       web_home_view: 'inbox', // unchanged: no event
@@ -98,13 +98,13 @@ describe('PATCH /realm/user_settings_defaults', () => {
     expect(own.emojiset).toBe('google');
 
     const unchanged = await outboxMark(t);
-    const again = await patch(org.owner.auth, { emojiset: 'text' });
+    const again = await patch(org.owner, { emojiset: 'text' });
     expect(again.status).toBe(200);
     expect(await eventsAfter(t, unchanged)).toEqual([]);
   });
 
   it('gives new people (not bots) the defaults', async () => {
-    await patch(org.owner.auth, {
+    await patch(org.owner, {
       twenty_four_hour_time: true,
       send_read_receipts: false,
       email_address_visibility: 3,
@@ -119,7 +119,7 @@ describe('PATCH /realm/user_settings_defaults', () => {
     });
     const bot = await makeBot(t, org.realm, org.owner.user);
     expect(bot.user).toMatchObject({ twentyFourHourTime: false, sendReadReceipts: true });
-    await patch(org.owner.auth, {
+    await patch(org.owner, {
       twenty_four_hour_time: false,
       send_read_receipts: true,
       email_address_visibility: 1,
@@ -135,14 +135,14 @@ describe('PATCH /realm/user_settings_defaults', () => {
       [{ email_notifications_batching_period_seconds: 10 }, 'too small'],
     ];
     for (const [form, msg] of cases) {
-      const res = await patch(org.owner.auth, form);
-      const own = await api(t, org.host, 'patch', '/settings', org.owner.auth, form);
+      const res = await patch(org.owner, form);
+      const own = await org.as(org.owner).patch('/settings', form);
       expect(res.status).toBe(400);
       expect(res.body).toEqual(own.body);
       expect(res.body.msg).toContain(msg);
     }
     // Settings each user chooses for themselves are not organization defaults.
-    const personal = await patch(org.owner.auth, {
+    const personal = await patch(org.owner, {
       default_language: 'de',
       enable_login_emails: false,
       timezone: 'UTC',
@@ -159,7 +159,7 @@ describe('PATCH /realm/user_settings_defaults', () => {
   it('is for administrators only', async () => {
     for (const role of [Role.MEMBER, Role.GUEST, Role.MODERATOR]) {
       const actor = await makeUser(t, org.realm, { role });
-      const res = await patch(actor.auth, { enter_sends: true });
+      const res = await patch(actor, { enter_sends: true });
       expect(res.body).toEqual({
         result: 'error',
         code: 'BAD_REQUEST',
@@ -167,7 +167,7 @@ describe('PATCH /realm/user_settings_defaults', () => {
       });
     }
     const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
-    expect((await patch(admin.auth, { enter_sends: true })).status).toBe(200);
+    expect((await patch(admin, { enter_sends: true })).status).toBe(200);
     const row = await t.db.realmUserDefault.findUniqueOrThrow({ where: { realmId: org.realm.id } });
     expect(row.enterSends).toBe(true);
   });

@@ -1,8 +1,9 @@
 import request from 'supertest';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
+import type { TestUser } from '../../../test/factories';
 import { register } from '../../../test/events-factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import type { TestContext } from '../../../test/harness';
 import { registerKeysByFetchType } from '../../../test/openapi';
+import { type Organization, organization } from '../../../test/organization';
 
 /**
  * Issue 14: `POST /register` answers every `fetch_event_types` name of Zulip's reference with
@@ -10,15 +11,15 @@ import { registerKeysByFetchType } from '../../../test/openapi';
  * and `starred_messages` by those names).
  */
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  alice = await makeUser(t, org.realm, { fullName: 'Alice' });
+  org = await organization({ members: { alice: 'member' } });
+  ({ t } = org);
+  ({ alice } = org.users);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
 /** The fetch names the reference documents (issue 14 lists them). */
 const FETCH_NAMES = [

@@ -1,23 +1,16 @@
-import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
 import { FEATURE_LEVEL } from '../../../libs/domain/version';
 import { eventKeys } from '../../../libs/events/keys';
-import { Role } from '../../../libs/domain/users/roles';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import {
-  eventsUntil,
-  register,
-  startTestEvents,
-  type TestEvents,
-} from '../../../test/events-factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeUser, type TestUser } from '../../../test/factories';
+import { eventsUntil, register } from '../../../test/events-factories';
+import type { TestContext } from '../../../test/harness';
 import { makeChannel } from '../../../test/channel-factories';
 import { postDirect, postToChannel } from '../../../test/message-factories';
 import { openApiErrors } from '../../../test/openapi';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let ev: TestEvents;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let guest: TestUser;
@@ -28,37 +21,36 @@ let privateChannel: Stream;
 let webPublic: Stream;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  ev = await startTestEvents(t);
-  org = await makeRealm(t);
-  alice = await makeUser(t, org.realm, { fullName: 'Alice' });
-  bob = await makeUser(t, org.realm, { fullName: 'Bob' });
-  guest = await makeUser(t, org.realm, { role: Role.GUEST });
-  admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
-  mutedTyper = await makeUser(t, org.realm, { fullName: 'No Typing' });
+  org = await organization({
+    events: true,
+    members: {
+      alice: 'member',
+      bob: 'member',
+      guest: 'guest',
+      admin: 'administrator',
+      mutedTyper: { fullName: 'No Typing' },
+    },
+    channels: {
+      public: ['alice', 'bob', 'guest', 'mutedTyper'],
+      private: { subscribers: ['bob'], inviteOnly: true },
+      web: [],
+    },
+  });
+  ({ t } = org);
+  ({ alice, bob, guest, admin, mutedTyper } = org.users);
+  publicChannel = org.channels.public;
+  privateChannel = org.channels.private;
+  webPublic = org.channels.web;
   await t.db.user.update({
     where: { id: mutedTyper.user.id },
     data: { receivesTypingNotifications: false },
   });
-  publicChannel = await makeChannel(t, org.realm, {
-    name: 'public',
-    subscribers: [alice.user, bob.user, guest.user, mutedTyper.user],
-  });
-  privateChannel = await makeChannel(t, org.realm, {
-    name: 'private',
-    inviteOnly: true,
-    subscribers: [bob.user],
-  });
-  webPublic = await makeChannel(t, org.realm, { name: 'web' });
   webPublic = await t.db.stream.update({
     where: { id: webPublic.id },
     data: { isWebPublic: true },
   });
 });
-afterAll(async () => {
-  await ev.stop();
-  await t.close();
-});
+afterAll(() => org.close());
 
 /** Fields of the snapshot that are newer than the FL 247 description (spec wins). */
 const NEWER_TOP = [
@@ -112,12 +104,9 @@ const KNOWN_REALM = new Set(['realm_name', 'realm_description', 'realm_uri', 're
 
 describe('POST /register', () => {
   it('creates a queue and returns the whole initial state', async () => {
-    const res = await request(t.app)
-      .post('/api/v1/register')
-      .set('Host', org.host)
-      .set('Authorization', alice.auth)
-      .type('form')
-      .send({ apply_markdown: 'true', include_subscribers: 'true' });
+    const res = await org
+      .as(alice)
+      .post('/register', { apply_markdown: 'true', include_subscribers: 'true' });
     expect(res.status).toBe(200);
     const body = res.body as Record<string, unknown>;
     expect(body).toMatchObject({
@@ -238,7 +227,7 @@ describe('POST /register', () => {
     const q = await register(t, org.host, bot.auth, { event_types: JSON.stringify(['message']) });
     await postToChannel(t, org.realm, alice.user, other, 'elsewhere', 'skip me');
     const wanted = await postToChannel(t, org.realm, alice.user, publicChannel, 'here', 'take me');
-    const got = await eventsUntil(ev, org.host, bot.auth, q.queue_id, (e) => e.length > 0);
+    const got = await eventsUntil(org.events, org.host, bot.auth, q.queue_id, (e) => e.length > 0);
     expect(got.map((e) => (e.message as { id: number }).id)).toEqual([wanted]);
   });
 
@@ -246,16 +235,11 @@ describe('POST /register', () => {
     const admins = await t.db.userGroup.findFirstOrThrow({
       where: { realmId: org.realm.id, name: 'role:administrators' },
     });
-    const res = await request(t.app)
-      .patch('/api/v1/realm')
-      .set('Host', org.host)
-      .set('Authorization', org.owner.auth)
-      .type('form')
-      .send({
-        direct_message_initiator_group: JSON.stringify({
-          new: { direct_members: [alice.user.id], direct_subgroups: [admins.id] },
-        }),
-      });
+    const res = await org.as(org.owner).patch('/realm', {
+      direct_message_initiator_group: JSON.stringify({
+        new: { direct_members: [alice.user.id], direct_subgroups: [admins.id] },
+      }),
+    });
     expect(res.body).toMatchObject({ result: 'success' });
     const state = await register(t, org.host, bob.auth, {
       fetch_event_types: JSON.stringify(['realm']),
@@ -268,12 +252,7 @@ describe('POST /register', () => {
   });
 
   it('refuses all_public_streams for guests', async () => {
-    const res = await request(t.app)
-      .post('/api/v1/register')
-      .set('Host', org.host)
-      .set('Authorization', guest.auth)
-      .type('form')
-      .send({ all_public_streams: 'true' });
+    const res = await org.as(guest).post('/register', { all_public_streams: 'true' });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       result: 'error',
@@ -283,40 +262,25 @@ describe('POST /register', () => {
   });
 
   it('rejects malformed parameters', async () => {
-    const res = await request(t.app)
-      .post('/api/v1/register')
-      .set('Host', org.host)
-      .set('Authorization', alice.auth)
-      .type('form')
-      .send({ event_types: 'not json' });
+    const res = await org.as(alice).post('/register', { event_types: 'not json' });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: 'Argument "event_types" is not valid JSON.',
     });
-    const narrow = await request(t.app)
-      .post('/api/v1/register')
-      .set('Host', org.host)
-      .set('Authorization', alice.auth)
-      .type('form')
-      .send({ narrow: JSON.stringify('x') });
+    const narrow = await org.as(alice).post('/register', { narrow: JSON.stringify('x') });
     expect(narrow.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'narrow is not a list' });
   });
 
   it('needs authentication', async () => {
-    const res = await request(t.app).post('/api/v1/register').set('Host', org.host);
+    const res = await org.as(null).post('/register');
     expect(res.status).toBe(401);
   });
 });
 
 describe('POST /typing', () => {
   const typing = (auth: string, form: Record<string, string>) =>
-    request(t.app)
-      .post('/api/v1/typing')
-      .set('Host', org.host)
-      .set('Authorization', auth)
-      .type('form')
-      .send(form);
+    org.as({ auth: auth }).post('/typing', form);
 
   it('sends direct typing events to participants who receive them', async () => {
     const bobQueue = await register(t, org.host, bob.auth);
@@ -327,7 +291,13 @@ describe('POST /typing', () => {
       to: JSON.stringify([bob.user.id, mutedTyper.user.id]),
     });
     expect(res.body).toEqual({ result: 'success', msg: '' });
-    const got = await eventsUntil(ev, org.host, bob.auth, bobQueue.queue_id, (e) => e.length > 0);
+    const got = await eventsUntil(
+      org.events,
+      org.host,
+      bob.auth,
+      bobQueue.queue_id,
+      (e) => e.length > 0,
+    );
     expect(got).toEqual([
       {
         type: 'typing',
@@ -341,7 +311,13 @@ describe('POST /typing', () => {
       },
     ]);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const muted = await eventsUntil(ev, org.host, mutedTyper.auth, mutedQueue.queue_id, () => true);
+    const muted = await eventsUntil(
+      org.events,
+      org.host,
+      mutedTyper.auth,
+      mutedQueue.queue_id,
+      () => true,
+    );
     expect(muted).toEqual([]);
   });
 
@@ -357,7 +333,13 @@ describe('POST /typing', () => {
       topic: 'news',
     });
     expect(res.status).toBe(200);
-    const got = await eventsUntil(ev, org.host, bob.auth, capable.queue_id, (e) => e.length > 0);
+    const got = await eventsUntil(
+      org.events,
+      org.host,
+      bob.auth,
+      capable.queue_id,
+      (e) => e.length > 0,
+    );
     expect(got[0]).toMatchObject({
       type: 'typing',
       op: 'stop',
@@ -365,7 +347,7 @@ describe('POST /typing', () => {
       stream_id: publicChannel.id,
       topic: 'news',
     });
-    const none = await eventsUntil(ev, org.host, bob.auth, old.queue_id, () => true);
+    const none = await eventsUntil(org.events, org.host, bob.auth, old.queue_id, () => true);
     expect(none).toEqual([]);
   });
 

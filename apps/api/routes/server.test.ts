@@ -1,28 +1,29 @@
 import request from 'supertest';
-import { makeRealm, type TestRealm } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeRealm } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { FEATURE_LEVEL } from '../../../libs/domain/version';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t, { name: 'Acme Corp' });
+  org = await organization({ realm: { name: 'Acme Corp' } });
+  ({ t } = org);
   await t.db.realm.update({
     where: { id: org.realm.id },
     data: { description: 'We **build** things' },
   });
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
 // Fields newer than the OpenAPI reference (feature level 247), from the spec.
 const NEWER = ['realm_url', 'service_feature_level', 'service_version', 'service_merge_base'];
 
 describe('GET /server_settings', () => {
   it('needs no authentication and describes the organization of the host', async () => {
-    const res = await request(t.app).get('/api/v1/server_settings').set('Host', org.host);
+    const res = await org.as(null).get('/server_settings');
     expect(res.status).toBe(200);
     expectOpenApiResponse('/server_settings', 'get', res.body, { newerFields: NEWER });
     expect(res.body).toMatchObject({

@@ -1,27 +1,31 @@
 import bcrypt from 'bcrypt';
-import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeRealm, makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { eventsAfter, outboxMark, type RecordedEvent } from '../../../test/outbox';
 import { api } from '../../../test/requests';
 import { Role } from '../../../libs/domain/users/roles';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
+  org = await organization();
+  ({ t } = org);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
-const patch = (auth: string, form: Record<string, string | number | boolean>, path = '/settings') =>
-  api(t, org.host, 'patch', path, auth, form);
+const patch = (
+  who: TestUser,
+  form: Record<string, string | number | boolean>,
+  path = '/settings',
+) => org.as(who).patch(path, form);
 
 describe('PATCH /settings', () => {
   it('changes settings and emits one user_settings event per changed property', async () => {
     const member = await makeUser(t, org.realm);
     const mark = await outboxMark(t);
-    const res = await patch(member.auth, {
+    const res = await patch(member, {
       twenty_four_hour_time: true,
       color_scheme: 2,
       emojiset: 'google-blob',
@@ -49,11 +53,11 @@ describe('PATCH /settings', () => {
 
   it('accepts the deprecated /settings/display and /settings/notifications aliases', async () => {
     const member = await makeUser(t, org.realm);
+    expect((await patch(member, { left_side_userlist: true }, '/settings/display')).status).toBe(
+      200,
+    );
     expect(
-      (await patch(member.auth, { left_side_userlist: true }, '/settings/display')).status,
-    ).toBe(200);
-    expect(
-      (await patch(member.auth, { enable_digest_emails: false }, '/settings/notifications')).status,
+      (await patch(member, { enable_digest_emails: false }, '/settings/notifications')).status,
     ).toBe(200);
     const row = await t.db.user.findUniqueOrThrow({ where: { id: member.user.id } });
     expect(row.leftSideUserlist).toBe(true);
@@ -63,7 +67,7 @@ describe('PATCH /settings', () => {
   it('adds language_name for default_language', async () => {
     const member = await makeUser(t, org.realm);
     const mark = await outboxMark(t);
-    expect((await patch(member.auth, { default_language: 'de' })).status).toBe(200);
+    expect((await patch(member, { default_language: 'de' })).status).toBe(200);
     const [event] = await eventsAfter(t, mark);
     expect(event.event).toEqual({
       type: 'user_settings',
@@ -76,14 +80,14 @@ describe('PATCH /settings', () => {
 
   it('validates the time zone and tells the organization about a change', async () => {
     const member = await makeUser(t, org.realm);
-    const bad = await patch(member.auth, { timezone: 'Mars/Olympus' });
+    const bad = await patch(member, { timezone: 'Mars/Olympus' });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: 'timezone is not a recognized time zone',
     });
     const mark = await outboxMark(t);
-    expect((await patch(member.auth, { timezone: 'Europe/Berlin' })).status).toBe(200);
+    expect((await patch(member, { timezone: 'Europe/Berlin' })).status).toBe(200);
     const events = (await eventsAfter(t, mark)).map((e) => e.event);
     expect(events).toContainEqual({
       type: 'user_settings',
@@ -108,11 +112,11 @@ describe('PATCH /settings', () => {
       ['demote_inactive_streams', 0],
       ['web_animate_image_previews', 'sometimes'],
     ] as const) {
-      const res = await patch(member.auth, { [name]: value, twenty_four_hour_time: true });
+      const res = await patch(member, { [name]: value, twenty_four_hour_time: true });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg: `Invalid ${name}` });
     }
-    const notBool = await patch(member.auth, { enable_sounds: 'maybe' });
+    const notBool = await patch(member, { enable_sounds: 'maybe' });
     expect(notBool.body.msg).toBe('enable_sounds is not a boolean');
     const row = await t.db.user.findUniqueOrThrow({ where: { id: member.user.id } });
     expect(row.twentyFourHourTime).toBe(false);
@@ -121,7 +125,7 @@ describe('PATCH /settings', () => {
   it('changes the full name with a realm_user event', async () => {
     const member = await makeUser(t, org.realm);
     const mark = await outboxMark(t);
-    expect((await patch(member.auth, { full_name: 'New Name' })).status).toBe(200);
+    expect((await patch(member, { full_name: 'New Name' })).status).toBe(200);
     const events = await eventsAfter(t, mark);
     expect(events).toHaveLength(1);
     expect(events[0].event).toEqual({
@@ -130,7 +134,7 @@ describe('PATCH /settings', () => {
       person: { user_id: member.user.id, full_name: 'New Name' },
     });
     expect(events[0].users).toContain(org.owner.user.id);
-    const tooLong = await patch(member.auth, { full_name: 'x'.repeat(101) });
+    const tooLong = await patch(member, { full_name: 'x'.repeat(101) });
     expect(tooLong.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Name too long!' });
   });
 
@@ -154,13 +158,13 @@ describe('PATCH /settings', () => {
 
   it('changes the password only with the right old password', async () => {
     const member = await makeUser(t, org.realm, { password: 'old-secret-1' });
-    const missing = await patch(member.auth, { new_password: 'new-secret-2' });
+    const missing = await patch(member, { new_password: 'new-secret-2' });
     expect(missing.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Wrong password!' });
-    const wrong = await patch(member.auth, { old_password: 'nope', new_password: 'new-secret-2' });
+    const wrong = await patch(member, { old_password: 'nope', new_password: 'new-secret-2' });
     expect(wrong.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Wrong password!' });
-    const weak = await patch(member.auth, { old_password: 'old-secret-1', new_password: 'x' });
+    const weak = await patch(member, { old_password: 'old-secret-1', new_password: 'x' });
     expect(weak.body).toMatchObject({ code: 'BAD_REQUEST', msg: 'New password is too weak!' });
-    const ok = await patch(member.auth, {
+    const ok = await patch(member, {
       old_password: 'old-secret-1',
       new_password: 'new-secret-2',
     });
@@ -171,7 +175,7 @@ describe('PATCH /settings', () => {
 
   it('starts an email change confirmation without changing the address yet', async () => {
     const member = await makeUser(t, org.realm);
-    const res = await patch(member.auth, { email: 'New.Address@example.com' });
+    const res = await patch(member, { email: 'New.Address@example.com' });
     expect(res.status).toBe(200);
     const row = await t.db.user.findUniqueOrThrow({ where: { id: member.user.id } });
     expect(row.deliveryEmail).toBe(member.email);
@@ -185,12 +189,12 @@ describe('PATCH /settings', () => {
     });
     expect(change.confirmationKey).toMatch(/^[0-9a-f]{32}$/);
 
-    const taken = await patch(member.auth, { email: org.owner.email });
+    const taken = await patch(member, { email: org.owner.email });
     expect(taken.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: `Email '${org.owner.email}' already in use`,
     });
-    const invalid = await patch(member.auth, { email: 'not-an-email' });
+    const invalid = await patch(member, { email: 'not-an-email' });
     expect(invalid.body).toMatchObject({
       code: 'BAD_REQUEST',
       msg: "Invalid email 'not-an-email'",
@@ -218,7 +222,7 @@ describe('PATCH /settings', () => {
     await t.db.draft.create({
       data: { userId: member.user.id, topic: '', content: 'hello', lastEditTime: new Date() },
     });
-    expect((await patch(member.auth, { enable_drafts_synchronization: false })).status).toBe(200);
+    expect((await patch(member, { enable_drafts_synchronization: false })).status).toBe(200);
     expect(await t.db.draft.count({ where: { userId: member.user.id } })).toBe(0);
   });
 
@@ -251,7 +255,7 @@ describe('PATCH /settings', () => {
 
   it('reports unsupported parameters', async () => {
     const member = await makeUser(t, org.realm);
-    const res = await patch(member.auth, { dense_mode: true });
+    const res = await patch(member, { dense_mode: true });
     expect(res.body).toEqual({
       result: 'success',
       msg: '',
@@ -261,8 +265,8 @@ describe('PATCH /settings', () => {
 });
 
 describe('PATCH /settings presence_enabled', () => {
-  const presence = (auth: string, form: Record<string, string | number | boolean>) =>
-    api(t, org.host, 'post', '/users/me/presence', auth, form);
+  const presence = (who: TestUser, form: Record<string, string | number | boolean>) =>
+    org.as(who).post('/users/me/presence', form);
   const presenceEvent = (events: RecordedEvent[], userId: number) =>
     events.find((e) => e.event.type === 'presence' && e.event.user_id === userId);
 
@@ -274,12 +278,12 @@ describe('PATCH /settings presence_enabled', () => {
       data: { dateJoined: new Date(Date.now() - 30 * 86_400_000) },
     });
     const viewer = await makeUser(t, org.realm);
-    await presence(invisible.auth, { status: 'active' });
-    const before = await presence(viewer.auth, { status: 'active', last_update_id: -1 });
+    await presence(invisible, { status: 'active' });
+    const before = await presence(viewer, { status: 'active', last_update_id: -1 });
     const lastUpdateId = before.body.presence_last_update_id as number;
 
     const mark = await outboxMark(t);
-    const off = await patch(invisible.auth, { presence_enabled: false });
+    const off = await patch(invisible, { presence_enabled: false });
     expect(off.status).toBe(200);
     const offEvents = await eventsAfter(t, mark);
     const gone = presenceEvent(offEvents, invisible.user.id);
@@ -295,12 +299,12 @@ describe('PATCH /settings presence_enabled', () => {
     expect(Date.now() / 1000 - website.timestamp).toBeGreaterThan(140);
 
     // A client fetching only changed rows sees the offline state too.
-    const changed = await presence(viewer.auth, { status: 'active', last_update_id: lastUpdateId });
+    const changed = await presence(viewer, { status: 'active', last_update_id: lastUpdateId });
     const row = changed.body.presences[String(invisible.user.id)];
     expect(Date.now() / 1000 - row.idle_timestamp).toBeGreaterThan(140);
 
     const mark2 = await outboxMark(t);
-    const on = await patch(invisible.auth, { presence_enabled: true });
+    const on = await patch(invisible, { presence_enabled: true });
     expect(on.status).toBe(200);
     const back = presenceEvent(await eventsAfter(t, mark2), invisible.user.id);
     expect(back?.event).toMatchObject({
@@ -314,7 +318,7 @@ describe('PATCH /settings presence_enabled', () => {
   it('sends no presence event when the value does not change', async () => {
     const member = await makeUser(t, org.realm);
     const mark = await outboxMark(t);
-    expect((await patch(member.auth, { presence_enabled: true })).status).toBe(200);
+    expect((await patch(member, { presence_enabled: true })).status).toBe(200);
     expect(presenceEvent(await eventsAfter(t, mark), member.user.id)).toBeUndefined();
   });
 });

@@ -1,34 +1,30 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import request from 'supertest';
 import type { User } from '../../../generated/prisma/client';
 import { findNotificationBot } from '../../../libs/domain/bots/notification-bot';
 import { decryptApiKey } from '../../../libs/domain/users/api-keys';
-import { Role } from '../../../libs/domain/users/roles';
 import { register } from '../../../test/events-factories';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { basicAuth, startTestContext, type TestContext } from '../../../test/harness';
+import { makeRealm, type TestUser } from '../../../test/factories';
+import { basicAuth, type TestContext } from '../../../test/harness';
 import { openApiErrors } from '../../../test/openapi';
+import { type Organization, organization } from '../../../test/organization';
 
 /**
  * Issue 14: the notification bot is a system bot, which Zulip's clients know as a cross-realm bot:
  * listed in `cross_realm_bots` only, no one's to administer, and unusable through the API.
  */
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let admin: TestUser;
 let bot: User;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+  org = await organization({ members: { admin: 'administrator' } });
+  ({ t } = org);
+  ({ admin } = org.users);
   bot = (await findNotificationBot(t.db, org.realm.id))!;
 });
-afterAll(() => t.close());
-
-const api = (method: 'get' | 'post' | 'patch' | 'delete', url: string, auth: string) =>
-  request(t.app)[method](`/api/v1${url}`).set('Host', org.host).set('Authorization', auth);
+afterAll(() => org.close());
 
 describe('system bots', () => {
   it('are listed in cross_realm_bots with is_system_bot, not in realm_users', async () => {
@@ -60,18 +56,18 @@ describe('system bots', () => {
   });
 
   it('are not among the organization users or its bots', async () => {
-    const users = await api('get', '/users', admin.auth);
+    const users = await org.as(admin).get('/users');
     expect((users.body.members as { user_id: number }[]).map((u) => u.user_id)).not.toContain(
       bot.id,
     );
-    const bots = await api('get', '/bots', admin.auth);
+    const bots = await org.as(admin).get('/bots');
     expect((bots.body.bots as { user_id: number }[]).map((b) => b.user_id)).not.toContain(bot.id);
     const owned = await register(t, org.host, admin.auth, {
       fetch_event_types: JSON.stringify(['realm_bot']),
     });
     expect(owned.realm_bots).toEqual([]);
     // Zulip still describes a cross-realm bot by ID.
-    const one = await api('get', `/users/${bot.id}`, admin.auth);
+    const one = await org.as(admin).get(`/users/${bot.id}`);
     expect(one.body.user).toMatchObject({ user_id: bot.id, is_system_bot: true });
   });
 
@@ -82,16 +78,14 @@ describe('system bots', () => {
       ['patch', `/bots/${bot.id}`],
       ['delete', `/bots/${bot.id}`],
     ] as const) {
-      const res = await api(method, url, org.owner.auth).type('form').send({ full_name: 'Mine' });
+      const res = await org.as(org.owner)[method](url, { full_name: 'Mine' });
       expect({ url, body: res.body }).toEqual({
         url,
         body: { result: 'error', msg: 'No such bot', code: 'BAD_REQUEST' },
       });
     }
     for (const method of ['patch', 'delete'] as const) {
-      const res = await api(method, `/users/${bot.id}`, org.owner.auth)
-        .type('form')
-        .send({ full_name: 'Mine' });
+      const res = await org.as(org.owner)[method](`/users/${bot.id}`, { full_name: 'Mine' });
       expect(res.body).toEqual({ result: 'error', msg: 'No such user', code: 'BAD_REQUEST' });
     }
     const after = await t.db.user.findUniqueOrThrow({ where: { id: bot.id } });
@@ -104,9 +98,9 @@ describe('system bots', () => {
 
   it('cannot be acted as through the API, even with their key', async () => {
     const key = decryptApiKey(bot.apiKeyCiphertext, t.config.secretKey);
-    const res = await api('post', '/messages', basicAuth(bot.email, key))
-      .type('form')
-      .send({ type: 'stream', to: 'general', topic: 'impostor', content: 'hi' });
+    const res = await org
+      .as({ auth: basicAuth(bot.email, key) })
+      .post('/messages', { type: 'stream', to: 'general', topic: 'impostor', content: 'hi' });
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({
       result: 'error',
@@ -115,16 +109,20 @@ describe('system bots', () => {
   });
 
   it('still send their notices, shown with their name', async () => {
-    const created = await api('post', '/users/me/subscriptions', admin.auth)
-      .type('form')
-      .send({ subscriptions: JSON.stringify([{ name: 'announced' }]), announce: 'true' });
-    expect(created.body.result).toBe('success');
-    const res = await api('get', '/messages', admin.auth).query({
-      anchor: 'newest',
-      num_before: 5,
-      num_after: 0,
-      narrow: JSON.stringify([{ operator: 'sender', operand: bot.id }]),
+    const created = await org.as(admin).post('/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'announced' }]),
+      announce: 'true',
     });
+    expect(created.body.result).toBe('success');
+    const res = await org
+      .as(admin)
+      .get('/messages')
+      .query({
+        anchor: 'newest',
+        num_before: 5,
+        num_after: 0,
+        narrow: JSON.stringify([{ operator: 'sender', operand: bot.id }]),
+      });
     const [notice] = res.body.messages as Record<string, unknown>[];
     expect(notice).toMatchObject({
       sender_id: bot.id,

@@ -1,31 +1,33 @@
 import type { Stream } from '../../../generated/prisma/client';
 import { deleteTopic } from '../../../libs/domain/messages/delete-topic';
 import { Role } from '../../../libs/domain/users/roles';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeRealm, makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { makeChannel, addSubscribers } from '../../../test/channel-factories';
 import { postToChannel } from '../../../test/message-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
-import { api } from '../../../test/requests';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let admin: TestUser;
 let alice: TestUser;
 let channel: Stream;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
-  alice = await makeUser(t, org.realm);
-  channel = await makeChannel(t, org.realm, { subscribers: [alice.user] });
+  org = await organization({
+    members: { admin: 'administrator', alice: 'member' },
+    channels: { channel: ['alice'] },
+  });
+  ({ t } = org);
+  ({ admin, alice } = org.users);
+  ({ channel } = org.channels);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
-const deleteIn = (auth: string, streamId: number, topic: string) =>
-  api(t, org.host, 'post', `/streams/${streamId}/delete_topic`, auth, { topic_name: topic });
+const deleteIn = (who: TestUser, streamId: number, topic: string) =>
+  org.as(who).post(`/streams/${streamId}/delete_topic`, { topic_name: topic });
 
 const remaining = (ids: number[]) => t.db.message.count({ where: { id: { in: ids } } });
 
@@ -51,7 +53,7 @@ describe('POST /streams/{stream_id}/delete_topic', () => {
       },
     });
     const mark = await outboxMark(t);
-    const res = await deleteIn(admin.auth, channel.id, 'old NEWS');
+    const res = await deleteIn(admin, channel.id, 'old NEWS');
     expect(res.status).toBe(200);
     expectOpenApiResponse('/streams/{stream_id}/delete_topic', 'post', res.body);
     expect(res.body.complete).toBe(true);
@@ -84,7 +86,7 @@ describe('POST /streams/{stream_id}/delete_topic', () => {
 
   it('reads the empty-topic display name as the empty topic', async () => {
     const empty = await post(channel, '', 1);
-    const res = await deleteIn(admin.auth, channel.id, 'general chat');
+    const res = await deleteIn(admin, channel.id, 'general chat');
     expect(res.body).toEqual({ result: 'success', msg: '', complete: true });
     expect(await remaining(empty)).toBe(0);
   });
@@ -109,7 +111,7 @@ describe('POST /streams/{stream_id}/delete_topic', () => {
     const ids = await post(channel, 'keep', 1);
     for (const role of [Role.MEMBER, Role.MODERATOR, Role.GUEST]) {
       const actor = role === Role.MEMBER ? alice : await makeUser(t, org.realm, { role });
-      const res = await deleteIn(actor.auth, channel.id, 'keep');
+      const res = await deleteIn(actor, channel.id, 'keep');
       expect(res.body).toEqual({
         result: 'error',
         code: 'BAD_REQUEST',
@@ -117,7 +119,7 @@ describe('POST /streams/{stream_id}/delete_topic', () => {
       });
     }
     expect(await remaining(ids)).toBe(1);
-    expect((await deleteIn(org.owner.auth, channel.id, 'keep')).body.complete).toBe(true);
+    expect((await deleteIn(org.owner, channel.id, 'keep')).body.complete).toBe(true);
     expect(await remaining(ids)).toBe(0);
   });
 
@@ -125,19 +127,13 @@ describe('POST /streams/{stream_id}/delete_topic', () => {
     const secret = await makeChannel(t, org.realm, { inviteOnly: true, subscribers: [alice.user] });
     const ids = await post(secret, 'hidden', 1);
     const invalid = { result: 'error', code: 'BAD_REQUEST', msg: 'Invalid channel ID' };
-    expect((await deleteIn(admin.auth, secret.id, 'hidden')).body).toEqual(invalid);
-    expect((await deleteIn(admin.auth, 999999, 'hidden')).body).toEqual(invalid);
+    expect((await deleteIn(admin, secret.id, 'hidden')).body).toEqual(invalid);
+    expect((await deleteIn(admin, 999999, 'hidden')).body).toEqual(invalid);
     const other = await makeRealm(t);
     const theirs = await makeChannel(t, other.realm);
-    expect((await deleteIn(admin.auth, theirs.id, 'x')).body).toEqual(invalid);
+    expect((await deleteIn(admin, theirs.id, 'x')).body).toEqual(invalid);
     expect(await remaining(ids)).toBe(1);
-    const missing = await api(
-      t,
-      org.host,
-      'post',
-      `/streams/${channel.id}/delete_topic`,
-      admin.auth,
-    );
+    const missing = await org.as(admin).post(`/streams/${channel.id}/delete_topic`);
     expect(missing.body).toMatchObject({
       code: 'REQUEST_VARIABLE_MISSING',
       var_name: 'topic_name',
@@ -162,7 +158,7 @@ describe('POST /streams/{stream_id}/delete_topic', () => {
         visibilityPolicy: 1,
       },
     });
-    const res = await deleteIn(admin.auth, guarded.id, 'log');
+    const res = await deleteIn(admin, guarded.id, 'log');
     expect(res.body.complete).toBe(true);
     expect(await remaining(after)).toBe(0);
     expect(await remaining(before)).toBe(2);

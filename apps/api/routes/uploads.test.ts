@@ -5,17 +5,16 @@ import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
 import { storedFilePath } from '../../../libs/domain/attachments/storage';
 import { temporaryUploadUrl } from '../../../libs/domain/attachments/temporary-url';
-import { Role } from '../../../libs/domain/users/roles';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeRealm, makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { makeChannel } from '../../../test/channel-factories';
 import { multipartFile, PNG_PIXEL } from '../../../test/upload-bodies';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
-import { api } from '../../../test/requests';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let guest: TestUser;
@@ -23,18 +22,21 @@ let publicChannel: Stream;
 const uploads = mkdtempSync(path.join(tmpdir(), 'uploads-test-'));
 
 beforeAll(async () => {
-  t = await startTestContext({ UPLOADS_DIR: uploads, MAX_FILE_UPLOAD_SIZE_MIB: '1' });
-  org = await makeRealm(t);
-  alice = await makeUser(t, org.realm, { fullName: 'Alice Uploader' });
-  bob = await makeUser(t, org.realm, { fullName: 'Bob Reader' });
-  guest = await makeUser(t, org.realm, { role: Role.GUEST });
-  publicChannel = await makeChannel(t, org.realm, {
-    name: 'shared files',
-    subscribers: [alice.user, bob.user],
+  org = await organization({
+    env: { UPLOADS_DIR: uploads, MAX_FILE_UPLOAD_SIZE_MIB: '1' },
+    members: {
+      alice: { fullName: 'Alice Uploader' },
+      bob: { fullName: 'Bob Reader' },
+      guest: 'guest',
+    },
+    channels: { 'shared files': ['alice', 'bob'] },
   });
+  ({ t } = org);
+  ({ alice, bob, guest } = org.users);
+  publicChannel = org.channels['shared files'];
 });
 afterAll(async () => {
-  await t.close();
+  await org.close();
   rmSync(uploads, { recursive: true, force: true });
 });
 
@@ -44,7 +46,7 @@ const upload = (
     { name: 'zulip.txt', body: Buffer.from('zulip!') },
   ],
 ) => {
-  let req = request(t.app).post('/api/v1/user_uploads').set('Host', org.host);
+  let req = org.as(null).post('/user_uploads');
   req = req.set('Authorization', auth);
   files.forEach((f, i) => {
     req = req.attach(`file${i}`, f.body, {
@@ -68,7 +70,7 @@ const attachmentFor = (url: string) =>
 
 /** The temporary-URL dance of an API client: ask `/api/v1/user_uploads/...`, fetch the answer. */
 async function download(user: TestUser, url: string): Promise<request.Response> {
-  const res = await api(t, org.host, 'get', url, user.auth);
+  const res = await org.as(user).get(url);
   if (res.status !== 200) return res;
   expectOpenApiResponse('/user_uploads/{realm_id_str}/{filename}', 'get', res.body);
   return request(t.app)
@@ -78,7 +80,7 @@ async function download(user: TestUser, url: string): Promise<request.Response> 
 }
 
 const send = (user: TestUser, content: string, to: Stream = publicChannel) =>
-  api(t, org.host, 'post', '/messages', user.auth, {
+  org.as(user).post('/messages', {
     type: 'stream',
     to: to.id,
     topic: 'files',
@@ -136,11 +138,7 @@ describe('POST /user_uploads', () => {
   });
 
   it('refuses no file, two files, a file over the limit and a full quota', async () => {
-    const noFile = await request(t.app)
-      .post('/api/v1/user_uploads')
-      .set('Host', org.host)
-      .set('Authorization', alice.auth)
-      .field('note', 'no file here');
+    const noFile = await org.as(alice).post('/user_uploads').field('note', 'no file here');
     expect(noFile.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',
@@ -191,9 +189,9 @@ describe('POST /user_uploads', () => {
   });
 
   it('spools nothing for anonymous callers and leaves no spooled file behind', async () => {
-    const anonymous = await request(t.app)
-      .post('/api/v1/user_uploads')
-      .set('Host', org.host)
+    const anonymous = await org
+      .as(null)
+      .post('/user_uploads')
       .attach('file', Buffer.from('zulip!'), 'anon.txt');
     expect(anonymous.status).toBe(401);
     const spool = path.join(uploads, 'tmp');
@@ -204,7 +202,7 @@ describe('POST /user_uploads', () => {
   });
 
   it('reports the limit in register', async () => {
-    const res = await api(t, org.host, 'post', '/register', alice.auth, {
+    const res = await org.as(alice).post('/register', {
       fetch_event_types: '["realm"]',
     });
     expect(res.body.max_file_upload_size_mib).toBe(1);
@@ -273,7 +271,7 @@ describe('GET /user_uploads/{realm_id_str}/{filename}', () => {
 
   it('refuses bad, altered and expired temporary URLs', async () => {
     const url = await uploaded(alice);
-    const asked = await api(t, org.host, 'get', url, alice.auth);
+    const asked = await org.as(alice).get(url);
     const temporary = asked.body.url as string;
     expect(temporary).toMatch(/^\/user_uploads\/temporary\/[^/]+\/zulip\.txt$/);
     const get = (u: string) => request(t.app).get(u).set('Host', org.host);
@@ -292,20 +290,14 @@ describe('GET /user_uploads/{realm_id_str}/{filename}', () => {
 
   it('refuses users who cannot see a message linking the file, with 403', async () => {
     const url = await uploaded(alice);
-    const refused = await api(t, org.host, 'get', url, bob.auth);
+    const refused = await org.as(bob).get(url);
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',
       msg: 'You are not authorized to view this file.',
     });
-    const missing = await api(
-      t,
-      org.host,
-      'get',
-      `/user_uploads/${org.realm.id}/ab/nope.txt`,
-      bob.auth,
-    );
+    const missing = await org.as(bob).get(`/user_uploads/${org.realm.id}/ab/nope.txt`);
     expect(missing.status).toBe(404);
     expect(missing.body.msg).toBe('This file does not exist or has been deleted.');
 
@@ -314,7 +306,7 @@ describe('GET /user_uploads/{realm_id_str}/{filename}', () => {
     const carol = await makeUser(t, org.realm);
     expect((await download(bob, url)).text).toBe('zulip!');
     expect((await download(carol, url)).status).toBe(200);
-    expect((await api(t, org.host, 'get', url, guest.auth)).status).toBe(403);
+    expect((await org.as(guest).get(url)).status).toBe(403);
 
     // In a private channel without shared history, only those who received the message may.
     const secret = await makeChannel(t, org.realm, {
@@ -329,8 +321,8 @@ describe('GET /user_uploads/{realm_id_str}/{filename}', () => {
     await t.db.subscription.create({
       data: { userId: late.user.id, recipientId: secret.recipientId! },
     });
-    expect((await api(t, org.host, 'get', privateUrl, late.auth)).status).toBe(403);
-    expect((await api(t, org.host, 'get', privateUrl, carol.auth)).status).toBe(403);
+    expect((await org.as(late).get(privateUrl)).status).toBe(403);
+    expect((await org.as(carol).get(privateUrl)).status).toBe(403);
 
     // Another organization's user never.
     const elsewhere = await makeRealm(t);
@@ -372,7 +364,7 @@ describe('claiming attachments', () => {
     const url = await uploaded(alice);
     const attachment = await attachmentFor(url);
     const secret = await attachmentFor(await uploaded(bob));
-    const scheduled = await api(t, org.host, 'post', '/scheduled_messages', alice.auth, {
+    const scheduled = await org.as(alice).post('/scheduled_messages', {
       type: 'stream',
       to: publicChannel.id,
       topic: 'later',
@@ -384,7 +376,7 @@ describe('claiming attachments', () => {
     const linked = () =>
       t.db.attachmentScheduledMessage.findMany({ where: { scheduledMessageId: id } });
     expect((await linked()).map((l) => l.attachmentId)).toEqual([attachment.id]);
-    const edited = await api(t, org.host, 'patch', `/scheduled_messages/${id}`, alice.auth, {
+    const edited = await org.as(alice).patch(`/scheduled_messages/${id}`, {
       content: 'no files any more',
     });
     expect(edited.status).toBe(200);
@@ -394,7 +386,7 @@ describe('claiming attachments', () => {
   it('lets users who can read a file reshare it, and ignores links others cannot read', async () => {
     const url = await uploaded(alice);
     const attachment = await attachmentFor(url);
-    const dm = await api(t, org.host, 'post', '/messages', alice.auth, {
+    const dm = await org.as(alice).post('/messages', {
       type: 'direct',
       to: JSON.stringify([bob.user.id]),
       content: `[f](${url})`,
@@ -414,7 +406,7 @@ describe('claiming attachments', () => {
     const second = await uploaded(alice, 'two', 'two.txt');
     const sent = await send(alice, `[1](${first})`);
     const id = sent.body.id as number;
-    const edited = await api(t, org.host, 'patch', `/messages/${id}`, alice.auth, {
+    const edited = await org.as(alice).patch(`/messages/${id}`, {
       content: `[2](${second})`,
     });
     expect(edited.status).toBe(200);
@@ -424,7 +416,7 @@ describe('claiming attachments', () => {
     ]);
     const linked = await t.db.attachmentMessage.findMany({ where: { messageId: id } });
     expect(linked.map((l) => l.attachmentId)).toEqual([(await attachmentFor(second)).id]);
-    const plain = await api(t, org.host, 'patch', `/messages/${id}`, alice.auth, {
+    const plain = await org.as(alice).patch(`/messages/${id}`, {
       content: 'no files now',
     });
     expect(plain.body.detached_uploads).toHaveLength(1);
@@ -443,7 +435,7 @@ describe('GET /attachments and DELETE /attachments/{id}', () => {
     const attachment = await attachmentFor(url);
     const message = await t.db.message.findUniqueOrThrow({ where: { id: sent.body.id } });
 
-    const listed = await api(t, org.host, 'get', '/attachments', owner.auth);
+    const listed = await org.as(owner).get('/attachments');
     expectOpenApiResponse('/attachments', 'get', listed.body);
     const total = await t.db.attachment.aggregate({
       where: { realmId: org.realm.id },
@@ -465,7 +457,7 @@ describe('GET /attachments and DELETE /attachments/{id}', () => {
       upload_space_used: total._sum.size,
     });
 
-    const byOther = await api(t, org.host, 'delete', `/attachments/${attachment.id}`, alice.auth);
+    const byOther = await org.as(alice).delete(`/attachments/${attachment.id}`);
     expect(byOther.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',
@@ -473,7 +465,7 @@ describe('GET /attachments and DELETE /attachments/{id}', () => {
     });
 
     const mark = await outboxMark(t);
-    const del = await api(t, org.host, 'delete', `/attachments/${attachment.id}`, owner.auth);
+    const del = await org.as(owner).delete(`/attachments/${attachment.id}`);
     expect(del.body).toEqual({ result: 'success', msg: '' });
     expect(existsSync(storedFilePath(t.config, attachment.pathId))).toBe(false);
     expect(await t.db.attachment.findUnique({ where: { id: attachment.id } })).toBeNull();
@@ -488,10 +480,10 @@ describe('GET /attachments and DELETE /attachments/{id}', () => {
         },
       },
     ]);
-    const again = await api(t, org.host, 'delete', `/attachments/${attachment.id}`, owner.auth);
+    const again = await org.as(owner).delete(`/attachments/${attachment.id}`);
     expect(again.body.msg).toBe('Invalid attachment');
-    expect((await api(t, org.host, 'get', url, owner.auth)).status).toBe(404);
-    const empty = await api(t, org.host, 'get', '/attachments', owner.auth);
+    expect((await org.as(owner).get(url)).status).toBe(404);
+    const empty = await org.as(owner).get('/attachments');
     expect(empty.body.attachments).toEqual([]);
   });
 });

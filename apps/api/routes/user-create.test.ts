@@ -2,36 +2,35 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Role } from '../../../libs/domain/users/roles';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
-import { api } from '../../../test/requests';
+import { type Organization, organization } from '../../../test/organization';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../..');
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let creator: TestUser;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  creator = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+  org = await organization({ members: { creator: 'administrator' } });
+  ({ t } = org);
+  ({ creator } = org.users);
   await t.db.user.update({ where: { id: creator.user.id }, data: { canCreateUsers: true } });
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
-const create = (auth: string, form: Record<string, string>) =>
-  api(t, org.host, 'post', '/users', auth, form);
+const create = (who: TestUser, form: Record<string, string>) => org.as(who).post('/users', form);
 
 const NEW = { email: 'newbie@example.com', password: 'a long password', full_name: 'New Bie' };
 
 describe('POST /users', () => {
   it('creates a member who can log in with the password, and tells the organization', async () => {
     const mark = await outboxMark(t);
-    const res = await create(creator.auth, NEW);
+    const res = await create(creator, NEW);
     expect(res.status).toBe(200);
     expectOpenApiResponse('/users', 'post', res.body);
     const user = await t.db.user.findUniqueOrThrow({ where: { id: res.body.user_id as number } });
@@ -43,7 +42,7 @@ describe('POST /users', () => {
       isBot: false,
       canCreateUsers: false,
     });
-    const login = await api(t, org.host, 'post', '/fetch_api_key', null, {
+    const login = await org.as(null).post('/fetch_api_key', {
       username: NEW.email,
       password: NEW.password,
     });
@@ -57,7 +56,7 @@ describe('POST /users', () => {
   it('needs an administrator holding can_create_users', async () => {
     for (const role of [Role.MEMBER, Role.GUEST, Role.MODERATOR]) {
       const actor = await makeUser(t, org.realm, { role });
-      const res = await create(actor.auth, { ...NEW, email: 'nope@example.com' });
+      const res = await create(actor, { ...NEW, email: 'nope@example.com' });
       expect(res.body).toEqual({
         result: 'error',
         code: 'BAD_REQUEST',
@@ -65,7 +64,7 @@ describe('POST /users', () => {
       });
     }
     // The owner without the server-level permission is refused too.
-    const res = await create(org.owner.auth, { ...NEW, email: 'nope@example.com' });
+    const res = await create(org.owner, { ...NEW, email: 'nope@example.com' });
     expect(res.body).toEqual({
       result: 'error',
       code: 'BAD_REQUEST',
@@ -85,11 +84,11 @@ describe('POST /users', () => {
       [{ email: creator.email }, `Email '${creator.email}' already in use`],
     ];
     for (const [form, msg] of cases) {
-      const res = await create(creator.auth, { ...NEW, ...form });
+      const res = await create(creator, { ...NEW, ...form });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg });
     }
-    const missing = await api(t, org.host, 'post', '/users', creator.auth, {
+    const missing = await org.as(creator).post('/users', {
       email: 'x@example.com',
       full_name: 'X',
     });
@@ -102,18 +101,18 @@ describe('POST /users', () => {
       data: { emailsRestrictedToDomains: true },
     });
     await t.db.realmDomain.create({ data: { realmId: org.realm.id, domain: 'acme.example' } });
-    const outside = await create(creator.auth, { ...NEW, email: 'someone@elsewhere.example' });
+    const outside = await create(creator, { ...NEW, email: 'someone@elsewhere.example' });
     expect(outside.body.msg).toBe(
       "Email 'someone@elsewhere.example' not allowed in this organization",
     );
-    const plus = await create(creator.auth, { ...NEW, email: 'a+b@acme.example' });
+    const plus = await create(creator, { ...NEW, email: 'a+b@acme.example' });
     expect(plus.body.msg).toBe('Email addresses containing + are not allowed.');
-    expect((await create(creator.auth, { ...NEW, email: 'inside@acme.example' })).status).toBe(200);
+    expect((await create(creator, { ...NEW, email: 'inside@acme.example' })).status).toBe(200);
     await t.db.realm.update({
       where: { id: org.realm.id },
       data: { emailsRestrictedToDomains: false, disallowDisposableEmailAddresses: true },
     });
-    const disposable = await create(creator.auth, { ...NEW, email: 'x@mailinator.com' });
+    const disposable = await create(creator, { ...NEW, email: 'x@mailinator.com' });
     expect(disposable.body.msg).toBe(
       'Disposable email addresses are not allowed in this organization',
     );
@@ -148,12 +147,12 @@ describe('POST /users', () => {
     const granted = await cli('--user', admin.email);
     expect(granted).toMatchObject({ id: admin.user.id, can_create_users: true });
     expect(granted.api_key).toBe(admin.apiKey);
-    const ok = await create(admin.auth, { ...NEW, email: 'granted@example.com' });
+    const ok = await create(admin, { ...NEW, email: 'granted@example.com' });
     expect(ok.status).toBe(200);
     expect(await cli('--user', String(admin.user.id), '--revoke')).toMatchObject({
       can_create_users: false,
     });
-    const refused = await create(admin.auth, { ...NEW, email: 'revoked@example.com' });
+    const refused = await create(admin, { ...NEW, email: 'revoked@example.com' });
     expect(refused.body.msg).toBe('User not authorized to create users');
   });
 });

@@ -1,28 +1,28 @@
 import { register } from '../../../test/events-factories';
-import { makeBot, makeRealm, makeUser, type TestRealm } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeBot, makeRealm, makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
 import { api } from '../../../test/requests';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
+  org = await organization();
+  ({ t } = org);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
-const post = (auth: string, form: Record<string, string | number | boolean>) =>
-  api(t, org.host, 'post', '/users/me/status', auth, form);
-const getStatus = (userId: number) =>
-  api(t, org.host, 'get', `/users/${userId}/status`, org.owner.auth);
+const post = (who: TestUser, form: Record<string, string | number | boolean>) =>
+  org.as(who).post('/users/me/status', form);
+const getStatus = (userId: number) => org.as(org.owner).get(`/users/${userId}/status`);
 
 describe('POST /users/me/status', () => {
   it('sets text and emoji, emits user_status, and GET shows it', async () => {
     const member = await makeUser(t, org.realm);
     const mark = await outboxMark(t);
-    const res = await post(member.auth, { status_text: ' In a meeting ', emoji_name: 'car' });
+    const res = await post(member, { status_text: ' In a meeting ', emoji_name: 'car' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ result: 'success', msg: '' });
     const events = await eventsAfter(t, mark);
@@ -51,21 +51,21 @@ describe('POST /users/me/status', () => {
 
   it('changes only the passed fields and clears with empty strings', async () => {
     const member = await makeUser(t, org.realm);
-    await post(member.auth, { status_text: 'Busy', emoji_name: 'car' });
-    await post(member.auth, { status_text: '' });
+    await post(member, { status_text: 'Busy', emoji_name: 'car' });
+    await post(member, { status_text: '' });
     expect((await getStatus(member.user.id)).body.status).toEqual({
       emoji_name: 'car',
       emoji_code: '1f697',
       reaction_type: 'unicode_emoji',
     });
-    await post(member.auth, { emoji_name: '' });
+    await post(member, { emoji_name: '' });
     expect((await getStatus(member.user.id)).body.status).toEqual({});
   });
 
   it('maps the deprecated away flag to presence_enabled', async () => {
     const member = await makeUser(t, org.realm);
     const mark = await outboxMark(t);
-    expect((await post(member.auth, { away: true })).status).toBe(200);
+    expect((await post(member, { away: true })).status).toBe(200);
     const row = await t.db.user.findUniqueOrThrow({ where: { id: member.user.id } });
     expect(row.presenceEnabled).toBe(false);
     expect((await eventsAfter(t, mark)).map((e) => e.event)).toContainEqual({
@@ -81,13 +81,13 @@ describe('POST /users/me/status', () => {
     const custom = await t.db.realmEmoji.create({
       data: { realmId: org.realm.id, name: 'partyparrot', fileName: 'p.png' },
     });
-    const ok = await post(member.auth, {
+    const ok = await post(member, {
       emoji_name: 'partyparrot',
       emoji_code: String(custom.id),
       reaction_type: 'realm_emoji',
     });
     expect(ok.status).toBe(200);
-    const extra = await post(member.auth, {
+    const extra = await post(member, {
       emoji_name: 'zulip',
       emoji_code: 'zulip',
       reaction_type: 'zulip_extra_emoji',
@@ -124,13 +124,13 @@ describe('POST /users/me/status', () => {
       [{ emoji_name: 'car', emoji_code: '1f697', reaction_type: 'other' }, 'Invalid emoji type.'],
     ];
     for (const [form, msg] of cases) {
-      const res = await post(member.auth, form);
+      const res = await post(member, form);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ result: 'error', code: 'BAD_REQUEST', msg });
     }
     expect(await t.db.userStatus.count({ where: { userId: member.user.id } })).toBe(0);
     // Exactly 60 characters is allowed.
-    expect((await post(member.auth, { status_text: 'y'.repeat(60) })).status).toBe(200);
+    expect((await post(member, { status_text: 'y'.repeat(60) })).status).toBe(200);
   });
 });
 
@@ -138,7 +138,7 @@ describe('GET /users/{user_id}/status', () => {
   it('refuses unknown users and bots as no such user, and deactivated users', async () => {
     const bot = await makeBot(t, org.realm, org.owner.user);
     const gone = await makeUser(t, org.realm);
-    expect((await post(gone.auth, { status_text: 'Leaving' })).status).toBe(200);
+    expect((await post(gone, { status_text: 'Leaving' })).status).toBe(200);
     await t.db.user.update({ where: { id: gone.user.id }, data: { isActive: false } });
     const noSuchUser = { result: 'error', code: 'BAD_REQUEST', msg: 'No such user' };
     const unknown = await getStatus(999999);

@@ -1,23 +1,22 @@
-import request from 'supertest';
 import { Role } from '../../../libs/domain/users/roles';
 import { EmailVisibility } from '../../../libs/domain/permissions/email-visibility';
-import { makeBot, makeRealm, makeUser, type TestRealm } from '../../../test/factories';
-import { basicAuth, startTestContext, type TestContext } from '../../../test/harness';
+import { makeBot, makeRealm, makeUser } from '../../../test/factories';
+import { basicAuth, type TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
+import { api } from '../../../test/requests';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
+  org = await organization();
+  ({ t } = org);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
-const get = (path: string, auth?: string, host = org.host) => {
-  const req = request(t.app).get(`/api/v1${path}`).set('Host', host);
-  return auth ? req.set('Authorization', auth) : req;
-};
+const get = (path: string, auth?: string, host = org.host) =>
+  api(t, host, 'get', path, auth ?? null);
 
 describe('GET /users/me', () => {
   it('returns the caller in Zulip shape', async () => {
