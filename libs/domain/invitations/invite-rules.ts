@@ -80,3 +80,12 @@ export async function inviteManagers(
 
 export const expiryFrom = (minutes: number | null, now: Date): Date | null =>
   minutes === null ? null : new Date(now.getTime() + minutes * 60_000);
+
+/**
+ * The channels and groups an invitation links, as nested creates; a channel or group named twice
+ * is one link (the join tables' keys say so).
+ */
+export const targetLinks = (targets: Pick<InviteTargets, 'streamIds' | 'groupIds'>) => ({
+  streams: { create: [...new Set(targets.streamIds)].map((streamId) => ({ streamId })) },
+  groups: { create: [...new Set(targets.groupIds)].map((userGroupId) => ({ userGroupId })) },
+});

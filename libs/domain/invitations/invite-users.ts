@@ -1,21 +1,21 @@
-import { randomBytes } from 'node:crypto';
 import type { Realm, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission, invitationFailed } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { enqueueInvitationEmail } from '../email/enqueue-email';
-import { canCreateMultiuseInvite, canInviteByEmail } from '../permissions/invites';
-import { realmUrl } from '../realms/realm-url';
+import { canInviteByEmail } from '../permissions/invites';
 import { INVITE_REFUSAL_TEXT, realmEmailRule } from '../realm-domains/email-restrictions';
 import { normalizeEmail } from '../users/validate';
 import { checkDailyInviteLimit } from './invite-limit';
-import { checkInviteTargets, expiryFrom, inviteManagers, type InviteTargets } from './invite-rules';
-
-/** A channel or group named twice is one link (the join tables' keys say so). */
-const unique = (ids: number[]): number[] => [...new Set(ids)];
-
-export const newConfirmationKey = () => randomBytes(12).toString('hex');
+import {
+  checkInviteTargets,
+  expiryFrom,
+  inviteManagers,
+  targetLinks,
+  type InviteTargets,
+} from './invite-rules';
+import { newConfirmationKey } from './confirmation-link';
 
 /** Splits `invitee_emails` on commas and newlines; accepts `Name <address>` entries. */
 export function parseInviteeEmails(raw: string): string[] {
@@ -125,8 +125,7 @@ export async function inviteUsers(ctx: AppContext, input: InviteUsersInput): Pro
           notifyReferrerOnJoin: input.notifyReferrerOnJoin,
           includeRealmDefaultSubscriptions: targets.includeRealmDefaultSubscriptions,
           confirmationKey: newConfirmationKey(),
-          streams: { create: unique(targets.streamIds).map((streamId) => ({ streamId })) },
-          groups: { create: unique(targets.groupIds).map((userGroupId) => ({ userGroupId })) },
+          ...targetLinks(targets),
         },
       });
       created.push(invitation.id);
@@ -146,47 +145,4 @@ export async function inviteUsers(ctx: AppContext, input: InviteUsersInput): Pro
       true,
     );
   }
-}
-
-export const joinUrl = (ctx: AppContext, realm: Realm, key: string) =>
-  `${realmUrl(realm.stringId, ctx.config)}/join/${key}/`;
-
-/** `POST /invites/multiuse`: a reusable invitation link. */
-export async function createMultiuseInvite(
-  ctx: AppContext,
-  input: {
-    actor: User;
-    realm: Realm;
-    expiresInMinutes: number | null | undefined;
-    targets: InviteTargets;
-  },
-): Promise<string> {
-  const { actor, realm, targets } = input;
-  if (!(await canCreateMultiuseInvite(ctx.db, actor, realm))) {
-    throw insufficientPermission('Insufficient permission');
-  }
-  await checkInviteTargets(ctx, actor, realm, targets);
-  const minutes =
-    input.expiresInMinutes === undefined ? ctx.config.inviteExpiryMinutes : input.expiresInMinutes;
-  const key = newConfirmationKey();
-  await inTransaction(ctx, async (tx, events) => {
-    await tx.multiuseInvite.create({
-      data: {
-        realmId: realm.id,
-        referredById: actor.id,
-        invitedAs: targets.role,
-        expiresAt: expiryFrom(minutes, new Date()),
-        includeRealmDefaultSubscriptions: targets.includeRealmDefaultSubscriptions,
-        confirmationKey: key,
-        streams: { create: unique(targets.streamIds).map((streamId) => ({ streamId })) },
-        groups: { create: unique(targets.groupIds).map((userGroupId) => ({ userGroupId })) },
-      },
-    });
-    await events.emit(
-      realm.id,
-      { type: 'invites_changed' },
-      await inviteManagers(tx, realm.id, actor.id),
-    );
-  });
-  return joinUrl(ctx, realm, key);
 }

@@ -1,7 +1,7 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import type { AppContext } from '../../core/context';
 import { managesAllInvites } from '../permissions/invites';
-import { joinUrl } from './invite-users';
+import { joinUrl } from './confirmation-link';
 import { InviteStatus } from './pending-invitation';
 
 export interface ApiInvite {
