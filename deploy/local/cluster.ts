@@ -66,8 +66,10 @@ function newestMtime(dir: string): number {
 /** Builds dist/ when it is missing or older than the sources, so the cluster runs this code. */
 export function ensureBuilt(): void {
   const entry = path.join(ROOT, 'dist/apps/all/main.js');
+  // Copied after tsc succeeded: a failed build leaves fresh compiled files, but not these.
+  const copied = path.join(ROOT, 'dist/prisma/migrations');
   const sources = Math.max(...['apps', 'libs'].map((d) => newestMtime(path.join(ROOT, d))));
-  if (existsSync(entry) && statSync(entry).mtimeMs >= sources) return;
+  if (existsSync(entry) && existsSync(copied) && statSync(entry).mtimeMs >= sources) return;
   execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.js')], { stdio: 'inherit' });
 }
 
