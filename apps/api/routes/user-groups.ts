@@ -8,14 +8,14 @@ import {
   groupSettingUpdate,
   groupSettingValue,
 } from '../../../libs/domain/groups/group-setting-value';
-import { updateGroupMembers } from '../../../libs/domain/groups/members';
+import { updateGroupMembers } from '../../../libs/domain/groups/update-group-members';
 import {
   readGroupMembers,
   readGroupMembership,
   readSubgroups,
   readUserGroups,
 } from '../../../libs/domain/groups/read-groups';
-import { updateSubgroups } from '../../../libs/domain/groups/subgroups';
+import { updateSubgroups } from '../../../libs/domain/groups/update-subgroups';
 import { deactivateUserGroup } from '../../../libs/domain/groups/deactivate-group';
 import { updateUserGroup } from '../../../libs/domain/groups/update-group';
 import { authed } from '../../../libs/http/route';

@@ -14,7 +14,7 @@ import {
 } from './format-group';
 import { resolveGroupSetting, type GroupSettingValue } from './group-setting-value';
 import { systemGroupIds } from './system-groups';
-import { checkSubgroups } from './subgroups';
+import { checkSubgroups } from './check-subgroups';
 
 export interface CreateGroupInput {
   actor: User;

@@ -3,8 +3,8 @@ import type { Db } from '../../db/client';
 import { requireGroupReader } from '../permissions/user-groups';
 import { namedGroup } from './access-group';
 import { listUserGroups, type UserGroupDict } from './format-group';
-import { groupMemberIds, isGroupMember } from './members';
-import { subgroupIds } from './subgroups';
+import { groupMemberIds, isGroupMember } from './group-members';
+import { subgroupIds } from './subgroup-ids';
 
 /*
  * The user-group reads (`GET /user_groups...`). Each asks the oracle first: members and

@@ -1,60 +1,10 @@
-import { Prisma, type Realm, type User } from '../../../generated/prisma/client';
-import type { Db, Tx } from '../../db/client';
+import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { userGroupAccess } from '../permissions/user-groups';
 import { namedGroup, realmUserIds } from './access-group';
-
-/**
- * Subgroups to add must be named groups of the organization and must not contain the
- * supergroup (directly or through their own subgroups), which would make a cycle.
- */
-export async function checkSubgroups(
-  tx: Tx,
-  realmId: number,
-  supergroupId: number,
-  subgroupIds: number[],
-): Promise<void> {
-  const found = await tx.userGroup.findMany({
-    where: { id: { in: subgroupIds }, realmId, named: true },
-    select: { id: true },
-  });
-  const ok = new Set(found.map((g) => g.id));
-  const missing = subgroupIds.find((id) => !ok.has(id));
-  if (missing !== undefined) throw badRequest(`Invalid user group ID: ${missing}`);
-  const rows = await tx.$queryRaw<{ id: number }[]>(Prisma.sql`
-    WITH RECURSIVE below(id) AS (
-      SELECT unnest(${subgroupIds}::int[])
-      UNION
-      SELECT gm.subgroup_id FROM group_group_memberships gm JOIN below b ON gm.supergroup_id = b.id
-    )
-    SELECT id FROM below WHERE id = ${supergroupId}`);
-  if (rows.length) {
-    throw badRequest(
-      `User group ${supergroupId} is already a subgroup of one of the passed subgroups.`,
-    );
-  }
-}
-
-/** Subgroup IDs of a group: direct only, or all the way down. */
-export async function subgroupIds(db: Db, groupId: number, directOnly: boolean): Promise<number[]> {
-  if (directOnly) {
-    const rows = await db.groupGroupMembership.findMany({
-      where: { supergroupId: groupId },
-      select: { subgroupId: true },
-    });
-    return rows.map((r) => r.subgroupId).sort((a, b) => a - b);
-  }
-  const rows = await db.$queryRaw<{ id: number }[]>(Prisma.sql`
-    WITH RECURSIVE below(id) AS (
-      SELECT subgroup_id FROM group_group_memberships WHERE supergroup_id = ${groupId}
-      UNION
-      SELECT gm.subgroup_id FROM group_group_memberships gm JOIN below b ON gm.supergroup_id = b.id
-    )
-    SELECT id FROM below WHERE id <> ${groupId} ORDER BY id`);
-  return rows.map((r) => r.id);
-}
+import { checkSubgroups } from './check-subgroups';
 
 /** `POST /user_groups/{id}/subgroups`: needs permission to manage the group. */
 export async function updateSubgroups(
