@@ -45,15 +45,13 @@ export async function startTier(
   const child = spawn(
     process.execPath,
     [
-      // Extra node flags for the child, e.g. BENCH_NODE_ARGS=--cpu-prof to profile a benchmark.
+      // BENCH_DIST_DIR: run a compiled build as production starts it, instead of the TypeScript.
+      ...(process.env.BENCH_DIST_DIR && kind === 'events' ? EVENTS_NODE_FLAGS : []),
+      // Extra node flags for the child, e.g. BENCH_NODE_ARGS=--cpu-prof to profile a benchmark
+      // (after the production flags, so that they can override them).
       ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      // BENCH_DIST_DIR: run a compiled build (as production does) instead of the TypeScript.
       ...(process.env.BENCH_DIST_DIR
-        ? [
-            // As production starts it.
-            ...(kind === 'events' ? EVENTS_NODE_FLAGS : []),
-            path.join(process.env.BENCH_DIST_DIR, `apps/${kind}/main.js`),
-          ]
+        ? [path.join(process.env.BENCH_DIST_DIR, `apps/${kind}/main.js`)]
         : ['--import', 'tsx', path.join(ROOT, `apps/${kind}/main.ts`)]),
     ],
     {
