@@ -3,8 +3,8 @@ import type request from 'supertest';
 import { loadConfig } from '../../libs/config';
 import type { AppContext } from '../../libs/core/context';
 import { Role } from '../../libs/domain/users/roles';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
-import { startTestContext, type TestContext } from '../../test/harness';
+import { makeUser, type TestUser } from '../../test/factories';
+import type { TestContext } from '../../test/harness';
 import {
   boundaryValue,
   documentedErrorCodes,
@@ -17,6 +17,7 @@ import {
 } from '../../test/openapi-fuzz';
 import { api } from '../../test/requests';
 import { apiRouter } from './routes';
+import { type Organization, organization } from '../../test/organization';
 
 /**
  * Issue 11: every route the API tier serves, driven by Zulip's OpenAPI description with valid,
@@ -45,7 +46,7 @@ const ZULIP_ERROR_CODES = [
 jest.setTimeout(TIME_BUDGET_MS + 60_000);
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let actor: TestUser;
 let member: TestUser;
 let guest: TestUser;
@@ -169,14 +170,18 @@ async function makeFixtures() {
 }
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
+  org = await organization({
+    members: {
+      member: { fullName: 'Fuzz Member' },
+      guest: { role: 'guest', fullName: 'Fuzz Guest' },
+    },
+  });
+  ({ t } = org);
+  ({ member, guest } = org.users);
   actor = org.owner;
-  member = await makeUser(t, org.realm, { role: Role.MEMBER, fullName: 'Fuzz Member' });
-  guest = await makeUser(t, org.realm, { role: Role.GUEST, fullName: 'Fuzz Guest' });
   await makeFixtures();
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
 /** One count per table, in one query: a refused request must leave them all as they were. */
 let countSql = '';

@@ -2,11 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
 import express from 'express';
 import zulip, { type ZulipClient, type ZulipResponse } from 'zulip-js';
-import { startTestEvents, type TestEvents } from '../../test/events-factories';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
+import type { TestUser } from '../../test/factories';
 import { freePort } from '../../test/multiprocess/processes';
-import { startTestContext, type TestContext } from '../../test/harness';
+import type { TestContext } from '../../test/harness';
 import { expectOpenApiResponse } from '../../test/openapi';
+import { type Organization, organization } from '../../test/organization';
 
 /**
  * Issue 14: the official JavaScript client (npm `zulip-js`) through its main flows, against one
@@ -14,9 +14,8 @@ import { expectOpenApiResponse } from '../../test/openapi';
  * a server (one site URL).
  */
 let t: TestContext;
-let ev: TestEvents;
 let server: Server;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let site: string;
@@ -25,24 +24,26 @@ const PASSWORDS = { alice: 'alice has a long password', bob: 'bob has a long pas
 beforeAll(async () => {
   const port = await freePort();
   site = `http://localhost:${port}`;
-  t = await startTestContext({ EXTERNAL_HOST: `localhost:${port}` });
-  ev = await startTestEvents(t);
+  org = await organization({
+    env: { EXTERNAL_HOST: `localhost:${port}` },
+    realm: { stringId: '' },
+    events: true,
+    members: { alice: { password: PASSWORDS.alice }, bob: { password: PASSWORDS.bob } },
+  });
+  ({ t } = org);
+  ({ alice, bob } = org.users);
   const front = express();
   front.use((req, res, next) =>
-    req.path.startsWith('/api/v1/events') ? ev.app(req, res) : t.app(req, res, next),
+    req.path.startsWith('/api/v1/events') ? org.events.app(req, res) : t.app(req, res, next),
   );
   server = await new Promise<Server>((resolve) => {
     const s = front.listen(port, '127.0.0.1', () => resolve(s));
   });
-  org = await makeRealm(t, { stringId: '' });
-  alice = await makeUser(t, org.realm, { fullName: 'Alice', password: PASSWORDS.alice });
-  bob = await makeUser(t, org.realm, { fullName: 'Bob', password: PASSWORDS.bob });
 });
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
-  await ev.stop();
-  await t.close();
+  await org.close();
 });
 
 /** A queue read as zulip-js's `events.retrieve` reads it, remembering what was acknowledged. */

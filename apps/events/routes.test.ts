@@ -1,26 +1,18 @@
 import request from 'supertest';
 import type { Stream } from '../../generated/prisma/client';
-import { Role } from '../../libs/domain/users/roles';
 import { eventKeys, partitionOf } from '../../libs/events/keys';
 import { inTransaction } from '../../libs/events/outbox';
 import { sweepOutbox } from '../../libs/events/sweeper';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
-import {
-  eventsUntil,
-  poll,
-  register,
-  startTestEvents,
-  type EventBody,
-  type TestEvents,
-} from '../../test/events-factories';
-import { startTestContext, type TestContext } from '../../test/harness';
+import type { TestUser } from '../../test/factories';
+import { eventsUntil, poll, register, type EventBody } from '../../test/events-factories';
+import type { TestContext } from '../../test/harness';
 import { makeChannel } from '../../test/channel-factories';
 import { postDirect, postToChannel } from '../../test/message-factories';
 import { expectOpenApiResponse } from '../../test/openapi';
+import { type Organization, organization } from '../../test/organization';
 
 let t: TestContext;
-let ev: TestEvents;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let carol: TestUser;
@@ -28,19 +20,17 @@ let guest: TestUser;
 let design: Stream;
 
 beforeAll(async () => {
-  t = await startTestContext({ HEARTBEAT_SECONDS: '1', EVENT_QUEUE_IDLE_SECONDS: '600' });
-  ev = await startTestEvents(t);
-  org = await makeRealm(t);
-  alice = await makeUser(t, org.realm, { fullName: 'Alice' });
-  bob = await makeUser(t, org.realm, { fullName: 'Bob' });
-  carol = await makeUser(t, org.realm, { fullName: 'Carol' });
-  guest = await makeUser(t, org.realm, { role: Role.GUEST });
-  design = await makeChannel(t, org.realm, { name: 'design', subscribers: [alice.user, bob.user] });
+  org = await organization({
+    env: { HEARTBEAT_SECONDS: '1', EVENT_QUEUE_IDLE_SECONDS: '600' },
+    events: true,
+    members: { alice: 'member', bob: 'member', carol: 'member', guest: 'guest' },
+    channels: { design: ['alice', 'bob'] },
+  });
+  ({ t } = org);
+  ({ alice, bob, carol, guest } = org.users);
+  ({ design } = org.channels);
 });
-afterAll(async () => {
-  await ev.stop();
-  await t.close();
-});
+afterAll(() => org.close());
 
 const messagesOf = (events: EventBody[]) => events.filter((e) => e.type === 'message');
 
@@ -48,7 +38,7 @@ describe('GET /events', () => {
   it('answers at once with dont_block and an empty queue', async () => {
     const q = await register(t, org.host, alice.auth);
     expect(q.last_event_id).toBe(-1);
-    const res = await poll(ev, org.host, alice.auth, {
+    const res = await poll(org.events, org.host, alice.auth, {
       queue_id: q.queue_id,
       last_event_id: -1,
       dont_block: true,
@@ -61,7 +51,10 @@ describe('GET /events', () => {
   it('wakes a waiting long-poll with a message event, rendered per queue', async () => {
     const html = await register(t, org.host, bob.auth, { apply_markdown: 'true' });
     const raw = await register(t, org.host, bob.auth, { apply_markdown: 'false' });
-    const waiting = poll(ev, org.host, bob.auth, { queue_id: html.queue_id, last_event_id: -1 });
+    const waiting = poll(org.events, org.host, bob.auth, {
+      queue_id: html.queue_id,
+      last_event_id: -1,
+    });
     await new Promise((resolve) => setTimeout(resolve, 150));
     const id = await postToChannel(t, org.realm, alice.user, design, 'plans', '**bold** move');
     const res = await waiting;
@@ -74,7 +67,13 @@ describe('GET /events', () => {
     expect(event).not.toHaveProperty('raw_content');
     expectOpenApiResponse('/events', 'get', res.body);
 
-    const rawEvents = await eventsUntil(ev, org.host, bob.auth, raw.queue_id, (e) => e.length > 0);
+    const rawEvents = await eventsUntil(
+      org.events,
+      org.host,
+      bob.auth,
+      raw.queue_id,
+      (e) => e.length > 0,
+    );
     const rawMessage = rawEvents[0].message as Record<string, unknown>;
     expect(rawMessage.content).toBe('**bold** move');
     expect(rawMessage.content_type).toBe('text/x-markdown');
@@ -84,36 +83,51 @@ describe('GET /events', () => {
     const q = await register(t, org.host, bob.auth);
     await postToChannel(t, org.realm, alice.user, design, 'ack', 'one');
     await postToChannel(t, org.realm, alice.user, design, 'ack', 'two');
-    const both = await eventsUntil(ev, org.host, bob.auth, q.queue_id, (e) => e.length >= 2);
+    const both = await eventsUntil(
+      org.events,
+      org.host,
+      bob.auth,
+      q.queue_id,
+      (e) => e.length >= 2,
+    );
     expect(both.map((e) => e.id)).toEqual([0, 1]);
-    const rest = await poll(ev, org.host, bob.auth, {
+    const rest = await poll(org.events, org.host, bob.auth, {
       queue_id: q.queue_id,
       last_event_id: 0,
       dont_block: true,
     });
     expect((rest.body.events as EventBody[]).map((e) => e.id)).toEqual([1]);
-    const none = await poll(ev, org.host, bob.auth, {
+    const none = await poll(org.events, org.host, bob.auth, {
       queue_id: q.queue_id,
       last_event_id: 1,
       dont_block: true,
     });
     expect(none.body.events).toEqual([]);
     // Acknowledged events are gone even for a poll without last_event_id.
-    const again = await poll(ev, org.host, bob.auth, { queue_id: q.queue_id, dont_block: true });
+    const again = await poll(org.events, org.host, bob.auth, {
+      queue_id: q.queue_id,
+      dont_block: true,
+    });
     expect(again.body.events).toEqual([]);
   });
 
   it('answers a poll that waited the heartbeat interval with a heartbeat event', async () => {
     const q = await register(t, org.host, carol.auth);
     const started = Date.now();
-    const res = await poll(ev, org.host, carol.auth, { queue_id: q.queue_id, last_event_id: -1 });
+    const res = await poll(org.events, org.host, carol.auth, {
+      queue_id: q.queue_id,
+      last_event_id: -1,
+    });
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(res.body.events).toEqual([{ type: 'heartbeat', id: 0 }]);
     expectOpenApiResponse('/events', 'get', res.body);
   });
 
   it('refuses an unknown queue with BAD_EVENT_QUEUE_ID', async () => {
-    const res = await poll(ev, org.host, alice.auth, { queue_id: 'nope', dont_block: true });
+    const res = await poll(org.events, org.host, alice.auth, {
+      queue_id: 'nope',
+      dont_block: true,
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       result: 'error',
@@ -125,7 +139,10 @@ describe('GET /events', () => {
 
   it("refuses another user's queue", async () => {
     const q = await register(t, org.host, alice.auth);
-    const res = await poll(ev, org.host, bob.auth, { queue_id: q.queue_id, dont_block: true });
+    const res = await poll(org.events, org.host, bob.auth, {
+      queue_id: q.queue_id,
+      dont_block: true,
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({
       code: 'BAD_REQUEST',
@@ -134,19 +151,25 @@ describe('GET /events', () => {
   });
 
   it('registers a queue on the fly when no queue_id is given', async () => {
-    const res = await poll(ev, org.host, alice.auth, {
+    const res = await poll(org.events, org.host, alice.auth, {
       dont_block: true,
       event_types: JSON.stringify(['message']),
     });
     expect(res.status).toBe(200);
     expect(typeof res.body.queue_id).toBe('string');
     await postToChannel(t, org.realm, bob.user, design, 'fly', 'hello');
-    const got = await eventsUntil(ev, org.host, alice.auth, res.body.queue_id, (e) => e.length > 0);
+    const got = await eventsUntil(
+      org.events,
+      org.host,
+      alice.auth,
+      res.body.queue_id,
+      (e) => e.length > 0,
+    );
     expect(messagesOf(got)).toHaveLength(1);
   });
 
   it('refuses on-the-fly all_public_streams queues for guests', async () => {
-    const res = await poll(ev, org.host, guest.auth, {
+    const res = await poll(org.events, org.host, guest.auth, {
       dont_block: true,
       all_public_streams: true,
     });
@@ -159,7 +182,7 @@ describe('GET /events', () => {
   });
 
   it('needs authentication', async () => {
-    const res = await request(ev.app)
+    const res = await request(org.events.app)
       .get('/api/v1/events')
       .set('Host', org.host)
       .query({ queue_id: 'x' });
@@ -170,21 +193,24 @@ describe('GET /events', () => {
 describe('DELETE /events', () => {
   it('deletes the queue; later polls get BAD_EVENT_QUEUE_ID', async () => {
     const q = await register(t, org.host, alice.auth);
-    const del = await request(ev.app)
+    const del = await request(org.events.app)
       .delete('/api/v1/events')
       .set('Host', org.host)
       .set('Authorization', alice.auth)
       .type('form')
       .send({ queue_id: q.queue_id });
     expect(del.body).toEqual({ result: 'success', msg: '' });
-    const res = await poll(ev, org.host, alice.auth, { queue_id: q.queue_id, dont_block: true });
+    const res = await poll(org.events, org.host, alice.auth, {
+      queue_id: q.queue_id,
+      dont_block: true,
+    });
     expect(res.body.code).toBe('BAD_EVENT_QUEUE_ID');
   });
 
   it('refuses unknown and foreign queues, and a missing queue_id', async () => {
     const q = await register(t, org.host, alice.auth);
     const call = (auth: string, form: Record<string, string>) =>
-      request(ev.app)
+      request(org.events.app)
         .delete('/api/v1/events')
         .set('Host', org.host)
         .set('Authorization', auth)
@@ -204,13 +230,8 @@ describe('filtering', () => {
   it('honours event_types', async () => {
     const q = await register(t, org.host, bob.auth, { event_types: JSON.stringify(['typing']) });
     await postToChannel(t, org.realm, alice.user, design, 'types', 'not for this queue');
-    await request(t.app)
-      .post('/api/v1/typing')
-      .set('Host', org.host)
-      .set('Authorization', alice.auth)
-      .type('form')
-      .send({ op: 'start', to: JSON.stringify([bob.user.id]) });
-    const got = await eventsUntil(ev, org.host, bob.auth, q.queue_id, (e) => e.length > 0);
+    await org.as(alice).post('/typing', { op: 'start', to: JSON.stringify([bob.user.id]) });
+    const got = await eventsUntil(org.events, org.host, bob.auth, q.queue_id, (e) => e.length > 0);
     expect(got.map((e) => e.type)).toEqual(['typing']);
   });
 
@@ -218,7 +239,7 @@ describe('filtering', () => {
     const q = await register(t, org.host, bob.auth, { narrow: JSON.stringify([['is', 'dm']]) });
     await postToChannel(t, org.realm, alice.user, design, 'narrow', 'channel message');
     const dm = await postDirect(t, org.realm, alice.user, [bob.user], 'direct message');
-    const got = await eventsUntil(ev, org.host, bob.auth, q.queue_id, (e) => e.length > 0);
+    const got = await eventsUntil(org.events, org.host, bob.auth, q.queue_id, (e) => e.length > 0);
     expect(messagesOf(got).map((e) => (e.message as { id: number }).id)).toEqual([dm]);
   });
 
@@ -226,13 +247,13 @@ describe('filtering', () => {
     const q = await register(t, org.host, carol.auth, { all_public_streams: 'true' });
     const plain = await register(t, org.host, carol.auth);
     const id = await postToChannel(t, org.realm, alice.user, design, 'public', 'for everyone');
-    await eventsUntil(ev, org.host, carol.auth, q.queue_id, (e) => e.length > 0);
+    await eventsUntil(org.events, org.host, carol.auth, q.queue_id, (e) => e.length > 0);
     // The message travels in one envelope per flag set (sender's copy is read); it arrives once.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const got = await eventsUntil(ev, org.host, carol.auth, q.queue_id, () => true);
+    const got = await eventsUntil(org.events, org.host, carol.auth, q.queue_id, () => true);
     expect(messagesOf(got).map((e) => (e.message as { id: number }).id)).toEqual([id]);
     expect(got[0].flags).toEqual([]);
-    const none = await poll(ev, org.host, carol.auth, {
+    const none = await poll(org.events, org.host, carol.auth, {
       queue_id: plain.queue_id,
       dont_block: true,
     });
@@ -247,7 +268,13 @@ describe('filtering', () => {
     const q = await register(t, org.host, carol.auth, { all_public_streams: 'true' });
     await postToChannel(t, org.realm, alice.user, secret, 'hidden', 'secret');
     await postDirect(t, org.realm, alice.user, [carol.user], 'marker');
-    const got = await eventsUntil(ev, org.host, carol.auth, q.queue_id, (e) => e.length > 0);
+    const got = await eventsUntil(
+      org.events,
+      org.host,
+      carol.auth,
+      q.queue_id,
+      (e) => e.length > 0,
+    );
     expect(messagesOf(got).map((e) => (e.message as { content: string }).content)).toEqual([
       'marker',
     ]);
@@ -260,14 +287,15 @@ describe('legacy settings events', () => {
     const modern = await register(t, org.host, alice.auth, {
       client_capabilities: JSON.stringify({ user_settings_object: true }),
     });
-    const res = await request(t.app)
-      .patch('/api/v1/settings')
-      .set('Host', org.host)
-      .set('Authorization', alice.auth)
-      .type('form')
-      .send({ twenty_four_hour_time: 'true' });
+    const res = await org.as(alice).patch('/settings', { twenty_four_hour_time: 'true' });
     expect(res.status).toBe(200);
-    const old = await eventsUntil(ev, org.host, alice.auth, legacy.queue_id, (e) => e.length >= 2);
+    const old = await eventsUntil(
+      org.events,
+      org.host,
+      alice.auth,
+      legacy.queue_id,
+      (e) => e.length >= 2,
+    );
     expect(old.map((e) => e.type)).toEqual(['user_settings', 'update_display_settings']);
     expect(old[1]).toEqual({
       type: 'update_display_settings',
@@ -276,9 +304,15 @@ describe('legacy settings events', () => {
       setting_name: 'twenty_four_hour_time',
       setting: true,
     });
-    const fresh = await eventsUntil(ev, org.host, alice.auth, modern.queue_id, (e) => e.length > 0);
+    const fresh = await eventsUntil(
+      org.events,
+      org.host,
+      alice.auth,
+      modern.queue_id,
+      (e) => e.length > 0,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const all = await poll(ev, org.host, alice.auth, {
+    const all = await poll(org.events, org.host, alice.auth, {
       queue_id: modern.queue_id,
       dont_block: true,
     });
@@ -308,7 +342,7 @@ describe('delivery guarantees', () => {
       envelope,
     );
     await postDirect(t, org.realm, alice.user, [bob.user], 'after');
-    const got = await eventsUntil(ev, org.host, bob.auth, q.queue_id, (e) =>
+    const got = await eventsUntil(org.events, org.host, bob.auth, q.queue_id, (e) =>
       e.some((x) => x.type === 'message'),
     );
     expect(got.map((e) => e.type)).toEqual(['alert_words', 'message']);
@@ -325,16 +359,19 @@ describe('delivery guarantees', () => {
       },
     });
     expect(await sweepOutbox(t)).toBeGreaterThanOrEqual(0);
-    const got = await eventsUntil(ev, org.host, bob.auth, q.queue_id, (e) => e.length > 0);
+    const got = await eventsUntil(org.events, org.host, bob.auth, q.queue_id, (e) => e.length > 0);
     expect(got).toEqual([{ type: 'alert_words', alert_words: ['swept'], id: 0 }]);
     expect(await t.db.outboxEvent.count({ where: { publishedAt: null } })).toBe(0);
   });
 
   it('garbage-collects idle queues', async () => {
     const q = await register(t, org.host, bob.auth);
-    const removed = await ev.tier.store.collectGarbage(Date.now() + 601_000);
+    const removed = await org.events.tier.store.collectGarbage(Date.now() + 601_000);
     expect(removed).toBeGreaterThanOrEqual(1);
-    const res = await poll(ev, org.host, bob.auth, { queue_id: q.queue_id, dont_block: true });
+    const res = await poll(org.events, org.host, bob.auth, {
+      queue_id: q.queue_id,
+      dont_block: true,
+    });
     expect(res.body.code).toBe('BAD_EVENT_QUEUE_ID');
     expect(
       await t.redis.sismember(
@@ -369,10 +406,22 @@ describe('POST /register and changes committed around it', () => {
     await sweepOutbox(t, 0);
     const hasLate = (events: EventBody[]) =>
       events.some((e) => (e.alert_words as string[] | undefined)?.includes('late'));
-    const fromCovered = await eventsUntil(ev, org.host, carol.auth, covered.queue_id, hasLate);
+    const fromCovered = await eventsUntil(
+      org.events,
+      org.host,
+      carol.auth,
+      covered.queue_id,
+      hasLate,
+    );
     expect(fromCovered.map((e) => e.alert_words)).toEqual([['late']]);
     // A queue whose state did not include alert words still needs the early change.
-    const fromUncovered = await eventsUntil(ev, org.host, carol.auth, uncovered.queue_id, hasLate);
+    const fromUncovered = await eventsUntil(
+      org.events,
+      org.host,
+      carol.auth,
+      uncovered.queue_id,
+      hasLate,
+    );
     expect(fromUncovered.map((e) => e.alert_words)).toEqual([['early'], ['late']]);
   });
 });

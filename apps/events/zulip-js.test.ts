@@ -2,19 +2,18 @@ import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zulip from 'zulip-js';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
-import { startTestEvents, type TestEvents } from '../../test/events-factories';
-import { startTestContext, type TestContext } from '../../test/harness';
+import type { TestUser } from '../../test/factories';
+import type { TestContext } from '../../test/harness';
 import { expectOpenApiResponse } from '../../test/openapi';
+import { type Organization, organization } from '../../test/organization';
 
 /**
  * The official JavaScript client against both tiers, behind one address the way a reverse proxy
  * serves them: `/api/v1/events` to the events tier, everything else to the API tier.
  */
 let t: TestContext;
-let ev: TestEvents;
 let server: Server;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let baseUrl: string;
@@ -30,24 +29,26 @@ async function freePort(): Promise<number> {
 beforeAll(async () => {
   const port = await freePort();
   baseUrl = `http://localhost:${port}`;
-  t = await startTestContext({ EXTERNAL_HOST: `localhost:${port}` });
-  ev = await startTestEvents(t);
+  org = await organization({
+    env: { EXTERNAL_HOST: `localhost:${port}` },
+    realm: { stringId: '' },
+    events: true,
+    members: { alice: 'member', bob: 'member' },
+  });
+  ({ t } = org);
+  ({ alice, bob } = org.users);
   const front = express();
   front.use((req, res, next) =>
-    req.path.startsWith('/api/v1/events') ? ev.app(req, res) : t.app(req, res, next),
+    req.path.startsWith('/api/v1/events') ? org.events.app(req, res) : t.app(req, res, next),
   );
   server = await new Promise<Server>((resolve) => {
     const s = front.listen(port, '127.0.0.1', () => resolve(s));
   });
-  org = await makeRealm(t, { stringId: '' });
-  alice = await makeUser(t, org.realm, { fullName: 'Alice' });
-  bob = await makeUser(t, org.realm, { fullName: 'Bob' });
 });
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
-  await ev.stop();
-  await t.close();
+  await org.close();
 });
 
 describe('zulip-js', () => {

@@ -2,8 +2,8 @@ import { Queue } from 'bullmq';
 import type { Realm, Stream } from '../../generated/prisma/client';
 import { sendMessage } from '../../libs/domain/messages/send-message';
 import { bullPrefix, JobName, OUTGOING_WEBHOOK_MAX_RETRIES, QueueName } from '../../libs/jobs';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
-import { startTestContext, type TestContext } from '../../test/harness';
+import type { TestUser } from '../../test/factories';
+import type { TestContext } from '../../test/harness';
 import { makeChannel } from '../../test/channel-factories';
 import {
   makeOutgoingBot,
@@ -15,24 +15,27 @@ import {
 } from '../../test/worker-factories';
 import { jobHandlers } from './handlers';
 import { checkHandlers, handler, startWorkers, type RunningWorkers } from './start-workers';
+import { type Organization, organization } from '../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let realm: Realm;
 let alice: TestUser;
 let receiver: HttpReceiver;
 
 beforeAll(async () => {
   // Bots' servers are loopback receivers, which the egress policy denies unless allowed.
-  t = await startTestContext({ OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
-  org = await makeRealm(t);
-  realm = org.realm;
-  alice = await makeUser(t, realm, { fullName: 'Alice Worker' });
+  org = await organization({
+    env: { OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' },
+    members: { alice: { fullName: 'Alice Worker' } },
+  });
+  ({ t, realm } = org);
+  ({ alice } = org.users);
   receiver = await startHttpReceiver();
 });
 afterAll(async () => {
   await receiver.close();
-  await t.close();
+  await org.close();
 });
 
 describe('the job catalogue and its handlers', () => {

@@ -1,16 +1,17 @@
 import type { Request } from 'express';
-import { makeRealm, makeUser, type TestRealm } from '../../test/factories';
-import { startTestContext, type TestContext } from '../../test/harness';
+import { makeUser } from '../../test/factories';
+import type { TestContext } from '../../test/harness';
 import { PrincipalCache } from './principal-cache';
+import { type Organization, organization } from '../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
+  org = await organization({});
+  ({ t } = org);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
 const pollRequest = (authorization: string) =>
   ({ headers: { host: org.host, authorization } }) as unknown as Request;

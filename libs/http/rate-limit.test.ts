@@ -1,24 +1,23 @@
-import request from 'supertest';
-import { makeRealm, makeUser, type TestRealm } from '../../test/factories';
-import { startTestContext, type TestContext } from '../../test/harness';
+import { makeUser } from '../../test/factories';
+import type { TestContext } from '../../test/harness';
+import { type Organization, organization } from '../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 
 beforeAll(async () => {
-  t = await startTestContext({ RATE_LIMIT_API_REQUESTS: '3', RATE_LIMIT_AUTH_ATTEMPTS: '2' });
-  org = await makeRealm(t, { ownerPassword: 'right-password' });
+  org = await organization({
+    env: { RATE_LIMIT_API_REQUESTS: '3', RATE_LIMIT_AUTH_ATTEMPTS: '2' },
+    realm: { ownerPassword: 'right-password' },
+  });
+  ({ t } = org);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
 describe('rate limits', () => {
   it('answers 429 RATE_LIMIT_HIT with retry-after once a user exceeds the limit', async () => {
     const member = await makeUser(t, org.realm);
-    const me = () =>
-      request(t.app)
-        .get('/api/v1/users/me')
-        .set('Host', org.host)
-        .set('Authorization', member.auth);
+    const me = () => org.as(member).get('/users/me');
     for (let i = 0; i < 3; i++) {
       const ok = await me();
       expect(ok.status).toBe(200);
@@ -35,20 +34,13 @@ describe('rate limits', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     // Another user has a budget of their own.
     const other = await makeUser(t, org.realm);
-    const res = await request(t.app)
-      .get('/api/v1/users/me')
-      .set('Host', org.host)
-      .set('Authorization', other.auth);
+    const res = await org.as(other).get('/users/me');
     expect(res.status).toBe(200);
   });
 
   it('locks password login for a username after repeated failures, even with the right password', async () => {
     const attempt = (password: string) =>
-      request(t.app)
-        .post('/api/v1/fetch_api_key')
-        .set('Host', org.host)
-        .type('form')
-        .send({ username: org.owner.email, password });
+      org.as(null).post('/fetch_api_key', { username: org.owner.email, password });
     expect((await attempt('wrong-1')).status).toBe(401);
     expect((await attempt('wrong-2')).status).toBe(401);
     const locked = await attempt('right-password');

@@ -9,13 +9,14 @@ import { eventKeys } from '../events/keys';
 import { enqueueJob, JobName } from '../jobs';
 import type { LogFields } from '../core/log';
 import { startOpsServer } from '../runtime/ops-server';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
+import type { TestUser } from '../../test/factories';
 import { register } from '../../test/events-factories';
-import { startTestContext, type TestContext } from '../../test/harness';
+import type { TestContext } from '../../test/harness';
 import { makeChannel } from '../../test/channel-factories';
 import { makeOutgoingBot, startHttpReceiver, type HttpReceiver } from '../../test/worker-factories';
 import { freePort } from '../../test/multiprocess/processes';
 import { watchEventsTier, watchJobQueues, watchOutbox } from '.';
+import { type Organization, organization } from '../../test/organization';
 
 /**
  * The operators' view: request log lines, Prometheus metrics read from the real Redis and
@@ -23,7 +24,7 @@ import { watchEventsTier, watchJobQueues, watchOutbox } from '.';
  */
 let t: TestContext;
 let tier: EventsTier;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let receiver: HttpReceiver;
@@ -33,15 +34,17 @@ const lines: { level: string; message: string; fields: LogFields }[] = [];
 
 beforeAll(async () => {
   const port = await freePort();
-  t = await startTestContext({
-    METRICS_PORT: String(port),
-    OUTGOING_WEBHOOK_TIMEOUT_SECONDS: '0.5',
-    OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+  org = await organization({
+    env: {
+      METRICS_PORT: String(port),
+      OUTGOING_WEBHOOK_TIMEOUT_SECONDS: '0.5',
+      OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    },
+    members: { alice: 'member', bob: 'member' },
   });
+  ({ t } = org);
+  ({ alice, bob } = org.users);
   opsUrl = `http://127.0.0.1:${port}`;
-  org = await makeRealm(t);
-  alice = await makeUser(t, org.realm, { fullName: 'Alice' });
-  bob = await makeUser(t, org.realm, { fullName: 'Bob' });
   receiver = await startHttpReceiver();
   // The dispatchers' group, but no dispatcher: what is published stays in the streams, as lag.
   const keys = eventKeys(t.config.redisPrefix);
@@ -58,7 +61,7 @@ afterAll(async () => {
   await stopOps();
   await tier.stop();
   await receiver.close();
-  await t.close();
+  await org.close();
 });
 
 /** The API app with a logger that keeps its lines. */

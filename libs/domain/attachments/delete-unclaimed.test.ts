@@ -2,17 +2,17 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Stream, User } from '../../../generated/prisma/client';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
-import { makeChannel } from '../../../test/channel-factories';
+import type { TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { postToChannel } from '../../../test/message-factories';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
 import { deleteUnclaimedAttachments } from './delete-unclaimed';
 import { spoolDir, storedFilePath } from './storage';
 import { uploadFile } from './upload-file';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let channel: Stream;
@@ -20,14 +20,17 @@ const uploads = mkdtempSync(path.join(tmpdir(), 'unclaimed-test-'));
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 beforeAll(async () => {
-  t = await startTestContext({ UPLOADS_DIR: uploads });
-  org = await makeRealm(t);
-  alice = await makeUser(t, org.realm, { fullName: 'Alice Unclaimed' });
-  bob = await makeUser(t, org.realm, { fullName: 'Bob Unclaimed' });
-  channel = await makeChannel(t, org.realm, { subscribers: [alice.user, bob.user] });
+  org = await organization({
+    env: { UPLOADS_DIR: uploads },
+    members: { alice: { fullName: 'Alice Unclaimed' }, bob: { fullName: 'Bob Unclaimed' } },
+    channels: { channel: ['alice', 'bob'] },
+  });
+  ({ t } = org);
+  ({ alice, bob } = org.users);
+  ({ channel } = org.channels);
 });
 afterAll(async () => {
-  await t.close();
+  await org.close();
   rmSync(uploads, { recursive: true, force: true });
 });
 

@@ -1,27 +1,31 @@
 import { randomBytes } from 'node:crypto';
-import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { startSmtpReceiver, waitFor, type SmtpReceiver } from '../../../test/worker-factories';
 import { bullPrefix } from '../../jobs';
 import type { Logger } from '../../core/log';
 import { enqueueDeactivationEmail } from './enqueue-email';
 import { sendEmailJob } from './send-email-job';
+import { type Organization, organization } from '../../../test/organization';
 
 let smtp: SmtpReceiver;
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 
 beforeAll(async () => {
   smtp = await startSmtpReceiver();
-  t = await startTestContext({
-    SMTP_HOST: '127.0.0.1',
-    SMTP_PORT: String(smtp.port),
-    EMAIL_FROM: 'noreply@chat.test',
+  org = await organization({
+    env: {
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: String(smtp.port),
+      EMAIL_FROM: 'noreply@chat.test',
+    },
+    realm: { name: 'Acme Chat' },
   });
-  org = await makeRealm(t, { name: 'Acme Chat' });
+  ({ t } = org);
 });
 afterAll(async () => {
-  await t.close();
+  await org.close();
   await smtp.close();
 });
 

@@ -1,6 +1,6 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import { makeUser, type TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { makeChannel } from '../../../test/channel-factories';
 import {
   makeOutgoingBot,
@@ -14,9 +14,10 @@ import { ownerNoticeText } from './notify-owner';
 import { reprBytes, reprText } from './python-repr';
 import { parseReply } from './reply';
 import { triggeredBots } from './triggers';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let realm: Realm;
 let alice: TestUser;
 let receiver: HttpReceiver;
@@ -24,18 +25,20 @@ let channel: Stream;
 
 beforeAll(async () => {
   // The bot's server is a loopback receiver, which the egress policy denies unless allowed.
-  t = await startTestContext({
-    OUTGOING_WEBHOOK_TIMEOUT_SECONDS: '0.5',
-    OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+  org = await organization({
+    env: {
+      OUTGOING_WEBHOOK_TIMEOUT_SECONDS: '0.5',
+      OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    },
+    members: { alice: { fullName: 'Alice Sender' } },
   });
-  org = await makeRealm(t);
-  realm = org.realm;
-  alice = await makeUser(t, realm, { fullName: 'Alice Sender' });
+  ({ t, realm } = org);
+  ({ alice } = org.users);
   receiver = await startHttpReceiver();
 });
 afterAll(async () => {
   await receiver.close();
-  await t.close();
+  await org.close();
 });
 
 beforeEach(() => {

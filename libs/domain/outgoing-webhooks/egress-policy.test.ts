@@ -1,6 +1,6 @@
 import type { Stream, User } from '../../../generated/prisma/client';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import type { TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { makeChannel } from '../../../test/channel-factories';
 import {
   makeOutgoingBot,
@@ -9,6 +9,7 @@ import {
 } from '../../../test/worker-factories';
 import { sendMessage } from '../messages/send-message';
 import { deliverOutgoingWebhook } from './deliver-webhook';
+import { type Organization, organization } from '../../../test/organization';
 
 /**
  * Issue 11: a bot URL on a denied network is refused (no request leaves), and reported the way
@@ -16,19 +17,19 @@ import { deliverOutgoingWebhook } from './deliver-webhook';
  */
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let receiver: HttpReceiver;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  alice = await makeUser(t, org.realm, { fullName: 'Alice Owner' });
+  org = await organization({ members: { alice: { fullName: 'Alice Owner' } } });
+  ({ t } = org);
+  ({ alice } = org.users);
   receiver = await startHttpReceiver();
 });
 afterAll(async () => {
   await receiver.close();
-  await t.close();
+  await org.close();
 });
 
 async function deliverTo(payloadUrl: string) {

@@ -1,24 +1,24 @@
 import { makeChannel } from '../../../test/channel-factories';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
-import { Role } from '../users/roles';
+import type { TestUser } from '../../../test/factories';
+import type { TestContext } from '../../../test/harness';
 import { channelAccessFor } from './channels';
 import { channelSendRefusal } from './messages';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let member: TestUser;
 let guest: TestUser;
 let admin: TestUser;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  org = await makeRealm(t);
-  member = await makeUser(t, org.realm, { role: Role.MEMBER });
-  guest = await makeUser(t, org.realm, { role: Role.GUEST });
-  admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
+  org = await organization({
+    members: { member: 'member', guest: 'guest', admin: 'administrator' },
+  });
+  ({ t } = org);
+  ({ member, guest, admin } = org.users);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
 describe('channel permissions', () => {
   it('lets members but not unsubscribed guests post to public channels', async () => {

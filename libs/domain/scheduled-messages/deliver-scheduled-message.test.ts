@@ -1,5 +1,5 @@
 import type { Realm, Stream } from '../../../generated/prisma/client';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../../test/factories';
+import { makeRealm, makeUser, type TestUser } from '../../../test/factories';
 import {
   poll,
   register,
@@ -8,29 +8,32 @@ import {
   type Registered,
   type TestEvents,
 } from '../../../test/events-factories';
-import { startTestContext, type TestContext } from '../../../test/harness';
+import type { TestContext } from '../../../test/harness';
 import { makeChannel } from '../../../test/channel-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
-import { api } from '../../../test/requests';
 import { spawnWorkerProcess, stopWorkerProcess } from '../../../test/worker-factories';
 import { deliverScheduledMessage } from './deliver-scheduled-message';
 import { enqueueDelivery } from './schedule-delivery';
+import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
-let org: TestRealm;
+let org: Organization;
 let realm: Realm;
 let alice: TestUser;
 let channel: Stream;
 
 beforeAll(async () => {
-  t = await startTestContext({ HEARTBEAT_SECONDS: '5' });
-  org = await makeRealm(t);
-  realm = org.realm;
-  alice = await makeUser(t, realm, { fullName: 'Alice Scheduler' });
-  channel = await makeChannel(t, realm, { subscribers: [alice.user] });
+  org = await organization({
+    env: { HEARTBEAT_SECONDS: '5' },
+    members: { alice: { fullName: 'Alice Scheduler' } },
+    channels: { channel: ['alice'] },
+  });
+  ({ t, realm } = org);
+  ({ alice } = org.users);
+  ({ channel } = org.channels);
 });
-afterAll(() => t.close());
+afterAll(() => org.close());
 
 /** Whole seconds, as scheduled_delivery_timestamp has them. */
 const wholeSecond = (ms: number) => new Date(Math.floor(ms / 1000) * 1000);
@@ -309,7 +312,7 @@ describe('end to end: two worker processes, GET /messages and event queues', () 
         event_types: '["message", "scheduled_messages"]',
       });
       const at = Math.floor(Date.now() / 1000) + 4;
-      const res = await api(t, org.host, 'post', '/scheduled_messages', alice.auth, {
+      const res = await org.as(alice).post('/scheduled_messages', {
         type: 'stream',
         to: room.id,
         topic: 'plans',
@@ -349,7 +352,7 @@ describe('end to end: two worker processes, GET /messages and event queues', () 
         delivered: true,
         deliveredMessageId: message.id,
       });
-      const listed = await api(t, org.host, 'get', '/messages', bob.auth, {
+      const listed = await org.as(bob).get('/messages', {
         anchor: 'newest',
         num_before: 5,
         num_after: 0,
