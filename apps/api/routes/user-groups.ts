@@ -31,7 +31,19 @@ import { authed } from '../../../libs/http/route';
 const ids = () => P.array(P.int()).default([]);
 const groupId = { user_group_id: P.int().required() };
 /** Members and subgroups change through the same pair of lists; Zulip names removal `delete`. */
-const membershipChange = { ...groupId, add: ids(), delete: ids() };
+const membershipRoute = (
+  ctx: AppContext,
+  action: typeof updateGroupMembers | typeof updateSubgroups,
+) =>
+  authed(ctx, { ...groupId, add: ids(), delete: ids() }, async ({ user, realm, params }) => {
+    await action(ctx, {
+      actor: user,
+      realm,
+      groupId: params.user_group_id,
+      add: params.add,
+      remove: params.delete,
+    });
+  });
 
 export function userGroupRoutes(router: Router, ctx: AppContext): void {
   router.get(
@@ -110,18 +122,7 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
       await deactivateUserGroup(ctx, { actor: user, realm, groupId: params.user_group_id });
     }),
   );
-  router.post(
-    '/user_groups/:user_group_id/members',
-    authed(ctx, membershipChange, async ({ user, realm, params }) => {
-      await updateGroupMembers(ctx, {
-        actor: user,
-        realm,
-        groupId: params.user_group_id,
-        add: params.add,
-        remove: params.delete,
-      });
-    }),
-  );
+  router.post('/user_groups/:user_group_id/members', membershipRoute(ctx, updateGroupMembers));
   router.get(
     '/user_groups/:user_group_id/members',
     authed(
@@ -162,18 +163,7 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
       },
     ),
   );
-  router.post(
-    '/user_groups/:user_group_id/subgroups',
-    authed(ctx, membershipChange, async ({ user, realm, params }) => {
-      await updateSubgroups(ctx, {
-        actor: user,
-        realm,
-        groupId: params.user_group_id,
-        add: params.add,
-        remove: params.delete,
-      });
-    }),
-  );
+  router.post('/user_groups/:user_group_id/subgroups', membershipRoute(ctx, updateSubgroups));
   router.get(
     '/user_groups/:user_group_id/subgroups',
     authed(
