@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Realm, User } from '../generated/prisma/client';
+import type { Realm, User, UserGroup } from '../generated/prisma/client';
 import type { AppContext } from '../libs/core/context';
 import { createRealm } from '../libs/domain/realms/create-realm';
 import { createUser } from '../libs/domain/users/create-user';
@@ -72,4 +72,37 @@ export async function makeBot(ctx: AppContext, realm: Realm, owner: User): Promi
     bot: { type: BotType.GENERIC, ownerId: owner.id },
   });
   return testUser(created.user, created.apiKey);
+}
+
+/** A named user group as rows (no events): direct members, subgroups and any group settings. */
+export async function makeUserGroup(
+  ctx: AppContext,
+  realm: Pick<Realm, 'id'>,
+  options: {
+    name?: string;
+    members?: User[];
+    subgroups?: number[];
+    settings?: Partial<
+      Pick<
+        UserGroup,
+        | 'canAddMembersGroupId'
+        | 'canJoinGroupId'
+        | 'canLeaveGroupId'
+        | 'canManageGroupId'
+        | 'canMentionGroupId'
+        | 'canRemoveMembersGroupId'
+      >
+    >;
+  } = {},
+): Promise<number> {
+  const group = await ctx.db.userGroup.create({
+    data: {
+      realmId: realm.id,
+      name: options.name ?? `group-${unique()}`,
+      ...options.settings,
+      members: { create: (options.members ?? []).map((u) => ({ userId: u.id })) },
+      subgroups: { create: (options.subgroups ?? []).map((id) => ({ subgroupId: id })) },
+    },
+  });
+  return group.id;
 }
