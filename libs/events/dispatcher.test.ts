@@ -1,43 +1,33 @@
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
-import {
-  eventsUntil,
-  register,
-  startTestEvents,
-  type TestEvents,
-} from '../../test/events-factories';
-import { deleteKeys, startTestContext, type TestContext } from '../../test/harness';
+import type { TestUser } from '../../test/factories';
+import { eventsUntil, register } from '../../test/events-factories';
+import { deleteKeys, type TestContext } from '../../test/harness';
 import { postDirect } from '../../test/message-factories';
+import { type Organization, organization } from '../../test/organization';
 
 let t: TestContext;
-let ev: TestEvents;
-let org: TestRealm;
+let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 
 beforeAll(async () => {
-  t = await startTestContext();
-  ev = await startTestEvents(t);
-  org = await makeRealm(t);
-  alice = await makeUser(t, org.realm);
-  bob = await makeUser(t, org.realm);
+  org = await organization({ events: true, members: { alice: 'member', bob: 'member' } });
+  ({ t } = org);
+  ({ alice, bob } = org.users);
 });
-afterAll(async () => {
-  await ev.stop();
-  await t.close();
-});
+afterAll(() => org.close());
 
 describe('Dispatcher', () => {
   it('delivers again after Redis lost its data, consumer groups included', async () => {
     const before = await register(t, org.host, bob.auth);
     await postDirect(t, org.realm, alice.user, [bob.user], 'before');
-    await eventsUntil(ev, org.host, bob.auth, before.queue_id, (e) => e.length > 0);
+    await eventsUntil(org.events, org.host, bob.auth, before.queue_id, (e) => e.length > 0);
 
     // What a Redis restarted without persistence holds of ours: nothing.
     await deleteKeys(t.redis, `${t.config.redisPrefix}*`);
     const after = await register(t, org.host, bob.auth);
     const id = await postDirect(t, org.realm, alice.user, [bob.user], 'after');
     const events = await eventsUntil(
-      ev,
+      org.events,
       org.host,
       bob.auth,
       after.queue_id,

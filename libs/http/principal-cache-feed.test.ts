@@ -1,26 +1,27 @@
 import type { Express } from 'express';
 import request from 'supertest';
 import { createApiApp } from '../../apps/api/app';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
-import { startTestContext, type TestContext } from '../../test/harness';
+import { makeUser, type TestUser } from '../../test/factories';
+import type { TestContext } from '../../test/harness';
 import { Role } from '../domain/users/roles';
 import { attachPrincipalCache, principalCacheOf } from './principal-cache';
+import { type Organization, organization } from '../../test/organization';
 
 // The API tier's cache as production runs it: entries dropped when PostgreSQL reports a change.
 let t: TestContext;
 let app: Express;
-let org: TestRealm;
+let org: Organization;
 let stopFeed: () => Promise<void>;
 
 beforeAll(async () => {
-  t = await startTestContext();
+  org = await organization();
+  ({ t } = org);
   stopFeed = await attachPrincipalCache(t, { ttlSeconds: 300, requireFeed: true });
   app = createApiApp(t);
-  org = await makeRealm(t);
 });
 afterAll(async () => {
   await stopFeed();
-  await t.close();
+  await org.close();
 });
 
 const me = (caller: TestUser) =>
