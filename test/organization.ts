@@ -1,7 +1,15 @@
 import type { Stream } from '../generated/prisma/client';
 import { Role, type RoleCode } from '../libs/domain/users/roles';
 import { makeChannel, type ChannelOptions } from './channel-factories';
-import { startTestEvents, type TestEvents } from './events-factories';
+import {
+  eventsUntil,
+  poll,
+  register,
+  startTestEvents,
+  type EventBody,
+  type Registered,
+  type TestEvents,
+} from './events-factories';
 import { makeBot, makeRealm, makeUser, type TestRealm, type TestUser } from './factories';
 import { startTestContext, type TestContext } from './harness';
 import { client, type Client } from './requests';
@@ -61,6 +69,17 @@ export interface Organization<
   events: TestEvents;
   /** Calls `/api/v1` on the organization's host as `who` (Basic auth); null: no credentials. */
   as(who: { auth: string } | null): Client;
+  /** `POST /register` as `who`; the body. */
+  register(who: TestUser, form?: Record<string, string>): Promise<Registered>;
+  /** `GET /events` as `who` on the events tier (`events: true`). */
+  poll(who: TestUser, query: Record<string, string | number | boolean>): ReturnType<typeof poll>;
+  /** Polls `who`'s queue until `until` holds (default: some event arrived) or 5 s passed. */
+  eventsUntil(
+    who: TestUser,
+    queueId: string,
+    until?: (events: EventBody[]) => boolean,
+    timeoutMs?: number,
+  ): Promise<EventBody[]>;
   /** Stops the events tier and drops the database and Redis keys. */
   close(): Promise<void>;
 }
@@ -113,17 +132,24 @@ export async function organization<M extends string = never, C extends string = 
     where: { realmId: org.realm.id, isSystemGroup: true },
     select: { id: true, name: true },
   });
+  const running = (): TestEvents => {
+    if (!events) throw new Error('organization: started without events');
+    return events;
+  };
   return {
     ...org,
     t,
     users,
     channels,
     systemGroups: Object.fromEntries(groups.map((g) => [g.name ?? '', g.id])),
-    get events(): TestEvents {
-      if (!events) throw new Error('organization: started without events');
-      return events;
+    get events() {
+      return running();
     },
     as: (who) => client(t, org.host, who),
+    register: (who, form) => register(t, org.host, who.auth, form),
+    poll: (who, query) => poll(running(), org.host, who.auth, query),
+    eventsUntil: (who, queueId, until = (got) => got.length > 0, timeoutMs) =>
+      eventsUntil(running(), org.host, who.auth, queueId, until, timeoutMs),
     async close() {
       await events?.stop();
       await t.close();

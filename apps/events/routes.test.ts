@@ -4,7 +4,7 @@ import { eventKeys, partitionOf } from '../../libs/events/keys';
 import { inTransaction } from '../../libs/events/outbox';
 import { sweepOutbox } from '../../libs/events/sweeper';
 import type { TestUser } from '../../test/factories';
-import { eventsUntil, poll, register, type EventBody } from '../../test/events-factories';
+import type { EventBody } from '../../test/events-factories';
 import type { TestContext } from '../../test/harness';
 import { makeChannel } from '../../test/channel-factories';
 import { postDirect, postToChannel } from '../../test/message-factories';
@@ -36,9 +36,9 @@ const messagesOf = (events: EventBody[]) => events.filter((e) => e.type === 'mes
 
 describe('GET /events', () => {
   it('answers at once with dont_block and an empty queue', async () => {
-    const q = await register(t, org.host, alice.auth);
+    const q = await org.register(alice);
     expect(q.last_event_id).toBe(-1);
-    const res = await poll(org.events, org.host, alice.auth, {
+    const res = await org.poll(alice, {
       queue_id: q.queue_id,
       last_event_id: -1,
       dont_block: true,
@@ -49,9 +49,9 @@ describe('GET /events', () => {
   });
 
   it('wakes a waiting long-poll with a message event, rendered per queue', async () => {
-    const html = await register(t, org.host, bob.auth, { apply_markdown: 'true' });
-    const raw = await register(t, org.host, bob.auth, { apply_markdown: 'false' });
-    const waiting = poll(org.events, org.host, bob.auth, {
+    const html = await org.register(bob, { apply_markdown: 'true' });
+    const raw = await org.register(bob, { apply_markdown: 'false' });
+    const waiting = org.poll(bob, {
       queue_id: html.queue_id,
       last_event_id: -1,
     });
@@ -67,44 +67,32 @@ describe('GET /events', () => {
     expect(event).not.toHaveProperty('raw_content');
     expectOpenApiResponse('/events', 'get', res.body);
 
-    const rawEvents = await eventsUntil(
-      org.events,
-      org.host,
-      bob.auth,
-      raw.queue_id,
-      (e) => e.length > 0,
-    );
+    const rawEvents = await org.eventsUntil(bob, raw.queue_id);
     const rawMessage = rawEvents[0].message as Record<string, unknown>;
     expect(rawMessage.content).toBe('**bold** move');
     expect(rawMessage.content_type).toBe('text/x-markdown');
   });
 
   it('acknowledges with last_event_id and keeps ids increasing', async () => {
-    const q = await register(t, org.host, bob.auth);
+    const q = await org.register(bob);
     await postToChannel(t, org.realm, alice.user, design, 'ack', 'one');
     await postToChannel(t, org.realm, alice.user, design, 'ack', 'two');
-    const both = await eventsUntil(
-      org.events,
-      org.host,
-      bob.auth,
-      q.queue_id,
-      (e) => e.length >= 2,
-    );
+    const both = await org.eventsUntil(bob, q.queue_id, (e) => e.length >= 2);
     expect(both.map((e) => e.id)).toEqual([0, 1]);
-    const rest = await poll(org.events, org.host, bob.auth, {
+    const rest = await org.poll(bob, {
       queue_id: q.queue_id,
       last_event_id: 0,
       dont_block: true,
     });
     expect((rest.body.events as EventBody[]).map((e) => e.id)).toEqual([1]);
-    const none = await poll(org.events, org.host, bob.auth, {
+    const none = await org.poll(bob, {
       queue_id: q.queue_id,
       last_event_id: 1,
       dont_block: true,
     });
     expect(none.body.events).toEqual([]);
     // Acknowledged events are gone even for a poll without last_event_id.
-    const again = await poll(org.events, org.host, bob.auth, {
+    const again = await org.poll(bob, {
       queue_id: q.queue_id,
       dont_block: true,
     });
@@ -112,9 +100,9 @@ describe('GET /events', () => {
   });
 
   it('answers a poll that waited the heartbeat interval with a heartbeat event', async () => {
-    const q = await register(t, org.host, carol.auth);
+    const q = await org.register(carol);
     const started = Date.now();
-    const res = await poll(org.events, org.host, carol.auth, {
+    const res = await org.poll(carol, {
       queue_id: q.queue_id,
       last_event_id: -1,
     });
@@ -124,7 +112,7 @@ describe('GET /events', () => {
   });
 
   it('refuses an unknown queue with BAD_EVENT_QUEUE_ID', async () => {
-    const res = await poll(org.events, org.host, alice.auth, {
+    const res = await org.poll(alice, {
       queue_id: 'nope',
       dont_block: true,
     });
@@ -138,8 +126,8 @@ describe('GET /events', () => {
   });
 
   it("refuses another user's queue", async () => {
-    const q = await register(t, org.host, alice.auth);
-    const res = await poll(org.events, org.host, bob.auth, {
+    const q = await org.register(alice);
+    const res = await org.poll(bob, {
       queue_id: q.queue_id,
       dont_block: true,
     });
@@ -151,25 +139,19 @@ describe('GET /events', () => {
   });
 
   it('registers a queue on the fly when no queue_id is given', async () => {
-    const res = await poll(org.events, org.host, alice.auth, {
+    const res = await org.poll(alice, {
       dont_block: true,
       event_types: JSON.stringify(['message']),
     });
     expect(res.status).toBe(200);
     expect(typeof res.body.queue_id).toBe('string');
     await postToChannel(t, org.realm, bob.user, design, 'fly', 'hello');
-    const got = await eventsUntil(
-      org.events,
-      org.host,
-      alice.auth,
-      res.body.queue_id,
-      (e) => e.length > 0,
-    );
+    const got = await org.eventsUntil(alice, res.body.queue_id);
     expect(messagesOf(got)).toHaveLength(1);
   });
 
   it('refuses on-the-fly all_public_streams queues for guests', async () => {
-    const res = await poll(org.events, org.host, guest.auth, {
+    const res = await org.poll(guest, {
       dont_block: true,
       all_public_streams: true,
     });
@@ -192,7 +174,7 @@ describe('GET /events', () => {
 
 describe('DELETE /events', () => {
   it('deletes the queue; later polls get BAD_EVENT_QUEUE_ID', async () => {
-    const q = await register(t, org.host, alice.auth);
+    const q = await org.register(alice);
     const del = await request(org.events.app)
       .delete('/api/v1/events')
       .set('Host', org.host)
@@ -200,7 +182,7 @@ describe('DELETE /events', () => {
       .type('form')
       .send({ queue_id: q.queue_id });
     expect(del.body).toEqual({ result: 'success', msg: '' });
-    const res = await poll(org.events, org.host, alice.auth, {
+    const res = await org.poll(alice, {
       queue_id: q.queue_id,
       dont_block: true,
     });
@@ -208,7 +190,7 @@ describe('DELETE /events', () => {
   });
 
   it('refuses unknown and foreign queues, and a missing queue_id', async () => {
-    const q = await register(t, org.host, alice.auth);
+    const q = await org.register(alice);
     const call = (auth: string, form: Record<string, string>) =>
       request(org.events.app)
         .delete('/api/v1/events')
@@ -228,32 +210,32 @@ describe('DELETE /events', () => {
 
 describe('filtering', () => {
   it('honours event_types', async () => {
-    const q = await register(t, org.host, bob.auth, { event_types: JSON.stringify(['typing']) });
+    const q = await org.register(bob, { event_types: JSON.stringify(['typing']) });
     await postToChannel(t, org.realm, alice.user, design, 'types', 'not for this queue');
     await org.as(alice).post('/typing', { op: 'start', to: JSON.stringify([bob.user.id]) });
-    const got = await eventsUntil(org.events, org.host, bob.auth, q.queue_id, (e) => e.length > 0);
+    const got = await org.eventsUntil(bob, q.queue_id);
     expect(got.map((e) => e.type)).toEqual(['typing']);
   });
 
   it('honours a narrow', async () => {
-    const q = await register(t, org.host, bob.auth, { narrow: JSON.stringify([['is', 'dm']]) });
+    const q = await org.register(bob, { narrow: JSON.stringify([['is', 'dm']]) });
     await postToChannel(t, org.realm, alice.user, design, 'narrow', 'channel message');
     const dm = await postDirect(t, org.realm, alice.user, [bob.user], 'direct message');
-    const got = await eventsUntil(org.events, org.host, bob.auth, q.queue_id, (e) => e.length > 0);
+    const got = await org.eventsUntil(bob, q.queue_id);
     expect(messagesOf(got).map((e) => (e.message as { id: number }).id)).toEqual([dm]);
   });
 
   it('delivers public channel messages to all_public_streams queues of non-subscribers', async () => {
-    const q = await register(t, org.host, carol.auth, { all_public_streams: 'true' });
-    const plain = await register(t, org.host, carol.auth);
+    const q = await org.register(carol, { all_public_streams: 'true' });
+    const plain = await org.register(carol);
     const id = await postToChannel(t, org.realm, alice.user, design, 'public', 'for everyone');
-    await eventsUntil(org.events, org.host, carol.auth, q.queue_id, (e) => e.length > 0);
+    await org.eventsUntil(carol, q.queue_id);
     // The message travels in one envelope per flag set (sender's copy is read); it arrives once.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const got = await eventsUntil(org.events, org.host, carol.auth, q.queue_id, () => true);
+    const got = await org.eventsUntil(carol, q.queue_id, () => true);
     expect(messagesOf(got).map((e) => (e.message as { id: number }).id)).toEqual([id]);
     expect(got[0].flags).toEqual([]);
-    const none = await poll(org.events, org.host, carol.auth, {
+    const none = await org.poll(carol, {
       queue_id: plain.queue_id,
       dont_block: true,
     });
@@ -265,16 +247,10 @@ describe('filtering', () => {
       inviteOnly: true,
       subscribers: [alice.user],
     });
-    const q = await register(t, org.host, carol.auth, { all_public_streams: 'true' });
+    const q = await org.register(carol, { all_public_streams: 'true' });
     await postToChannel(t, org.realm, alice.user, secret, 'hidden', 'secret');
     await postDirect(t, org.realm, alice.user, [carol.user], 'marker');
-    const got = await eventsUntil(
-      org.events,
-      org.host,
-      carol.auth,
-      q.queue_id,
-      (e) => e.length > 0,
-    );
+    const got = await org.eventsUntil(carol, q.queue_id);
     expect(messagesOf(got).map((e) => (e.message as { content: string }).content)).toEqual([
       'marker',
     ]);
@@ -283,19 +259,13 @@ describe('filtering', () => {
 
 describe('legacy settings events', () => {
   it('adds update_display_settings for queues without user_settings_object', async () => {
-    const legacy = await register(t, org.host, alice.auth);
-    const modern = await register(t, org.host, alice.auth, {
+    const legacy = await org.register(alice);
+    const modern = await org.register(alice, {
       client_capabilities: JSON.stringify({ user_settings_object: true }),
     });
     const res = await org.as(alice).patch('/settings', { twenty_four_hour_time: 'true' });
     expect(res.status).toBe(200);
-    const old = await eventsUntil(
-      org.events,
-      org.host,
-      alice.auth,
-      legacy.queue_id,
-      (e) => e.length >= 2,
-    );
+    const old = await org.eventsUntil(alice, legacy.queue_id, (e) => e.length >= 2);
     expect(old.map((e) => e.type)).toEqual(['user_settings', 'update_display_settings']);
     expect(old[1]).toEqual({
       type: 'update_display_settings',
@@ -304,15 +274,9 @@ describe('legacy settings events', () => {
       setting_name: 'twenty_four_hour_time',
       setting: true,
     });
-    const fresh = await eventsUntil(
-      org.events,
-      org.host,
-      alice.auth,
-      modern.queue_id,
-      (e) => e.length > 0,
-    );
+    const fresh = await org.eventsUntil(alice, modern.queue_id);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const all = await poll(org.events, org.host, alice.auth, {
+    const all = await org.poll(alice, {
       queue_id: modern.queue_id,
       dont_block: true,
     });
@@ -323,7 +287,7 @@ describe('legacy settings events', () => {
 
 describe('delivery guarantees', () => {
   it('delivers a re-published outbox row once', async () => {
-    const q = await register(t, org.host, bob.auth);
+    const q = await org.register(bob);
     const outboxId = await inTransaction(t, async (_tx, events) => {
       await events.emit(org.realm.id, { type: 'alert_words', alert_words: ['x'] }, [bob.user.id]);
       return events.rows[0].id;
@@ -342,14 +306,12 @@ describe('delivery guarantees', () => {
       envelope,
     );
     await postDirect(t, org.realm, alice.user, [bob.user], 'after');
-    const got = await eventsUntil(org.events, org.host, bob.auth, q.queue_id, (e) =>
-      e.some((x) => x.type === 'message'),
-    );
+    const got = await org.eventsUntil(bob, q.queue_id, (e) => e.some((x) => x.type === 'message'));
     expect(got.map((e) => e.type)).toEqual(['alert_words', 'message']);
   });
 
   it('sweeps outbox rows a crashed process never published', async () => {
-    const q = await register(t, org.host, bob.auth);
+    const q = await org.register(bob);
     await t.db.outboxEvent.create({
       data: {
         realmId: org.realm.id,
@@ -359,16 +321,16 @@ describe('delivery guarantees', () => {
       },
     });
     expect(await sweepOutbox(t)).toBeGreaterThanOrEqual(0);
-    const got = await eventsUntil(org.events, org.host, bob.auth, q.queue_id, (e) => e.length > 0);
+    const got = await org.eventsUntil(bob, q.queue_id);
     expect(got).toEqual([{ type: 'alert_words', alert_words: ['swept'], id: 0 }]);
     expect(await t.db.outboxEvent.count({ where: { publishedAt: null } })).toBe(0);
   });
 
   it('garbage-collects idle queues', async () => {
-    const q = await register(t, org.host, bob.auth);
+    const q = await org.register(bob);
     const removed = await org.events.tier.store.collectGarbage(Date.now() + 601_000);
     expect(removed).toBeGreaterThanOrEqual(1);
-    const res = await poll(org.events, org.host, bob.auth, {
+    const res = await org.poll(bob, {
       queue_id: q.queue_id,
       dont_block: true,
     });
@@ -398,30 +360,18 @@ describe('POST /register and changes committed around it', () => {
   it('hands out each change once: in the initial state or as an event, never both', async () => {
     // Committed before registering, published only afterwards (a lagging dispatcher).
     await alertWords(['early']);
-    const covered = await register(t, org.host, carol.auth);
-    const uncovered = await register(t, org.host, carol.auth, {
+    const covered = await org.register(carol);
+    const uncovered = await org.register(carol, {
       fetch_event_types: JSON.stringify(['message']),
     });
     await alertWords(['late']);
     await sweepOutbox(t, 0);
     const hasLate = (events: EventBody[]) =>
       events.some((e) => (e.alert_words as string[] | undefined)?.includes('late'));
-    const fromCovered = await eventsUntil(
-      org.events,
-      org.host,
-      carol.auth,
-      covered.queue_id,
-      hasLate,
-    );
+    const fromCovered = await org.eventsUntil(carol, covered.queue_id, hasLate);
     expect(fromCovered.map((e) => e.alert_words)).toEqual([['late']]);
     // A queue whose state did not include alert words still needs the early change.
-    const fromUncovered = await eventsUntil(
-      org.events,
-      org.host,
-      carol.auth,
-      uncovered.queue_id,
-      hasLate,
-    );
+    const fromUncovered = await org.eventsUntil(carol, uncovered.queue_id, hasLate);
     expect(fromUncovered.map((e) => e.alert_words)).toEqual([['early'], ['late']]);
   });
 });

@@ -1,5 +1,4 @@
 import type { TestUser } from '../../test/factories';
-import { eventsUntil, register } from '../../test/events-factories';
 import { deleteKeys, type TestContext } from '../../test/harness';
 import { postDirect } from '../../test/message-factories';
 import { type Organization, organization } from '../../test/organization';
@@ -18,18 +17,16 @@ afterAll(() => org.close());
 
 describe('Dispatcher', () => {
   it('delivers again after Redis lost its data, consumer groups included', async () => {
-    const before = await register(t, org.host, bob.auth);
+    const before = await org.register(bob);
     await postDirect(t, org.realm, alice.user, [bob.user], 'before');
-    await eventsUntil(org.events, org.host, bob.auth, before.queue_id, (e) => e.length > 0);
+    await org.eventsUntil(bob, before.queue_id);
 
     // What a Redis restarted without persistence holds of ours: nothing.
     await deleteKeys(t.redis, `${t.config.redisPrefix}*`);
-    const after = await register(t, org.host, bob.auth);
+    const after = await org.register(bob);
     const id = await postDirect(t, org.realm, alice.user, [bob.user], 'after');
-    const events = await eventsUntil(
-      org.events,
-      org.host,
-      bob.auth,
+    const events = await org.eventsUntil(
+      bob,
       after.queue_id,
       (e) => e.some((event) => event.type === 'message'),
       10_000,

@@ -10,7 +10,6 @@ import { enqueueJob, JobName } from '../jobs';
 import type { LogFields } from '../core/log';
 import { startOpsServer } from '../runtime/ops-server';
 import type { TestUser } from '../../test/factories';
-import { register } from '../../test/events-factories';
 import type { TestContext } from '../../test/harness';
 import { makeChannel } from '../../test/channel-factories';
 import { makeOutgoingBot, startHttpReceiver, type HttpReceiver } from '../../test/worker-factories';
@@ -174,8 +173,8 @@ describe('/metrics on the ops listener', () => {
   it('counts live queues, the lag of undispatched domain events and the outbox backlog', async () => {
     const before = await scrape();
     const queues = sample(before, 'chat_events_queues_alive', 'tier="all"') ?? 0;
-    await register(t, org.host, bob.auth);
-    await register(t, org.host, bob.auth);
+    await org.register(bob);
+    await org.register(bob);
     const channel = await makeChannel(t, org.realm, { subscribers: [alice.user, bob.user] });
     const lagOf = (text: string) =>
       [...Array(t.config.dispatchPartitions).keys()]

@@ -8,7 +8,7 @@ import { api, type Form } from '../../../test/requests';
 import { bullPrefix, QueueName } from '../../../libs/jobs';
 import { Role } from '../../../libs/domain/users/roles';
 import { findNotificationBot } from '../../../libs/domain/bots/notification-bot';
-import { eventsUntil, register, startTestEvents } from '../../../test/events-factories';
+import { eventsUntil, startTestEvents } from '../../../test/events-factories';
 import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
@@ -309,7 +309,7 @@ describe('redeeming: channels and the notice to the inviter', () => {
   it("tells the inviter by a direct message from the notification bot, into the inviter's queue", async () => {
     const inviter = await makeUser(t, org.realm, { fullName: 'Ivy Inviter' });
     const bot = await findNotificationBot(t.db, org.realm.id);
-    const queue = await register(t, org.host, inviter.auth, {
+    const queue = await org.register(inviter, {
       event_types: JSON.stringify(['message', 'invites_changed']),
     });
     const events = await startTestEvents(t);

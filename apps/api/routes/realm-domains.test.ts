@@ -1,6 +1,5 @@
 import type { TestUser } from '../../../test/factories';
 import type { TestContext } from '../../../test/harness';
-import { register } from '../../../test/events-factories';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
 import { type Organization, organization } from '../../../test/organization';
 
@@ -42,7 +41,7 @@ describe('realm domains', () => {
         domains: [{ domain: 'listed.example', allow_subdomains: true }],
       });
     }
-    const state = await register(t, org.host, member.auth, {
+    const state = await org.register(member, {
       fetch_event_types: JSON.stringify(['realm_domains']),
     });
     expect(state.realm_domains).toEqual([{ domain: 'listed.example', allow_subdomains: true }]);

@@ -1,5 +1,4 @@
 import { Role } from '../../../libs/domain/users/roles';
-import { register } from '../../../test/events-factories';
 import { makeRealm, makeUser } from '../../../test/factories';
 import type { TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
@@ -41,7 +40,7 @@ describe('code playgrounds', () => {
       })
     ).body.id as number;
 
-    const state = await register(t, org.host, member.auth, {
+    const state = await org.register(member, {
       fetch_event_types: JSON.stringify(['realm_playgrounds']),
     });
     expectOpenApiResponse('/register', 'post', state);

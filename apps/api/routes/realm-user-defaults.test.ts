@@ -1,5 +1,4 @@
 import { Role } from '../../../libs/domain/users/roles';
-import { register } from '../../../test/events-factories';
 import { makeBot, makeUser, type TestUser } from '../../../test/factories';
 import type { TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
@@ -30,8 +29,8 @@ const NEWER_DEFAULTS = [
   'allow_private_data_export',
 ];
 
-async function defaultsState(auth: string): Promise<Record<string, unknown>> {
-  const state = await register(t, org.host, auth, {
+async function defaultsState(who: TestUser): Promise<Record<string, unknown>> {
+  const state = await org.register(who, {
     fetch_event_types: JSON.stringify(['realm_user_settings_defaults']),
   });
   const defaults = { ...(state.realm_user_settings_defaults as Record<string, unknown>) };
@@ -43,7 +42,7 @@ async function defaultsState(auth: string): Promise<Record<string, unknown>> {
 describe('PATCH /realm/user_settings_defaults', () => {
   it('changes defaults, emits one event per changed setting and shows them in register', async () => {
     const member = await makeUser(t, org.realm);
-    const before = await defaultsState(member.auth);
+    const before = await defaultsState(member);
     expect(before).toMatchObject({
       left_side_userlist: false,
       emojiset: 'google',
@@ -86,7 +85,7 @@ describe('PATCH /realm/user_settings_defaults', () => {
     ]);
     expect(events[0].users).toEqual(expect.arrayContaining([org.owner.user.id, member.user.id]));
 
-    const after = await defaultsState(member.auth);
+    const after = await defaultsState(member);
     expect(after).toMatchObject({
       left_side_userlist: true,
       emojiset: 'text',

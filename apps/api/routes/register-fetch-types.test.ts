@@ -1,6 +1,5 @@
 import request from 'supertest';
 import type { TestUser } from '../../../test/factories';
-import { register } from '../../../test/events-factories';
 import type { TestContext } from '../../../test/harness';
 import { registerKeysByFetchType } from '../../../test/openapi';
 import { type Organization, organization } from '../../../test/organization';
@@ -129,7 +128,7 @@ function expectedKeys(reference: Map<string, Set<string>>, name: string): string
 }
 
 const registerFor = (fetchEventTypes: string[], capabilities: Record<string, boolean> = {}) =>
-  register(t, org.host, alice.auth, {
+  org.register(alice, {
     fetch_event_types: JSON.stringify(fetchEventTypes),
     client_capabilities: JSON.stringify(capabilities),
   });

@@ -2,7 +2,6 @@ import type { Stream } from '../../../generated/prisma/client';
 import { FEATURE_LEVEL } from '../../../libs/domain/version';
 import { eventKeys } from '../../../libs/events/keys';
 import { makeUser, type TestUser } from '../../../test/factories';
-import { eventsUntil, register } from '../../../test/events-factories';
 import type { TestContext } from '../../../test/harness';
 import { makeChannel } from '../../../test/channel-factories';
 import { postDirect, postToChannel } from '../../../test/message-factories';
@@ -158,7 +157,7 @@ describe('POST /register', () => {
   });
 
   it('returns only what fetch_event_types asks for', async () => {
-    const body = await register(t, org.host, alice.auth, {
+    const body = await org.register(alice, {
       fetch_event_types: JSON.stringify(['alert_words', 'message']),
       client_capabilities: JSON.stringify({ user_settings_object: true }),
     });
@@ -174,7 +173,7 @@ describe('POST /register', () => {
   it('reports unread messages, mentions and recent direct conversations', async () => {
     const dm = await postDirect(t, org.realm, bob.user, [alice.user], 'hi @**Alice**');
     const inChannel = await postToChannel(t, org.realm, bob.user, publicChannel, 'news', 'hey');
-    const body = await register(t, org.host, alice.auth, {
+    const body = await org.register(alice, {
       fetch_event_types: JSON.stringify([
         'message',
         'update_message_flags',
@@ -198,13 +197,13 @@ describe('POST /register', () => {
   });
 
   it('shows administrators private channels in `streams`, members only accessible ones', async () => {
-    const forAdmin = await register(t, org.host, admin.auth, {
+    const forAdmin = await org.register(admin, {
       fetch_event_types: JSON.stringify(['stream']),
     });
-    const forMember = await register(t, org.host, alice.auth, {
+    const forMember = await org.register(alice, {
       fetch_event_types: JSON.stringify(['stream']),
     });
-    const forGuest = await register(t, org.host, guest.auth, {
+    const forGuest = await org.register(guest, {
       fetch_event_types: JSON.stringify(['stream']),
     });
     const names = (b: Record<string, unknown>) =>
@@ -224,10 +223,10 @@ describe('POST /register', () => {
       where: { id: bot.user.id },
       data: { defaultEventsRegisterStreamId: publicChannel.id },
     });
-    const q = await register(t, org.host, bot.auth, { event_types: JSON.stringify(['message']) });
+    const q = await org.register(bot, { event_types: JSON.stringify(['message']) });
     await postToChannel(t, org.realm, alice.user, other, 'elsewhere', 'skip me');
     const wanted = await postToChannel(t, org.realm, alice.user, publicChannel, 'here', 'take me');
-    const got = await eventsUntil(org.events, org.host, bot.auth, q.queue_id, (e) => e.length > 0);
+    const got = await org.eventsUntil(bot, q.queue_id);
     expect(got.map((e) => (e.message as { id: number }).id)).toEqual([wanted]);
   });
 
@@ -241,7 +240,7 @@ describe('POST /register', () => {
       }),
     });
     expect(res.body).toMatchObject({ result: 'success' });
-    const state = await register(t, org.host, bob.auth, {
+    const state = await org.register(bob, {
       fetch_event_types: JSON.stringify(['realm']),
     });
     expect(state.realm_direct_message_initiator_group).toEqual({
@@ -283,21 +282,15 @@ describe('POST /typing', () => {
     org.as({ auth: auth }).post('/typing', form);
 
   it('sends direct typing events to participants who receive them', async () => {
-    const bobQueue = await register(t, org.host, bob.auth);
-    const mutedQueue = await register(t, org.host, mutedTyper.auth);
+    const bobQueue = await org.register(bob);
+    const mutedQueue = await org.register(mutedTyper);
     const res = await typing(alice.auth, {
       op: 'start',
       type: 'direct',
       to: JSON.stringify([bob.user.id, mutedTyper.user.id]),
     });
     expect(res.body).toEqual({ result: 'success', msg: '' });
-    const got = await eventsUntil(
-      org.events,
-      org.host,
-      bob.auth,
-      bobQueue.queue_id,
-      (e) => e.length > 0,
-    );
+    const got = await org.eventsUntil(bob, bobQueue.queue_id);
     expect(got).toEqual([
       {
         type: 'typing',
@@ -311,21 +304,15 @@ describe('POST /typing', () => {
       },
     ]);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const muted = await eventsUntil(
-      org.events,
-      org.host,
-      mutedTyper.auth,
-      mutedQueue.queue_id,
-      () => true,
-    );
+    const muted = await org.eventsUntil(mutedTyper, mutedQueue.queue_id, () => true);
     expect(muted).toEqual([]);
   });
 
   it('sends channel typing events only to queues with stream_typing_notifications', async () => {
-    const capable = await register(t, org.host, bob.auth, {
+    const capable = await org.register(bob, {
       client_capabilities: JSON.stringify({ stream_typing_notifications: true }),
     });
-    const old = await register(t, org.host, bob.auth);
+    const old = await org.register(bob);
     const res = await typing(alice.auth, {
       op: 'stop',
       type: 'stream',
@@ -333,13 +320,7 @@ describe('POST /typing', () => {
       topic: 'news',
     });
     expect(res.status).toBe(200);
-    const got = await eventsUntil(
-      org.events,
-      org.host,
-      bob.auth,
-      capable.queue_id,
-      (e) => e.length > 0,
-    );
+    const got = await org.eventsUntil(bob, capable.queue_id);
     expect(got[0]).toMatchObject({
       type: 'typing',
       op: 'stop',
@@ -347,7 +328,7 @@ describe('POST /typing', () => {
       stream_id: publicChannel.id,
       topic: 'news',
     });
-    const none = await eventsUntil(org.events, org.host, bob.auth, old.queue_id, () => true);
+    const none = await org.eventsUntil(bob, old.queue_id, () => true);
     expect(none).toEqual([]);
   });
 

@@ -22,7 +22,7 @@ import {
 } from '../../../test/channel-factories';
 import { postToChannel } from '../../../test/message-factories';
 import { makeUser, type TestUser } from '../../../test/factories';
-import { poll, register, type EventBody } from '../../../test/events-factories';
+import type { EventBody } from '../../../test/events-factories';
 import type { TestContext } from '../../../test/harness';
 import { openApiErrors } from '../../../test/openapi';
 import {
@@ -103,7 +103,7 @@ const pairs = (flat: unknown[]) =>
 
 async function connect(who: TestUser, form: Record<string, string> = {}): Promise<Client> {
   await dispatched();
-  const q = await register(t, org.host, who.auth, {
+  const q = await org.register(who, {
     client_capabilities: json({ notification_settings_null: true, user_settings_object: true }),
     ...form,
   });
@@ -112,7 +112,7 @@ async function connect(who: TestUser, form: Record<string, string> = {}): Promis
 
 /** Every event the queue delivered so far (non-blocking polls), each checked against OpenAPI. */
 async function drain(client: Client): Promise<EventBody[]> {
-  const res = await poll(org.events, org.host, client.who.auth, {
+  const res = await org.poll(client.who, {
     queue_id: client.queueId,
     last_event_id: client.lastEventId,
     dont_block: true,

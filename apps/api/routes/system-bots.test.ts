@@ -3,7 +3,6 @@ import path from 'node:path';
 import type { User } from '../../../generated/prisma/client';
 import { findNotificationBot } from '../../../libs/domain/bots/notification-bot';
 import { decryptApiKey } from '../../../libs/domain/users/api-keys';
-import { register } from '../../../test/events-factories';
 import { makeRealm, type TestUser } from '../../../test/factories';
 import { basicAuth, type TestContext } from '../../../test/harness';
 import { openApiErrors } from '../../../test/openapi';
@@ -28,7 +27,7 @@ afterAll(() => org.close());
 
 describe('system bots', () => {
   it('are listed in cross_realm_bots with is_system_bot, not in realm_users', async () => {
-    const body = await register(t, org.host, admin.auth, {
+    const body = await org.register(admin, {
       fetch_event_types: JSON.stringify(['realm_user']),
     });
     const ids = (list: unknown) => (list as { user_id: number }[]).map((u) => u.user_id);
@@ -62,7 +61,7 @@ describe('system bots', () => {
     );
     const bots = await org.as(admin).get('/bots');
     expect((bots.body.bots as { user_id: number }[]).map((b) => b.user_id)).not.toContain(bot.id);
-    const owned = await register(t, org.host, admin.auth, {
+    const owned = await org.register(admin, {
       fetch_event_types: JSON.stringify(['realm_bot']),
     });
     expect(owned.realm_bots).toEqual([]);

@@ -1,6 +1,6 @@
 import type { Stream } from '../../../generated/prisma/client';
 import { Role } from '../../../libs/domain/users/roles';
-import { eventsUntil, register, type EventBody } from '../../../test/events-factories';
+import type { EventBody } from '../../../test/events-factories';
 import { makeUser, type TestUser } from '../../../test/factories';
 import type { TestContext } from '../../../test/harness';
 import { makeChannel } from '../../../test/channel-factories';
@@ -64,14 +64,14 @@ describe('presence', () => {
     expect(Object.keys(own.body.presences)).toContain(String(alice.user.id));
     expect(Object.keys(own.body.presences)).not.toContain(String(bob.user.id));
 
-    const state = await register(t, org.host, guest.auth, {
+    const state = await org.register(guest, {
       fetch_event_types: JSON.stringify(['presence']),
       slim_presence: 'true',
     });
     const ids = Object.keys(state.presences as object);
     expect(ids).toContain(String(alice.user.id));
     expect(ids).not.toContain(String(bob.user.id));
-    const memberState = await register(t, org.host, alice.auth, {
+    const memberState = await org.register(alice, {
       fetch_event_types: JSON.stringify(['presence']),
       slim_presence: 'true',
     });
@@ -107,11 +107,11 @@ describe('user status', () => {
   });
 
   it('leaves inaccessible users out of register and refuses GET /users/{id}/status', async () => {
-    const state = await register(t, org.host, guest.auth, {
+    const state = await org.register(guest, {
       fetch_event_types: JSON.stringify(['user_status']),
     });
     expect(state.user_status).toEqual({ [alice.user.id]: { status_text: 'Writing' } });
-    const memberState = await register(t, org.host, alice.auth, {
+    const memberState = await org.register(alice, {
       fetch_event_types: JSON.stringify(['user_status']),
     });
     expect(memberState.user_status).toMatchObject({
@@ -265,8 +265,8 @@ describe('a new user created with subscriptions', () => {
 describe('queues with the user_list_incomplete capability', () => {
   it('do not receive the "Unknown user" add for a user the owner cannot access', async () => {
     const form = { event_types: JSON.stringify(['realm_user']) };
-    const complete = await register(t, org.host, guest.auth, form);
-    const incomplete = await register(t, org.host, guest.auth, {
+    const complete = await org.register(guest, form);
+    const incomplete = await org.register(guest, {
       ...form,
       client_capabilities: JSON.stringify({ user_list_incomplete: true }),
     });
@@ -274,14 +274,14 @@ describe('queues with the user_list_incomplete capability', () => {
     // A later event both queues receive, so the incomplete queue is known to be up to date.
     await org.as(org.owner).patch(`/users/${alice.user.id}`, { full_name: 'Alice A' });
     const done = (events: EventBody[]) => events.some((e) => e.op === 'update');
-    const full = await eventsUntil(org.events, org.host, guest.auth, complete.queue_id, done);
+    const full = await org.eventsUntil(guest, complete.queue_id, done);
     expect(full.map((e) => [e.op, (e.person as { user_id: number }).user_id])).toEqual([
       ['add', erin.user.id],
       ['update', alice.user.id],
     ]);
     expect(full[0].person).toMatchObject({ full_name: 'Unknown user' });
     expect(full[0]).not.toHaveProperty('internal_inaccessible_user');
-    const partial = await eventsUntil(org.events, org.host, guest.auth, incomplete.queue_id, done);
+    const partial = await org.eventsUntil(guest, incomplete.queue_id, done);
     expect(partial.map((e) => [e.op, (e.person as { user_id: number }).user_id])).toEqual([
       ['update', alice.user.id],
     ]);

@@ -1,7 +1,6 @@
 import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
 import { Role } from '../../../libs/domain/users/roles';
-import { eventsUntil, register } from '../../../test/events-factories';
 import { makeBot, makeUser, type TestUser } from '../../../test/factories';
 import type { TestContext } from '../../../test/harness';
 import { postDirect } from '../../../test/message-factories';
@@ -124,7 +123,7 @@ describe('PATCH /realm can_access_all_users_group', () => {
     const again = await outboxMark(t);
     expect((await setAccessGroup(org.owner, groupIds['role:members'])).status).toBe(200);
     expect(await eventsAfter(t, again)).toEqual([]);
-    const state = await register(t, org.host, guest.auth, {
+    const state = await org.register(guest, {
       fetch_event_types: JSON.stringify(['realm']),
     });
     expect(state.realm_can_access_all_users_group).toBe(groupIds['role:members']);
@@ -176,13 +175,13 @@ describe('a guest restricted to users they share a conversation with', () => {
   });
 
   it('shows placeholders in realm_users, or leaves them out with user_list_incomplete', async () => {
-    const state = await register(t, org.host, guest.auth, {
+    const state = await org.register(guest, {
       fetch_event_types: JSON.stringify(['realm_user']),
     });
     expectOpenApiResponse('/register', 'post', state);
     const users = state.realm_users as { user_id: number }[];
     expect(users.find((u) => u.user_id === bob.user.id)).toEqual(unknownUser(bob.user.id));
-    const incomplete = await register(t, org.host, guest.auth, {
+    const incomplete = await org.register(guest, {
       fetch_event_types: JSON.stringify(['realm_user']),
       client_capabilities: JSON.stringify({ user_list_incomplete: true }),
     });
@@ -193,7 +192,7 @@ describe('a guest restricted to users they share a conversation with', () => {
   });
 
   it("delivers Alice's name change to the guest's queue but not Bob's", async () => {
-    const queue = await register(t, org.host, guest.auth, {
+    const queue = await org.register(guest, {
       event_types: JSON.stringify(['realm_user']),
     });
     for (const [who, name] of [
@@ -203,13 +202,7 @@ describe('a guest restricted to users they share a conversation with', () => {
       const res = await org.as(org.owner).patch(`/users/${who.user.id}`, { full_name: name });
       expect(res.status).toBe(200);
     }
-    const got = await eventsUntil(
-      org.events,
-      org.host,
-      guest.auth,
-      queue.queue_id,
-      (e) => e.length > 0,
-    );
+    const got = await org.eventsUntil(guest, queue.queue_id);
     expect(got.map((e) => e.person)).toEqual([
       { user_id: alice.user.id, full_name: 'Alice Renamed' },
     ]);

@@ -2,7 +2,6 @@ import type { Realm, Stream } from '../../../generated/prisma/client';
 import { makeRealm, makeUser, type TestUser } from '../../../test/factories';
 import {
   poll,
-  register,
   startTestEvents,
   type EventBody,
   type Registered,
@@ -307,8 +306,8 @@ describe('end to end: two worker processes, GET /messages and event queues', () 
     });
     expect(warmed).toBe(2);
     try {
-      const bobQueue = await register(t, org.host, bob.auth, { event_types: '["message"]' });
-      const aliceQueue = await register(t, org.host, alice.auth, {
+      const bobQueue = await org.register(bob, { event_types: '["message"]' });
+      const aliceQueue = await org.register(alice, {
         event_types: '["message", "scheduled_messages"]',
       });
       const at = Math.floor(Date.now() / 1000) + 4;
