@@ -115,15 +115,29 @@ export class PrincipalChangeFeed {
     if (!client) return waiting.resolve();
     const token = `${process.pid}:${this.nextBarrier++}`;
     this.inFlight = true;
-    this.barriers.set(token, () => {
+    // The notification can come back before the query's own answer; the next barrier waits for
+    // both, so the connection never holds two queries at once.
+    let heard = false;
+    let answered = false;
+    const next = () => {
+      if (!heard || !answered) return;
       this.inFlight = false;
-      waiting.resolve();
       this.sendQueued();
+    };
+    this.barriers.set(token, () => {
+      heard = true;
+      waiting.resolve();
+      next();
     });
-    client.query(`SELECT pg_notify('${BARRIER_CHANNEL}', $1)`, [token]).catch(() => {
+    const done = () => {
+      answered = true;
+      next();
+    };
+    client.query(`SELECT pg_notify('${BARRIER_CHANNEL}', $1)`, [token]).then(done, () => {
       const release = this.barriers.get(token);
       this.barriers.delete(token);
       release?.();
+      done();
     });
   }
 
