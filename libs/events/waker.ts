@@ -17,6 +17,8 @@ type Wake = () => void;
  */
 export class Waker {
   private readonly waiting = new Map<string, Set<Wake>>();
+  /** Polls waiting now: kept as a count, since health checks and metrics read it often. */
+  private waitingPolls = 0;
 
   constructor(
     private readonly subscriber: RedisClient,
@@ -48,23 +50,23 @@ export class Waker {
       waiters = new Set();
       this.waiting.set(queueId, waiters);
     }
+    if (!waiters.has(onWake)) this.waitingPolls++;
     waiters.add(onWake);
     return () => {
       const set = this.waiting.get(queueId);
-      if (!set) return;
-      set.delete(onWake);
+      if (!set?.delete(onWake)) return;
+      this.waitingPolls--;
       if (set.size === 0) this.waiting.delete(queueId);
     };
   }
 
   get pollCount(): number {
-    let n = 0;
-    for (const set of this.waiting.values()) n += set.size;
-    return n;
+    return this.waitingPolls;
   }
 
   close(): void {
     this.waiting.clear();
+    this.waitingPolls = 0;
     this.subscriber.disconnect();
   }
 }
