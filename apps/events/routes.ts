@@ -4,8 +4,9 @@ import type { AppContext } from '../../libs/core/context';
 import { P } from '../../libs/core/schema';
 import { queueParamSpec } from '../../libs/domain/register/queue-params';
 import type { EventsTier } from '../../libs/events/events-tier';
-import { getEvents, ownedQueue } from '../../libs/events/get-events';
+import { ownedQueue } from '../../libs/events/get-events';
 import { authed } from '../../libs/http/route';
+import { pollQueue } from './poll-queue';
 import { eventsPrincipals } from './principals';
 
 /**
@@ -39,16 +40,13 @@ export function eventRoutes(router: Router, ctx: AppContext, tier: EventsTier): 
           const queue = await queueFromRequest(ctx, { user, realm, params, client });
           queueId = (await tier.store.create(queue)).id;
         }
-        // A client that hangs up ends its poll; the events stay queued for the next one.
-        const closed = new Promise<void>((resolve) => req.res?.on('close', () => resolve()));
-        const events = await getEvents(tier.store, tier.waker, {
+        const events = await pollQueue(
+          ctx,
+          tier,
           user,
-          queueId,
-          lastEventId: params.last_event_id,
-          dontBlock: params.dont_block,
-          heartbeatSeconds: ctx.config.heartbeatSeconds,
-          closed,
-        });
+          { queueId, lastEventId: params.last_event_id, dontBlock: params.dont_block },
+          req.res!,
+        );
         if (events === null) return;
         return { events, queue_id: queueId };
       },

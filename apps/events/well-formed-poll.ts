@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../../libs/core/context';
 import type { EventsTier } from '../../libs/events/events-tier';
-import { getEvents } from '../../libs/events/get-events';
 import { consumeApiRequest } from '../../libs/http/rate-limit';
 import { errorResponse } from '../../libs/http/error-handler';
 import { trackRequest, type RequestLocals } from '../../libs/http/request-log';
+import { pollQueue } from './poll-queue';
 import { eventsPrincipals } from './principals';
 
 const POLL_PATHS = new Set(['/api/v1/events', '/json/events']);
@@ -71,15 +71,7 @@ export function servePollsFirst(
       const { user } = await principals.authenticate(ctx, req);
       locals.userId = user.id;
       await consumeApiRequest(ctx, user.id, res);
-      const events = await getEvents(tier.store, tier.waker, {
-        user,
-        queueId: poll.queueId,
-        lastEventId: poll.lastEventId,
-        dontBlock: poll.dontBlock,
-        heartbeatSeconds: ctx.config.heartbeatSeconds,
-        // A client that hangs up ends its poll; the events stay queued for the next one.
-        closed: new Promise<void>((resolve) => res.on('close', () => resolve())),
-      });
+      const events = await pollQueue(ctx, tier, user, poll, res);
       if (events !== null) {
         answer(200, {}, { result: 'success', msg: '', events, queue_id: poll.queueId });
       }

@@ -1,0 +1,25 @@
+import type { ServerResponse } from 'node:http';
+import type { User } from '../../generated/prisma/client';
+import type { AppContext } from '../../libs/core/context';
+import type { EventsTier } from '../../libs/events/events-tier';
+import { getEvents, type GetEventsInput } from '../../libs/events/get-events';
+
+/**
+ * One poll of a queue for the response `res` answers: its events, at once or when they come, an
+ * empty list at the heartbeat, or null when the client hung up first (the events stay queued for
+ * its next poll).
+ */
+export function pollQueue(
+  ctx: AppContext,
+  tier: EventsTier,
+  user: User,
+  poll: Pick<GetEventsInput, 'queueId' | 'lastEventId' | 'dontBlock'>,
+  res: ServerResponse,
+): ReturnType<typeof getEvents> {
+  return getEvents(tier.store, tier.waker, {
+    ...poll,
+    user,
+    heartbeatSeconds: ctx.config.heartbeatSeconds,
+    closed: new Promise<void>((resolve) => res.on('close', () => resolve())),
+  });
+}
