@@ -2,6 +2,7 @@ import type { Db } from '../../db/client';
 import type { User } from '../../../generated/prisma/client';
 import { roleFlags } from '../permissions/roles';
 import { avatarUrl } from './avatar';
+import { profileEntry } from './profile-data';
 import { isoMinutes, type ProfileData } from './format-user';
 
 /** `GET /users/me` (spec 2.4). */
@@ -60,10 +61,7 @@ export async function ownUser(db: Db, user: User): Promise<OwnUser> {
     const profileData: ProfileData = {};
     for (const row of rows) {
       if (row.field_id === null || row.value === null) continue;
-      profileData[String(row.field_id)] = { value: row.value };
-      if (row.rendered_value !== null) {
-        profileData[String(row.field_id)].rendered_value = row.rendered_value;
-      }
+      profileData[String(row.field_id)] = profileEntry(row.value, row.rendered_value);
     }
     result.profile_data = profileData;
   }

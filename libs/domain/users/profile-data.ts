@@ -1,6 +1,11 @@
 import type { Db, Tx } from '../../db/client';
 import type { ProfileData } from './format-user';
 
+/** A custom profile field's value as Zulip shows it, with its HTML when the field renders Markdown. */
+export function profileEntry(value: string, renderedValue: string | null): ProfileData[string] {
+  return renderedValue === null ? { value } : { value, rendered_value: renderedValue };
+}
+
 /** Custom profile field values of many users in one query, keyed by user ID. */
 export async function loadProfileData(
   db: Db | Tx,
@@ -13,9 +18,7 @@ export async function loadProfileData(
     select: { userId: true, fieldId: true, value: true, renderedValue: true },
   });
   for (const row of rows) {
-    const entry: ProfileData[string] = { value: row.value };
-    if (row.renderedValue !== null) entry.rendered_value = row.renderedValue;
-    result.get(row.userId)![String(row.fieldId)] = entry;
+    result.get(row.userId)![String(row.fieldId)] = profileEntry(row.value, row.renderedValue);
   }
   return result;
 }
