@@ -2,11 +2,18 @@ import winston from 'winston';
 import type { Logger } from '../core/log';
 
 function wrap(inner: winston.Logger): Logger {
+  // winston formats a line (timestamp, JSON) before its transport drops it for its level, so a
+  // line below the level is dropped here: the request log calls info on every request.
+  const at =
+    (level: 'error' | 'warn' | 'info' | 'debug'): Logger['info'] =>
+    (category, message, fields) => {
+      if (inner.isLevelEnabled(level)) inner.log(level, message, { category, ...fields });
+    };
   return {
-    error: (category, message, fields) => inner.error(message, { category, ...fields }),
-    warn: (category, message, fields) => inner.warn(message, { category, ...fields }),
-    info: (category, message, fields) => inner.info(message, { category, ...fields }),
-    debug: (category, message, fields) => inner.debug(message, { category, ...fields }),
+    error: at('error'),
+    warn: at('warn'),
+    info: at('info'),
+    debug: at('debug'),
     child: (fields) => wrap(inner.child(fields)),
   };
 }

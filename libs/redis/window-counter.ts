@@ -1,0 +1,203 @@
+import type { ChainableCommander } from 'ioredis';
+import type { AppContext, RedisClient } from '../core/context';
+import type { Logger } from '../core/log';
+import { execByNode } from './by-node';
+
+/** How long a process keeps the requests it counted before adding them to Redis. */
+export const SYNC_INTERVAL_MS = 100;
+
+/**
+ * Adds ARGV[1] to the counter KEYS[1], which starts a window of ARGV[2] seconds if it does not
+ * exist, and returns the count and the window's milliseconds left. rate-limiter-flexible's
+ * script, on the same keys, so replicas of the previous release count along during a deploy.
+ */
+const ADD_SCRIPT = `
+redis.call('SET', KEYS[1], 0, 'EX', ARGV[2], 'NX')
+local count = redis.call('INCRBY', KEYS[1], ARGV[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -1 then
+  redis.call('EXPIRE', KEYS[1], ARGV[2])
+  ttl = 1000 * ARGV[2]
+end
+return {count, ttl}
+`;
+
+type Added = [count: number, msLeft: number];
+type ScriptRedis = RedisClient & {
+  chatWindowAdd(key: string, n: number, seconds: number): Promise<Added>;
+};
+type ScriptPipeline = ChainableCommander & {
+  chatWindowAdd(key: string, n: number, seconds: number): ChainableCommander;
+};
+
+export interface WindowCount {
+  /** Requests in the key's window, the one just counted included. */
+  count: number;
+  msLeft: number;
+}
+
+interface Window {
+  /** When the window ends, on this process's clock. */
+  endsAt: number;
+  /** The count in Redis when it last answered, every process's requests included. */
+  synced: number;
+  /** Requests counted here since, including those on their way to Redis. */
+  unsynced: number;
+  /** While the window's first request here waits for Redis's count. */
+  opening?: Promise<unknown>;
+}
+
+/**
+ * Requests per key in fixed windows that every process shares through one Redis counter, without
+ * a Redis round trip per request. A key's first request of a window in a process adds itself in
+ * Redis and learns the count and the window's end; later ones are counted here, and every
+ * SYNC_INTERVAL_MS the counts of all keys touched are added in Redis in one pipeline (per node on
+ * a cluster), whose answers bring the other processes' counts. So one process's count is exact,
+ * and a key used on several processes at once may exceed its limit by what the others counted
+ * in one interval, not yet added.
+ */
+export class WindowCounter {
+  private readonly windows = new Map<string, Window>();
+  /** Ids with requests not yet added in Redis. */
+  private readonly touched = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private syncing: Promise<void> | undefined;
+  private nextSweep = 0;
+  private failing = false;
+  private readonly redis: ScriptRedis;
+
+  constructor(
+    redis: RedisClient,
+    private readonly keyPrefix: string,
+    private readonly windowSeconds: number,
+    private readonly log: Logger,
+  ) {
+    if (typeof (redis as ScriptRedis).chatWindowAdd !== 'function') {
+      redis.defineCommand('chatWindowAdd', { numberOfKeys: 1, lua: ADD_SCRIPT });
+    }
+    this.redis = redis as ScriptRedis;
+  }
+
+  /** Counts one request of `id` in its current window. */
+  async add(id: string): Promise<WindowCount> {
+    const window = this.windows.get(id);
+    if (!window || window.endsAt <= Date.now()) return this.open(id);
+    if (window.opening) await window.opening;
+    window.unsynced++;
+    this.touched.add(id);
+    this.schedule();
+    return { count: window.synced + window.unsynced, msLeft: window.endsAt - Date.now() };
+  }
+
+  /** Adds what is counted here in Redis now (before the process stops). */
+  async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.syncing;
+    if (this.touched.size) await this.sync();
+  }
+
+  private async open(id: string): Promise<WindowCount> {
+    const window: Window = { endsAt: Infinity, synced: 0, unsynced: 0 };
+    const added = this.redis.chatWindowAdd(this.key(id), 1, this.windowSeconds);
+    window.opening = added;
+    this.windows.set(id, window);
+    try {
+      const [count, msLeft] = await added;
+      window.synced = count;
+      window.endsAt = Date.now() + msLeft;
+      window.opening = undefined;
+      return { count, msLeft };
+    } catch (err) {
+      this.windows.delete(id);
+      throw err;
+    }
+  }
+
+  private key(id: string): string {
+    return `${this.keyPrefix}:${id}`;
+  }
+
+  private schedule(): void {
+    if (this.timer || this.syncing) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.syncing = this.sync().finally(() => {
+        this.syncing = undefined;
+        if (this.touched.size) this.schedule();
+      });
+    }, SYNC_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  private async sync(): Promise<void> {
+    const now = Date.now();
+    const batch: { id: string; window: Window; n: number }[] = [];
+    for (const id of this.touched) {
+      const window = this.windows.get(id);
+      // A window that ended took its uncounted requests with it.
+      if (window && window.endsAt > now) batch.push({ id, window, n: window.unsynced });
+    }
+    this.touched.clear();
+    this.sweep(now);
+    try {
+      const replies = await execByNode(
+        this.redis,
+        batch.map(({ id, n }) => {
+          const key = this.key(id);
+          return {
+            key,
+            add: (p) => (p as ScriptPipeline).chatWindowAdd(key, n, this.windowSeconds),
+          };
+        }),
+      );
+      const at = Date.now();
+      batch.forEach(({ window, n }, i) => {
+        const [count, msLeft] = replies[i] as Added;
+        window.synced = count;
+        window.unsynced -= n;
+        window.endsAt = at + msLeft;
+      });
+      this.failing = false;
+    } catch (err) {
+      // Kept for the next sync; Redis's loss itself is logged by the connection.
+      for (const { id } of batch) this.touched.add(id);
+      if (!this.failing) {
+        this.log.warn('redis', 'rate-limit counts not synced; retrying', {
+          error: (err as Error).message,
+        });
+      }
+      this.failing = true;
+    }
+  }
+
+  /** Forgets the windows that ended, once per window length. */
+  private sweep(now: number): void {
+    if (now < this.nextSweep) return;
+    this.nextSweep = now + this.windowSeconds * 1000;
+    for (const [id, window] of this.windows) {
+      if (window.endsAt <= now) this.windows.delete(id);
+    }
+  }
+}
+
+/** By connection, so that contexts sharing one (a transaction's copy) share the counts too. */
+const counters = new WeakMap<RedisClient, Map<string, WindowCounter>>();
+
+/** The counter `name` (windows of `windowSeconds`), made once per Redis connection. */
+export function windowCounter(ctx: AppContext, name: string, windowSeconds: number): WindowCounter {
+  let byPrefix = counters.get(ctx.redis);
+  if (!byPrefix) counters.set(ctx.redis, (byPrefix = new Map()));
+  const prefix = `${ctx.config.redisPrefix}ratelimit:${name}`;
+  let found = byPrefix.get(prefix);
+  if (!found) {
+    found = new WindowCounter(ctx.redis, prefix, windowSeconds, ctx.log);
+    byPrefix.set(prefix, found);
+  }
+  return found;
+}
+
+/** Adds every count of the connection's counters in Redis (before it closes). */
+export async function flushWindowCounters(redis: RedisClient): Promise<void> {
+  await Promise.all([...(counters.get(redis)?.values() ?? [])].map((c) => c.flush()));
+}
