@@ -7,13 +7,16 @@
  *    waiting `GET /events` (Basic auth, over HTTP), sends channel messages through the domain
  *    action (as an API replica does) and measures the send (transaction and publish) and, per
  *    recipient, the time from the send call to its poll's answer: p50 and p99 over all
- *    recipients of BENCH_MESSAGES messages. Each client polls again right after its answer.
+ *    recipients of BENCH_MESSAGES messages. Each client polls again right after its answer, on
+ *    its own keep-alive connection (`HttpConnection`: node:http's client would cost this one
+ *    load-generator process more than the events process spends on the same polls).
  *
  * It creates a scratch database (migrated from scratch) and a scratch Redis prefix, and drops
  * both at the end.
  */
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
+import { HttpConnection } from './http-client';
 import { QueueStore } from '../libs/events/queue-store';
 import { makeRealm, makeUser } from '../test/factories';
 import { makeChannel } from '../test/channel-factories';
@@ -104,26 +107,38 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
           color: '#c2c2c2',
         })),
       });
-      const clients: { auth: string; queueId: string; last: number; got: number }[] = [];
+      const { hostname, port } = new URL(events.url);
+      const clients: {
+        auth: string;
+        queueId: string;
+        last: number;
+        got: number;
+        connection: HttpConnection;
+      }[] = [];
       for (let i = 0; i < members.length; i += 500) {
         const batch = members.slice(i, i + 500);
         const queues = await Promise.all(batch.map((m) => queueFor(m.id)));
         batch.forEach((m, j) =>
-          clients.push({ auth: m.auth, queueId: queues[j].id, last: -1, got: -1 }),
+          clients.push({
+            auth: m.auth,
+            queueId: queues[j].id,
+            last: -1,
+            got: -1,
+            connection: new HttpConnection(hostname, Number(port)),
+          }),
         );
       }
-      const pollAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
       const answeredAt = new Map<string, number>();
       let running = true;
       const loop = (c: (typeof clients)[number]) => {
         if (!running) return;
-        const req = http.get(
-          `${events.url}/api/v1/events?queue_id=${c.queueId}&last_event_id=${c.last}`,
-          { agent: pollAgent, headers: { Host: org.host, Authorization: c.auth } },
-          (res) => {
-            let body = '';
-            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-            res.on('end', () => {
+        c.connection
+          .get(`/api/v1/events?queue_id=${c.queueId}&last_event_id=${c.last}`, {
+            Host: org.host,
+            Authorization: c.auth,
+          })
+          .then(
+            ({ body }) => {
               const now = performance.now();
               const parsed = JSON.parse(body) as { events?: { id: number; type: string }[] };
               for (const e of parsed.events ?? []) {
@@ -134,21 +149,25 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
                 }
               }
               loop(c);
-            });
-          },
-        );
-        req.on('error', () => {
-          errors++;
-          setTimeout(() => loop(c), 100);
-        });
+            },
+            () => {
+              if (!running) return;
+              errors++;
+              setTimeout(() => loop(c), 100);
+            },
+          );
       };
       let errors = 0;
-      for (const c of clients) loop(c);
-      const allWaiting = async () => {
+      const allWaiting = async (count = clients.length) => {
         const deadline = Date.now() + 120_000;
-        while ((await polls()) < clients.length && Date.now() < deadline) await sleep(20);
+        while ((await polls()) < count && Date.now() < deadline) await sleep(20);
       };
-      await allWaiting();
+      // Clients come online 500 at a time, as they would over some seconds: 10,000 connections
+      // opened in one instant overflow any listen backlog and measure SYN retries instead.
+      for (let i = 0; i < clients.length; i += 500) {
+        for (const c of clients.slice(i, i + 500)) loop(c);
+        await allWaiting(Math.min(clients.length, i + 500));
+      }
       const latencies: number[] = [];
       const sendMs: number[] = [];
       for (let m = 0; m < MESSAGES; m++) {
@@ -164,7 +183,7 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
         await allWaiting();
       }
       running = false;
-      pollAgent.destroy();
+      for (const c of clients) c.connection.close();
       latencies.sort((a, b) => a - b);
       sendMs.sort((a, b) => a - b);
       results.push(

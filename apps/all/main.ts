@@ -19,7 +19,7 @@ async function main() {
   // One cache for both tiers' routes, held to the API's rule (served only while the feed runs).
   const stopPrincipalFeed = await attachPrincipalCache(ctx, {
     ttlSeconds: ctx.config.apiAuthCacheSeconds,
-    requireFeed: true,
+    unfedTtlSeconds: 0,
   });
   const events = await startEventsTier(ctx);
   const api = await startApiServer(ctx, ctx.config.apiPort, { events: eventsRouter(ctx, events) });

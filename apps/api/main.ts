@@ -8,7 +8,7 @@ async function main() {
   const ctx = createAppContext(configOrExit());
   const stopPrincipalFeed = await attachPrincipalCache(ctx, {
     ttlSeconds: ctx.config.apiAuthCacheSeconds,
-    requireFeed: true,
+    unfedTtlSeconds: 0,
   });
   const server = await startApiServer(ctx);
   const stopOps = await startOpsServer(ctx, 'api');

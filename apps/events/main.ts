@@ -1,5 +1,5 @@
 import { watchEventsTier, watchOutbox } from '../../libs/metrics';
-import { attachPrincipalCache } from '../../libs/http/principal-cache';
+import { attachPollerCache } from '../../libs/http/principal-cache';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
 import { startOpsServer } from '../../libs/runtime/ops-server';
 import { runUntilSignal } from '../../libs/runtime/shutdown';
@@ -7,8 +7,9 @@ import { startEventsServer } from './server';
 
 async function main() {
   const ctx = createAppContext(configOrExit());
-  const stopPrincipalFeed = await attachPrincipalCache(ctx, {
-    ttlSeconds: ctx.config.eventsAuthCacheSeconds,
+  const stopPrincipalFeed = await attachPollerCache(ctx, {
+    ttlSeconds: ctx.config.apiAuthCacheSeconds,
+    unfedTtlSeconds: ctx.config.eventsAuthCacheSeconds,
   });
   const events = await startEventsServer(ctx);
   watchEventsTier(ctx, events.tier);

@@ -1,11 +1,12 @@
 /**
  * Node flags every events process starts with (package.json, compose, Kubernetes and the local
- * cluster name them too; test/deploy checks they agree). The tier holds thousands of idle polls:
- * - a 1 MB young generation (V8's default grows it to 16 MB per semi-space) keeps the heap
- *   small, at the cost of more frequent, cheap scavenges;
- * - Prisma's query compiler is WebAssembly, compiled function by function on first use instead of
- *   whole at start (the tier runs only a few of its queries).
- * With 10,000 waiting polls one process measured 284-306 MB with them, 330 MB without
+ * cluster name them too; test/deploy checks they agree). Prisma's query compiler is WebAssembly,
+ * compiled function by function on first use instead of whole at start: an events process loads
+ * Prisma only to register a queue through `GET /events`, and runs few of its queries.
+ *
+ * The young generation keeps V8's default size. A 1 MB one kept 10,000 idle polls near 300 MB
+ * while Prisma was loaded, but its scavenges took 40 to 70 % of the process during a message to
+ * 10,000 waiting polls; without Prisma the same polls hold 225-260 MB either way
  * (docs/benchmarks.md, section 4).
  */
-export const EVENTS_NODE_FLAGS = ['--max-semi-space-size=1', '--wasm-lazy-compilation'];
+export const EVENTS_NODE_FLAGS = ['--wasm-lazy-compilation'];

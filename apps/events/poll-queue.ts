@@ -1,8 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import type { User } from '../../generated/prisma/client';
 import type { AppContext } from '../../libs/core/context';
 import type { EventsTier } from '../../libs/events/events-tier';
-import { getEvents, type GetEventsInput } from '../../libs/events/get-events';
+import { getEvents, type GetEventsInput, type QueueOwner } from '../../libs/events/get-events';
 
 /**
  * One poll of a queue for the response `res` answers: its events, at once or when they come, an
@@ -12,7 +11,7 @@ import { getEvents, type GetEventsInput } from '../../libs/events/get-events';
 export function pollQueue(
   ctx: AppContext,
   tier: EventsTier,
-  user: User,
+  user: QueueOwner,
   poll: Pick<GetEventsInput, 'queueId' | 'lastEventId' | 'dontBlock'>,
   res: ServerResponse,
 ): ReturnType<typeof getEvents> {

@@ -5,6 +5,7 @@ import { P } from '../../libs/core/schema';
 import { queueParamSpec } from '../../libs/domain/register/queue-params';
 import type { EventsTier } from '../../libs/events/events-tier';
 import { ownedQueue } from '../../libs/events/get-events';
+import { identifyCaller } from '../../libs/http/principal-cache';
 import { authed } from '../../libs/http/route';
 import { pollQueue } from './poll-queue';
 import { eventsPrincipals } from './principals';
@@ -32,12 +33,14 @@ export function eventRoutes(router: Router, ctx: AppContext, tier: EventsTier): 
         last_event_id: P.int(),
         dont_block: P.bool().default(false),
       },
-      async ({ user, realm, params, req }) => {
+      async ({ user, params, req }) => {
         let queueId = params.queue_id;
         if (queueId === undefined) {
+          // Registering needs the whole rows, which a poll never does.
+          const whole = await identifyCaller(ctx, req);
           const client = req.headers['user-agent'] ?? '';
           const { queueFromRequest } = registerQueueModule();
-          const queue = await queueFromRequest(ctx, { user, realm, params, client });
+          const queue = await queueFromRequest(ctx, { ...whole, params, client });
           queueId = (await tier.store.create(queue)).id;
         }
         const events = await pollQueue(

@@ -16,7 +16,9 @@ export async function startEventsServer(
   const tier = await startEventsTier(ctx);
   const app = createEventsApp(ctx, tier);
   const server = await new Promise<Server>((resolve) => {
-    const s = createServer(app).listen(port, ctx.config.bindHost, () => {
+    // Thousands of clients reconnect at once when a replica restarts; with Node's default backlog
+    // (511) the kernel drops the rest, and each retries its SYN only after a second or more.
+    const s = createServer(app).listen({ port, host: ctx.config.bindHost, backlog: 4096 }, () => {
       ctx.log.info('boot', 'events listening', { host: ctx.config.bindHost, port });
       resolve(s);
     });

@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import { Prisma } from '../../generated/prisma/client';
 
 interface DriverCause {
@@ -41,6 +42,15 @@ const UNREACHABLE_KINDS = new Set([
   'TooManyConnections',
 ]);
 
+/** The adapter's kinds for the socket errors node-postgres passes on, and for 53300. */
+const SOCKET_KINDS: Record<string, string> = {
+  ECONNREFUSED: 'DatabaseNotReachable',
+  ENOTFOUND: 'DatabaseNotReachable',
+  ECONNRESET: 'ConnectionClosed',
+  ETIMEDOUT: 'SocketTimeout',
+  53300: 'TooManyConnections',
+};
+
 /**
  * Whether a failure is PostgreSQL being unreachable rather than the query: down, restarting
  * (57P01 administrator shutdown, 57P02 crash shutdown, 57P03 starting up or shutting down), out
@@ -49,7 +59,9 @@ const UNREACHABLE_KINDS = new Set([
  */
 export function databaseUnreachable(err: unknown): boolean {
   if (err instanceof Prisma.PrismaClientInitializationError) return true;
-  if (!(err instanceof Error)) return false;
+  // Not `instanceof Error`: node-postgres passes on socket errors made by Node itself, which
+  // belong to another realm when this code runs in one of its own (jest's).
+  if (!types.isNativeError(err)) return false;
   let cause: DriverCause | undefined;
   if (err instanceof Prisma.PrismaClientKnownRequestError) {
     if (UNREACHABLE_CODES.has(err.code)) return true;
@@ -57,6 +69,11 @@ export function databaseUnreachable(err: unknown): boolean {
   } else if (err.name === 'DriverAdapterError') {
     // The adapter's own error, which Prisma passes on unwrapped when BEGIN or COMMIT fails.
     cause = err.cause as DriverCause | undefined;
+  } else if ((err as NodeJS.ErrnoException).code) {
+    // node-postgres's own error, from plain SQL (`sqlPool`): PostgreSQL's code, or the socket's,
+    // which the adapter would have turned into one of the kinds above.
+    const { code } = err as NodeJS.ErrnoException & { code: string };
+    cause = { kind: SOCKET_KINDS[code], originalCode: code };
   }
   return (
     UNREACHABLE_KINDS.has(cause?.kind ?? '') ||

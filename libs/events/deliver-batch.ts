@@ -1,4 +1,5 @@
 import type { AppContext } from '../core/context';
+import { sqlPool } from '../db/sql';
 import { execByNode, type BatchCommand } from '../redis/by-node';
 import { eventsForQueue } from './format-for-queue';
 import { DISPATCH_GROUP, type DomainEventEnvelope } from './domain-stream';
@@ -6,7 +7,7 @@ import type { EventKeys } from './keys';
 import type { QueueDirectory } from './queue-directory';
 import type { QueueAppend } from './queue-store';
 import type { DispatchableEvent, QueueInfo } from './types';
-import { wakeCommand } from './waker';
+import { WakeMessage, wakeCommand } from './waker';
 
 /** A domain-stream entry as XREADGROUP returns it (fields null: trimmed since it was read). */
 export type StreamEntry = [string, string[] | null];
@@ -30,7 +31,7 @@ interface Item {
  * 2. the settings of queues this process has not seen yet;
  * 3. every append, in stream order;
  * 4. acknowledgement and trimming of the entries, clean-up of queues found gone, and one wake-up
- *    message per events process with waiting polls.
+ *    message per events process with waiting polls, carrying the events it woke them for.
  * On a cluster, rounds 2 to 4 take one round trip per node, sent together.
  */
 export async function deliverBatch(
@@ -123,11 +124,21 @@ export async function deliverBatch(
   const finish: BatchCommand[] = [];
   // Every key of the partition shares the stream's slot.
   const onPartition = (add: BatchCommand['add']) => finish.push({ key: streamKey, add });
-  const wakes = new Map<string, string[]>();
-  results.forEach(({ lastId, waiter }, i) => {
-    const { queueId } = appends[i];
+  // One wake-up message per process with waiting polls. A queue's poll is woken by the first
+  // append that finds it waiting; the queue's later appends in this batch go to the same message.
+  const wakes = new Map<string, WakeMessage>();
+  const wokenQueues = new Map<string, WakeMessage>();
+  results.forEach(({ lastId, waiter, written }, i) => {
+    const { queueId, xid } = appends[i];
     if (lastId === -1) gone.push(queueId);
-    if (waiter) wakes.set(waiter, [...(wakes.get(waiter) ?? []), queueId]);
+    if (lastId < 0) return;
+    let message = wokenQueues.get(queueId);
+    if (!message && waiter) {
+      message = wakes.get(waiter) ?? new WakeMessage();
+      wakes.set(waiter, message);
+      wokenQueues.set(queueId, message);
+    }
+    message?.add(queueId, lastId - written.length + 1, xid ?? '', written);
   });
   for (const id of new Set(gone)) {
     directory.forget(id);
@@ -155,9 +166,9 @@ async function emailsFor(
   queues: QueueInfo[],
 ): Promise<Map<number, string>> {
   if (!items.some((i) => i.envelope.event.type === 'user_settings')) return new Map();
-  const users = await ctx.db.user.findMany({
-    where: { id: { in: [...new Set(queues.map((q) => q.userId))] } },
-    select: { id: true, email: true },
-  });
-  return new Map(users.map((u) => [u.id, u.email]));
+  const { rows } = await sqlPool(ctx).query<{ id: number; email: string }>(
+    'SELECT id, email FROM users WHERE id = ANY($1::int[])',
+    [[...new Set(queues.map((q) => q.userId))]],
+  );
+  return new Map(rows.map((u) => [u.id, u.email]));
 }

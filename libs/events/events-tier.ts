@@ -32,7 +32,11 @@ export async function startEventsTier(
     eventKeys(ctx.config.redisPrefix).wake(processId),
   );
   await waker.start();
-  const dispatcher = new Dispatcher(ctx, store, processId);
+  // Dispatch appends on a connection of its own: behind the polls' connection, a message's
+  // appends to its last partitions would wait for the thousands of re-polls its first
+  // partitions' recipients just sent.
+  const dispatchRedis = connectRedis(ctx.config, { log: ctx.log });
+  const dispatcher = new Dispatcher(ctx, QueueStore.of(ctx, dispatchRedis), processId);
   const dispatching = options.dispatch ?? true;
   if (dispatching) await dispatcher.start();
   const stopSweeper = dispatching ? startSweeper(ctx) : async () => undefined;
@@ -53,6 +57,7 @@ export async function startEventsTier(
       if (dispatching) await dispatcher.stop();
       waker.close();
       pollRedis.disconnect();
+      dispatchRedis.disconnect();
     },
   };
 }

@@ -1,11 +1,15 @@
-import type { User } from '../../generated/prisma/client';
 import { badEventQueueId, badRequest } from '../core/errors';
-import type { QueueStore } from './queue-store';
-import type { QueuedEvent, QueueInfo } from './types';
-import type { Waker } from './waker';
+import { shownAtRegistration, type QueueStore } from './queue-store';
+import type { QueuedEvent, QueueInfo, RegistrationSnapshot } from './types';
+import type { Waker, Wakeup } from './waker';
+
+/** Whose queue it is: a poll needs nothing else of the caller. */
+export interface QueueOwner {
+  id: number;
+}
 
 export interface GetEventsInput {
-  user: User;
+  user: QueueOwner;
   queueId: string;
   lastEventId?: number;
   dontBlock: boolean;
@@ -19,7 +23,7 @@ const notYours = () => badRequest('You are not authorized to get events from thi
 /** The queue named by a request, if it exists and belongs to the caller. */
 export async function ownedQueue(
   store: QueueStore,
-  user: User,
+  user: QueueOwner,
   queueId: string,
 ): Promise<QueueInfo> {
   const queue = await store.get(queueId);
@@ -31,8 +35,10 @@ export async function ownedQueue(
 /**
  * `GET /events`: acknowledges up to last_event_id, then answers with the queue's remaining events
  * at once, or waits for some; a poll that waited `heartbeatSeconds` gets a heartbeat event. Each
- * look at the queue is one script run (see `QueueStore.poll`); a waiting poll is a callback that
- * the process's wake-up channel calls.
+ * look at the queue is one script run (see `QueueStore.poll`). A waiting poll is woken by the
+ * process's wake-up channel, whose message usually carries the new events: when their ids follow
+ * on from the queue's last id at the look, and the registration hides none of them, they are the
+ * answer as they stand, with no second look.
  */
 export async function getEvents(
   store: QueueStore,
@@ -41,16 +47,16 @@ export async function getEvents(
 ): Promise<QueuedEvent[] | null> {
   const { queueId, user } = input;
   let lastEventId = input.lastEventId;
-  let wake: () => void = () => undefined;
-  let woken = new Promise<void>((resolve) => (wake = resolve));
   // Listening starts before the queue records our channel, so no wake-up can come too early.
-  const stopListening = input.dontBlock ? () => undefined : waker.listen(queueId, () => wake());
+  const wait = input.dontBlock ? null : waker.listen(queueId);
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), input.heartbeatSeconds * 1000);
   });
   const look = async (waiting: boolean) => {
     for (;;) {
+      // Wake-ups until now are for events this look reads.
+      wait?.take();
       const result = await store.poll(
         queueId,
         user.id,
@@ -60,16 +66,16 @@ export async function getEvents(
       if (result.status === 'missing') throw badEventQueueId(queueId);
       if (result.status === 'foreign') throw notYours();
       // Events the registration's state already holds are never shown: acknowledge them.
-      if (result.hiddenUpTo === null) return result.events;
+      if (result.hiddenUpTo === null) return result;
       lastEventId = result.hiddenUpTo;
     }
   };
   try {
+    let seen = await look(wait !== null);
     for (;;) {
-      const events = await look(!input.dontBlock);
-      if (events.length || input.dontBlock) return events;
+      if (seen.events.length || !wait) return seen.events;
       const outcome = await Promise.race([
-        woken.then(() => 'woken' as const),
+        wait.woken().then(() => 'woken' as const),
         deadline,
         input.closed.then(() => 'closed' as const),
       ]);
@@ -77,12 +83,31 @@ export async function getEvents(
       if (outcome === 'timeout') {
         const [{ lastId }] = await store.append([{ queueId, events: [{ type: 'heartbeat' }] }]);
         if (lastId < 0) throw badEventQueueId(queueId);
-        return look(false);
+        return (await look(false)).events;
       }
-      woken = new Promise<void>((resolve) => (wake = resolve));
+      const carried = carriedEvents(wait.take(), seen.lastId, seen.registration);
+      if (carried) return carried;
+      seen = await look(true);
     }
   } finally {
     clearTimeout(timer);
-    stopListening();
+    wait?.stop();
   }
+}
+
+/**
+ * The events a wake-up carried, when they are exactly what a look would return: they follow on
+ * from the last id the poll saw, and the registration's state shows none of them. Otherwise
+ * null, and the poll looks again.
+ */
+function carriedEvents(
+  wakeup: Wakeup | undefined,
+  lastId: number,
+  registration: RegistrationSnapshot | undefined,
+): QueuedEvent[] | null {
+  if (wakeup?.kind !== 'events' || wakeup.firstId !== lastId + 1) return null;
+  if (wakeup.events.some(({ event, xid }) => shownAtRegistration(registration, event.type, xid))) {
+    return null;
+  }
+  return wakeup.events.map(({ event }, i) => ({ ...event, id: wakeup.firstId + i }));
 }

@@ -2,6 +2,8 @@ import type { ChainableCommander } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { AppContext, RedisClient } from '../core/context';
 import { execByNode } from '../redis/by-node';
+import { isCluster } from '../redis/connect';
+import { keySlot } from '../redis/key-slot';
 import { eventKeys, partitionOf, type EventKeys } from './keys';
 import type { ClientEvent } from './outbox';
 import { committedBefore } from './snapshot';
@@ -30,7 +32,7 @@ const streamId = (eventId: number) => `0-${eventId + 1}`;
  * reads the rest and, when there are none and the caller will wait, records its wake-up channel.
  * KEYS: queue hash, event stream. ARGV: user id, first stream id to read ('' for all), trim
  * threshold ('' for none), now, TTL ms, wake-up channel ('' when not waiting).
- * Returns {-1} (no queue), {-2} (another user's queue) or {0, snapshot, entries}.
+ * Returns {-1} (no queue), {-2} (another user's queue) or {0, snapshot, entries, last id}.
  */
 const POLL_SCRIPT = `
 local owner = redis.call('HGET', KEYS[1], 'user')
@@ -44,39 +46,58 @@ local start = '-'
 if ARGV[2] ~= '' then start = ARGV[2] end
 local entries = redis.call('XRANGE', KEYS[2], start, '+')
 if #entries == 0 and ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'waiter', ARGV[6]) end
-return {0, redis.call('HGET', KEYS[1], 'snapshot') or '', entries}
+return {0, redis.call('HGET', KEYS[1], 'snapshot') or '', entries, redis.call('HGET', KEYS[1], 'last_id')}
 `;
 
 /**
- * Appends the events one domain-stream entry produced for one queue. A queue is fed by one
- * partition, in stream order, so an entry at or below the queue's `mark` was appended already (a
- * dispatcher redelivering after a crash) and is skipped.
- * KEYS: queue hash, event stream. ARGV: mark ('' for none), xid, payload...
- * Returns {last id, waiter channel or ''}; last id -1: no such queue, -2: already appended.
+ * Appends, for each of several queues in turn, the events one domain-stream entry produced for it.
+ * A queue is fed by one partition, in stream order, so an entry at or below the queue's `mark` was
+ * appended already (a dispatcher redelivering after a crash) and is skipped. The event JSON comes
+ * once however many queues receive it (a message to a big channel is one text for most of them).
+ * KEYS: queue hash and event stream of each queue. ARGV: the number of distinct events K, the K
+ * events, then per queue: mark ('' for none), xid, count n, n indexes (0-based) into the events.
+ * Returns per queue {last id, waiter channel or ''}; last id -1: no such queue, -2: already
+ * appended.
  */
 const APPEND_SCRIPT = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return {-1, ''} end
-if ARGV[1] ~= '' then
-  local last = redis.call('HGET', KEYS[1], 'mark')
-  if last then
-    local lms, lseq = string.match(last, '(%d+)-(%d+)')
-    local ms, seq = string.match(ARGV[1], '(%d+)-(%d+)')
-    lms, lseq, ms, seq = tonumber(lms), tonumber(lseq), tonumber(ms), tonumber(seq)
-    if ms < lms or (ms == lms and seq <= lseq) then return {-2, ''} end
+local at = tonumber(ARGV[1]) + 2
+local out = {}
+for q = 1, #KEYS, 2 do
+  local hash, events = KEYS[q], KEYS[q + 1]
+  local mark, xid, n = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2])
+  local first = at + 3
+  at = first + n
+  local last, waiter = -1, ''
+  if redis.call('EXISTS', hash) == 1 then
+    if mark ~= '' then
+      local seen = redis.call('HGET', hash, 'mark')
+      if seen then
+        local lms, lseq = string.match(seen, '(%d+)-(%d+)')
+        local ms, seq = string.match(mark, '(%d+)-(%d+)')
+        lms, lseq, ms, seq = tonumber(lms), tonumber(lseq), tonumber(ms), tonumber(seq)
+        if ms < lms or (ms == lms and seq <= lseq) then last = -2 end
+      end
+      if last ~= -2 then redis.call('HSET', hash, 'mark', mark) end
+    end
+    if last ~= -2 then
+      for i = first, first + n - 1 do
+        last = redis.call('HINCRBY', hash, 'last_id', 1)
+        redis.call('XADD', events, '0-' .. (last + 1), 'e', ARGV[tonumber(ARGV[i]) + 2], 'x', xid)
+      end
+      local ttl = redis.call('PTTL', hash)
+      if ttl > 0 then redis.call('PEXPIRE', events, ttl) end
+      waiter = redis.call('HGET', hash, 'waiter')
+      if waiter then redis.call('HDEL', hash, 'waiter') else waiter = '' end
+    end
   end
-  redis.call('HSET', KEYS[1], 'mark', ARGV[1])
+  out[#out + 1] = last
+  out[#out + 1] = waiter
 end
-local n = -1
-for i = 3, #ARGV do
-  n = redis.call('HINCRBY', KEYS[1], 'last_id', 1)
-  redis.call('XADD', KEYS[2], '0-' .. (n + 1), 'e', ARGV[i], 'x', ARGV[2])
-end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
-local waiter = redis.call('HGET', KEYS[1], 'waiter')
-if waiter then redis.call('HDEL', KEYS[1], 'waiter') else waiter = '' end
-return {n, waiter}
+return out
 `;
+
+/** Queues one append script takes at most: Redis runs nothing else while a script runs. */
+const QUEUES_PER_SCRIPT = 200;
 
 /**
  * Deletes a queue if it has been idle past the cutoff and returns {'gone', owner, realm} for the
@@ -92,20 +113,23 @@ return {'gone', fields[2] or '', fields[3] or ''}
 `;
 
 type ScriptRedis = RedisClient & {
-  chatQueuePoll(...args: (string | number)[]): Promise<[number, string?, [string, string[]][]?]>;
-  chatQueueAppend(...args: string[]): Promise<[number, string]>;
+  chatQueuePoll(
+    ...args: (string | number)[]
+  ): Promise<[number, string?, [string, string[]][]?, string?]>;
+  chatQueueAppend(...args: (string | number)[]): Promise<(number | string)[]>;
   chatQueueGc(queueKey: string, eventsKey: string, cutoff: number): Promise<string[]>;
 };
 
 type ScriptPipeline = ChainableCommander & {
-  chatQueueAppend(...args: string[]): ChainableCommander;
+  chatQueueAppend(...args: (string | number)[]): ChainableCommander;
 };
 
 function withScripts(redis: RedisClient): ScriptRedis {
   const r = redis as ScriptRedis;
   if (typeof r.chatQueuePoll !== 'function') {
     redis.defineCommand('chatQueuePoll', { numberOfKeys: 2, lua: POLL_SCRIPT });
-    redis.defineCommand('chatQueueAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
+    // The number of keys comes first in each call: one call appends to many queues.
+    redis.defineCommand('chatQueueAppend', { lua: APPEND_SCRIPT });
     redis.defineCommand('chatQueueGc', { numberOfKeys: 2, lua: GC_SCRIPT });
   }
   return r;
@@ -130,12 +154,34 @@ export interface AppendResult {
   lastId: number;
   /** Wake-up channel of the process where a poll of this queue waits ('' when none). */
   waiter: string;
+  /** The events as stored (JSON), so a wake-up message can carry them without serializing again. */
+  written: string[];
 }
 
 export type PollResult =
   | { status: 'missing' }
   | { status: 'foreign' }
-  | { status: 'ok'; events: QueuedEvent[]; hiddenUpTo: number | null };
+  | {
+      status: 'ok';
+      events: QueuedEvent[];
+      hiddenUpTo: number | null;
+      /** The queue's last event id when it was read: the next event appended gets this + 1. */
+      lastId: number;
+      registration?: RegistrationSnapshot;
+    };
+
+/**
+ * Whether the registration's initial state already shows an event of this type written by
+ * transaction `xid`: such an event is acknowledged for the client, never handed out.
+ */
+export function shownAtRegistration(
+  registration: RegistrationSnapshot | undefined,
+  type: string,
+  xid: string | undefined,
+): boolean {
+  if (!registration || !xid || !registration.eventTypes.includes(type)) return false;
+  return committedBefore(registration.snapshot, BigInt(xid));
+}
 
 export class QueueStore {
   readonly keys: EventKeys;
@@ -252,49 +298,98 @@ export class QueueStore {
     for (const [entryId, fields] of reply[2] ?? []) {
       const eventId = Number(entryId.slice(2)) - 1;
       const event = JSON.parse(fields[1]) as ClientEvent;
-      const xid = fields[3];
-      if (
-        registration &&
-        xid &&
-        registration.eventTypes.includes(event.type) &&
-        committedBefore(registration.snapshot, BigInt(xid))
-      ) {
+      if (shownAtRegistration(registration, event.type, fields[3])) {
         hiddenUpTo = eventId;
         continue;
       }
       events.push({ ...event, id: eventId });
     }
-    return { status: 'ok', events, hiddenUpTo: events.length ? null : hiddenUpTo };
+    return {
+      status: 'ok',
+      events,
+      hiddenUpTo: events.length ? null : hiddenUpTo,
+      lastId: Number(reply[3] ?? -1),
+      registration,
+    };
   }
 
   /**
-   * Appends events to queues in one round trip (one per node on a cluster), in order. On a
-   * cluster the appends reach a replica before this returns: the caller then acknowledges the
-   * domain-stream entries, and a failover must not hand out an event id twice.
+   * Appends events to queues in one round trip (one per node on a cluster), in order: one script
+   * call per group of up to QUEUES_PER_SCRIPT queues that share a node's slot (on one Redis, any
+   * queues), each distinct event's JSON sent once per call. On a cluster the appends reach a
+   * replica before this returns: the caller then acknowledges the domain-stream entries, and a
+   * failover must not hand out an event id twice.
    */
   async append(appends: QueueAppend[]): Promise<AppendResult[]> {
-    const results = await execByNode(
+    const texts = new Map<string, string>();
+    // The one string object per distinct JSON, so callers that look them up again hash each once.
+    const written = appends.map(({ events }) =>
+      events.map((event) => {
+        const json = JSON.stringify(event);
+        const known = texts.get(json);
+        if (known !== undefined) return known;
+        texts.set(json, json);
+        return json;
+      }),
+    );
+    const calls: number[][] = [];
+    const open = new Map<number, number[]>();
+    appends.forEach(({ queueId }, i) => {
+      const slot = isCluster(this.redis) ? keySlot(this.keys.queue(queueId)) : 0;
+      let call = open.get(slot);
+      if (!call || call.length >= QUEUES_PER_SCRIPT) {
+        call = [];
+        calls.push(call);
+        open.set(slot, call);
+      }
+      call.push(i);
+    });
+    const replies = await execByNode(
       this.redis,
-      appends.map(({ queueId, events, mark, xid }) => {
-        const key = this.keys.queue(queueId);
+      calls.map((indexes) => {
+        const keys: string[] = [];
+        const events: string[] = [];
+        const position = new Map<string, number>();
+        const perQueue: (string | number)[] = [];
+        for (const i of indexes) {
+          const { queueId, mark, xid } = appends[i];
+          keys.push(this.keys.queue(queueId), this.keys.events(queueId));
+          perQueue.push(mark ?? '', xid ?? '', written[i].length);
+          for (const json of written[i]) {
+            let at = position.get(json);
+            if (at === undefined) {
+              at = events.push(json) - 1;
+              position.set(json, at);
+            }
+            perQueue.push(at);
+          }
+        }
         return {
-          key,
+          key: keys[0],
           add: (p) =>
             (p as ScriptPipeline).chatQueueAppend(
-              key,
-              this.keys.events(queueId),
-              mark ?? '',
-              xid ?? '',
-              ...events.map((e) => JSON.stringify(e)),
+              keys.length,
+              ...keys,
+              events.length,
+              ...events,
+              ...perQueue,
             ),
         };
       }),
       { replicated: true },
     );
-    return results.map((value) => {
-      const [lastId, waiter] = (value ?? [-1, '']) as [number, string];
-      return { lastId: Number(lastId), waiter };
+    const results = new Array<AppendResult>(appends.length);
+    calls.forEach((indexes, c) => {
+      const reply = (replies[c] ?? []) as (number | string)[];
+      indexes.forEach((i, j) => {
+        results[i] = {
+          lastId: Number(reply[2 * j] ?? -1),
+          waiter: String(reply[2 * j + 1] ?? ''),
+          written: written[i],
+        };
+      });
     });
+    return results;
   }
 
   async delete(info: Pick<QueueInfo, 'id' | 'userId' | 'realmId'>): Promise<void> {

@@ -1,4 +1,5 @@
 import type { AppContext } from '../core/context';
+import { sqlPool } from '../db/sql';
 import { appendToDomainStream } from './domain-stream';
 import type { CommittedEvent } from './outbox';
 
@@ -12,22 +13,47 @@ export async function sweepOutbox(
   olderThanMs = 3000,
   batch = 500,
 ): Promise<number> {
-  return ctx.db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<CommittedEvent[]>`
-      SELECT id, realm_id AS "realmId", users_json AS users, event_json AS event, xid
-      FROM outbox_events
-      WHERE published_at IS NULL
-        AND created_at < now() - make_interval(secs => ${olderThanMs / 1000}::double precision)
-      ORDER BY id
-      LIMIT ${batch}
-      FOR UPDATE SKIP LOCKED`;
-    if (rows.length === 0) return 0;
-    await appendToDomainStream(ctx, rows);
-    await tx.$executeRaw`
-      UPDATE outbox_events SET published_at = now() WHERE id = ANY(${rows.map((r) => r.id)}::bigint[])`;
-    ctx.log.warn('outbox', 'sweeper published left-behind events', { count: rows.length });
+  // Plain SQL: every events process sweeps, and Prisma would cost it over 100 MB (see sqlPool).
+  const client = await sqlPool(ctx).connect();
+  try {
+    await client.query('BEGIN');
+    const { rows } = await client.query<{
+      id: string;
+      realmId: number;
+      users: number[];
+      event: CommittedEvent['event'];
+      xid: string;
+    }>(
+      `SELECT id, realm_id AS "realmId", users_json AS users, event_json AS event, xid
+       FROM outbox_events
+       WHERE published_at IS NULL
+         AND created_at < now() - make_interval(secs => $1::double precision)
+       ORDER BY id
+       LIMIT $2
+       FOR UPDATE SKIP LOCKED`,
+      [olderThanMs / 1000, batch],
+    );
+    if (rows.length) {
+      await appendToDomainStream(
+        ctx,
+        rows.map((row) => ({ ...row, id: BigInt(row.id), xid: BigInt(row.xid) })),
+      );
+      await client.query(
+        'UPDATE outbox_events SET published_at = now() WHERE id = ANY($1::bigint[])',
+        [rows.map((r) => r.id)],
+      );
+    }
+    await client.query('COMMIT');
+    if (rows.length) {
+      ctx.log.warn('outbox', 'sweeper published left-behind events', { count: rows.length });
+    }
     return rows.length;
-  });
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
 }
 
 /** Runs the sweeper every `intervalMs` until stopped. */

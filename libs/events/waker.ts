@@ -1,22 +1,82 @@
 import type { RedisClient } from '../core/context';
 import type { BatchCommand } from '../redis/by-node';
 import { isCluster } from '../redis/connect';
+import type { ClientEvent } from './outbox';
 
-type Wake = () => void;
+/**
+ * What woke a waiting poll: the events appended to its queue since the poll looked (ids from
+ * `firstId` on, each with the transaction that wrote it), or `read` when the wake-up did not carry
+ * them and the poll must read its queue.
+ */
+export type Wakeup =
+  | { kind: 'events'; firstId: number; events: { event: ClientEvent; xid: string }[] }
+  | { kind: 'read' };
+
+const READ: Wakeup = { kind: 'read' };
+
+/** Two wake-ups of one queue taken together: events stay usable only while their ids run on. */
+function merge(earlier: Wakeup | undefined, later: Wakeup): Wakeup {
+  if (!earlier) return later;
+  if (earlier.kind === 'read' || later.kind === 'read') return READ;
+  if (later.firstId !== earlier.firstId + earlier.events.length) return READ;
+  return { ...earlier, events: [...earlier.events, ...later.events] };
+}
+
+/**
+ * One poll's interest in its queue, from just before it looks at the queue until it answers.
+ * Wake-ups that come meanwhile are kept, merged, until the poll takes them.
+ */
+export class PollWait {
+  private pending: Wakeup | undefined;
+  private notify: (() => void) | null = null;
+
+  constructor(
+    readonly queueId: string,
+    private readonly waker: Waker,
+  ) {}
+
+  wake(wakeup: Wakeup): void {
+    this.pending = merge(this.pending, wakeup);
+    this.notify?.();
+    this.notify = null;
+  }
+
+  /** The wake-ups since the last take (undefined: none), forgotten from now on. */
+  take(): Wakeup | undefined {
+    const pending = this.pending;
+    this.pending = undefined;
+    return pending;
+  }
+
+  /** Resolves at the next wake-up, or at once if one came since the last take. */
+  woken(): Promise<void> {
+    if (this.pending) return Promise.resolve();
+    return new Promise<void>((resolve) => (this.notify = resolve));
+  }
+
+  stop(): void {
+    this.notify = null;
+    this.waker.forget(this);
+  }
+}
 
 /**
  * Wakes long-polls when their queue gets events. Each events process has one wake-up channel: a
  * poll about to wait records the channel on its queue (in the same script that found the queue
- * empty), and the dispatcher publishes the ids of the queues it appended to on the channel of the
- * process where they wait, one message per process and batch. So a poll costs no SUBSCRIBE, and
- * thousands of waiting polls are callbacks in memory behind one subscriber connection.
+ * empty), and the dispatcher publishes on the channel of the process where polls wait, one
+ * message per process and batch. So a poll costs no SUBSCRIBE, and thousands of waiting polls are
+ * objects in memory behind one subscriber connection.
+ *
+ * The message carries the events themselves (see `WakeMessage`), so that a woken poll answers
+ * without reading its queue: a message to a big channel wakes thousands of polls at once, and a
+ * read each would cost thousands of round trips' work exactly when every poll wants its answer.
  *
  * On a cluster the channel is a sharded one (SSUBSCRIBE/SPUBLISH, Redis 7): a message goes to the
  * shard owning the channel's slot only, instead of being broadcast over the cluster bus to every
  * node, and ioredis moves the subscription along when a replica takes the slot over.
  */
 export class Waker {
-  private readonly waiting = new Map<string, Set<Wake>>();
+  private readonly waiting = new Map<string, Set<PollWait>>();
   /** Polls waiting now: kept as a count, since health checks and metrics read it often. */
   private waitingPolls = 0;
 
@@ -29,9 +89,9 @@ export class Waker {
       isCluster(subscriber) ? 'smessage' : 'message',
       (from: string, message: string) => {
         if (from !== channel) return;
-        for (const queueId of message.split(',')) {
-          const waiters = this.waiting.get(queueId);
-          if (waiters) for (const wake of [...waiters]) wake();
+        for (const [queueId, wakeup] of parseWakeMessage(message)) {
+          const waits = this.waiting.get(queueId);
+          if (waits) for (const wait of waits) wait.wake(wakeup);
         }
       },
     );
@@ -43,21 +103,24 @@ export class Waker {
     else await this.subscriber.subscribe(this.channel);
   }
 
-  /** Registers interest in a queue; returns the function that cancels it. */
-  listen(queueId: string, onWake: Wake): () => void {
-    let waiters = this.waiting.get(queueId);
-    if (!waiters) {
-      waiters = new Set();
-      this.waiting.set(queueId, waiters);
+  /** Registers a poll's interest in its queue; `stop()` on the result cancels it. */
+  listen(queueId: string): PollWait {
+    const wait = new PollWait(queueId, this);
+    let waits = this.waiting.get(queueId);
+    if (!waits) {
+      waits = new Set();
+      this.waiting.set(queueId, waits);
     }
-    if (!waiters.has(onWake)) this.waitingPolls++;
-    waiters.add(onWake);
-    return () => {
-      const set = this.waiting.get(queueId);
-      if (!set?.delete(onWake)) return;
-      this.waitingPolls--;
-      if (set.size === 0) this.waiting.delete(queueId);
-    };
+    waits.add(wait);
+    this.waitingPolls++;
+    return wait;
+  }
+
+  forget(wait: PollWait): void {
+    const waits = this.waiting.get(wait.queueId);
+    if (!waits?.delete(wait)) return;
+    this.waitingPolls--;
+    if (waits.size === 0) this.waiting.delete(wait.queueId);
   }
 
   get pollCount(): number {
@@ -71,10 +134,84 @@ export class Waker {
   }
 }
 
-/** The command that wakes the polls waiting for `queueIds` on the process listening on `channel`. */
-export function wakeCommand(redis: RedisClient, channel: string, queueIds: string[]): BatchCommand {
-  const message = queueIds.join(',');
+/**
+ * How much event JSON one wake-up message carries at most. Past it a queue is named alone and its
+ * poll reads the queue: Redis disconnects a subscriber whose pending output passes 32 MB
+ * (`client-output-buffer-limit pubsub`), and a batch of 500 entries with many distinct events
+ * would otherwise publish tens of megabytes.
+ */
+const INLINE_BYTES = 1 << 20;
+
+/**
+ * The wake-up message for one process: `{"events": [...], "queues": [...]}`, where `events` holds
+ * each distinct event once (a message to a big channel is the same JSON for most of its
+ * recipients' queues) and `queues` one entry per append, `[queueId, firstId, xid, [index, ...]]`
+ * (indexes into `events`), or `[queueId]` when the events are not carried. The events are spliced
+ * in as the JSON the queue stored, not serialized again.
+ */
+export class WakeMessage {
+  private readonly events: string[] = [];
+  private readonly indexes = new Map<string, number>();
+  private readonly queues: string[] = [];
+  private inlineBytes = 0;
+  /** Queues named alone: their polls read everything, so later appends need no entry. */
+  private readonly readOnly = new Set<string>();
+
+  add(queueId: string, firstId: number, xid: string, written: string[]): void {
+    if (this.readOnly.has(queueId)) return;
+    const fresh = written.filter((json) => !this.indexes.has(json));
+    const size = fresh.reduce((sum, json) => sum + json.length, 0);
+    if (this.inlineBytes + size > INLINE_BYTES) {
+      this.readOnly.add(queueId);
+      this.queues.push(`[${JSON.stringify(queueId)}]`);
+      return;
+    }
+    this.inlineBytes += size;
+    const refs = written.map((json) => {
+      let index = this.indexes.get(json);
+      if (index === undefined) {
+        index = this.events.push(json) - 1;
+        this.indexes.set(json, index);
+      }
+      return index;
+    });
+    this.queues.push(`[${JSON.stringify(queueId)},${firstId},${JSON.stringify(xid)},[${refs}]]`);
+  }
+
+  get text(): string {
+    return `{"events":[${this.events.join(',')}],"queues":[${this.queues.join(',')}]}`;
+  }
+}
+
+type QueueEntry = [string] | [string, number, string, number[]];
+
+/** The queues a wake-up message names, each with what woke it, in the order they were appended. */
+export function parseWakeMessage(message: string): [string, Wakeup][] {
+  // Before messages carried events they were comma-separated queue ids; a process of that
+  // version may still publish during a rolling upgrade.
+  if (!message.startsWith('{')) return message.split(',').map((id) => [id, READ]);
+  const { events, queues } = JSON.parse(message) as {
+    events: ClientEvent[];
+    queues: QueueEntry[];
+  };
+  return queues.map((entry) => {
+    if (entry.length === 1) return [entry[0], READ];
+    const [queueId, firstId, xid, refs] = entry;
+    return [
+      queueId,
+      { kind: 'events', firstId, events: refs.map((index) => ({ event: events[index], xid })) },
+    ];
+  });
+}
+
+/** The command that publishes `message` on the wake-up channel of the process listening on it. */
+export function wakeCommand(
+  redis: RedisClient,
+  channel: string,
+  message: WakeMessage,
+): BatchCommand {
+  const text = message.text;
   return isCluster(redis)
-    ? { key: channel, add: (p) => p.spublish(channel, message) }
-    : { key: channel, add: (p) => p.publish(channel, message) };
+    ? { key: channel, add: (p) => p.spublish(channel, text) }
+    : { key: channel, add: (p) => p.publish(channel, text) };
 }

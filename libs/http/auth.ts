@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Realm, User } from '../../generated/prisma/client';
 import type { AppContext } from '../core/context';
+import { sqlPool } from '../db/sql';
 import { realmForHost, subdomainOf } from '../domain/realms/resolve-host';
 import { API_KEY_LENGTH, hashApiKey } from '../domain/users/api-keys';
 import {
@@ -41,6 +42,28 @@ export async function requestRealm(
   return realm;
 }
 
+/** What the credential checks need of a user row and its organization. */
+interface CredentialRows {
+  user: { email: string; realmId: number; isSystemBot: boolean; isActive: boolean };
+  realm: { id: number; deactivated: boolean };
+}
+
+/** Zulip's refusals of a key that found a user: wrong email, wrong host, deactivation. */
+function checkCredential(email: string, { user, realm }: CredentialRows): void {
+  if (user.email.toLowerCase() !== email.trim().toLowerCase()) throw invalidApiKey();
+  // System bots act only through the server itself (in Zulip they belong to no organization).
+  if (user.realmId !== realm.id || user.isSystemBot)
+    throw unauthorized('Account is not associated with this subdomain');
+  if (realm.deactivated) throw realmDeactivated();
+  if (!user.isActive) throw userDeactivated();
+}
+
+function basicCredential(req: Pick<IncomingMessage, 'headers'>): { email: string; hash: string } {
+  const { email, apiKey } = parseBasicAuth(req.headers.authorization);
+  if (apiKey.length !== API_KEY_LENGTH) throw invalidApiKey('Malformed API key');
+  return { email, hash: hashApiKey(apiKey) };
+}
+
 /**
  * Resolves the caller of an authenticated endpoint, refusing bad keys and deactivated accounts.
  * The user and its organization come in one lookup; the host is checked against that
@@ -50,25 +73,73 @@ export async function authenticate(
   ctx: AppContext,
   req: Pick<IncomingMessage, 'headers'>,
 ): Promise<Principal> {
-  const { email, apiKey } = parseBasicAuth(req.headers.authorization);
-  if (apiKey.length !== API_KEY_LENGTH) throw invalidApiKey('Malformed API key');
+  const { email, hash } = basicCredential(req);
   const found = await ctx.db.user.findUnique({
-    where: { apiKeyHash: hashApiKey(apiKey) },
+    where: { apiKeyHash: hash },
     include: { realm: true },
   });
   const ownHost =
     found !== null &&
     subdomainOf(req.headers.host, ctx.config.externalHost) === found.realm.stringId;
   const realm = ownHost ? found.realm : await requestRealm(ctx, req);
-  if (!found || found.email.toLowerCase() !== email.trim().toLowerCase()) throw invalidApiKey();
+  if (!found) throw invalidApiKey();
   const { realm: _realm, ...user } = found;
   void _realm;
-  // System bots act only through the server itself (in Zulip they belong to no organization).
-  if (user.realmId !== realm.id || user.isSystemBot)
-    throw unauthorized('Account is not associated with this subdomain');
-  if (realm.deactivated) throw realmDeactivated();
-  if (!user.isActive) throw userDeactivated();
+  checkCredential(email, { user, realm });
   return { user, realm };
+}
+
+/**
+ * Who polls an event queue: what the event-queue tier needs of a caller (the user's id, and what
+ * a later check compares), without the whole rows.
+ */
+export interface Poller {
+  user: { id: number; apiKeyHash: string; role: number };
+  realm: { id: number };
+}
+
+/**
+ * `authenticate` for the event-queue tier, in one plain SQL query, so that a process serving polls
+ * never loads Prisma. A host that does not name the user's own subdomain (a server reached by IP
+ * address, several organizations) takes `authenticate`'s path, which resolves it.
+ */
+export async function identifyPoller(
+  ctx: AppContext,
+  req: Pick<IncomingMessage, 'headers'>,
+): Promise<Poller> {
+  const { email, hash } = basicCredential(req);
+  const { rows } = await sqlPool(ctx).query<{
+    id: number;
+    email: string;
+    realm_id: number;
+    role: number;
+    is_system_bot: boolean;
+    is_active: boolean;
+    string_id: string;
+    deactivated: boolean;
+  }>(
+    `SELECT u.id, u.email, u.realm_id, u.role, u.is_system_bot, u.is_active, r.string_id,
+            r.deactivated
+     FROM users u JOIN realms r ON r.id = u.realm_id WHERE u.api_key_hash = $1`,
+    [hash],
+  );
+  const row = rows[0];
+  if (!row) throw invalidApiKey();
+  if (subdomainOf(req.headers.host, ctx.config.externalHost) !== row.string_id) {
+    const { user, realm } = await authenticate(ctx, req);
+    return { user, realm };
+  }
+  const realm = { id: row.realm_id, deactivated: row.deactivated };
+  checkCredential(email, {
+    user: {
+      email: row.email,
+      realmId: row.realm_id,
+      isSystemBot: row.is_system_bot,
+      isActive: row.is_active,
+    },
+    realm,
+  });
+  return { user: { id: row.id, apiKeyHash: hash, role: row.role }, realm };
 }
 
 /**
@@ -76,10 +147,11 @@ export async function authenticate(
  * user is active with the same role, and the organization is not deactivated. One narrow query,
  * for re-checking a cached principal without reading both rows again.
  */
-export async function stillAuthorized(ctx: AppContext, principal: Principal): Promise<boolean> {
-  const rows = await ctx.db.$queryRaw<{ ok: number }[]>`
-    SELECT 1 AS ok FROM users u JOIN realms r ON r.id = u.realm_id
-    WHERE u.id = ${principal.user.id} AND u.api_key_hash = ${principal.user.apiKeyHash}
-      AND u.role = ${principal.user.role} AND u.is_active AND NOT r.deactivated`;
-  return rows.length === 1;
+export async function stillAuthorized(ctx: AppContext, principal: Poller): Promise<boolean> {
+  const { rowCount } = await sqlPool(ctx).query(
+    `SELECT 1 FROM users u JOIN realms r ON r.id = u.realm_id
+     WHERE u.id = $1 AND u.api_key_hash = $2 AND u.role = $3 AND u.is_active AND NOT r.deactivated`,
+    [principal.user.id, principal.user.apiKeyHash, principal.user.role],
+  );
+  return rowCount === 1;
 }

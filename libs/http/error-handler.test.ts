@@ -3,6 +3,7 @@ import express from 'express';
 import request from 'supertest';
 import { createApiApp } from '../../apps/api/app';
 import { createDb } from '../db/client';
+import { closeSqlPool, sqlPool } from '../db/sql';
 import { connectRedis } from '../redis/connect';
 import { makeRealm, makeUser } from '../../test/factories';
 import { databaseUrl } from '../../test/databases';
@@ -93,6 +94,29 @@ describe('error handler: PostgreSQL or Redis out of reach', () => {
     } finally {
       await adapter.dispose();
     }
+  });
+
+  it('answers 503 for plain SQL when nothing listens at the database address', async () => {
+    const closed = {
+      ...t,
+      config: { ...t.config, databaseUrl: 'postgresql://postgres@127.0.0.1:1/chat' },
+    };
+    try {
+      const res = await answerTo(await rejection(sqlPool(closed).query('SELECT 1')));
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual(notReady);
+    } finally {
+      await closeSqlPool(closed);
+    }
+  });
+
+  it('answers 503 for plain SQL when PostgreSQL ends the connection (its restart)', async () => {
+    const pool = sqlPool(t);
+    const err = await rejection(pool.query('SELECT pg_terminate_backend(pg_backend_pid())'));
+    expect((err as { code?: string }).code).toBe('57P01');
+    const res = await answerTo(err);
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual(notReady);
   });
 
   it('answers 503 when Redis does not answer', async () => {

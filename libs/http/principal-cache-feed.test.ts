@@ -16,7 +16,7 @@ let stopFeed: () => Promise<void>;
 beforeAll(async () => {
   org = await organization();
   ({ t } = org);
-  stopFeed = await attachPrincipalCache(t, { ttlSeconds: 300, requireFeed: true });
+  stopFeed = await attachPrincipalCache(t, { ttlSeconds: 300, unfedTtlSeconds: 0 });
   app = createApiApp(t);
 });
 afterAll(async () => {

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { makeUser } from '../../test/factories';
 import type { TestContext } from '../../test/harness';
+import { identifyPoller } from './auth';
 import { PrincipalCache } from './principal-cache';
 import { type Organization, organization } from '../../test/organization';
 
@@ -22,7 +23,11 @@ const deactivate = (id: number, isActive: boolean) =>
 describe('PrincipalCache', () => {
   it('trusts a checked credential for its lifetime, then checks again', async () => {
     const user = await makeUser(t, org.realm);
-    const cache = new PrincipalCache({ ttlSeconds: 0.5 });
+    const cache = new PrincipalCache({
+      ttlSeconds: 0.5,
+      unfedTtlSeconds: 0.5,
+      lookup: identifyPoller,
+    });
     const first = await cache.authenticate(t, pollRequest(user.auth));
     expect(first.user.id).toBe(user.user.id);
     await deactivate(user.user.id, false);
@@ -35,7 +40,7 @@ describe('PrincipalCache', () => {
 
   it('checks a credential in use again before it lapses, and drops it when that check fails', async () => {
     const user = await makeUser(t, org.realm);
-    const cache = new PrincipalCache({ ttlSeconds: 4 });
+    const cache = new PrincipalCache({ ttlSeconds: 4, unfedTtlSeconds: 4, lookup: identifyPoller });
     await cache.authenticate(t, pollRequest(user.auth));
     await deactivate(user.user.id, false);
     // Past 90% of the lifetime a use is still answered from the cache, and starts a check.
@@ -50,7 +55,11 @@ describe('PrincipalCache', () => {
 
   it('never keeps a refusal: a reactivated account polls again at once', async () => {
     const user = await makeUser(t, org.realm);
-    const cache = new PrincipalCache({ ttlSeconds: 60 });
+    const cache = new PrincipalCache({
+      ttlSeconds: 60,
+      unfedTtlSeconds: 60,
+      lookup: identifyPoller,
+    });
     await deactivate(user.user.id, false);
     await expect(cache.authenticate(t, pollRequest(user.auth))).rejects.toMatchObject({
       code: 'USER_DEACTIVATED',
@@ -61,7 +70,11 @@ describe('PrincipalCache', () => {
 
   it('keys on the whole credential: another key for the same email is checked', async () => {
     const user = await makeUser(t, org.realm);
-    const cache = new PrincipalCache({ ttlSeconds: 60 });
+    const cache = new PrincipalCache({
+      ttlSeconds: 60,
+      unfedTtlSeconds: 60,
+      lookup: identifyPoller,
+    });
     await cache.authenticate(t, pollRequest(user.auth));
     const wrongKey = `Basic ${Buffer.from(`${user.user.email}:${'x'.repeat(32)}`).toString('base64')}`;
     await expect(cache.authenticate(t, pollRequest(wrongKey))).rejects.toMatchObject({
@@ -69,9 +82,33 @@ describe('PrincipalCache', () => {
     });
   });
 
+  it('trusts an entry for its long lifetime while a change feed listens', async () => {
+    const user = await makeUser(t, org.realm);
+    const cache = new PrincipalCache({
+      ttlSeconds: 60,
+      unfedTtlSeconds: 0.3,
+      lookup: identifyPoller,
+    });
+    const stop = await cache.listen(t.config.databaseUrl, () => undefined);
+    try {
+      await cache.authenticate(t, pollRequest(user.auth));
+      // A write the change triggers do not report: only a lifetime's end would show it.
+      await t.db.$executeRawUnsafe('ALTER TABLE users DISABLE TRIGGER USER');
+      try {
+        await deactivate(user.user.id, false);
+      } finally {
+        await t.db.$executeRawUnsafe('ALTER TABLE users ENABLE TRIGGER USER');
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect((await cache.authenticate(t, pollRequest(user.auth))).user.id).toBe(user.user.id);
+    } finally {
+      await stop();
+    }
+  });
+
   it('checks every time when its lifetime is zero', async () => {
     const user = await makeUser(t, org.realm);
-    const cache = new PrincipalCache({ ttlSeconds: 0 });
+    const cache = new PrincipalCache({ ttlSeconds: 0, unfedTtlSeconds: 0, lookup: identifyPoller });
     await cache.authenticate(t, pollRequest(user.auth));
     await deactivate(user.user.id, false);
     await expect(cache.authenticate(t, pollRequest(user.auth))).rejects.toMatchObject({

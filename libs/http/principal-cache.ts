@@ -8,35 +8,42 @@ import {
   type PrincipalChangeHandlers,
 } from '../db/principal-changes';
 import { realmForHost } from '../domain/realms/resolve-host';
-import { authenticate, stillAuthorized, type Principal } from './auth';
+import { authenticate, identifyPoller, stillAuthorized, type Poller, type Principal } from './auth';
 
 const MAX_HOSTS = 1_000;
 
-interface Entry {
-  principal: Promise<Principal>;
-  expires: number;
-  /** From this instant a use starts a check in the background, so the entry never lapses. */
-  refreshAt: number;
+interface Entry<P> {
+  principal: Promise<P>;
+  checkedAt: number;
+  /**
+   * The share of its lifetime after which a use starts a check in the background, so the entry
+   * never lapses: a random one, so thousands of clients that started together never all expire
+   * together.
+   */
+  refreshAfter: number;
   refreshing: boolean;
   /** Set once the lookup succeeded and the entry is indexed under them. */
   ids?: { user: number; realm: number };
 }
 
-export interface PrincipalCacheOptions {
+export interface PrincipalCacheOptions<P extends Poller = Principal> {
+  /** Who a request's credential belongs to (refusing it with Zulip's errors). */
+  lookup(ctx: AppContext, req: Pick<IncomingMessage, 'headers'>): Promise<P>;
+  /** How long an entry is trusted while the change feed listens (it drops changed rows at once). */
   ttlSeconds: number;
-  maxEntries?: number;
   /**
-   * Serve entries only while a change feed is attached and listening. The API tier needs this:
-   * a deactivated user or a replaced key must stop acting at once. The event-queue tier may trust
-   * an entry for its lifetime, since a poll only reads the user's own queue.
+   * How long an entry is trusted while no change feed listens; 0 serves none then. The API tier
+   * needs 0: a deactivated user or a replaced key must stop acting at once. The event-queue tier
+   * may trust an entry a little while, since a poll only reads the user's own queue.
    */
-  requireFeed?: boolean;
+  unfedTtlSeconds: number;
+  maxEntries?: number;
 }
 
 /**
  * A process's memory of who a credential belongs to. Clients re-poll after every event they
  * receive and make many API calls in a row; without this each of them costs a PostgreSQL lookup
- * of the user and its organization. Only successful lookups are kept, for `ttlSeconds`, and
+ * of the user and its organization. Only successful lookups are kept, and
  * concurrent requests with one credential share one lookup.
  *
  * With a change feed attached (`PrincipalChangeFeed`: PostgreSQL notifies when a `users` or
@@ -44,12 +51,13 @@ export interface PrincipalCacheOptions {
  * dropped when the feed restarts, since it may have missed changes meanwhile.
  *
  * A credential in use is also checked again in the background some time in the second half of
- * its lifetime (a random instant, so thousands of clients that started together do not all expire
- * together), with one narrow query: active clients never wait for PostgreSQL, and a failed check
- * drops the entry, so the next request looks the credential up and is refused.
+ * its lifetime, with one narrow query: active clients never wait for PostgreSQL, and a failed
+ * check drops the entry, so the next request looks the credential up and is refused. While the
+ * feed listens that lifetime is long (thousands of polling clients must not cost a query each
+ * every few seconds); while it does not, it is short or nothing.
  */
-export class PrincipalCache implements PrincipalChangeHandlers {
-  private readonly entries = new Map<string, Entry>();
+export class PrincipalCache<P extends Poller = Principal> implements PrincipalChangeHandlers {
+  private readonly entries = new Map<string, Entry<P>>();
   /** Cache keys by user and by organization, for dropping them when those rows change. */
   private readonly keysByUser = new Map<number, Set<string>>();
   private readonly keysByRealm = new Map<number, Set<string>>();
@@ -57,20 +65,27 @@ export class PrincipalCache implements PrincipalChangeHandlers {
    * One organization object per organization, the most recently read: thousands of cached
    * credentials of one organization then hold one copy of its (large) row, not one each.
    */
-  private readonly realms = new Map<number, Realm>();
+  private readonly realms = new Map<number, P['realm']>();
   /** Which organization each Host header names (a bounded set: the header is the client's). */
   private readonly realmsByHost = new Map<string, Promise<Realm | null>>();
   /** Counts changes, so a lookup that raced with one is used once but not kept. */
   private changes = 0;
   private feed: PrincipalChangeFeed | null = null;
-  private readonly ttlSeconds: number;
+  private readonly ttlMs: number;
+  private readonly unfedTtlMs: number;
   private readonly maxEntries: number;
-  private readonly requireFeed: boolean;
+  private readonly lookup: PrincipalCacheOptions<P>['lookup'];
 
-  constructor(options: PrincipalCacheOptions) {
-    this.ttlSeconds = options.ttlSeconds;
+  constructor(options: PrincipalCacheOptions<P>) {
+    this.lookup = options.lookup;
+    this.ttlMs = options.ttlSeconds * 1000;
+    this.unfedTtlMs = options.unfedTtlSeconds * 1000;
     this.maxEntries = options.maxEntries ?? 100_000;
-    this.requireFeed = options.requireFeed ?? false;
+  }
+
+  /** How long an entry is trusted now: it depends on whether the feed listens. */
+  private lifetimeMs(): number {
+    return this.feed?.listening === true ? this.ttlMs : this.unfedTtlMs;
   }
 
   /** Starts listening for changes on `databaseUrl`; the returned function stops it. */
@@ -131,16 +146,16 @@ export class PrincipalCache implements PrincipalChangeHandlers {
     return realm;
   }
 
-  authenticate(ctx: AppContext, req: Pick<IncomingMessage, 'headers'>): Promise<Principal> {
-    const usable = this.ttlSeconds > 0 && (!this.requireFeed || this.feed?.listening === true);
-    if (!usable) return authenticate(ctx, req);
+  authenticate(ctx: AppContext, req: Pick<IncomingMessage, 'headers'>): Promise<P> {
+    const lifetime = this.lifetimeMs();
+    if (lifetime <= 0) return this.lookup(ctx, req);
     const key = createHash('sha256')
       .update(`${req.headers.host ?? ''}\n${req.headers.authorization ?? ''}`)
       .digest('base64');
-    const now = Date.now();
     const hit = this.entries.get(key);
-    if (hit && hit.expires > now) {
-      if (now >= hit.refreshAt && !hit.refreshing) {
+    const age = hit ? Date.now() - hit.checkedAt : Infinity;
+    if (hit && age < lifetime) {
+      if (age >= lifetime * hit.refreshAfter && !hit.refreshing) {
         hit.refreshing = true;
         this.recheck(ctx, key, hit);
       }
@@ -150,17 +165,13 @@ export class PrincipalCache implements PrincipalChangeHandlers {
   }
 
   /** Looks the credential up and stores the entry at once (a failure removes it). */
-  private check(
-    ctx: AppContext,
-    req: Pick<IncomingMessage, 'headers'>,
-    key: string,
-  ): Promise<Principal> {
+  private check(ctx: AppContext, req: Pick<IncomingMessage, 'headers'>, key: string): Promise<P> {
     const changesBefore = this.changes;
-    const principal = authenticate(ctx, req).then(({ user, realm }) => {
-      const known = this.realms.get(realm.id);
-      const shared = known && sameRow(known, realm) ? known : realm;
-      if (shared === realm) this.realms.set(realm.id, realm);
-      return { user, realm: shared };
+    const principal = this.lookup(ctx, req).then((found) => {
+      const known = this.realms.get(found.realm.id);
+      const shared = known && sameRow(known, found.realm) ? known : found.realm;
+      if (shared === found.realm) this.realms.set(found.realm.id, found.realm);
+      return { ...found, realm: shared };
     });
     this.drop(key);
     // Map iteration is insertion order: the first key is the least recently stored.
@@ -192,16 +203,14 @@ export class PrincipalCache implements PrincipalChangeHandlers {
   }
 
   /** Confirms a cached credential in the background: renewed if it still holds, else dropped. */
-  private recheck(ctx: AppContext, key: string, stale: Entry): void {
+  private recheck(ctx: AppContext, key: string, stale: Entry<P>): void {
     stale.principal
       .then((principal) => stillAuthorized(ctx, principal))
       .then(
         (ok) => {
           if (this.entries.get(key) !== stale) return;
           if (!ok) return this.drop(key);
-          const renewed = this.entry(stale.principal);
-          stale.expires = renewed.expires;
-          stale.refreshAt = renewed.refreshAt;
+          stale.checkedAt = Date.now();
           stale.refreshing = false;
         },
         () => {
@@ -210,13 +219,11 @@ export class PrincipalCache implements PrincipalChangeHandlers {
       );
   }
 
-  private entry(principal: Promise<Principal>): Entry {
-    const now = Date.now();
-    const ttl = this.ttlSeconds * 1000;
+  private entry(principal: Promise<P>): Entry<P> {
     return {
       principal,
-      expires: now + ttl,
-      refreshAt: now + ttl * (0.5 + 0.4 * Math.random()),
+      checkedAt: Date.now(),
+      refreshAfter: 0.5 + 0.4 * Math.random(),
       refreshing: false,
     };
   }
@@ -248,17 +255,9 @@ function sameRow(a: object, b: object): boolean {
 }
 
 const attached = new WeakMap<AppContext, PrincipalCache>();
+const pollers = new WeakMap<AppContext, PrincipalCache<Poller>>();
 
-/**
- * Gives the process one principal cache, which every authenticated route then uses, and starts
- * its change feed; the returned function stops the feed.
- */
-export function attachPrincipalCache(
-  ctx: AppContext,
-  options: PrincipalCacheOptions,
-): Promise<() => Promise<void>> {
-  const cache = new PrincipalCache(options);
-  attached.set(ctx, cache);
+function listen<P extends Poller>(ctx: AppContext, cache: PrincipalCache<P>) {
   return cache.listen(ctx.config.databaseUrl, (err) =>
     ctx.log.warn('auth', 'principal change feed lost; cached credentials dropped', {
       error: err.message,
@@ -266,7 +265,38 @@ export function attachPrincipalCache(
   );
 }
 
+type CacheLifetimes = Omit<PrincipalCacheOptions, 'lookup'>;
+
+/**
+ * Gives the process one principal cache, which every authenticated route then uses, and starts
+ * its change feed; the returned function stops the feed.
+ */
+export function attachPrincipalCache(
+  ctx: AppContext,
+  options: CacheLifetimes,
+): Promise<() => Promise<void>> {
+  const cache = new PrincipalCache({ ...options, lookup: authenticate });
+  attached.set(ctx, cache);
+  return listen(ctx, cache);
+}
+
+/**
+ * The event-queue tier's cache of who polls (`identifyPoller`: no Prisma), with its change feed;
+ * the routes that need whole rows (registering through `GET /events`) look the caller up apart.
+ */
+export function attachPollerCache(
+  ctx: AppContext,
+  options: CacheLifetimes,
+): Promise<() => Promise<void>> {
+  const cache = new PrincipalCache<Poller>({ ...options, lookup: identifyPoller });
+  pollers.set(ctx, cache);
+  return listen(ctx, cache);
+}
+
 export const principalCacheOf = (ctx: AppContext): PrincipalCache | undefined => attached.get(ctx);
+
+export const pollerCacheOf = (ctx: AppContext): PrincipalCache<Poller> | undefined =>
+  pollers.get(ctx);
 
 /** The organization a request's host names: from the process's cache when it has one. */
 export function realmOfRequest(

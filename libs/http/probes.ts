@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AppContext } from '../core/context';
+import { sqlPool } from '../db/sql';
 
 export interface Readiness {
   ready: boolean;
@@ -21,7 +22,7 @@ export async function readiness(ctx: AppContext): Promise<Readiness> {
       (err: unknown) => (err instanceof Error ? err.message : String(err)),
     );
   const [postgres, redis] = await Promise.all([
-    check(ctx.db.$queryRaw`SELECT 1`),
+    check(sqlPool(ctx).query('SELECT 1')),
     check(ctx.redis.ping()),
   ]);
   return { ready: postgres === 'ok' && redis === 'ok', postgres, redis };

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Realm } from '../../generated/prisma/client';
 import type { AppContext } from '../core/context';
-import type { Principal } from './auth';
+import type { Poller, Principal } from './auth';
 import { parseParams, type ParamSpec, type ParamsOf } from './params';
 import { identifyCaller, principalCacheOf, realmOfRequest } from './principal-cache';
 import { consumeApiRequest } from './rate-limit';
@@ -20,7 +20,8 @@ export interface PublicCall<P> extends Call<P> {
   realm: Realm | null;
 }
 
-export interface AuthedCall<P> extends Call<P>, Principal {}
+/** `Who`: what the route's `identify` says of the caller (the whole rows by default). */
+export type AuthedCall<P, Who = Principal> = Call<P> & Who;
 
 function input(req: Request): Record<string, unknown> {
   const body =
@@ -42,15 +43,31 @@ export function authed<S extends ParamSpec>(
   ctx: AppContext,
   spec: S,
   handler: (call: AuthedCall<ParamsOf<S>>) => Promise<SuccessBody | void>,
-  identify: (ctx: AppContext, req: Request) => Promise<Principal> = identifyCaller,
+): RequestHandler;
+/** The same with its own `identify`, which may tell less of the caller (`Poller`). */
+export function authed<S extends ParamSpec, Who extends Poller>(
+  ctx: AppContext,
+  spec: S,
+  handler: (call: AuthedCall<ParamsOf<S>, Who>) => Promise<SuccessBody | void>,
+  identify: (ctx: AppContext, req: Request) => Promise<Who>,
+): RequestHandler;
+export function authed(
+  ctx: AppContext,
+  spec: ParamSpec,
+  // The overloads pair each handler with what its `identify` returns.
+  handler: (call: never) => Promise<SuccessBody | void>,
+  identify: (ctx: AppContext, req: Request) => Promise<Poller> = identifyCaller,
 ): RequestHandler {
+  const handle = handler as (
+    call: AuthedCall<ParamsOf<ParamSpec>, Poller>,
+  ) => ReturnType<typeof handler>;
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const principal = await identify(ctx, req);
       (res.locals as RequestLocals).userId = principal.user.id;
       await consumeApiRequest(ctx, principal.user.id, res);
       const { values, ignored } = parseParams(spec, input(req));
-      const body = await handler({ ctx, params: values, req, ...principal });
+      const body = await handle({ ctx, params: values, req, ...principal });
       // A request that may have changed users or organizations answers once the cache has
       // heard of it, so the client's next request is judged on the new rows.
       if (req.method !== 'GET') await principalCacheOf(ctx)?.settle();

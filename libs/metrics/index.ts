@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppContext } from '../core/context';
+import { sqlPool } from '../db/sql';
 import { DISPATCH_GROUP } from '../events/domain-stream';
 import type { EventsTier } from '../events/events-tier';
 import { eventKeys } from '../events/keys';
@@ -101,10 +102,11 @@ export const outboxBacklog = new Gauge({
     if (!sources.outbox) return;
     // The partial index on unpublished rows keeps this cheap.
     const rows = await keepOnFailure(
-      sources.outbox.db.$queryRaw<{ n: bigint }[]>`
-        SELECT count(*) AS n FROM outbox_events WHERE published_at IS NULL`,
+      sqlPool(sources.outbox).query<{ n: string }>(
+        'SELECT count(*) AS n FROM outbox_events WHERE published_at IS NULL',
+      ),
     );
-    if (rows) this.set(Number(rows[0].n));
+    if (rows) this.set(Number(rows.rows[0].n));
   },
 });
 

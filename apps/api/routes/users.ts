@@ -16,7 +16,7 @@ const listSpec = {
 export function userRoutes(router: Router, ctx: AppContext): void {
   router.get(
     '/users/me',
-    authed(ctx, {}, async ({ user }) => ({ ...(await ownUser(ctx.db, user)) })),
+    authed(ctx, {}, async ({ user }) => ({ ...(await ownUser(ctx, user)) })),
   );
   router.get(
     '/users',

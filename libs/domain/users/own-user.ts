@@ -1,4 +1,5 @@
-import type { Db } from '../../db/client';
+import type { AppContext } from '../../core/context';
+import { sqlPool } from '../../db/sql';
 import type { User } from '../../../generated/prisma/client';
 import { roleFlags } from '../permissions/roles';
 import { avatarUrl } from './avatar';
@@ -28,20 +29,21 @@ export interface OwnUser {
 /**
  * One query for what the user row does not hold: the newest message the user received and the
  * custom profile field values (one row per value, or one row of NULLs when there are none).
+ * Plain SQL: Prisma's own work around a query was a quarter of this endpoint's CPU.
  */
-export async function ownUser(db: Db, user: User): Promise<OwnUser> {
-  const rows = await db.$queryRaw<
-    {
-      max_message_id: number | null;
-      field_id: number | null;
-      value: string | null;
-      rendered_value: string | null;
-    }[]
-  >`
-    SELECT (SELECT max(message_id) FROM user_messages WHERE user_id = ${user.id}) AS max_message_id,
-           v.field_id, v.value, v.rendered_value
-    FROM (SELECT 1) AS one
-    LEFT JOIN custom_profile_field_values v ON v.user_id = ${user.id} AND ${!user.isBot}`;
+export async function ownUser(ctx: AppContext, user: User): Promise<OwnUser> {
+  const { rows } = await sqlPool(ctx).query<{
+    max_message_id: number | null;
+    field_id: number | null;
+    value: string | null;
+    rendered_value: string | null;
+  }>(
+    `SELECT (SELECT max(message_id) FROM user_messages WHERE user_id = $1) AS max_message_id,
+            v.field_id, v.value, v.rendered_value
+     FROM (SELECT 1) AS one
+     LEFT JOIN custom_profile_field_values v ON v.user_id = $1 AND $2`,
+    [user.id, !user.isBot],
+  );
   const result: OwnUser = {
     user_id: user.id,
     email: user.email,

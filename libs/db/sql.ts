@@ -1,0 +1,36 @@
+import { Pool } from 'pg';
+import type { AppContext } from '../core/context';
+
+const pools = new WeakMap<AppContext, Pool>();
+
+/**
+ * A plain PostgreSQL pool for the few queries of the event-queue tier's steady state (credential
+ * checks, the outbox sweeper, probes), made on first use. Prisma's client costs a process over
+ * 100 MB once it has run a query; an events process that never needs the model then never
+ * builds it (`ctx.db` is made on first use too). Idle connections close, and they do not keep a
+ * process alive.
+ */
+export function sqlPool(ctx: AppContext): Pool {
+  let pool = pools.get(ctx);
+  if (!pool) {
+    pool = new Pool({
+      connectionString: ctx.config.databaseUrl,
+      max: ctx.config.databasePoolSize,
+      idleTimeoutMillis: 10_000,
+      allowExitOnIdle: true,
+    });
+    // An idle connection the server dropped (a restart): the next query opens another.
+    pool.on('error', (err) =>
+      ctx.log.warn('db', 'idle PostgreSQL connection lost', { error: err.message }),
+    );
+    pools.set(ctx, pool);
+  }
+  return pool;
+}
+
+/** Closes the context's pool, if it made one. */
+export async function closeSqlPool(ctx: AppContext): Promise<void> {
+  const pool = pools.get(ctx);
+  pools.delete(ctx);
+  await pool?.end();
+}

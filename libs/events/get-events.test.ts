@@ -1,0 +1,77 @@
+import { isCluster } from '../redis/connect';
+import type { TestContext } from '../../test/harness';
+import { queueSettings } from '../../test/events-factories';
+import { type Organization, organization } from '../../test/organization';
+import { startEventsTier, type EventsTier } from './events-tier';
+import { getEvents } from './get-events';
+import { WakeMessage } from './waker';
+
+let t: TestContext;
+let org: Organization;
+let tier: EventsTier;
+
+beforeAll(async () => {
+  org = await organization();
+  ({ t } = org);
+  // No dispatcher: the test publishes the wake-ups itself.
+  tier = await startEventsTier(t, { dispatch: false, gcIntervalMs: 3_600_000 });
+});
+afterAll(async () => {
+  await tier.stop();
+  await org.close();
+});
+
+/** A queue of the owner's, and a poll of it that waits once its look recorded the channel. */
+async function waitingPoll() {
+  const { id, ...settings } = queueSettings({ userId: org.owner.user.id, realmId: org.realm.id });
+  void id;
+  const queue = await tier.store.create(settings);
+  const answer = getEvents(tier.store, tier.waker, {
+    user: org.owner.user,
+    queueId: queue.id,
+    lastEventId: -1,
+    dontBlock: false,
+    heartbeatSeconds: 60,
+    closed: new Promise<void>(() => undefined),
+  });
+  const queueKey = tier.store.keys.queue(queue.id);
+  while ((await t.redis.hget(queueKey, 'waiter')) !== tier.waker.channel) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return { queueId: queue.id, answer };
+}
+
+const publish = (text: string) =>
+  isCluster(t.redis)
+    ? t.redis.spublish(tier.waker.channel, text)
+    : t.redis.publish(tier.waker.channel, text);
+
+describe('getEvents woken by the wake-up channel', () => {
+  it('answers with the events the wake-up carried, without reading the queue', async () => {
+    const { queueId, answer } = await waitingPoll();
+    const message = new WakeMessage();
+    // Stored nowhere: only the message holds these.
+    message.add(queueId, 0, '', ['{"type":"carried","n":1}', '{"type":"carried","n":2}']);
+    await publish(message.text);
+    expect(await answer).toEqual([
+      { type: 'carried', n: 1, id: 0 },
+      { type: 'carried', n: 2, id: 1 },
+    ]);
+  });
+
+  it('reads the queue when the carried ids do not follow on from what it saw', async () => {
+    const { queueId, answer } = await waitingPoll();
+    await tier.store.append([{ queueId, events: [{ type: 'stored' }] }]);
+    const message = new WakeMessage();
+    message.add(queueId, 5, '', ['{"type":"carried"}']);
+    await publish(message.text);
+    expect(await answer).toEqual([{ type: 'stored', id: 0 }]);
+  });
+
+  it('reads the queue when the wake-up names it alone', async () => {
+    const { queueId, answer } = await waitingPoll();
+    await tier.store.append([{ queueId, events: [{ type: 'stored' }] }]);
+    await publish(queueId);
+    expect(await answer).toEqual([{ type: 'stored', id: 0 }]);
+  });
+});
