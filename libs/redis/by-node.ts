@@ -22,6 +22,10 @@ export interface BatchCommand {
  * lacks whatever it had not received). Callers use it where losing an acknowledged write would
  * lose a committed event. A master without replicas is not waited for; one whose replica does
  * not answer within REPLICA_WAIT_MS goes on unreplicated rather than stall dispatch.
+ *
+ * A command refused with MOVED (its slot changed master, as after a failover) throws, having had
+ * the slot map reloaded, so the caller's retry goes to the new master. The group is not retried
+ * here: its other commands may have run.
  */
 export async function execByNode(
   redis: RedisClient,
@@ -50,7 +54,14 @@ export async function execByNode(
       const pipeline = redis.pipeline();
       for (const i of indexes) commands[i].add(pipeline);
       if (options.replicated && replicas > 0) pipeline.wait(1, REPLICA_WAIT_MS);
-      replies(await pipeline.exec())
+      const results = await pipeline.exec();
+      // ioredis follows a pipeline's MOVED only when every command got it; with any other reply
+      // in the pipeline (WAIT's, or a command whose slot did not move) it hands the error back
+      // and keeps its stale slot map, so every later batch would go to the old node again.
+      if (results?.some(([err]) => err?.message.startsWith('MOVED '))) {
+        await new Promise<void>((resolve) => redis.refreshSlotsCache(() => resolve()));
+      }
+      replies(results)
         .slice(0, indexes.length)
         .forEach((value, j) => (out[indexes[j]] = value));
     }),
