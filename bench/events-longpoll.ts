@@ -82,8 +82,11 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
     const health = (await (await fetch(`${events.url}/health`)).json()) as { polls: number };
     await sleep(1000);
     const pollRss = rssMb(pid);
+    const perPoll = POLLS
+      ? `, ${(((pollRss - idleRss) * 1024) / POLLS).toFixed(1)} KB per poll`
+      : '';
     results.push(
-      `| ${POLLS} idle long-polls, one events process | ${health.polls} waiting | RSS ${idleRss.toFixed(0)} MB idle -> ${pollRss.toFixed(0)} MB (${(((pollRss - idleRss) * 1024) / POLLS).toFixed(1)} KB per poll) |`,
+      `| ${POLLS} idle long-polls, one events process | ${health.polls} waiting | RSS ${idleRss.toFixed(0)} MB idle -> ${pollRss.toFixed(0)} MB${perPoll} |`,
     );
     for (const req of requests) req.destroy();
     agent.destroy();
