@@ -59,6 +59,16 @@ describe('Redis Cluster', () => {
   });
 });
 
+describe('DATABASE_PREPARED_STATEMENTS', () => {
+  it('is on unless set off, and only a boolean', () => {
+    expect(loadConfig({}).databasePreparedStatements).toBe(true);
+    expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'false' }).databasePreparedStatements).toBe(
+      false,
+    );
+    expect(() => loadConfig({ DATABASE_PREPARED_STATEMENTS: 'sometimes' })).toThrow(ConfigError);
+  });
+});
+
 describe('DATABASE_POOL_SIZE', () => {
   it('is 10 connections per process unless set, and at least 1', () => {
     expect(loadConfig({}).databasePoolSize).toBe(10);

@@ -71,6 +71,7 @@ const envSchema = Joi.object({
     .uri({ scheme: ['postgres', 'postgresql'] })
     .default('postgresql://postgres@127.0.0.1:5432/chat'),
   DATABASE_POOL_SIZE: Joi.number().integer().min(1).max(1000).default(10),
+  DATABASE_PREPARED_STATEMENTS: Joi.boolean().default(true),
   REDIS_URL: Joi.alternatives()
     .try(
       Joi.string().uri({ scheme: ['redis', 'rediss'] }),
@@ -155,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     env: value.NODE_ENV,
     databaseUrl: value.DATABASE_URL,
     databasePoolSize: value.DATABASE_POOL_SIZE,
+    databasePreparedStatements: value.DATABASE_PREPARED_STATEMENTS,
     redisUrl: value.REDIS_URL,
     redisCluster: value.REDIS_CLUSTER_NODES
       ? { nodes: parseNodes(value.REDIS_CLUSTER_NODES) }

@@ -4,6 +4,11 @@ export interface Config {
   databaseUrl: string;
   /** PostgreSQL connections each process may open (its pool's size). */
   databasePoolSize: number;
+  /**
+   * Whether hot queries may be named prepared statements, parsed and planned once per connection.
+   * Off behind a pooler that cannot keep them (PgBouncer before 1.21 in transaction mode).
+   */
+  databasePreparedStatements: boolean;
   redisUrl: string;
   /**
    * Redis Cluster seed nodes (REDIS_CLUSTER_NODES, or a `redis+cluster://` REDIS_URL); null: one

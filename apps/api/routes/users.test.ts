@@ -51,6 +51,29 @@ describe('GET /users/me', () => {
     expect(res.body).not.toHaveProperty('profile_data');
   });
 
+  it('answers the same without prepared statements (DATABASE_PREPARED_STATEMENTS=false)', async () => {
+    const unprepared = await organization({ env: { DATABASE_PREPARED_STATEMENTS: 'false' } });
+    try {
+      expect(unprepared.t.config.databasePreparedStatements).toBe(false);
+      const res = await api(
+        unprepared.t,
+        unprepared.host,
+        'get',
+        '/users/me',
+        unprepared.owner.auth,
+      );
+      expect(res.status).toBe(200);
+      expectOpenApiResponse('/users/me', 'get', res.body);
+      expect(res.body).toMatchObject({
+        user_id: unprepared.owner.user.id,
+        max_message_id: -1,
+        profile_data: {},
+      });
+    } finally {
+      await unprepared.close();
+    }
+  });
+
   it('reports unsupported parameters', async () => {
     const res = await get('/users/me?bogus=1&also=2', org.owner.auth);
     expect(res.status).toBe(200);

@@ -37,13 +37,16 @@ export async function ownUser(ctx: AppContext, user: User): Promise<OwnUser> {
     field_id: number | null;
     value: string | null;
     rendered_value: string | null;
-  }>(
-    `SELECT (SELECT max(message_id) FROM user_messages WHERE user_id = $1) AS max_message_id,
-            v.field_id, v.value, v.rendered_value
-     FROM (SELECT 1) AS one
-     LEFT JOIN custom_profile_field_values v ON v.user_id = $1 AND $2`,
-    [user.id, !user.isBot],
-  );
+  }>({
+    // Named, where allowed: each connection parses and plans it once, then sends only its
+    // parameters (a third of the requests per second of this endpoint on the benchmark's box).
+    name: ctx.config.databasePreparedStatements ? 'own-user' : undefined,
+    text: `SELECT (SELECT max(message_id) FROM user_messages WHERE user_id = $1) AS max_message_id,
+                  v.field_id, v.value, v.rendered_value
+           FROM (SELECT 1) AS one
+           LEFT JOIN custom_profile_field_values v ON v.user_id = $1 AND $2`,
+    values: [user.id, !user.isBot],
+  });
   const result: OwnUser = {
     user_id: user.id,
     email: user.email,
