@@ -6,6 +6,7 @@ import { isCluster } from '../redis/connect';
 import { keySlot } from '../redis/key-slot';
 import { eventKeys, partitionOf, type EventKeys } from './keys';
 import type { ClientEvent } from './outbox';
+import { DistinctTexts } from './distinct-texts';
 import { committedBefore } from './snapshot';
 import {
   DEFAULT_CAPABILITIES,
@@ -348,21 +349,13 @@ export class QueueStore {
       this.redis,
       calls.map((indexes) => {
         const keys: string[] = [];
-        const events: string[] = [];
-        const position = new Map<string, number>();
+        const events = new DistinctTexts();
         const perQueue: (string | number)[] = [];
         for (const i of indexes) {
           const { queueId, mark, xid } = appends[i];
           keys.push(this.keys.queue(queueId), this.keys.events(queueId));
           perQueue.push(mark ?? '', xid ?? '', written[i].length);
-          for (const json of written[i]) {
-            let at = position.get(json);
-            if (at === undefined) {
-              at = events.push(json) - 1;
-              position.set(json, at);
-            }
-            perQueue.push(at);
-          }
+          for (const json of written[i]) perQueue.push(events.indexOf(json));
         }
         return {
           key: keys[0],
@@ -370,8 +363,8 @@ export class QueueStore {
             (p as ScriptPipeline).chatQueueAppend(
               keys.length,
               ...keys,
-              events.length,
-              ...events,
+              events.list.length,
+              ...events.list,
               ...perQueue,
             ),
         };

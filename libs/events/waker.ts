@@ -1,6 +1,7 @@
 import type { RedisClient } from '../core/context';
 import type { BatchCommand } from '../redis/by-node';
 import { isCluster } from '../redis/connect';
+import { DistinctTexts } from './distinct-texts';
 import type { ClientEvent } from './outbox';
 
 /**
@@ -150,8 +151,7 @@ const INLINE_BYTES = 1 << 20;
  * in as the JSON the queue stored, not serialized again.
  */
 export class WakeMessage {
-  private readonly events: string[] = [];
-  private readonly indexes = new Map<string, number>();
+  private readonly events = new DistinctTexts();
   private readonly queues: string[] = [];
   private inlineBytes = 0;
   /** Queues named alone: their polls read everything, so later appends need no entry. */
@@ -159,7 +159,7 @@ export class WakeMessage {
 
   add(queueId: string, firstId: number, xid: string, written: string[]): void {
     if (this.readOnly.has(queueId)) return;
-    const fresh = written.filter((json) => !this.indexes.has(json));
+    const fresh = written.filter((json) => !this.events.has(json));
     const size = fresh.reduce((sum, json) => sum + json.length, 0);
     if (this.inlineBytes + size > INLINE_BYTES) {
       this.readOnly.add(queueId);
@@ -167,19 +167,12 @@ export class WakeMessage {
       return;
     }
     this.inlineBytes += size;
-    const refs = written.map((json) => {
-      let index = this.indexes.get(json);
-      if (index === undefined) {
-        index = this.events.push(json) - 1;
-        this.indexes.set(json, index);
-      }
-      return index;
-    });
+    const refs = written.map((json) => this.events.indexOf(json));
     this.queues.push(`[${JSON.stringify(queueId)},${firstId},${JSON.stringify(xid)},[${refs}]]`);
   }
 
   get text(): string {
-    return `{"events":[${this.events.join(',')}],"queues":[${this.queues.join(',')}]}`;
+    return `{"events":[${this.events.list.join(',')}],"queues":[${this.queues.join(',')}]}`;
   }
 }
 
