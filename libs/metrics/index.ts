@@ -101,12 +101,12 @@ export const outboxBacklog = new Gauge({
   async collect() {
     if (!sources.outbox) return;
     // The partial index on unpublished rows keeps this cheap.
-    const rows = await keepOnFailure(
+    const result = await keepOnFailure(
       sqlPool(sources.outbox).query<{ n: string }>(
         'SELECT count(*) AS n FROM outbox_events WHERE published_at IS NULL',
       ),
     );
-    if (rows) this.set(Number(rows.rows[0].n));
+    if (result) this.set(Number(result.rows[0].n));
   },
 });
 
