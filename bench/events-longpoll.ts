@@ -180,9 +180,16 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
         sendMs.push(performance.now() - started);
         const deadline = Date.now() + 60_000;
         while (clients.some((c) => c.got < m) && Date.now() < deadline) await sleep(5);
-        for (const c of clients) {
-          latencies.push((answeredAt.get(`${c.queueId}:${m}`) ?? Infinity) - started);
-        }
+        const message = clients.map(
+          (c) => (answeredAt.get(`${c.queueId}:${m}`) ?? Infinity) - started,
+        );
+        latencies.push(...message);
+        message.sort((a, b) => a - b);
+        // Per message, on stderr: the first message after the clients registered also reads
+        // every queue's settings, and the spread between messages is the machine's.
+        process.stderr.write(
+          `message ${m}: send ${sendMs[m].toFixed(0)} ms, answers from ${message[0].toFixed(0)} ms, p50 ${percentile(message, 50).toFixed(0)} ms, p99 ${percentile(message, 99).toFixed(0)} ms, last ${message[message.length - 1].toFixed(0)} ms\n`,
+        );
         await allWaiting();
       }
       running = false;

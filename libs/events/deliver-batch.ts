@@ -1,13 +1,13 @@
 import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
 import { execByNode, type BatchCommand } from '../redis/by-node';
-import { eventsForQueue } from './format-for-queue';
+import { QueueEventFormatter } from './format-for-queue';
 import { DISPATCH_GROUP, type DomainEventEnvelope } from './domain-stream';
 import type { EventKeys } from './keys';
 import type { QueueDirectory } from './queue-directory';
 import type { QueueAppend } from './queue-store';
 import type { DispatchableEvent, QueueInfo } from './types';
-import { WakeMessage, wakeCommand } from './waker';
+import { WakeMessage, wakeCommand, type Waker, type Wakeup } from './waker';
 
 /** A domain-stream entry as XREADGROUP returns it (fields null: trimmed since it was read). */
 export type StreamEntry = [string, string[] | null];
@@ -38,6 +38,7 @@ export async function deliverBatch(
   ctx: AppContext,
   keys: EventKeys,
   directory: QueueDirectory,
+  localPolls: Waker | undefined,
   partition: number,
   entries: StreamEntry[],
 ): Promise<number> {
@@ -107,12 +108,10 @@ export async function deliverBatch(
         if (queue && !recipients.has(queue.userId)) targets.push([queue, false]);
       }
     }
+    const formatter = new QueueEventFormatter(event, (id) => emails.get(id));
     for (const [queue, isRecipient] of targets) {
       if (queue.realmId !== envelope.realmId) continue;
-      const events = eventsForQueue(queue, event, {
-        isRecipient,
-        emailOf: (id) => emails.get(id),
-      });
+      const events = formatter.forQueue(queue, isRecipient);
       if (events.length) {
         appends.push({ queueId: queue.id, events, mark: entryId, xid: envelope.xid });
       }
@@ -124,22 +123,32 @@ export async function deliverBatch(
   const finish: BatchCommand[] = [];
   // Every key of the partition shares the stream's slot.
   const onPartition = (add: BatchCommand['add']) => finish.push({ key: streamKey, add });
-  // One wake-up message per process with waiting polls. A queue's poll is woken by the first
-  // append that finds it waiting; the queue's later appends in this batch go to the same message.
+  // One wake-up message per other process with waiting polls; this process's own polls are woken
+  // here and now. A queue's poll is woken by the first append that finds it waiting; the queue's
+  // later appends in this batch go the same way.
   const wakes = new Map<string, WakeMessage>();
-  const wokenQueues = new Map<string, WakeMessage>();
+  const wokenQueues = new Map<string, WakeMessage | 'local'>();
+  const localWakeups: [string, Wakeup][] = [];
   results.forEach(({ lastId, waiter, written }, i) => {
-    const { queueId, xid } = appends[i];
+    const { queueId, xid, events } = appends[i];
     if (lastId === -1) gone.push(queueId);
     if (lastId < 0) return;
-    let message = wokenQueues.get(queueId);
-    if (!message && waiter) {
-      message = wakes.get(waiter) ?? new WakeMessage();
-      wakes.set(waiter, message);
-      wokenQueues.set(queueId, message);
+    let route = wokenQueues.get(queueId);
+    if (!route && waiter) {
+      if (waiter === localPolls?.channel) route = 'local';
+      else {
+        route = wakes.get(waiter) ?? new WakeMessage();
+        wakes.set(waiter, route);
+      }
+      wokenQueues.set(queueId, route);
     }
-    message?.add(queueId, lastId - written.length + 1, xid ?? '', written);
+    const firstId = lastId - written.length + 1;
+    if (route === 'local') {
+      const carried = events.map((event) => ({ event, xid: xid ?? '' }));
+      localWakeups.push([queueId, { kind: 'events', firstId, events: carried }]);
+    } else route?.add(queueId, firstId, xid ?? '', written);
   });
+  localPolls?.wake(localWakeups);
   for (const id of new Set(gone)) {
     directory.forget(id);
     for (const [userId, ids] of queuesOfUser) {

@@ -1,4 +1,6 @@
 import type { TestUser } from '../../test/factories';
+import { connectRedis, isCluster } from '../redis/connect';
+import { getEvents } from './get-events';
 import { deleteKeys, type TestContext } from '../../test/harness';
 import { postDirect } from '../../test/message-factories';
 import { type Organization, organization } from '../../test/organization';
@@ -32,5 +34,40 @@ describe('Dispatcher', () => {
       10_000,
     );
     expect(events.map((e) => (e.message as { id: number } | undefined)?.id)).toContain(id);
+  });
+
+  it("wakes its own process's polls directly, publishing nothing on their channel", async () => {
+    const { tier } = org.events;
+    const listener = connectRedis(t.config, { shardedSubscriber: true });
+    const published: string[] = [];
+    listener.on(isCluster(listener) ? 'smessage' : 'message', (_channel: string, text: string) =>
+      published.push(text),
+    );
+    if (isCluster(listener)) await listener.ssubscribe(tier.waker.channel);
+    else await listener.subscribe(tier.waker.channel);
+    try {
+      const { queue_id: queueId, last_event_id: lastEventId } = await org.register(bob);
+      const answer = getEvents(tier.store, tier.waker, {
+        user: bob.user,
+        queueId,
+        lastEventId,
+        dontBlock: false,
+        heartbeatSeconds: 60,
+        closed: new Promise<void>(() => undefined),
+      });
+      const queueKey = tier.store.keys.queue(queueId);
+      while ((await t.redis.hget(queueKey, 'waiter')) !== tier.waker.channel) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const id = await postDirect(t, org.realm, alice.user, [bob.user], 'woken here');
+      const events = await answer;
+      expect(events?.map((e) => [e.type, (e.message as { id: number }).id])).toEqual([
+        ['message', id],
+      ]);
+      expect(events?.[0].id).toBe(lastEventId + 1);
+      expect(published).toEqual([]);
+    } finally {
+      listener.disconnect();
+    }
   });
 });

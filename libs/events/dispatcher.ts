@@ -5,6 +5,7 @@ import { DISPATCH_GROUP, ensureGroup } from './domain-stream';
 import { deliverBatch, type StreamEntry } from './deliver-batch';
 import { QueueDirectory } from './queue-directory';
 import type { QueueStore } from './queue-store';
+import type { Waker } from './waker';
 
 /** A lease not renewed for this long passes to another replica. */
 export const LEASE_MS = 5000;
@@ -47,6 +48,8 @@ export class Dispatcher {
     private readonly ctx: AppContext,
     store: QueueStore,
     readonly consumer: string,
+    /** The polls of this process, woken directly rather than through their wake-up channel. */
+    private readonly localPolls?: Waker,
   ) {
     this.keys = eventKeys(ctx.config.redisPrefix);
     this.directory = new QueueDirectory(store);
@@ -110,6 +113,7 @@ export class Dispatcher {
             p,
             this.consumer,
             this.directory,
+            this.localPolls,
             (ids) => this.observers.forEach((observe) => observe(ids)),
           );
           this.loops.set(p, started);
@@ -144,6 +148,7 @@ class PartitionLoop {
     private readonly partition: number,
     private readonly consumer: string,
     private readonly directory: QueueDirectory,
+    private readonly localPolls: Waker | undefined,
     private readonly delivered: (entryIds: string[]) => void,
   ) {
     // XREADGROUP BLOCK holds its connection: each partition reads on its own.
@@ -213,7 +218,14 @@ class PartitionLoop {
           continue;
         }
         if (entries.length) {
-          await deliverBatch(this.ctx, this.keys, this.directory, this.partition, entries);
+          await deliverBatch(
+            this.ctx,
+            this.keys,
+            this.directory,
+            this.localPolls,
+            this.partition,
+            entries,
+          );
           this.delivered(entries.map(([id]) => id));
         }
       } catch (err) {

@@ -36,7 +36,7 @@ export async function startEventsTier(
   // appends to its last partitions would wait for the thousands of re-polls its first
   // partitions' recipients just sent.
   const dispatchRedis = connectRedis(ctx.config, { log: ctx.log });
-  const dispatcher = new Dispatcher(ctx, QueueStore.of(ctx, dispatchRedis), processId);
+  const dispatcher = new Dispatcher(ctx, QueueStore.of(ctx, dispatchRedis), processId, waker);
   const dispatching = options.dispatch ?? true;
   if (dispatching) await dispatcher.start();
   const stopSweeper = dispatching ? startSweeper(ctx) : async () => undefined;

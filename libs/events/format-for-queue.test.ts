@@ -1,4 +1,9 @@
-import { EMPTY_TOPIC_FALLBACK_NAME, eventsForQueue, matchesQueueNarrow } from './format-for-queue';
+import {
+  EMPTY_TOPIC_FALLBACK_NAME,
+  eventsForQueue,
+  matchesQueueNarrow,
+  QueueEventFormatter,
+} from './format-for-queue';
 import { queueSettings } from '../../test/events-factories';
 import { DEFAULT_CAPABILITIES } from './types';
 
@@ -112,5 +117,58 @@ describe('eventsForQueue', () => {
     expect(
       eventsForQueue(queue({ eventTypes: ['update_global_notifications'] }), event, ctx),
     ).toEqual([expect.objectContaining({ type: 'update_global_notifications' })]);
+  });
+});
+
+describe('QueueEventFormatter', () => {
+  const message = {
+    type: 'message',
+    message: streamMessage,
+    flags: [],
+    internal_user_flags: { '8': ['mentioned'] },
+    raw_content: 'x',
+    sender_queue_id: 'q-sender',
+    local_id: '1.01',
+  };
+
+  it('shares one result between queues that receive the same events', () => {
+    const formatter = new QueueEventFormatter(message, () => undefined);
+    const first = formatter.forQueue(queue({ id: 'qa', userId: 5 }), true);
+    expect(formatter.forQueue(queue({ id: 'qb', userId: 6 }), true)).toBe(first);
+    expect(first).toEqual(eventsForQueue(queue({ id: 'qa', userId: 5 }), message, ctx));
+  });
+
+  it('builds its own result wherever the queue or its owner changes what is received', () => {
+    const formatter = new QueueEventFormatter(message, () => undefined);
+    const plain = formatter.forQueue(queue({ id: 'qa', userId: 5 }), true);
+    const variants = [
+      formatter.forQueue(queue({ id: 'qm', userId: 8 }), true),
+      formatter.forQueue(queue({ id: 'q-sender', userId: 5 }), true),
+      formatter.forQueue(queue({ id: 'qp', userId: 9 }), false),
+      formatter.forQueue(queue({ id: 'qr', userId: 5, applyMarkdown: false }), true),
+      formatter.forQueue(queue({ id: 'qg', userId: 5, clientGravatar: true }), true),
+      formatter.forQueue(queue({ id: 'qn', userId: 5, eventTypes: ['typing'] }), true),
+      formatter.forQueue(
+        queue({ id: 'qt', userId: 5, narrow: [{ operator: 'topic', operand: 'other' }] }),
+        true,
+      ),
+    ];
+    expect(variants.map((events) => events === plain)).toEqual(variants.map(() => false));
+    expect(variants[0][0].flags).toEqual(['mentioned']);
+    expect(variants[1][0].local_message_id).toBe('1.01');
+    expect(variants[2][0].flags).toEqual([]);
+    expect((variants[3][0].message as { content: string }).content).toBe('x');
+    expect((variants[4][0].message as { avatar_url: null }).avatar_url).toBeNull();
+    expect(variants[5]).toEqual([]);
+    expect(variants[6]).toEqual([]);
+  });
+
+  it("names each queue's owner in legacy settings events", () => {
+    const event = { type: 'user_settings', op: 'update', property: 'enable_sounds', value: false };
+    const formatter = new QueueEventFormatter(event, (id) => `user${id}@example.com`);
+    const users = [5, 6].map(
+      (userId) => formatter.forQueue(queue({ id: `q${userId}`, userId }), true)[1],
+    );
+    expect(users.map((legacy) => legacy.user)).toEqual(['user5@example.com', 'user6@example.com']);
   });
 });

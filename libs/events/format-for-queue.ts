@@ -173,6 +173,67 @@ export function eventsForQueue(
   }
 }
 
+/**
+ * What eventsForQueue reads of a queue's registration, as one string, kept per queue object:
+ * queues with the same key receive the same events, but for the owner-specific parts named in
+ * `outputKey`. Whatever setting eventsForQueue comes to read belongs here.
+ */
+const settingsKeys = new WeakMap<QueueInfo, string>();
+
+function settingsKey(queue: QueueInfo): string {
+  let key = settingsKeys.get(queue);
+  if (key === undefined) {
+    key = JSON.stringify([
+      queue.eventTypes,
+      queue.narrow,
+      queue.applyMarkdown,
+      queue.clientGravatar,
+      queue.capabilities,
+    ]);
+    settingsKeys.set(queue, key);
+  }
+  return key;
+}
+
+/** The part of a queue's events that depends on who owns it and which queue it is. */
+function ownerKey(queue: QueueInfo, event: DispatchableEvent, isRecipient: boolean): string {
+  switch (event.type) {
+    case 'message': {
+      const own = isRecipient && event.internal_user_flags?.[String(queue.userId)] !== undefined;
+      const flags = own ? `u${queue.userId}` : isRecipient ? 'r' : 'n';
+      return event.sender_queue_id === queue.id ? `${flags}:${queue.id}` : flags;
+    }
+    case 'user_settings':
+      return `u${queue.userId}`;
+    default:
+      return '';
+  }
+}
+
+/**
+ * The events of one domain event for each of many queues, every distinct result built once and
+ * shared (the same objects) by the queues it serves: a message to a big channel is one event for
+ * nearly all of its recipients, and the queue store serializes each object once.
+ */
+export class QueueEventFormatter {
+  private readonly built = new Map<string, ClientEvent[]>();
+
+  constructor(
+    private readonly event: DispatchableEvent,
+    private readonly emailOf: DeliveryContext['emailOf'],
+  ) {}
+
+  forQueue(queue: QueueInfo, isRecipient: boolean): ClientEvent[] {
+    const key = `${settingsKey(queue)}|${ownerKey(queue, this.event, isRecipient)}`;
+    let events = this.built.get(key);
+    if (!events) {
+      events = eventsForQueue(queue, this.event, { isRecipient, emailOf: this.emailOf });
+      this.built.set(key, events);
+    }
+    return events;
+  }
+}
+
 function messageForQueue(
   queue: QueueInfo,
   event: DispatchableEvent,

@@ -323,13 +323,18 @@ export class QueueStore {
    */
   async append(appends: QueueAppend[]): Promise<AppendResult[]> {
     const texts = new Map<string, string>();
+    // Queues often share event objects (see QueueEventFormatter): each is serialized once.
+    const jsonOf = new Map<ClientEvent, string>();
     // The one string object per distinct JSON, so callers that look them up again hash each once.
     const written = appends.map(({ events }) =>
       events.map((event) => {
-        const json = JSON.stringify(event);
+        let json = jsonOf.get(event);
+        if (json !== undefined) return json;
+        json = JSON.stringify(event);
         const known = texts.get(json);
-        if (known !== undefined) return known;
-        texts.set(json, json);
+        if (known !== undefined) json = known;
+        else texts.set(json, json);
+        jsonOf.set(event, json);
         return json;
       }),
     );

@@ -89,13 +89,21 @@ export class Waker {
     subscriber.on(
       isCluster(subscriber) ? 'smessage' : 'message',
       (from: string, message: string) => {
-        if (from !== channel) return;
-        for (const [queueId, wakeup] of parseWakeMessage(message)) {
-          const waits = this.waiting.get(queueId);
-          if (waits) for (const wait of waits) wait.wake(wakeup);
-        }
+        if (from === channel) this.wake(parseWakeMessage(message));
       },
     );
+  }
+
+  /**
+   * Wakes the polls waiting on these queues, in order: what a message on the channel says, or
+   * what the dispatcher of this same process found (it wakes its own process's polls directly,
+   * without a message through Redis).
+   */
+  wake(wakeups: Iterable<[string, Wakeup]>): void {
+    for (const [queueId, wakeup] of wakeups) {
+      const waits = this.waiting.get(queueId);
+      if (waits) for (const wait of waits) wait.wake(wakeup);
+    }
   }
 
   /** Subscribes to the process's channel; polls may wait once this resolves. */
