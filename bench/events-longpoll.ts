@@ -1,15 +1,17 @@
 /**
  * Event-queue benchmark (not a test): `npx tsx bench/events-longpoll.ts`.
  *
- * 1. Starts one `events` process and opens BENCH_POLLS idle long-polls against it (one queue
- *    each), then reports the process's resident memory before and with the polls waiting.
+ * 1. Starts BENCH_EVENTS_PROCS `events` processes (default 1) and opens BENCH_POLLS idle
+ *    long-polls against the first (one queue each), then reports that process's resident memory
+ *    before and with the polls waiting.
  * 2. For 10, 1,000 and 10,000 recipients (BENCH_SIZES), each with its own account, queue and a
  *    waiting `GET /events` (Basic auth, over HTTP), sends channel messages through the domain
  *    action (as an API replica does) and measures the send (transaction and publish) and, per
  *    recipient, the time from the send call to its poll's answer: p50 and p99 over all
  *    recipients of BENCH_MESSAGES messages. Each client polls again right after its answer, on
- *    its own keep-alive connection (`HttpConnection`: node:http's client would cost this one
- *    load-generator process more than the events process spends on the same polls).
+ *    its own keep-alive connection to one of the events processes, in turn (`HttpConnection`:
+ *    node:http's client would cost this one load-generator process more than the events
+ *    process spends on the same polls).
  *
  * It creates a scratch database (migrated from scratch) and a scratch Redis prefix, and drops
  * both at the end.
@@ -35,6 +37,8 @@ import {
 const POLLS = Number(process.env.BENCH_POLLS ?? 5000);
 const SIZES = (process.env.BENCH_SIZES ?? '10,1000,10000').split(',').map(Number);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5);
+/** Events processes; the idle polls go to the first, the recipients' clients are spread over all. */
+const EVENTS_PROCS = Number(process.env.BENCH_EVENTS_PROCS ?? 1);
 
 const rssMb = (pid: number) => {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -49,7 +53,11 @@ async function main() {
 }
 
 async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
-  const events = await startTier('events', config, { HEARTBEAT_SECONDS: '600' });
+  const tiers: Awaited<ReturnType<typeof startTier>>[] = [];
+  for (let i = 0; i < EVENTS_PROCS; i++) {
+    tiers.push(await startTier('events', config, { HEARTBEAT_SECONDS: '600' }));
+  }
+  const events = tiers[0];
   const pid = events.child.pid!;
   const results: string[] = [];
   try {
@@ -95,8 +103,13 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
 
     // --- send-to-delivery latency, through waiting long-polls ---
     const sender = await makeUser(ctx, org.realm, { fullName: 'Sender' });
-    const polls = async () =>
-      ((await (await fetch(`${events.url}/health`)).json()) as { polls: number }).polls;
+    const polls = async () => {
+      let sum = 0;
+      for (const tier of tiers) {
+        sum += ((await (await fetch(`${tier.url}/health`)).json()) as { polls: number }).polls;
+      }
+      return sum;
+    };
     for (const size of SIZES) {
       const members = await bulkMembers(ctx, org.realm.id, size - 1, `s${size}`);
       const channel = await makeChannel(ctx, org.realm, {
@@ -110,7 +123,7 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
           color: '#c2c2c2',
         })),
       });
-      const { hostname, port } = new URL(events.url);
+      const endpoints = tiers.map((tier) => new URL(tier.url));
       const clients: {
         auth: string;
         queueId: string;
@@ -127,7 +140,10 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
             queueId: queues[j].id,
             last: -1,
             got: -1,
-            connection: new HttpConnection(hostname, Number(port)),
+            connection: new HttpConnection(
+              endpoints[(i + j) % tiers.length].hostname,
+              Number(endpoints[(i + j) % tiers.length].port),
+            ),
           }),
         );
       }
@@ -203,7 +219,7 @@ async function measure(ctx: BenchContext, config: Config): Promise<string[]> {
       await store.collectGarbage(Date.now() + 10 ** 9);
     }
   } finally {
-    await events.stop();
+    await Promise.all(tiers.map((tier) => tier.stop()));
   }
   return results;
 }

@@ -179,17 +179,29 @@ export function eventsForQueue(
  * `outputKey`. Whatever setting eventsForQueue comes to read belongs here.
  */
 const settingsKeys = new WeakMap<QueueInfo, string>();
+/** Queues registered alike share their settings objects (QueueStore.getMany): each serialized once. */
+const settingTexts = new WeakMap<object, string>();
+
+function settingText(value: object | null): string {
+  if (value === null) return 'null';
+  let text = settingTexts.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    settingTexts.set(value, text);
+  }
+  return text;
+}
 
 function settingsKey(queue: QueueInfo): string {
   let key = settingsKeys.get(queue);
   if (key === undefined) {
-    key = JSON.stringify([
-      queue.eventTypes,
-      queue.narrow,
+    key = [
+      settingText(queue.eventTypes),
+      settingText(queue.narrow),
       queue.applyMarkdown,
       queue.clientGravatar,
-      queue.capabilities,
-    ]);
+      settingText(queue.capabilities),
+    ].join('|');
     settingsKeys.set(queue, key);
   }
   return key;

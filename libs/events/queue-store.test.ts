@@ -65,3 +65,15 @@ describe('QueueStore.append', () => {
     ]);
   });
 });
+
+describe('QueueStore.getMany', () => {
+  it('reads many queues, sharing the settings of queues registered alike', async () => {
+    const [a, b] = [await newQueue(), await newQueue()];
+    const [first, second, gone] = await store.getMany([a, b, 'gone']);
+    expect(first).toEqual(await store.get(a));
+    expect(second?.id).toBe(b);
+    expect(second?.capabilities).toBe(first?.capabilities);
+    expect(second?.narrow).toBe(first?.narrow);
+    expect(gone).toBeNull();
+  });
+});

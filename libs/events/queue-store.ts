@@ -247,16 +247,28 @@ export class QueueStore {
     return parseQueue(id, await this.redis.hgetall(this.keys.queue(id)));
   }
 
-  /** Settings of many queues in one round trip (one per node on a cluster; null: the queue is gone). */
+  /**
+   * Settings of many queues in one round trip (one per node on a cluster; null: the queue is
+   * gone), without the registration snapshot, which only polls read. Queues registered alike
+   * share their parsed settings objects: dispatch learns thousands at once after a reconnect wave.
+   */
   async getMany(ids: string[]): Promise<(QueueInfo | null)[]> {
-    const hashes = await execByNode(
+    const replies = await execByNode(
       this.redis,
       ids.map((id) => {
         const key = this.keys.queue(id);
-        return { key, add: (p) => p.hgetall(key) };
+        return { key, add: (p) => p.hmget(key, ...SETTINGS_FIELDS) };
       }),
     );
-    return ids.map((id, i) => parseQueue(id, (hashes[i] ?? {}) as Record<string, string>));
+    const shared = new Map<string, unknown>();
+    return ids.map((id, i) => {
+      const values = (replies[i] ?? []) as (string | null)[];
+      const hash: Record<string, string> = {};
+      SETTINGS_FIELDS.forEach((field, j) => {
+        if (values[j] !== null && values[j] !== undefined) hash[field] = values[j];
+      });
+      return parseQueue(id, hash, shared);
+    });
   }
 
   /**
@@ -444,22 +456,50 @@ export class QueueStore {
   }
 }
 
-export function parseQueue(id: string, hash: Record<string, string>): QueueInfo | null {
+/** The hash fields of a queue's settings: all but the registration snapshot and dispatch state. */
+const SETTINGS_FIELDS = [
+  'user',
+  'realm',
+  'event_types',
+  'narrow',
+  'all_public_streams',
+  'apply_markdown',
+  'client_gravatar',
+  'slim_presence',
+  'capabilities',
+  'client',
+  'last_access',
+] as const;
+
+/**
+ * A queue's settings from its hash; null when the queue is gone. With `shared`, settings whose
+ * stored text is the same are parsed once and the one object is shared (never mutated).
+ */
+export function parseQueue(
+  id: string,
+  hash: Record<string, string>,
+  shared?: Map<string, unknown>,
+): QueueInfo | null {
   if (!hash || !hash.user) return null;
+  const once = <T>(key: string, make: () => T): T => {
+    if (!shared) return make();
+    if (!shared.has(key)) shared.set(key, make());
+    return shared.get(key) as T;
+  };
   return {
     id,
     userId: Number(hash.user),
     realmId: Number(hash.realm),
-    eventTypes: JSON.parse(hash.event_types) as string[] | null,
-    narrow: JSON.parse(hash.narrow) as QueueNarrowTerm[],
+    eventTypes: once(`e${hash.event_types}`, () => JSON.parse(hash.event_types) as string[] | null),
+    narrow: once(`n${hash.narrow}`, () => JSON.parse(hash.narrow) as QueueNarrowTerm[]),
     allPublicStreams: hash.all_public_streams === '1',
     applyMarkdown: hash.apply_markdown === '1',
     clientGravatar: hash.client_gravatar === '1',
     slimPresence: hash.slim_presence === '1',
-    capabilities: {
+    capabilities: once(`c${hash.capabilities}`, () => ({
       ...DEFAULT_CAPABILITIES,
       ...(JSON.parse(hash.capabilities) as Partial<ClientCapabilities>),
-    },
+    })),
     client: hash.client ?? '',
     lastAccess: Number(hash.last_access),
     ...(hash.snapshot ? { snapshot: JSON.parse(hash.snapshot) as RegistrationSnapshot } : {}),

@@ -24,6 +24,8 @@ function routeOf(req: Request): string {
  * One JSON line per request at info level (method, full path, status, ms, user id, request id,
  * and on 4xx/5xx Zulip's error code and message), plus the latency histogram. Probes log at
  * debug, or they would drown the rest. `route` names the route pattern once the request is done.
+ * Returns the request id, which the caller sends back as X-Request-Id: with every header given
+ * to writeHead at once, node writes the head without its per-header bookkeeping.
  */
 export function trackRequest(
   log: Logger,
@@ -31,9 +33,8 @@ export function trackRequest(
   res: ServerResponse,
   locals: RequestLocals,
   route: () => string,
-): void {
+): string {
   const requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
-  res.setHeader('X-Request-Id', requestId);
   const started = process.hrtime.bigint();
   res.on('finish', () => {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -53,6 +54,7 @@ export function trackRequest(
     if (PROBES.has(path)) log.debug('http', 'request', fields);
     else log.info('http', 'request', fields);
   });
+  return requestId;
 }
 
 /** The request log and latency histogram of an express app (see `trackRequest`). */
@@ -60,7 +62,10 @@ export function requestLog(log: Logger): RequestHandler {
   watchHttp();
   return (req, res, next) => {
     const locals = res.locals as RequestLocals;
-    trackRequest(log, req, res, locals, () => routeOf(req));
+    res.setHeader(
+      'X-Request-Id',
+      trackRequest(log, req, res, locals, () => routeOf(req)),
+    );
     next();
   };
 }
