@@ -32,12 +32,13 @@ export async function recipientFlags(tx: Tx, input: FlagInputs): Promise<number[
       WHERE recipient_id = ${input.topic.recipientId} AND lower(subject) = lower(${input.topic.name})`);
     topicParticipants = new Set([input.senderId, ...rows.map((r) => r.sender_id)]);
   }
-  const words = await tx.alertWord.findMany({
-    where: { userId: { in: input.recipientUserIds.filter((id) => id !== input.senderId) } },
-    select: { userId: true, word: true },
-  });
+  const others = input.recipientUserIds.filter((id) => id !== input.senderId);
+  const words = await tx.$queryRaw<{ user_id: number; word: string }[]>(Prisma.sql`
+    SELECT user_id, word FROM alert_words WHERE user_id = ANY(${others}::int[])`);
   const wordsByUser = new Map<number, string[]>();
-  for (const w of words) wordsByUser.set(w.userId, [...(wordsByUser.get(w.userId) ?? []), w.word]);
+  for (const w of words) {
+    wordsByUser.set(w.user_id, [...(wordsByUser.get(w.user_id) ?? []), w.word]);
+  }
   const alerted = new Set(
     [...wordsByUser].filter(([, list]) => findAlertWords(input.content, list)).map(([id]) => id),
   );
