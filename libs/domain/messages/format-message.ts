@@ -1,6 +1,6 @@
-import type { Message, Realm } from '../../../generated/prisma/client';
+import type { Message, Realm, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
-import { linkifyTopic } from '../../markdown';
+import { linkifyTopic, type Linkifier } from '../../markdown';
 import { canSeeDeliveryEmail } from '../permissions/email-visibility';
 import { RecipientType } from '../recipients';
 import { avatarUrlFor } from '../users/avatar';
@@ -21,6 +21,30 @@ export interface FormatOptions {
   flags?: Map<number, number>;
   /** The messages were written in this transaction: they have no reactions or submessages yet. */
   newlyWritten?: boolean;
+  /** Rows the caller holds already (a message it just wrote), which are then not read again. */
+  known?: KnownRows;
+}
+
+/** The user fields a message dict shows of its sender and direct-message members. */
+type FormatUser = Pick<
+  User,
+  | 'id'
+  | 'realmId'
+  | 'email'
+  | 'deliveryEmail'
+  | 'fullName'
+  | 'isMirrorDummy'
+  | 'avatarSource'
+  | 'avatarVersion'
+  | 'emailAddressVisibility'
+>;
+
+export interface KnownRows {
+  users: FormatUser[];
+  /** Channel recipients, each with its channel's id and name. */
+  channels: { recipientId: number; channelId: number; name: string }[];
+  /** The organization's linkifiers, in order. */
+  linkifiers: Linkifier[];
 }
 
 export type MessageRow = Pick<
@@ -68,25 +92,39 @@ export async function formatMessages(
 ): Promise<ApiMessage[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const recipientIds = [...new Set(rows.map((r) => r.recipientId))];
-  const [recipients, reactions, submessages, linkifiers] = await Promise.all([
-    db.recipient.findMany({
-      where: { id: { in: recipientIds } },
-      select: {
-        id: true,
-        type: true,
-        typeId: true,
-        stream: { select: { id: true, name: true } },
-      },
-    }),
+  const known = options.known;
+  const knownRecipients = (known?.channels ?? []).map((c) => ({
+    id: c.recipientId,
+    type: RecipientType.STREAM,
+    typeId: c.channelId,
+    stream: { id: c.channelId, name: c.name },
+  }));
+  const knownRecipientIds = new Set(knownRecipients.map((r) => r.id));
+  const recipientIds = [...new Set(rows.map((r) => r.recipientId))].filter(
+    (id) => !knownRecipientIds.has(id),
+  );
+  const [readRecipients, reactions, submessages, linkifiers] = await Promise.all([
+    recipientIds.length
+      ? db.recipient.findMany({
+          where: { id: { in: recipientIds } },
+          select: {
+            id: true,
+            type: true,
+            typeId: true,
+            stream: { select: { id: true, name: true } },
+          },
+        })
+      : [],
     options.newlyWritten
       ? []
       : db.reaction.findMany({ where: { messageId: { in: ids } }, orderBy: { id: 'asc' } }),
     options.newlyWritten
       ? []
       : db.submessage.findMany({ where: { messageId: { in: ids } }, orderBy: { id: 'asc' } }),
-    db.realmFilter.findMany({ where: { realmId: options.realm.id }, orderBy: { order: 'asc' } }),
+    known?.linkifiers ??
+      db.realmFilter.findMany({ where: { realmId: options.realm.id }, orderBy: { order: 'asc' } }),
   ]);
+  const recipients = [...knownRecipients, ...readRecipients];
   const recipientById = new Map(recipients.map((r) => [r.id, r]));
   const groupRecipientIds = recipients
     .filter((r) => r.type === RecipientType.DIRECT_MESSAGE_GROUP)
@@ -106,22 +144,28 @@ export async function formatMessages(
   }
   const dmUserIds = new Set<number>(groupMembers.map((m) => m.userId));
   for (const r of recipients) if (r.type === RecipientType.PERSONAL) dmUserIds.add(r.typeId);
-  const userIds = [...new Set([...rows.map((r) => r.senderId), ...dmUserIds])];
-  const users = await db.user.findMany({
-    where: { id: { in: userIds } },
-    select: {
-      id: true,
-      realmId: true,
-      email: true,
-      deliveryEmail: true,
-      fullName: true,
-      isMirrorDummy: true,
-      avatarSource: true,
-      avatarVersion: true,
-      emailAddressVisibility: true,
-    },
-  });
-  const userById = new Map(users.map((u) => [u.id, u]));
+  const knownUsers = known?.users ?? [];
+  const knownUserIds = new Set(knownUsers.map((u) => u.id));
+  const userIds = [...new Set([...rows.map((r) => r.senderId), ...dmUserIds])].filter(
+    (id) => !knownUserIds.has(id),
+  );
+  const readUsers = userIds.length
+    ? await db.user.findMany({
+        where: { id: { in: userIds } },
+        select: {
+          id: true,
+          realmId: true,
+          email: true,
+          deliveryEmail: true,
+          fullName: true,
+          isMirrorDummy: true,
+          avatarSource: true,
+          avatarVersion: true,
+          emailAddressVisibility: true,
+        },
+      })
+    : [];
+  const userById = new Map([...knownUsers, ...readUsers].map((u) => [u.id, u]));
   const reactionsByMessage = new Map<number, ApiReaction[]>();
   for (const r of reactions) {
     const list = reactionsByMessage.get(r.messageId) ?? [];

@@ -2,7 +2,7 @@ import { Prisma, type Realm, type Stream, type User } from '../../../generated/p
 import { badRequest } from '../../core/errors';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import type { Db, Tx } from '../../db/client';
-import { renderMarkdown, type MarkdownContext } from '../../markdown';
+import { renderMarkdown, type Linkifier, type MarkdownContext } from '../../markdown';
 import type { AppContext } from '../../core/context';
 import { markdownContextFor } from '../markdown-context';
 import { mentionRefusal } from '../permissions/messages';
@@ -98,6 +98,8 @@ export interface PreparedMessage {
   directUsers: Awaited<ReturnType<typeof resolveDirectUsers>>;
   rendered: Awaited<ReturnType<typeof renderMarkdown>>;
   senderRead: boolean;
+  /** The organization's linkifiers as the rendering read them (for the event's topic links). */
+  linkifiers: Linkifier[];
 }
 
 /**
@@ -128,7 +130,8 @@ export async function prepareMessage(
   // Zulip's interactive clients; `read_by_sender` (FL 236) overrides that default.
   const senderRead = input.readBySender ?? sentByHuman(input.clientName);
 
-  return { input, content, channel, topic, directUsers, rendered, senderRead };
+  const { linkifiers } = await markdown;
+  return { input, content, channel, topic, directUsers, rendered, senderRead, linkifiers };
 }
 
 /**
@@ -140,7 +143,8 @@ export async function writeMessage(
   events: EventSink,
   prepared: PreparedMessage,
 ): Promise<{ id: number }> {
-  const { input, content, channel, topic, directUsers, rendered, senderRead } = prepared;
+  const { input, content, channel, topic, directUsers, rendered, senderRead, linkifiers } =
+    prepared;
   const { sender, realm } = input;
   const senderRow = {
     id: sender.id,
@@ -216,6 +220,11 @@ export async function writeMessage(
     clientGravatar: false,
     allowEmptyTopicName: true,
     newlyWritten: true,
+    known: {
+      users: [sender],
+      channels: channel ? [{ recipientId, channelId: channel.id, name: channel.name }] : [],
+      linkifiers,
+    },
   });
   // One event for every recipient: the most common flags, and each other recipient's own.
   const groups = [...groupByFlags(userIds, flags)].sort((a, b) => b[1].length - a[1].length);
