@@ -7,7 +7,8 @@ import type { EventKeys } from './keys';
 import type { QueueDirectory } from './queue-directory';
 import type { QueueAppend } from './queue-store';
 import type { DispatchableEvent, QueueInfo } from './types';
-import { WakeMessage, wakeCommand, type Waker, type Wakeup } from './waker';
+import type { LocalWakeups } from './local-wakeups';
+import { WakeMessage, wakeCommand, type Wakeup } from './waker';
 
 /** A domain-stream entry as XREADGROUP returns it (fields null: trimmed since it was read). */
 export type StreamEntry = [string, string[] | null];
@@ -19,6 +20,20 @@ export type StreamEntry = [string, string[] | null];
  */
 const DEDUPE_SECONDS = 15 * 60;
 
+/**
+ * The members of each of several sets (KEYS), in order: a message to a big channel names
+ * thousands of users, and one SMEMBERS command each costs the dispatcher thousands of commands'
+ * encoding and replies. A partition's keys share one slot, so one call serves any of them.
+ */
+const MEMBERS_SCRIPT = `
+local out = {}
+for i = 1, #KEYS do out[i] = redis.call('SMEMBERS', KEYS[i]) end
+return out
+`;
+
+/** Sets one MEMBERS_SCRIPT call reads at most: Redis runs nothing else while a script runs. */
+const SETS_PER_SCRIPT = 1000;
+
 interface Item {
   entryId: string;
   envelope: DomainEventEnvelope;
@@ -27,20 +42,43 @@ interface Item {
 /**
  * Delivers one batch of a partition's domain stream in four round trips, whatever its size:
  * 1. dedupe keys of the outbox rows and the queue ids of every user (and realm, for public
- *    channel messages) the batch names;
+ *    channel messages) the batch names, read by a script (MEMBERS_SCRIPT);
  * 2. the settings of queues this process has not seen yet;
  * 3. every append, in stream order;
  * 4. acknowledgement and trimming of the entries, clean-up of queues found gone, and one wake-up
- *    message per events process with waiting polls, carrying the events it woke them for.
- * On a cluster, rounds 2 to 4 take one round trip per node, sent together.
+ *    message per other events process with waiting polls, carrying the events it woke them for.
+ * On a cluster, rounds 2 to 4 take one round trip per node, sent together. This process's own
+ * polls are woken after round 3, once no other delivery under way has yet to append
+ * (`LocalWakeups`).
  */
 export async function deliverBatch(
   ctx: AppContext,
   keys: EventKeys,
   directory: QueueDirectory,
-  localPolls: Waker | undefined,
+  localPolls: LocalWakeups | undefined,
   partition: number,
   entries: StreamEntry[],
+): Promise<number> {
+  localPolls?.begin();
+  let appended = false;
+  try {
+    return await deliver(ctx, keys, directory, localPolls, partition, entries, (wakeups) => {
+      appended = true;
+      localPolls?.end(wakeups);
+    });
+  } finally {
+    if (!appended) localPolls?.end();
+  }
+}
+
+async function deliver(
+  ctx: AppContext,
+  keys: EventKeys,
+  directory: QueueDirectory,
+  localPolls: LocalWakeups | undefined,
+  partition: number,
+  entries: StreamEntry[],
+  onAppended: (localWakeups: [string, Wakeup][]) => void,
 ): Promise<number> {
   const items: Item[] = [];
   for (const [entryId, fields] of entries) {
@@ -63,13 +101,19 @@ export async function deliverBatch(
     );
   }
   const users = [...new Set(items.flatMap((i) => i.envelope.users))];
-  for (const userId of users) lookups.smembers(keys.userQueues(partition, userId));
   const publicRealms = [
     ...new Set(
       items.filter((i) => i.envelope.event.internal_public_channel).map((i) => i.envelope.realmId),
     ),
   ];
-  for (const realmId of publicRealms) lookups.smembers(keys.realmPublicQueues(partition, realmId));
+  const sets = [
+    ...users.map((userId) => keys.userQueues(partition, userId)),
+    ...publicRealms.map((realmId) => keys.realmPublicQueues(partition, realmId)),
+  ];
+  for (let i = 0; i < sets.length; i += SETS_PER_SCRIPT) {
+    const chunk = sets.slice(i, i + SETS_PER_SCRIPT);
+    lookups.eval(MEMBERS_SCRIPT, chunk.length, ...chunk);
+  }
   const looked = ((await lookups.exec()) ?? []).map(([err, value]) => {
     if (err) throw err;
     return value;
@@ -77,12 +121,11 @@ export async function deliverBatch(
   // A row another entry already delivered was published twice: skip it. Our own entry id means a
   // redelivery after a failure, which the queues' marks make safe to repeat.
   const fresh = items.filter(({ entryId }, i) => looked[i] === null || looked[i] === entryId);
+  const members = (looked.slice(items.length) as string[][][]).flat();
   const queuesOfUser = new Map<number, string[]>();
-  users.forEach((userId, i) => queuesOfUser.set(userId, looked[items.length + i] as string[]));
+  users.forEach((userId, i) => queuesOfUser.set(userId, members[i]));
   const publicQueues = new Map<number, string[]>();
-  publicRealms.forEach((realmId, i) =>
-    publicQueues.set(realmId, looked[items.length + users.length + i] as string[]),
-  );
+  publicRealms.forEach((realmId, i) => publicQueues.set(realmId, members[users.length + i]));
 
   const wanted = new Set<string>();
   for (const ids of queuesOfUser.values()) for (const id of ids) wanted.add(id);
@@ -148,7 +191,7 @@ export async function deliverBatch(
       localWakeups.push([queueId, { kind: 'events', firstId, events: carried }]);
     } else route?.add(queueId, firstId, xid ?? '', written);
   });
-  localPolls?.wake(localWakeups);
+  onAppended(localWakeups);
   for (const id of new Set(gone)) {
     directory.forget(id);
     for (const [userId, ids] of queuesOfUser) {

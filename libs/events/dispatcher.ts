@@ -5,6 +5,7 @@ import { DISPATCH_GROUP, ensureGroup } from './domain-stream';
 import { deliverBatch, type StreamEntry } from './deliver-batch';
 import { QueueDirectory } from './queue-directory';
 import type { QueueStore } from './queue-store';
+import { LocalWakeups } from './local-wakeups';
 import type { Waker } from './waker';
 
 /** A lease not renewed for this long passes to another replica. */
@@ -43,16 +44,18 @@ export class Dispatcher {
   private ticker: NodeJS.Timeout | null = null;
   private tickInFlight: Promise<void> = Promise.resolve();
   private readonly observers: ((entryIds: string[]) => void)[] = [];
+  private readonly localPolls: LocalWakeups | undefined;
 
   constructor(
     private readonly ctx: AppContext,
     store: QueueStore,
     readonly consumer: string,
     /** The polls of this process, woken directly rather than through their wake-up channel. */
-    private readonly localPolls?: Waker,
+    localPolls?: Waker,
   ) {
     this.keys = eventKeys(ctx.config.redisPrefix);
     this.directory = new QueueDirectory(store);
+    this.localPolls = localPolls && new LocalWakeups(localPolls);
   }
 
   /** Calls `observer` with the ids of the domain-stream entries of every batch delivered. */
@@ -148,7 +151,7 @@ class PartitionLoop {
     private readonly partition: number,
     private readonly consumer: string,
     private readonly directory: QueueDirectory,
-    private readonly localPolls: Waker | undefined,
+    private readonly localPolls: LocalWakeups | undefined,
     private readonly delivered: (entryIds: string[]) => void,
   ) {
     // XREADGROUP BLOCK holds its connection: each partition reads on its own.

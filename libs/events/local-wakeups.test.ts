@@ -1,0 +1,58 @@
+import { loadConfig } from '../config';
+import { connectRedis } from '../redis/connect';
+import { TEST_REDIS_CLUSTER_NODES, TEST_REDIS_URL } from '../../test/harness';
+import { LocalWakeups } from './local-wakeups';
+import { Waker, type Wakeup } from './waker';
+
+const config = loadConfig({
+  NODE_ENV: 'test',
+  REDIS_URL: TEST_REDIS_URL,
+  REDIS_CLUSTER_NODES: TEST_REDIS_CLUSTER_NODES,
+});
+
+const carrying = (firstId: number): Wakeup => ({
+  kind: 'events',
+  firstId,
+  events: [{ event: { type: 'test' }, xid: '' }],
+});
+
+describe('LocalWakeups', () => {
+  let waker: Waker;
+  beforeEach(() => {
+    waker = new Waker(connectRedis(config, { lazyConnect: true }), 'local-wakeups-test');
+  });
+  afterEach(() => waker.close());
+
+  it('holds wake-ups until every delivery under way has appended, then wakes in order', () => {
+    const local = new LocalWakeups(waker);
+    const poll = waker.listen('q1');
+    local.begin();
+    local.begin();
+    local.end([['q1', carrying(0)]]);
+    expect(poll.take()).toBeUndefined();
+    local.end([['q1', carrying(1)]]);
+    const woken = poll.take();
+    expect(woken?.kind === 'events' && [woken.firstId, woken.events.length]).toEqual([0, 2]);
+  });
+
+  it('wakes at once when no other delivery is under way, and a failed one holds nothing', () => {
+    const local = new LocalWakeups(waker);
+    const poll = waker.listen('q1');
+    local.begin();
+    local.begin();
+    local.end();
+    local.end([['q1', carrying(0)]]);
+    expect(poll.take()).toEqual(carrying(0));
+  });
+
+  it('stops holding after a while when another delivery stays under way', async () => {
+    const local = new LocalWakeups(waker);
+    const poll = waker.listen('q1');
+    local.begin();
+    local.begin();
+    local.end([['q1', carrying(0)]]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(poll.take()).toEqual(carrying(0));
+    local.end();
+  });
+});
