@@ -7,7 +7,7 @@ import type { EventKeys } from './keys';
 import type { QueueDirectory } from './queue-directory';
 import type { QueueAppend } from './queue-store';
 import type { DispatchableEvent, QueueInfo } from './types';
-import type { LocalWakeups } from './local-wakeups';
+import type { LocalDelivery } from './local-wakeups';
 import { WakeMessage, wakeCommand, type Wakeup } from './waker';
 
 /** A domain-stream entry as XREADGROUP returns it (fields null: trimmed since it was read). */
@@ -49,36 +49,15 @@ interface Item {
  *    message per other events process with waiting polls, carrying the events it woke them for.
  * On a cluster, rounds 2 to 4 take one round trip per node, sent together. This process's own
  * polls are woken after round 3, once no other delivery under way has yet to append
- * (`LocalWakeups`).
+ * (`LocalWakeups`; `local` is this delivery's part in that, ended here once it has appended).
  */
 export async function deliverBatch(
   ctx: AppContext,
   keys: EventKeys,
   directory: QueueDirectory,
-  localPolls: LocalWakeups | undefined,
+  local: LocalDelivery | undefined,
   partition: number,
   entries: StreamEntry[],
-): Promise<number> {
-  localPolls?.begin();
-  let appended = false;
-  try {
-    return await deliver(ctx, keys, directory, localPolls, partition, entries, (wakeups) => {
-      appended = true;
-      localPolls?.end(wakeups);
-    });
-  } finally {
-    if (!appended) localPolls?.end();
-  }
-}
-
-async function deliver(
-  ctx: AppContext,
-  keys: EventKeys,
-  directory: QueueDirectory,
-  localPolls: LocalWakeups | undefined,
-  partition: number,
-  entries: StreamEntry[],
-  onAppended: (localWakeups: [string, Wakeup][]) => void,
 ): Promise<number> {
   const items: Item[] = [];
   for (const [entryId, fields] of entries) {
@@ -178,7 +157,7 @@ async function deliver(
     if (lastId < 0) return;
     let route = wokenQueues.get(queueId);
     if (!route && waiter) {
-      if (waiter === localPolls?.channel) route = 'local';
+      if (waiter === local?.channel) route = 'local';
       else {
         route = wakes.get(waiter) ?? new WakeMessage();
         wakes.set(waiter, route);
@@ -191,7 +170,7 @@ async function deliver(
       localWakeups.push([queueId, { kind: 'events', firstId, events: carried }]);
     } else route?.add(queueId, firstId, xid ?? '', written);
   });
-  onAppended(localWakeups);
+  local?.end(localWakeups);
   for (const id of new Set(gone)) {
     directory.forget(id);
     for (const [userId, ids] of queuesOfUser) {

@@ -221,14 +221,12 @@ class PartitionLoop {
           continue;
         }
         if (entries.length) {
-          await deliverBatch(
-            this.ctx,
-            this.keys,
-            this.directory,
-            this.localPolls,
-            this.partition,
-            entries,
-          );
+          const local = this.localPolls?.begin();
+          try {
+            await deliverBatch(this.ctx, this.keys, this.directory, local, this.partition, entries);
+          } finally {
+            local?.end();
+          }
           this.delivered(entries.map(([id]) => id));
         }
       } catch (err) {

@@ -23,14 +23,15 @@ describe('LocalWakeups', () => {
   });
   afterEach(() => waker.close());
 
-  it('holds wake-ups until every delivery under way has appended, then wakes in order', () => {
+  it('holds wake-ups until every delivery under way has appended, each counted once', () => {
     const local = new LocalWakeups(waker);
     const poll = waker.listen('q1');
-    local.begin();
-    local.begin();
-    local.end([['q1', carrying(0)]]);
+    const [first, second] = [local.begin(), local.begin()];
+    first.end([['q1', carrying(0)]]);
     expect(poll.take()).toBeUndefined();
-    local.end([['q1', carrying(1)]]);
+    first.end();
+    expect(poll.take()).toBeUndefined();
+    second.end([['q1', carrying(1)]]);
     const woken = poll.take();
     expect(woken?.kind === 'events' && [woken.firstId, woken.events.length]).toEqual([0, 2]);
   });
@@ -38,21 +39,19 @@ describe('LocalWakeups', () => {
   it('wakes at once when no other delivery is under way, and a failed one holds nothing', () => {
     const local = new LocalWakeups(waker);
     const poll = waker.listen('q1');
-    local.begin();
-    local.begin();
-    local.end();
-    local.end([['q1', carrying(0)]]);
+    const [failed, delivered] = [local.begin(), local.begin()];
+    failed.end();
+    delivered.end([['q1', carrying(0)]]);
     expect(poll.take()).toEqual(carrying(0));
   });
 
   it('stops holding after a while when another delivery stays under way', async () => {
     const local = new LocalWakeups(waker);
     const poll = waker.listen('q1');
-    local.begin();
-    local.begin();
-    local.end([['q1', carrying(0)]]);
+    const [slow, quick] = [local.begin(), local.begin()];
+    quick.end([['q1', carrying(0)]]);
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(poll.take()).toEqual(carrying(0));
-    local.end();
+    slow.end();
   });
 });

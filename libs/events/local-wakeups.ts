@@ -1,5 +1,13 @@
 import type { Waker, Wakeup } from './waker';
 
+/** One delivery's part in the wake-ups of this process's polls. */
+export interface LocalDelivery {
+  /** The wake-up channel the polls of this process record on their queues. */
+  channel: string;
+  /** The delivery has appended, with these wake-ups, or failed; only the first call counts. */
+  end(wakeups?: [string, Wakeup][]): void;
+}
+
 /** The longest a wake-up waits for other deliveries under way (a slow or failing Redis). */
 const MAX_HOLD_MS = 150;
 
@@ -18,18 +26,21 @@ export class LocalWakeups {
 
   constructor(private readonly waker: Waker) {}
 
-  /** The wake-up channel the polls of this process record on their queues. */
-  get channel(): string {
-    return this.waker.channel;
-  }
-
   /** A delivery starts: wake-ups found meanwhile wait for its appends. */
-  begin(): void {
+  begin(): LocalDelivery {
     this.underWay++;
+    let ended = false;
+    return {
+      channel: this.waker.channel,
+      end: (wakeups = []) => {
+        if (ended) return;
+        ended = true;
+        this.end(wakeups);
+      },
+    };
   }
 
-  /** A delivery has appended, with these wake-ups (or none: it failed). */
-  end(wakeups: [string, Wakeup][] = []): void {
+  private end(wakeups: [string, Wakeup][]): void {
     this.underWay--;
     for (const wakeup of wakeups) this.held.push(wakeup);
     if (this.underWay === 0) this.flush();
