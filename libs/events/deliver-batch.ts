@@ -1,6 +1,7 @@
 import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
 import { execByNode, type BatchCommand } from '../redis/by-node';
+import { addPerKey, perKeyReplies } from '../redis/per-key';
 import { QueueEventFormatter } from './format-for-queue';
 import { DISPATCH_GROUP, type DomainEventEnvelope } from './domain-stream';
 import type { EventKeys } from './keys';
@@ -20,20 +21,6 @@ export type StreamEntry = [string, string[] | null];
  */
 const DEDUPE_SECONDS = 15 * 60;
 
-/**
- * The members of each of several sets (KEYS), in order: a message to a big channel names
- * thousands of users, and one SMEMBERS command each costs the dispatcher thousands of commands'
- * encoding and replies. A partition's keys share one slot, so one call serves any of them.
- */
-const MEMBERS_SCRIPT = `
-local out = {}
-for i = 1, #KEYS do out[i] = redis.call('SMEMBERS', KEYS[i]) end
-return out
-`;
-
-/** Sets one MEMBERS_SCRIPT call reads at most: Redis runs nothing else while a script runs. */
-const SETS_PER_SCRIPT = 1000;
-
 interface Item {
   entryId: string;
   envelope: DomainEventEnvelope;
@@ -42,7 +29,7 @@ interface Item {
 /**
  * Delivers one batch of a partition's domain stream in four round trips, whatever its size:
  * 1. dedupe keys of the outbox rows and the queue ids of every user (and realm, for public
- *    channel messages) the batch names, read by a script (MEMBERS_SCRIPT);
+ *    channel messages) the batch names, the sets read by script (`addPerKey`);
  * 2. the settings of queues this process has not seen yet;
  * 3. every append, in stream order;
  * 4. acknowledgement and trimming of the entries, clean-up of queues found gone, and one wake-up
@@ -89,10 +76,8 @@ export async function deliverBatch(
     ...users.map((userId) => keys.userQueues(partition, userId)),
     ...publicRealms.map((realmId) => keys.realmPublicQueues(partition, realmId)),
   ];
-  for (let i = 0; i < sets.length; i += SETS_PER_SCRIPT) {
-    const chunk = sets.slice(i, i + SETS_PER_SCRIPT);
-    lookups.eval(MEMBERS_SCRIPT, chunk.length, ...chunk);
-  }
+  // A partition's keys share one slot, so one script call reads a thousand sets.
+  addPerKey(lookups, 'SMEMBERS', sets);
   const looked = ((await lookups.exec()) ?? []).map(([err, value]) => {
     if (err) throw err;
     return value;
@@ -100,7 +85,7 @@ export async function deliverBatch(
   // A row another entry already delivered was published twice: skip it. Our own entry id means a
   // redelivery after a failure, which the queues' marks make safe to repeat.
   const fresh = items.filter(({ entryId }, i) => looked[i] === null || looked[i] === entryId);
-  const members = (looked.slice(items.length) as string[][][]).flat();
+  const members = perKeyReplies<string[]>(looked.slice(items.length));
   const queuesOfUser = new Map<number, string[]>();
   users.forEach((userId, i) => queuesOfUser.set(userId, members[i]));
   const publicQueues = new Map<number, string[]>();

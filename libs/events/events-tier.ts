@@ -20,8 +20,9 @@ export async function startEventsTier(
   options: { dispatch?: boolean; gcIntervalMs?: number } = {},
 ): Promise<EventsTier> {
   const processId = `events-${process.pid}-${randomUUID().slice(0, 8)}`;
-  // Polls (and their heartbeats' appends) get a connection of their own that pipelines each event-loop tick's
-  // commands into one write: thousands of polls woken at once cost a few writes, not one each.
+  // Polls (and their heartbeats' appends) get a connection of their own that pipelines each
+  // event-loop tick's commands into one write: thousands of polls woken at once cost a few
+  // writes, not one each.
   // Its scripts are defined before its first command (the store's constructor), as ioredis's
   // auto pipelining requires; the shared connection, where libraries define scripts lazily
   // (the rate limiter), does not pipeline automatically.

@@ -176,7 +176,7 @@ export function eventsForQueue(
 /**
  * What eventsForQueue reads of a queue's registration, as one string, kept per queue object:
  * queues with the same key receive the same events, but for the owner-specific parts named in
- * `outputKey`. Whatever setting eventsForQueue comes to read belongs here.
+ * `ownerKey`. Whatever setting eventsForQueue comes to read belongs here.
  */
 const settingsKeys = new WeakMap<QueueInfo, string>();
 /** Queues registered alike share their settings objects (QueueStore.getMany): each serialized once. */

@@ -4,6 +4,7 @@ import type { AppContext, RedisClient } from '../core/context';
 import { execByNode } from '../redis/by-node';
 import { isCluster } from '../redis/connect';
 import { keySlot } from '../redis/key-slot';
+import { addPerKey, perKeyReplies } from '../redis/per-key';
 import { eventKeys, partitionOf, type EventKeys } from './keys';
 import type { ClientEvent } from './outbox';
 import { DistinctTexts } from './distinct-texts';
@@ -96,16 +97,6 @@ for q = 1, #KEYS, 2 do
 end
 return out
 `;
-
-/** HMGET of the fields ARGV on each hash KEYS, in order (one Redis only: the keys' slots differ). */
-const SETTINGS_SCRIPT = `
-local out = {}
-for i = 1, #KEYS do out[i] = redis.call('HMGET', KEYS[i], unpack(ARGV)) end
-return out
-`;
-
-/** Hashes one SETTINGS_SCRIPT call reads at most. */
-const HASHES_PER_SCRIPT = 1000;
 
 /** Queues one append script takes at most: Redis runs nothing else while a script runs. */
 const QUEUES_PER_SCRIPT = 200;
@@ -291,15 +282,13 @@ export class QueueStore {
       )) as (string | null)[][];
     }
     const reads = this.redis.pipeline();
-    for (let i = 0; i < ids.length; i += HASHES_PER_SCRIPT) {
-      const keys = ids.slice(i, i + HASHES_PER_SCRIPT).map((id) => this.keys.queue(id));
-      reads.eval(SETTINGS_SCRIPT, keys.length, ...keys, ...SETTINGS_FIELDS);
-    }
-    const replies = (await reads.exec()) ?? [];
-    return replies.flatMap(([err, value]) => {
+    const keys = ids.map((id) => this.keys.queue(id));
+    addPerKey(reads, 'HMGET', keys, SETTINGS_FIELDS);
+    const replies = ((await reads.exec()) ?? []).map(([err, value]) => {
       if (err) throw err;
-      return value as (string | null)[][];
+      return value;
     });
+    return perKeyReplies<(string | null)[]>(replies);
   }
 
   /**

@@ -1,0 +1,31 @@
+import { startTestContext, type TestContext } from '../../test/harness';
+import { addPerKey, perKeyReplies } from './per-key';
+
+/** On the single Redis and, in CI's second pass, on the 6-node cluster (TEST_REDIS_CLUSTER_NODES). */
+let t: TestContext;
+beforeAll(async () => {
+  t = await startTestContext();
+});
+afterAll(() => t.close());
+
+it('runs a command on each key, with its arguments, over several calls, replies in key order', async () => {
+  // One hash tag: on a cluster the keys share a slot, as the callers' keys do.
+  const keys = Array.from({ length: 2500 }, (_, i) => `${t.config.redisPrefix}{per-key}:${i}`);
+  const write = t.redis.pipeline();
+  keys.forEach((key, i) => {
+    if (i % 7 !== 0) write.hset(key, { a: `a${i}`, b: `b${i}` });
+  });
+  await write.exec();
+
+  const read = t.redis.pipeline();
+  addPerKey(read, 'HMGET', keys, ['b', 'missing', 'a']);
+  const calls = ((await read.exec()) ?? []).map(([err, value]) => {
+    if (err) throw err;
+    return value;
+  });
+  expect(calls).toHaveLength(3);
+  const replies = perKeyReplies<(string | null)[]>(calls);
+  expect(replies).toEqual(
+    keys.map((_, i) => (i % 7 === 0 ? [null, null, null] : [`b${i}`, null, `a${i}`])),
+  );
+});
