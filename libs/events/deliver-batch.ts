@@ -7,7 +7,7 @@ import { DISPATCH_GROUP, type DomainEventEnvelope } from './domain-stream';
 import type { EventKeys } from './keys';
 import type { QueueDirectory } from './queue-directory';
 import type { QueueAppend } from './queue-store';
-import type { DispatchableEvent, QueueInfo } from './types';
+import type { DispatchableEvent, QueueSettings } from './types';
 import type { LocalDelivery } from './local-wakeups';
 import { WakeMessage, wakeCommand, type Wakeup } from './waker';
 
@@ -94,7 +94,7 @@ export async function deliverBatch(
   const wanted = new Set<string>();
   for (const ids of queuesOfUser.values()) for (const id of ids) wanted.add(id);
   for (const ids of publicQueues.values()) for (const id of ids) wanted.add(id);
-  const { live, gone } = await directory.resolve(wanted);
+  const { live, gone } = await directory.resolve(partition, wanted);
   const byId = new Map(live.map((q) => [q.id, q]));
   const emails = await emailsFor(ctx, fresh, live);
 
@@ -102,7 +102,7 @@ export async function deliverBatch(
   for (const { entryId, envelope } of fresh) {
     const event = envelope.event as DispatchableEvent;
     const recipients = new Set(envelope.users);
-    const targets: [QueueInfo, boolean][] = [];
+    const targets: [QueueSettings, boolean][] = [];
     for (const userId of envelope.users) {
       for (const id of queuesOfUser.get(userId) ?? []) {
         const queue = byId.get(id);
@@ -167,6 +167,7 @@ export async function deliverBatch(
       }
     }
     onPartition((p) => p.zrem(keys.access(partition), id));
+    onPartition((p) => p.hdel(keys.queueSettings(partition), id));
   }
   onPartition((p) => p.xack(streamKey, DISPATCH_GROUP, ...entries.map(([id]) => id)));
   onPartition((p) => p.xtrim(streamKey, 'MINID', entries[entries.length - 1][0]));
@@ -179,7 +180,7 @@ export async function deliverBatch(
 async function emailsFor(
   ctx: AppContext,
   items: Item[],
-  queues: QueueInfo[],
+  queues: QueueSettings[],
 ): Promise<Map<number, string>> {
   if (!items.some((i) => i.envelope.event.type === 'user_settings')) return new Map();
   const { rows } = await sqlPool(ctx).query<{ id: number; email: string }>(

@@ -1,5 +1,5 @@
 import type { ClientEvent } from './outbox';
-import type { DispatchableEvent, QueueNarrowTerm, QueueInfo } from './types';
+import type { DispatchableEvent, QueueNarrowTerm, QueueSettings } from './types';
 
 /** Settings whose changes older clients learn through `update_display_settings` (Zulip's legacy list). */
 const LEGACY_DISPLAY_SETTINGS = new Set([
@@ -124,7 +124,7 @@ function matchesTerm(term: QueueNarrowTerm, message: MessageShape, flags: string
 /** What clients without the empty_topic_name capability see instead of the empty topic. */
 export const EMPTY_TOPIC_FALLBACK_NAME = 'general chat';
 
-function accepts(queue: QueueInfo, type: string): boolean {
+function accepts(queue: QueueSettings, type: string): boolean {
   return type === 'heartbeat' || queue.eventTypes === null || queue.eventTypes.includes(type);
 }
 
@@ -145,7 +145,7 @@ export interface DeliveryContext {
 
 /** The events one queue receives for one domain event: none, one, or several (legacy splits). */
 export function eventsForQueue(
-  queue: QueueInfo,
+  queue: QueueSettings,
   event: DispatchableEvent,
   context: DeliveryContext,
 ): ClientEvent[] {
@@ -178,8 +178,8 @@ export function eventsForQueue(
  * queues with the same key receive the same events, but for the owner-specific parts named in
  * `ownerKey`. Whatever setting eventsForQueue comes to read belongs here.
  */
-const settingsKeys = new WeakMap<QueueInfo, string>();
-/** Queues registered alike share their settings objects (QueueStore.getMany): each serialized once. */
+const settingsKeys = new WeakMap<QueueSettings, string>();
+/** Queues registered alike share their settings objects (QueueStore.settingsOf): each serialized once. */
 const settingTexts = new WeakMap<object, string>();
 
 function settingText(value: object | null): string {
@@ -192,7 +192,7 @@ function settingText(value: object | null): string {
   return text;
 }
 
-function settingsKey(queue: QueueInfo): string {
+function settingsKey(queue: QueueSettings): string {
   let key = settingsKeys.get(queue);
   if (key === undefined) {
     key = [
@@ -208,7 +208,7 @@ function settingsKey(queue: QueueInfo): string {
 }
 
 /** The part of a queue's events that depends on who owns it and which queue it is. */
-function ownerKey(queue: QueueInfo, event: DispatchableEvent, isRecipient: boolean): string {
+function ownerKey(queue: QueueSettings, event: DispatchableEvent, isRecipient: boolean): string {
   switch (event.type) {
     case 'message': {
       const own = isRecipient && event.internal_user_flags?.[String(queue.userId)] !== undefined;
@@ -235,7 +235,7 @@ export class QueueEventFormatter {
     private readonly emailOf: DeliveryContext['emailOf'],
   ) {}
 
-  forQueue(queue: QueueInfo, isRecipient: boolean): ClientEvent[] {
+  forQueue(queue: QueueSettings, isRecipient: boolean): ClientEvent[] {
     const key = `${settingsKey(queue)}|${ownerKey(queue, this.event, isRecipient)}`;
     let events = this.built.get(key);
     if (!events) {
@@ -247,7 +247,7 @@ export class QueueEventFormatter {
 }
 
 function messageForQueue(
-  queue: QueueInfo,
+  queue: QueueSettings,
   event: DispatchableEvent,
   context: DeliveryContext,
 ): ClientEvent[] {
@@ -290,7 +290,7 @@ function messageForQueue(
   return [out];
 }
 
-function deleteForQueue(queue: QueueInfo, event: DispatchableEvent): ClientEvent[] {
+function deleteForQueue(queue: QueueSettings, event: DispatchableEvent): ClientEvent[] {
   if (!accepts(queue, 'delete_message')) return [];
   const base = stripInternal(event);
   const ids = event.message_ids as number[] | undefined;
@@ -301,7 +301,7 @@ function deleteForQueue(queue: QueueInfo, event: DispatchableEvent): ClientEvent
 }
 
 function settingsForQueue(
-  queue: QueueInfo,
+  queue: QueueSettings,
   event: DispatchableEvent,
   context: DeliveryContext,
 ): ClientEvent[] {

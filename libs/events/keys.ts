@@ -16,6 +16,11 @@ export const eventKeys = (prefix: string) => ({
   /** Set of the all_public_streams queue ids of a realm whose owners fall in one partition. */
   realmPublicQueues: (partition: number, realmId: number) =>
     `${prefix}realm-public-queues:{p${partition}}:${realmId}`,
+  /**
+   * Hash: the settings of each queue of the partition's users, by queue id (see
+   * `QueueStore.settingsOf`), so dispatch learns a thousand queues with one command.
+   */
+  queueSettings: (partition: number) => `${prefix}queue-settings:{p${partition}}`,
   /** Sorted set: last access per queue of the partition's users, for garbage collection. */
   access: (partition: number) => `${prefix}queue-access:{p${partition}}`,
   /** Stream of domain-event envelopes for the users of one partition. */

@@ -1,5 +1,5 @@
 import type { QueueStore } from './queue-store';
-import type { QueueInfo } from './types';
+import type { QueueSettings } from './types';
 
 /**
  * The settings of the queues this process dispatches to, kept in memory: they never change after
@@ -7,14 +7,20 @@ import type { QueueInfo } from './types';
  * append answers -1) is dropped, and so is one not used for the idle limit.
  */
 export class QueueDirectory {
-  private readonly known = new Map<string, { info: QueueInfo; usedAt: number }>();
+  private readonly known = new Map<string, { info: QueueSettings; usedAt: number }>();
 
   constructor(readonly store: QueueStore) {}
 
-  /** The settings of the given queues that still exist, reading only those not yet known. */
-  async resolve(ids: Iterable<string>): Promise<{ live: QueueInfo[]; gone: string[] }> {
+  /**
+   * The settings of the given queues (of one partition's users) that still exist, reading only
+   * those not yet known.
+   */
+  async resolve(
+    partition: number,
+    ids: Iterable<string>,
+  ): Promise<{ live: QueueSettings[]; gone: string[] }> {
     const now = Date.now();
-    const live: QueueInfo[] = [];
+    const live: QueueSettings[] = [];
     const unknown: string[] = [];
     for (const id of ids) {
       const entry = this.known.get(id);
@@ -26,7 +32,7 @@ export class QueueDirectory {
       }
     }
     const gone: string[] = [];
-    const fetched = await this.store.getMany(unknown);
+    const fetched = await this.store.settingsOf(partition, unknown);
     unknown.forEach((id, i) => {
       const info = fetched[i];
       if (!info) return void gone.push(id);

@@ -66,14 +66,38 @@ describe('QueueStore.append', () => {
   });
 });
 
-describe('QueueStore.getMany', () => {
-  it('reads many queues, sharing the settings of queues registered alike', async () => {
+describe('QueueStore.settingsOf', () => {
+  const partition = () => store.partitionOf(org.owner.user.id);
+
+  it("reads a partition's queues in one command, sharing the settings of queues registered alike", async () => {
     const [a, b] = [await newQueue(), await newQueue()];
-    const [first, second, gone] = await store.getMany([a, b, 'gone']);
-    expect(first).toEqual(await store.get(a));
+    const [first, second, gone] = await store.settingsOf(partition(), [a, b, 'gone']);
+    const { lastAccess, ...settings } = (await store.get(a))!;
+    void lastAccess;
+    expect(first).toEqual(settings);
     expect(second?.id).toBe(b);
     expect(second?.capabilities).toBe(first?.capabilities);
     expect(second?.narrow).toBe(first?.narrow);
     expect(gone).toBeNull();
+  });
+
+  it('reads a queue the index lacks from its own hash', async () => {
+    const queueId = await newQueue();
+    await org.t.redis.hdel(store.keys.queueSettings(partition()), queueId);
+    const [settings] = await store.settingsOf(partition(), [queueId]);
+    expect(settings).toMatchObject({ id: queueId, userId: org.owner.user.id });
+  });
+});
+
+describe('QueueStore.collectGarbage', () => {
+  it("clears the sets of a queue whose keys expired, from the index's owner", async () => {
+    const queueId = await newQueue();
+    const partition = store.partitionOf(org.owner.user.id);
+    await org.t.redis.del(store.keys.queue(queueId), store.keys.events(queueId));
+    await store.collectGarbage(Date.now() + (store.idleSeconds + 1) * 1000);
+    const userQueues = store.keys.userQueues(partition, org.owner.user.id);
+    expect(await org.t.redis.sismember(userQueues, queueId)).toBe(0);
+    expect(await org.t.redis.hexists(store.keys.queueSettings(partition), queueId)).toBe(0);
+    expect(await org.t.redis.zscore(store.keys.access(partition), queueId)).toBeNull();
   });
 });

@@ -4,7 +4,6 @@ import type { AppContext, RedisClient } from '../core/context';
 import { execByNode } from '../redis/by-node';
 import { isCluster } from '../redis/connect';
 import { keySlot } from '../redis/key-slot';
-import { addPerKey, perKeyReplies } from '../redis/per-key';
 import { eventKeys, partitionOf, type EventKeys } from './keys';
 import type { ClientEvent } from './outbox';
 import { DistinctTexts } from './distinct-texts';
@@ -15,6 +14,7 @@ import {
   type QueueNarrowTerm,
   type QueuedEvent,
   type QueueInfo,
+  type QueueSettings,
   type RegistrationSnapshot,
 } from './types';
 
@@ -240,6 +240,7 @@ export class QueueStore {
       sets.sadd(this.keys.realmPublicQueues(partition, info.realmId), info.id);
     }
     sets.zadd(this.keys.access(partition), info.lastAccess, info.id);
+    sets.hset(this.keys.queueSettings(partition), info.id, settingsText(info));
     await sets.exec();
     return info;
   }
@@ -249,46 +250,46 @@ export class QueueStore {
   }
 
   /**
-   * Settings of many queues in one round trip (one per node on a cluster; null: the queue is
-   * gone), without the registration snapshot, which only polls read. Queues registered alike
-   * share their parsed settings objects: dispatch learns thousands at once after a reconnect wave.
+   * The settings of queues of one partition's users (null: the queue is gone), in one command:
+   * the partition's settings index holds each queue's settings as one text, and queues
+   * registered alike share one parsed settings object, which dispatch learns by the thousand
+   * after a reconnect wave. A queue the index lacks (registered before the index existed) is
+   * read from its own hash.
    */
-  async getMany(ids: string[]): Promise<(QueueInfo | null)[]> {
-    const replies = await this.readSettings(ids);
+  async settingsOf(partition: number, ids: string[]): Promise<(QueueSettings | null)[]> {
+    if (ids.length === 0) return [];
+    const texts = await this.redis.hmget(this.keys.queueSettings(partition), ...ids);
+    const shared = new Map<string, SharedSettings>();
+    const found = ids.map((id, i) => {
+      const text = texts[i];
+      return text === null ? null : parseSettingsText(id, text, shared);
+    });
+    const unindexed = ids.flatMap((_, i) => (found[i] === null ? [i] : []));
+    if (unindexed.length) {
+      const read = await this.readHashes(unindexed.map((i) => ids[i]));
+      unindexed.forEach((at, i) => (found[at] = read[i]));
+    }
+    return found;
+  }
+
+  /** Queues' settings from their own hashes, one HMGET each (pipelined per node). */
+  private async readHashes(ids: string[]): Promise<(QueueInfo | null)[]> {
+    const replies = (await execByNode(
+      this.redis,
+      ids.map((id) => {
+        const key = this.keys.queue(id);
+        return { key, add: (p) => p.hmget(key, ...SETTINGS_FIELDS) };
+      }),
+    )) as (string | null)[][];
     const shared = new Map<string, unknown>();
     return ids.map((id, i) => {
-      const values = (replies[i] ?? []) as (string | null)[];
       const hash: Record<string, string> = {};
       SETTINGS_FIELDS.forEach((field, j) => {
-        if (values[j] !== null && values[j] !== undefined) hash[field] = values[j];
+        const value = replies[i]?.[j];
+        if (value !== null && value !== undefined) hash[field] = value;
       });
       return parseQueue(id, hash, shared);
     });
-  }
-
-  /**
-   * The SETTINGS_FIELDS of each queue. A queue's keys have a slot of their own, so on a cluster
-   * each is one command (pipelined per node); on one Redis a script reads a thousand at once,
-   * sparing the dispatcher a command's encoding and reply per queue.
-   */
-  private async readSettings(ids: string[]): Promise<(string | null)[][]> {
-    if (isCluster(this.redis)) {
-      return (await execByNode(
-        this.redis,
-        ids.map((id) => {
-          const key = this.keys.queue(id);
-          return { key, add: (p) => p.hmget(key, ...SETTINGS_FIELDS) };
-        }),
-      )) as (string | null)[][];
-    }
-    const reads = this.redis.pipeline();
-    const keys = ids.map((id) => this.keys.queue(id));
-    addPerKey(reads, 'HMGET', keys, SETTINGS_FIELDS);
-    const replies = ((await reads.exec()) ?? []).map(([err, value]) => {
-      if (err) throw err;
-      return value;
-    });
-    return perKeyReplies<(string | null)[]>(replies);
   }
 
   /**
@@ -435,6 +436,7 @@ export class QueueStore {
       .srem(this.keys.userQueues(partition, userId), id)
       .srem(this.keys.realmPublicQueues(partition, realmId), id)
       .zrem(this.keys.access(partition), id)
+      .hdel(this.keys.queueSettings(partition), id)
       .exec();
   }
 
@@ -464,7 +466,11 @@ export class QueueStore {
             continue;
           }
           went++;
-          if (rest[0]) await this.forget(id, Number(rest[0]), Number(rest[1]));
+          // A queue whose keys expired before this ran: the settings index still names its owner.
+          const owner = rest[0]
+            ? rest
+            : (await this.redis.hget(this.keys.queueSettings(partition), id))?.split(' ');
+          if (owner) await this.forget(id, Number(owner[0]), Number(owner[1]));
           else await this.redis.zrem(this.keys.access(partition), id);
         }
         removed += went;
@@ -474,6 +480,51 @@ export class QueueStore {
     }
     return removed;
   }
+}
+
+/** The settings shared by queues registered alike: all of QueueSettings but the ids. */
+type SharedSettings = Omit<QueueSettings, 'id' | 'userId' | 'realmId'>;
+
+/**
+ * A queue's entry in its partition's settings index: `<user id> <realm id> <settings JSON>`, the
+ * JSON the same text for every queue registered alike.
+ */
+function settingsText(info: NewQueue): string {
+  const { userId, realmId, ...settings } = info;
+  const shared: SharedSettings = {
+    eventTypes: settings.eventTypes,
+    narrow: settings.narrow,
+    allPublicStreams: settings.allPublicStreams,
+    applyMarkdown: settings.applyMarkdown,
+    clientGravatar: settings.clientGravatar,
+    slimPresence: settings.slimPresence,
+    capabilities: settings.capabilities,
+    client: settings.client,
+  };
+  return `${userId} ${realmId} ${JSON.stringify(shared)}`;
+}
+
+/** A queue's settings from its settings-index entry; `shared` parses each distinct JSON once. */
+function parseSettingsText(
+  id: string,
+  text: string,
+  shared: Map<string, SharedSettings>,
+): QueueSettings {
+  const user = text.indexOf(' ');
+  const realm = text.indexOf(' ', user + 1);
+  const json = text.slice(realm + 1);
+  let settings = shared.get(json);
+  if (!settings) {
+    const parsed = JSON.parse(json) as SharedSettings;
+    settings = { ...parsed, capabilities: { ...DEFAULT_CAPABILITIES, ...parsed.capabilities } };
+    shared.set(json, settings);
+  }
+  return {
+    id,
+    userId: Number(text.slice(0, user)),
+    realmId: Number(text.slice(user + 1, realm)),
+    ...settings,
+  };
 }
 
 /** The hash fields of a queue's settings: all but the registration snapshot and dispatch state. */

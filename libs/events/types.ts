@@ -89,6 +89,9 @@ export interface QueueInfo {
   snapshot?: RegistrationSnapshot;
 }
 
+/** What dispatch needs of a queue: its owner and its registration settings, which never change. */
+export type QueueSettings = Omit<QueueInfo, 'lastAccess' | 'snapshot'>;
+
 /**
  * The database snapshot (`pg_current_snapshot()` as text) a registration read its initial state
  * from, and the event types that state covers.
