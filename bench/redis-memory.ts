@@ -96,7 +96,7 @@ async function main(): Promise<void> {
         `(MEMORY USAGE of one queue hash: ${String(sample)})\n` +
         `${QUEUES * EVENTS} queued events of ${CONTENT}-character content: ` +
         `${((full - idle) / (QUEUES * EVENTS)).toFixed(0)} bytes each ` +
-        `(MEMORY USAGE of one ${EVENTS}-event stream: ${String(sampleEvents)})\n`,
+        `(MEMORY USAGE of one ${EVENTS}-event list: ${String(sampleEvents)})\n`,
     );
   } finally {
     for (const node of isCluster(redis) ? redis.nodes('master') : [redis]) {

@@ -1,15 +1,15 @@
 /**
  * Every Redis key of the event system. Keys that one script or transaction touches together share
  * a hash tag, so the same commands run on one Redis or on Redis Cluster:
- * - a queue's hash and its event stream share `{<queue id>}`;
+ * - a queue's hash and its event list share `{<queue id>}`;
  * - a dispatch partition's domain stream, lease, dedupe keys and the queue-id sets of the users
  *   it owns share `{p<n>}`.
  */
 export const eventKeys = (prefix: string) => ({
-  /** Hash: owner, filters, capabilities, `last_id`, `mark`, `waiter`, `snapshot`. */
+  /** Hash: owner, filters, capabilities, `last_id`, `first_id`, `mark`, `waiter`, `snapshot`. */
   queue: (id: string) => `${prefix}queue:{${id}}`,
-  /** Stream: entry `0-<n+1>` holds the event with id n. */
-  events: (id: string) => `${prefix}queue:{${id}}:events`,
+  /** List of the events not yet acknowledged, oldest first (see queue-store.ts). */
+  events: (id: string) => `${prefix}queue:{${id}}:event-list`,
   /** Set of the queue ids of one user. */
   userQueues: (partition: number, userId: number) =>
     `${prefix}user-queues:{p${partition}}:${userId}`,

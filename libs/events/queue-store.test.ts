@@ -66,6 +66,16 @@ describe('QueueStore.append', () => {
   });
 });
 
+describe('a queue registered before event lists', () => {
+  it('is gone for polls and appends, so its client registers again', async () => {
+    const queueId = await newQueue();
+    await org.t.redis.hdel(store.keys.queue(queueId), 'first_id');
+    expect(await read(queueId)).toBe('missing');
+    const [result] = await store.append([{ queueId, events: [{ type: 'late' }] }]);
+    expect(result.lastId).toBe(-1);
+  });
+});
+
 describe('QueueStore.settingsOf', () => {
   const partition = () => store.partitionOf(org.owner.user.id);
 

@@ -21,43 +21,54 @@ import {
 /**
  * Event queues live entirely in Redis, so any `events` replica can serve any queue (key layout in
  * keys.ts). A queue's hash holds its settings, which never change after registration, plus
- * `last_id` (the last event id handed out), `mark` (the last domain-stream entry delivered to it,
- * so a redelivered entry is not appended twice), `waiter` (the wake-up channel of the process
- * where a poll waits) and `snapshot`. Queue keys carry a TTL a minute longer than the idle limit,
- * pushed back by every poll, as a backstop to the garbage collector.
+ * `last_id` (the last event id handed out), `first_id` (the id of the oldest event still held),
+ * `mark` (the last domain-stream entry delivered to it, so a redelivered entry is not appended
+ * twice), `waiter` (the wake-up channel of the process where a poll waits) and `snapshot`. The
+ * events themselves are a list, oldest first, each element `<xid> <event JSON>` (xid: the writing
+ * transaction, or empty), so the event with id n is element n - first_id. A list, not a stream:
+ * a stream preallocates a 4 KB node for its first entry, four times a message event's size, and
+ * the page faults of 10,000 such nodes at once made the first message to 10,000 queues spend
+ * 120 ms more in Redis. Queue keys carry a TTL a minute longer than the idle limit, pushed back by
+ * every poll, as a backstop to the garbage collector.
  */
-
-const streamId = (eventId: number) => `0-${eventId + 1}`;
 
 /**
  * One poll in one round trip: checks the owner, marks the queue used, drops acknowledged events,
  * reads the rest and, when there are none and the caller will wait, records its wake-up channel.
- * KEYS: queue hash, event stream. ARGV: user id, first stream id to read ('' for all), trim
- * threshold ('' for none), now, TTL ms, wake-up channel ('' when not waiting).
- * Returns {-1} (no queue), {-2} (another user's queue) or {0, snapshot, entries, last id}.
+ * KEYS: queue hash, event list. ARGV: user id, last acknowledged event id ('' for none), now, TTL
+ * ms, wake-up channel ('' when not waiting).
+ * Returns {-1} (no queue, or one registered before event lists), {-2} (another user's queue) or
+ * {0, snapshot, elements, first id, last id}.
  */
 const POLL_SCRIPT = `
-local owner = redis.call('HGET', KEYS[1], 'user')
-if not owner then return {-1} end
-if owner ~= ARGV[1] then return {-2} end
-redis.call('HSET', KEYS[1], 'last_access', ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
-if ARGV[3] ~= '' then redis.call('XTRIM', KEYS[2], 'MINID', ARGV[3]) end
-local start = '-'
-if ARGV[2] ~= '' then start = ARGV[2] end
-local entries = redis.call('XRANGE', KEYS[2], start, '+')
-if #entries == 0 and ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'waiter', ARGV[6]) end
-return {0, redis.call('HGET', KEYS[1], 'snapshot') or '', entries, redis.call('HGET', KEYS[1], 'last_id')}
+local fields = redis.call('HMGET', KEYS[1], 'user', 'first_id', 'last_id', 'snapshot')
+if not fields[1] or not fields[2] then return {-1} end
+if fields[1] ~= ARGV[1] then return {-2} end
+redis.call('HSET', KEYS[1], 'last_access', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+local first, last = tonumber(fields[2]), tonumber(fields[3])
+if ARGV[2] ~= '' then
+  local acked = math.min(tonumber(ARGV[2]), last)
+  if acked >= first then
+    redis.call('LTRIM', KEYS[2], acked - first + 1, -1)
+    first = acked + 1
+    redis.call('HSET', KEYS[1], 'first_id', first)
+  end
+end
+local elements = redis.call('LRANGE', KEYS[2], 0, -1)
+if #elements == 0 and ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'waiter', ARGV[5]) end
+return {0, fields[4] or '', elements, first, last}
 `;
 
 /**
  * Appends, for each of several queues in turn, the events one domain-stream entry produced for it.
  * A queue is fed by one partition, in stream order, so an entry at or below the queue's `mark` was
- * appended already (a dispatcher redelivering after a crash) and is skipped. The event JSON comes
- * once however many queues receive it (a message to a big channel is one text for most of them).
- * KEYS: queue hash and event stream of each queue. ARGV: the number of distinct events K, the K
- * events, then per queue: mark ('' for none), xid, count n, n indexes (0-based) into the events.
+ * appended already (a dispatcher redelivering after a crash) and is skipped. Each stored element
+ * comes once however many queues receive it (a message to a big channel is one text for most of
+ * them). A list just created gets the hash's TTL.
+ * KEYS: queue hash and event list of each queue. ARGV: the number of distinct elements K, the K
+ * elements, then per queue: mark ('' for none), count n, n indexes (0-based) into the elements.
  * Returns per queue {last id, waiter channel or ''}; last id -1: no such queue, -2: already
  * appended.
  */
@@ -66,30 +77,33 @@ local at = tonumber(ARGV[1]) + 2
 local out = {}
 for q = 1, #KEYS, 2 do
   local hash, events = KEYS[q], KEYS[q + 1]
-  local mark, xid, n = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2])
-  local first = at + 3
+  local mark, n = ARGV[at], tonumber(ARGV[at + 1])
+  local first = at + 2
   at = first + n
   local last, waiter = -1, ''
-  if redis.call('EXISTS', hash) == 1 then
-    if mark ~= '' then
-      local seen = redis.call('HGET', hash, 'mark')
-      if seen then
-        local lms, lseq = string.match(seen, '(%d+)-(%d+)')
-        local ms, seq = string.match(mark, '(%d+)-(%d+)')
-        lms, lseq, ms, seq = tonumber(lms), tonumber(lseq), tonumber(ms), tonumber(seq)
-        if ms < lms or (ms == lms and seq <= lseq) then last = -2 end
-      end
-      if last ~= -2 then redis.call('HSET', hash, 'mark', mark) end
+  local fields = redis.call('HMGET', hash, 'last_id', 'first_id', 'mark', 'waiter')
+  if fields[1] and fields[2] then
+    if mark ~= '' and fields[3] then
+      local lms, lseq = string.match(fields[3], '(%d+)-(%d+)')
+      local ms, seq = string.match(mark, '(%d+)-(%d+)')
+      lms, lseq, ms, seq = tonumber(lms), tonumber(lseq), tonumber(ms), tonumber(seq)
+      if ms < lms or (ms == lms and seq <= lseq) then last = -2 end
     end
     if last ~= -2 then
-      for i = first, first + n - 1 do
-        last = redis.call('HINCRBY', hash, 'last_id', 1)
-        redis.call('XADD', events, '0-' .. (last + 1), 'e', ARGV[tonumber(ARGV[i]) + 2], 'x', xid)
+      local elements = {}
+      for i = first, first + n - 1 do elements[#elements + 1] = ARGV[tonumber(ARGV[i]) + 2] end
+      local length = redis.call('RPUSH', events, unpack(elements))
+      if length == n then
+        local ttl = redis.call('PTTL', hash)
+        if ttl > 0 then redis.call('PEXPIRE', events, ttl) end
       end
-      local ttl = redis.call('PTTL', hash)
-      if ttl > 0 then redis.call('PEXPIRE', events, ttl) end
-      waiter = redis.call('HGET', hash, 'waiter')
-      if waiter then redis.call('HDEL', hash, 'waiter') else waiter = '' end
+      last = tonumber(fields[1]) + n
+      if mark ~= '' then redis.call('HSET', hash, 'last_id', last, 'mark', mark)
+      else redis.call('HSET', hash, 'last_id', last) end
+      if fields[4] then
+        waiter = fields[4]
+        redis.call('HDEL', hash, 'waiter')
+      end
     end
   end
   out[#out + 1] = last
@@ -105,7 +119,7 @@ const QUEUES_PER_SCRIPT = 200;
  * Deletes a queue if it has been idle past the cutoff and returns {'gone', owner, realm} for the
  * caller to clean the partition's sets; a queue polled since returns {'kept', last access}, which
  * the caller writes to the access index (polls leave the index alone: one command fewer each).
- * KEYS: queue hash, event stream. ARGV: cutoff.
+ * KEYS: queue hash, event list. ARGV: cutoff.
  */
 const GC_SCRIPT = `
 local fields = redis.call('HMGET', KEYS[1], 'last_access', 'user', 'realm')
@@ -117,7 +131,7 @@ return {'gone', fields[2] or '', fields[3] or ''}
 type ScriptRedis = RedisClient & {
   chatQueuePoll(
     ...args: (string | number)[]
-  ): Promise<[number, string?, [string, string[]][]?, string?]>;
+  ): Promise<[number, string?, string[]?, number?, number?]>;
   chatQueueAppend(...args: (string | number)[]): Promise<(number | string)[]>;
   chatQueueGc(queueKey: string, eventsKey: string, cutoff: number): Promise<string[]>;
 };
@@ -230,6 +244,7 @@ export class QueueStore {
         client: info.client,
         last_access: info.lastAccess,
         last_id: -1,
+        first_id: 0,
       })
       .pexpire(key, this.ttlMs)
       .exec();
@@ -313,36 +328,33 @@ export class QueueStore {
     waiter: string | null,
   ): Promise<PollResult> {
     const acked = lastEventId !== undefined && lastEventId >= 0;
-    const now = Date.now();
     const reply = await this.scripts.chatQueuePoll(
       this.keys.queue(id),
       this.keys.events(id),
       String(userId),
-      acked ? streamId(lastEventId + 1) : '',
-      acked ? streamId(lastEventId + 1) : '',
-      now,
+      acked ? lastEventId : '',
+      Date.now(),
       this.ttlMs,
       waiter ?? '',
     );
     if (reply[0] === -1) return { status: 'missing' };
     if (reply[0] === -2) return { status: 'foreign' };
     const registration = reply[1] ? (JSON.parse(reply[1]) as RegistrationSnapshot) : undefined;
+    const firstId = Number(reply[3]);
     const events: QueuedEvent[] = [];
     let hiddenUpTo: number | null = null;
-    for (const [entryId, fields] of reply[2] ?? []) {
-      const eventId = Number(entryId.slice(2)) - 1;
-      const event = JSON.parse(fields[1]) as ClientEvent;
-      if (shownAtRegistration(registration, event.type, fields[3])) {
-        hiddenUpTo = eventId;
-        continue;
-      }
-      events.push({ ...event, id: eventId });
-    }
+    (reply[2] ?? []).forEach((element, i) => {
+      const space = element.indexOf(' ');
+      const event = JSON.parse(element.slice(space + 1)) as ClientEvent;
+      if (shownAtRegistration(registration, event.type, element.slice(0, space))) {
+        hiddenUpTo = firstId + i;
+      } else events.push({ ...event, id: firstId + i });
+    });
     return {
       status: 'ok',
       events,
       hiddenUpTo: events.length ? null : hiddenUpTo,
-      lastId: Number(reply[3] ?? -1),
+      lastId: Number(reply[4] ?? -1),
       registration,
     };
   }
@@ -350,7 +362,7 @@ export class QueueStore {
   /**
    * Appends events to queues in one round trip (one per node on a cluster), in order: one script
    * call per group of up to QUEUES_PER_SCRIPT queues that share a node's slot (on one Redis, any
-   * queues), each distinct event's JSON sent once per call. On a cluster the appends reach a
+   * queues), each distinct stored element sent once per call. On a cluster the appends reach a
    * replica before this returns: the caller then acknowledges the domain-stream entries, and a
    * failover must not hand out an event id twice.
    */
@@ -371,6 +383,16 @@ export class QueueStore {
         return json;
       }),
     );
+    // The stored element of each event JSON and transaction, made once (a new string per queue
+    // would be hashed again for every queue).
+    const elements = new Map<string, Map<string, string>>();
+    const elementOf = (xid: string, json: string) => {
+      let byJson = elements.get(xid);
+      if (!byJson) elements.set(xid, (byJson = new Map()));
+      let element = byJson.get(json);
+      if (element === undefined) byJson.set(json, (element = `${xid} ${json}`));
+      return element;
+    };
     const calls: number[][] = [];
     const open = new Map<number, number[]>();
     appends.forEach(({ queueId }, i) => {
@@ -392,8 +414,8 @@ export class QueueStore {
         for (const i of indexes) {
           const { queueId, mark, xid } = appends[i];
           keys.push(this.keys.queue(queueId), this.keys.events(queueId));
-          perQueue.push(mark ?? '', xid ?? '', written[i].length);
-          for (const json of written[i]) perQueue.push(events.indexOf(json));
+          perQueue.push(mark ?? '', written[i].length);
+          for (const json of written[i]) perQueue.push(events.indexOf(elementOf(xid ?? '', json)));
         }
         return {
           key: keys[0],
