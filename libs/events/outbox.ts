@@ -28,10 +28,11 @@ export class EventSink {
 
   async emit(realmId: number, event: ClientEvent, users: number[]): Promise<void> {
     if (users.length === 0) return;
-    const row = await this.tx.outboxEvent.create({
-      data: { realmId, eventJson: event as object, usersJson: users },
-      select: { id: true, xid: true },
-    });
+    // JSON text as parameters: Prisma's own encoding of a 10,000-recipient list took 10-15 ms.
+    const [row] = await this.tx.$queryRaw<{ id: bigint; xid: bigint }[]>`
+      INSERT INTO outbox_events (realm_id, event_json, users_json)
+      VALUES (${realmId}, ${JSON.stringify(event)}::jsonb, ${JSON.stringify(users)}::jsonb)
+      RETURNING id, xid`;
     this.rows.push({ id: row.id, realmId, users, event, xid: row.xid });
   }
 }
