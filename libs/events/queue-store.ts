@@ -23,7 +23,7 @@ import {
  * keys.ts). A queue's hash holds its settings, which never change after registration, plus
  * `last_id` (the last event id handed out), `first_id` (the id of the oldest event still held),
  * `mark` (the last domain-stream entry delivered to it, so a redelivered entry is not appended
- * twice), `waiter` (the wake-up channel of the process where a poll waits) and `snapshot`. The
+ * twice), `waiter` (the wake-up channel of the process where a poll waits, '' when none) and `snapshot`. The
  * events themselves are a list, oldest first, each element `<xid> <event JSON>` (xid: the writing
  * transaction, or empty), so the event with id n is element n - first_id. A list, not a stream:
  * a stream preallocates a 4 KB node for its first entry, four times a message event's size, and
@@ -64,16 +64,18 @@ return {0, fields[4] or '', elements, first, last}
 /**
  * Appends, for each of several queues in turn, the events one domain-stream entry produced for it.
  * A queue is fed by one partition, in stream order, so an entry at or below the queue's `mark` was
- * appended already (a dispatcher redelivering after a crash) and is skipped. Each stored element
- * comes once however many queues receive it (a message to a big channel is one text for most of
- * them). A list just created gets the hash's TTL.
- * KEYS: queue hash and event list of each queue. ARGV: the number of distinct elements K, the K
- * elements, then per queue: mark ('' for none), count n, n indexes (0-based) into the elements.
+ * appended already (a dispatcher redelivering after a crash) and is skipped; marks are compared as
+ * strings, in the fixed-width form of `markOf`. Each stored element comes once however many queues
+ * receive it (a message to a big channel is one text for most of them). A list just created gets
+ * the queue's TTL. Four commands a queue at most: Redis runs this for 10,000 queues at once.
+ * KEYS: queue hash and event list of each queue. ARGV: TTL ms, the number of distinct elements K,
+ * the K elements, then per queue: mark ('' for none), count n, n indexes (0-based) into the
+ * elements.
  * Returns per queue {last id, waiter channel or ''}; last id -1: no such queue, -2: already
  * appended.
  */
 const APPEND_SCRIPT = `
-local at = tonumber(ARGV[1]) + 2
+local at = tonumber(ARGV[2]) + 3
 local out = {}
 for q = 1, #KEYS, 2 do
   local hash, events = KEYS[q], KEYS[q + 1]
@@ -83,27 +85,18 @@ for q = 1, #KEYS, 2 do
   local last, waiter = -1, ''
   local fields = redis.call('HMGET', hash, 'last_id', 'first_id', 'mark', 'waiter')
   if fields[1] and fields[2] then
-    if mark ~= '' and fields[3] then
-      local lms, lseq = string.match(fields[3], '(%d+)-(%d+)')
-      local ms, seq = string.match(mark, '(%d+)-(%d+)')
-      lms, lseq, ms, seq = tonumber(lms), tonumber(lseq), tonumber(ms), tonumber(seq)
-      if ms < lms or (ms == lms and seq <= lseq) then last = -2 end
-    end
-    if last ~= -2 then
+    if mark ~= '' and fields[3] and mark <= fields[3] then
+      last = -2
+    else
       local elements = {}
-      for i = first, first + n - 1 do elements[#elements + 1] = ARGV[tonumber(ARGV[i]) + 2] end
-      local length = redis.call('RPUSH', events, unpack(elements))
-      if length == n then
-        local ttl = redis.call('PTTL', hash)
-        if ttl > 0 then redis.call('PEXPIRE', events, ttl) end
+      for i = first, first + n - 1 do elements[#elements + 1] = ARGV[tonumber(ARGV[i]) + 3] end
+      if redis.call('RPUSH', events, unpack(elements)) == n then
+        redis.call('PEXPIRE', events, ARGV[1])
       end
       last = tonumber(fields[1]) + n
-      if mark ~= '' then redis.call('HSET', hash, 'last_id', last, 'mark', mark)
-      else redis.call('HSET', hash, 'last_id', last) end
-      if fields[4] then
-        waiter = fields[4]
-        redis.call('HDEL', hash, 'waiter')
-      end
+      waiter = fields[4] or ''
+      if mark ~= '' then redis.call('HSET', hash, 'last_id', last, 'mark', mark, 'waiter', '')
+      else redis.call('HSET', hash, 'last_id', last, 'waiter', '') end
     end
   end
   out[#out + 1] = last
@@ -111,6 +104,15 @@ for q = 1, #KEYS, 2 do
 end
 return out
 `;
+
+/**
+ * A domain-stream entry id (`<ms>-<seq>`) as a queue's mark: fixed width, so that marks compare as
+ * strings in the order of their entries.
+ */
+export const markOf = (entryId: string): string => {
+  const [ms, seq] = entryId.split('-');
+  return `${ms.padStart(15, '0')}-${(seq ?? '0').padStart(20, '0')}`;
+};
 
 /** Queues one append script takes at most: Redis runs nothing else while a script runs. */
 const QUEUES_PER_SCRIPT = 200;
@@ -414,7 +416,7 @@ export class QueueStore {
         for (const i of indexes) {
           const { queueId, mark, xid } = appends[i];
           keys.push(this.keys.queue(queueId), this.keys.events(queueId));
-          perQueue.push(mark ?? '', written[i].length);
+          perQueue.push(mark === undefined ? '' : markOf(mark), written[i].length);
           for (const json of written[i]) perQueue.push(events.indexOf(elementOf(xid ?? '', json)));
         }
         return {
@@ -423,6 +425,7 @@ export class QueueStore {
             (p as ScriptPipeline).chatQueueAppend(
               keys.length,
               ...keys,
+              this.ttlMs,
               events.list.length,
               ...events.list,
               ...perQueue,
