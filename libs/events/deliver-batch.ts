@@ -158,16 +158,12 @@ export async function deliverBatch(
   local?.end(localWakeups);
   for (const id of new Set(gone)) {
     directory.forget(id);
-    for (const [userId, ids] of queuesOfUser) {
-      if (ids.includes(id)) onPartition((p) => p.srem(keys.userQueues(partition, userId), id));
+    const naming = <K>(sets: Map<K, string[]>) =>
+      [...sets].filter(([, ids]) => ids.includes(id)).map(([owner]) => owner);
+    const [userIds, realmIds] = [naming(queuesOfUser), naming(publicQueues)];
+    for (const add of directory.store.forgetCommands(partition, id, userIds, realmIds)) {
+      onPartition(add);
     }
-    for (const [realmId, ids] of publicQueues) {
-      if (ids.includes(id)) {
-        onPartition((p) => p.srem(keys.realmPublicQueues(partition, realmId), id));
-      }
-    }
-    onPartition((p) => p.zrem(keys.access(partition), id));
-    onPartition((p) => p.hdel(keys.queueSettings(partition), id));
   }
   onPartition((p) => p.xack(streamKey, DISPATCH_GROUP, ...entries.map(([id]) => id)));
   onPartition((p) => p.xtrim(streamKey, 'MINID', entries[entries.length - 1][0]));

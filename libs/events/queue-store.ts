@@ -270,8 +270,10 @@ export class QueueStore {
    * The settings of queues of one partition's users (null: the queue is gone), in one command:
    * the partition's settings index holds each queue's settings as one text, and queues
    * registered alike share one parsed settings object, which dispatch learns by the thousand
-   * after a reconnect wave. A queue the index lacks (registered before the index existed) is
-   * read from its own hash.
+   * after a reconnect wave. A queue the index lacks is read from its own hash. (Registration
+   * writes the entry in the same transaction as the sets that name the queue, so only an entry
+   * removed by hand is missing; a queue of the release before the index has no `first_id`, and
+   * its first append finds it gone.)
    */
   async settingsOf(partition: number, ids: string[]): Promise<(QueueSettings | null)[]> {
     if (ids.length === 0) return [];
@@ -455,14 +457,33 @@ export class QueueStore {
 
   /** Removes a queue id from its partition's sets (after the queue's keys went). */
   async forget(id: string, userId: number, realmId: number): Promise<void> {
-    const partition = this.partitionOf(userId);
-    await this.redis
-      .multi()
-      .srem(this.keys.userQueues(partition, userId), id)
-      .srem(this.keys.realmPublicQueues(partition, realmId), id)
-      .zrem(this.keys.access(partition), id)
-      .hdel(this.keys.queueSettings(partition), id)
-      .exec();
+    const removal = this.redis.multi();
+    for (const add of this.forgetCommands(this.partitionOf(userId), id, [userId], [realmId])) {
+      add(removal);
+    }
+    await removal.exec();
+  }
+
+  /**
+   * The commands, one each, that remove a queue id from the partition's keys naming it: the
+   * queue-id sets of `userIds` and `realmIds`, the access index and the settings index.
+   */
+  forgetCommands(
+    partition: number,
+    id: string,
+    userIds: number[],
+    realmIds: number[],
+  ): ((pipeline: ChainableCommander) => void)[] {
+    return [
+      ...userIds.map((userId) => (p: ChainableCommander) => {
+        p.srem(this.keys.userQueues(partition, userId), id);
+      }),
+      ...realmIds.map((realmId) => (p: ChainableCommander) => {
+        p.srem(this.keys.realmPublicQueues(partition, realmId), id);
+      }),
+      (p) => p.zrem(this.keys.access(partition), id),
+      (p) => p.hdel(this.keys.queueSettings(partition), id),
+    ];
   }
 
   /** Deletes queues idle for longer than the limit; returns how many went. */
