@@ -76,7 +76,9 @@ describe('polls served ahead of the routes', () => {
     );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ result: 'success', msg: '', events: [], queue_id: q.queue_id });
-    expect(res.headers['x-ratelimit-limit']).toBeDefined();
+    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+      expect(res.headers[name]).toMatch(/^\d+$/);
+    }
     expect(res.headers['x-request-id']).toBeDefined();
   });
 
@@ -86,6 +88,7 @@ describe('polls served ahead of the routes', () => {
     const foreign = await get(path, bob);
     expect(foreign.status).toBe(400);
     expect(foreign.body.msg).toBe('You are not authorized to get events from this queue');
+    expect(foreign.headers['x-ratelimit-remaining']).toMatch(/^\d+$/);
     const missing = await get('/api/v1/events?queue_id=1%3Anope&dont_block=true', alice);
     expect(missing.status).toBe(400);
     expect(missing.body.code).toBe('BAD_EVENT_QUEUE_ID');
@@ -102,5 +105,40 @@ describe('polls served ahead of the routes', () => {
     expect(res.status).toBe(400);
     expect(res.body.result).toBe('error');
     expect(res.body.msg).toMatch(/last_event_id/);
+  });
+});
+
+describe('a poll over the rate limit', () => {
+  it('answers 429 with the rate-limit headers and retry-after', async () => {
+    const t = await startTestContext({ RATE_LIMIT_API_REQUESTS: '3' });
+    const ev = await startTestEvents(t);
+    try {
+      const pollsFirst = servePollsFirst(t, ev.tier);
+      const onlyPolls: RequestListener = (req, res) => {
+        if (!pollsFirst(req, res)) res.writeHead(404).end();
+      };
+      const org = await makeRealm(t);
+      const alice = await makeUser(t, org.realm);
+      const q = await register(t, org.host, alice.auth);
+      const path = `/api/v1/events?queue_id=${encodeURIComponent(q.queue_id)}&dont_block=true`;
+      const statuses: number[] = [];
+      let limited: request.Response | undefined;
+      for (let i = 0; i < 5 && !limited; i++) {
+        const res = await request(onlyPolls)
+          .get(path)
+          .set('Host', org.host)
+          .set('Authorization', alice.auth);
+        statuses.push(res.status);
+        if (res.status === 429) limited = res;
+      }
+      expect(statuses.slice(0, -1).every((s) => s === 200)).toBe(true);
+      expect(limited?.body).toMatchObject({ result: 'error', code: 'RATE_LIMIT_HIT' });
+      expect(limited?.headers['x-ratelimit-remaining']).toBe('0');
+      expect(limited?.headers['x-ratelimit-limit']).toBe('3');
+      expect(Number(limited?.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await ev.stop();
+      await t.close();
+    }
   });
 });

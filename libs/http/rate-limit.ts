@@ -1,7 +1,11 @@
-import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../core/context';
 import { rateLimited } from '../core/errors';
 import { windowCounter } from '../redis/window-counter';
+
+/** Where the rate-limit headers go: the response, or a list the caller writes with its head. */
+export interface HeaderSink {
+  setHeader(name: string, value: string): unknown;
+}
 
 /**
  * Counts one API request of a user; over the limit it answers 429 RATE_LIMIT_HIT with retry-after.
@@ -11,7 +15,7 @@ import { windowCounter } from '../redis/window-counter';
 export async function consumeApiRequest(
   ctx: AppContext,
   userId: number,
-  res: Pick<ServerResponse, 'setHeader'>,
+  res: HeaderSink,
 ): Promise<void> {
   const { apiRequests: limit, apiWindowSeconds } = ctx.config.rateLimit;
   const { count, msLeft } = await windowCounter(ctx, 'api', apiWindowSeconds).add(String(userId));
