@@ -8,24 +8,22 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-it('runs a command on each key, with its arguments, over several calls, replies in key order', async () => {
+it('runs a command on each key over several calls, replies in key order', async () => {
   // One hash tag: on a cluster the keys share a slot, as the callers' keys do.
   const keys = Array.from({ length: 2500 }, (_, i) => `${t.config.redisPrefix}{per-key}:${i}`);
   const write = t.redis.pipeline();
   keys.forEach((key, i) => {
-    if (i % 7 !== 0) write.hset(key, { a: `a${i}`, b: `b${i}` });
+    if (i % 7 !== 0) write.sadd(key, `a${i}`, `b${i}`);
   });
   await write.exec();
 
   const read = t.redis.pipeline();
-  addPerKey(read, 'HMGET', keys, ['b', 'missing', 'a']);
+  addPerKey(read, 'SMEMBERS', keys);
   const calls = ((await read.exec()) ?? []).map(([err, value]) => {
     if (err) throw err;
     return value;
   });
   expect(calls).toHaveLength(3);
-  const replies = perKeyReplies<(string | null)[]>(calls);
-  expect(replies).toEqual(
-    keys.map((_, i) => (i % 7 === 0 ? [null, null, null] : [`b${i}`, null, `a${i}`])),
-  );
+  const replies = perKeyReplies<string[]>(calls).map((members) => [...members].sort());
+  expect(replies).toEqual(keys.map((_, i) => (i % 7 === 0 ? [] : [`a${i}`, `b${i}`])));
 });

@@ -1,9 +1,9 @@
 import type { ChainableCommander } from 'ioredis';
 
-/** ARGV[1] run on each key of KEYS with the rest of ARGV after the key; the replies in order. */
+/** ARGV[1] run on each key of KEYS; the replies in order. */
 const PER_KEY_SCRIPT = `
 local out = {}
-for i = 1, #KEYS do out[i] = redis.call(ARGV[1], KEYS[i], unpack(ARGV, 2)) end
+for i = 1, #KEYS do out[i] = redis.call(ARGV[1], KEYS[i]) end
 return out
 `;
 
@@ -11,20 +11,15 @@ return out
 const KEYS_PER_CALL = 1000;
 
 /**
- * Adds to `pipeline` the script calls that run `command` on each of `keys` (with `args` after
- * the key): reading thousands of small keys, one command each costs the client thousands of
+ * Adds to `pipeline` the script calls that run `command` on each of `keys` (a command that takes
+ * the key alone, such as SMEMBERS): reading thousands of small keys, one command each costs the client thousands of
  * commands' encoding and replies, and a call per thousand keys does not. The keys must share a
  * node, and on a cluster a slot. Their replies come back through `perKeyReplies`.
  */
-export function addPerKey(
-  pipeline: ChainableCommander,
-  command: string,
-  keys: string[],
-  args: readonly string[] = [],
-): void {
+export function addPerKey(pipeline: ChainableCommander, command: string, keys: string[]): void {
   for (let i = 0; i < keys.length; i += KEYS_PER_CALL) {
     const chunk = keys.slice(i, i + KEYS_PER_CALL);
-    pipeline.eval(PER_KEY_SCRIPT, chunk.length, ...chunk, command, ...args);
+    pipeline.eval(PER_KEY_SCRIPT, chunk.length, ...chunk, command);
   }
 }
 
