@@ -513,10 +513,12 @@ export class QueueStore {
           }
           went++;
           // A queue whose keys expired before this ran: the settings index still names its owner.
-          const owner = rest[0]
-            ? rest
-            : (await this.redis.hget(this.keys.queueSettings(partition), id))?.split(' ');
-          if (owner) await this.forget(id, Number(owner[0]), Number(owner[1]));
+          let owner = rest[0] ? { userId: Number(rest[0]), realmId: Number(rest[1]) } : null;
+          if (!owner) {
+            const text = await this.redis.hget(this.keys.queueSettings(partition), id);
+            owner = text === null ? null : splitSettingsText(text);
+          }
+          if (owner) await this.forget(id, owner.userId, owner.realmId);
           else await this.redis.zrem(this.keys.access(partition), id);
         }
         removed += went;
@@ -536,18 +538,28 @@ type SharedSettings = Omit<QueueSettings, 'id' | 'userId' | 'realmId'>;
  * JSON the same text for every queue registered alike.
  */
 function settingsText(info: NewQueue): string {
-  const { userId, realmId, ...settings } = info;
   const shared: SharedSettings = {
-    eventTypes: settings.eventTypes,
-    narrow: settings.narrow,
-    allPublicStreams: settings.allPublicStreams,
-    applyMarkdown: settings.applyMarkdown,
-    clientGravatar: settings.clientGravatar,
-    slimPresence: settings.slimPresence,
-    capabilities: settings.capabilities,
-    client: settings.client,
+    eventTypes: info.eventTypes,
+    narrow: info.narrow,
+    allPublicStreams: info.allPublicStreams,
+    applyMarkdown: info.applyMarkdown,
+    clientGravatar: info.clientGravatar,
+    slimPresence: info.slimPresence,
+    capabilities: info.capabilities,
+    client: info.client,
   };
-  return `${userId} ${realmId} ${JSON.stringify(shared)}`;
+  return `${info.userId} ${info.realmId} ${JSON.stringify(shared)}`;
+}
+
+/** A settings-index entry's owner and its settings JSON, unparsed. */
+function splitSettingsText(text: string): { userId: number; realmId: number; json: string } {
+  const user = text.indexOf(' ');
+  const realm = text.indexOf(' ', user + 1);
+  return {
+    userId: Number(text.slice(0, user)),
+    realmId: Number(text.slice(user + 1, realm)),
+    json: text.slice(realm + 1),
+  };
 }
 
 /** A queue's settings from its settings-index entry; `shared` parses each distinct JSON once. */
@@ -556,21 +568,14 @@ function parseSettingsText(
   text: string,
   shared: Map<string, SharedSettings>,
 ): QueueSettings {
-  const user = text.indexOf(' ');
-  const realm = text.indexOf(' ', user + 1);
-  const json = text.slice(realm + 1);
+  const { userId, realmId, json } = splitSettingsText(text);
   let settings = shared.get(json);
   if (!settings) {
     const parsed = JSON.parse(json) as SharedSettings;
     settings = { ...parsed, capabilities: { ...DEFAULT_CAPABILITIES, ...parsed.capabilities } };
     shared.set(json, settings);
   }
-  return {
-    id,
-    userId: Number(text.slice(0, user)),
-    realmId: Number(text.slice(user + 1, realm)),
-    ...settings,
-  };
+  return { id, userId, realmId, ...settings };
 }
 
 /** The hash fields of a queue's settings: all but the registration snapshot and dispatch state. */
