@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { isIP } from 'node:net';
+import { createHmac } from 'node:crypto';
 import type { Config, RedisClusterConfig } from '../core/config';
 
 const commaList = (value: string): string[] =>
@@ -137,6 +138,15 @@ const envSchema = Joi.object({
   WEB_PUBLIC_STREAMS_ENABLED: Joi.boolean().default(true),
   PUSH_NOTIFICATIONS_ENABLED: Joi.boolean().default(false),
   PASSWORD_AUTH_ENABLED: Joi.boolean().default(true),
+  PASSWORD_MIN_LENGTH: Joi.number().integer().min(0).default(6),
+  PASSWORD_MIN_GUESSES: Joi.number().min(0).default(10000),
+  CAMO_URI: Joi.string()
+    .allow('')
+    .default('')
+    .custom((v: string) => (v === '' || v.endsWith('/') ? v : `${v}/`)),
+  CAMO_KEY: Joi.string().min(16),
+  CAMO_MAX_SIZE_MIB: Joi.number().positive().default(25),
+  CAMO_TIMEOUT_SECONDS: Joi.number().positive().default(10),
   RATE_LIMIT_API_REQUESTS: Joi.number().integer().positive().default(200),
   RATE_LIMIT_API_WINDOW_SECONDS: Joi.number().integer().positive().default(60),
   RATE_LIMIT_AUTH_ATTEMPTS: Joi.number().integer().positive().default(10),
@@ -144,6 +154,11 @@ const envSchema = Joi.object({
 }).unknown(true);
 
 export class ConfigError extends Error {}
+
+/** Without CAMO_KEY the built-in proxy signs with a key of its own, derived from SECRET_KEY. */
+function derivedCamoKey(secretKey: string): string {
+  return createHmac('sha256', secretKey).update('camo').digest('hex');
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const { value, error } = envSchema.validate(env, { abortEarly: false, convert: true });
@@ -203,6 +218,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webPublicStreamsEnabled: value.WEB_PUBLIC_STREAMS_ENABLED,
     pushNotificationsEnabled: value.PUSH_NOTIFICATIONS_ENABLED,
     passwordAuthEnabled: value.PASSWORD_AUTH_ENABLED,
+    passwordMinLength: value.PASSWORD_MIN_LENGTH,
+    passwordMinGuesses: value.PASSWORD_MIN_GUESSES,
+    camo: value.CAMO_URI
+      ? {
+          uri: value.CAMO_URI,
+          key: value.CAMO_KEY ?? derivedCamoKey(value.SECRET_KEY),
+          maxBytes: Math.floor(value.CAMO_MAX_SIZE_MIB * 1024 * 1024),
+          timeoutMs: value.CAMO_TIMEOUT_SECONDS * 1000,
+        }
+      : null,
     rateLimit: {
       apiRequests: value.RATE_LIMIT_API_REQUESTS,
       apiWindowSeconds: value.RATE_LIMIT_API_WINDOW_SECONDS,

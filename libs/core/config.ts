@@ -67,6 +67,15 @@ export interface Config {
   webPublicStreamsEnabled: boolean;
   pushNotificationsEnabled: boolean;
   passwordAuthEnabled: boolean;
+  /** Zulip's PASSWORD_MIN_LENGTH: shorter new passwords are refused; register reports it. */
+  passwordMinLength: number;
+  /** Zulip's PASSWORD_MIN_GUESSES: zxcvbn's estimate a new password must reach; register reports it. */
+  passwordMinGuesses: number;
+  /**
+   * Zulip's camo image proxy: external images and videos in messages load through
+   * `<uri><digest>/<hex url>` (`GET /external_content/...` when `uri` is that path); null: off.
+   */
+  camo: CamoConfig | null;
   /** Requests per window per authenticated user (Zulip's default: 200 a minute). */
   rateLimit: {
     apiRequests: number;
@@ -74,6 +83,16 @@ export interface Config {
     authAttempts: number;
     authWindowSeconds: number;
   };
+}
+
+export interface CamoConfig {
+  /** CAMO_URI: the proxy's URL prefix, ending in `/` (`/external_content/` is served here). */
+  uri: string;
+  /** CAMO_KEY: the HMAC-SHA1 key the digests are made with (shared with an external go-camo). */
+  key: string;
+  /** Largest remote body the proxy passes on, and its deadline for the whole exchange. */
+  maxBytes: number;
+  timeoutMs: number;
 }
 
 export interface RedisClusterConfig {

@@ -164,6 +164,10 @@ export function eventsForQueue(
       return accepts(queue, 'typing') ? [stripInternal(event)] : [];
     case 'user_settings':
       return settingsForQueue(queue, event, context);
+    case 'realm_linkifiers':
+      // RFC 6570 templates are not the URL format strings older clients read (FL 176).
+      if (!queue.capabilities.linkifier_url_template) return [];
+      return accepts(queue, 'realm_linkifiers') ? [stripInternal(event)] : [];
     case 'realm_user':
       // Zulip's "Unknown user" add goes only to clients that keep a complete user list.
       if (event.internal_inaccessible_user && queue.capabilities.user_list_incomplete) return [];

@@ -24,6 +24,7 @@ import type { ClientEvent } from './outbox';
  * - `user_settings` events (op update) also produce the legacy `update_display_settings` /
  *   `update_global_notifications` events for queues without user_settings_object.
  * - `typing` events about a channel reach only queues with stream_typing_notifications.
+ * - `realm_linkifiers` events reach only queues with linkifier_url_template.
  * - `realm_user` add events marked `internal_inaccessible_user` (the "Unknown user" placeholder)
  *   skip queues with user_list_incomplete.
  */

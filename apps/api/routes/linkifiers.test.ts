@@ -55,7 +55,7 @@ describe('linkifiers', () => {
     expect(deleted.status).toBe(200);
     const events = await eventsAfter(t, mark);
     expect(events.every((e) => e.event.type === 'realm_linkifiers')).toBe(true);
-    expect(events.at(-1)!.event.linkifiers).toEqual([
+    expect(events.at(-1)!.event.realm_linkifiers).toEqual([
       { id: first, pattern: '#(?P<id>[0-9]+)', url_template: 'https://example.com/{id}' },
     ]);
     expect(events.at(-1)!.users).toContain(org.owner.user.id);

@@ -2,7 +2,7 @@ import type { Realm } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { MIN_PASSWORD_LENGTH } from '../settings/update-settings';
+import { passwordIsStrong } from '../auth/password-strength';
 import { createUserInTransaction, hashPassword } from '../users/create-user';
 import type { RoleCode } from '../users/roles';
 import { normalizeEmail } from '../users/validate';
@@ -66,7 +66,7 @@ export async function redeemInvite(
   }
   const refusal = (await realmEmailRule(ctx.db, realm))(email);
   if (refusal) throw badRequest(signupRefusalText(refusal, email));
-  if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH) {
+  if (input.password !== undefined && !passwordIsStrong(ctx.config, input.password)) {
     throw badRequest('The password is too weak.');
   }
   const passwordHash = input.password ? await hashPassword(ctx, input.password) : null;

@@ -19,7 +19,7 @@ export async function listLinkifiers(db: Db | Tx, realmId: number): Promise<ApiL
 export async function sendLinkifiers(tx: Tx, events: EventSink, realmId: number): Promise<void> {
   await events.emit(
     realmId,
-    { type: 'realm_linkifiers', linkifiers: await listLinkifiers(tx, realmId) },
+    { type: 'realm_linkifiers', realm_linkifiers: await listLinkifiers(tx, realmId) },
     await realmUserAudience(tx, realmId),
   );
 }

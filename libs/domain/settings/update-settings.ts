@@ -8,6 +8,7 @@ import { enqueueEmailChangeEmail } from '../email/enqueue-email';
 import { canChangeOwnEmail, canChangeOwnName, usersWhoCanAccess } from '../permissions/users';
 import { canSeeDeliveryEmail } from '../permissions/email-visibility';
 import { applyPresenceEnabled } from '../presence/presence-setting';
+import { passwordIsStrong } from '../auth/password-strength';
 import { hashPassword } from '../users/create-user';
 import { checkFullName, normalizeEmail } from '../users/validate';
 import {
@@ -29,7 +30,6 @@ export interface UpdateSettingsInput {
   settings: UserSettingChanges;
 }
 
-export const MIN_PASSWORD_LENGTH = 6;
 /** How long an email-change confirmation link stays valid. */
 const EMAIL_CHANGE_VALIDITY_MS = 24 * 60 * 60 * 1000;
 
@@ -44,7 +44,7 @@ async function checkPasswordChange(
     actor.passwordHash !== null &&
     (await bcrypt.compare(oldPassword, actor.passwordHash));
   if (!matches) throw badRequest('Wrong password!');
-  if (newPassword.length < MIN_PASSWORD_LENGTH) throw badRequest('New password is too weak!');
+  if (!passwordIsStrong(ctx.config, newPassword)) throw badRequest('New password is too weak!');
   return hashPassword(ctx, newPassword);
 }
 

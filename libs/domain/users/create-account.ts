@@ -4,7 +4,7 @@ import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { requireCanCreateUsers } from '../permissions/user-creation';
 import { realmEmailRule, type EmailRefusal } from '../realm-domains/email-restrictions';
-import { MIN_PASSWORD_LENGTH } from '../settings/update-settings';
+import { passwordIsStrong } from '../auth/password-strength';
 import { createUserInTransaction, hashPassword } from './create-user';
 import { Role } from './roles';
 import { checkFullName, normalizeEmail } from './validate';
@@ -44,7 +44,7 @@ export async function createAccount(ctx: AppContext, input: CreateAccountInput):
   const email = checkEmail(input.email);
   const refusal = (await realmEmailRule(ctx.db, input.realm))(email);
   if (refusal) throw badRequest(REFUSAL_TEXT[refusal](email));
-  if (input.password.length < MIN_PASSWORD_LENGTH) throw badRequest('The password is too weak.');
+  if (!passwordIsStrong(ctx.config, input.password)) throw badRequest('The password is too weak.');
   const passwordHash = await hashPassword(ctx, input.password);
   const { user } = await inTransaction(ctx, (tx, events) =>
     createUserInTransaction(ctx, tx, events, {

@@ -5,7 +5,6 @@ import { serializeGroupSettings } from '../../groups/group-setting-value';
 import { EMOJI_DATA_PATH } from '../../server/emoji-data';
 import { SERVER_PERMISSION_SETTINGS } from '../../groups/permission-settings';
 import { OFFLINE_THRESHOLD_SECONDS } from '../../presence/format-presence';
-import { MIN_PASSWORD_LENGTH } from '../../settings/update-settings';
 import {
   MAX_MESSAGE_LENGTH,
   MAX_STREAM_DESCRIPTION_LENGTH,
@@ -50,6 +49,11 @@ export function realmSettings(
     // Announcement channels: -1 means "none" in Zulip's API.
     if (column.endsWith('StreamId') || column === 'moderationRequestChannelId') {
       out[`realm_${name}_id`] = value ?? -1;
+      continue;
+    }
+    // Zulip sends -1 for "keep forever" since feature level 22; strict clients reject null.
+    if (column === 'messageRetentionDays') {
+      out.realm_message_retention_days = value ?? -1;
       continue;
     }
     out[`realm_${name}`] = value;
@@ -191,8 +195,8 @@ export const realmState: StateProvider = {
       server_jitsi_server_url: DEFAULT_JITSI_SERVER_URL,
       development_environment: false,
       server_generation: SERVER_GENERATION,
-      password_min_length: MIN_PASSWORD_LENGTH,
-      password_min_guesses: 0,
+      password_min_length: config.passwordMinLength,
+      password_min_guesses: config.passwordMinGuesses,
       giphy_rating_options: GIPHY_RATING_OPTIONS,
       server_inline_image_preview: true,
       server_inline_url_embed_preview: false,
