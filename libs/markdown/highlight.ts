@@ -334,25 +334,90 @@ function merge(pieces: Piece[]): Piece[] {
 
 /**
  * Some Prism patterns take time quadratic in the length of a word (JavaScript's on a 9,000
- * character identifier: most of a second). Minified code and encoded blobs are shown plain.
+ * character identifier: most of a second). Prism sees no word longer than this: a longer one
+ * is cut by spaces that come out again after tokenizing, so its pieces keep their classes but
+ * for a character or two at each cut, and highlighting takes time linear in the code's length.
  */
-const LONG_WORD_RE = /\S{400}/;
+const WORD_LIMIT = 100;
+const LONG_WORD_RE = new RegExp(`\\S{${WORD_LIMIT + 1},}`, 'g');
+
+/** The code with a space after every WORD_LIMIT characters of a word, and where those went. */
+function cutLongWords(code: string): { text: string; cuts: number[] } {
+  const cuts: number[] = [];
+  let added = 0;
+  const text = code.replace(LONG_WORD_RE, (word: string, offset: number) => {
+    let out = '';
+    for (let i = 0; i < word.length; i += WORD_LIMIT) {
+      if (i > 0) {
+        cuts.push(offset + added + out.length);
+        out += ' ';
+      }
+      out += word.slice(i, i + WORD_LIMIT);
+    }
+    added += out.length - word.length;
+    return out;
+  });
+  return { text, cuts };
+}
+
+/**
+ * The pieces without the spaces cutLongWords added (`cuts`: their offsets, ascending). A word
+ * Prism read as two because of a cut is one again: the part after the cut takes the class of
+ * the part before (`def` and a long name: all of it is the function's name).
+ */
+function uncut(pieces: Piece[], cuts: number[]): Piece[] {
+  if (cuts.length === 0) return pieces;
+  const out: Piece[] = [];
+  let next = 0;
+  let offset = 0;
+  let joinsWord = false;
+  for (const { text, cls } of pieces) {
+    const start = offset;
+    offset += text.length;
+    let kept = text;
+    if (next < cuts.length && cuts[next] < offset) {
+      kept = '';
+      let from = 0;
+      while (next < cuts.length && cuts[next] < offset) {
+        kept += text.slice(from, cuts[next] - start);
+        from = cuts[next] - start + 1;
+        next++;
+      }
+      kept += text.slice(from);
+      // A cut that was a piece of its own fell between two of Prism's tokens.
+      if (kept === '') {
+        joinsWord = true;
+        continue;
+      }
+    }
+    const before = out[out.length - 1];
+    if (joinsWord && before && /\w$/.test(before.text) && /^\w+$/.test(kept)) {
+      before.text += kept;
+    } else {
+      out.push({ text: kept, cls });
+    }
+    joinsWord = false;
+  }
+  return out;
+}
 
 /** The code as Pygments-classed pieces, or undefined when the language has no grammar. */
 export function highlightPieces(code: string, language: CodeLanguage): Piece[] | undefined {
   if (language.style === 'diff') return merge(diffPieces(code));
-  if (!language.prism || !language.style || LONG_WORD_RE.test(code)) return undefined;
+  if (!language.prism || !language.style) return undefined;
   const g = grammar(language.prism);
   if (!g) return undefined;
   const classifier = new Classifier(STYLES[language.style]);
+  const { text, cuts } = cutLongWords(code);
   try {
-    classifier.add(Prism.tokenize(code, g), null);
+    classifier.add(Prism.tokenize(text, g), null);
   } catch {
     // Like Zulip when Pygments fails: the block is still shown, unhighlighted.
     return undefined;
   }
+  const pieces = uncut(classifier.pieces, cuts);
   const { headerLine } = STYLES[language.style] as LexerStyle;
-  return merge(headerLine ? headerLines(classifier.pieces, headerLine) : classifier.pieces);
+  return merge(headerLine ? headerLines(pieces, headerLine) : pieces);
 }
 
 /** Pygments' HtmlFormatter: each line of a piece is its own span. */

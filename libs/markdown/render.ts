@@ -10,6 +10,7 @@ import { continueQuotesAfterEmptyLines } from './quote-continuation';
 import { normalizeListIndentation, syntaxPlugin } from './syntax';
 import { textPassPlugin } from './text-pass';
 import { timestampPlugin } from './timestamps';
+import { normalizeWhitespace } from './whitespace';
 import type { MarkdownContext, MentionableUser, RenderedMarkdown } from './types';
 
 let parser: MarkdownIt.MarkdownIt | undefined;
@@ -74,7 +75,10 @@ export async function renderMarkdown(
 ): Promise<RenderedMarkdown> {
   const env = await buildEnv(content, ctx);
   const html = getParser()
-    .render(normalizeListIndentation(continueQuotesAfterEmptyLines(content)), env)
+    .render(
+      normalizeListIndentation(continueQuotesAfterEmptyLines(normalizeWhitespace(content))),
+      env,
+    )
     .replace(/\n$/, '');
   return {
     html,
