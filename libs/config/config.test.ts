@@ -76,3 +76,35 @@ describe('DATABASE_POOL_SIZE', () => {
     expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(ConfigError);
   });
 });
+
+describe('PASSWORD_MIN_LENGTH and PASSWORD_MIN_GUESSES', () => {
+  it("are Zulip's 6 and 10000 unless set, and never negative", () => {
+    expect(loadConfig({})).toMatchObject({ passwordMinLength: 6, passwordMinGuesses: 10000 });
+    expect(loadConfig({ PASSWORD_MIN_LENGTH: '0', PASSWORD_MIN_GUESSES: '0' })).toMatchObject({
+      passwordMinLength: 0,
+      passwordMinGuesses: 0,
+    });
+    expect(() => loadConfig({ PASSWORD_MIN_LENGTH: '-1' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PASSWORD_MIN_GUESSES: 'many' })).toThrow(ConfigError);
+  });
+});
+
+describe('CAMO_URI', () => {
+  it('is off unless set; the URI ends in a slash and the key comes from SECRET_KEY if unset', () => {
+    expect(loadConfig({}).camo).toBeNull();
+    const camo = loadConfig({ CAMO_URI: '/external_content', SECRET_KEY: 'x'.repeat(16) }).camo;
+    expect(camo).toMatchObject({
+      uri: '/external_content/',
+      maxBytes: 25 * 1024 * 1024,
+      timeoutMs: 10_000,
+    });
+    expect(camo?.key).toMatch(/^[0-9a-f]{64}$/);
+    expect(camo?.key).not.toBe(
+      loadConfig({ CAMO_URI: '/external_content/', SECRET_KEY: 'y'.repeat(16) }).camo?.key,
+    );
+    expect(
+      loadConfig({ CAMO_URI: 'https://camo.example/', CAMO_KEY: 'k'.repeat(16) }).camo?.key,
+    ).toBe('k'.repeat(16));
+    expect(() => loadConfig({ CAMO_URI: '/x/', CAMO_KEY: 'short' })).toThrow(ConfigError);
+  });
+});

@@ -1,6 +1,7 @@
 import type { Db, Tx } from '../db/client';
 import type { Config } from '../core/config';
 import type { MarkdownContext } from '../markdown';
+import { camoUrl } from './external-content/camo-url';
 import { realmUrl } from './realms/realm-url';
 
 /** Lookups the Markdown renderer needs, answered from one organization's rows. */
@@ -14,9 +15,11 @@ export async function markdownContextFor(
     db.realmFilter.findMany({ where: { realmId: realm.id }, orderBy: { order: 'asc' } }),
   ]);
   const base = realmUrl(realm.stringId, config);
+  const camo = config.camo;
   return {
     realmUrl: base,
     defaultCodeBlockLanguage: realm.defaultCodeBlockLanguage,
+    camoUrl: camo ? (url) => camoUrl(camo, url) : undefined,
     async lookupUsersByName(names) {
       if (names.length === 0) return [];
       const users = await db.user.findMany({

@@ -1,6 +1,7 @@
 import type MarkdownIt from 'markdown-it';
 import { zulipEnv } from './env';
 import { escapeAttr } from './escape';
+import type { MarkdownContext } from './types';
 
 type Token = MarkdownIt.Token;
 
@@ -62,10 +63,39 @@ function actualImageUrl(href: string): string {
   return `https://raw.githubusercontent.com${[...path.slice(0, 3), ...path.slice(4)].join('/')}`;
 }
 
-/** Zulip's preview of a linked image (external images go through the /thumbnail proxy). */
-function imageHtml(href: string, title: string | undefined): string {
+/** How a preview loads media: `camo` for external URLs when the proxy is on, else direct. */
+interface MediaSource {
+  camo: ((url: string) => string) | undefined;
+  /** Zulip's is_static_or_current_realm_url: relative and own-origin URLs skip the proxy. */
+  own(url: string): boolean;
+}
+
+function mediaSource(ctx: MarkdownContext): MediaSource {
+  const realm = parseUrl(ctx.realmUrl);
+  return {
+    camo: ctx.camoUrl,
+    own(url) {
+      if (!/^[a-z][a-z0-9+.-]*:/i.test(url) && !url.startsWith('//')) return true;
+      const parsed = parseUrl(url);
+      return parsed?.host === realm?.host && parsed?.protocol === realm?.protocol;
+    },
+  };
+}
+
+/** Zulip's get_camo_url for a preview's media, where the proxy is on and the URL is external. */
+function proxied(media: MediaSource, url: string): string {
+  return media.camo && !media.own(url) ? media.camo(url) : url;
+}
+
+/**
+ * Zulip's preview of a linked image. External images load through the camo proxy when it is
+ * on, else through Zulip's /thumbnail form.
+ */
+function imageHtml(href: string, title: string | undefined, media: MediaSource): string {
   let img: string;
-  if (/^https?:/i.test(href)) {
+  if (/^https?:/i.test(href) && media.camo && !media.own(href)) {
+    img = `<img src="${escapeAttr(media.camo(actualImageUrl(href)))}">`;
+  } else if (/^https?:/i.test(href)) {
     const proxied = `/thumbnail?url=${encodeURIComponent(actualImageUrl(href))}`;
     img =
       `<img data-src-fullsize="${escapeAttr(`${proxied}&size=full`)}" ` +
@@ -77,19 +107,19 @@ function imageHtml(href: string, title: string | undefined): string {
 }
 
 /** Zulip's add_video: the link wraps a <video> that loads only its metadata. */
-function videoHtml(href: string, title: string | undefined): string {
-  const src = escapeAttr(href);
+function videoHtml(href: string, title: string | undefined, media: MediaSource): string {
   return (
-    `<div class="message_inline_image message_inline_video"><a href="${src}"${titleAttr(title)}>` +
-    `<video preload="metadata" src="${src}"></video></a></div>`
+    `<div class="message_inline_image message_inline_video"><a href="${escapeAttr(href)}"${titleAttr(title)}>` +
+    `<video preload="metadata" src="${escapeAttr(proxied(media, href))}"></video></a></div>`
   );
 }
 
 /** Zulip's YouTube preview: the thumbnail is built from the video id, without a fetch. */
-function youtubeHtml(href: string, id: string): string {
+function youtubeHtml(href: string, id: string, media: MediaSource): string {
+  const thumbnail = proxied(media, `https://i.ytimg.com/vi/${id}/mqdefault.jpg`);
   return (
     `<div class="youtube-video message_inline_image"><a data-id="${escapeAttr(id)}" ` +
-    `href="${escapeAttr(href)}"><img src="https://i.ytimg.com/vi/${id}/mqdefault.jpg"></a></div>`
+    `href="${escapeAttr(href)}"><img src="${escapeAttr(thumbnail)}"></a></div>`
   );
 }
 
@@ -122,16 +152,23 @@ function linksIn(inline: Token): FoundLink[] {
  * Zulip's preview for one link: an image, a video, or a YouTube thumbnail. Returns the HTML and
  * whether the link itself goes away (never for YouTube, whose link stays to be clicked).
  */
-function preview(link: FoundLink): { html: string; replacesLink: boolean; image: boolean } | null {
+function preview(
+  link: FoundLink,
+  media: MediaSource,
+): { html: string; replacesLink: boolean; image: boolean } | null {
   if (isVideo(link.href)) {
-    return { html: videoHtml(link.href, link.title), replacesLink: link.alone, image: false };
+    return {
+      html: videoHtml(link.href, link.title, media),
+      replacesLink: link.alone,
+      image: false,
+    };
   }
   if (IMAGE_URL_RE.test(link.href)) {
-    return { html: imageHtml(link.href, link.title), replacesLink: link.alone, image: true };
+    return { html: imageHtml(link.href, link.title, media), replacesLink: link.alone, image: true };
   }
   const id = youtubeId(link.href);
   if (id !== undefined)
-    return { html: youtubeHtml(link.href, id), replacesLink: false, image: true };
+    return { html: youtubeHtml(link.href, id, media), replacesLink: false, image: true };
   return null;
 }
 
@@ -161,6 +198,7 @@ function previewableUrlCount(tokens: Token[]): number {
 
 function inlineImages(state: MarkdownIt.StateCore): void {
   const env = zulipEnv(state.env);
+  const media = mediaSource(env.ctx);
   const seen = new Set<string>();
   const tokens = state.tokens;
   if (previewableUrlCount(tokens) > PREVIEW_LIMIT) return;
@@ -176,7 +214,7 @@ function inlineImages(state: MarkdownIt.StateCore): void {
     for (const link of linksIn(t)) {
       if (seen.has(link.href)) continue;
       seen.add(link.href);
-      const p = preview(link);
+      const p = preview(link, media);
       if (p === null) continue;
       previews.push(p.html);
       if (p.image) env.hasImage = true;

@@ -43,6 +43,11 @@ export interface MarkdownContext {
   translateEmoticons?: boolean;
   /** The organization's `default_code_block_language`, for fences that name none. */
   defaultCodeBlockLanguage?: string;
+  /**
+   * The camo proxy's URL for an external image or video (CAMO_URI set); without it previews
+   * link to the remote host itself.
+   */
+  camoUrl?: (url: string) => string;
 }
 
 export interface RenderedMarkdown {
