@@ -13,6 +13,7 @@ import {
   renameRealmCommand,
 } from './commands/realms';
 import { seedDemoCommand } from './commands/seed-demo';
+import { moveUploadsToS3Command } from './commands/storage';
 import {
   changeEmailCommand,
   changeRoleCommand,
@@ -68,6 +69,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     run: deleteUnclaimedAttachmentsCommand,
     help: '[--days N]',
   },
+  'move-uploads-to-s3': { run: moveUploadsToS3Command, help: '[--from DIR] [--delete-local]' },
   'send-test-email': { run: sendTestEmailCommand, help: '--to EMAIL' },
   migrate: { run: (ctx) => migrateCommand(ctx), help: '' },
   'seed-demo': {

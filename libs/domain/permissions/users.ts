@@ -12,6 +12,12 @@ export const canAdministerUsers = (actor: Pick<User, 'role'>): boolean => isReal
 export const canChangeUserEmails = (actor: Pick<User, 'role' | 'canChangeUserEmails'>): boolean =>
   isRealmOwner(actor) && actor.canChangeUserEmails;
 
+/** A user may change their own avatar unless the organization disabled it (administrators always may). */
+export const canChangeOwnAvatar = (
+  actor: Pick<User, 'role'>,
+  realm: { avatarChangesDisabled: boolean },
+): boolean => !realm.avatarChangesDisabled || isRealmAdmin(actor);
+
 /** A user may edit their own email unless the organization disabled it (administrators always may). */
 export const canChangeOwnEmail = (
   actor: Pick<User, 'role'>,
