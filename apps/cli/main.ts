@@ -2,6 +2,7 @@ import { ApiError } from '../../libs/core/errors';
 import { UsageError } from './args';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
 import { deleteUnclaimedAttachmentsCommand } from './commands/attachments';
+import { backupCommand, restoreCommand } from './commands/backup';
 import { sendTestEmailCommand } from './commands/email';
 import { migrateCommand } from './commands/migrate';
 import { grantCreateUsersCommand } from './commands/permissions';
@@ -71,6 +72,8 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   },
   'move-uploads-to-s3': { run: moveUploadsToS3Command, help: '[--from DIR] [--delete-local]' },
   'send-test-email': { run: sendTestEmailCommand, help: '--to EMAIL' },
+  backup: { run: backupCommand, help: '--to DIR' },
+  restore: { run: restoreCommand, help: '--from DIR (into an empty database)' },
   migrate: { run: (ctx) => migrateCommand(ctx), help: '' },
   'seed-demo': {
     run: seedDemoCommand,

@@ -20,7 +20,7 @@ export async function copyLocalUploads(
 ): Promise<CopyReport> {
   const report: CopyReport = { copied: 0, bytes: 0, removed_locally: 0 };
   for await (const { key, size } of from.list()) {
-    await to.putFile(key, from.pathOf(key), mime.lookup(key) || null);
+    await to.putFile(key, from.pathOf(key), mime.lookup(key) || null, { keepSource: true });
     if (!(await to.exists(key))) throw new Error(`'${key}' did not arrive in the ${to.kind} store`);
     report.copied += 1;
     report.bytes += size;

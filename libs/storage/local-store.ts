@@ -27,9 +27,18 @@ export class LocalUploadStore implements UploadStore {
     return path.join(this.root, ...checkKey(key).split('/'));
   }
 
-  async putFile(key: string, sourcePath: string): Promise<void> {
+  async putFile(
+    key: string,
+    sourcePath: string,
+    _contentType: string | null,
+    options: { keepSource?: boolean } = {},
+  ): Promise<void> {
     const target = this.pathOf(key);
     await mkdir(path.dirname(target), { recursive: true });
+    if (options.keepSource) {
+      await copyFile(sourcePath, target);
+      return;
+    }
     try {
       await rename(sourcePath, target);
     } catch (err) {

@@ -32,8 +32,16 @@ export class NotReadable extends Error {
  */
 export interface UploadStore {
   readonly kind: 'local' | 's3';
-  /** Stores a file from local disk; the source may be moved away (the caller removes any rest). */
-  putFile(key: string, sourcePath: string, contentType: string | null): Promise<void>;
+  /**
+   * Stores a file from local disk. The source may be moved away (the caller removes any rest)
+   * unless `keepSource`.
+   */
+  putFile(
+    key: string,
+    sourcePath: string,
+    contentType: string | null,
+    options?: { keepSource?: boolean },
+  ): Promise<void>;
   putBuffer(key: string, data: Buffer, contentType: string | null): Promise<void>;
   /** The object, or null when there is none; NotReadable for a 304 or 416 answer. */
   read(key: string, conditions?: ReadConditions): Promise<StoredObject | null>;
