@@ -1,4 +1,3 @@
-import sharp from 'sharp';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
@@ -24,6 +23,8 @@ export interface AvatarImage {
 
 /** Square PNGs cut from the middle of any image sharp decodes, as Zulip's resize_avatar does. */
 async function squarePng(image: Buffer, size: number): Promise<Buffer> {
+  // libvips is loaded on the first avatar, not in every process that serves the API.
+  const { default: sharp } = await import('sharp');
   try {
     return await sharp(image, { limitInputPixels: 100_000_000 })
       .rotate()
