@@ -9,10 +9,11 @@ import prettier from 'eslint-config-prettier';
  */
 const LIBRARY_LAYERS = [
   ['core'],
-  ['config', 'db', 'log', 'markdown', 'net', 'redis'],
+  ['config', 'db', 'log', 'markdown', 'net', 'redis', 'storage'],
   ['events', 'jobs'],
   ['metrics'],
   ['domain'],
+  ['backup'],
   ['http'],
   ['runtime'],
 ];

@@ -8,6 +8,7 @@ import { probeRoutes } from '../../libs/http/probes';
 import { requestLog } from '../../libs/http/request-log';
 import { apiRouter } from './routes';
 import { externalContentRoutes } from './routes/external-content';
+import { userAvatarRoutes } from './routes/avatars';
 import { uploadFileRoutes } from './routes/uploads';
 
 /**
@@ -33,6 +34,7 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
   app.use('/api/v1', apiRouter(ctx));
   app.use(uploadFileRoutes(ctx));
   app.use(externalContentRoutes(ctx));
+  app.use(userAvatarRoutes(ctx));
   // The emoji names register's `server_emoji_data_url` points clients to.
   const emojiData = JSON.stringify(emojiApiData());
   app.get(EMOJI_DATA_PATH, (_req, res) => {

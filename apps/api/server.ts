@@ -1,13 +1,15 @@
 import type { Router } from 'express';
 import type { Server } from 'node:http';
 import type { AppContext } from '../../libs/core/context';
+import { warnUnreachableSubdomains } from '../../libs/domain/realms/ip-host';
 import { createApiApp } from './app';
 
-export function startApiServer(
+export async function startApiServer(
   ctx: AppContext,
   port = ctx.config.apiPort,
   options: { events?: Router } = {},
 ): Promise<Server> {
+  await warnUnreachableSubdomains(ctx);
   const app = createApiApp(ctx, options);
   return new Promise((resolve) => {
     const server = app.listen(port, ctx.config.bindHost, () => {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
@@ -82,3 +82,86 @@ it('creates the organization, its notification bot and bots on the fake email do
   const poster = await t.db.user.findUniqueOrThrow({ where: { id: res.body.user_id } });
   expect(poster.email).toBe('poster-bot@chat.invalid');
 });
+
+it('refuses an organization on a subdomain of an IP address, with a clear error', async () => {
+  const refused = await run(
+    path.join(ROOT, 'node_modules/.bin/tsx'),
+    [
+      'apps/cli/main.ts',
+      'create-realm',
+      '--subdomain',
+      'zed',
+      '--name',
+      'Zed',
+      '--owner-email',
+      'zed@acme.example',
+      '--owner-name',
+      'Zed',
+      '--json',
+    ],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: t.config.databaseUrl,
+        REDIS_URL: t.config.redisUrl,
+        REDIS_PREFIX: t.config.redisPrefix,
+        EXTERNAL_HOST: '192.168.1.10:9991',
+      },
+    },
+  ).then(
+    () => null,
+    (err: { code: number; stdout: string }) => err,
+  );
+  expect(refused?.code).toBe(1);
+  expect(JSON.parse(refused!.stdout).error).toBe(
+    'EXTERNAL_HOST is the IP address 192.168.1.10:9991, which has no subdomains: an organization ' +
+      'at zed.192.168.1.10:9991 could not be reached. Set EXTERNAL_HOST to a DNS name, or create ' +
+      'the root organization (an empty subdomain).',
+  );
+  expect(await t.db.realm.findUnique({ where: { stringId: 'zed' } })).toBeNull();
+}, 30000);
+
+it('the API process warns at boot about organizations on subdomains under an IP address', async () => {
+  // Made while EXTERNAL_HOST was a DNS name.
+  await t.db.realm.create({ data: { stringId: 'legacy', name: 'Legacy' } });
+  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['apps/api/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: t.config.databaseUrl,
+      REDIS_URL: t.config.redisUrl,
+      REDIS_PREFIX: t.config.redisPrefix,
+      EXTERNAL_HOST: '[::1]:9991',
+      API_PORT: '0',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+    },
+  });
+  let output = '';
+  const listening = new Promise<void>((resolve) => {
+    const read = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (output.includes('api listening')) resolve();
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+  });
+  try {
+    await listening;
+  } finally {
+    child.kill('SIGTERM');
+  }
+  const warning = output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .find(
+      (line) => line.message === 'organizations on subdomains cannot be reached at an IP address',
+    );
+  expect(warning).toMatchObject({
+    level: 'warn',
+    external_host: '[::1]:9991',
+    subdomains: ['legacy'],
+  });
+}, 60000);

@@ -2,15 +2,29 @@ import { ApiError } from '../../libs/core/errors';
 import { UsageError } from './args';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
 import { deleteUnclaimedAttachmentsCommand } from './commands/attachments';
+import { backupCommand, restoreCommand } from './commands/backup';
+import { sendTestEmailCommand } from './commands/email';
 import { migrateCommand } from './commands/migrate';
 import { grantCreateUsersCommand } from './commands/permissions';
-import { createRealmCommand } from './commands/realms';
-import { seedDemoCommand } from './commands/seed-demo';
 import {
+  createRealmCommand,
+  deactivateRealmCommand,
+  listRealmsCommand,
+  reactivateRealmCommand,
+  renameRealmCommand,
+} from './commands/realms';
+import { seedDemoCommand } from './commands/seed-demo';
+import { moveUploadsToS3Command } from './commands/storage';
+import {
+  changeEmailCommand,
   changeRoleCommand,
   createBotCommand,
   createUserCommand,
+  deactivateUserCommand,
+  listUsersCommand,
+  reactivateUserCommand,
   regenerateApiKeyCommand,
+  setPasswordCommand,
   zuliprcCommand,
 } from './commands/users';
 import type { AppContext } from '../../libs/core/context';
@@ -22,6 +36,11 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     run: createRealmCommand,
     help: '--subdomain S --name N --owner-email E --owner-name N [--password P]',
   },
+  'list-realms': { run: listRealmsCommand, help: '' },
+  'rename-realm': { run: renameRealmCommand, help: '--realm S --name N' },
+  'deactivate-realm': { run: deactivateRealmCommand, help: '--realm S' },
+  'reactivate-realm': { run: reactivateRealmCommand, help: '--realm S' },
+  'list-users': { run: listUsersCommand, help: '--realm S [--all]' },
   'create-user': {
     run: createUserCommand,
     help: '--realm S --email E --full-name N [--role owner|admin|moderator|member|guest] [--password P]',
@@ -35,12 +54,26 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     run: grantCreateUsersCommand,
     help: '--realm S --user EMAIL|ID [--revoke]',
   },
+  'deactivate-user': {
+    run: deactivateUserCommand,
+    help: '--realm S --user EMAIL|ID [--notify [--comment TEXT]]',
+  },
+  'reactivate-user': { run: reactivateUserCommand, help: '--realm S --user EMAIL|ID' },
+  'change-email': { run: changeEmailCommand, help: '--realm S --user EMAIL|ID --new-email E' },
+  'set-password': {
+    run: setPasswordCommand,
+    help: '--realm S --user EMAIL|ID (--password P | --password-stdin)',
+  },
   'regenerate-api-key': { run: regenerateApiKeyCommand, help: '--realm S --user EMAIL|ID' },
   zuliprc: { run: zuliprcCommand, help: '--realm S --user EMAIL|ID' },
   'delete-unclaimed-attachments': {
     run: deleteUnclaimedAttachmentsCommand,
     help: '[--days N]',
   },
+  'move-uploads-to-s3': { run: moveUploadsToS3Command, help: '[--from DIR] [--delete-local]' },
+  'send-test-email': { run: sendTestEmailCommand, help: '--to EMAIL' },
+  backup: { run: backupCommand, help: '--to DIR' },
+  restore: { run: restoreCommand, help: '--from DIR (into an empty database)' },
   migrate: { run: (ctx) => migrateCommand(ctx), help: '' },
   'seed-demo': {
     run: seedDemoCommand,
@@ -70,8 +103,10 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const entry = command ? COMMANDS[command] : undefined;
   if (!entry) {
+    const asked = command === undefined || command === 'help' || command === '--help';
+    if (!asked) console.error(`unknown command ${command}`);
     console.error(usage());
-    return command && command !== 'help' ? 2 : 0;
+    return asked ? 0 : 2;
   }
   const json = rest.includes('--json');
   // Logs stay off stdout, which carries the command's answer.

@@ -112,6 +112,25 @@ const envSchema = Joi.object({
     }),
   BCRYPT_ROUNDS: Joi.number().integer().min(4).max(15).default(10),
   UPLOADS_DIR: Joi.string().default('var/uploads'),
+  S3_BUCKET: Joi.string().allow('').default(''),
+  S3_ENDPOINT: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .allow('')
+    .default(''),
+  S3_REGION: Joi.string().default('us-east-1'),
+  S3_ACCESS_KEY_ID: Joi.string().allow('').default(''),
+  S3_SECRET_ACCESS_KEY: Joi.string()
+    .allow('')
+    .default('')
+    .when('S3_ACCESS_KEY_ID', {
+      is: Joi.string().min(1),
+      then: Joi.string().min(1).required().messages({
+        'any.required': '"S3_SECRET_ACCESS_KEY" is required with S3_ACCESS_KEY_ID',
+        'string.empty': '"S3_SECRET_ACCESS_KEY" is required with S3_ACCESS_KEY_ID',
+      }),
+    }),
+  S3_FORCE_PATH_STYLE: Joi.boolean().default(false),
+  MAX_AVATAR_FILE_SIZE_MIB: Joi.number().integer().min(0).default(5),
   MAX_FILE_UPLOAD_SIZE_MIB: Joi.number().integer().min(0).default(25),
   UNCLAIMED_UPLOAD_RETENTION_DAYS: Joi.number().positive().default(21),
   SMTP_HOST: Joi.string().allow('').default(''),
@@ -191,6 +210,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: value.SECRET_KEY,
     bcryptRounds: value.BCRYPT_ROUNDS,
     uploadsDir: value.UPLOADS_DIR,
+    s3: value.S3_BUCKET
+      ? {
+          bucket: value.S3_BUCKET,
+          endpoint: value.S3_ENDPOINT || null,
+          region: value.S3_REGION,
+          accessKeyId: value.S3_ACCESS_KEY_ID || null,
+          secretAccessKey: value.S3_SECRET_ACCESS_KEY || null,
+          forcePathStyle: value.S3_FORCE_PATH_STYLE,
+        }
+      : null,
+    maxAvatarFileSizeMib: value.MAX_AVATAR_FILE_SIZE_MIB,
     maxFileUploadSizeMib: value.MAX_FILE_UPLOAD_SIZE_MIB,
     unclaimedUploadRetentionDays: value.UNCLAIMED_UPLOAD_RETENTION_DAYS,
     smtp: value.SMTP_HOST

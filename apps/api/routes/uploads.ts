@@ -26,6 +26,8 @@ import { badRequest } from '../../../libs/core/errors';
 import { uploadedFileType } from '../../../libs/http/upload-type';
 import { consumeApiRequest } from '../../../libs/http/rate-limit';
 import { authed } from '../../../libs/http/route';
+import { sendStored } from '../../../libs/http/send-stored';
+import { uploadStore, type UploadStore } from '../../../libs/storage/upload-store';
 
 const uploadPathSpec = {
   realm_id_str: P.string(Joi.string()).required(),
@@ -84,7 +86,13 @@ function disposition(kind: 'inline' | 'attachment', name: string): string {
  * Sends an uploaded file. Only types browsers show safely are inline; the rest download, and
  * nothing in a file may run scripts or be sniffed as another type.
  */
-function sendUpload(res: Response, next: NextFunction, file: ServableFile): void {
+function sendUpload(
+  req: Request,
+  res: Response,
+  next: NextFunction,
+  store: UploadStore,
+  file: ServableFile,
+): Promise<void> {
   res.type(file.contentType ?? (path.extname(file.fileName) || 'application/octet-stream'));
   const type = String(res.get('Content-Type')).split(';')[0].trim().toLowerCase();
   res.set({
@@ -97,9 +105,7 @@ function sendUpload(res: Response, next: NextFunction, file: ServableFile): void
     'X-Content-Type-Options': 'nosniff',
     'Cache-Control': 'private, immutable',
   });
-  res.sendFile(path.resolve(file.diskPath), { dotfiles: 'allow' }, (err) => {
-    if (err && !res.headersSent) next(err);
-  });
+  return sendStored(req, res, next, store, file.key);
 }
 
 /** `/api/v1` routes: upload, temporary download URLs, and the user's attachment list. */
@@ -157,7 +163,8 @@ export function uploadFileRoutes(ctx: AppContext): Router {
     async (req: Request<{ token: string; filename: string }>, res, next) => {
       try {
         const { token, filename } = req.params;
-        sendUpload(res, next, await fileForTemporaryUrl(ctx, token, filename, new Date()));
+        const file = await fileForTemporaryUrl(ctx, token, filename, new Date());
+        await sendUpload(req, res, next, uploadStore(ctx.config), file);
       } catch (err) {
         next(err);
       }
@@ -170,7 +177,7 @@ export function uploadFileRoutes(ctx: AppContext): Router {
         const { user } = await authenticate(ctx, req);
         await consumeApiRequest(ctx, user.id, res);
         const { file } = await accessUpload(ctx, user, pathIdOf(req.params));
-        sendUpload(res, next, file);
+        await sendUpload(req, res, next, uploadStore(ctx.config), file);
       } catch (err) {
         next(err);
       }

@@ -1,7 +1,11 @@
+import type { Realm } from '../../../generated/prisma/client';
 import type { AppContext } from '../../../libs/core/context';
 import { createRealm } from '../../../libs/domain/realms/create-realm';
+import { deactivateRealm, reactivateRealm } from '../../../libs/domain/realms/deactivate-realm';
 import { realmUrl } from '../../../libs/domain/realms/realm-url';
-import { parseFlags, requireFlag, optionalFlag } from '../args';
+import { REALM_SETTINGS, updateRealm } from '../../../libs/domain/realms/update-realm';
+import { optionalFlag, parseFlags, requireFlag, UsageError } from '../args';
+import { findRealm } from './lookup';
 
 export async function createRealmCommand(ctx: AppContext, argv: string[]) {
   const flags = parseFlags(argv, ['subdomain', 'name', 'owner-email', 'owner-name', 'password']);
@@ -25,4 +29,58 @@ export async function createRealmCommand(ctx: AppContext, argv: string[]) {
     email: created.owner.user.email,
     api_key: created.owner.apiKey,
   };
+}
+
+/** Every organization, deactivated ones too, with its URL and how many active humans it has. */
+export async function listRealmsCommand(ctx: AppContext, argv: string[]) {
+  parseFlags(argv, []);
+  const realms = await ctx.db.realm.findMany({ orderBy: { id: 'asc' } });
+  const humans = await ctx.db.user.groupBy({
+    by: ['realmId'],
+    where: { isActive: true, isBot: false },
+    _count: { _all: true },
+  });
+  const counts = new Map(humans.map((h) => [h.realmId, h._count._all]));
+  return {
+    realms: realms.map((r) => ({
+      id: r.id,
+      subdomain: r.stringId,
+      name: r.name,
+      url: realmUrl(r.stringId, ctx.config),
+      deactivated: r.deactivated,
+      active_humans: counts.get(r.id) ?? 0,
+      date_created: r.dateCreated.toISOString(),
+    })),
+  };
+}
+
+const realmSummary = (ctx: AppContext, r: Realm) => ({
+  id: r.id,
+  subdomain: r.stringId,
+  name: r.name,
+  url: realmUrl(r.stringId, ctx.config),
+  deactivated: r.deactivated,
+});
+
+export async function renameRealmCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm', 'name']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  const checked = REALM_SETTINGS.name.schema.validate(requireFlag(flags, 'name'));
+  if (checked.error) throw new UsageError(`--name: ${checked.error.message}`);
+  await updateRealm(ctx, { actor: null, realm, changes: { name: checked.value as string } });
+  return realmSummary(ctx, await ctx.db.realm.findUniqueOrThrow({ where: { id: realm.id } }));
+}
+
+export async function deactivateRealmCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  await deactivateRealm(ctx, realm);
+  return realmSummary(ctx, await ctx.db.realm.findUniqueOrThrow({ where: { id: realm.id } }));
+}
+
+export async function reactivateRealmCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  await reactivateRealm(ctx, realm);
+  return realmSummary(ctx, await ctx.db.realm.findUniqueOrThrow({ where: { id: realm.id } }));
 }

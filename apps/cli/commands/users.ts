@@ -1,12 +1,17 @@
+import type { User } from '../../../generated/prisma/client';
 import { zuliprcText } from '../../../libs/domain/bots/bot-zuliprc';
 import { createBot } from '../../../libs/domain/bots/create-bot';
 import { ServiceInterface } from '../../../libs/domain/bots/service-token';
 import type { AppContext } from '../../../libs/core/context';
 import { realmUrl } from '../../../libs/domain/realms/realm-url';
 import { decryptApiKey } from '../../../libs/domain/users/api-keys';
+import { changeEmail } from '../../../libs/domain/users/change-email';
 import { changeRole } from '../../../libs/domain/users/change-role';
 import { createUser } from '../../../libs/domain/users/create-user';
+import { deactivateUser } from '../../../libs/domain/users/deactivate-user';
+import { reactivateUser } from '../../../libs/domain/users/reactivate-user';
 import { regenerateApiKey } from '../../../libs/domain/users/regenerate-api-key';
+import { setPassword } from '../../../libs/domain/users/set-password';
 import {
   BotType,
   isRoleCode,
@@ -140,4 +145,107 @@ export async function zuliprcCommand(ctx: AppContext, argv: string[]) {
       (await ctx.db.service.findFirst({ where: { userId: user.id } }))?.token ?? null,
     ),
   };
+}
+
+const roleName = (role: number) =>
+  Object.entries(ROLE_NAMES).find(([, code]) => code === role)?.[0] ?? String(role);
+
+/** The organization's users (`--all`: deactivated ones and bots too), by ID. */
+export async function listUsersCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm'], ['all']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  const users = await ctx.db.user.findMany({
+    where: {
+      realmId: realm.id,
+      isSystemBot: false,
+      ...(flags.all ? {} : { isActive: true, isBot: false }),
+    },
+    orderBy: { id: 'asc' },
+  });
+  return {
+    realm: realm.stringId,
+    users: users.map((u) => ({
+      id: u.id,
+      email: u.email,
+      delivery_email: u.deliveryEmail,
+      full_name: u.fullName,
+      role: u.role,
+      role_name: roleName(u.role),
+      is_active: u.isActive,
+      is_bot: u.isBot,
+    })),
+  };
+}
+
+/** The user as the account-changing commands print it. */
+const account = (ctx: AppContext, u: User) => ({
+  id: u.id,
+  email: u.email,
+  full_name: u.fullName,
+  is_active: u.isActive,
+  api_key: decryptApiKey(u.apiKeyCiphertext, ctx.config.secretKey),
+});
+
+const reloaded = (ctx: AppContext, u: User) =>
+  ctx.db.user.findUniqueOrThrow({ where: { id: u.id } });
+
+/** Deactivates the user and the bots they own; `--notify` emails them (with the comment, if any). */
+export async function deactivateUserCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm', 'user', 'comment'], ['notify']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  const target = await findUser(ctx, realm, requireFlag(flags, 'user'));
+  const comment = optionalFlag(flags, 'comment');
+  if (comment !== undefined && !flags.notify) throw new UsageError('--comment needs --notify');
+  await deactivateUser(ctx, {
+    actor: null,
+    realm,
+    target,
+    notificationComment: flags.notify ? (comment ?? '') : null,
+  });
+  return account(ctx, await reloaded(ctx, target));
+}
+
+export async function reactivateUserCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm', 'user']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  const target = await findUser(ctx, realm, requireFlag(flags, 'user'));
+  await reactivateUser(ctx, { actor: null, realm, target });
+  return account(ctx, await reloaded(ctx, target));
+}
+
+/** Changes the login and delivery email at once, without the confirmation link users get. */
+export async function changeEmailCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm', 'user', 'new-email']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  const target = await findUser(ctx, realm, requireFlag(flags, 'user'));
+  const updated = await changeEmail(ctx, {
+    actor: null,
+    realm,
+    target,
+    newEmail: requireFlag(flags, 'new-email'),
+  });
+  return { ...account(ctx, updated), old_email: target.email };
+}
+
+/**
+ * Sets a password. `--password-stdin` reads it from standard input (first line), which keeps it
+ * out of the shell history and the process list.
+ */
+export async function setPasswordCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm', 'user', 'password'], ['password-stdin']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  const target = await findUser(ctx, realm, requireFlag(flags, 'user'));
+  const given = optionalFlag(flags, 'password');
+  if ((given === undefined) === !flags['password-stdin']) {
+    throw new UsageError('give exactly one of --password P and --password-stdin');
+  }
+  const password = given ?? (await firstLineOfStdin());
+  await setPassword(ctx, target, password);
+  return { ...account(ctx, target), password_set: true };
+}
+
+async function firstLineOfStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
 }

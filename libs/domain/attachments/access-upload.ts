@@ -1,31 +1,27 @@
-import { access } from 'node:fs/promises';
 import type { Attachment, User } from '../../../generated/prisma/client';
 import { forbidden, notFound } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { canAccessAttachment } from '../permissions/attachments';
-import { storedFilePath } from './storage';
+import { uploadStore } from '../../storage/upload-store';
+import { attachmentKey } from './storage';
 
-/** An uploaded file ready to be sent: where it is on disk and how to label it. */
+/** An uploaded file ready to be sent: its key in the upload store and how to label it. */
 export interface ServableFile {
-  diskPath: string;
+  key: string;
   fileName: string;
   contentType: string | null;
 }
 
 export const fileNotFound = () => notFound('This file does not exist or has been deleted.');
 
-/** The stored file of an attachment row, or "not found" when it is gone from disk. */
+/** The stored file of an attachment row, or "not found" when it is gone from storage. */
 export async function servable(
   ctx: AppContext,
   attachment: Pick<Attachment, 'pathId' | 'fileName' | 'contentType'>,
 ): Promise<ServableFile> {
-  const diskPath = storedFilePath(ctx.config, attachment.pathId);
-  try {
-    await access(diskPath);
-  } catch {
-    throw fileNotFound();
-  }
-  return { diskPath, fileName: attachment.fileName, contentType: attachment.contentType };
+  const key = attachmentKey(attachment.pathId);
+  if (!(await uploadStore(ctx.config).exists(key))) throw fileNotFound();
+  return { key, fileName: attachment.fileName, contentType: attachment.contentType };
 }
 
 /**

@@ -7,7 +7,8 @@ import type { TestContext } from '../../../test/harness';
 import { postToChannel } from '../../../test/message-factories';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
 import { deleteUnclaimedAttachments } from './delete-unclaimed';
-import { spoolDir, storedFilePath } from './storage';
+import { LocalUploadStore } from '../../storage/local-store';
+import { attachmentKey, spoolDir } from './storage';
 import { uploadFile } from './upload-file';
 import { type Organization, organization } from '../../../test/organization';
 
@@ -59,7 +60,9 @@ async function upload(owner: User, ageDays: number, body = 'some bytes') {
   });
 }
 
-const onDisk = (pathId: string) => existsSync(storedFilePath(t.config, pathId));
+const storedFilePath = (pathId: string) =>
+  new LocalUploadStore(uploads).pathOf(attachmentKey(pathId));
+const onDisk = (pathId: string) => existsSync(storedFilePath(pathId));
 
 describe('deleteUnclaimedAttachments', () => {
   it('deletes an old unclaimed upload and its file, telling its owner; keeps the rest', async () => {
@@ -99,7 +102,7 @@ describe('deleteUnclaimedAttachments', () => {
     expect(await t.db.attachment.findUnique({ where: { id: unclaimed.id } })).toBeNull();
     expect(onDisk(unclaimed.pathId)).toBe(false);
     // The file's own directory goes with it.
-    expect(existsSync(path.dirname(storedFilePath(t.config, unclaimed.pathId)))).toBe(false);
+    expect(existsSync(path.dirname(storedFilePath(unclaimed.pathId)))).toBe(false);
     for (const kept of [claimed, recent, scheduledOnly]) {
       expect(await t.db.attachment.findUnique({ where: { id: kept.id } })).not.toBeNull();
       expect(onDisk(kept.pathId)).toBe(true);

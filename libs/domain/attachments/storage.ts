@@ -1,31 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../core/config';
+import { SPOOL_DIR } from '../../storage/local-store';
+import { uploadStore, type UploadStoreConfig } from '../../storage/upload-store';
 
 /**
- * Uploaded files live on local disk under the uploads directory that custom emoji use, in a
- * `files/` tree keyed by path ID (as Zulip's LOCAL_UPLOADS_DIR does), apart from the
- * `<realm_id>/emoji/` trees.
+ * An uploaded file's key in the upload store: a `files/` tree keyed by path ID (as Zulip's
+ * LOCAL_UPLOADS_DIR has), apart from the `<realm_id>/` trees of emoji and avatars.
  */
-export const storedFilePath = (config: Pick<Config, 'uploadsDir'>, pathId: string) =>
-  path.join(config.uploadsDir, 'files', ...pathId.split('/'));
+export const attachmentKey = (pathId: string) => `files/${pathId}`;
 
 /**
- * Removes an uploaded file (gone already is fine) and its directory, which holds nothing else:
- * the random middle segment of a path ID is the file's alone.
+ * Removes an uploaded file (gone already is fine); on local disk its directory goes too, as it
+ * holds nothing else: the random middle segment of a path ID is the file's alone.
  */
-export async function removeStoredFile(
-  config: Pick<Config, 'uploadsDir'>,
-  pathId: string,
-): Promise<void> {
-  const file = storedFilePath(config, pathId);
-  await rm(file, { force: true });
-  await rmdir(path.dirname(file)).catch(() => undefined);
-}
+export const removeStoredFile = (config: UploadStoreConfig, pathId: string): Promise<void> =>
+  uploadStore(config).delete(attachmentKey(pathId));
 
 /** Where multipart parsing spools a file before it is checked and moved into place. */
-export const spoolDir = (config: Pick<Config, 'uploadsDir'>) => path.join(config.uploadsDir, 'tmp');
+export const spoolDir = (config: Pick<Config, 'uploadsDir'>) =>
+  path.join(config.uploadsDir, SPOOL_DIR);
 
 /**
  * Zulip's sanitize_name: safe on disk and in a URL. Unicode letters and digits stay; other

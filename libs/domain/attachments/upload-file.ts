@@ -1,11 +1,10 @@
-import { mkdir, rename, rm } from 'node:fs/promises';
-import path from 'node:path';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { attachmentDicts, notifyAttachment, uploadSpaceUsed } from './format-attachment';
-import { newPathId, storedFilePath, uploadUrl } from './storage';
+import { uploadStore } from '../../storage/upload-store';
+import { attachmentKey, newPathId, uploadUrl } from './storage';
 
 /** A file the HTTP layer has spooled to disk, not yet checked. */
 export interface SpooledFile {
@@ -65,9 +64,9 @@ export async function uploadFile(
   }
   const name = uploadedName(file);
   const pathId = newPathId(realm.id, name);
-  const target = storedFilePath(ctx.config, pathId);
-  await mkdir(path.dirname(target), { recursive: true });
-  await rename(file.spoolPath, target);
+  const store = uploadStore(ctx.config);
+  const contentType = statedType(file.contentType);
+  await store.putFile(attachmentKey(pathId), file.spoolPath, contentType);
   try {
     await inTransaction(ctx, async (tx, events) => {
       const row = await tx.attachment.create({
@@ -77,7 +76,7 @@ export async function uploadFile(
           pathId,
           fileName: name,
           size: file.size,
-          contentType: statedType(file.contentType),
+          contentType,
         },
       });
       const [dict] = await attachmentDicts(tx, { id: row.id });
@@ -85,7 +84,7 @@ export async function uploadFile(
     });
   } catch (err) {
     // No row, no file: nothing could ever serve or delete it.
-    await rm(target, { force: true });
+    await store.delete(attachmentKey(pathId));
     throw err;
   }
   return { uri: uploadUrl(pathId), url: uploadUrl(pathId), filename: name };

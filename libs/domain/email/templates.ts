@@ -67,3 +67,11 @@ export function emailChangeEmail(input: {
     'If you did not request this change, please ignore this email.',
   ]);
 }
+
+/** The operator's `send-test-email`: proves that SMTP settings deliver, as Zulip's command does. */
+export function testEmail(input: { to: string; externalHost: string }): OutgoingEmail {
+  return compose(input.to, `Test email from ${input.externalHost}`, [
+    'Hello,',
+    `This is a test email from the chat server at ${input.externalHost}. If you are reading it, outgoing email works.`,
+  ]);
+}

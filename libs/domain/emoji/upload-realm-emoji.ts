@@ -1,9 +1,8 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../../core/context';
+import { uploadStore } from '../../storage/upload-store';
 import { canAddCustomEmoji } from '../permissions/emoji';
 import { sendEmoji } from './list-realm-emoji';
 
@@ -55,7 +54,11 @@ const emojiSettings = (ctx: AppContext, user: User) =>
     select: { canAddCustomEmojiGroupId: true },
   });
 
-/** `POST /realm/emoji/{emoji_name}`: stores the image on local disk and adds the emoji. */
+/** Where an emoji image is stored, and so served from: `/user_avatars/<key>`. */
+export const emojiImageKey = (realmId: number, fileName: string) =>
+  `${realmId}/emoji/images/${fileName}`;
+
+/** `POST /realm/emoji/{emoji_name}`: stores the image in the upload store and adds the emoji. */
 export async function uploadRealmEmoji(
   ctx: AppContext,
   input: { actor: User; name: string; files: UploadedImage[] },
@@ -85,9 +88,11 @@ export async function uploadRealmEmoji(
       data: { realmId: actor.realmId, name, authorId: actor.id, isAnimated: ext === 'gif' },
     });
     const fileName = `${row.id}.${ext}`;
-    const dir = path.join(ctx.config.uploadsDir, String(actor.realmId), 'emoji', 'images');
-    await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, fileName), file.buffer);
+    await uploadStore(ctx.config).putBuffer(
+      emojiImageKey(actor.realmId, fileName),
+      file.buffer,
+      file.mimetype,
+    );
     await tx.realmEmoji.update({ where: { id: row.id }, data: { fileName } });
     await sendEmoji(tx, events, actor.realmId);
   });

@@ -12,6 +12,12 @@ export const canAdministerUsers = (actor: Pick<User, 'role'>): boolean => isReal
 export const canChangeUserEmails = (actor: Pick<User, 'role' | 'canChangeUserEmails'>): boolean =>
   isRealmOwner(actor) && actor.canChangeUserEmails;
 
+/** A user may change their own avatar unless the organization disabled it (administrators always may). */
+export const canChangeOwnAvatar = (
+  actor: Pick<User, 'role'>,
+  realm: { avatarChangesDisabled: boolean },
+): boolean => !realm.avatarChangesDisabled || isRealmAdmin(actor);
+
 /** A user may edit their own email unless the organization disabled it (administrators always may). */
 export const canChangeOwnEmail = (
   actor: Pick<User, 'role'>,
@@ -41,9 +47,11 @@ export function requireCanChangeRole(
 
 /** Users deactivate themselves, administrators deactivate others, and only owners an owner. */
 export function requireCanDeactivate(
-  actor: Pick<User, 'id' | 'role'>,
+  actor: Pick<User, 'id' | 'role'> | null,
   target: Pick<User, 'id' | 'role'>,
 ): void {
+  // null: the operator, at the command line, who may.
+  if (actor === null) return;
   if (actor.id !== target.id && !canAdministerUsers(actor)) throw insufficientPermission();
   if (isRealmOwner(target) && !isRealmOwner(actor)) {
     throw insufficientPermission('Must be an organization owner');

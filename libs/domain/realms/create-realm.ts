@@ -8,6 +8,7 @@ import { createUserInTransaction, hashPassword, type CreatedUser } from '../user
 import { BotType, Role } from '../users/roles';
 import { emailDomainFor } from './email-domain';
 import { realmHost } from './realm-url';
+import { checkSubdomainReachable } from './ip-host';
 
 export interface NewRealmInput {
   /** Subdomain; '' for the root organization. */
@@ -47,6 +48,7 @@ export function checkSubdomain(stringId: string): string {
  */
 export async function createRealm(ctx: AppContext, input: NewRealmInput): Promise<CreatedRealm> {
   const stringId = checkSubdomain(input.stringId);
+  checkSubdomainReachable(stringId, ctx.config);
   const name = input.name.trim();
   if (!name || name.length > 40) throw badRequest('Organization name must be 1 to 40 characters.');
   const passwordHash = input.owner.password ? await hashPassword(ctx, input.owner.password) : null;

@@ -59,11 +59,14 @@ const OWNER_ONLY: RealmSettingName[] = [
 
 const column = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 
-/** `PATCH /realm`: administrators change organization settings; one `realm` event per change. */
+/**
+ * `PATCH /realm`: administrators (or, with `actor` null, the operator at the command line) change
+ * organization settings; one `realm` event per change.
+ */
 export async function updateRealm(
   ctx: AppContext,
   input: {
-    actor: User;
+    actor: User | null;
     realm: Realm;
     changes: RealmSettingChanges;
     groupChanges?: RealmGroupSettingChanges;
@@ -71,11 +74,13 @@ export async function updateRealm(
 ): Promise<void> {
   const { actor, realm, changes } = input;
   const groupChanges = input.groupChanges ?? {};
-  requireRealmAdmin(actor);
   const names = (Object.keys(REALM_SETTINGS) as RealmSettingName[]).filter(
     (name) => changes[name] !== undefined,
   );
-  if (names.some((n) => OWNER_ONLY.includes(n))) requireRealmOwner(actor);
+  if (actor) {
+    requireRealmAdmin(actor);
+    if (names.some((n) => OWNER_ONLY.includes(n))) requireRealmOwner(actor);
+  }
   if (changes.enable_spectator_access === true && !ctx.config.webPublicStreamsEnabled) {
     throw badRequest('Server does not allow spectator access');
   }

@@ -13,7 +13,8 @@ import { INACCESSIBLE_USER_NAME } from './user-access';
 import { setActive } from './set-active';
 
 export interface DeactivateUserInput {
-  actor: User;
+  /** null: the operator, at the command line. */
+  actor: User | null;
   realm: Realm;
   target: User;
   /** null: no email; '': an email without custom text; otherwise the custom text. */

@@ -5,13 +5,16 @@ import type { AppContext } from '../../core/context';
 import { canAdministerUsers, usersWhoCanAccess } from '../permissions/users';
 import { setActive } from './set-active';
 
-/** `POST /users/{user_id}/reactivate`: an administrator restores a deactivated user. */
+/**
+ * `POST /users/{user_id}/reactivate`: an administrator (or, with `actor` null, the operator)
+ * restores a deactivated user.
+ */
 export async function reactivateUser(
   ctx: AppContext,
-  input: { actor: User; realm: Realm; target: User },
+  input: { actor: User | null; realm: Realm; target: User },
 ): Promise<void> {
   const { actor, realm, target } = input;
-  if (!canAdministerUsers(actor)) throw insufficientPermission();
+  if (actor && !canAdministerUsers(actor)) throw insufficientPermission();
   if (target.isActive) throw badRequest('User is already active');
   if (target.isBot && target.botOwnerId !== null) {
     const owner = await ctx.db.user.findUnique({ where: { id: target.botOwnerId } });

@@ -4,6 +4,7 @@ import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { canAdministerUsers, canChangeUserEmails, usersWhoCanAccess } from '../permissions/users';
 import { setProfileValues, type ProfileDataUpdate } from '../profile-fields/set-values';
+import { applyEmailChange } from './change-email';
 import { changeRole } from './change-role';
 import { isRoleCode, type RoleCode } from './roles';
 import { checkFullName, normalizeEmail } from './validate';
@@ -62,34 +63,8 @@ export async function updateUser(ctx: AppContext, input: UpdateUserInput): Promi
         audience,
       );
     }
-    if (newEmail !== undefined && newEmail !== target.deliveryEmail) {
-      const taken = await tx.user.findFirst({
-        where: {
-          realmId: realm.id,
-          id: { not: target.id },
-          OR: [{ email: newEmail }, { deliveryEmail: newEmail }],
-        },
-        select: { id: true },
-      });
-      if (taken) throw badRequest(`Email '${newEmail}' already in use`);
-      await tx.user.update({
-        where: { id: target.id },
-        data: { email: newEmail, deliveryEmail: newEmail },
-      });
-      await events.emit(
-        realm.id,
-        {
-          type: 'realm_user',
-          op: 'update',
-          person: { user_id: target.id, delivery_email: newEmail },
-        },
-        audience,
-      );
-      await events.emit(
-        realm.id,
-        { type: 'realm_user', op: 'update', person: { user_id: target.id, new_email: newEmail } },
-        audience,
-      );
+    if (newEmail !== undefined) {
+      await applyEmailChange(tx, events, { realm, target, newEmail, audience });
     }
     if (input.profileData) {
       await setProfileValues(ctx, tx, events, {

@@ -1,0 +1,3 @@
+import { avatarCases } from './avatars.cases';
+
+avatarCases('s3');

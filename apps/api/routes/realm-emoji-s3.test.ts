@@ -1,0 +1,3 @@
+import { realmEmojiCases } from './realm-emoji.cases';
+
+realmEmojiCases('s3');

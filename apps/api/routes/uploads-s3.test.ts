@@ -1,0 +1,3 @@
+import { uploadCases } from './uploads.cases';
+
+uploadCases('s3');
