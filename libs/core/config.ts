@@ -65,7 +65,11 @@ export interface Config {
    */
   dispatchPartitions: number;
   webPublicStreamsEnabled: boolean;
-  pushNotificationsEnabled: boolean;
+  /**
+   * The server's registration with a Zulip push notification bouncer (Zulip's
+   * PUSH_NOTIFICATION_BOUNCER_URL, ZULIP_ORG_ID, ZULIP_ORG_KEY); null: no mobile push.
+   */
+  pushBouncer: PushBouncerConfig | null;
   passwordAuthEnabled: boolean;
   /** Requests per window per authenticated user (Zulip's default: 200 a minute). */
   rateLimit: {
@@ -74,6 +78,13 @@ export interface Config {
     authAttempts: number;
     authWindowSeconds: number;
   };
+}
+
+export interface PushBouncerConfig {
+  /** Base URL, e.g. https://push.zulipchat.com; the API lives under /api/v1/remotes/. */
+  url: string;
+  orgId: string;
+  orgKey: string;
 }
 
 export interface RedisClusterConfig {
