@@ -13,9 +13,10 @@ CREATE TABLE "missed_message_emails" (
     "message_id" INTEGER NOT NULL,
     "trigger" TEXT NOT NULL,
     "scheduled_at" TIMESTAMPTZ(6) NOT NULL,
+    "sent_at" TIMESTAMPTZ(6),
     CONSTRAINT "missed_message_emails_pkey" PRIMARY KEY ("id")
 );
 CREATE UNIQUE INDEX "missed_message_emails_user_id_message_id_key" ON "missed_message_emails"("user_id", "message_id");
-CREATE INDEX "missed_message_emails_scheduled_at_idx" ON "missed_message_emails"("scheduled_at");
+CREATE INDEX "missed_message_emails_pending_idx" ON "missed_message_emails"("user_id", "scheduled_at") WHERE "sent_at" IS NULL;
 ALTER TABLE "missed_message_emails" ADD CONSTRAINT "missed_message_emails_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 ALTER TABLE "missed_message_emails" ADD CONSTRAINT "missed_message_emails_message_id_fkey" FOREIGN KEY ("message_id") REFERENCES "messages"("id") ON DELETE CASCADE ON UPDATE CASCADE;

@@ -1,0 +1,64 @@
+import type { AppContext } from '../../core/context';
+import { eventKeys, partitionOf } from '../../events/keys';
+import { isAway, PRESENCE_IDLE_SECONDS, type QueueActivity } from './notification-rules';
+
+/**
+ * Which of these users are away (notification-rules.ts `isAway`). Presence comes with the
+ * caller's query; only users whose presence is active need their event queues read from Redis:
+ * one SMEMBERS pipeline per dispatch partition, then one HMGET per queue.
+ */
+export async function awayUsers(
+  ctx: AppContext,
+  users: { userId: number; lastActiveMs: number | null }[],
+  nowMs = Date.now(),
+): Promise<Set<number>> {
+  const away = new Set<number>();
+  const present: { userId: number; lastActiveMs: number }[] = [];
+  for (const u of users) {
+    if (u.lastActiveMs === null || nowMs - u.lastActiveMs > PRESENCE_IDLE_SECONDS * 1000) {
+      away.add(u.userId);
+    } else present.push({ userId: u.userId, lastActiveMs: u.lastActiveMs });
+  }
+  if (present.length === 0) return away;
+
+  const keys = eventKeys(ctx.config.redisPrefix);
+  const partitions = ctx.config.dispatchPartitions;
+  const byPartition = new Map<number, number[]>();
+  for (const { userId } of present) {
+    const p = partitionOf(userId, partitions);
+    byPartition.set(p, [...(byPartition.get(p) ?? []), userId]);
+  }
+  const queueIds = new Map<number, string[]>();
+  await Promise.all(
+    [...byPartition].map(async ([partition, userIds]) => {
+      const pipeline = ctx.redis.pipeline();
+      for (const userId of userIds) pipeline.smembers(keys.userQueues(partition, userId));
+      const results = (await pipeline.exec()) ?? [];
+      userIds.forEach((userId, i) => {
+        const [err, ids] = results[i] ?? [null, []];
+        if (err) throw err;
+        queueIds.set(userId, ids as string[]);
+      });
+    }),
+  );
+  await Promise.all(
+    present.map(async ({ userId, lastActiveMs }) => {
+      const queues: QueueActivity[] = [];
+      for (const id of queueIds.get(userId) ?? []) {
+        const [eventTypes, lastAccess] = await ctx.redis.hmget(
+          keys.queue(id),
+          'event_types',
+          'last_access',
+        );
+        if (eventTypes === null || lastAccess === null) continue;
+        queues.push({
+          eventTypes: JSON.parse(eventTypes) as string[] | null,
+          lastAccessMs: Number(lastAccess),
+        });
+      }
+      const queueIdleSeconds = ctx.config.eventQueueIdleSeconds;
+      if (isAway({ queues, lastActiveMs, nowMs, queueIdleSeconds })) away.add(userId);
+    }),
+  );
+  return away;
+}

@@ -1,0 +1,186 @@
+import { Prisma } from '../../../generated/prisma/client';
+import type { AppContext } from '../../core/context';
+import { enqueueJob, JobName } from '../../jobs';
+import { awayUsers } from './away-users';
+import { decideNotifications, type TriggerName } from './notification-rules';
+
+/** One recipient's copy of the message with everything the rules read, from one query. */
+interface FactsRow {
+  user_id: number;
+  flags: bigint;
+  is_bot: boolean;
+  sender_muted: boolean;
+  has_device: boolean;
+  last_active_time: Date | null;
+  batching_seconds: number;
+  enable_offline_email_notifications: boolean;
+  enable_offline_push_notifications: boolean;
+  enable_online_push_notifications: boolean;
+  enable_stream_email_notifications: boolean;
+  enable_stream_push_notifications: boolean;
+  enable_followed_topic_email_notifications: boolean;
+  enable_followed_topic_push_notifications: boolean;
+  enable_followed_topic_wildcard_mentions_notify: boolean;
+  wildcard_mentions_notify: boolean;
+  subscribed: boolean;
+  is_muted: boolean | null;
+  email_notifications: boolean | null;
+  push_notifications: boolean | null;
+  sub_wildcard_mentions_notify: boolean | null;
+  visibility_policy: number;
+}
+
+export interface DecisionOutcome {
+  recipients: number;
+  emails: number;
+  pushes: number;
+}
+
+/**
+ * Job handler (notify-message): decides, in the worker and never in the send path, who is told
+ * about a message by email and by push, and queues that work. Emails wait as rows in PostgreSQL
+ * until the end of each user's batching period (one job per due time, not per user); pushes go
+ * out in one job for the message. Deciding twice changes nothing: a row per (user, message) is
+ * written once, and a push is sent once per copy (send-push-notifications.ts).
+ */
+export async function decideMessageNotifications(
+  ctx: AppContext,
+  payload: { messageId: number },
+): Promise<DecisionOutcome> {
+  const [message] = await ctx.db.$queryRaw<
+    { sender_id: number; recipient_id: number; subject: string; stream_id: number | null }[]
+  >(Prisma.sql`
+    SELECT m.sender_id, m.recipient_id, m.subject, s.id AS stream_id
+    FROM messages m LEFT JOIN streams s ON s.recipient_id = m.recipient_id
+    WHERE m.id = ${payload.messageId}`);
+  if (!message) return { recipients: 0, emails: 0, pushes: 0 };
+
+  const rows = await ctx.db.$queryRaw<FactsRow[]>(Prisma.sql`
+    SELECT um.user_id, um.flags, u.is_bot,
+      EXISTS (SELECT 1 FROM muted_users mu
+              WHERE mu.user_profile_id = um.user_id AND mu.muted_user_id = ${message.sender_id})
+        AS sender_muted,
+      EXISTS (SELECT 1 FROM push_device_tokens d WHERE d.user_id = um.user_id) AS has_device,
+      p.last_active_time,
+      u.email_notifications_batching_period_seconds AS batching_seconds,
+      u.enable_offline_email_notifications, u.enable_offline_push_notifications,
+      u.enable_online_push_notifications, u.enable_stream_email_notifications,
+      u.enable_stream_push_notifications, u.enable_followed_topic_email_notifications,
+      u.enable_followed_topic_push_notifications,
+      u.enable_followed_topic_wildcard_mentions_notify, u.wildcard_mentions_notify,
+      sub.id IS NOT NULL AS subscribed, sub.is_muted, sub.email_notifications,
+      sub.push_notifications, sub.wildcard_mentions_notify AS sub_wildcard_mentions_notify,
+      COALESCE(ut.visibility_policy, 0) AS visibility_policy
+    FROM user_messages um
+    JOIN users u ON u.id = um.user_id
+    LEFT JOIN user_presences p ON p.user_id = um.user_id
+    LEFT JOIN subscriptions sub
+      ON sub.user_id = um.user_id AND sub.recipient_id = ${message.recipient_id} AND sub.active
+    LEFT JOIN user_topics ut
+      ON ut.user_id = um.user_id AND ut.stream_id = ${message.stream_id ?? -1}
+      AND lower(ut.topic_name) = lower(${message.subject})
+    WHERE um.message_id = ${payload.messageId} AND um.user_id <> ${message.sender_id}
+      AND (um.flags & 1) = 0 AND u.is_active`);
+
+  const candidates: {
+    row: FactsRow;
+    email: TriggerName | null;
+    push: TriggerName | null;
+    pushWhileOnline: boolean;
+  }[] = [];
+  for (const row of rows) {
+    const decision = decideNotifications({
+      userId: row.user_id,
+      senderId: message.sender_id,
+      isBot: row.is_bot,
+      flags: Number(row.flags),
+      senderMuted: row.sender_muted,
+      settings: {
+        enableOfflineEmailNotifications: row.enable_offline_email_notifications,
+        enableOfflinePushNotifications: row.enable_offline_push_notifications,
+        enableOnlinePushNotifications: row.enable_online_push_notifications,
+        enableStreamEmailNotifications: row.enable_stream_email_notifications,
+        enableStreamPushNotifications: row.enable_stream_push_notifications,
+        enableFollowedTopicEmailNotifications: row.enable_followed_topic_email_notifications,
+        enableFollowedTopicPushNotifications: row.enable_followed_topic_push_notifications,
+        enableFollowedTopicWildcardMentionsNotify:
+          row.enable_followed_topic_wildcard_mentions_notify,
+        wildcardMentionsNotify: row.wildcard_mentions_notify,
+      },
+      channel:
+        message.stream_id !== null && row.subscribed
+          ? {
+              subscription: {
+                isMuted: row.is_muted ?? false,
+                emailNotifications: row.email_notifications,
+                pushNotifications: row.push_notifications,
+                wildcardMentionsNotify: row.sub_wildcard_mentions_notify,
+              },
+              topicVisibility: row.visibility_policy,
+            }
+          : null,
+    });
+    // Without a device (or a bouncer) a push has nowhere to go.
+    const push = row.has_device && ctx.config.pushBouncer ? decision.push : null;
+    if (decision.email || push) {
+      candidates.push({
+        row,
+        email: decision.email,
+        push,
+        pushWhileOnline: decision.pushWhileOnline,
+      });
+    }
+  }
+  if (candidates.length === 0) return { recipients: rows.length, emails: 0, pushes: 0 };
+
+  const away = await awayUsers(
+    ctx,
+    candidates.map((c) => ({
+      userId: c.row.user_id,
+      lastActiveMs: c.row.last_active_time?.getTime() ?? null,
+    })),
+  );
+  const emails = candidates.filter((c) => c.email && away.has(c.row.user_id));
+  const pushes = candidates.filter((c) => c.push && (away.has(c.row.user_id) || c.pushWhileOnline));
+
+  if (emails.length) {
+    // A user with emails already waiting joins that batch; otherwise the batch ends after the
+    // user's batching period.
+    const scheduled = await ctx.db.$queryRaw<{ scheduled_at: Date }[]>(Prisma.sql`
+      INSERT INTO missed_message_emails (user_id, message_id, trigger, scheduled_at)
+      SELECT t.u, ${payload.messageId}, t.trig,
+        COALESCE(
+          (SELECT min(e.scheduled_at) FROM missed_message_emails e
+           WHERE e.user_id = t.u AND e.sent_at IS NULL),
+          now() + make_interval(secs => t.period))
+      FROM unnest(${emails.map((c) => c.row.user_id)}::int[], ${emails.map((c) => c.email)}::text[],
+                  ${emails.map((c) => c.row.batching_seconds)}::int[]) AS t(u, trig, period)
+      ON CONFLICT (user_id, message_id) DO NOTHING
+      RETURNING scheduled_at`);
+    const dueTimes = new Set(
+      scheduled.map((s) => Math.ceil(s.scheduled_at.getTime() / 1000) * 1000),
+    );
+    for (const dueAt of dueTimes) await enqueueMissedMessageEmails(ctx, dueAt);
+  }
+  if (pushes.length) {
+    await enqueueJob(
+      ctx,
+      JobName.PUSH_MESSAGE,
+      {
+        messageId: payload.messageId,
+        recipients: pushes.map((c) => ({ userId: c.row.user_id, trigger: c.push as string })),
+      },
+      { jobId: `push-message-${payload.messageId}` },
+    );
+  }
+  return { recipients: rows.length, emails: emails.length, pushes: pushes.length };
+}
+
+/** One job per due second sends every user's emails due by then. */
+export const enqueueMissedMessageEmails = (ctx: AppContext, dueAt: number) =>
+  enqueueJob(
+    ctx,
+    JobName.MISSED_MESSAGE_EMAILS,
+    { dueAt },
+    { jobId: `missed-message-emails-${dueAt}`, delay: dueAt - Date.now() },
+  );
