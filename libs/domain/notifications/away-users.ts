@@ -5,7 +5,7 @@ import { isAway, PRESENCE_IDLE_SECONDS, type QueueActivity } from './notificatio
 /**
  * Which of these users are away (notification-rules.ts `isAway`). Presence comes with the
  * caller's query; only users whose presence is active need their event queues read from Redis:
- * one SMEMBERS pipeline per dispatch partition, then one HMGET per queue.
+ * one SMEMBERS pipeline per dispatch partition, then the queues' HMGETs in one pipeline.
  */
 export async function awayUsers(
   ctx: AppContext,
@@ -41,24 +41,38 @@ export async function awayUsers(
       });
     }),
   );
-  await Promise.all(
-    present.map(async ({ userId, lastActiveMs }) => {
-      const queues: QueueActivity[] = [];
-      for (const id of queueIds.get(userId) ?? []) {
-        const [eventTypes, lastAccess] = await ctx.redis.hmget(
-          keys.queue(id),
-          'event_types',
-          'last_access',
-        );
-        if (eventTypes === null || lastAccess === null) continue;
-        queues.push({
-          eventTypes: JSON.parse(eventTypes) as string[] | null,
-          lastAccessMs: Number(lastAccess),
-        });
-      }
-      const queueIdleSeconds = ctx.config.eventQueueIdleSeconds;
-      if (isAway({ queues, lastActiveMs, nowMs, queueIdleSeconds })) away.add(userId);
-    }),
+  // One round trip for every queue on one Redis; a cluster spreads queues over slots, so there
+  // each read goes to its own node.
+  const queues = present.flatMap(({ userId }) =>
+    (queueIds.get(userId) ?? []).map((id) => ({ userId, id })),
   );
+  const fields = ['event_types', 'last_access'];
+  let hashes: (string | null)[][];
+  if (ctx.redis.isCluster) {
+    hashes = await Promise.all(queues.map((q) => ctx.redis.hmget(keys.queue(q.id), ...fields)));
+  } else {
+    const pipeline = ctx.redis.pipeline();
+    for (const q of queues) pipeline.hmget(keys.queue(q.id), ...fields);
+    hashes = ((await pipeline.exec()) ?? []).map(([err, value]) => {
+      if (err) throw err;
+      return value as (string | null)[];
+    });
+  }
+  const activity = new Map<number, QueueActivity[]>();
+  queues.forEach((q, i) => {
+    const [eventTypes, lastAccess] = hashes[i];
+    if (eventTypes === null || lastAccess === null) return;
+    const list = activity.get(q.userId) ?? [];
+    list.push({
+      eventTypes: JSON.parse(eventTypes) as string[] | null,
+      lastAccessMs: Number(lastAccess),
+    });
+    activity.set(q.userId, list);
+  });
+  const queueIdleSeconds = ctx.config.eventQueueIdleSeconds;
+  for (const { userId, lastActiveMs } of present) {
+    const userQueues = activity.get(userId) ?? [];
+    if (isAway({ queues: userQueues, lastActiveMs, nowMs, queueIdleSeconds })) away.add(userId);
+  }
   return away;
 }

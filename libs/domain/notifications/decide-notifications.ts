@@ -146,20 +146,23 @@ export async function decideMessageNotifications(
   if (emails.length) {
     // A user with emails already waiting joins that batch; otherwise the batch ends after the
     // user's batching period.
-    const scheduled = await ctx.db.$queryRaw<{ scheduled_at: Date }[]>(Prisma.sql`
-      INSERT INTO missed_message_emails (user_id, message_id, trigger, scheduled_at)
-      SELECT t.u, ${payload.messageId}, t.trig,
-        COALESCE(
-          (SELECT min(e.scheduled_at) FROM missed_message_emails e
-           WHERE e.user_id = t.u AND e.sent_at IS NULL),
-          now() + make_interval(secs => t.period))
-      FROM unnest(${emails.map((c) => c.row.user_id)}::int[], ${emails.map((c) => c.email)}::text[],
-                  ${emails.map((c) => c.row.batching_seconds)}::int[]) AS t(u, trig, period)
-      ON CONFLICT (user_id, message_id) DO NOTHING
-      RETURNING scheduled_at`);
-    const dueTimes = new Set(
-      scheduled.map((s) => Math.ceil(s.scheduled_at.getTime() / 1000) * 1000),
-    );
+    const due = await ctx.db.$queryRaw<{ due_at: number }[]>(Prisma.sql`
+      WITH t AS (
+        SELECT * FROM unnest(${emails.map((c) => c.row.user_id)}::int[],
+                             ${emails.map((c) => c.email)}::text[],
+                             ${emails.map((c) => c.row.batching_seconds)}::int[]) AS t(u, trig, period)),
+      waiting AS (
+        SELECT user_id, min(scheduled_at) AS at FROM missed_message_emails
+        WHERE user_id IN (SELECT u FROM t) AND sent_at IS NULL GROUP BY user_id),
+      inserted AS (
+        INSERT INTO missed_message_emails (user_id, message_id, trigger, scheduled_at)
+        SELECT t.u, ${payload.messageId}, t.trig,
+               COALESCE(w.at, now() + make_interval(secs => t.period))
+        FROM t LEFT JOIN waiting w ON w.user_id = t.u
+        ON CONFLICT (user_id, message_id) DO NOTHING
+        RETURNING scheduled_at)
+      SELECT DISTINCT (ceil(extract(epoch FROM scheduled_at)) * 1000)::float8 AS due_at FROM inserted`);
+    const dueTimes = new Set(due.map((d) => Number(d.due_at)));
     for (const dueAt of dueTimes) await enqueueMissedMessageEmails(ctx, dueAt);
   }
   if (pushes.length) {
