@@ -144,21 +144,23 @@ export async function decideMessageNotifications(
   const pushes = candidates.filter((c) => c.push && (away.has(c.row.user_id) || c.pushWhileOnline));
 
   if (emails.length) {
-    // A user with emails already waiting joins that batch; otherwise the batch ends after the
-    // user's batching period.
+    // A user with a batch being collected joins it; otherwise a batch starts, due after the
+    // user's batching period. The no-op update returns (and locks) the batch a concurrent
+    // decision just created, which a plain read of the statement's snapshot would miss.
     const due = await ctx.db.$queryRaw<{ due_at: number }[]>(Prisma.sql`
       WITH t AS (
         SELECT * FROM unnest(${emails.map((c) => c.row.user_id)}::int[],
                              ${emails.map((c) => c.email)}::text[],
                              ${emails.map((c) => c.row.batching_seconds)}::int[]) AS t(u, trig, period)),
-      waiting AS (
-        SELECT user_id, min(scheduled_at) AS at FROM missed_message_emails
-        WHERE user_id IN (SELECT u FROM t) AND sent_at IS NULL GROUP BY user_id),
+      batch AS (
+        INSERT INTO missed_message_email_batches (user_id, due_at)
+        SELECT u, now() + make_interval(secs => period) FROM t
+        ON CONFLICT (user_id) DO UPDATE SET due_at = missed_message_email_batches.due_at
+        RETURNING user_id, due_at),
       inserted AS (
         INSERT INTO missed_message_emails (user_id, message_id, trigger, scheduled_at)
-        SELECT t.u, ${payload.messageId}, t.trig,
-               COALESCE(w.at, now() + make_interval(secs => t.period))
-        FROM t LEFT JOIN waiting w ON w.user_id = t.u
+        SELECT t.u, ${payload.messageId}, t.trig, batch.due_at
+        FROM t JOIN batch ON batch.user_id = t.u
         ON CONFLICT (user_id, message_id) DO NOTHING
         RETURNING scheduled_at)
       SELECT DISTINCT (ceil(extract(epoch FROM scheduled_at)) * 1000)::float8 AS due_at FROM inserted`);

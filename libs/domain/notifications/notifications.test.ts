@@ -244,6 +244,19 @@ describe('a message read before the batching period ends', () => {
   });
 });
 
+describe('a message deleted before the batching period ends', () => {
+  it('sends no email', async () => {
+    const id = await dm(alice, [carol], 'sent by mistake');
+    await pushOf(carol, id);
+    await org.as(alice).delete(`/messages/${id}`).expect(200);
+    await waitFor(
+      async () => (await t.db.missedMessageEmail.count({ where: { messageId: id } })) === 0,
+      15000,
+    );
+    expect(mailsTo(carol).some((m) => m.includes('sent by mistake'))).toBe(false);
+  });
+});
+
 describe("the user's settings", () => {
   it('turned off: no email and no push', async () => {
     await org

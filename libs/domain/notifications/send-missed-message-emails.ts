@@ -7,7 +7,6 @@ import { missedMessageEmail, type EmailConversation } from './missed-message-ema
 import { Trigger } from './notification-rules';
 
 interface PendingRow {
-  id: bigint;
   message_id: number;
   trigger: string;
   recipient_id: number;
@@ -70,17 +69,36 @@ export async function sendDueMissedMessageEmails(
  */
 async function sendUserEmails(ctx: AppContext, userId: number, due: Date): Promise<number> {
   const user = await ctx.db.user.findUnique({ where: { id: userId }, include: { realm: true } });
-  if (!user) return 0;
-  const pending = await ctx.db.$queryRaw<PendingRow[]>(Prisma.sql`
-    SELECT e.id, e.message_id, e.trigger, m.recipient_id, m.subject,
+  if (!user) {
+    await ctx.db.$executeRaw`DELETE FROM missed_message_emails WHERE user_id = ${userId}`;
+    await ctx.db.$executeRaw`DELETE FROM missed_message_email_batches WHERE user_id = ${userId}`;
+    return 0;
+  }
+  // The batch closes first: a message decided from now on starts the next one.
+  await ctx.db.$executeRaw`
+    DELETE FROM missed_message_email_batches WHERE user_id = ${userId} AND due_at <= ${due}`;
+  const pending = await ctx.db.$queryRaw<
+    (Omit<PendingRow, 'recipient_id'> & { recipient_id: number | null })[]
+  >(
+    Prisma.sql`
+    SELECT e.message_id, e.trigger, m.recipient_id, m.subject,
       s.id AS stream_id, s.name AS stream_name
     FROM missed_message_emails e
-    JOIN messages m ON m.id = e.message_id
+    LEFT JOIN messages m ON m.id = e.message_id
     LEFT JOIN streams s ON s.recipient_id = m.recipient_id
     WHERE e.user_id = ${userId} AND e.sent_at IS NULL AND e.scheduled_at <= ${due}
-    ORDER BY e.message_id`);
+    ORDER BY e.message_id`,
+  );
+  // Rows whose message was deleted since (the table has no foreign keys) are simply dropped.
+  const gone = pending.filter((row) => row.recipient_id === null).map((row) => row.message_id);
+  if (gone.length) {
+    await ctx.db.$executeRaw`
+      DELETE FROM missed_message_emails WHERE user_id = ${userId} AND message_id = ANY(${gone}::int[])`;
+  }
   const buckets = new Map<string, PendingRow[]>();
-  for (const row of pending) {
+  for (const found of pending) {
+    if (found.recipient_id === null) continue;
+    const row = { ...found, recipient_id: found.recipient_id };
     const key =
       row.stream_id !== null
         ? `c${row.recipient_id}:${row.subject.toLowerCase()}`
@@ -91,11 +109,11 @@ async function sendUserEmails(ctx: AppContext, userId: number, due: Date): Promi
   for (const rows of buckets.values()) {
     const delivered = await ctx.db.$transaction(
       async (tx) => {
-        const ids = rows.map((r) => r.id);
-        const locked = await tx.$queryRaw<{ id: bigint; message_id: number; trigger: string }[]>(
+        const ids = rows.map((r) => r.message_id);
+        const locked = await tx.$queryRaw<{ message_id: number; trigger: string }[]>(
           Prisma.sql`
-          SELECT id, message_id, trigger FROM missed_message_emails
-          WHERE id = ANY(${ids}::bigint[]) AND sent_at IS NULL
+          SELECT message_id, trigger FROM missed_message_emails
+          WHERE user_id = ${userId} AND message_id = ANY(${ids}::int[]) AND sent_at IS NULL
           FOR UPDATE SKIP LOCKED`,
         );
         if (locked.length === 0) return false;
@@ -123,7 +141,7 @@ async function sendUserEmails(ctx: AppContext, userId: number, due: Date): Promi
         }
         await tx.$executeRaw(Prisma.sql`
           UPDATE missed_message_emails SET sent_at = now()
-          WHERE id = ANY(${locked.map((l) => l.id)}::bigint[])`);
+          WHERE user_id = ${userId} AND message_id = ANY(${locked.map((l) => l.message_id)}::int[])`);
         return delivered;
       },
       { timeout: 90_000, maxWait: 10_000 },
