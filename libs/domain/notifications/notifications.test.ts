@@ -245,10 +245,13 @@ describe('a message read before the batching period ends', () => {
 });
 
 describe('a message deleted before the batching period ends', () => {
-  it('sends no email', async () => {
+  it('sends no email, and removes the push', async () => {
     const id = await dm(alice, [carol], 'sent by mistake');
     await pushOf(carol, id);
     await org.as(alice).delete(`/messages/${id}`).expect(200);
+    await waitFor(async () =>
+      pushesTo(carol, 'remove').find((n) => n.gcm.zulip_message_ids === String(id)),
+    );
     await waitFor(
       async () => (await t.db.missedMessageEmail.count({ where: { messageId: id } })) === 0,
       15000,
