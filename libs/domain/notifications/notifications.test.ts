@@ -5,6 +5,7 @@ import type { TestContext } from '../../../test/harness';
 import { type Organization, organization } from '../../../test/organization';
 import { startPushBouncer, type PushBouncerStandIn } from '../../../test/push-bouncer';
 import { startSmtpReceiver, waitFor, type SmtpReceiver } from '../../../test/worker-factories';
+import { expectOpenApiResponse } from '../../../test/openapi';
 import { Flag } from '../messages/flags';
 import { sendPushNotifications } from '../push/send-push-notifications';
 import { decideMessageNotifications } from './decide-notifications';
@@ -365,6 +366,7 @@ describe('POST /mobile_push/test_notification and what clients are told', () => 
   it('sends a test notification to the named device through the bouncer', async () => {
     const res = await org.as(bob).post('/mobile_push/test_notification', { token: 'bob-phone' });
     expect(res.body).toEqual({ result: 'success', msg: '' });
+    expectOpenApiResponse('/mobile_push/test_notification', 'post', res.body, { status: 200 });
     expect(bouncer.tests.at(-1)).toMatchObject({
       token: 'bob-phone',
       kind: 2,

@@ -10,6 +10,9 @@ import { BouncerError } from './bouncer-client';
 import { notifyThroughBouncer, pushTarget } from './push-devices';
 import { apnsMessagePayload, gcmMessagePayload, type PushMessage } from './push-payloads';
 
+/** Recipients one job pushes at once (a fraction of a worker's database connections). */
+const PUSH_LANES = 4;
+
 /** A message as its notifications show it; null when it is gone. */
 async function loadPushMessage(ctx: AppContext, messageId: number): Promise<PushMessage | null> {
   const message = await ctx.db.message.findUnique({
@@ -58,8 +61,8 @@ async function loadPushMessage(ctx: AppContext, messageId: number): Promise<Push
  * recipient's copy is locked while its push is sent and then marked with Zulip's
  * active_mobile_push_notification flag, so a retried or repeated job never pushes the same
  * message twice to the same user, and a copy read meanwhile is not pushed. A bouncer that cannot
- * be reached fails the job after trying everyone (BullMQ retries it with backoff); a bouncer that
- * refuses a push is not asked again.
+ * be reached fails the job after trying everyone (BullMQ retries it with backoff, and those
+ * already pushed are skipped); a bouncer that refuses a push is not asked again.
  */
 export async function sendPushNotifications(
   ctx: AppContext,
@@ -71,18 +74,23 @@ export async function sendPushNotifications(
   if (!message) return { pushed: 0 };
   let pushed = 0;
   let retryLater: BouncerError | null = null;
-  for (const recipient of payload.recipients) {
-    try {
-      if (
-        await pushOne(ctx, bouncer, message, recipient.userId, recipient.trigger as TriggerName)
-      ) {
-        pushed += 1;
+  let failure: unknown = null;
+  // A few recipients at a time: each holds a database connection while the bouncer answers.
+  const waiting = [...payload.recipients];
+  const lane = async () => {
+    for (let next = waiting.shift(); next; next = waiting.shift()) {
+      try {
+        if (await pushOne(ctx, bouncer, message, next.userId, next.trigger as TriggerName)) {
+          pushed += 1;
+        }
+      } catch (err) {
+        if (err instanceof BouncerError && err.kind === 'retry') retryLater = err;
+        else failure = err;
       }
-    } catch (err) {
-      if (!(err instanceof BouncerError) || err.kind !== 'retry') throw err;
-      retryLater = err;
     }
-  }
+  };
+  await Promise.all(Array.from({ length: PUSH_LANES }, lane));
+  if (failure) throw failure;
   if (retryLater) throw retryLater;
   return { pushed };
 }
