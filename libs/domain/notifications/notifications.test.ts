@@ -6,6 +6,7 @@ import { type Organization, organization } from '../../../test/organization';
 import { startPushBouncer, type PushBouncerStandIn } from '../../../test/push-bouncer';
 import { startSmtpReceiver, waitFor, type SmtpReceiver } from '../../../test/worker-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
+import { JobName, removeJob } from '../../jobs';
 import { Flag } from '../messages/flags';
 import { sendPushNotifications } from '../push/send-push-notifications';
 import { decideMessageNotifications } from './decide-notifications';
@@ -321,6 +322,25 @@ describe('durability', () => {
     await sendDueMissedMessageEmails(t, Date.now() + BATCH_SECONDS * 1000 + 1000);
     expect(pushesTo(carol).filter((n) => n.gcm.zulip_message_id === id)).toHaveLength(1);
     expect(mailsTo(carol).filter((m) => m.includes('exactly once please'))).toHaveLength(1);
+  });
+
+  it('an email whose job Redis lost is sent by the minutely sweep', async () => {
+    const id = await dm(alice, [bob], 'lost job, kept row');
+    await pushOf(bob, id);
+    const row = await t.db.missedMessageEmail.findFirstOrThrow({
+      where: { userId: bob.user.id, messageId: id },
+    });
+    // Redis loses the delayed job (a restart without persistence, a failover).
+    const dueAt = Math.ceil(row.scheduledAt.getTime() / 1000) * 1000;
+    expect(
+      await removeJob(t, JobName.MISSED_MESSAGE_EMAILS, `missed-message-emails-${dueAt}`),
+    ).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, BATCH_SECONDS * 1000 + 500));
+    expect(mailsTo(bob).some((m) => m.includes('lost job, kept row'))).toBe(false);
+    // What the repeating send-overdue-missed-message-emails job runs every minute.
+    const overdue = jobHandlers.find((h) => h.name === JobName.SEND_OVERDUE_MISSED_MESSAGE_EMAILS);
+    await overdue?.handle(t, {} as never, { attempt: 1, isLastAttempt: true });
+    await waitFor(async () => mailsTo(bob).find((m) => m.includes('lost job, kept row')));
   });
 
   it('a bouncer that fails is retried with backoff until the push goes through', async () => {
