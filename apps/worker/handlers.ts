@@ -3,7 +3,10 @@ import { deliverScheduledMessage } from '../../libs/domain/scheduled-messages/de
 import { sendEmailJob } from '../../libs/domain/email/send-email-job';
 import { deliverOutgoingWebhook } from '../../libs/domain/outgoing-webhooks/deliver-webhook';
 import { JobName } from '../../libs/jobs';
-import { decideMessageNotifications } from '../../libs/domain/notifications/decide-notifications';
+import {
+  decideMessageNotifications,
+  redecideLostNotifications,
+} from '../../libs/domain/notifications/decide-notifications';
 import { sendDueMissedMessageEmails } from '../../libs/domain/notifications/send-missed-message-emails';
 import { sendPushNotifications } from '../../libs/domain/push/send-push-notifications';
 import { removePushNotifications } from '../../libs/domain/push/remove-push-notifications';
@@ -30,7 +33,8 @@ export const jobHandlers: HandlerEntry[] = [
   handler(JobName.MISSED_MESSAGE_EMAILS, async (ctx, payload) => {
     await sendDueMissedMessageEmails(ctx, payload.dueAt);
   }),
-  handler(JobName.SEND_OVERDUE_MISSED_MESSAGE_EMAILS, async (ctx) => {
+  handler(JobName.NOTIFICATIONS_SWEEP, async (ctx) => {
+    await redecideLostNotifications(ctx);
     await sendDueMissedMessageEmails(ctx);
   }),
   handler(JobName.PUSH_MESSAGE, async (ctx, payload) => {

@@ -34,7 +34,7 @@ export const JobName = {
   DELETE_UNCLAIMED_ATTACHMENTS: 'delete-unclaimed-attachments',
   NOTIFY_MESSAGE: 'notify-message',
   MISSED_MESSAGE_EMAILS: 'missed-message-emails',
-  SEND_OVERDUE_MISSED_MESSAGE_EMAILS: 'send-overdue-missed-message-emails',
+  NOTIFICATIONS_SWEEP: 'notifications-sweep',
   PUSH_MESSAGE: 'push-message',
   REMOVE_PUSH: 'remove-push',
   PUSH_DEVICE: 'push-device',
@@ -61,7 +61,7 @@ export interface JobPayloads {
   [JobName.DELETE_UNCLAIMED_ATTACHMENTS]: DeleteUnclaimedAttachmentsPayload;
   [JobName.NOTIFY_MESSAGE]: NotifyMessagePayload;
   [JobName.MISSED_MESSAGE_EMAILS]: MissedMessageEmailsPayload;
-  [JobName.SEND_OVERDUE_MISSED_MESSAGE_EMAILS]: Record<string, never>;
+  [JobName.NOTIFICATIONS_SWEEP]: Record<string, never>;
   [JobName.PUSH_MESSAGE]: PushMessagePayload;
   [JobName.REMOVE_PUSH]: RemovePushPayload;
   [JobName.PUSH_DEVICE]: PushDevicePayload;
@@ -147,7 +147,7 @@ export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
   [JobName.MISSED_MESSAGE_EMAILS]: {
     queue: QueueName.NOTIFICATIONS,
     schema: notificationJobSchemas.missedMessageEmails,
-    // The rows stay in PostgreSQL until sent; the minutely sweep below sends what a failed job left.
+    // The rows stay in PostgreSQL until sent; the minutely sweep below sends what a lost job left.
     options: {
       attempts: 5,
       backoff: { type: 'exponential', delay: 2000 },
@@ -155,11 +155,12 @@ export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
       removeOnFail: 5000,
     },
   },
-  [JobName.SEND_OVERDUE_MISSED_MESSAGE_EMAILS]: {
+  // Decides the messages whose decision job was lost, and sends overdue emails.
+  [JobName.NOTIFICATIONS_SWEEP]: {
     queue: QueueName.NOTIFICATIONS,
     schema: Joi.object({}),
     options: { attempts: 1, removeOnComplete: 100, removeOnFail: 100 },
-    repeat: { schedulerId: 'minutely-overdue-missed-message-emails', everyMs: 60_000, payload: {} },
+    repeat: { schedulerId: 'minutely-notifications-sweep', everyMs: 60_000, payload: {} },
   },
   // Zulip retries a bouncer that cannot be reached or fails with backoff; a refusal is final.
   [JobName.PUSH_MESSAGE]: {

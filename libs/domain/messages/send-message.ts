@@ -250,7 +250,9 @@ export async function writeMessage(
     },
     userIds,
   );
-  // Who is notified by email or push is decided by a worker, never here (docs/notifications.md).
+  // Who is notified by email or push is decided by a worker, never here (docs/notifications.md);
+  // the row keeps the decision owed if its job is lost.
+  await tx.$executeRaw`INSERT INTO notification_pending (message_id) VALUES (${message.id})`;
   events.afterCommit.push((ctx) => enqueueNotificationDecision(ctx, message.id));
   return { id: message.id };
 }

@@ -1,7 +1,8 @@
 import { Prisma } from '../../../generated/prisma/client';
 import type { AppContext } from '../../core/context';
-import { enqueueJob, JobName } from '../../jobs';
+import { enqueueJob, JobName, removeJob } from '../../jobs';
 import { awayUsers } from './away-users';
+import { enqueueNotificationDecision } from './enqueue-notifications';
 import { decideNotifications, type TriggerName } from './notification-rules';
 
 /** One recipient's copy of the message with everything the rules read, from one query. */
@@ -53,7 +54,10 @@ export async function decideMessageNotifications(
     SELECT m.sender_id, m.recipient_id, m.subject, s.id AS stream_id
     FROM messages m LEFT JOIN streams s ON s.recipient_id = m.recipient_id
     WHERE m.id = ${payload.messageId}`);
-  if (!message) return { recipients: 0, emails: 0, pushes: 0 };
+  if (!message) {
+    await decided(ctx, payload.messageId);
+    return { recipients: 0, emails: 0, pushes: 0 };
+  }
 
   const rows = await ctx.db.$queryRaw<FactsRow[]>(Prisma.sql`
     SELECT um.user_id, um.flags, u.is_bot,
@@ -131,7 +135,10 @@ export async function decideMessageNotifications(
       });
     }
   }
-  if (candidates.length === 0) return { recipients: rows.length, emails: 0, pushes: 0 };
+  if (candidates.length === 0) {
+    await decided(ctx, payload.messageId);
+    return { recipients: rows.length, emails: 0, pushes: 0 };
+  }
 
   const away = await awayUsers(
     ctx,
@@ -178,7 +185,39 @@ export async function decideMessageNotifications(
       { jobId: `push-message-${payload.messageId}` },
     );
   }
+  await decided(ctx, payload.messageId);
   return { recipients: rows.length, emails: emails.length, pushes: pushes.length };
+}
+
+/** The decision is made and its work queued: nothing is owed for this message any more. */
+const decided = (ctx: AppContext, messageId: number) =>
+  ctx.db.$executeRaw`DELETE FROM notification_pending WHERE message_id = ${messageId}`;
+
+/** Decisions older than this are given up: a notification a day late is noise. */
+const GIVE_UP = Prisma.sql`interval '1 day'`;
+
+/**
+ * Part of the minutely notifications sweep: messages still owed a decision a minute after they
+ * were sent lost their job (Redis lost it, or it failed for good), so it is enqueued again
+ * (the stable job id keeps one per message if it is merely late). Deciding twice is harmless.
+ */
+export async function redecideLostNotifications(ctx: AppContext): Promise<number> {
+  const stale = await ctx.db.$queryRaw<{ message_id: number }[]>(Prisma.sql`
+    DELETE FROM notification_pending WHERE created_at < now() - ${GIVE_UP} RETURNING message_id`);
+  if (stale.length) {
+    ctx.log.warn('notifications', 'gave up deciding notifications a day old', {
+      messages: stale.length,
+    });
+  }
+  const lost = await ctx.db.$queryRaw<{ message_id: number }[]>(Prisma.sql`
+    SELECT message_id FROM notification_pending
+    WHERE created_at < now() - interval '1 minute' ORDER BY message_id LIMIT 10000`);
+  for (const { message_id } of lost) {
+    // A job that failed for good keeps its id in Redis; it makes way for the new one.
+    await removeJob(ctx, JobName.NOTIFY_MESSAGE, `notify-message-${message_id}`);
+    await enqueueNotificationDecision(ctx, message_id);
+  }
+  return lost.length;
 }
 
 /** One job per due second sends every user's emails due by then. */

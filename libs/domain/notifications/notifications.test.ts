@@ -1,13 +1,14 @@
 import { jobHandlers } from '../../../apps/worker/handlers';
 import { startWorkers, type RunningWorkers } from '../../../apps/worker/start-workers';
 import type { TestUser } from '../../../test/factories';
-import type { TestContext } from '../../../test/harness';
+import { deleteKeys, type TestContext } from '../../../test/harness';
 import { type Organization, organization } from '../../../test/organization';
 import { startPushBouncer, type PushBouncerStandIn } from '../../../test/push-bouncer';
 import { startSmtpReceiver, waitFor, type SmtpReceiver } from '../../../test/worker-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { JobName, removeJob } from '../../jobs';
 import { Flag } from '../messages/flags';
+import { sendMessage } from '../messages/send-message';
 import { sendPushNotifications } from '../push/send-push-notifications';
 import { decideMessageNotifications } from './decide-notifications';
 import { sendDueMissedMessageEmails } from './send-missed-message-emails';
@@ -88,6 +89,12 @@ const dm = (from: TestUser, to: TestUser[], content: string) =>
   send(from, { type: 'direct', to: JSON.stringify(to.map((u) => u.user.id)), content });
 const post = (from: TestUser, topic: string, content: string) =>
   send(from, { type: 'stream', to: 'design', topic, content });
+
+/** What the repeating notifications-sweep job runs every minute. */
+const runSweep = async () => {
+  const sweep = jobHandlers.find((h) => h.name === JobName.NOTIFICATIONS_SWEEP);
+  await sweep?.handle(t, {} as never, { attempt: 1, isLastAttempt: true });
+};
 
 /** Waits until the decision job for the message has run (its rows or pushes exist, or none will). */
 const decided = (messageId: number) =>
@@ -324,6 +331,37 @@ describe('durability', () => {
     expect(mailsTo(carol).filter((m) => m.includes('exactly once please'))).toHaveLength(1);
   });
 
+  it('a message whose decision job Redis lost is decided by the minutely sweep', async () => {
+    const realm = await t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } });
+    // The job goes to a Redis prefix no worker reads: as good as lost.
+    const elsewhere = {
+      ...t,
+      config: { ...t.config, redisPrefix: `${t.config.redisPrefix}lost:` },
+    };
+    const { id } = await sendMessage(elsewhere, {
+      sender: alice.user,
+      realm,
+      type: 'private',
+      to: [carol.user.id],
+      content: 'decided after all',
+      clientName: 'test',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(pushesTo(carol).some((n) => n.gcm.zulip_message_id === id)).toBe(false);
+    // A minute later the sweep finds the decision still owed.
+    await t.db.notificationPending.update({
+      where: { messageId: id },
+      data: { createdAt: new Date(Date.now() - 120_000) },
+    });
+    await runSweep();
+    await pushOf(carol, id);
+    await waitFor(async () => mailsTo(carol).find((m) => m.includes('decided after all')), 15000);
+    await waitFor(
+      async () => (await t.db.notificationPending.count({ where: { messageId: id } })) === 0,
+    );
+    await deleteKeys(t.redis, `*${elsewhere.config.redisPrefix}*`);
+  });
+
   it('an email whose job Redis lost is sent by the minutely sweep', async () => {
     const id = await dm(alice, [bob], 'lost job, kept row');
     await pushOf(bob, id);
@@ -337,9 +375,7 @@ describe('durability', () => {
     ).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, BATCH_SECONDS * 1000 + 500));
     expect(mailsTo(bob).some((m) => m.includes('lost job, kept row'))).toBe(false);
-    // What the repeating send-overdue-missed-message-emails job runs every minute.
-    const overdue = jobHandlers.find((h) => h.name === JobName.SEND_OVERDUE_MISSED_MESSAGE_EMAILS);
-    await overdue?.handle(t, {} as never, { attempt: 1, isLastAttempt: true });
+    await runSweep();
     await waitFor(async () => mailsTo(bob).find((m) => m.includes('lost job, kept row')));
   });
 

@@ -25,3 +25,11 @@ CREATE TABLE "missed_message_email_batches" (
     "due_at" TIMESTAMPTZ(6) NOT NULL,
     CONSTRAINT "missed_message_email_batches_pkey" PRIMARY KEY ("user_id")
 );
+
+-- Messages whose notifications the worker has not decided yet (written with the message).
+CREATE TABLE "notification_pending" (
+    "message_id" INTEGER NOT NULL,
+    "created_at" TIMESTAMPTZ(6) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "notification_pending_pkey" PRIMARY KEY ("message_id")
+);
+CREATE INDEX "notification_pending_created_at_idx" ON "notification_pending"("created_at");
