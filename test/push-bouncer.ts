@@ -43,6 +43,8 @@ export interface PushBouncerStandIn {
   devices: RegisteredDevice[];
   notifications: DeliveredNotification[];
   tests: TestNotification[];
+  /** The host name the server registered with (server/register); null before. */
+  registeredHost: string | null;
   /** Every request, by path, in order. */
   requests: { path: string; ok: boolean }[];
   problems: string[];
@@ -172,6 +174,7 @@ export async function startPushBouncer(): Promise<PushBouncerStandIn> {
     orgId,
     orgKey,
     env: {},
+    registeredHost: null,
     devices: [],
     notifications: [],
     tests: [],
@@ -194,6 +197,35 @@ export async function startPushBouncer(): Promise<PushBouncerStandIn> {
     const isJson = contentType.startsWith('application/json');
     const owned = (d: RegisteredDevice, uuid: unknown) => d.userUuid === uuid;
     switch (path) {
+      case 'server/register': {
+        must(isForm, 'server/register: not form-encoded');
+        const form = new URLSearchParams(body);
+        const allowed = [
+          'zulip_org_id',
+          'zulip_org_key',
+          'hostname',
+          'contact_email',
+          'new_org_key',
+        ];
+        checkFields([...form.keys()], allowed, 'server/register');
+        must(UUID.test(form.get('zulip_org_id') ?? ''), 'server/register: zulip_org_id');
+        must(/^[a-z0-9.-]+(:\d+)?$/i.test(form.get('hostname') ?? ''), 'server/register: hostname');
+        must(
+          /^[^@\s]+@[^@\s]+$/.test(form.get('contact_email') ?? ''),
+          'server/register: contact_email',
+        );
+        if (form.get('zulip_org_id') !== orgId || form.get('zulip_org_key') !== orgKey) {
+          return error(
+            res,
+            401,
+            'Zulip server auth failure: key does not match',
+            'INVALID_ZULIP_SERVER',
+          );
+        }
+        const created = bouncer.registeredHost === null;
+        bouncer.registeredHost = form.get('hostname');
+        return answer(res, 200, { result: 'success', msg: '', created });
+      }
       case 'push/register': {
         must(isForm, 'push/register: not form-encoded');
         const form = new URLSearchParams(body);
@@ -362,7 +394,8 @@ export async function startPushBouncer(): Promise<PushBouncerStandIn> {
         bouncer.problems.push(`${req.method} ${req.url}: not a bouncer endpoint`);
         return error(res, 404, 'Not found');
       }
-      if (req.headers.authorization !== expected) {
+      // Registering the server is the one unauthenticated call: the key is in the form.
+      if (path !== 'server/register' && req.headers.authorization !== expected) {
         bouncer.problems.push(`${path}: bad credentials`);
         return error(
           res,

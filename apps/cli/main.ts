@@ -4,6 +4,7 @@ import { configOrExit, createAppContext } from '../../libs/runtime/context';
 import { deleteUnclaimedAttachmentsCommand } from './commands/attachments';
 import { migrateCommand } from './commands/migrate';
 import { grantCreateUsersCommand } from './commands/permissions';
+import { registerPushServerCommand } from './commands/push';
 import { createRealmCommand } from './commands/realms';
 import { seedDemoCommand } from './commands/seed-demo';
 import {
@@ -40,6 +41,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   'delete-unclaimed-attachments': {
     run: deleteUnclaimedAttachmentsCommand,
     help: '[--days N]',
+  },
+  'register-push-server': {
+    run: registerPushServerCommand,
+    help: '--contact-email E [--hostname H] (with PUSH_NOTIFICATION_BOUNCER_URL, ZULIP_ORG_ID, ZULIP_ORG_KEY)',
   },
   migrate: { run: (ctx) => migrateCommand(ctx), help: '' },
   'seed-demo': {

@@ -1,3 +1,4 @@
+import { registerPushServerCommand } from '../../../apps/cli/commands/push';
 import { jobHandlers } from '../../../apps/worker/handlers';
 import { startWorkers, type RunningWorkers } from '../../../apps/worker/start-workers';
 import type { TestUser } from '../../../test/factories';
@@ -415,6 +416,33 @@ describe('device tokens and the bouncer', () => {
       async () => (await t.db.pushDeviceToken.count({ where: { token: 'erin-tablet' } })) === 0,
     );
     expect(await t.db.pushDeviceToken.count({ where: { token: 'erin-phone' } })).toBe(1);
+  });
+});
+
+describe('the server registration (CLI register-push-server)', () => {
+  it('registers with the bouncer, then updates the registration', async () => {
+    const first = await registerPushServerCommand(t, ['--contact-email', 'ops@acme.example']);
+    expect(first).toEqual({
+      bouncer: bouncer.url,
+      zulip_org_id: bouncer.orgId,
+      hostname: t.config.externalHost,
+      created: true,
+    });
+    expect(bouncer.registeredHost).toBe(t.config.externalHost);
+    const again = await registerPushServerCommand(t, [
+      '--contact-email',
+      'ops@acme.example',
+      '--hostname',
+      'chat.acme.example',
+    ]);
+    expect(again).toMatchObject({ created: false, hostname: 'chat.acme.example' });
+    const wrongKey = {
+      ...t,
+      config: { ...t.config, pushBouncer: { ...t.config.pushBouncer!, orgKey: 'x' } },
+    };
+    await expect(
+      registerPushServerCommand(wrongKey, ['--contact-email', 'ops@acme.example']),
+    ).rejects.toThrow('key does not match');
   });
 });
 

@@ -68,12 +68,13 @@ async function call(
   bouncer: PushBouncerConfig,
   path: string,
   body: Body,
+  authenticated = true,
 ): Promise<Record<string, unknown>> {
   const url = `${bouncer.url}/api/v1/remotes/${path}`;
-  const headers: Record<string, string> = {
-    authorization: `Basic ${Buffer.from(`${bouncer.orgId}:${bouncer.orgKey}`).toString('base64')}`,
-    'user-agent': `ZulipServer/${SERVER_VERSION}`,
-  };
+  const headers: Record<string, string> = { 'user-agent': `ZulipServer/${SERVER_VERSION}` };
+  if (authenticated) {
+    headers.authorization = `Basic ${Buffer.from(`${bouncer.orgId}:${bouncer.orgKey}`).toString('base64')}`;
+  }
   let payload: string;
   if ('form' in body) {
     headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -116,6 +117,31 @@ async function call(
     throw new BouncerError(`push bouncer refused: ${msg}`, 'rejected', code, response.status);
   }
   return parsed;
+}
+
+/**
+ * `POST server/register` (Zulip's `manage.py register_server`): registers ZULIP_ORG_ID with its
+ * key, or updates the registration's host name and contact email. Unauthenticated, as in Zulip:
+ * the key is in the form. Returns whether the registration was created.
+ */
+export async function registerServer(
+  bouncer: PushBouncerConfig,
+  server: { hostname: string; contactEmail: string },
+): Promise<{ created: boolean }> {
+  const answer = await call(
+    bouncer,
+    'server/register',
+    {
+      form: {
+        zulip_org_id: bouncer.orgId,
+        zulip_org_key: bouncer.orgKey,
+        hostname: server.hostname,
+        contact_email: server.contactEmail,
+      },
+    },
+    false,
+  );
+  return { created: answer.created === true };
 }
 
 const identityFields = (who: BouncerIdentity) => ({
