@@ -6,6 +6,7 @@ import { backupCommand, restoreCommand } from './commands/backup';
 import { sendTestEmailCommand } from './commands/email';
 import { migrateCommand } from './commands/migrate';
 import { grantCreateUsersCommand } from './commands/permissions';
+import { registerPushServerCommand } from './commands/push';
 import {
   createRealmCommand,
   deactivateRealmCommand,
@@ -74,6 +75,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   'send-test-email': { run: sendTestEmailCommand, help: '--to EMAIL' },
   backup: { run: backupCommand, help: '--to DIR' },
   restore: { run: restoreCommand, help: '--from DIR (into an empty database)' },
+  'register-push-server': {
+    run: registerPushServerCommand,
+    help: '--contact-email E [--hostname H] (with PUSH_NOTIFICATION_BOUNCER_URL, ZULIP_ORG_ID, ZULIP_ORG_KEY)',
+  },
   migrate: { run: (ctx) => migrateCommand(ctx), help: '' },
   'seed-demo': {
     run: seedDemoCommand,

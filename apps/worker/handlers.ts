@@ -3,6 +3,14 @@ import { deliverScheduledMessage } from '../../libs/domain/scheduled-messages/de
 import { sendEmailJob } from '../../libs/domain/email/send-email-job';
 import { deliverOutgoingWebhook } from '../../libs/domain/outgoing-webhooks/deliver-webhook';
 import { JobName } from '../../libs/jobs';
+import {
+  decideMessageNotifications,
+  redecideLostNotifications,
+} from '../../libs/domain/notifications/decide-notifications';
+import { sendDueMissedMessageEmails } from '../../libs/domain/notifications/send-missed-message-emails';
+import { sendPushNotifications } from '../../libs/domain/push/send-push-notifications';
+import { removePushNotifications } from '../../libs/domain/push/remove-push-notifications';
+import { syncPushDevice } from '../../libs/domain/push/sync-push-device';
 import { handler, type HandlerEntry } from './start-workers';
 
 /** One handler per job of the catalogue; startWorkers refuses to run if this list is not 1:1. */
@@ -19,4 +27,19 @@ export const jobHandlers: HandlerEntry[] = [
       olderThanDays: ctx.config.unclaimedUploadRetentionDays,
     });
   }),
+  handler(JobName.NOTIFY_MESSAGE, async (ctx, payload) => {
+    await decideMessageNotifications(ctx, payload);
+  }),
+  handler(JobName.MISSED_MESSAGE_EMAILS, async (ctx, payload) => {
+    await sendDueMissedMessageEmails(ctx, payload.dueAt);
+  }),
+  handler(JobName.NOTIFICATIONS_SWEEP, async (ctx) => {
+    await redecideLostNotifications(ctx);
+    await sendDueMissedMessageEmails(ctx);
+  }),
+  handler(JobName.PUSH_MESSAGE, async (ctx, payload) => {
+    await sendPushNotifications(ctx, payload);
+  }),
+  handler(JobName.REMOVE_PUSH, (ctx, payload) => removePushNotifications(ctx, payload)),
+  handler(JobName.PUSH_DEVICE, (ctx, payload) => syncPushDevice(ctx, payload)),
 ];

@@ -108,3 +108,30 @@ describe('CAMO_URI', () => {
     expect(() => loadConfig({ CAMO_URI: '/x/', CAMO_KEY: 'short' })).toThrow(ConfigError);
   });
 });
+
+describe('push notification bouncer', () => {
+  const registration = {
+    PUSH_NOTIFICATION_BOUNCER_URL: 'https://push.zulipchat.com/',
+    ZULIP_ORG_ID: '4e8e3a8c-6d2b-4f41-9a4e-2f5b8c1d7e90',
+    ZULIP_ORG_KEY: 'k'.repeat(64),
+  };
+
+  it('is off without configuration, and on with all three settings', () => {
+    expect(loadConfig({}).pushBouncer).toBeNull();
+    expect(loadConfig(registration).pushBouncer).toEqual({
+      url: 'https://push.zulipchat.com',
+      orgId: registration.ZULIP_ORG_ID,
+      orgKey: registration.ZULIP_ORG_KEY,
+    });
+  });
+
+  it('refuses a partial registration, an org id that is not a UUID, a URL that is not http(s)', () => {
+    expect(() =>
+      loadConfig({ PUSH_NOTIFICATION_BOUNCER_URL: registration.PUSH_NOTIFICATION_BOUNCER_URL }),
+    ).toThrow(ConfigError);
+    expect(() => loadConfig({ ...registration, ZULIP_ORG_ID: 'not-a-uuid' })).toThrow(ConfigError);
+    expect(() =>
+      loadConfig({ ...registration, PUSH_NOTIFICATION_BOUNCER_URL: 'ftp://push.example' }),
+    ).toThrow(ConfigError);
+  });
+});

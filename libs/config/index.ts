@@ -155,7 +155,11 @@ const envSchema = Joi.object({
   API_AUTH_CACHE_SECONDS: Joi.number().min(0).default(300),
   DISPATCH_PARTITIONS: Joi.number().integer().min(1).max(256).default(8),
   WEB_PUBLIC_STREAMS_ENABLED: Joi.boolean().default(true),
-  PUSH_NOTIFICATIONS_ENABLED: Joi.boolean().default(false),
+  PUSH_NOTIFICATION_BOUNCER_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .allow(''),
+  ZULIP_ORG_ID: Joi.string().guid().allow(''),
+  ZULIP_ORG_KEY: Joi.string().min(1).allow(''),
   PASSWORD_AUTH_ENABLED: Joi.boolean().default(true),
   PASSWORD_MIN_LENGTH: Joi.number().integer().min(0).default(6),
   PASSWORD_MIN_GUESSES: Joi.number().min(0).default(10000),
@@ -170,7 +174,10 @@ const envSchema = Joi.object({
   RATE_LIMIT_API_WINDOW_SECONDS: Joi.number().integer().positive().default(60),
   RATE_LIMIT_AUTH_ATTEMPTS: Joi.number().integer().positive().default(10),
   RATE_LIMIT_AUTH_WINDOW_SECONDS: Joi.number().integer().positive().default(1800),
-}).unknown(true);
+})
+  .unknown(true)
+  // The bouncer is reached only with the server's registration: all three or none.
+  .and('PUSH_NOTIFICATION_BOUNCER_URL', 'ZULIP_ORG_ID', 'ZULIP_ORG_KEY');
 
 export class ConfigError extends Error {}
 
@@ -246,7 +253,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventsAuthCacheSeconds: value.EVENTS_AUTH_CACHE_SECONDS,
     apiAuthCacheSeconds: value.API_AUTH_CACHE_SECONDS,
     webPublicStreamsEnabled: value.WEB_PUBLIC_STREAMS_ENABLED,
-    pushNotificationsEnabled: value.PUSH_NOTIFICATIONS_ENABLED,
+    pushBouncer:
+      value.PUSH_NOTIFICATION_BOUNCER_URL && value.ZULIP_ORG_ID && value.ZULIP_ORG_KEY
+        ? {
+            url: value.PUSH_NOTIFICATION_BOUNCER_URL.replace(/\/+$/, ''),
+            orgId: value.ZULIP_ORG_ID,
+            orgKey: value.ZULIP_ORG_KEY,
+          }
+        : null,
     passwordAuthEnabled: value.PASSWORD_AUTH_ENABLED,
     passwordMinLength: value.PASSWORD_MIN_LENGTH,
     passwordMinGuesses: value.PASSWORD_MIN_GUESSES,

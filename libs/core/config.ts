@@ -80,7 +80,11 @@ export interface Config {
    */
   dispatchPartitions: number;
   webPublicStreamsEnabled: boolean;
-  pushNotificationsEnabled: boolean;
+  /**
+   * The server's registration with a Zulip push notification bouncer (Zulip's
+   * PUSH_NOTIFICATION_BOUNCER_URL, ZULIP_ORG_ID, ZULIP_ORG_KEY); null: no mobile push.
+   */
+  pushBouncer: PushBouncerConfig | null;
   passwordAuthEnabled: boolean;
   /** Zulip's PASSWORD_MIN_LENGTH: shorter new passwords are refused; register reports it. */
   passwordMinLength: number;
@@ -108,6 +112,13 @@ export interface CamoConfig {
   /** Largest remote body the proxy passes on, and its deadline for the whole exchange. */
   maxBytes: number;
   timeoutMs: number;
+}
+
+export interface PushBouncerConfig {
+  /** Base URL, e.g. https://push.zulipchat.com; the API lives under /api/v1/remotes/. */
+  url: string;
+  orgId: string;
+  orgKey: string;
 }
 
 export interface RedisClusterConfig {

@@ -12,6 +12,8 @@ export type LogCategory =
   | 'worker'
   | 'email'
   | 'webhook'
+  | 'notifications'
+  | 'push'
   | 'cli';
 
 export type LogFields = Record<string, unknown>;

@@ -91,6 +91,7 @@ function expectedUdt(sqlType: string): string {
     DECIMAL: 'numeric',
     BYTEA: 'bytea',
     TSVECTOR: 'tsvector',
+    UUID: 'uuid',
   };
   const udt = map[base];
   if (!udt) throw new Error(`no expected udt for ${sqlType}`);

@@ -1,6 +1,14 @@
 import Joi from 'joi';
 import type { JobsOptions } from 'bullmq';
 import { emailJobSchema, type EmailJobPayload } from './email';
+import {
+  notificationJobSchemas,
+  type MissedMessageEmailsPayload,
+  type NotifyMessagePayload,
+  type PushDevicePayload,
+  type PushMessagePayload,
+  type RemovePushPayload,
+} from './notifications';
 
 /**
  * BullMQ queue names, one per kind of work.
@@ -11,6 +19,8 @@ export const QueueName = {
   OUTGOING_WEBHOOKS: 'outgoing-webhooks',
   SCHEDULED_MESSAGES: 'scheduled-messages',
   MAINTENANCE: 'maintenance',
+  NOTIFICATIONS: 'notifications',
+  PUSH_NOTIFICATIONS: 'push-notifications',
 } as const;
 export type QueueNameValue = (typeof QueueName)[keyof typeof QueueName];
 
@@ -22,6 +32,12 @@ export const JobName = {
   OUTGOING_WEBHOOK: 'outgoing-webhook',
   DELIVER_SCHEDULED_MESSAGE: 'deliver-scheduled-message',
   DELETE_UNCLAIMED_ATTACHMENTS: 'delete-unclaimed-attachments',
+  NOTIFY_MESSAGE: 'notify-message',
+  MISSED_MESSAGE_EMAILS: 'missed-message-emails',
+  NOTIFICATIONS_SWEEP: 'notifications-sweep',
+  PUSH_MESSAGE: 'push-message',
+  REMOVE_PUSH: 'remove-push',
+  PUSH_DEVICE: 'push-device',
 } as const;
 export type JobNameValue = (typeof JobName)[keyof typeof JobName];
 
@@ -43,6 +59,12 @@ export interface JobPayloads {
   [JobName.OUTGOING_WEBHOOK]: OutgoingWebhookPayload;
   [JobName.DELIVER_SCHEDULED_MESSAGE]: ScheduledDeliveryPayload;
   [JobName.DELETE_UNCLAIMED_ATTACHMENTS]: DeleteUnclaimedAttachmentsPayload;
+  [JobName.NOTIFY_MESSAGE]: NotifyMessagePayload;
+  [JobName.MISSED_MESSAGE_EMAILS]: MissedMessageEmailsPayload;
+  [JobName.NOTIFICATIONS_SWEEP]: Record<string, never>;
+  [JobName.PUSH_MESSAGE]: PushMessagePayload;
+  [JobName.REMOVE_PUSH]: RemovePushPayload;
+  [JobName.PUSH_DEVICE]: PushDevicePayload;
 }
 
 export interface JobDefinition {
@@ -110,6 +132,65 @@ export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
       schedulerId: 'daily-delete-unclaimed-attachments',
       everyMs: 24 * 60 * 60 * 1000,
       payload: {},
+    },
+  },
+  [JobName.NOTIFY_MESSAGE]: {
+    queue: QueueName.NOTIFICATIONS,
+    schema: notificationJobSchemas.notifyMessage,
+    options: {
+      attempts: 8,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: true,
+      removeOnFail: 5000,
+    },
+  },
+  [JobName.MISSED_MESSAGE_EMAILS]: {
+    queue: QueueName.NOTIFICATIONS,
+    schema: notificationJobSchemas.missedMessageEmails,
+    // The rows stay in PostgreSQL until sent; the minutely sweep below sends what a lost job left.
+    options: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 2000 },
+      removeOnComplete: true,
+      removeOnFail: 5000,
+    },
+  },
+  // Decides the messages whose decision job was lost, and sends overdue emails.
+  [JobName.NOTIFICATIONS_SWEEP]: {
+    queue: QueueName.NOTIFICATIONS,
+    schema: Joi.object({}),
+    options: { attempts: 1, removeOnComplete: 100, removeOnFail: 100 },
+    repeat: { schedulerId: 'minutely-notifications-sweep', everyMs: 60_000, payload: {} },
+  },
+  // Zulip retries a bouncer that cannot be reached or fails with backoff; a refusal is final.
+  [JobName.PUSH_MESSAGE]: {
+    queue: QueueName.PUSH_NOTIFICATIONS,
+    schema: notificationJobSchemas.pushMessage,
+    options: {
+      attempts: 6,
+      backoff: { type: 'exponential', delay: 2000 },
+      removeOnComplete: true,
+      removeOnFail: 5000,
+    },
+  },
+  [JobName.REMOVE_PUSH]: {
+    queue: QueueName.PUSH_NOTIFICATIONS,
+    schema: notificationJobSchemas.removePush,
+    options: {
+      attempts: 6,
+      backoff: { type: 'exponential', delay: 2000 },
+      removeOnComplete: true,
+      removeOnFail: 5000,
+    },
+  },
+  [JobName.PUSH_DEVICE]: {
+    queue: QueueName.PUSH_NOTIFICATIONS,
+    schema: notificationJobSchemas.pushDevice,
+    options: {
+      attempts: 6,
+      backoff: { type: 'exponential', delay: 2000 },
+      removeOnComplete: true,
+      removeOnFail: 5000,
     },
   },
 };

@@ -1,3 +1,4 @@
 export * from './catalogue';
 export * from './email';
 export * from './enqueue';
+export * from './notifications';

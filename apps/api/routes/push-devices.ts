@@ -5,6 +5,7 @@ import { P } from '../../../libs/core/schema';
 import { addPushDeviceToken } from '../../../libs/domain/push/add-push-device-token';
 import { PushKind, type PushKindCode } from '../../../libs/domain/push/push-kind';
 import { removePushDeviceToken } from '../../../libs/domain/push/remove-push-device-token';
+import { sendTestPushNotification } from '../../../libs/domain/push/send-test-push-notification';
 import { authed } from '../../../libs/http/route';
 
 const routes: { path: string; kind: PushKindCode; appIdRequired: boolean }[] = [
@@ -12,7 +13,10 @@ const routes: { path: string; kind: PushKindCode; appIdRequired: boolean }[] = [
   { path: '/users/me/android_gcm_reg_id', kind: PushKind.FCM, appIdRequired: false },
 ];
 
-/** Push notification device registration (spec 4.17); `appid` is required for APNs since FL 223. */
+/**
+ * Push notification device registration (spec 4.17; `appid` is required for APNs since FL 223)
+ * and the test notification (FL 217).
+ */
 export function pushDeviceRoutes(router: Router, ctx: AppContext): void {
   for (const { path, kind, appIdRequired } of routes) {
     const appid = P.string(Joi.string());
@@ -25,15 +29,21 @@ export function pushDeviceRoutes(router: Router, ctx: AppContext): void {
           appid: appIdRequired ? appid.required() : appid,
         },
         async ({ user, params }) => {
-          await addPushDeviceToken(ctx.db, user.id, kind, params.token, params.appid ?? null);
+          await addPushDeviceToken(ctx, user.id, kind, params.token, params.appid ?? null);
         },
       ),
     );
     router.delete(
       path,
       authed(ctx, { token: P.string().required() }, async ({ user, params }) => {
-        await removePushDeviceToken(ctx.db, user.id, kind, params.token);
+        await removePushDeviceToken(ctx, user.id, kind, params.token);
       }),
     );
   }
+  router.post(
+    '/mobile_push/test_notification',
+    authed(ctx, { token: P.string() }, async ({ user, params }) => {
+      await sendTestPushNotification(ctx, user, params.token);
+    }),
+  );
 }

@@ -6,6 +6,8 @@ export interface OutgoingEmail {
   subject: string;
   text: string;
   html: string;
+  /** A stable Message-ID, so a retried send reads as the same email to mail systems. */
+  messageId?: string;
 }
 
 /*

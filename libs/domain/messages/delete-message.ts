@@ -1,4 +1,4 @@
-import type { Message, Realm, User } from '../../../generated/prisma/client';
+import { Prisma, type Message, type Realm, type User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
@@ -6,6 +6,8 @@ import type { AppContext } from '../../core/context';
 import { deleteRefusal } from '../permissions/messages';
 import { messageAudience } from './message-audience';
 import { accessMessage } from './access';
+import { Flag } from './flags';
+import { enqueuePushRemoval } from '../notifications/enqueue-notifications';
 
 type DeletedMessage = Pick<Message, 'id' | 'recipientId' | 'subject' | 'isChannelMessage'>;
 
@@ -27,6 +29,14 @@ export async function deleteMessagesInTransaction(
   const stream = first.isChannelMessage
     ? await tx.stream.findFirst({ where: { recipientId: first.recipientId } })
     : null;
+  // Notifications of deleted messages still on someone's phone are cleared (after commit).
+  const pushed = await tx.$queryRaw<{ user_id: number; message_ids: number[] }[]>(Prisma.sql`
+    SELECT user_id, array_agg(message_id ORDER BY message_id) AS message_ids FROM user_messages
+    WHERE message_id = ANY(${ids}::int[]) AND (flags & ${Flag.active_mobile_push_notification}) <> 0
+    GROUP BY user_id`);
+  for (const { user_id, message_ids } of pushed) {
+    events.afterCommit.push((ctx) => enqueuePushRemoval(ctx, user_id, message_ids));
+  }
   await tx.message.deleteMany({ where: { id: { in: ids } } });
   if (stream && stream.firstMessageId !== null && ids.includes(stream.firstMessageId)) {
     const next = await tx.message.findFirst({

@@ -21,6 +21,7 @@ import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
 import { claimAttachments } from '../attachments/claim-attachments';
 import { checkAddressee } from './check-addressee';
 import { CHANNEL_TYPES, DIRECT_TYPES } from './types';
+import { enqueueNotificationDecision } from '../notifications/enqueue-notifications';
 
 export type SendType = (typeof CHANNEL_TYPES)[number] | (typeof DIRECT_TYPES)[number];
 
@@ -249,5 +250,9 @@ export async function writeMessage(
     },
     userIds,
   );
+  // Who is notified by email or push is decided by a worker, never here (docs/notifications.md);
+  // the row keeps the decision owed if its job is lost.
+  await tx.$executeRaw`INSERT INTO notification_pending (message_id) VALUES (${message.id})`;
+  events.afterCommit.push((ctx) => enqueueNotificationDecision(ctx, message.id));
   return { id: message.id };
 }

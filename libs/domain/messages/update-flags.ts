@@ -1,6 +1,7 @@
 import { Prisma, type Realm, type User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
+import { enqueuePushRemoval } from '../notifications/enqueue-notifications';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { accessMessage } from './access';
@@ -90,6 +91,9 @@ export async function applyFlagChange(
           RETURNING message_id`,
   );
   const changedIds = changed.map((c) => c.message_id).sort((a, b) => a - b);
+  if (flag === 'read' && op === 'add' && changedIds.length) {
+    await clearPushedNotifications(tx, events, user.id, changedIds);
+  }
   if (changedIds.length) {
     const event: Record<string, unknown> = {
       type: 'update_message_flags',
@@ -107,6 +111,26 @@ export async function applyFlagChange(
   const result: FlagsResult = { messages: changedIds };
   if (ignored) result.ignored_because_not_subscribed_channels = ignored;
   return result;
+}
+
+/**
+ * Messages read whose push notification is on the user's devices lose Zulip's
+ * active_mobile_push_notification flag, and a job clears the notifications (after commit).
+ */
+async function clearPushedNotifications(
+  tx: Tx,
+  events: EventSink,
+  userId: number,
+  messageIds: number[],
+): Promise<void> {
+  const pushed = Flag.active_mobile_push_notification;
+  const cleared = await tx.$queryRaw<{ message_id: number }[]>(Prisma.sql`
+    UPDATE user_messages SET flags = flags & ~${pushed}::bigint
+    WHERE user_id = ${userId} AND message_id = ANY(${messageIds}::int[]) AND (flags & ${pushed}) <> 0
+    RETURNING message_id`);
+  if (cleared.length === 0) return;
+  const ids = cleared.map((c) => c.message_id).sort((a, b) => a - b);
+  events.afterCommit.push((ctx) => enqueuePushRemoval(ctx, userId, ids));
 }
 
 /** `message_details` of a mark-as-unread event: what clients need to rebuild unread counts. */

@@ -1,13 +1,17 @@
-import type { Db } from '../../db/client';
+import type { AppContext } from '../../core/context';
 import { badRequest } from '../../core/errors';
+import { enqueueJob, JobName } from '../../jobs';
 import type { PushKindCode } from './push-kind';
 import { checkToken } from './validate-push-token';
 
 const APP_ID = /^[.a-zA-Z0-9-]+$/;
 
-/** Registers a device for push notifications; registering it again only refreshes it. */
+/**
+ * Registers a device for push notifications; registering it again only refreshes it. With a
+ * push bouncer configured, a job registers the token with it (sync-push-device.ts).
+ */
 export async function addPushDeviceToken(
-  db: Db,
+  ctx: AppContext,
   userId: number,
   kind: PushKindCode,
   token: string,
@@ -15,9 +19,12 @@ export async function addPushDeviceToken(
 ): Promise<void> {
   checkToken(token, kind);
   if (appId !== null && !APP_ID.test(appId)) throw badRequest('Invalid app ID');
-  await db.pushDeviceToken.upsert({
+  await ctx.db.pushDeviceToken.upsert({
     where: { userId_kind_token: { userId, kind, token } },
     create: { userId, kind, token, appId },
     update: { appId, lastUpdated: new Date() },
   });
+  if (ctx.config.pushBouncer) {
+    await enqueueJob(ctx, JobName.PUSH_DEVICE, { op: 'register', userId, kind, token, appId });
+  }
 }

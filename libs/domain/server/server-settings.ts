@@ -62,7 +62,7 @@ export function serverSettings(
     service_feature_level: FEATURE_LEVEL,
     service_version: SERVER_VERSION,
     service_merge_base: SERVER_MERGE_BASE,
-    push_notifications_enabled: config.pushNotificationsEnabled,
+    push_notifications_enabled: config.pushBouncer !== null,
     is_incompatible: false,
     email_auth_enabled: passwordEnabled,
     require_email_format_usernames: true,

@@ -1,7 +1,7 @@
 import type { User } from '../../../generated/prisma/client';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { MIN_PASSWORD_LENGTH } from '../settings/update-settings';
+import { passwordIsStrong } from '../auth/password-strength';
 import { hashPassword } from './create-user';
 
 /**
@@ -10,7 +10,7 @@ import { hashPassword } from './create-user';
  */
 export async function setPassword(ctx: AppContext, target: User, password: string): Promise<void> {
   if (target.isBot) throw badRequest('Bots do not log in with a password');
-  if (password.length < MIN_PASSWORD_LENGTH) throw badRequest('The password is too weak.');
+  if (!passwordIsStrong(ctx.config, password)) throw badRequest('The password is too weak.');
   await ctx.db.user.update({
     where: { id: target.id },
     data: { passwordHash: await hashPassword(ctx, password) },

@@ -26,8 +26,10 @@ const HIDDEN = new Set([
   'nightLogoVersion',
   'uploadQuotaGb',
   'maxInvites',
+  'pushNotificationsEnabled',
   'pushNotificationsEnabledEndTime',
   'dateCreated',
+  'uuid',
 ]);
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -38,7 +40,7 @@ const settingName = (column: string) => snake(column.endsWith('Id') ? column.sli
 /** Every realm setting column as `realm_<name>`, the way Zulip's `realm` state names them. */
 export function realmSettings(
   realm: Realm,
-  config: Pick<Config, 'externalHost' | 'externalScheme'>,
+  config: Pick<Config, 'externalHost' | 'externalScheme' | 'pushBouncer'>,
 ) {
   const out: Record<string, unknown> = {};
   for (const [column, value] of Object.entries(realm)) {
@@ -60,6 +62,8 @@ export function realmSettings(
   }
   const url = realmUrl(realm.stringId, config);
   out.realm_date_created = Math.floor(realm.dateCreated.getTime() / 1000);
+  // Mobile push works exactly when the server is registered with a push bouncer.
+  out.realm_push_notifications_enabled = config.pushBouncer !== null;
   out.realm_push_notifications_enabled_end_timestamp = realm.pushNotificationsEnabledEndTime
     ? Math.floor(realm.pushNotificationsEnabledEndTime.getTime() / 1000)
     : null;
