@@ -13,7 +13,8 @@ function webRoot(): string | null {
     path.join(__dirname, '..', 'web'),
     path.join(__dirname, '..', '..', 'dist', 'apps', 'web'),
   ];
-  return candidates.find((dir) => existsSync(path.join(dir, 'index.html'))) ?? null;
+  // apps/web itself holds the unbuilt page: a built one has its assets beside it.
+  return candidates.find((dir) => existsSync(path.join(dir, 'assets'))) ?? null;
 }
 
 /**

@@ -129,3 +129,32 @@ describe('/json/ with a session', () => {
     expect(me.status).toBe(401);
   });
 });
+
+describe('the web client behind https', () => {
+  it('marks its cookies Secure, and never challenges /json/ with Basic', async () => {
+    const secure = await organization({
+      env: { EXTERNAL_SCHEME: 'https' },
+      realm: { ownerPassword: PASSWORD },
+    });
+    try {
+      const browser = request.agent(secure.t.app);
+      const page = await browser.get('/').set('Host', secure.host);
+      expect(cookieOf(page, 'csrftoken')).toMatch(/Secure/);
+      const csrf = valueOf(cookieOf(page, 'csrftoken'));
+      // supertest, like a browser, keeps Secure cookies off plain http: sent by hand.
+      const login = await browser
+        .post('/json/login')
+        .set('Host', secure.host)
+        .set('Cookie', `csrftoken=${csrf}`)
+        .set('X-CSRFToken', csrf)
+        .type('form')
+        .send({ username: secure.owner.email, password: PASSWORD });
+      expect(cookieOf(login, 'sessionid')).toMatch(/Secure/);
+      const anonymous = await request(secure.t.app).post('/json/register').set('Host', secure.host);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers['www-authenticate']).toBe('Session realm="zulip"');
+    } finally {
+      await secure.close();
+    }
+  });
+});

@@ -8,7 +8,10 @@ import { badRequest, requestTooLarge } from '../core/errors';
  * upload endpoints read files with their own parser.
  */
 /** Upload routes parse their own multipart bodies (files included); this parser leaves them alone. */
-const OWN_PARSER_ROUTES = [/^\/api\/v1\/realm\/emoji\/[^/]+$/, /^\/api\/v1\/user_uploads$/];
+const OWN_PARSER_ROUTES = [
+  /^\/(api\/v1|json)\/realm\/emoji\/[^/]+$/,
+  /^\/(api\/v1|json)\/user_uploads$/,
+];
 
 export function multipartFields(limits: { fieldSize: number; fields: number }): RequestHandler {
   return (req, _res, next) => {

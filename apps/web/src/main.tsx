@@ -23,6 +23,19 @@ async function loadTopics(streamId: number): Promise<void> {
   store.changed();
 }
 
+/**
+ * An image URL if it is served by us: the CSP loads no image from elsewhere (the default
+ * organization icon is a Gravatar).
+ */
+function ownOrigin(url: string | undefined): string {
+  if (!url) return '';
+  try {
+    return new URL(url, location.href).origin === location.origin ? url : '';
+  } catch {
+    return '';
+  }
+}
+
 function title(narrow: Narrow): string {
   if (narrow.kind === 'stream') {
     const name = store.subscriptions.get(narrow.streamId)?.name ?? 'channel';
@@ -83,7 +96,7 @@ function Chat({ onLogout }: { onLogout: () => void }) {
         >
           ☰
         </button>
-        {store.realmIcon && <img class="realm-icon" src={store.realmIcon} alt="" />}
+        {ownOrigin(store.realmIcon) && <img class="realm-icon" src={store.realmIcon} alt="" />}
         <span class="realm-name">{store.realmName}</span>
         {store.connection === 'reconnecting' && (
           <span class="reconnecting" role="status">
@@ -147,7 +160,7 @@ function App() {
       { base: '/api/v1' },
     )
       .then((s) => {
-        setSettings({ name: s.realm_name, icon: s.realm_icon });
+        setSettings({ name: s.realm_name, icon: ownOrigin(s.realm_icon) });
         document.title = s.realm_name;
       })
       .catch(() => undefined);

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
 import { QUICK_REACTIONS, emojiChar, emojiMatches } from '../emoji';
 import { safeHtml } from '../html';
@@ -79,14 +79,16 @@ function ReactionPicker({ message, onClose }: { message: Message; onClose: () =>
 function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
   const [text, setText] = useState<string | null>(null);
   const [error, setError] = useState('');
-  if (text === null) {
-    void call<{ raw_content: string }>('GET', `/messages/${message.id}`, {
+  useEffect(() => {
+    // The Markdown source, fetched once: the list holds only the rendered HTML.
+    void call<{ message: { content: string } }>('GET', `/messages/${message.id}`, {
       apply_markdown: false,
-    }).then((r) =>
-      setText(r.raw_content ?? (r as { message?: { content: string } }).message?.content ?? ''),
+    }).then(
+      (r) => setText(r.message.content),
+      (err: Error) => setError(err.message),
     );
-    return <p class="muted">Loading…</p>;
-  }
+  }, [message.id]);
+  if (text === null) return <p class="muted">{error || 'Loading…'}</p>;
   const save = async () => {
     try {
       await call('PATCH', `/messages/${message.id}`, { content: text });
