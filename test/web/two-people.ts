@@ -121,6 +121,58 @@ export function twoPeopleInBrowsers(site: () => Site): void {
     await seeMessage(a.page, `edited by alice ${run}`);
   });
 
+  it('A deletes a message and B sees it go', async () => {
+    const text = `mistake by alice ${run}`;
+    await compose(a.page, text);
+    await a.page.keyboard.press('Enter');
+    await seeMessage(b.page, text);
+    const message = await messageSelector(a.page, text);
+    await a.page.click(`${message} button[aria-label="Delete message"]`);
+    await clickText(a.page, `${message} .confirm button`, 'Delete');
+    await b.page.waitForFunction(
+      (t) =>
+        ![...document.querySelectorAll('.message .content')].some((e) =>
+          e.textContent?.includes(t),
+        ),
+      { timeout: 5_000 },
+      text,
+    );
+  });
+
+  it('composes with completion, a preview, Shift+Enter and Esc', async () => {
+    const box = 'textarea[aria-label=Message]';
+    await compose(a.page, `line one ${run} @Bo`);
+    await a.page.waitForSelector('.suggestions [role=option]');
+    await a.page.keyboard.press('Enter');
+    await a.page.type(box, ':tada');
+    await a.page.waitForSelector('.suggestions [role=option]');
+    await a.page.keyboard.press('Enter');
+    const value = await a.page.$eval(box, (e) => (e as HTMLTextAreaElement).value);
+    expect(value).toContain(`@**${s.bob.fullName}**`);
+    expect(value).toContain(':tada:');
+    await clickText(a.page, '.compose-actions button', 'Preview');
+    await a.page.waitForSelector('.preview .user-mention');
+    await clickText(a.page, '.compose-actions button', 'Edit');
+    // Esc drops the draft.
+    await a.page.click(box);
+    await a.page.keyboard.press('Escape');
+    expect(await a.page.$eval(box, (e) => (e as HTMLTextAreaElement).value)).toBe('');
+    await compose(a.page, `first line ${run}`);
+    await a.page.keyboard.down('Shift');
+    await a.page.keyboard.press('Enter');
+    await a.page.keyboard.up('Shift');
+    await a.page.type(box, `second line ${run}`);
+    await a.page.keyboard.press('Enter');
+    await seeMessage(b.page, `second line ${run}`);
+    const content = await b.page.evaluate(
+      (t) =>
+        [...document.querySelectorAll('.message .content')].find((e) => e.textContent?.includes(t))
+          ?.textContent,
+      `second line ${run}`,
+    );
+    expect(content).toContain(`first line ${run}`);
+  });
+
   it('A uploads an image and both see the preview', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'web-upload-'));
     const file = path.join(dir, `square-${run}.png`);

@@ -3,7 +3,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call } from './api';
 import { Compose } from './components/Compose';
 import { Login } from './components/Login';
-import { MessageList, loadNarrow } from './components/MessageList';
+import {
+  MessageList,
+  PAGE,
+  fetchMessages,
+  loadNarrow,
+  type MessagePage,
+} from './components/MessageList';
 import { Sidebar } from './components/Sidebar';
 import { loadEmoji } from './emoji';
 import { EventLoop } from './events';
@@ -45,15 +51,33 @@ function title(narrow: Narrow): string {
   return others.length ? others.map((id) => store.userName(id)).join(', ') : 'Notes to self';
 }
 
+/** The narrow's address, as Zulip's web app spells it (`#narrow/channel/7/topic/lunch`). */
+function narrowHash(narrow: Narrow): string {
+  if (narrow.kind === 'dm') return `#narrow/dm/${narrow.userIds.join(',')}`;
+  const topic = narrow.topic !== undefined ? `/topic/${encodeURIComponent(narrow.topic)}` : '';
+  return `#narrow/channel/${narrow.streamId}${topic}`;
+}
+
+function narrowOfHash(hash: string): Narrow | null {
+  const channel = /^#narrow\/(?:channel|stream)\/(\d+)[^/]*(?:\/topic\/([^/]*))?$/.exec(hash);
+  if (channel) {
+    const topic = channel[2] !== undefined ? decodeURIComponent(channel[2]) : undefined;
+    return { kind: 'stream', streamId: Number(channel[1]), topic };
+  }
+  const dm = /^#narrow\/dm\/([\d,]+)/.exec(hash);
+  return dm ? { kind: 'dm', userIds: dm[1].split(',').map(Number) } : null;
+}
+
 /** Opens a narrow: its messages, and its channel's topics. */
-async function openNarrow(narrow: Narrow): Promise<void> {
+async function openNarrow(narrow: Narrow, early?: Promise<MessagePage | null>): Promise<void> {
+  if (location.hash !== narrowHash(narrow)) history.replaceState(null, '', narrowHash(narrow));
   store.narrow = narrow;
   store.messages = [];
   store.foundOldest = false;
   store.changed();
   if (narrow.kind === 'stream' && !store.topics.has(narrow.streamId))
     void loadTopics(narrow.streamId);
-  await loadNarrow(narrow);
+  await loadNarrow(narrow, early);
 }
 
 function Chat({ onLogout }: { onLogout: () => void }) {
@@ -138,6 +162,11 @@ function App() {
       store.topics.clear();
       if (store.narrow?.kind === 'stream') await loadTopics(store.narrow.streamId);
     });
+    // A linked channel's messages are asked for at once, beside registering: the first paint
+    // then waits for one round trip, not two.
+    const linked = narrowOfHash(location.hash);
+    const early =
+      linked?.kind === 'stream' ? fetchMessages(linked, 'newest', PAGE).catch(() => null) : null;
     try {
       await events.register();
     } catch (err) {
@@ -149,7 +178,8 @@ function App() {
     document.title = store.realmName;
     void loadEmoji();
     const first = [...store.subscriptions.values()].sort((a, b) => a.name.localeCompare(b.name))[0];
-    if (first) void openNarrow({ kind: 'stream', streamId: first.stream_id });
+    if (linked) void openNarrow(linked, early ?? undefined);
+    else if (first) void openNarrow({ kind: 'stream', streamId: first.stream_id });
   };
 
   useEffect(() => {

@@ -6,14 +6,19 @@ import { store } from '../store';
 import type { Message, Narrow } from '../types';
 import { MessageRow } from './MessageRow';
 
-const PAGE = 100;
+export const PAGE = 100;
+
+export interface MessagePage {
+  messages: Message[];
+  found_oldest: boolean;
+}
 
 /** Fetches a page of the narrow's messages around `anchor`. */
 export async function fetchMessages(
   narrow: Narrow,
   anchor: number | 'newest',
   numBefore: number,
-): Promise<{ messages: Message[]; found_oldest: boolean }> {
+): Promise<MessagePage> {
   return call('GET', '/messages', {
     anchor,
     num_before: numBefore,
@@ -25,9 +30,15 @@ export async function fetchMessages(
   });
 }
 
-/** Loads the narrow's newest messages into the store (on opening it, and after reconnecting). */
-export async function loadNarrow(narrow: Narrow): Promise<void> {
-  const { messages, found_oldest } = await fetchMessages(narrow, 'newest', PAGE);
+/**
+ * Loads the narrow's newest messages into the store (on opening it, and after reconnecting);
+ * `early`: the same page, already asked for while the page registered.
+ */
+export async function loadNarrow(
+  narrow: Narrow,
+  early?: Promise<MessagePage | null>,
+): Promise<void> {
+  const { messages, found_oldest } = (await early) ?? (await fetchMessages(narrow, 'newest', PAGE));
   if (store.narrow !== narrow) return;
   store.messages = messages;
   store.foundOldest = found_oldest;
