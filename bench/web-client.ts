@@ -113,6 +113,7 @@ async function main() {
       const context = await browser.createBrowserContext();
       const page = await context.newPage();
       await page.setViewport({ width: 1200, height: 800 });
+      page.setDefaultNavigationTimeout(120_000);
       await page.goto(server.url);
       await logIn(page, reader.email, 'bench pw 1');
 
@@ -129,7 +130,7 @@ async function main() {
               [...document.querySelectorAll('.message .content')].some((e) =>
                 e.textContent?.includes('The last of bench-1k'),
               ) && performance.now(),
-            { polling: 'raf', timeout: 30_000 },
+            { polling: 'raf', timeout: 120_000 },
           )
           .catch(async (err: Error) => {
             const state = await page.evaluate(() => [
@@ -149,7 +150,7 @@ async function main() {
         console.log(`${file.name}: ${file.bytes} B, ${file.gzipped} B gzipped`);
 
       await page.goto('about:blank');
-      await page.goto(`${server.url}/#narrow/channel/${many}`);
+      await page.goto(`${server.url}/#narrow/channel/${many}`, { waitUntil: 'domcontentloaded' });
       await page.waitForSelector('.message');
       const loadStarted = performance.now();
       // Scroll back until the first message is loaded.
