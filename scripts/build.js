@@ -1,4 +1,4 @@
-// Compiles the apps to JavaScript in dist/ (tsc, no bundler) and copies the files they read at run
+// Compiles the apps to JavaScript in dist/ (tsc, no bundler), bundles the web client, and copies the files they read at run
 // time beside them: the static files the API serves and the SQL migrations the runner applies.
 const { execFileSync } = require('node:child_process');
 const { cpSync, rmSync } = require('node:fs');
@@ -18,3 +18,16 @@ execFileSync(
 for (const dir of ['apps/api/static', 'prisma/migrations']) {
   cpSync(path.join(root, dir), path.join(dist, dir), { recursive: true });
 }
+// The web client (apps/web), bundled by Vite into dist/apps/web, which the API tier serves at `/`.
+execFileSync(
+  process.execPath,
+  [
+    path.join(root, 'node_modules/vite/bin/vite.js'),
+    'build',
+    '--config',
+    'apps/web/vite.config.mts',
+    '--logLevel',
+    'warn',
+  ],
+  { cwd: root, stdio: 'inherit' },
+);

@@ -9,10 +9,14 @@ import { requestLog } from '../../libs/http/request-log';
 import { apiRouter } from './routes';
 import { externalContentRoutes } from './routes/external-content';
 import { userAvatarRoutes } from './routes/avatars';
+import { webClientRoutes } from './web-client';
+import { webSessionRoutes } from './web-session';
+import { sessionAuth } from '../../libs/http/session';
 import { uploadFileRoutes } from './routes/uploads';
 
 /**
- * The stateless API tier: every `/api/v1` route except the event queue's. `events` mounts the
+ * The stateless API tier: every `/api/v1` route except the event queue's, the same routes under
+ * `/json` for the web client's session, and the web client itself at `/`. `events` mounts the
  * event queue's routes too, when one process serves every tier on one origin.
  */
 export function createApiApp(ctx: AppContext, options: { events?: Router } = {}): Express {
@@ -27,11 +31,18 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
   // Zulip parameters are flat form fields; lists and objects arrive as JSON text inside them.
   // Uploads parse their own bodies; other routes are held to their own body limit.
   app.use(bodyParsers());
+  // The web client's routes: sign-in, then every other `/json/` route behind its session.
+  app.use('/json', webSessionRoutes(ctx));
+  app.use('/json', sessionAuth(ctx));
   if (options.events) {
     app.use('/api/v1', options.events);
     app.use('/json', options.events);
   }
-  app.use('/api/v1', apiRouter(ctx));
+  const api = apiRouter(ctx);
+  app.use('/api/v1', api);
+  app.use('/json', api);
+  // Images in messages load with the page's session cookie.
+  app.use('/user_uploads', sessionAuth(ctx, false));
   app.use(uploadFileRoutes(ctx));
   app.use(externalContentRoutes(ctx));
   app.use(userAvatarRoutes(ctx));
@@ -45,6 +56,7 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
     '/static',
     express.static(path.join(__dirname, 'static'), { maxAge: '1d', index: false }),
   );
+  app.use(webClientRoutes(ctx));
   app.get('/health', (_req, res) => {
     res.json({ result: 'success', msg: '' });
   });

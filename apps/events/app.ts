@@ -6,6 +6,7 @@ import type { EventsTier } from '../../libs/events/events-tier';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { multipartFields } from '../../libs/http/multipart-fields';
 import { probeRoutes } from '../../libs/http/probes';
+import { sessionAuth } from '../../libs/http/session';
 import { requestLog } from '../../libs/http/request-log';
 import { eventRoutes } from './routes';
 import { servePollsFirst } from './well-formed-poll';
@@ -32,7 +33,7 @@ export function createEventsApp(ctx: AppContext, tier: EventsTier): RequestListe
   app.use(multipartFields({ fieldSize: 1024 * 1024, fields: 1000 }));
   const router = eventsRouter(ctx, tier);
   app.use('/api/v1', router);
-  app.use('/json', router);
+  app.use('/json', sessionAuth(ctx), router);
   app.get('/health', (_req, res) => {
     res.json({
       result: 'success',

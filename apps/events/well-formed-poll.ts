@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../../libs/core/context';
 import type { EventsTier } from '../../libs/events/events-tier';
 import { consumeApiRequest } from '../../libs/http/rate-limit';
+import { attachSession } from '../../libs/http/session';
 import { errorResponse } from '../../libs/http/error-handler';
 import { trackRequest, type RequestLocals } from '../../libs/http/request-log';
 import { pollQueue } from './poll-queue';
@@ -79,6 +80,7 @@ export function servePollsFirst(
       res.end(json);
     };
     (async () => {
+      if (route === '/json/events') await attachSession(ctx, req, true);
       const { user } = await principals.authenticate(ctx, req);
       locals.userId = user.id;
       await consumeApiRequest(ctx, user.id, rateSink);

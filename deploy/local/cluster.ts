@@ -58,7 +58,8 @@ function newestMtime(dir: string): number {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full));
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(full).mtimeMs);
+    else if (/\.(ts|tsx|css|html)$/.test(entry.name))
+      newest = Math.max(newest, statSync(full).mtimeMs);
   }
   return newest;
 }
@@ -68,8 +69,15 @@ export function ensureBuilt(): void {
   const entry = path.join(ROOT, 'dist/apps/all/main.js');
   // Copied after tsc succeeded: a failed build leaves fresh compiled files, but not these.
   const copied = path.join(ROOT, 'dist/prisma/migrations');
+  const web = path.join(ROOT, 'dist/apps/web/index.html');
   const sources = Math.max(...['apps', 'libs'].map((d) => newestMtime(path.join(ROOT, d))));
-  if (existsSync(entry) && existsSync(copied) && statSync(entry).mtimeMs >= sources) return;
+  if (
+    existsSync(entry) &&
+    existsSync(copied) &&
+    existsSync(web) &&
+    statSync(entry).mtimeMs >= sources
+  )
+    return;
   execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.js')], { stdio: 'inherit' });
 }
 

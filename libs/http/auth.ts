@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Realm, User } from '../../generated/prisma/client';
 import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
+import { sessionOf } from './session';
 import { realmForHost, subdomainOf } from '../domain/realms/resolve-host';
 import { API_KEY_LENGTH, hashApiKey } from '../domain/users/api-keys';
 import {
@@ -58,7 +59,10 @@ function checkCredential(email: string, { user, realm }: CredentialRows): void {
   if (!user.isActive) throw userDeactivated();
 }
 
+/** Basic auth's email and key hash, or the same two from the browser session `sessionAuth` found. */
 function basicCredential(req: Pick<IncomingMessage, 'headers'>): { email: string; hash: string } {
+  const session = sessionOf(req);
+  if (session) return { email: session.email, hash: session.apiKeyHash };
   const { email, apiKey } = parseBasicAuth(req.headers.authorization);
   if (apiKey.length !== API_KEY_LENGTH) throw invalidApiKey('Malformed API key');
   return { email, hash: hashApiKey(apiKey) };

@@ -27,9 +27,16 @@ const STATUS: Record<FailureKind, number> = {
 
 export const httpStatus = (err: ApiError): number => STATUS[err.kind];
 
-/** The Basic challenge on a missing credential, and when a rate-limited client may retry. */
-function httpHeaders(err: ApiError): Record<string, string> {
-  if (err.code === 'UNAUTHORIZED') return { 'WWW-Authenticate': 'Basic realm="zulip"' };
+/**
+ * The challenge on a missing credential (Basic for the API, Zulip's `Session` for the web client's
+ * `/json/`, where a Basic challenge would make the browser ask for a password), and when a
+ * rate-limited client may retry.
+ */
+function httpHeaders(err: ApiError, path: string): Record<string, string> {
+  if (err.code === 'UNAUTHORIZED') {
+    const scheme = path.startsWith('/json/') ? 'Session' : 'Basic';
+    return { 'WWW-Authenticate': `${scheme} realm="zulip"` };
+  }
   if (err.kind === 'rate_limited') {
     return { 'Retry-After': String(Math.ceil(Number(err.extra['retry-after']))) };
   }
@@ -92,7 +99,11 @@ export function errorResponse(
     });
     apiError = internalError();
   }
-  return { status: httpStatus(apiError), headers: httpHeaders(apiError), error: apiError };
+  return {
+    status: httpStatus(apiError),
+    headers: httpHeaders(apiError, request.path),
+    error: apiError,
+  };
 }
 
 /** The express error handler: `errorResponse`, noted for the request log. */

@@ -9,9 +9,9 @@ import { badRequest, requestTooLarge } from '../core/errors';
  */
 /** Upload routes parse their own multipart bodies (files included); this parser leaves them alone. */
 const OWN_PARSER_ROUTES = [
-  /^\/api\/v1\/realm\/emoji\/[^/]+$/,
-  /^\/api\/v1\/user_uploads$/,
-  /^\/api\/v1\/users\/me\/avatar$/,
+  /^\/(api\/v1|json)\/realm\/emoji\/[^/]+$/,
+  /^\/(api\/v1|json)\/user_uploads$/,
+  /^\/(api\/v1|json)\/users\/me\/avatar$/,
 ];
 
 export function multipartFields(limits: { fieldSize: number; fields: number }): RequestHandler {

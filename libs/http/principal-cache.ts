@@ -8,6 +8,7 @@ import {
   type PrincipalChangeHandlers,
 } from '../db/principal-changes';
 import { realmForHost } from '../domain/realms/resolve-host';
+import { sessionCredentialKey } from './session';
 import { authenticate, identifyPoller, stillAuthorized, type Poller, type Principal } from './auth';
 
 const MAX_HOSTS = 1_000;
@@ -150,7 +151,9 @@ export class PrincipalCache<P extends Poller = Principal> implements PrincipalCh
     const lifetime = this.lifetimeMs();
     if (lifetime <= 0) return this.lookup(ctx, req);
     const key = createHash('sha256')
-      .update(`${req.headers.host ?? ''}\n${req.headers.authorization ?? ''}`)
+      .update(
+        `${req.headers.host ?? ''}\n${req.headers.authorization ?? sessionCredentialKey(req)}`,
+      )
       .digest('base64');
     const hit = this.entries.get(key);
     const age = hit ? Date.now() - hit.checkedAt : Infinity;

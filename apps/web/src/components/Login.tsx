@@ -1,0 +1,54 @@
+import { useState } from 'preact/hooks';
+import { call } from '../api';
+
+interface Props {
+  realmName: string;
+  realmIcon: string;
+  onLogin: () => void;
+}
+
+export function Login({ realmName, realmIcon, onLogin }: Props) {
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    setBusy(true);
+    setError('');
+    try {
+      await call('POST', '/login', {
+        username: String(form.get('username')),
+        password: String(form.get('password')),
+      });
+      onLogin();
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="login">
+      <form class="login-card" onSubmit={submit}>
+        {realmIcon && <img class="realm-icon large" src={realmIcon} alt="" />}
+        <h1>Log in to {realmName}</h1>
+        <label>
+          Email
+          <input name="username" type="email" autocomplete="username" required />
+        </label>
+        <label>
+          Password
+          <input name="password" type="password" autocomplete="current-password" required />
+        </label>
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          Log in
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,98 @@
+import { ApiError, call } from './api';
+import { store } from './store';
+import type { ServerEvent } from './types';
+
+/**
+ * Follows the server as Zulip's clients do: `POST /register` for the state and a queue, then
+ * `GET /events` long-polls for ever. A lost queue (`BAD_EVENT_QUEUE_ID`, e.g. after the queue
+ * expired) means registering again and reloading; a lost network means retrying the same queue
+ * with backoff, which misses nothing while the queue lives. Either way the page says
+ * "reconnecting…" until a poll succeeds again.
+ */
+export class EventLoop {
+  private queueId = '';
+  private lastEventId = -1;
+  private stopped = false;
+  private controller: AbortController | null = null;
+
+  constructor(private readonly onReload: () => Promise<void>) {}
+
+  async register(): Promise<void> {
+    const state = await call<Record<string, unknown>>('POST', '/register', {
+      apply_markdown: true,
+      client_gravatar: false,
+      slim_presence: true,
+      include_subscribers: false,
+      client_capabilities: { notification_settings_null: true, bulk_message_deletion: true },
+    });
+    this.queueId = state.queue_id as string;
+    this.lastEventId = state.last_event_id as number;
+    store.load(state);
+  }
+
+  start(): void {
+    void this.loop();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.controller?.abort();
+  }
+
+  private setConnection(connection: 'connected' | 'reconnecting'): void {
+    if (store.connection === connection) return;
+    store.connection = connection;
+    store.changed();
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      try {
+        this.controller = new AbortController();
+        const { events } = await call<{ events: ServerEvent[] }>(
+          'GET',
+          '/events',
+          { queue_id: this.queueId, last_event_id: this.lastEventId },
+          { signal: this.controller.signal },
+        );
+        failures = 0;
+        this.setConnection('connected');
+        for (const event of events) {
+          this.lastEventId = Math.max(this.lastEventId, event.id);
+          store.apply(event);
+        }
+        if (events.some((e) => e.type !== 'heartbeat')) store.changed();
+      } catch (err) {
+        if (this.stopped) return;
+        this.setConnection('reconnecting');
+        if (err instanceof ApiError && err.code === 'BAD_EVENT_QUEUE_ID') {
+          await this.reregister();
+          continue;
+        }
+        if (err instanceof ApiError && err.status === 401) {
+          location.reload();
+          return;
+        }
+        failures++;
+        await sleep(Math.min(500 * 2 ** Math.min(failures - 1, 4), 8000) * (0.5 + Math.random()));
+      }
+    }
+  }
+
+  /** A new queue and everything loaded again, retried until the server answers. */
+  private async reregister(): Promise<void> {
+    for (let attempt = 0; !this.stopped; attempt++) {
+      try {
+        await this.register();
+        await this.onReload();
+        this.setConnection('connected');
+        return;
+      } catch {
+        await sleep(Math.min(500 * 2 ** Math.min(attempt, 4), 8000));
+      }
+    }
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,19 @@
+import { defineConfig } from 'vite';
+import preact from '@preact/preset-vite';
+import path from 'node:path';
+
+// Built by scripts/build.js into dist/apps/web, which the API tier serves at `/`.
+export default defineConfig({
+  root: import.meta.dirname,
+  plugins: [preact()],
+  resolve: {
+    alias: { react: 'preact/compat', 'react-dom': 'preact/compat' },
+  },
+  build: {
+    outDir: path.join(import.meta.dirname, '../../dist/apps/web'),
+    emptyOutDir: true,
+    target: 'es2022',
+    // No inline assets: the CSP admits only files from our origin.
+    assetsInlineLimit: 0,
+  },
+});

@@ -1,0 +1,206 @@
+/// <reference lib="dom" />
+/**
+ * The web client's speed (not a test): `npx tsx bench/web-client.ts`, after `npm run build`.
+ *
+ * One `all` process from dist/ (as `npm start` runs) on a scratch database; two channels filled
+ * through the send action (BENCH_SEND_CONCURRENCY at a time): 1,000 and BENCH_MANY (default
+ * 10,000) messages. The browser reads them over HTTP as any client does (`/json/`). Then, in Debian's chromium (puppeteer-core):
+ *
+ * - first meaningful paint of the 1,000-message channel: from navigation start to the newest
+ *   message on screen, signed in, BENCH_LOADS times (default 7); median and worst;
+ * - the gzipped size of the JavaScript and CSS the page loads;
+ * - scrolling the big channel once all of it is loaded (scrolled back page by page): every long
+ *   task (PerformanceObserver 'longtask', > 50 ms) while it scrolls from the top to the bottom.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { sendMessage } from '../libs/domain/messages/send-message';
+import { makeRealm, makeUser } from '../test/factories';
+import { freePort, startTier } from '../test/multiprocess/processes';
+import { launchBrowser, logIn } from '../test/web/browser';
+import { percentile, withScratchWorld } from './scratch';
+
+const MANY = Number(process.env.BENCH_MANY ?? 10_000);
+const LOADS = Number(process.env.BENCH_LOADS ?? 7);
+const CONCURRENCY = Number(process.env.BENCH_SEND_CONCURRENCY ?? 8);
+const DIST = path.join(__dirname, '../dist');
+
+function bundleSizes() {
+  const dir = path.join(DIST, 'apps/web/assets');
+  return readdirSync(dir).map((name) => {
+    const bytes = readFileSync(path.join(dir, name));
+    return { name, bytes: bytes.length, gzipped: gzipSync(bytes, { level: 9 }).length };
+  });
+}
+
+async function main() {
+  process.env.BENCH_DIST_DIR ??= DIST;
+  const port = await freePort();
+  await withScratchWorld({ EXTERNAL_HOST: `127.0.0.1:${port}` }, async (ctx, config) => {
+    const org = await makeRealm(ctx, { stringId: '', name: 'Bench' });
+    const reader = await makeUser(ctx, org.realm, { fullName: 'Reader', password: 'bench pw 1' });
+    const server = await startTier('all', config, { RATE_LIMIT_API_REQUESTS: '1000000' }, port);
+    const api = async (method: string, route: string, form: Record<string, string>) => {
+      const res = await fetch(`${server.url}/api/v1${route}`, {
+        method,
+        headers: {
+          Authorization: org.owner.auth,
+          'Content-Type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams(form).toString(),
+      });
+      const body = (await res.json()) as Record<string, unknown>;
+      if (res.status !== 200) throw new Error(`${route}: ${JSON.stringify(body)}`);
+      return body;
+    };
+    // The channels are filled through the domain action, as an API replica sends (HTTP here
+    // would only make the setup slower: the measured part is the browser's).
+    const channel = async (name: string, count: number) => {
+      await api('POST', '/users/me/subscriptions', {
+        subscriptions: JSON.stringify([{ name }]),
+        principals: JSON.stringify([org.owner.user.id, reader.user.id]),
+      });
+      const stream = await ctx.db.stream.findFirstOrThrow({ where: { name } });
+      const send = (content: string) =>
+        sendMessage(ctx, {
+          sender: org.owner.user,
+          realm: org.realm,
+          type: 'stream',
+          to: stream.id,
+          topic: 'ends',
+          content,
+          clientName: 'bench',
+        });
+      const started = performance.now();
+      // Sent alone, so they are the oldest and the newest whatever order the others land in.
+      await send(`The first of ${name}`);
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (next < count) {
+            const n = next++;
+            await sendMessage(ctx, {
+              sender: org.owner.user,
+              realm: org.realm,
+              type: 'stream',
+              to: stream.id,
+              topic: `topic ${n % 20}`,
+              content:
+                `Message **${n}** of ${name}: some words to make it a line or two long, ` +
+                `with a [link](https://example.com/${n}) and \`code\`.`,
+              clientName: 'bench',
+            });
+          }
+        }),
+      );
+      await send(`The last of ${name}`);
+      const seconds = (performance.now() - started) / 1000;
+      console.log(`${name}: ${count} messages sent in ${seconds.toFixed(1)} s`);
+      return stream.id;
+    };
+    const thousand = await channel('bench-1k', Number(process.env.BENCH_FEW ?? 1000));
+    const many = await channel('bench-many', MANY);
+
+    // Measured once the server has published every message's events (its outbox is empty).
+    for (let waited = 0; waited < 600; waited++) {
+      const pending = await ctx.db.outboxEvent.count({ where: { publishedAt: null } });
+      if (pending === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    const browser = await launchBrowser();
+    try {
+      const context = await browser.createBrowserContext();
+      const page = await context.newPage();
+      await page.setViewport({ width: 1200, height: 800 });
+      page.setDefaultNavigationTimeout(120_000);
+      await page.goto(server.url);
+      await logIn(page, reader.email, 'bench pw 1');
+
+      const paints: number[] = [];
+      for (let i = 0; i < LOADS; i++) {
+        // From a blank page, so each load is a whole navigation (not a change of hash).
+        await page.goto('about:blank');
+        await page.goto(`${server.url}/#narrow/channel/${thousand}`, {
+          waitUntil: 'domcontentloaded',
+        });
+        const handle = await page
+          .waitForFunction(
+            () =>
+              [...document.querySelectorAll('.message .content')].some((e) =>
+                e.textContent?.includes('The last of bench-1k'),
+              ) && performance.now(),
+            { polling: 'raf', timeout: 120_000 },
+          )
+          .catch(async (err: Error) => {
+            const state = await page.evaluate(() => [
+              location.href,
+              document.body.innerText.slice(0, 400),
+            ]);
+            throw new Error(`${err.message}: ${state.join(' | ')}`);
+          });
+        paints.push((await handle.jsonValue()) as number);
+      }
+      paints.sort((a, b) => a - b);
+      console.log(
+        `first meaningful paint, 1,000-message channel (${LOADS} loads): median ` +
+          `${percentile(paints, 50).toFixed(0)} ms, worst ${paints[paints.length - 1].toFixed(0)} ms`,
+      );
+      for (const file of bundleSizes())
+        console.log(`${file.name}: ${file.bytes} B, ${file.gzipped} B gzipped`);
+
+      await page.goto('about:blank');
+      await page.goto(`${server.url}/#narrow/channel/${many}`, { waitUntil: 'domcontentloaded' });
+      await page.waitForSelector('.message');
+      const loadStarted = performance.now();
+      // Scroll back until the first message is loaded.
+      await page.waitForFunction(
+        () => {
+          const list = document.querySelector('.messages');
+          if (list) list.scrollTop = 0;
+          return [...document.querySelectorAll('.message .content')].some((e) =>
+            e.textContent?.includes('The first of bench-many'),
+          );
+        },
+        { polling: 200, timeout: 300_000 },
+      );
+      console.log(
+        `loaded all ${MANY} by scrolling back in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`,
+      );
+      const result = await page.evaluate(async () => {
+        const list = document.querySelector<HTMLElement>('.messages')!;
+        const tasks: number[] = [];
+        const observer = new PerformanceObserver((entries) => {
+          for (const e of entries.getEntries()) tasks.push(e.duration);
+        });
+        observer.observe({ type: 'longtask', buffered: false });
+        const started = performance.now();
+        let frames = 0;
+        while (list.scrollTop + list.clientHeight < list.scrollHeight - 2) {
+          list.scrollTop += 600;
+          frames++;
+          await new Promise((resolve) => requestAnimationFrame(resolve));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        observer.disconnect();
+        return {
+          frames,
+          seconds: (performance.now() - started) / 1000,
+          rows: document.querySelectorAll('.message').length,
+          longTasks: tasks.length,
+          worst: Math.max(0, ...tasks),
+        };
+      });
+      console.log(
+        `scrolled ${MANY} loaded messages top to bottom in ${result.frames} frames ` +
+          `(${result.seconds.toFixed(1)} s, ${result.rows} rows in the DOM at the end): ` +
+          `${result.longTasks} long tasks, worst ${result.worst.toFixed(0)} ms`,
+      );
+    } finally {
+      await browser.close();
+      await server.stop();
+    }
+  });
+}
+
+void main();

@@ -1,0 +1,73 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startCluster, type Cluster } from '../../deploy/local/cluster';
+import { makeRealm, makeUser, type TestUser } from '../factories';
+import { startTestContext, type TestContext } from '../harness';
+import { twoPeopleInBrowsers, type Person } from '../web/two-people';
+
+/**
+ * The web client's browser test (test/web/two-people.ts) through nginx in front of the local
+ * cluster (`npm run cluster`: 2 api, 2 events, 2 worker processes); the event-queue restart kills
+ * both events replicas while the API tier takes messages, then starts them again.
+ */
+jest.setTimeout(240_000);
+
+// Apart from cluster.test.ts's ports (19480-19515), so both files may run at once.
+const BASE_PORT = 19540;
+const PASSWORD = 'a long browser password';
+let t: TestContext;
+let cluster: Cluster;
+let alice: Person;
+let bob: Person;
+
+const person = (u: TestUser, fullName: string): Person => ({
+  email: u.email,
+  password: PASSWORD,
+  fullName,
+  auth: u.auth,
+});
+
+beforeAll(async () => {
+  t = await startTestContext({ EXTERNAL_HOST: `127.0.0.1:${BASE_PORT}` });
+  const org = await makeRealm(t, { stringId: '', name: 'Acme Corp' });
+  alice = person(
+    await makeUser(t, org.realm, { fullName: 'Alice Adams', password: PASSWORD }),
+    'Alice Adams',
+  );
+  bob = person(
+    await makeUser(t, org.realm, { fullName: 'Bob Brown', password: PASSWORD }),
+    'Bob Brown',
+  );
+  cluster = await startCluster({
+    dir: mkdtempSync(path.join(tmpdir(), 'chat-web-cluster-')),
+    basePort: BASE_PORT,
+    env: {
+      DATABASE_URL: t.config.databaseUrl,
+      REDIS_URL: t.config.redisUrl,
+      REDIS_PREFIX: t.config.redisPrefix,
+      EXTERNAL_HOST: t.config.externalHost,
+      SECRET_KEY: t.config.secretKey,
+      BCRYPT_ROUNDS: '4',
+    },
+  });
+});
+afterAll(async () => {
+  await cluster?.stop();
+  await t?.close();
+});
+
+describe('the web client through nginx', () => {
+  twoPeopleInBrowsers(() => ({
+    url: cluster.url,
+    alice,
+    bob,
+    channel: 'general',
+    async restartEvents(meanwhile) {
+      const events = cluster.processes.filter((p) => p.kind === 'events').map((p) => p.name);
+      for (const name of events) await cluster.kill(name, 'SIGKILL');
+      await meanwhile();
+      for (const name of events) await cluster.restart(name);
+    },
+  }));
+});
