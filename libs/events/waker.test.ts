@@ -1,3 +1,4 @@
+import { labelled } from '../../test/events-factories';
 import { loadConfig } from '../config';
 import { connectRedis } from '../redis/connect';
 import { TEST_REDIS_CLUSTER_NODES, TEST_REDIS_URL } from '../../test/harness';
@@ -38,7 +39,7 @@ describe('Waker', () => {
         kind: 'events' as const,
         firstId,
         events: Array.from({ length: count }, (_, i) => ({
-          event: { type: 'test', n: firstId + i },
+          event: labelled(`test ${firstId + i}`),
           xid: '7',
         })),
       });

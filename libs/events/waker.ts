@@ -2,7 +2,7 @@ import type { RedisClient } from '../core/context';
 import type { BatchCommand } from '../redis/by-node';
 import { isCluster } from '../redis/connect';
 import { DistinctTexts } from './distinct-texts';
-import type { ClientEvent } from './outbox';
+import type { ClientEvent } from '../protocol/catalogue';
 
 /**
  * What woke a waiting poll: the events appended to its queue since the poll looked (ids from

@@ -6,6 +6,7 @@ import type { AppContext } from '../../core/context';
 import { deleteRefusal } from '../permissions/messages';
 import { messageAudience } from './message-audience';
 import { accessMessage } from './access';
+import { deleteMessageEvent } from '../../protocol/events/delete-message';
 
 type DeletedMessage = Pick<Message, 'id' | 'recipientId' | 'subject' | 'isChannelMessage'>;
 
@@ -41,12 +42,11 @@ export async function deleteMessagesInTransaction(
   }
   await events.emit(
     realmId,
-    {
-      type: 'delete_message',
-      message_type: stream ? 'stream' : 'private',
-      message_ids: ids,
-      ...(stream ? { stream_id: stream.id, topic: first.subject } : {}),
-    },
+    deleteMessageEvent(
+      stream
+        ? { message_type: 'stream', message_ids: ids, stream_id: stream.id, topic: first.subject }
+        : { message_type: 'private', message_ids: ids },
+    ),
     audience,
   );
 }

@@ -7,6 +7,7 @@ import { setProfileValues, type ProfileDataUpdate } from '../profile-fields/set-
 import { changeRole } from './change-role';
 import { isRoleCode, type RoleCode } from './roles';
 import { checkFullName, normalizeEmail } from './validate';
+import { realmUserEvent } from '../../protocol/events/realm-user';
 
 export interface UpdateUserInput {
   actor: User;
@@ -54,11 +55,7 @@ export async function updateUser(ctx: AppContext, input: UpdateUserInput): Promi
       await tx.user.update({ where: { id: target.id }, data: { fullName } });
       await events.emit(
         realm.id,
-        {
-          type: 'realm_user',
-          op: 'update',
-          person: { user_id: target.id, full_name: fullName },
-        },
+        realmUserEvent({ op: 'update', person: { user_id: target.id, full_name: fullName } }),
         audience,
       );
     }
@@ -78,16 +75,12 @@ export async function updateUser(ctx: AppContext, input: UpdateUserInput): Promi
       });
       await events.emit(
         realm.id,
-        {
-          type: 'realm_user',
-          op: 'update',
-          person: { user_id: target.id, delivery_email: newEmail },
-        },
+        realmUserEvent({ op: 'update', person: { user_id: target.id, delivery_email: newEmail } }),
         audience,
       );
       await events.emit(
         realm.id,
-        { type: 'realm_user', op: 'update', person: { user_id: target.id, new_email: newEmail } },
+        realmUserEvent({ op: 'update', person: { user_id: target.id, new_email: newEmail } }),
         audience,
       );
     }
