@@ -6,8 +6,6 @@ export type {
   EditHistoryEntry,
 } from '../../protocol/message-payload';
 
-export type MessageType = 'stream' | 'private';
-
 /** `type` of POST /messages: legacy and current spellings. */
 export const CHANNEL_TYPES = ['stream', 'channel'] as const;
 export const DIRECT_TYPES = ['private', 'direct'] as const;
