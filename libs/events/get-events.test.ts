@@ -71,7 +71,7 @@ describe('getEvents woken by the wake-up channel', () => {
   it('reads the queue when the wake-up names it alone', async () => {
     const { queueId, answer } = await waitingPoll();
     await tier.store.append([{ queueId, events: [labelled('stored')] }]);
-    await publish(queueId);
+    await publish(JSON.stringify({ events: [], queues: [[queueId]] }));
     expect(await answer).toEqual([{ ...labelled('stored'), id: 0 }]);
   });
 });

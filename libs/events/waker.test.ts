@@ -118,8 +118,8 @@ describe('WakeMessage', () => {
     ]);
   });
 
-  it('reads the comma-separated queue ids of processes that do not carry events', () => {
-    expect(parseWakeMessage('q1,q2')).toEqual([
+  it('names a queue alone when its events are not carried', () => {
+    expect(parseWakeMessage('{"events":[],"queues":[["q1"],["q2"]]}')).toEqual([
       ['q1', { kind: 'read' }],
       ['q2', { kind: 'read' }],
     ]);
