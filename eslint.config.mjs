@@ -9,6 +9,7 @@ import prettier from 'eslint-config-prettier';
  */
 const LIBRARY_LAYERS = [
   ['core'],
+  ['protocol'],
   ['config', 'db', 'log', 'markdown', 'net', 'redis', 'storage'],
   ['events', 'jobs'],
   ['metrics'],
@@ -92,7 +93,10 @@ export default tseslint.config(
     rules: {
       'no-console': 'error',
       '@typescript-eslint/no-explicit-any': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {

@@ -8,6 +8,7 @@
  * set-up or a mass subscription produces. It reports how long the events tier took to append
  * every event to every queue, as queue appends per second.
  */
+import { alertWordsEvent } from '../libs/protocol/events/alert-words';
 import { randomBytes } from 'node:crypto';
 import { appendToDomainStream } from '../libs/events/domain-stream';
 import { QueueStore } from '../libs/events/queue-store';
@@ -41,7 +42,7 @@ async function main() {
         id: BigInt(10_000_000 + k),
         realmId: org.realm.id,
         users: Array.from({ length: FANOUT }, (_, j) => users[(k * FANOUT + j) % USERS].id),
-        event: { type: 'alert_words', alert_words: [randomBytes(4).toString('hex')] },
+        event: alertWordsEvent({ alert_words: [randomBytes(4).toString('hex')] }),
         xid: 1n,
       }));
       const expected = ENVELOPES * FANOUT;

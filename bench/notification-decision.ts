@@ -36,7 +36,7 @@ import { decideMessageNotifications } from '../libs/domain/notifications/decide-
 import { createRealm } from '../libs/domain/realms/create-realm';
 import { inTransaction } from '../libs/events/outbox';
 import { QueueStore } from '../libs/events/queue-store';
-import { DEFAULT_CAPABILITIES } from '../libs/events/types';
+import { DEFAULT_CAPABILITIES } from '../libs/protocol/queue';
 import { JobName } from '../libs/jobs';
 import { createLogger } from '../libs/log';
 

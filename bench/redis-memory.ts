@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../libs/config';
 import { QueueStore } from '../libs/events/queue-store';
-import { DEFAULT_CAPABILITIES } from '../libs/events/types';
+import { DEFAULT_CAPABILITIES } from '../libs/protocol/queue';
 import type { RedisClient } from '../libs/core/context';
 import { connectRedis, isCluster } from '../libs/redis/connect';
 
@@ -81,6 +81,11 @@ async function main(): Promise<void> {
                   reactions: [],
                   submessages: [],
                   topic_links: [],
+                  client: 'ZulipElectron',
+                  avatar_url: null,
+                  recipient_id: 9,
+                  sender_realm_str: 'bench',
+                  is_me_message: false,
                 },
               },
             ],

@@ -2,7 +2,9 @@ import type { RequestListener } from 'node:http';
 import request from 'supertest';
 import { createEventsApp } from '../apps/events/app';
 import { startEventsTier, type EventsTier } from '../libs/events/events-tier';
-import { DEFAULT_CAPABILITIES, type QueueInfo } from '../libs/events/types';
+import { type QueueInfo } from '../libs/events/types';
+import { DEFAULT_CAPABILITIES } from '../libs/protocol/queue';
+import type { AlertWordsEvent } from '../libs/protocol/events/alert-words';
 import type { TestContext } from './harness';
 import { api } from './requests';
 
@@ -89,4 +91,10 @@ export const queueSettings = (overrides: Partial<QueueInfo> = {}): QueueInfo => 
   client: 'test',
   lastAccess: 0,
   ...overrides,
+});
+
+/** A small real event told apart by its label, for tests of the queues' mechanics. */
+export const labelled = (label: string): AlertWordsEvent => ({
+  type: 'alert_words',
+  alert_words: [label],
 });

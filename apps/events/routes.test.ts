@@ -64,7 +64,7 @@ describe('GET /events', () => {
     const message = event.message as Record<string, unknown>;
     expect(message).toMatchObject({ id, content: '<p><strong>bold</strong> move</p>' });
     expect(message.content_type).toBe('text/html');
-    expect(event).not.toHaveProperty('raw_content');
+    expect(event).not.toHaveProperty('internal');
     expectOpenApiResponse('/events', 'get', res.body);
 
     const rawEvents = await org.eventsUntil(bob, raw.queue_id);

@@ -9,18 +9,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Attribute, BlockAttribute, Field, Model, Schema, Value } from '@mrleebo/prisma-ast';
 
-export const SCALAR_TYPES = [
-  'Int',
-  'BigInt',
-  'String',
-  'Boolean',
-  'DateTime',
-  'Json',
-  'Float',
-  'Decimal',
-  'Bytes',
-] as const;
-
 export interface ColumnInfo {
   field: string;
   column: string;

@@ -2,12 +2,12 @@ import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
 import { execByNode, type BatchCommand } from '../redis/by-node';
 import { addPerKey, perKeyReplies } from '../redis/per-key';
-import { QueueEventFormatter } from './format-for-queue';
+import { QueueEventFormatter, reachesPublicQueues } from '../protocol/catalogue';
+import type { QueueSettings } from '../protocol/queue';
 import { DISPATCH_GROUP, type DomainEventEnvelope } from './domain-stream';
 import type { EventKeys } from './keys';
 import type { QueueDirectory } from './queue-directory';
 import type { QueueAppend } from './queue-store';
-import type { DispatchableEvent, QueueSettings } from './types';
 import type { LocalDelivery } from './local-wakeups';
 import { WakeMessage, wakeCommand, type Wakeup } from './waker';
 
@@ -69,7 +69,7 @@ export async function deliverBatch(
   const users = [...new Set(items.flatMap((i) => i.envelope.users))];
   const publicRealms = [
     ...new Set(
-      items.filter((i) => i.envelope.event.internal_public_channel).map((i) => i.envelope.realmId),
+      items.filter((i) => reachesPublicQueues(i.envelope.event)).map((i) => i.envelope.realmId),
     ),
   ];
   const sets = [
@@ -100,7 +100,7 @@ export async function deliverBatch(
 
   const appends: QueueAppend[] = [];
   for (const { entryId, envelope } of fresh) {
-    const event = envelope.event as DispatchableEvent;
+    const { event } = envelope;
     const recipients = new Set(envelope.users);
     const targets: [QueueSettings, boolean][] = [];
     for (const userId of envelope.users) {
@@ -109,7 +109,7 @@ export async function deliverBatch(
         if (queue) targets.push([queue, true]);
       }
     }
-    if (event.internal_public_channel) {
+    if (reachesPublicQueues(event)) {
       for (const id of publicQueues.get(envelope.realmId) ?? []) {
         const queue = byId.get(id);
         if (queue && !recipients.has(queue.userId)) targets.push([queue, false]);

@@ -1,7 +1,8 @@
 import type { AppContext, RedisClient } from '../core/context';
 import { execByNode, type BatchCommand } from '../redis/by-node';
 import { eventKeys, partitionOf } from './keys';
-import type { ClientEvent, CommittedEvent } from './outbox';
+import { reachesPublicQueues, type DomainEvent } from '../protocol/catalogue';
+import type { CommittedEvent } from './outbox';
 
 export const DISPATCH_GROUP = 'dispatchers';
 
@@ -10,7 +11,7 @@ export interface DomainEventEnvelope {
   outboxId: string;
   realmId: number;
   users: number[];
-  event: ClientEvent;
+  event: DomainEvent;
   /** The writing transaction's id (decimal), for queues registered from a snapshot. */
   xid?: string;
 }
@@ -27,7 +28,7 @@ export async function appendToDomainStream(ctx: AppContext, rows: CommittedEvent
   const commands: BatchCommand[] = [];
   for (const row of rows) {
     const byPartition = new Map<number, number[]>();
-    if (row.event.internal_public_channel) {
+    if (reachesPublicQueues(row.event)) {
       for (let p = 0; p < partitions; p++) byPartition.set(p, []);
     }
     for (const userId of row.users) {

@@ -1,6 +1,6 @@
 import { isCluster } from '../redis/connect';
 import type { TestContext } from '../../test/harness';
-import { queueSettings } from '../../test/events-factories';
+import { labelled, queueSettings } from '../../test/events-factories';
 import { type Organization, organization } from '../../test/organization';
 import { startEventsTier, type EventsTier } from './events-tier';
 import { getEvents } from './get-events';
@@ -61,17 +61,17 @@ describe('getEvents woken by the wake-up channel', () => {
 
   it('reads the queue when the carried ids do not follow on from what it saw', async () => {
     const { queueId, answer } = await waitingPoll();
-    await tier.store.append([{ queueId, events: [{ type: 'stored' }] }]);
+    await tier.store.append([{ queueId, events: [labelled('stored')] }]);
     const message = new WakeMessage();
     message.add(queueId, 5, '', ['{"type":"carried"}']);
     await publish(message.text);
-    expect(await answer).toEqual([{ type: 'stored', id: 0 }]);
+    expect(await answer).toEqual([{ ...labelled('stored'), id: 0 }]);
   });
 
   it('reads the queue when the wake-up names it alone', async () => {
     const { queueId, answer } = await waitingPoll();
-    await tier.store.append([{ queueId, events: [{ type: 'stored' }] }]);
-    await publish(queueId);
-    expect(await answer).toEqual([{ type: 'stored', id: 0 }]);
+    await tier.store.append([{ queueId, events: [labelled('stored')] }]);
+    await publish(JSON.stringify({ events: [], queues: [[queueId]] }));
+    expect(await answer).toEqual([{ ...labelled('stored'), id: 0 }]);
   });
 });

@@ -1,3 +1,4 @@
+import { labelled } from '../../test/events-factories';
 import { loadConfig } from '../config';
 import { connectRedis } from '../redis/connect';
 import { TEST_REDIS_CLUSTER_NODES, TEST_REDIS_URL } from '../../test/harness';
@@ -13,7 +14,7 @@ const config = loadConfig({
 const carrying = (firstId: number): Wakeup => ({
   kind: 'events',
   firstId,
-  events: [{ event: { type: 'test' }, xid: '' }],
+  events: [{ event: labelled('test'), xid: '' }],
 });
 
 describe('LocalWakeups', () => {

@@ -1,5 +1,5 @@
 import type { QueueStore } from './queue-store';
-import type { QueueSettings } from './types';
+import type { QueueSettings } from '../protocol/queue';
 
 /**
  * The settings of the queues this process dispatches to, kept in memory: they never change after

@@ -1,4 +1,4 @@
-import { queueSettings } from '../../test/events-factories';
+import { labelled, queueSettings } from '../../test/events-factories';
 import { type Organization, organization } from '../../test/organization';
 import { QueueStore } from './queue-store';
 
@@ -25,23 +25,23 @@ const read = async (queueId: string) => {
 describe('QueueStore.append', () => {
   it('appends to many queues in one call, each in order, and skips an entry appended already', async () => {
     const [a, b] = [await newQueue(), await newQueue()];
-    const shared = { type: 'message', content: 'the same for everyone' };
+    const shared = labelled('the same for everyone');
     const first = await store.append([
       { queueId: a, events: [shared], mark: '100-0', xid: '7' },
       { queueId: 'gone', events: [shared], mark: '100-0', xid: '7' },
-      { queueId: b, events: [shared, { type: 'own' }], mark: '100-0', xid: '7' },
-      { queueId: a, events: [{ type: 'next' }], mark: '101-0', xid: '8' },
+      { queueId: b, events: [shared, labelled('own')], mark: '100-0', xid: '7' },
+      { queueId: a, events: [labelled('next')], mark: '101-0', xid: '8' },
     ]);
     expect(first.map((r) => r.lastId)).toEqual([0, -1, 1, 1]);
     // One text per distinct event, shared by the queues that got it.
     expect(first[0].written[0]).toBe(first[2].written[0]);
     expect(await read(a)).toEqual([
       { ...shared, id: 0 },
-      { type: 'next', id: 1 },
+      { ...labelled('next'), id: 1 },
     ]);
     expect(await read(b)).toEqual([
       { ...shared, id: 0 },
-      { type: 'own', id: 1 },
+      { ...labelled('own'), id: 1 },
     ]);
     // A dispatcher redelivering entry 100-0 after a crash: queue b has it, queue a has 101-0.
     const again = await store.append([
@@ -56,8 +56,8 @@ describe('QueueStore.append', () => {
     const queueId = await newQueue();
     await store.poll(queueId, org.owner.user.id, undefined, 'wake:test');
     const results = await store.append([
-      { queueId, events: [{ type: 'one' }] },
-      { queueId, events: [{ type: 'two' }] },
+      { queueId, events: [labelled('one')] },
+      { queueId, events: [labelled('two')] },
     ]);
     expect(results.map((r) => [r.lastId, r.waiter])).toEqual([
       [0, 'wake:test'],
@@ -71,7 +71,7 @@ describe('a queue registered before event lists', () => {
     const queueId = await newQueue();
     await org.t.redis.hdel(store.keys.queue(queueId), 'first_id');
     expect(await read(queueId)).toBe('missing');
-    const [result] = await store.append([{ queueId, events: [{ type: 'late' }] }]);
+    const [result] = await store.append([{ queueId, events: [labelled('late')] }]);
     expect(result.lastId).toBe(-1);
   });
 });

@@ -5,18 +5,16 @@ import { execByNode } from '../redis/by-node';
 import { isCluster } from '../redis/connect';
 import { keySlot } from '../redis/key-slot';
 import { eventKeys, partitionOf, type EventKeys } from './keys';
-import type { ClientEvent } from './outbox';
-import { DistinctTexts } from './distinct-texts';
-import { committedBefore } from './snapshot';
+import type { ClientEvent } from '../protocol/catalogue';
 import {
   DEFAULT_CAPABILITIES,
   type ClientCapabilities,
   type QueueNarrowTerm,
-  type QueuedEvent,
-  type QueueInfo,
   type QueueSettings,
-  type RegistrationSnapshot,
-} from './types';
+} from '../protocol/queue';
+import { DistinctTexts } from './distinct-texts';
+import { committedBefore } from './snapshot';
+import type { QueuedEvent, QueueInfo, RegistrationSnapshot } from './types';
 
 /**
  * Event queues live entirely in Redis, so any `events` replica can serve any queue (key layout in

@@ -1,3 +1,4 @@
+import { labelled } from '../../test/events-factories';
 import { loadConfig } from '../config';
 import { connectRedis } from '../redis/connect';
 import { TEST_REDIS_CLUSTER_NODES, TEST_REDIS_URL } from '../../test/harness';
@@ -38,7 +39,7 @@ describe('Waker', () => {
         kind: 'events' as const,
         firstId,
         events: Array.from({ length: count }, (_, i) => ({
-          event: { type: 'test', n: firstId + i },
+          event: labelled(`test ${firstId + i}`),
           xid: '7',
         })),
       });
@@ -117,8 +118,8 @@ describe('WakeMessage', () => {
     ]);
   });
 
-  it('reads the comma-separated queue ids of processes that do not carry events', () => {
-    expect(parseWakeMessage('q1,q2')).toEqual([
+  it('names a queue alone when its events are not carried', () => {
+    expect(parseWakeMessage('{"events":[],"queues":[["q1"],["q2"]]}')).toEqual([
       ['q1', { kind: 'read' }],
       ['q2', { kind: 'read' }],
     ]);

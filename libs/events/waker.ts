@@ -2,7 +2,7 @@ import type { RedisClient } from '../core/context';
 import type { BatchCommand } from '../redis/by-node';
 import { isCluster } from '../redis/connect';
 import { DistinctTexts } from './distinct-texts';
-import type { ClientEvent } from './outbox';
+import type { ClientEvent } from '../protocol/catalogue';
 
 /**
  * What woke a waiting poll: the events appended to its queue since the poll looked (ids from
@@ -188,9 +188,6 @@ type QueueEntry = [string] | [string, number, string, number[]];
 
 /** The queues a wake-up message names, each with what woke it, in the order they were appended. */
 export function parseWakeMessage(message: string): [string, Wakeup][] {
-  // Before messages carried events they were comma-separated queue ids; a process of that
-  // version may still publish during a rolling upgrade.
-  if (!message.startsWith('{')) return message.split(',').map((id) => [id, READ]);
   const { events, queues } = JSON.parse(message) as {
     events: ClientEvent[];
     queues: QueueEntry[];

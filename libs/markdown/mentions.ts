@@ -1,3 +1,4 @@
+import { EMPTY_TOPIC_FALLBACK_NAME } from '../protocol/topics';
 import type MarkdownIt from 'markdown-it';
 import { zulipEnv } from './env';
 import { escapeAttr, escapeText } from './escape';
@@ -5,8 +6,6 @@ import type { LinkableStream, MentionableUser } from './types';
 
 const STREAM_WILDCARDS = new Set(['all', 'everyone', 'channel', 'stream']);
 const TOPIC_WILDCARD = 'topic';
-/** Zulip's Message.EMPTY_TOPIC_FALLBACK_NAME. */
-const EMPTY_TOPIC_FALLBACK_NAME = 'general chat';
 
 /** Characters after which a mention may start (Zulip's `(?<![^\s'"\(\{\[\/<])`). */
 function mentionMayStartAfter(src: string, pos: number): boolean {

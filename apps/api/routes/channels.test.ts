@@ -364,7 +364,9 @@ describe('PATCH /streams/{stream_id} with is_archived', () => {
       subject: 'channel events',
       sender_full_name: 'Notification Bot',
     });
-    expect(notice?.event.raw_content).toBe('Channel #**to-restore** has been unarchived.');
+    expect(notice?.event.internal).toMatchObject({
+      rawContent: 'Channel #**to-restore** has been unarchived.',
+    });
     expect(notice?.users).toContain(member.user.id);
 
     const listed = await org.as(member).get('/streams');

@@ -4,8 +4,7 @@ import type { TestContext } from '../../../test/harness';
 import { systemGroupIds } from '../../../libs/domain/groups/system-groups';
 import { makeChannel } from '../../../test/channel-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { eventsForQueue } from '../../../libs/events/format-for-queue';
-import type { DispatchableEvent } from '../../../libs/events/types';
+import { eventsForQueue, type DomainEvent } from '../../../libs/protocol/catalogue';
 import { queueSettings } from '../../../test/events-factories';
 import { type Organization, organization } from '../../../test/organization';
 
@@ -372,7 +371,7 @@ describe('POST /messages direct', () => {
     });
     const [row] = await t.db.outboxEvent.findMany({ orderBy: { id: 'desc' }, take: 1 });
     expect([...(row.usersJson as number[])].sort()).toEqual([alice.user.id, bob.user.id].sort());
-    const event = row.eventJson as DispatchableEvent;
+    const event = row.eventJson as unknown as DomainEvent;
     const delivered = (id: string, userId: number) =>
       eventsForQueue(queueSettings({ id, userId, realmId: org.realm.id }), event, {
         isRecipient: true,
@@ -382,7 +381,7 @@ describe('POST /messages direct', () => {
     const [forAlice] = delivered('q1', alice.user.id);
     const [forAlicesOtherQueue] = delivered('q3', alice.user.id);
     expect(forBob).toMatchObject({ type: 'message', flags: ['mentioned'] });
-    expect((forBob.message as { id: number }).id).toBe(res.body.id);
+    expect(forBob).toMatchObject({ message: { id: res.body.id } });
     expect(forBob).not.toHaveProperty('local_message_id');
     expect(forAlice).toMatchObject({ local_message_id: '7.01', flags: [] });
     expect(forAlicesOtherQueue).not.toHaveProperty('local_message_id');

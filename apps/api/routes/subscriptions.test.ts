@@ -321,7 +321,8 @@ describe('POST /users/me/subscriptions', () => {
     // One event per message; a recipient whose flags differ from `flags` has its own entry.
     const flagsOf = (id: number, userId: number) => {
       const event = messageEvents(id).find((e) => e.users.includes(userId))?.event;
-      const own = (event?.internal_user_flags as Record<string, string[]> | undefined)?.[userId];
+      const internal = event?.internal as { userFlags?: Record<string, string[]> } | undefined;
+      const own = internal?.userFlags?.[userId];
       return own ?? event?.flags;
     };
     expect(flagsOf(announcement.id, member.user.id)).toEqual(['read']);

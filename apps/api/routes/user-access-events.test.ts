@@ -280,7 +280,7 @@ describe('queues with the user_list_incomplete capability', () => {
       ['update', alice.user.id],
     ]);
     expect(full[0].person).toMatchObject({ full_name: 'Unknown user' });
-    expect(full[0]).not.toHaveProperty('internal_inaccessible_user');
+    expect(full[0]).not.toHaveProperty('internal');
     const partial = await org.eventsUntil(guest, incomplete.queue_id, done);
     expect(partial.map((e) => [e.op, (e.person as { user_id: number }).user_id])).toEqual([
       ['update', alice.user.id],

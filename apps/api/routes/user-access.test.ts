@@ -263,8 +263,8 @@ describe('a guest restricted to users they share a conversation with', () => {
     const adds = (await eventsAfter(t, mark)).filter((e) => e.event.op === 'add');
     const forGuest = adds.filter((e) => e.users.includes(guest.user.id));
     // Marked so that queues with user_list_incomplete skip it; the mark never reaches clients.
-    const { internal_inaccessible_user: marked, ...event } = forGuest[0].event;
-    expect(marked).toBe(true);
+    const { internal: marked, ...event } = forGuest[0].event;
+    expect(marked).toEqual({ inaccessibleUser: true });
     expect(forGuest.map((e) => e.users)).toEqual([[guest.user.id]]);
     expect(event).toEqual({ type: 'realm_user', op: 'add', person: unknownUser(dan.user.id) });
     expectDocumentedEvent(event);

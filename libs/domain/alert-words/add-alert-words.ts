@@ -4,6 +4,7 @@ import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { listAlertWords } from './list-alert-words';
 import { cleanAlertWords } from './clean-alert-words';
+import { alertWordsEvent } from '../../protocol/events/alert-words';
 
 export const MAX_ALERT_WORD_LENGTH = 100;
 
@@ -38,7 +39,7 @@ export async function addAlertWords(
       await tx.alertWord.createMany({ data: fresh.map((word) => ({ userId: user.id, word })) });
     }
     const all = await listAlertWords(tx, user.id);
-    await events.emit(user.realmId, { type: 'alert_words', alert_words: all }, [user.id]);
+    await events.emit(user.realmId, alertWordsEvent({ alert_words: all }), [user.id]);
     return all;
   });
 }

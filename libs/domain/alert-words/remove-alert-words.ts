@@ -3,6 +3,7 @@ import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
 import { listAlertWords } from './list-alert-words';
 import { cleanAlertWords } from './clean-alert-words';
+import { alertWordsEvent } from '../../protocol/events/alert-words';
 
 /** Removes words (case-insensitively) and sends the new list in an `alert_words` event. */
 export async function removeAlertWords(
@@ -18,7 +19,7 @@ export async function removeAlertWords(
     const ids = rows.filter((r) => unwanted.has(r.word.toLowerCase())).map((r) => r.id);
     if (ids.length) await tx.alertWord.deleteMany({ where: { id: { in: ids } } });
     const all = await listAlertWords(tx, user.id);
-    await events.emit(user.realmId, { type: 'alert_words', alert_words: all }, [user.id]);
+    await events.emit(user.realmId, alertWordsEvent({ alert_words: all }), [user.id]);
     return all;
   });
 }

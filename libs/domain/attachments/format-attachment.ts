@@ -1,6 +1,7 @@
 import type { Prisma } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
+import { attachmentEvent } from '../../protocol/events/attachment';
 
 type Reader = Db | Tx;
 
@@ -75,7 +76,7 @@ export async function emitAttachmentEvent(
 ): Promise<void> {
   await events.emit(
     owner.realmId,
-    { type: 'attachment', op, attachment, upload_space_used: spaceUsed },
+    attachmentEvent({ op, attachment, upload_space_used: spaceUsed }),
     [owner.id],
   );
 }

@@ -10,6 +10,7 @@ import { BotType, Role } from '../users/roles';
 import { botAudience } from './bot-audience';
 import { botInclude, formatBot } from './format-bot';
 import { generateServiceToken, ServiceInterface, type ServiceInterfaceCode } from './service-token';
+import { realmBotEvent } from '../../protocol/events/realm-bot';
 
 export interface CreateBotInput {
   realm: Realm;
@@ -100,7 +101,7 @@ export async function createBot(ctx: AppContext, input: CreateBotInput): Promise
     const full = await tx.user.findUniqueOrThrow({ where: { id: user.id }, include: botInclude });
     await events.emit(
       input.realm.id,
-      { type: 'realm_bot', op: 'add', bot: formatBot(full, ctx.config.secretKey) },
+      realmBotEvent({ op: 'add', bot: formatBot(full, ctx.config.secretKey) }),
       await botAudience(tx, input.realm.id, input.actor.id),
     );
     return { bot: user, apiKey, serviceToken };

@@ -5,6 +5,8 @@ import { usersWhoCanAccess } from '../permissions/users';
 import { setActive } from '../users/set-active';
 import { botAudience } from './bot-audience';
 import { findAdministrableBot } from './find-bot';
+import { realmBotEvent } from '../../protocol/events/realm-bot';
+import { realmUserEvent } from '../../protocol/events/realm-user';
 
 /** `DELETE /bots/{id}`: deactivates the bot (its rows stay, as in Zulip). */
 export async function deactivateBot(ctx: AppContext, actor: User, botId: number): Promise<void> {
@@ -13,12 +15,12 @@ export async function deactivateBot(ctx: AppContext, actor: User, botId: number)
     await setActive(tx, [bot.id], false);
     await events.emit(
       actor.realmId,
-      { type: 'realm_bot', op: 'delete', bot: { user_id: bot.id } },
+      realmBotEvent({ op: 'delete', bot: { user_id: bot.id } }),
       await botAudience(tx, actor.realmId, bot.botOwnerId),
     );
     await events.emit(
       actor.realmId,
-      { type: 'realm_user', op: 'update', person: { user_id: bot.id, is_active: false } },
+      realmUserEvent({ op: 'update', person: { user_id: bot.id, is_active: false } }),
       await usersWhoCanAccess(tx, bot),
     );
   });

@@ -4,6 +4,7 @@ import type { AppContext } from '../../core/context';
 import { newStoredApiKey } from '../users/api-keys';
 import { botAudience } from './bot-audience';
 import { findAdministrableBot } from './find-bot';
+import { realmBotEvent } from '../../protocol/events/realm-bot';
 
 /** `POST /bots/{id}/api_key/regenerate`: a new key; the old one stops working at once. */
 export async function regenerateBotApiKey(
@@ -17,7 +18,7 @@ export async function regenerateBotApiKey(
     await tx.user.update({ where: { id: bot.id }, data: stored });
     await events.emit(
       actor.realmId,
-      { type: 'realm_bot', op: 'update', bot: { user_id: bot.id, api_key: apiKey } },
+      realmBotEvent({ op: 'update', bot: { user_id: bot.id, api_key: apiKey } }),
       await botAudience(tx, actor.realmId, bot.botOwnerId),
     );
     return apiKey;

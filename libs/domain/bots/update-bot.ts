@@ -9,6 +9,7 @@ import { isHttpUrl } from './create-bot';
 import { botInclude, formatBot } from './format-bot';
 import { ServiceInterface } from './service-token';
 import { findAdministrableBot } from './find-bot';
+import { realmBotEvent } from '../../protocol/events/realm-bot';
 
 export interface UpdateBotInput {
   fullName?: string;
@@ -68,7 +69,7 @@ export async function updateBot(
     if (bot.botOwnerId !== null) audience.add(bot.botOwnerId);
     await events.emit(
       actor.realmId,
-      { type: 'realm_bot', op: 'update', bot: formatBot(updated, ctx.config.secretKey) },
+      realmBotEvent({ op: 'update', bot: { ...formatBot(updated, ctx.config.secretKey) } }),
       [...audience],
     );
     return response;

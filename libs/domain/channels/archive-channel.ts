@@ -7,6 +7,7 @@ import { channelAudienceIds } from './channel-audience';
 import { CHANNEL_EVENTS_TOPIC, sendChannelNotice } from './channel-notices';
 import { formatChannels } from './format-channel';
 import { channelForAdmin } from './channel-for-admin';
+import { streamEvent } from '../../protocol/events/stream';
 
 /**
  * `DELETE /streams/{stream_id}`: archives the channel. It stops being a default channel and
@@ -47,19 +48,18 @@ export async function archiveChannel(
     }
     await events.emit(
       input.realm.id,
-      {
-        type: 'stream',
+      streamEvent({
         op: 'update',
         property: 'is_archived',
         value: true,
         stream_id: stream.id,
         name: stream.name,
-      },
+      }),
       audience,
     );
     await events.emit(
       input.realm.id,
-      { type: 'stream', op: 'delete', streams: await formatChannels(tx, [archived]) },
+      streamEvent({ op: 'delete', streams: await formatChannels(tx, [archived]) }),
       audience,
     );
   });

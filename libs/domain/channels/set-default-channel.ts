@@ -4,6 +4,7 @@ import type { EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import { canManageDefaultChannels } from '../permissions/channels';
 import { formatChannels } from './format-channel';
+import { defaultStreamsEvent } from '../../protocol/events/default-streams';
 
 /**
  * Adds or removes a default channel and tells everyone the new list (the whole list, as Zulip's
@@ -39,13 +40,12 @@ export async function setDefaultChannel(
   });
   await events.emit(
     realm.id,
-    {
-      type: 'default_streams',
+    defaultStreamsEvent({
       default_streams: await formatChannels(
         tx,
         defaults.map((d) => d.stream),
       ),
-    },
+    }),
     users.map((u) => u.id),
   );
 }

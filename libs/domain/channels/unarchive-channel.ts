@@ -6,6 +6,7 @@ import type { AppContext } from '../../core/context';
 import { channelAudienceIds } from './channel-audience';
 import { CHANNEL_EVENTS_TOPIC, sendChannelNotice } from './channel-notices';
 import { formatChannels } from './format-channel';
+import { streamEvent } from '../../protocol/events/stream';
 
 /**
  * `PATCH /streams/{stream_id}` with `is_archived=false` (Zulip's do_unarchive_stream), in the
@@ -37,24 +38,22 @@ export async function unarchiveChannel(
   const audience = await channelAudienceIds(tx, realm.id, restored);
   await events.emit(
     realm.id,
-    {
-      type: 'stream',
+    streamEvent({
       op: 'update',
       property: 'is_archived',
       value: false,
       stream_id: restored.id,
       name: restored.name,
-    },
+    }),
     audience,
   );
   await events.emit(
     realm.id,
-    {
-      type: 'stream',
+    streamEvent({
       op: 'create',
       streams: await formatChannels(tx, [restored]),
       for_unarchiving: true,
-    },
+    }),
     audience,
   );
   const noticeId = await sendChannelNotice(ctx, tx, events, {

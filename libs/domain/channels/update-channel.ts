@@ -23,6 +23,7 @@ import { checkChannelDescription, checkChannelName } from './validate-channel';
 import { equalsIgnoringCase } from '../../db/text-match';
 import { channelForAdmin } from './channel-for-admin';
 import { setDefaultChannel } from './set-default-channel';
+import { streamEvent, type StreamPropertyChange } from '../../protocol/events/stream';
 
 export interface UpdateChannelInput {
   actor: User;
@@ -90,11 +91,14 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
     }
     // One event per changed property, as Zulip sends them, each to the channel's audience at that
     // point; `name` is the current name, except on a rename, which carries the old one.
-    const emit = async (fields: Record<string, unknown>, extraUsers: number[] = []) => {
+    const emit = async (
+      fields: StreamPropertyChange & { name?: string },
+      extraUsers: number[] = [],
+    ) => {
       const audience = await channelAudienceIds(tx, realm.id, current);
       await events.emit(
         realm.id,
-        { type: 'stream', op: 'update', stream_id: current.id, name: current.name, ...fields },
+        streamEvent({ op: 'update', stream_id: current.id, name: current.name, ...fields }),
         [...new Set([...audience, ...extraUsers])],
       );
     };

@@ -3,6 +3,7 @@ import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
 import { type DraftInput, checkSyncEnabled, draftRows } from './validate-drafts';
 import { formatDraft } from './format-draft';
+import { draftsEvent } from '../../protocol/events/drafts';
 
 /** `POST /drafts`: creates drafts, returning their IDs; a `drafts` add event tells other clients. */
 export async function createDrafts(
@@ -18,7 +19,7 @@ export async function createDrafts(
     for (const row of rows)
       created.push(await tx.draft.create({ data: { userId: user.id, ...row } }));
     if (created.length) {
-      await events.emit(realm.id, { type: 'drafts', op: 'add', drafts: created.map(formatDraft) }, [
+      await events.emit(realm.id, draftsEvent({ op: 'add', drafts: created.map(formatDraft) }), [
         user.id,
       ]);
     }

@@ -2,6 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
 import { checkSyncEnabled, ownDraft } from './validate-drafts';
+import { draftsEvent } from '../../protocol/events/drafts';
 
 /** `DELETE /drafts/{draft_id}`. */
 export async function deleteDraft(
@@ -14,6 +15,6 @@ export async function deleteDraft(
   await ownDraft(ctx, user, draftId);
   await inTransaction(ctx, async (tx, events) => {
     await tx.draft.delete({ where: { id: draftId } });
-    await events.emit(realm.id, { type: 'drafts', op: 'remove', draft_id: draftId }, [user.id]);
+    await events.emit(realm.id, draftsEvent({ op: 'remove', draft_id: draftId }), [user.id]);
   });
 }

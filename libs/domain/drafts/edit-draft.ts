@@ -3,6 +3,7 @@ import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
 import { type DraftInput, checkSyncEnabled, draftRows, ownDraft } from './validate-drafts';
 import { formatDraft } from './format-draft';
+import { draftsEvent } from '../../protocol/events/drafts';
 
 /** `PATCH /drafts/{draft_id}`: replaces a draft. */
 export async function editDraft(
@@ -17,7 +18,7 @@ export async function editDraft(
   const [row] = await draftRows(ctx, user, realm, [input]);
   await inTransaction(ctx, async (tx, events) => {
     const updated = await tx.draft.update({ where: { id: draftId }, data: row });
-    await events.emit(realm.id, { type: 'drafts', op: 'update', draft: formatDraft(updated) }, [
+    await events.emit(realm.id, draftsEvent({ op: 'update', draft: formatDraft(updated) }), [
       user.id,
     ]);
   });

@@ -2,6 +2,7 @@ import type { RealmEmoji } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { realmUserAudience } from '../permissions/users';
+import { realmEmojiEvent } from '../../protocol/events/realm-emoji';
 
 export interface ApiRealmEmoji {
   id: string;
@@ -36,7 +37,7 @@ export async function listRealmEmoji(
 export async function sendEmoji(tx: Tx, events: EventSink, realmId: number): Promise<void> {
   await events.emit(
     realmId,
-    { type: 'realm_emoji', op: 'update', realm_emoji: await listRealmEmoji(tx, realmId) },
+    realmEmojiEvent({ op: 'update', realm_emoji: await listRealmEmoji(tx, realmId) }),
     await realmUserAudience(tx, realmId),
   );
 }

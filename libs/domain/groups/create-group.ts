@@ -15,6 +15,7 @@ import {
 import { resolveGroupSetting, type GroupSettingValue } from './group-setting-value';
 import { systemGroupIds } from './system-groups';
 import { checkSubgroups } from './check-subgroups';
+import { userGroupEvent } from '../../protocol/events/user-group';
 
 export interface CreateGroupInput {
   actor: User;
@@ -86,7 +87,7 @@ export async function createUserGroup(ctx: AppContext, input: CreateGroupInput):
     const [dict] = await formatUserGroups(tx, [group]);
     await events.emit(
       realm.id,
-      { type: 'user_group', op: 'add', group: dict },
+      userGroupEvent({ op: 'add', group: dict }),
       await realmUserIds(tx, realm.id),
     );
     return group.id;

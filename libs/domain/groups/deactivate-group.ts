@@ -6,6 +6,7 @@ import type { AppContext } from '../../core/context';
 import { userGroupAccess } from '../permissions/user-groups';
 import { namedGroup, realmUserIds } from './access-group';
 import { GROUP_SETTING_COLUMN } from './format-group';
+import { userGroupEvent } from '../../protocol/events/user-group';
 
 /** Is a group used in any setting (organization, channel, or another group)? */
 async function groupInUse(tx: Tx, realm: Realm, group: UserGroup): Promise<boolean> {
@@ -68,7 +69,7 @@ export async function deactivateUserGroup(
     await tx.userGroup.update({ where: { id: group.id }, data: { deactivated: true } });
     await events.emit(
       realm.id,
-      { type: 'user_group', op: 'update', group_id: group.id, data: { deactivated: true } },
+      userGroupEvent({ op: 'update', group_id: group.id, data: { deactivated: true } }),
       await realmUserIds(tx, realm.id),
     );
   });

@@ -11,7 +11,6 @@ const anonymousGroup = P.object({
   direct_members: P.array(P.int()).required(),
   direct_subgroups: P.array(P.int()).required(),
 });
-export type AnonymousGroupValue = Infer<typeof anonymousGroup>;
 
 export const groupSettingValue = P.alternatives(P.int(), anonymousGroup);
 export type GroupSettingValue = Infer<typeof groupSettingValue>;

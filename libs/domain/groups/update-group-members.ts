@@ -4,6 +4,7 @@ import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { userGroupAccess } from '../permissions/user-groups';
 import { activeUserIds, namedGroup, realmUserIds } from './access-group';
+import { userGroupEvent } from '../../protocol/events/user-group';
 
 /**
  * `POST /user_groups/{id}/members`: adding oneself needs `can_join_group` (or add/manage),
@@ -59,7 +60,7 @@ export async function updateGroupMembers(
       });
       await events.emit(
         realm.id,
-        { type: 'user_group', op: 'add_members', group_id: group.id, user_ids: add },
+        userGroupEvent({ op: 'add_members', group_id: group.id, user_ids: add }),
         audience,
       );
     }
@@ -69,7 +70,7 @@ export async function updateGroupMembers(
       });
       await events.emit(
         realm.id,
-        { type: 'user_group', op: 'remove_members', group_id: group.id, user_ids: remove },
+        userGroupEvent({ op: 'remove_members', group_id: group.id, user_ids: remove }),
         audience,
       );
     }

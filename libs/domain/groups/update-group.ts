@@ -12,6 +12,7 @@ import {
   type GroupSettingUpdate,
   type GroupSettingValue,
 } from './group-setting-value';
+import { userGroupEvent } from '../../protocol/events/user-group';
 
 export interface UpdateGroupInput {
   actor: User;
@@ -80,7 +81,7 @@ export async function updateUserGroup(ctx: AppContext, input: UpdateGroupInput):
     for (const id of dropped) await dropAnonymousGroup(tx, id);
     await events.emit(
       realm.id,
-      { type: 'user_group', op: 'update', group_id: group.id, data: changed },
+      userGroupEvent({ op: 'update', group_id: group.id, data: changed }),
       await realmUserIds(tx, realm.id),
     );
   });

@@ -5,6 +5,7 @@ import type { AppContext } from '../../core/context';
 import { userGroupAccess } from '../permissions/user-groups';
 import { namedGroup, realmUserIds } from './access-group';
 import { checkSubgroups } from './check-subgroups';
+import { userGroupEvent } from '../../protocol/events/user-group';
 
 /** `POST /user_groups/{id}/subgroups`: needs permission to manage the group. */
 export async function updateSubgroups(
@@ -43,7 +44,7 @@ export async function updateSubgroups(
       });
       await events.emit(
         realm.id,
-        { type: 'user_group', op: 'add_subgroups', group_id: group.id, direct_subgroup_ids: add },
+        userGroupEvent({ op: 'add_subgroups', group_id: group.id, direct_subgroup_ids: add }),
         audience,
       );
     }
@@ -53,12 +54,7 @@ export async function updateSubgroups(
       });
       await events.emit(
         realm.id,
-        {
-          type: 'user_group',
-          op: 'remove_subgroups',
-          group_id: group.id,
-          direct_subgroup_ids: remove,
-        },
+        userGroupEvent({ op: 'remove_subgroups', group_id: group.id, direct_subgroup_ids: remove }),
         audience,
       );
     }

@@ -11,6 +11,7 @@ import {
   type InviteTargets,
 } from './invite-rules';
 import { newConfirmationKey, joinUrl } from './confirmation-link';
+import { invitesChangedEvent } from '../../protocol/events/invites-changed';
 
 /** `POST /invites/multiuse`: a reusable invitation link. */
 export async function createMultiuseInvite(
@@ -44,7 +45,7 @@ export async function createMultiuseInvite(
     });
     await events.emit(
       realm.id,
-      { type: 'invites_changed' },
+      invitesChangedEvent({}),
       await inviteManagers(tx, realm.id, actor.id),
     );
   });

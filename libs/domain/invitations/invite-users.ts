@@ -16,6 +16,7 @@ import {
   type InviteTargets,
 } from './invite-rules';
 import { newConfirmationKey } from './confirmation-link';
+import { invitesChangedEvent } from '../../protocol/events/invites-changed';
 
 /** Splits `invitee_emails` on commas and newlines; accepts `Name <address>` entries. */
 export function parseInviteeEmails(raw: string): string[] {
@@ -132,7 +133,7 @@ export async function inviteUsers(ctx: AppContext, input: InviteUsersInput): Pro
     }
     await events.emit(
       realm.id,
-      { type: 'invites_changed' },
+      invitesChangedEvent({}),
       await inviteManagers(tx, realm.id, actor.id),
     );
     return { ids: created, skipped };

@@ -10,6 +10,7 @@ import { realmEmailRule, signupRefusalText } from '../realm-domains/email-restri
 import { inviteManagers } from './invite-rules';
 import { InviteStatus } from './pending-invitation';
 import { notifyReferrer } from './notify-referrer';
+import { invitesChangedEvent } from '../../protocol/events/invites-changed';
 
 export interface RedeemInviteInput {
   realm: Realm;
@@ -106,7 +107,7 @@ export async function redeemInvite(
     if (invitation) {
       await events.emit(
         realm.id,
-        { type: 'invites_changed' },
+        invitesChangedEvent({}),
         await inviteManagers(tx, realm.id, invitation.referredById),
       );
     }

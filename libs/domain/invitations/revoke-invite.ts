@@ -4,6 +4,7 @@ import type { AppContext } from '../../core/context';
 import { requireCanManageInvite } from '../permissions/invites';
 import { inviteManagers } from './invite-rules';
 import { InviteStatus, pendingInvitation } from './pending-invitation';
+import { invitesChangedEvent } from '../../protocol/events/invites-changed';
 
 /** `DELETE /invites/{invite_id}`. */
 export async function revokeInvite(ctx: AppContext, actor: User, realm: Realm, id: number) {
@@ -13,7 +14,7 @@ export async function revokeInvite(ctx: AppContext, actor: User, realm: Realm, i
     await tx.invitation.update({ where: { id }, data: { status: InviteStatus.REVOKED } });
     await events.emit(
       realm.id,
-      { type: 'invites_changed' },
+      invitesChangedEvent({}),
       await inviteManagers(tx, realm.id, invitation.referredById),
     );
   });

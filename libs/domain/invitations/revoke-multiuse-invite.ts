@@ -5,6 +5,7 @@ import type { AppContext } from '../../core/context';
 import { requireCanManageInvite } from '../permissions/invites';
 import { inviteManagers } from './invite-rules';
 import { InviteStatus } from './pending-invitation';
+import { invitesChangedEvent } from '../../protocol/events/invites-changed';
 
 /** `DELETE /invites/multiuse/{invite_id}`. */
 export async function revokeMultiuseInvite(ctx: AppContext, actor: User, realm: Realm, id: number) {
@@ -18,7 +19,7 @@ export async function revokeMultiuseInvite(ctx: AppContext, actor: User, realm: 
     await tx.multiuseInvite.update({ where: { id }, data: { status: InviteStatus.REVOKED } });
     await events.emit(
       realm.id,
-      { type: 'invites_changed' },
+      invitesChangedEvent({}),
       await inviteManagers(tx, realm.id, link.referredById),
     );
   });

@@ -1,6 +1,7 @@
 import type { Db, Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { realmUserAudience } from '../permissions/users';
+import { realmLinkifiersEvent } from '../../protocol/events/realm-linkifiers';
 
 export interface ApiLinkifier {
   pattern: string;
@@ -19,7 +20,7 @@ export async function listLinkifiers(db: Db | Tx, realmId: number): Promise<ApiL
 export async function sendLinkifiers(tx: Tx, events: EventSink, realmId: number): Promise<void> {
   await events.emit(
     realmId,
-    { type: 'realm_linkifiers', realm_linkifiers: await listLinkifiers(tx, realmId) },
+    realmLinkifiersEvent({ realm_linkifiers: await listLinkifiers(tx, realmId) }),
     await realmUserAudience(tx, realmId),
   );
 }

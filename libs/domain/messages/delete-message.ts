@@ -8,6 +8,7 @@ import { messageAudience } from './message-audience';
 import { accessMessage } from './access';
 import { Flag } from './flags';
 import { enqueuePushRemoval } from '../notifications/enqueue-notifications';
+import { deleteMessageEvent } from '../../protocol/events/delete-message';
 
 type DeletedMessage = Pick<Message, 'id' | 'recipientId' | 'subject' | 'isChannelMessage'>;
 
@@ -51,12 +52,11 @@ export async function deleteMessagesInTransaction(
   }
   await events.emit(
     realmId,
-    {
-      type: 'delete_message',
-      message_type: stream ? 'stream' : 'private',
-      message_ids: ids,
-      ...(stream ? { stream_id: stream.id, topic: first.subject } : {}),
-    },
+    deleteMessageEvent(
+      stream
+        ? { message_type: 'stream', message_ids: ids, stream_id: stream.id, topic: first.subject }
+        : { message_type: 'private', message_ids: ids },
+    ),
     audience,
   );
 }

@@ -8,6 +8,7 @@ import { requireRealmAdmin } from '../permissions/users';
 import { VisibilityPolicy } from '../user-topics/set-visibility';
 import { deleteMessagesInTransaction } from './delete-message';
 import { emptyTopicDisplayName } from './topic-name';
+import { userTopicEvent } from '../../protocol/events/user-topic';
 
 /** Zulip's RETENTION_STREAM_MESSAGE_BATCH_SIZE, and how long one request keeps deleting. */
 const DEFAULT_LIMITS = { batchSize: 100, timeBudgetMs: 50_000 };
@@ -100,13 +101,12 @@ async function resetTopicVisibility(
   for (const userId of new Set(rows.map((r) => r.user_id))) {
     await events.emit(
       realmId,
-      {
-        type: 'user_topic',
+      userTopicEvent({
         stream_id: stream.id,
         topic_name: topic,
         last_updated: now,
         visibility_policy: VisibilityPolicy.INHERIT,
-      },
+      }),
       [userId],
     );
   }

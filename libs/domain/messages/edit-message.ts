@@ -30,6 +30,9 @@ import { sendMoveNotices } from './move-notices';
 import { normalizeTopic, RESOLVED_TOPIC_PREFIX } from './topic-name';
 import type { EditHistoryEntry } from './types';
 import { equalsIgnoringCase } from '../../db/text-match';
+import { deleteMessageEvent } from '../../protocol/events/delete-message';
+import type { EventFields } from '../../protocol/formatter';
+import { updateMessageEvent, type UpdateMessageEvent } from '../../protocol/events/update-message';
 
 /**
  * Zulip's `propagate_mode`: which messages of the topic follow a topic or channel move: this one,
@@ -345,13 +348,12 @@ async function dropLostAccess(
   if (users.length) {
     await events.emit(
       realm.id,
-      {
-        type: 'delete_message',
+      deleteMessageEvent({
         message_type: 'stream',
         message_ids: ids,
         stream_id: oldStream.id,
         topic: moved[0].subject,
-      },
+      }),
       users,
     );
   }
@@ -377,8 +379,7 @@ interface UpdateEventInput {
  * `new_stream_id` where they went, and `topic_links` are recomputed for the new topic.
  */
 async function emitUpdate(tx: Tx, events: EventSink, e: UpdateEventInput) {
-  const event: Record<string, unknown> = {
-    type: 'update_message',
+  const event: EventFields<Omit<UpdateMessageEvent, 'flags'>> = {
     user_id: e.user.id,
     edit_timestamp: seconds(e.now),
     message_id: e.message.id,
@@ -429,7 +430,7 @@ async function emitUpdate(tx: Tx, events: EventSink, e: UpdateEventInput) {
   for (const [flagBits, users] of groupByFlags(stillSees, bits)) {
     await events.emit(
       e.realm.id,
-      { ...event, type: 'update_message', flags: flagNames(flagBits) },
+      updateMessageEvent({ ...event, flags: flagNames(flagBits) }),
       users,
     );
   }

@@ -22,6 +22,7 @@ import { claimAttachments } from '../attachments/claim-attachments';
 import { checkAddressee } from './check-addressee';
 import { CHANNEL_TYPES, DIRECT_TYPES } from './types';
 import { enqueueNotificationDecision } from '../notifications/enqueue-notifications';
+import { messageEvent } from '../../protocol/events/message';
 
 export type SendType = (typeof CHANNEL_TYPES)[number] | (typeof DIRECT_TYPES)[number];
 
@@ -233,21 +234,17 @@ export async function writeMessage(
   for (const [bits, users] of groups.slice(1)) {
     for (const id of users) userFlags[String(id)] = flagNames(bits);
   }
-  // Events tier contract (events/types.ts): `content` is HTML; `raw_content` is the Markdown
-  // source for queues registered with apply_markdown=false; `subject` is the stored topic ('' for
-  // the empty topic); only the sender's queue named by sender_queue_id echoes local_id.
   await events.emit(
     realm.id,
-    {
-      type: 'message',
+    messageEvent({
       message: dict,
       flags: flagNames(groups[0][0]),
-      raw_content: content,
-      ...(groups.length > 1 ? { internal_user_flags: userFlags } : {}),
-      ...(channel && !channel.inviteOnly ? { internal_public_channel: true } : {}),
-      ...(input.queueId !== undefined ? { sender_queue_id: input.queueId } : {}),
-      ...(input.localId !== undefined ? { local_id: input.localId } : {}),
-    },
+      rawContent: content,
+      userFlags: groups.length > 1 ? userFlags : undefined,
+      publicChannel: channel !== null && !channel.inviteOnly,
+      senderQueueId: input.queueId,
+      localId: input.localId,
+    }),
     userIds,
   );
   // Who is notified by email or push is decided by a worker, never here (docs/notifications.md);

@@ -1,9 +1,8 @@
 import type { Realm } from '../../../generated/prisma/client';
 import { badRequest } from '../../core/errors';
+import { EMPTY_TOPIC_FALLBACK_NAME } from '../../protocol/topics';
 import { MAX_TOPIC_LENGTH } from '../limits';
 
-/** Zulip's default `realm_empty_topic_display_name`: how the empty topic is shown to older clients. */
-export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
 /** The legacy placeholder clients send for "no topic" (read as the empty topic since FL 370). */
 export const NO_TOPIC = '(no topic)';
 /** Zulip's prefix for a resolved topic. */
@@ -12,7 +11,7 @@ export const RESOLVED_TOPIC_PREFIX = '✔ ';
 export const TopicsPolicy = { ALLOW_EMPTY: 2, DISABLE_EMPTY: 3 } as const;
 
 export function emptyTopicDisplayName(_realm: Pick<Realm, 'id'>): string {
-  return EMPTY_TOPIC_DISPLAY_NAME;
+  return EMPTY_TOPIC_FALLBACK_NAME;
 }
 
 /** Topic as the API shows it: clients without `empty_topic_name` see the display name for ''. */

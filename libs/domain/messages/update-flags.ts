@@ -7,6 +7,11 @@ import type { AppContext } from '../../core/context';
 import { accessMessage } from './access';
 import { EDITABLE_FLAGS, Flag, NON_EDITABLE_FLAGS, type EditableFlag } from './flags';
 import { displayTopic } from './topic-name';
+import type { EventFields } from '../../protocol/formatter';
+import {
+  updateMessageFlagsEvent,
+  type UpdateMessageFlagsEvent,
+} from '../../protocol/events/update-message-flags';
 
 export type FlagOp = 'add' | 'remove';
 
@@ -95,8 +100,7 @@ export async function applyFlagChange(
     await clearPushedNotifications(tx, events, user.id, changedIds);
   }
   if (changedIds.length) {
-    const event: Record<string, unknown> = {
-      type: 'update_message_flags',
+    const event: EventFields<UpdateMessageFlagsEvent> = {
       op,
       operation: op,
       flag,
@@ -106,7 +110,7 @@ export async function applyFlagChange(
     if (flag === 'read' && op === 'remove') {
       event.message_details = await messageDetails(tx, user, realm, changedIds);
     }
-    await events.emit(realm.id, { ...event, type: 'update_message_flags' }, [user.id]);
+    await events.emit(realm.id, updateMessageFlagsEvent(event), [user.id]);
   }
   const result: FlagsResult = { messages: changedIds };
   if (ignored) result.ignored_because_not_subscribed_channels = ignored;

@@ -5,6 +5,7 @@ import type { AppContext } from '../../core/context';
 import { Flag } from '../messages/flags';
 import { sendMutedUsersEvent } from './muted-users-event';
 import { targetUser } from './muted-user-target';
+import { updateMessageFlagsEvent } from '../../protocol/events/update-message-flags';
 
 /**
  * `POST /users/me/muted_users/{id}`: mutes a user; their existing messages to the caller are
@@ -29,14 +30,13 @@ export async function muteUser(ctx: AppContext, user: User, mutedUserId: number)
       // Zulip's do_mark_muted_user_messages_as_read: the muter's clients update unread counts.
       await events.emit(
         user.realmId,
-        {
-          type: 'update_message_flags',
+        updateMessageFlagsEvent({
           op: 'add',
           operation: 'add',
           flag: 'read',
           messages: read.map((r) => r.message_id).sort((a, b) => a - b),
           all: false,
-        },
+        }),
         [user.id],
       );
     }

@@ -1,6 +1,7 @@
 import type { User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
+import { mutedUsersEvent } from '../../protocol/events/muted-users';
 
 export async function sendMutedUsersEvent(tx: Tx, events: EventSink, user: User): Promise<void> {
   const rows = await tx.mutedUser.findMany({
@@ -9,13 +10,12 @@ export async function sendMutedUsersEvent(tx: Tx, events: EventSink, user: User)
   });
   await events.emit(
     user.realmId,
-    {
-      type: 'muted_users',
+    mutedUsersEvent({
       muted_users: rows.map((r) => ({
         id: r.mutedUserId,
         timestamp: Math.floor(r.dateMuted.getTime() / 1000),
       })),
-    },
+    }),
     [user.id],
   );
 }

@@ -1,6 +1,7 @@
 import type { Db, Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { realmUserAudience } from '../permissions/users';
+import { realmPlaygroundsEvent } from '../../protocol/events/realm-playgrounds';
 
 export interface ApiPlayground {
   id: number;
@@ -22,7 +23,7 @@ export async function listPlaygrounds(db: Db | Tx, realmId: number): Promise<Api
 export async function sendPlaygrounds(tx: Tx, events: EventSink, realmId: number): Promise<void> {
   await events.emit(
     realmId,
-    { type: 'realm_playgrounds', realm_playgrounds: await listPlaygrounds(tx, realmId) },
+    realmPlaygroundsEvent({ realm_playgrounds: await listPlaygrounds(tx, realmId) }),
     await realmUserAudience(tx, realmId),
   );
 }

@@ -4,6 +4,7 @@ import { inTransaction, type EventSink } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
 import { usersWhoCanAccess } from '../permissions/users';
 import { legacyClientPresence, OFFLINE_THRESHOLD_SECONDS } from './format-presence';
+import { presenceEvent } from '../../protocol/events/presence';
 
 export type PresenceStatus = 'active' | 'idle';
 
@@ -32,8 +33,7 @@ export async function emitPresenceEvent(
 ): Promise<void> {
   await events.emit(
     user.realmId,
-    {
-      type: 'presence',
+    presenceEvent({
       user_id: user.id,
       email: user.email,
       server_timestamp: now.getTime() / 1000,
@@ -46,7 +46,7 @@ export async function emitPresenceEvent(
           lastConnectedTime: row.lastConnectedTime,
         }),
       },
-    },
+    }),
     await usersWhoCanAccess(tx, user),
   );
 }

@@ -7,6 +7,7 @@ import { renderMarkdown } from '../../markdown';
 import type { AppContext } from '../../core/context';
 import { markdownContextFor } from '../markdown-context';
 import { usersWhoCanAccess } from '../permissions/users';
+import { realmUserEvent } from '../../protocol/events/realm-user';
 
 /** Custom profile field types (Zulip's codes). */
 export const FieldType = {
@@ -129,11 +130,10 @@ export async function setProfileValues(
       });
       await events.emit(
         input.realm.id,
-        {
-          type: 'realm_user',
+        realmUserEvent({
           op: 'update',
           person: { user_id: userId, custom_profile_field: { id: field.id, value: null } },
-        },
+        }),
         audience,
       );
       continue;
@@ -152,11 +152,7 @@ export async function setProfileValues(
     if (renderedValue !== null) entry.rendered_value = renderedValue;
     await events.emit(
       input.realm.id,
-      {
-        type: 'realm_user',
-        op: 'update',
-        person: { user_id: userId, custom_profile_field: entry },
-      },
+      realmUserEvent({ op: 'update', person: { user_id: userId, custom_profile_field: entry } }),
       audience,
     );
   }

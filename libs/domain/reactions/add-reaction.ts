@@ -6,6 +6,7 @@ import { accessMessage } from '../messages/access';
 import { Flag } from '../messages/flags';
 import { checkEmoji, emojiForName, type EmojiIdentity } from './emoji-identity';
 import { messageAudience } from '../messages/message-audience';
+import { reactionEvent, type ReactionEvent } from '../../protocol/events/reaction';
 
 export interface ReactionInput {
   user: User;
@@ -31,21 +32,21 @@ export async function resolveEmoji(
   return emojiForName(ctx.db, realm.id, input.emojiName ?? '');
 }
 
-export const reactionEvent = (
+export const reactionEventFor = (
   op: 'add' | 'remove',
   user: User,
   messageId: number,
   emoji: EmojiIdentity,
-) => ({
-  type: 'reaction',
-  op,
-  user_id: user.id,
-  user: { user_id: user.id, email: user.email, full_name: user.fullName },
-  message_id: messageId,
-  emoji_name: emoji.emojiName,
-  emoji_code: emoji.emojiCode,
-  reaction_type: emoji.reactionType,
-});
+): ReactionEvent =>
+  reactionEvent({
+    op,
+    user_id: user.id,
+    user: { user_id: user.id, email: user.email, full_name: user.fullName },
+    message_id: messageId,
+    emoji_name: emoji.emojiName,
+    emoji_code: emoji.emojiCode,
+    reaction_type: emoji.reactionType,
+  });
 
 /** POST /messages/{message_id}/reactions (Zulip's check_add_reaction). */
 export async function addReaction(ctx: AppContext, input: ReactionInput): Promise<void> {
@@ -98,7 +99,7 @@ export async function addReaction(ctx: AppContext, input: ReactionInput): Promis
     }
     await events.emit(
       input.realm.id,
-      reactionEvent('add', input.user, input.messageId, emoji),
+      reactionEventFor('add', input.user, input.messageId, emoji),
       await messageAudience(tx, [input.messageId]),
     );
   });

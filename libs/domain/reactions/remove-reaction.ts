@@ -8,7 +8,7 @@ import {
   type EmojiIdentity,
   type ReactionType,
 } from './emoji-identity';
-import { reactionEvent, type ReactionInput } from './add-reaction';
+import { reactionEventFor, type ReactionInput } from './add-reaction';
 import { messageAudience } from '../messages/message-audience';
 
 /** DELETE /messages/{message_id}/reactions (Zulip's remove_reaction backend). */
@@ -40,7 +40,7 @@ export async function removeReaction(ctx: AppContext, input: ReactionInput): Pro
     };
     await events.emit(
       input.realm.id,
-      reactionEvent('remove', input.user, input.messageId, emoji),
+      reactionEventFor('remove', input.user, input.messageId, emoji),
       await messageAudience(tx, [input.messageId]),
     );
   });

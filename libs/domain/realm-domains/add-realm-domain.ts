@@ -5,6 +5,7 @@ import type { AppContext } from '../../core/context';
 import { requireRealmOwner } from '../permissions/roles';
 import { realmUserAudience } from '../permissions/users';
 import { domainProblem } from './validate-domain';
+import { realmDomainsEvent } from '../../protocol/events/realm-domains';
 
 /** `POST /realm/domains`; returns Zulip's `new_domain` pair `[id, domain]`. */
 export async function addRealmDomain(
@@ -25,11 +26,10 @@ export async function addRealmDomain(
     if (!row) throw badRequest(`The domain ${domain} is already a part of your organization.`);
     await events.emit(
       realm.id,
-      {
-        type: 'realm_domains',
+      realmDomainsEvent({
         op: 'add',
         realm_domain: { domain: row.domain, allow_subdomains: row.allowSubdomains },
-      },
+      }),
       await realmUserAudience(tx, realm.id),
     );
     return [row.id, row.domain];

@@ -4,6 +4,7 @@ import type { AppContext } from '../../core/context';
 import { requireRealmOwner } from '../permissions/roles';
 import { realmUserAudience } from '../permissions/users';
 import { noEntry } from './realm-domain-errors';
+import { realmDomainsEvent } from '../../protocol/events/realm-domains';
 
 /** `PATCH /realm/domains/{domain}`. */
 export async function changeRealmDomain(
@@ -20,11 +21,10 @@ export async function changeRealmDomain(
     if (count === 0) throw noEntry(domain);
     await events.emit(
       realm.id,
-      {
-        type: 'realm_domains',
+      realmDomainsEvent({
         op: 'change',
         realm_domain: { domain, allow_subdomains: input.allowSubdomains },
-      },
+      }),
       await realmUserAudience(tx, realm.id),
     );
   });

@@ -4,6 +4,8 @@ import type { AppContext } from '../../core/context';
 import { requireRealmOwner } from '../permissions/roles';
 import { realmUserAudience } from '../permissions/users';
 import { noEntry } from './realm-domain-errors';
+import { realmDomainsEvent } from '../../protocol/events/realm-domains';
+import { realmEvent } from '../../protocol/events/realm';
 
 /**
  * `DELETE /realm/domains/{domain}`. Removing the last domain also lifts
@@ -28,16 +30,11 @@ export async function removeRealmDomain(
       if (lifted) {
         await events.emit(
           realm.id,
-          {
-            type: 'realm',
-            op: 'update',
-            property: 'emails_restricted_to_domains',
-            value: false,
-          },
+          realmEvent({ op: 'update', property: 'emails_restricted_to_domains', value: false }),
           audience,
         );
       }
     }
-    await events.emit(realm.id, { type: 'realm_domains', op: 'remove', domain }, audience);
+    await events.emit(realm.id, realmDomainsEvent({ op: 'remove', domain }), audience);
   });
 }

@@ -4,6 +4,7 @@ import type { AppContext } from '../../core/context';
 import { realmUserAudience, requireRealmAdmin } from '../permissions/users';
 import { settingColumn, type UserSettingChanges } from '../settings/user-settings';
 import { defaultValue, EDITABLE_DEFAULT_NAMES, realmUserDefaultRow } from './user-defaults';
+import { realmUserSettingsDefaultsEvent } from '../../protocol/events/realm-user-settings-defaults';
 
 /**
  * `PATCH /realm/user_settings_defaults`: changes the settings new users of the organization start
@@ -30,12 +31,11 @@ export async function updateRealmUserDefaults(
     for (const name of changed) {
       await events.emit(
         input.realm.id,
-        {
-          type: 'realm_user_settings_defaults',
+        realmUserSettingsDefaultsEvent({
           op: 'update',
           property: name,
           value: input.settings[name],
-        },
+        }),
         audience,
       );
     }

@@ -3,6 +3,7 @@ import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { inTransaction } from '../../events/outbox';
 import { realmUserAudience } from '../permissions/users';
+import { realmEvent } from '../../protocol/events/realm';
 
 /**
  * The operator closes an organization (Zulip's do_deactivate_realm): nobody logs in or calls the
@@ -14,7 +15,7 @@ export async function deactivateRealm(ctx: AppContext, realm: Realm): Promise<vo
   await inTransaction(ctx, async (tx, events) => {
     const audience = await realmUserAudience(tx, realm.id);
     await tx.realm.update({ where: { id: realm.id }, data: { deactivated: true } });
-    await events.emit(realm.id, { type: 'realm', op: 'deactivated', realm_id: realm.id }, audience);
+    await events.emit(realm.id, realmEvent({ op: 'deactivated', realm_id: realm.id }), audience);
   });
 }
 

@@ -8,6 +8,7 @@ import {
   type GroupSettingUpdate,
   type GroupSettingValue,
 } from '../groups/group-setting-value';
+import { realmEvent } from '../../protocol/events/realm';
 
 /**
  * Organization group settings `PATCH /realm` changes (update form `{new, old}`), each stored in the
@@ -102,7 +103,7 @@ export async function applyRealmGroupSettings(
     if (changed.groupId !== current) await dropAnonymousGroup(tx, current);
     await events.emit(
       input.realm.id,
-      { type: 'realm', op: 'update_dict', property: 'default', data: { [name]: changed.value } },
+      realmEvent({ op: 'update_dict', property: 'default', data: { [name]: changed.value } }),
       input.audience,
     );
   }

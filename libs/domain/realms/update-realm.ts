@@ -9,6 +9,7 @@ import { realmUserAudience, requireRealmAdmin } from '../permissions/users';
 import { LANGUAGES } from '../settings/user-settings';
 import { MAX_TOPIC_LENGTH } from '../limits';
 import { applyRealmGroupSettings, type RealmGroupSettingChanges } from './realm-group-settings';
+import { realmEvent } from '../../protocol/events/realm';
 
 /**
  * Organization settings `PATCH /realm` changes, keyed by API name; each is the camelCase column
@@ -99,7 +100,7 @@ export async function updateRealm(
     for (const name of changed) {
       await events.emit(
         realm.id,
-        { type: 'realm', op: 'update', property: name, value: changes[name] },
+        realmEvent({ op: 'update', property: name, value: changes[name] }),
         audience,
       );
     }

@@ -6,7 +6,7 @@ import {
   DEFAULT_CAPABILITIES,
   type ClientCapabilities,
   type QueueNarrowTerm,
-} from '../../events/types';
+} from '../../protocol/queue';
 import type { NewQueue } from '../../events/queue-store';
 import {
   MAX_NARROW_OPERAND_IDS,

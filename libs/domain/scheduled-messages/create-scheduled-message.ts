@@ -12,6 +12,7 @@ import { CHANNEL_TYPES, DIRECT_TYPES } from '../messages/types';
 import { renderCheckingMentions } from '../messages/send-message';
 import { formatScheduledMessages } from './format-scheduled-message';
 import { enqueueDelivery } from './schedule-delivery';
+import { scheduledMessagesEvent } from '../../protocol/events/scheduled-messages';
 
 export type ScheduledType = (typeof CHANNEL_TYPES)[number] | (typeof DIRECT_TYPES)[number];
 
@@ -115,11 +116,9 @@ export async function createScheduledMessage(
       renderedContent: checked.renderedContent,
     });
     const [dict] = await formatScheduledMessages(tx, [row]);
-    await events.emit(
-      realm.id,
-      { type: 'scheduled_messages', op: 'add', scheduled_messages: [dict] },
-      [sender.id],
-    );
+    await events.emit(realm.id, scheduledMessagesEvent({ op: 'add', scheduled_messages: [dict] }), [
+      sender.id,
+    ]);
     return row.id;
   });
   await enqueueDelivery(ctx, id, at);

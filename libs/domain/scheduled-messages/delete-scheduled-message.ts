@@ -3,6 +3,7 @@ import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
 import { cancelDelivery } from './schedule-delivery';
 import { accessScheduledMessage } from './update-scheduled-message';
+import { scheduledMessagesEvent } from '../../protocol/events/scheduled-messages';
 
 /**
  * DELETE /scheduled_messages/{id}: removes the sender's scheduled message, emits
@@ -18,7 +19,7 @@ export async function deleteScheduledMessage(
     await tx.scheduledMessage.delete({ where: { id: sm.id } });
     await events.emit(
       sender.realmId,
-      { type: 'scheduled_messages', op: 'remove', scheduled_message_id: sm.id },
+      scheduledMessagesEvent({ op: 'remove', scheduled_message_id: sm.id }),
       [sender.id],
     );
   });

@@ -15,6 +15,7 @@ import {
 import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
 import { RecipientType } from '../recipients';
 import { formatScheduledMessages } from './format-scheduled-message';
+import { scheduledMessagesEvent } from '../../protocol/events/scheduled-messages';
 
 export interface DeliveryAttempt {
   isLastAttempt: boolean;
@@ -103,7 +104,7 @@ async function markFailed(
     const [formatted] = await formatScheduledMessages(tx, [row]);
     await events.emit(
       sm.realmId,
-      { type: 'scheduled_messages', op: 'update', scheduled_message: formatted },
+      scheduledMessagesEvent({ op: 'update', scheduled_message: formatted }),
       [sm.senderId],
     );
   }
@@ -164,7 +165,7 @@ async function attemptDelivery(
   });
   await events.emit(
     sm.realmId,
-    { type: 'scheduled_messages', op: 'remove', scheduled_message_id: sm.id },
+    scheduledMessagesEvent({ op: 'remove', scheduled_message_id: sm.id }),
     [sm.senderId],
   );
   return { kind: 'sent', messageId, mentionedUserIds: prepared.rendered.mentionedUserIds };

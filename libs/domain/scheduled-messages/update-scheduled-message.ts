@@ -18,6 +18,7 @@ import {
   type ScheduledMessageWithRecipient,
 } from './format-scheduled-message';
 import { scheduleDelivery } from './schedule-delivery';
+import { scheduledMessagesEvent } from '../../protocol/events/scheduled-messages';
 
 export interface ScheduledMessageChanges {
   type?: ScheduledType;
@@ -140,11 +141,9 @@ export async function updateScheduledMessage(
       include: { recipient: true },
     });
     const [dict] = await formatScheduledMessages(tx, [row]);
-    await events.emit(
-      realm.id,
-      { type: 'scheduled_messages', op: 'update', scheduled_message: dict },
-      [sender.id],
-    );
+    await events.emit(realm.id, scheduledMessagesEvent({ op: 'update', scheduled_message: dict }), [
+      sender.id,
+    ]);
   });
   if (at) await scheduleDelivery(ctx, sm.id, at);
 }

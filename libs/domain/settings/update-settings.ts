@@ -19,6 +19,8 @@ import {
   type UserSettingChanges,
   type UserSettingName,
 } from './user-settings';
+import { realmUserEvent } from '../../protocol/events/realm-user';
+import { userSettingsEvent } from '../../protocol/events/user-settings';
 
 export interface UpdateSettingsInput {
   actor: User;
@@ -126,16 +128,15 @@ export async function updateSettings(ctx: AppContext, input: UpdateSettingsInput
     }
 
     for (const name of changed) {
-      const event: Record<string, unknown> = {
-        type: 'user_settings',
+      const event = userSettingsEvent({
         op: 'update',
         property: name,
         value: input.settings[name],
-      };
+      });
       if (name === 'default_language') {
         event.language_name = LANGUAGES[String(input.settings[name])];
       }
-      await events.emit(realm.id, event as { type: string }, [actor.id]);
+      await events.emit(realm.id, event, [actor.id]);
     }
 
     if (changed.includes('presence_enabled')) {
@@ -173,11 +174,7 @@ export async function updateSettings(ctx: AppContext, input: UpdateSettingsInput
       ] as const) {
         await events.emit(
           realm.id,
-          {
-            type: 'realm_user',
-            op: 'update',
-            person: { user_id: actor.id, delivery_email: value },
-          },
+          realmUserEvent({ op: 'update', person: { user_id: actor.id, delivery_email: value } }),
           [...users],
         );
       }
@@ -190,22 +187,17 @@ export async function updateSettings(ctx: AppContext, input: UpdateSettingsInput
     if (fullName !== undefined) {
       await events.emit(
         realm.id,
-        {
-          type: 'realm_user',
-          op: 'update',
-          person: { user_id: actor.id, full_name: fullName },
-        },
+        realmUserEvent({ op: 'update', person: { user_id: actor.id, full_name: fullName } }),
         audience,
       );
     }
     if (changed.includes('timezone')) {
       await events.emit(
         realm.id,
-        {
-          type: 'realm_user',
+        realmUserEvent({
           op: 'update',
           person: { email: actor.email, user_id: actor.id, timezone: input.settings.timezone },
-        },
+        }),
         audience,
       );
     }

@@ -10,6 +10,7 @@ import type { ProfileData } from '../users/format-user';
 import { loadProfileData } from '../users/profile-data';
 import { INACCESSIBLE_USER_NAME } from '../users/user-access';
 import { emitUserAdd } from '../users/user-add-events';
+import { realmUserEvent } from '../../protocol/events/realm-user';
 
 type SubscriptionChange = { userId: number; recipientId: number };
 type Party = Pick<User, 'id' | 'role' | 'isBot'>;
@@ -48,11 +49,10 @@ export async function emitGuestAccessEvents(
     } else {
       await events.emit(
         realmId,
-        {
-          type: 'realm_user',
+        realmUserEvent({
           op: 'remove',
           person: { user_id: targetId, full_name: INACCESSIBLE_USER_NAME },
-        },
+        }),
         viewers.map((v) => v.id),
       );
     }

@@ -2,6 +2,7 @@ import type { Stream } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { channelAudienceIds } from '../channels/channel-audience';
+import { subscriptionEvent } from '../../protocol/events/subscription';
 
 /**
  * `subscription` peer_add events: each channel's new subscribers, for everyone else who can see
@@ -24,7 +25,7 @@ export async function emitPeerAdd(
     const peers = audience.filter((id) => !newUserIds.includes(id));
     await events.emit(
       realmId,
-      { type: 'subscription', op: 'peer_add', stream_ids: [stream.id], user_ids: newUserIds },
+      subscriptionEvent({ op: 'peer_add', stream_ids: [stream.id], user_ids: newUserIds }),
       peers,
     );
   }

@@ -30,6 +30,8 @@ import { emitGuestAccessEvents } from './guest-access-events';
 import { insertSubscriptions } from './insert-subscriptions';
 import { emitPeerAdd } from './peer-events';
 import { equalsIgnoringCase } from '../../db/text-match';
+import { streamEvent } from '../../protocol/events/stream';
+import { subscriptionEvent } from '../../protocol/events/subscription';
 
 export const CHANNEL_GROUP_SETTINGS = [
   'can_add_subscribers_group',
@@ -273,7 +275,7 @@ export async function subscribeWithin(
     const withTargets = stream.inviteOnly
       ? [...new Set([...audience, ...targets.map((u) => u.id)])]
       : audience;
-    await events.emit(realm.id, { type: 'stream', op: 'create', streams: [dict] }, withTargets);
+    await events.emit(realm.id, streamEvent({ op: 'create', streams: [dict] }), withTargets);
   }
 
   // Subscription.
@@ -337,7 +339,7 @@ async function emitSubscriptionEvents(
       userSubs.map((sub) => ({ sub, stream: byRecipient.get(sub.recipientId) as Stream })),
       subscribers,
     );
-    await events.emit(realmId, { type: 'subscription', op: 'add', subscriptions: dicts }, [userId]);
+    await events.emit(realmId, subscriptionEvent({ op: 'add', subscriptions: dicts }), [userId]);
   }
   await emitGuestAccessEvents(tx, events, realmId, 'add', fresh);
   await emitPeerAdd(tx, events, realmId, channels, fresh);

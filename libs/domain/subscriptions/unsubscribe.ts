@@ -8,6 +8,7 @@ import { channelAccess } from '../permissions/channels';
 import { emitGuestAccessEvents } from './guest-access-events';
 import { resolvePrincipals } from './subscribe';
 import { equalsIgnoringCase } from '../../db/text-match';
+import { subscriptionEvent } from '../../protocol/events/subscription';
 
 export interface UnsubscribeResult {
   removed: string[];
@@ -77,18 +78,17 @@ export async function unsubscribeWithin(
     for (const userId of userIds) {
       await events.emit(
         realm.id,
-        {
-          type: 'subscription',
+        subscriptionEvent({
           op: 'remove',
           subscriptions: [{ name: stream.name, stream_id: stream.id }],
-        },
+        }),
         [userId],
       );
     }
     const audience = await channelAudienceIds(tx, realm.id, stream);
     await events.emit(
       realm.id,
-      { type: 'subscription', op: 'peer_remove', stream_ids: [stream.id], user_ids: userIds },
+      subscriptionEvent({ op: 'peer_remove', stream_ids: [stream.id], user_ids: userIds }),
       audience.filter((id) => !userIds.includes(id)),
     );
     await emitGuestAccessEvents(

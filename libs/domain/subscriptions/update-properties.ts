@@ -4,6 +4,7 @@ import Joi from 'joi';
 import { badRequest } from '../../core/errors';
 import { P, type Infer } from '../../core/schema';
 import type { AppContext } from '../../core/context';
+import { subscriptionEvent } from '../../protocol/events/subscription';
 
 /** One item of `subscription_data`. */
 export const propertyChange = P.object({
@@ -47,7 +48,7 @@ export async function updateSubscriptionProperties(
       const emit = (property: string, value: boolean | string) =>
         events.emit(
           realm.id,
-          { type: 'subscription', op: 'update', property, value, stream_id: stream.id },
+          subscriptionEvent({ op: 'update', property, value, stream_id: stream.id }),
           [actor.id],
         );
       const { property, value } = change;

@@ -4,6 +4,7 @@ import { badRequest, missingArgument } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { P, type InferShape } from '../../core/schema';
 import { channelOpenTo } from '../permissions/channels';
+import { typingEvent } from '../../protocol/events/typing';
 
 /** `POST /typing`'s parameters. */
 export const typingParams = {
@@ -41,20 +42,20 @@ export async function sendTyping(ctx: AppContext, input: TypingInput): Promise<v
     await inTransaction(ctx, async (_tx, events) => {
       await events.emit(
         realm.id,
-        {
-          type: 'typing',
+        typingEvent({
           op: input.op,
           message_type: 'direct',
           sender: person(sender),
           recipients: users.map(person),
-        },
+        }),
         notify,
       );
     });
     return;
   }
   if (input.stream_id === undefined) throw missingArgument('stream_id');
-  if (input.topic === undefined) throw badRequest('Missing topic');
+  const topic = input.topic;
+  if (topic === undefined) throw badRequest('Missing topic');
   const stream = await ctx.db.stream.findFirst({
     where: { id: input.stream_id, realmId: realm.id },
   });
@@ -74,14 +75,13 @@ export async function sendTyping(ctx: AppContext, input: TypingInput): Promise<v
   await inTransaction(ctx, async (_tx, events) => {
     await events.emit(
       realm.id,
-      {
-        type: 'typing',
+      typingEvent({
         op: input.op,
         message_type: 'stream',
         sender: person(sender),
         stream_id: stream.id,
-        topic: input.topic,
-      },
+        topic,
+      }),
       notify,
     );
   });

@@ -5,6 +5,8 @@ import type { AppContext } from '../../core/context';
 import { checkEmoji, type EmojiIdentity } from '../emoji/check-emoji';
 import { usersWhoCanAccess } from '../permissions/users';
 import { applyPresenceEnabled } from '../presence/presence-setting';
+import { userSettingsEvent } from '../../protocol/events/user-settings';
+import { userStatusEvent } from '../../protocol/events/user-status';
 
 export const MAX_STATUS_TEXT_LENGTH = 60;
 
@@ -52,7 +54,7 @@ export async function updateStatus(ctx: AppContext, input: UpdateStatusInput): P
       await tx.user.update({ where: { id: user.id }, data: { presenceEnabled: !input.away } });
       await events.emit(
         user.realmId,
-        { type: 'user_settings', op: 'update', property: 'presence_enabled', value: !input.away },
+        userSettingsEvent({ op: 'update', property: 'presence_enabled', value: !input.away }),
         [user.id],
       );
       // As for the presence_enabled setting itself: everyone sees the new state at once.
@@ -70,10 +72,7 @@ export async function updateStatus(ctx: AppContext, input: UpdateStatusInput): P
       create: { userId: user.id, ...data },
       update: data,
     });
-    const event: { type: string; [field: string]: unknown } = {
-      type: 'user_status',
-      user_id: user.id,
-    };
+    const event = userStatusEvent({ user_id: user.id });
     if (input.away !== undefined) event.away = input.away;
     if (statusText !== undefined) event.status_text = statusText;
     if (emoji) {

@@ -4,6 +4,7 @@ import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { channelAccessFor } from '../permissions/channels';
 import { equalsIgnoringCase } from '../../db/text-match';
+import { userTopicEvent } from '../../protocol/events/user-topic';
 
 /** Per-topic visibility policies (Zulip's codes). */
 export const VisibilityPolicy = { INHERIT: 0, MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const;
@@ -70,13 +71,12 @@ export async function setTopicVisibility(
     }
     await events.emit(
       realm.id,
-      {
-        type: 'user_topic',
+      userTopicEvent({
         stream_id: stream.id,
         topic_name: input.topic,
         last_updated: Math.floor(now.getTime() / 1000),
         visibility_policy: input.visibilityPolicy,
-      },
+      }),
       [user.id],
     );
   });

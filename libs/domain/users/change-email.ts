@@ -5,6 +5,7 @@ import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import { canChangeUserEmails, usersWhoCanAccess } from '../permissions/users';
 import { normalizeEmail } from './validate';
+import { realmUserEvent } from '../../protocol/events/realm-user';
 
 /**
  * Within the caller's transaction: gives `target` a new address (login and delivery), refusing
@@ -33,12 +34,12 @@ export async function applyEmailChange(
   });
   await events.emit(
     realm.id,
-    { type: 'realm_user', op: 'update', person: { user_id: target.id, delivery_email: newEmail } },
+    realmUserEvent({ op: 'update', person: { user_id: target.id, delivery_email: newEmail } }),
     audience,
   );
   await events.emit(
     realm.id,
-    { type: 'realm_user', op: 'update', person: { user_id: target.id, new_email: newEmail } },
+    realmUserEvent({ op: 'update', person: { user_id: target.id, new_email: newEmail } }),
     audience,
   );
 }

@@ -6,6 +6,7 @@ import { setRoleGroupMembership, systemGroupIds } from '../groups/system-groups'
 import { isOwnerRole } from '../permissions/roles';
 import { isOnlyOwner, requireCanChangeRole, usersWhoCanAccess } from '../permissions/users';
 import type { RoleCode } from './roles';
+import { realmUserEvent } from '../../protocol/events/realm-user';
 
 /**
  * Changes a user's role and the system groups that follow from it. The organization must keep an
@@ -28,7 +29,7 @@ export async function changeRole(
     await setRoleGroupMembership(tx, groups, target.id, role, realm.waitingPeriodThreshold === 0);
     await events.emit(
       target.realmId,
-      { type: 'realm_user', op: 'update', person: { user_id: target.id, role } },
+      realmUserEvent({ op: 'update', person: { user_id: target.id, role } }),
       await usersWhoCanAccess(tx, target),
     );
     return updated;

@@ -15,6 +15,7 @@ import { BotType, type RoleCode } from './roles';
 import { emitUserAdd } from './user-add-events';
 import { fakeEmailDomain, inaccessibleUser } from './user-access';
 import { checkFullName, normalizeEmail } from './validate';
+import { realmUserEvent } from '../../protocol/events/realm-user';
 
 export interface NewUserInput {
   realm: Realm;
@@ -118,12 +119,11 @@ export async function createUserInTransaction(
   const accessing = new Set(await usersWhoCanAccess(tx, user));
   await events.emit(
     input.realm.id,
-    {
-      type: 'realm_user',
+    realmUserEvent({
       op: 'add',
       person: inaccessibleUser(user.id, fakeEmailDomain(input.realm, ctx.config)),
-      internal_inaccessible_user: true,
-    },
+      internal: { inaccessibleUser: true },
+    }),
     audience.filter((viewer) => !accessing.has(viewer.id)).map((v) => v.id),
   );
   await emitUserAdd(

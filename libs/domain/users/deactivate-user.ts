@@ -11,6 +11,7 @@ import {
 } from '../permissions/users';
 import { INACCESSIBLE_USER_NAME } from './user-access';
 import { setActive } from './set-active';
+import { realmUserEvent } from '../../protocol/events/realm-user';
 
 export interface DeactivateUserInput {
   /** null: the operator, at the command line. */
@@ -43,7 +44,7 @@ export async function deactivateUser(ctx: AppContext, input: DeactivateUserInput
     const accessing = await usersWhoCanAccess(tx, target);
     await events.emit(
       realm.id,
-      { type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: false } },
+      realmUserEvent({ op: 'update', person: { user_id: target.id, is_active: false } }),
       accessing,
     );
     // Guests who saw the user only through a shared channel lose access (Zulip: op remove); the
@@ -51,11 +52,10 @@ export async function deactivateUser(ctx: AppContext, input: DeactivateUserInput
     const still = new Set([target.id, ...bots.map((b) => b.id), ...accessing]);
     await events.emit(
       realm.id,
-      {
-        type: 'realm_user',
+      realmUserEvent({
         op: 'remove',
         person: { user_id: target.id, full_name: INACCESSIBLE_USER_NAME },
-      },
+      }),
       accessedBefore.filter((id) => !still.has(id)),
     );
     if (bots.length) {
@@ -64,7 +64,7 @@ export async function deactivateUser(ctx: AppContext, input: DeactivateUserInput
       for (const bot of bots) {
         await events.emit(
           realm.id,
-          { type: 'realm_user', op: 'update', person: { user_id: bot.id, is_active: false } },
+          realmUserEvent({ op: 'update', person: { user_id: bot.id, is_active: false } }),
           everyone,
         );
       }

@@ -4,6 +4,7 @@ import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { canAdministerUsers, usersWhoCanAccess } from '../permissions/users';
 import { setActive } from './set-active';
+import { realmUserEvent } from '../../protocol/events/realm-user';
 
 /**
  * `POST /users/{user_id}/reactivate`: an administrator (or, with `actor` null, the operator)
@@ -24,7 +25,7 @@ export async function reactivateUser(
     await setActive(tx, [target.id], true);
     await events.emit(
       realm.id,
-      { type: 'realm_user', op: 'update', person: { user_id: target.id, is_active: true } },
+      realmUserEvent({ op: 'update', person: { user_id: target.id, is_active: true } }),
       await usersWhoCanAccess(tx, target),
     );
   });

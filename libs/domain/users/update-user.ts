@@ -8,6 +8,7 @@ import { applyEmailChange } from './change-email';
 import { changeRole } from './change-role';
 import { isRoleCode, type RoleCode } from './roles';
 import { checkFullName, normalizeEmail } from './validate';
+import { realmUserEvent } from '../../protocol/events/realm-user';
 
 export interface UpdateUserInput {
   actor: User;
@@ -55,11 +56,7 @@ export async function updateUser(ctx: AppContext, input: UpdateUserInput): Promi
       await tx.user.update({ where: { id: target.id }, data: { fullName } });
       await events.emit(
         realm.id,
-        {
-          type: 'realm_user',
-          op: 'update',
-          person: { user_id: target.id, full_name: fullName },
-        },
+        realmUserEvent({ op: 'update', person: { user_id: target.id, full_name: fullName } }),
         audience,
       );
     }

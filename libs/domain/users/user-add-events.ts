@@ -2,6 +2,7 @@ import type { User } from '../../../generated/prisma/client';
 import type { EventSink } from '../../events/outbox';
 import { canSeeDeliveryEmail } from '../permissions/email-visibility';
 import { formatUser, type ProfileData } from './format-user';
+import { realmUserEvent } from '../../protocol/events/realm-user';
 
 /**
  * `realm_user` add events about `user` for `viewers`, who can all access the user (Zulip's
@@ -21,7 +22,7 @@ export async function emitUserAdd(
     const person = formatUser(user, { viewer: group[0], clientGravatar: false, profileData });
     await events.emit(
       user.realmId,
-      { type: 'realm_user', op: 'add', person },
+      realmUserEvent({ op: 'add', person }),
       group.map((v) => v.id),
     );
   }

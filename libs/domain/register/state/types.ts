@@ -1,5 +1,5 @@
 import type { Realm, User } from '../../../../generated/prisma/client';
-import type { ClientCapabilities } from '../../../events/types';
+import { type ClientCapabilities } from '../../../protocol/queue';
 import type { Tx } from '../../../db/client';
 import type { AppContext } from '../../../core/context';
 import type { QueueParams } from '../queue-params';

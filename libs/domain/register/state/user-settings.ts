@@ -1,4 +1,8 @@
 import { settingValue, USER_SETTING_NAMES } from '../../settings/user-settings';
+import {
+  LEGACY_DISPLAY_SETTINGS,
+  LEGACY_NOTIFICATION_SETTINGS,
+} from '../../../protocol/legacy-settings';
 import { wants, type StateProvider } from './types';
 
 export const AVAILABLE_SOUNDS = ['chime-saved', 'ding', 'zulip'];
@@ -9,49 +13,11 @@ export const EMOJISET_CHOICES = [
 ];
 
 /**
- * The settings Zulip also put at the top level of the snapshot before feature level 89, under
- * `update_display_settings` and `update_global_notifications` (`dense_mode` left with FL 364).
+ * Clients without user_settings_object also get the legacy settings at the top level, with the
+ * choices Zulip listed beside them (`dense_mode` left with FL 364).
  */
-const DISPLAY_LEGACY = [
-  'color_scheme',
-  'default_language',
-  'demote_inactive_streams',
-  'emojiset',
-  'enable_drafts_synchronization',
-  'enter_sends',
-  'fluid_layout_width',
-  'high_contrast_mode',
-  'left_side_userlist',
-  'starred_message_counts',
-  'timezone',
-  'translate_emoticons',
-  'twenty_four_hour_time',
-  'web_home_view',
-  'emojiset_choices',
-];
-const NOTIFICATION_LEGACY = [
-  'desktop_icon_count_display',
-  'email_notifications_batching_period_seconds',
-  'enable_desktop_notifications',
-  'enable_digest_emails',
-  'enable_login_emails',
-  'enable_marketing_emails',
-  'enable_offline_email_notifications',
-  'enable_offline_push_notifications',
-  'enable_online_push_notifications',
-  'enable_sounds',
-  'enable_stream_audible_notifications',
-  'enable_stream_desktop_notifications',
-  'enable_stream_email_notifications',
-  'enable_stream_push_notifications',
-  'message_content_in_email_notifications',
-  'notification_sound',
-  'pm_content_in_desktop_notifications',
-  'presence_enabled',
-  'realm_name_in_email_notifications_policy',
-  'wildcard_mentions_notify',
-  'available_notification_sounds',
-];
+const DISPLAY_LEGACY = [...LEGACY_DISPLAY_SETTINGS, 'emojiset_choices'];
+const NOTIFICATION_LEGACY = [...LEGACY_NOTIFICATION_SETTINGS, 'available_notification_sounds'];
 
 /**
  * `user_settings`: one object. Clients without the user_settings_object capability that ask for

@@ -1,0 +1,13 @@
+import { plainFormatter, type EventFields } from '../formatter';
+
+/** `custom_profile_fields` events. */
+export interface CustomProfileFieldsEvent {
+  type: 'custom_profile_fields';
+  fields: object[];
+}
+
+export const customProfileFieldsEvent = (
+  fields: EventFields<CustomProfileFieldsEvent>,
+): CustomProfileFieldsEvent => ({ ...fields, type: 'custom_profile_fields' });
+
+export const customProfileFieldsFormatter = plainFormatter<CustomProfileFieldsEvent>();

@@ -1,0 +1,17 @@
+import { plainFormatter, type EventFields } from '../formatter';
+
+/** `presence` events. */
+export interface PresenceEvent {
+  type: 'presence';
+  user_id: number;
+  email: string;
+  server_timestamp: number;
+  presence: Record<string, object>;
+}
+
+export const presenceEvent = (fields: EventFields<PresenceEvent>): PresenceEvent => ({
+  ...fields,
+  type: 'presence',
+});
+
+export const presenceFormatter = plainFormatter<PresenceEvent>();

@@ -1,0 +1,15 @@
+import { plainFormatter, type EventFields } from '../formatter';
+
+/** `realm_emoji` events. */
+export interface RealmEmojiEvent {
+  type: 'realm_emoji';
+  op: 'update';
+  realm_emoji: Record<string, object>;
+}
+
+export const realmEmojiEvent = (fields: EventFields<RealmEmojiEvent>): RealmEmojiEvent => ({
+  ...fields,
+  type: 'realm_emoji',
+});
+
+export const realmEmojiFormatter = plainFormatter<RealmEmojiEvent>();

@@ -1,0 +1,13 @@
+import { plainFormatter, type EventFields } from '../formatter';
+
+/** `realm_playgrounds` events. */
+export interface RealmPlaygroundsEvent {
+  type: 'realm_playgrounds';
+  realm_playgrounds: object[];
+}
+
+export const realmPlaygroundsEvent = (
+  fields: EventFields<RealmPlaygroundsEvent>,
+): RealmPlaygroundsEvent => ({ ...fields, type: 'realm_playgrounds' });
+
+export const realmPlaygroundsFormatter = plainFormatter<RealmPlaygroundsEvent>();

@@ -1,0 +1,15 @@
+import { plainFormatter, type EventFields } from '../formatter';
+
+/** `realm_user_settings_defaults` events. */
+export interface RealmUserSettingsDefaultsEvent {
+  type: 'realm_user_settings_defaults';
+  op: 'update';
+  property: string;
+  value: unknown;
+}
+
+export const realmUserSettingsDefaultsEvent = (
+  fields: EventFields<RealmUserSettingsDefaultsEvent>,
+): RealmUserSettingsDefaultsEvent => ({ ...fields, type: 'realm_user_settings_defaults' });
+
+export const realmUserSettingsDefaultsFormatter = plainFormatter<RealmUserSettingsDefaultsEvent>();

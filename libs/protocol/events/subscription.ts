@@ -1,0 +1,20 @@
+import { plainFormatter, type EventFields } from '../formatter';
+
+/** `subscription` events. */
+export type SubscriptionEvent =
+  | { type: 'subscription'; op: 'add'; subscriptions: object[] }
+  | { type: 'subscription'; op: 'remove'; subscriptions: { name: string; stream_id: number }[] }
+  | { type: 'subscription'; op: 'update'; stream_id: number; property: string; value: unknown }
+  | {
+      type: 'subscription';
+      op: 'peer_add' | 'peer_remove';
+      stream_ids: number[];
+      user_ids: number[];
+    };
+
+export const subscriptionEvent = (fields: EventFields<SubscriptionEvent>): SubscriptionEvent => ({
+  ...fields,
+  type: 'subscription',
+});
+
+export const subscriptionFormatter = plainFormatter<SubscriptionEvent>();
