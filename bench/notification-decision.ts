@@ -16,49 +16,34 @@
  * is away, the missed-message email rows and jobs, the push job. Pushes themselves are not
  * sent (the push job is counted, not run): this measures the decision, not the bouncer.
  *
- * Environment: BENCH_PG_URL, BENCH_REDIS_URL (as bench/send-messages.ts), BENCH_MEMBERS,
+ * Environment: TEST_PG_URL and REDIS_URL (bench/scratch.ts), BENCH_MEMBERS,
  * BENCH_ACTIVE, BENCH_DEVICES, BENCH_MESSAGES.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { Client } from 'pg';
-import { Redis } from 'ioredis';
-import { createApiApp } from '../apps/api/app';
 import { jobHandlers } from '../apps/worker/handlers';
 import { handler, startWorkers } from '../apps/worker/start-workers';
-import { loadConfig } from '../libs/config';
-import type { AppContext } from '../libs/core/context';
-import { createDb } from '../libs/db/client';
-import { applyMigrations } from '../libs/db/migrate';
 import { insertChannel } from '../libs/domain/channels/insert-channel';
 import { systemGroupIds } from '../libs/domain/groups/system-groups';
 import { decideMessageNotifications } from '../libs/domain/notifications/decide-notifications';
-import { createRealm } from '../libs/domain/realms/create-realm';
 import { inTransaction } from '../libs/events/outbox';
 import { QueueStore } from '../libs/events/queue-store';
 import { DEFAULT_CAPABILITIES } from '../libs/protocol/queue';
 import { JobName } from '../libs/jobs';
-import { createLogger } from '../libs/log';
+import {
+  type BenchContext,
+  benchOrganization,
+  postChannelMessage,
+  withApiServer,
+  withScratchWorld,
+} from './scratch';
 
-const PG = process.env.BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432';
-const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 10000);
 const ACTIVE = Number(process.env.BENCH_ACTIVE ?? 2000);
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 2000);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10);
 
-async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: `${PG}/postgres` });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 async function populate(
-  ctx: AppContext,
+  ctx: BenchContext,
   realmId: number,
   senderId: number,
 ): Promise<{ streamId: number; warmUpId: number }> {
@@ -135,126 +120,86 @@ async function populate(
 }
 
 async function main(): Promise<void> {
-  const suffix = randomBytes(4).toString('hex');
-  const database = `chat_bench_${suffix}`;
-  await admin((c) => c.query(`CREATE DATABASE "${database}"`));
-  const databaseUrl = `${PG}/${database}`;
-  const config = loadConfig({
+  const env = {
     NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: REDIS,
-    REDIS_PREFIX: `bench:${suffix}:`,
-    EXTERNAL_HOST: 'bench.test',
-    BCRYPT_ROUNDS: '4',
-    LOG_LEVEL: 'error',
-    LOG_FORMAT: 'json',
     SECRET_KEY: randomBytes(32).toString('hex'),
     RATE_LIMIT_API_REQUESTS: '1000000',
     // A bouncer registration, so that pushes are decided; the push job is counted, never run.
     PUSH_NOTIFICATION_BOUNCER_URL: 'http://127.0.0.1:10699',
     ZULIP_ORG_ID: randomUUID(),
     ZULIP_ORG_KEY: randomBytes(32).toString('hex'),
-  });
-  const db = createDb(databaseUrl, { maxConnections: 10 });
-  const redis = new Redis(config.redisUrl);
-  const log = createLogger({ level: config.logLevel, format: config.logFormat });
-  const ctx: AppContext = { db, redis, config, log };
-  const server = createApiApp(ctx).listen(0, '127.0.0.1');
-
-  const decisions = new Map<number, { ms: number; emails: number; pushes: number }>();
-  let pushJobs = 0;
-  let pushRecipients = 0;
-  const handlers = jobHandlers.map((entry) => {
-    if (entry.name === JobName.NOTIFY_MESSAGE) {
-      return handler(JobName.NOTIFY_MESSAGE, async (c, payload) => {
-        const t0 = performance.now();
-        const outcome = await decideMessageNotifications(c, payload);
-        decisions.set(payload.messageId, {
-          ms: performance.now() - t0,
-          emails: outcome.emails,
-          pushes: outcome.pushes,
+  };
+  await withScratchWorld(env, async (ctx) => {
+    const decisions = new Map<number, { ms: number; emails: number; pushes: number }>();
+    let pushJobs = 0;
+    let pushRecipients = 0;
+    const handlers = jobHandlers.map((entry) => {
+      if (entry.name === JobName.NOTIFY_MESSAGE) {
+        return handler(JobName.NOTIFY_MESSAGE, async (c, payload) => {
+          const t0 = performance.now();
+          const outcome = await decideMessageNotifications(c, payload);
+          decisions.set(payload.messageId, {
+            ms: performance.now() - t0,
+            emails: outcome.emails,
+            pushes: outcome.pushes,
+          });
         });
-      });
-    }
-    if (entry.name === JobName.PUSH_MESSAGE) {
-      return handler(JobName.PUSH_MESSAGE, async (_c, payload) => {
-        pushJobs += 1;
-        pushRecipients += payload.recipients.length;
-      });
-    }
-    return entry;
-  });
-  const workers = startWorkers(ctx, handlers);
-  try {
-    await applyMigrations(databaseUrl);
-    if (!server.listening) {
-      await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-    }
-    const { port } = server.address() as AddressInfo;
-    const created = await createRealm(ctx, {
-      stringId: '',
-      name: 'Bench',
-      owner: { email: 'sender@example.com', fullName: 'Bench Sender', password: null },
-    });
-    const { streamId, warmUpId } = await populate(ctx, created.realm.id, created.owner.user.id);
-    const auth = `Basic ${Buffer.from(`${created.owner.user.email}:${created.owner.apiKey}`).toString('base64')}`;
-    process.stdout.write(
-      `${MEMBERS} members (${ACTIVE} present with a polled queue, ${DEVICES} with a device); ${MESSAGES} @**all** messages\n`,
-    );
-    process.stdout.write('message | send ms | decide+enqueue ms | emails | pushes\n');
-    const sendAndDecide = async (to: number, topic: string) => {
-      const t0 = performance.now();
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1/messages`, {
-        method: 'POST',
-        headers: {
-          Authorization: auth,
-          'Content-Type': 'application/x-www-form-urlencoded',
-          'User-Agent': 'BenchClient/1.0',
-        },
-        body: new URLSearchParams({
-          type: 'stream',
-          to: String(to),
-          topic,
-          content: `@**all** ${topic}: the build is green`,
-        }),
-      });
-      const body = (await res.json()) as { id?: number; msg?: string };
-      if (res.status !== 200 || body.id === undefined) throw new Error(`send failed: ${body.msg}`);
-      const sendMs = performance.now() - t0;
-      const deadline = Date.now() + 60_000;
-      while (!decisions.has(body.id)) {
-        if (Date.now() > deadline) throw new Error('decision did not finish within 60 s');
-        await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      return { sendMs, ...decisions.get(body.id)! };
-    };
-    const warm = await sendAndDecide(warmUpId, 'warm-up');
-    process.stdout.write(
-      `warm-up (20 members) | ${warm.sendMs.toFixed(1)} | ${warm.ms.toFixed(1)} | ${warm.emails} | ${warm.pushes}\n`,
-    );
-    const decideTimes: number[] = [];
-    for (let i = 0; i < MESSAGES; i++) {
-      const d = await sendAndDecide(streamId, `announcement ${i}`);
-      decideTimes.push(d.ms);
-      process.stdout.write(
-        `${String(i + 1).padStart(7)} | ${d.sendMs.toFixed(1).padStart(7)} | ${d.ms.toFixed(1).padStart(17)} | ${String(d.emails).padStart(6)} | ${String(d.pushes).padStart(6)}\n`,
-      );
+      if (entry.name === JobName.PUSH_MESSAGE) {
+        return handler(JobName.PUSH_MESSAGE, async (_c, payload) => {
+          pushJobs += 1;
+          pushRecipients += payload.recipients.length;
+        });
+      }
+      return entry;
+    });
+    const workers = startWorkers(ctx, handlers);
+    try {
+      await withApiServer(ctx, async (baseUrl) => {
+        const { realmId, ownerId, auth } = await benchOrganization(ctx);
+        const { streamId, warmUpId } = await populate(ctx, realmId, ownerId);
+        process.stdout.write(
+          `${MEMBERS} members (${ACTIVE} present with a polled queue, ${DEVICES} with a device); ${MESSAGES} @**all** messages\n`,
+        );
+        process.stdout.write('message | send ms | decide+enqueue ms | emails | pushes\n');
+        const sendAndDecide = async (to: number, topic: string) => {
+          const t0 = performance.now();
+          const id = await postChannelMessage(baseUrl, auth, {
+            to,
+            topic,
+            content: `@**all** ${topic}: the build is green`,
+          });
+          const sendMs = performance.now() - t0;
+          const deadline = Date.now() + 60_000;
+          while (!decisions.has(id)) {
+            if (Date.now() > deadline) throw new Error('decision did not finish within 60 s');
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+          return { sendMs, ...decisions.get(id)! };
+        };
+        const warm = await sendAndDecide(warmUpId, 'warm-up');
+        process.stdout.write(
+          `warm-up (20 members) | ${warm.sendMs.toFixed(1)} | ${warm.ms.toFixed(1)} | ${warm.emails} | ${warm.pushes}\n`,
+        );
+        const decideTimes: number[] = [];
+        for (let i = 0; i < MESSAGES; i++) {
+          const d = await sendAndDecide(streamId, `announcement ${i}`);
+          decideTimes.push(d.ms);
+          process.stdout.write(
+            `${String(i + 1).padStart(7)} | ${d.sendMs.toFixed(1).padStart(7)} | ${d.ms.toFixed(1).padStart(17)} | ${String(d.emails).padStart(6)} | ${String(d.pushes).padStart(6)}\n`,
+          );
+        }
+        const sorted = [...decideTimes].sort((a, b) => a - b);
+        const waiting = await ctx.db.missedMessageEmail.count();
+        process.stdout.write(
+          `decide+enqueue: median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms, max ${sorted[sorted.length - 1].toFixed(1)} ms; ` +
+            `${waiting} email rows waiting; ${pushJobs} push jobs for ${pushRecipients} recipients\n`,
+        );
+      });
+    } finally {
+      await workers.close();
     }
-    const sorted = [...decideTimes].sort((a, b) => a - b);
-    const waiting = await db.missedMessageEmail.count();
-    process.stdout.write(
-      `decide+enqueue: median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms, max ${sorted[sorted.length - 1].toFixed(1)} ms; ` +
-        `${waiting} email rows waiting; ${pushJobs} push jobs for ${pushRecipients} recipients\n`,
-    );
-  } finally {
-    await workers.close();
-    server.close();
-    await db.$disconnect();
-    const keys = await redis.keys(`*bench:${suffix}:*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
-  }
+  });
 }
 
 main().catch((err: unknown) => {

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { createApiApp } from '../apps/api/app';
 import type { Realm, Stream, User } from '../generated/prisma/client';
 import { loadConfig } from '../libs/config';
 import type { Config } from '../libs/core/config';
 import { applyMigrations } from '../libs/db/migrate';
 import { sendMessage } from '../libs/domain/messages/send-message';
+import { createRealm } from '../libs/domain/realms/create-realm';
 import { hashApiKey } from '../libs/domain/users/api-keys';
 import { QueueStore } from '../libs/events/queue-store';
 import { type QueueInfo } from '../libs/events/types';
@@ -41,7 +44,8 @@ export async function withScratchWorld<T>(
   try {
     return await run(ctx, config);
   } finally {
-    await deleteKeys(ctx.redis, `${config.redisPrefix}*`);
+    // BullMQ's keys carry the prefix after a hash tag of their own.
+    await deleteKeys(ctx.redis, `*${config.redisPrefix}*`);
     await ctx.close();
     await withAdminClient((c) => dropDatabase(c, dbName));
   }
@@ -111,4 +115,62 @@ export function benchQueue(
     capabilities: DEFAULT_CAPABILITIES,
     client: 'bench',
   });
+}
+
+/** The API app of `ctx` listening on an ephemeral loopback port while `run` runs. */
+export async function withApiServer<T>(
+  ctx: BenchContext,
+  run: (baseUrl: string) => Promise<T>,
+): Promise<T> {
+  const server = createApiApp(ctx).listen(0, '127.0.0.1');
+  try {
+    if (!server.listening) {
+      await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    }
+    const { port } = server.address() as AddressInfo;
+    return await run(`http://127.0.0.1:${port}`);
+  } finally {
+    server.close();
+  }
+}
+
+/** An organization whose owner sends, with the owner's Basic credentials. */
+export async function benchOrganization(ctx: BenchContext) {
+  const created = await createRealm(ctx, {
+    stringId: '',
+    name: 'Bench',
+    owner: { email: 'sender@example.com', fullName: 'Bench Sender', password: null },
+  });
+  return {
+    realmId: created.realm.id,
+    ownerId: created.owner.user.id,
+    auth: basicAuth(created.owner.user.email, created.owner.apiKey),
+  };
+}
+
+/** `POST /messages` to a channel as a client sends it (form body); the new message's id. */
+export async function postChannelMessage(
+  baseUrl: string,
+  auth: string,
+  message: { to: number; topic: string; content: string },
+): Promise<number> {
+  const res = await fetch(`${baseUrl}/api/v1/messages`, {
+    method: 'POST',
+    headers: {
+      Authorization: auth,
+      'Content-Type': 'application/x-www-form-urlencoded',
+      'User-Agent': 'BenchClient/1.0',
+    },
+    body: new URLSearchParams({
+      type: 'stream',
+      to: String(message.to),
+      topic: message.topic,
+      content: message.content,
+    }),
+  });
+  const body = (await res.json()) as { id?: number; msg?: string };
+  if (res.status !== 200 || body.id === undefined) {
+    throw new Error(`send failed: ${res.status} ${body.msg}`);
+  }
+  return body.id;
 }

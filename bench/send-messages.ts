@@ -6,46 +6,28 @@
  * messages through the real HTTP API (in-process server on loopback, Basic auth, form body) one
  * at a time and prints messages per second and p50/p99 latency per channel size.
  *
- * Environment: BENCH_PG_URL (default postgresql://postgres@127.0.0.1:5432), BENCH_REDIS_URL
- * (default redis://127.0.0.1:6379/0), BENCH_MESSAGES (per channel; default 200), BENCH_SIZES
- * (channel sizes, comma-separated; default 10,1000,10000).
+ * Environment: TEST_PG_URL and REDIS_URL (bench/scratch.ts), BENCH_MESSAGES (per channel;
+ * default 200), BENCH_SIZES (channel sizes, comma-separated; default 10,1000,10000).
  *
  * Per channel size it also prints how much `user_messages` grew per message sent: rows, table
  * bytes (heap and TOAST) and index bytes (primary key, (user_id, message_id), message_id); and
  * `outbox_events` bytes (rows are kept once published: the event and its recipient list).
  */
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { Client } from 'pg';
-import { Redis } from 'ioredis';
-import { createApiApp } from '../apps/api/app';
-import { loadConfig } from '../libs/config';
-import { createDb } from '../libs/db/client';
-import { applyMigrations } from '../libs/db/migrate';
 import type { AppContext } from '../libs/core/context';
 import { insertChannel } from '../libs/domain/channels/insert-channel';
 import { systemGroupIds } from '../libs/domain/groups/system-groups';
-import { createRealm } from '../libs/domain/realms/create-realm';
 import { inTransaction } from '../libs/events/outbox';
-import { createLogger } from '../libs/log';
+import {
+  benchOrganization,
+  percentile,
+  postChannelMessage,
+  withApiServer,
+  withScratchWorld,
+} from './scratch';
 
-const PG = process.env.BENCH_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432';
-const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 200);
 const SIZES = (process.env.BENCH_SIZES ?? '10,1000,10000').split(',').map(Number);
-
-async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: `${PG}/postgres` });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** Bulk-creates `count` member accounts and subscribes them, plus the sender, to a new channel. */
 async function channelWithSubscribers(
@@ -101,88 +83,45 @@ async function userMessagesSize(ctx: AppContext) {
 }
 
 async function main(): Promise<void> {
-  const suffix = randomBytes(4).toString('hex');
-  const database = `chat_bench_${suffix}`;
-  await admin((c) => c.query(`CREATE DATABASE "${database}"`));
-  const databaseUrl = `${PG}/${database}`;
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: REDIS,
-    REDIS_PREFIX: `bench:${suffix}:`,
-    EXTERNAL_HOST: 'bench.test',
-    BCRYPT_ROUNDS: '4',
-    LOG_LEVEL: 'error',
-    LOG_FORMAT: 'json',
-    SECRET_KEY: randomBytes(32).toString('hex'),
-    RATE_LIMIT_API_REQUESTS: '1000000',
-  });
-  const db = createDb(databaseUrl, { maxConnections: 10 });
-  const redis = new Redis(config.redisUrl);
-  const log = createLogger({ level: config.logLevel, format: config.logFormat });
-  const ctx: AppContext = { db, redis, config, log };
-  const server = createApiApp(ctx).listen(0, '127.0.0.1');
-  try {
-    await applyMigrations(databaseUrl);
-    if (!server.listening) {
-      await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-    }
-    const { port } = server.address() as AddressInfo;
-    const created = await createRealm(ctx, {
-      stringId: '',
-      name: 'Bench',
-      owner: { email: 'sender@example.com', fullName: 'Bench Sender', password: null },
-    });
-    const auth = `Basic ${Buffer.from(`${created.owner.user.email}:${created.owner.apiKey}`).toString('base64')}`;
-    process.stdout.write(`Sending ${MESSAGES} messages per channel, one at a time, over HTTP\n`);
-    process.stdout.write('subscribers | msgs/sec | p50 ms | p99 ms\n');
-    for (const size of SIZES) {
-      const streamId = await channelWithSubscribers(
-        ctx,
-        created.realm.id,
-        created.owner.user.id,
-        size,
-      );
-      const before = await userMessagesSize(ctx);
-      const latencies: number[] = [];
-      const started = performance.now();
-      for (let i = 0; i < MESSAGES; i++) {
-        const t0 = performance.now();
-        const res = await fetch(`http://127.0.0.1:${port}/api/v1/messages`, {
-          method: 'POST',
-          headers: {
-            Authorization: auth,
-            'Content-Type': 'application/x-www-form-urlencoded',
-            'User-Agent': 'BenchClient/1.0',
-          },
-          body: new URLSearchParams({
-            type: 'stream',
-            to: String(streamId),
-            topic: `bench ${i % 10}`,
-            content: `Benchmark message ${i} with **some** _markdown_ and a link https://example.com/${i}`,
-          }),
-        });
-        if (res.status !== 200) throw new Error(`send failed: ${res.status} ${await res.text()}`);
-        latencies.push(performance.now() - t0);
-      }
-      const elapsed = (performance.now() - started) / 1000;
-      latencies.sort((a, b) => a - b);
-      const after = await userMessagesSize(ctx);
-      const per = (field: keyof typeof after) =>
-        ((after[field] - before[field]) / MESSAGES).toFixed(0);
-      process.stdout.write(
-        `${String(size).padStart(11)} | ${(MESSAGES / elapsed).toFixed(1).padStart(8)} | ${percentile(latencies, 50).toFixed(1).padStart(6)} | ${percentile(latencies, 99).toFixed(1).padStart(6)}   ` +
-          `(user_messages per message: ${per('rows')} rows, ${per('table')} table bytes, ${per('indexes')} index bytes; outbox_events ${per('outbox')} bytes)\n`,
-      );
-    }
-  } finally {
-    server.close();
-    await db.$disconnect();
-    const keys = await redis.keys(`bench:${suffix}:*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
-  }
+  await withScratchWorld(
+    {
+      NODE_ENV: 'production',
+      SECRET_KEY: randomBytes(32).toString('hex'),
+      RATE_LIMIT_API_REQUESTS: '1000000',
+    },
+    (ctx) =>
+      withApiServer(ctx, async (baseUrl) => {
+        const { realmId, ownerId, auth } = await benchOrganization(ctx);
+        process.stdout.write(
+          `Sending ${MESSAGES} messages per channel, one at a time, over HTTP\n`,
+        );
+        process.stdout.write('subscribers | msgs/sec | p50 ms | p99 ms\n');
+        for (const size of SIZES) {
+          const streamId = await channelWithSubscribers(ctx, realmId, ownerId, size);
+          const before = await userMessagesSize(ctx);
+          const latencies: number[] = [];
+          const started = performance.now();
+          for (let i = 0; i < MESSAGES; i++) {
+            const t0 = performance.now();
+            await postChannelMessage(baseUrl, auth, {
+              to: streamId,
+              topic: `bench ${i % 10}`,
+              content: `Benchmark message ${i} with **some** _markdown_ and a link https://example.com/${i}`,
+            });
+            latencies.push(performance.now() - t0);
+          }
+          const elapsed = (performance.now() - started) / 1000;
+          latencies.sort((a, b) => a - b);
+          const after = await userMessagesSize(ctx);
+          const per = (field: keyof typeof after) =>
+            ((after[field] - before[field]) / MESSAGES).toFixed(0);
+          process.stdout.write(
+            `${String(size).padStart(11)} | ${(MESSAGES / elapsed).toFixed(1).padStart(8)} | ${percentile(latencies, 50).toFixed(1).padStart(6)} | ${percentile(latencies, 99).toFixed(1).padStart(6)}   ` +
+              `(user_messages per message: ${per('rows')} rows, ${per('table')} table bytes, ${per('indexes')} index bytes; outbox_events ${per('outbox')} bytes)\n`,
+          );
+        }
+      }),
+  );
 }
 
 main().catch((err: unknown) => {
