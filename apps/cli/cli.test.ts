@@ -1,14 +1,13 @@
 import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { startApiServer } from '../api/server';
+import { cliEnv, cliJson } from '../../test/cli';
 import { makeRealm, makeUser } from '../../test/factories';
 import { startTestContext, type TestContext } from '../../test/harness';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
 
 let t: TestContext;
 let server: Server;
@@ -25,24 +24,7 @@ afterAll(async () => {
 });
 
 /** Runs the operator CLI as an operator would, against this test file's database. */
-async function cli(...args: string[]): Promise<Record<string, unknown>> {
-  const { stdout } = await run(
-    path.join(ROOT, 'node_modules/.bin/tsx'),
-    ['apps/cli/main.ts', ...args, '--json'],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: t.config.databaseUrl,
-        REDIS_URL: t.config.redisUrl,
-        REDIS_PREFIX: t.config.redisPrefix,
-        EXTERNAL_HOST: t.config.externalHost,
-        BCRYPT_ROUNDS: '4',
-      },
-    },
-  );
-  return JSON.parse(stdout.trim().split('\n').pop()!);
-}
+const cli = (...args: string[]) => cliJson(args, cliEnv(t.config));
 
 async function curlMe(
   email: string,

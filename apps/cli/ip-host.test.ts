@@ -1,14 +1,13 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import request from 'supertest';
+import { cliEnv, cliJson, runCli } from '../../test/cli';
 import { basicAuth, startTestContext, type TestContext } from '../../test/harness';
 
 /**
  * A server reached at an IP address (EXTERNAL_HOST=127.0.0.1:9991): the operator CLI creates the
  * organization and a bot, and POST /bots works, with bot emails on FAKE_EMAIL_DOMAIN.
  */
-const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
 
 let t: TestContext;
@@ -20,25 +19,8 @@ afterAll(async () => {
   await t.close();
 });
 
-async function cli(env: Record<string, string>, ...args: string[]) {
-  const { stdout } = await run(
-    path.join(ROOT, 'node_modules/.bin/tsx'),
-    ['apps/cli/main.ts', ...args, '--json'],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: t.config.databaseUrl,
-        REDIS_URL: t.config.redisUrl,
-        REDIS_PREFIX: t.config.redisPrefix,
-        EXTERNAL_HOST: '127.0.0.1:9991',
-        BCRYPT_ROUNDS: '4',
-        ...env,
-      },
-    },
-  );
-  return JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, string>;
-}
+const cli = (env: Record<string, string>, ...args: string[]) =>
+  cliJson<Record<string, string>>(args, { ...cliEnv(t.config), ...env });
 
 it('creates the organization, its notification bot and bots on the fake email domain', async () => {
   const owner = await cli(
@@ -84,10 +66,8 @@ it('creates the organization, its notification bot and bots on the fake email do
 });
 
 it('refuses an organization on a subdomain of an IP address, with a clear error', async () => {
-  const refused = await run(
-    path.join(ROOT, 'node_modules/.bin/tsx'),
+  const refused = await runCli(
     [
-      'apps/cli/main.ts',
       'create-realm',
       '--subdomain',
       'zed',
@@ -99,22 +79,10 @@ it('refuses an organization on a subdomain of an IP address, with a clear error'
       'Zed',
       '--json',
     ],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: t.config.databaseUrl,
-        REDIS_URL: t.config.redisUrl,
-        REDIS_PREFIX: t.config.redisPrefix,
-        EXTERNAL_HOST: '192.168.1.10:9991',
-      },
-    },
-  ).then(
-    () => null,
-    (err: { code: number; stdout: string }) => err,
+    { ...cliEnv(t.config), EXTERNAL_HOST: '192.168.1.10:9991' },
   );
-  expect(refused?.code).toBe(1);
-  expect(JSON.parse(refused!.stdout).error).toBe(
+  expect(refused.code).toBe(1);
+  expect(refused.json.error).toBe(
     'EXTERNAL_HOST is the IP address 192.168.1.10:9991, which has no subdomains: an organization ' +
       'at zed.192.168.1.10:9991 could not be reached. Set EXTERNAL_HOST to a DNS name, or create ' +
       'the root organization (an empty subdomain).',

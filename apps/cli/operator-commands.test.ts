@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import request from 'supertest';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
+import { cliEnv, runCli } from '../../test/cli';
 import { basicAuth, startTestContext, type TestContext } from '../../test/harness';
 import { startSmtpReceiver, type SmtpReceiver } from '../../test/worker-factories';
 
@@ -9,7 +8,6 @@ import { startSmtpReceiver, type SmtpReceiver } from '../../test/worker-factorie
  * The commands operators reach for, run as an operator runs them (a child process, `--json`),
  * each checked from a client's side through the API.
  */
-const ROOT = path.resolve(__dirname, '../..');
 
 let t: TestContext;
 let org: TestRealm;
@@ -27,45 +25,8 @@ afterAll(async () => {
   await t.close();
 });
 
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-  /** The `--json` answer: the last line of stdout. */
-  json: Record<string, unknown>;
-}
-
-function cli(args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
-  return new Promise<CliRun>((resolve) => {
-    const child = execFile(
-      path.join(ROOT, 'node_modules/.bin/tsx'),
-      ['apps/cli/main.ts', ...args],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          DATABASE_URL: t.config.databaseUrl,
-          REDIS_URL: t.config.redisUrl,
-          REDIS_PREFIX: t.config.redisPrefix,
-          EXTERNAL_HOST: t.config.externalHost,
-          BCRYPT_ROUNDS: '4',
-          ...options.env,
-        },
-      },
-      (err, stdout, stderr) => {
-        const last = stdout.trim().split('\n').pop() ?? '';
-        let json: Record<string, unknown> = {};
-        try {
-          json = JSON.parse(last) as Record<string, unknown>;
-        } catch {
-          // Not a --json run, or a usage error before any answer.
-        }
-        resolve({ code: err ? Number(err.code) : 0, stdout, stderr, json });
-      },
-    );
-    child.stdin?.end(options.input ?? '');
-  });
-}
+const cli = (args: string[], options: { input?: string; env?: Record<string, string> } = {}) =>
+  runCli(args, { ...cliEnv(t.config), ...options.env }, options.input);
 
 const me = (email: string, apiKey: string) =>
   request(t.app)

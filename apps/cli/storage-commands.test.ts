@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import request from 'supertest';
 import { loadConfig } from '../../libs/config';
 import type { AppContext } from '../../libs/core/context';
 import { LocalUploadStore } from '../../libs/storage/local-store';
+import { cliEnv, cliJson, runCli } from '../../test/cli';
 import { PNG_PIXEL } from '../../test/upload-bodies';
 import { type Organization, organization } from '../../test/organization';
 import type { TestUser } from '../../test/factories';
@@ -15,8 +13,6 @@ import { createApiApp } from '../api/app';
  * `move-uploads-to-s3`: files uploaded to local disk are served, under the same URLs, by an API
  * configured for the bucket afterwards.
  */
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
 
 let org: Organization;
 let alice: TestUser;
@@ -52,22 +48,11 @@ it('moves uploads, avatars and emoji to S3, where the API then finds them', asyn
   expect(emoji.status).toBe(200);
   const row = await t.db.realmEmoji.findFirstOrThrow({ where: { name: 'moved' } });
 
-  const { stdout } = await run(
-    path.join(ROOT, 'node_modules/.bin/tsx'),
-    ['apps/cli/main.ts', 'move-uploads-to-s3', '--delete-local', '--json'],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: t.config.databaseUrl,
-        REDIS_URL: t.config.redisUrl,
-        REDIS_PREFIX: t.config.redisPrefix,
-        ...local.env,
-        ...s3.env,
-      },
-    },
-  );
-  const report = JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+  const report = await cliJson(['move-uploads-to-s3', '--delete-local'], {
+    ...cliEnv(t.config),
+    ...local.env,
+    ...s3.env,
+  });
   expect(report).toMatchObject({ bucket: 'chat-uploads', copied: 2, removed_locally: 2 });
   const left = [];
   for await (const object of new LocalUploadStore(local.env.UPLOADS_DIR).list()) left.push(object);
@@ -102,11 +87,10 @@ it('moves uploads, avatars and emoji to S3, where the API then finds them', asyn
 }, 60000);
 
 it('refuses without a bucket', async () => {
-  const failed = await run(
-    path.join(ROOT, 'node_modules/.bin/tsx'),
-    ['apps/cli/main.ts', 'move-uploads-to-s3', '--json'],
-    { cwd: ROOT, env: { ...process.env, DATABASE_URL: org.t.config.databaseUrl, S3_BUCKET: '' } },
-  ).catch((err: { code: number; stdout: string }) => err);
-  expect(failed).toMatchObject({ code: 2 });
-  expect((failed as { stdout: string }).stdout).toContain('S3_BUCKET is not set');
+  const failed = await runCli(['move-uploads-to-s3', '--json'], {
+    ...cliEnv(org.t.config),
+    S3_BUCKET: '',
+  });
+  expect(failed.code).toBe(2);
+  expect(failed.stdout).toContain('S3_BUCKET is not set');
 }, 30000);

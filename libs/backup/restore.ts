@@ -2,7 +2,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { AppContext } from '../core/context';
-import { applyMigrations, listMigrations } from '../db/migrate';
+import { applyMigrations, ensureDatabase, listMigrations } from '../db/migrate';
 import { LocalUploadStore } from '../storage/local-store';
 import { uploadStore } from '../storage/upload-store';
 import { copyLocalUploads } from '../storage/copy-store';
@@ -52,17 +52,7 @@ export async function checkBackup(ctx: AppContext, dir: string): Promise<BackupM
 
 /** Creates the database if missing; refuses one that has any table. */
 async function emptyDatabase(databaseUrl: string): Promise<string> {
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.slice(1));
-  url.pathname = '/postgres';
-  const admin = new Client({ connectionString: url.toString() });
-  await admin.connect();
-  try {
-    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
-  } finally {
-    await admin.end();
-  }
+  const name = await ensureDatabase(databaseUrl);
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {

@@ -139,3 +139,19 @@ export async function applyMigrations(
   }
   return applied;
 }
+
+/** Creates the database `databaseUrl` names if it is missing; its name. */
+export async function ensureDatabase(databaseUrl: string): Promise<string> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/postgres';
+  const admin = new Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+  } finally {
+    await admin.end();
+  }
+  return name;
+}

@@ -1,13 +1,12 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import request from 'supertest';
 import { createApiApp } from '../../apps/api/app';
 import { loadConfig } from '../../libs/config';
 import { createAppContext, type RunningContext } from '../../libs/runtime/context';
+import { cliJson } from '../cli';
 import { databaseUrl, dropDatabase, runId, TEST_DB_PREFIX, withAdminClient } from '../databases';
 import type { TestUser } from '../factories';
 import { type Organization, organization } from '../organization';
@@ -18,8 +17,6 @@ import { startUploadBackend, type RunningBackend } from '../upload-backends';
  * them; an API on the restored copy serves the old messages and uploads to the old API keys.
  * The source keeps its uploads in S3 (a real S3-protocol server), the copy on local disk.
  */
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../..');
 const SECRET_KEY = 'backup-round-trip-secret-key-0123456789';
 
 let org: Organization;
@@ -49,23 +46,13 @@ afterAll(async () => {
   rmSync(path.dirname(backupDir), { recursive: true, force: true });
 });
 
-async function cli(env: Record<string, string>, ...args: string[]) {
-  const { stdout } = await run(
-    path.join(ROOT, 'node_modules/.bin/tsx'),
-    ['apps/cli/main.ts', ...args, '--json'],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        REDIS_URL: org.t.config.redisUrl,
-        REDIS_PREFIX: org.t.config.redisPrefix,
-        SECRET_KEY,
-        ...env,
-      },
-    },
-  );
-  return JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-}
+const cli = (env: Record<string, string>, ...args: string[]) =>
+  cliJson(args, {
+    REDIS_URL: org.t.config.redisUrl,
+    REDIS_PREFIX: org.t.config.redisPrefix,
+    SECRET_KEY,
+    ...env,
+  });
 
 it('restores messages and uploads into a new database that the API then serves', async () => {
   const file = await org

@@ -1,15 +1,10 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { Role } from '../../../libs/domain/users/roles';
+import { cliEnv, cliJson } from '../../../test/cli';
 import { makeUser, type TestUser } from '../../../test/factories';
 import type { TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
 import { type Organization, organization } from '../../../test/organization';
-
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, '../../..');
 
 let t: TestContext;
 let org: Organization;
@@ -120,30 +115,8 @@ describe('POST /users', () => {
 
   it('is granted and revoked by the operator with grant-create-users', async () => {
     const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
-    const cli = async (...args: string[]) => {
-      const { stdout } = await run(
-        path.join(ROOT, 'node_modules/.bin/tsx'),
-        [
-          'apps/cli/main.ts',
-          'grant-create-users',
-          '--realm',
-          org.realm.stringId,
-          ...args,
-          '--json',
-        ],
-        {
-          cwd: ROOT,
-          env: {
-            ...process.env,
-            DATABASE_URL: t.config.databaseUrl,
-            REDIS_URL: t.config.redisUrl,
-            REDIS_PREFIX: t.config.redisPrefix,
-            EXTERNAL_HOST: t.config.externalHost,
-          },
-        },
-      );
-      return JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-    };
+    const cli = (...args: string[]) =>
+      cliJson(['grant-create-users', '--realm', org.realm.stringId, ...args], cliEnv(t.config));
     const granted = await cli('--user', admin.email);
     expect(granted).toMatchObject({ id: admin.user.id, can_create_users: true });
     expect(granted.api_key).toBe(admin.apiKey);
