@@ -13,18 +13,27 @@
  *   task (PerformanceObserver 'longtask', > 50 ms) while it scrolls from the top to the bottom.
  */
 import { readFileSync, readdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { sendMessage } from '../libs/domain/messages/send-message';
 import { makeRealm, makeUser } from '../test/factories';
 import { freePort, startTier } from '../test/multiprocess/processes';
 import { launchBrowser, logIn } from '../test/web/browser';
+import { profileBrowser } from './browser-profile';
 import { percentile, withScratchWorld } from './scratch';
 
 const MANY = Number(process.env.BENCH_MANY ?? 10_000);
 const LOADS = Number(process.env.BENCH_LOADS ?? 7);
 const CONCURRENCY = Number(process.env.BENCH_SEND_CONCURRENCY ?? 8);
+const VERBOSE = process.env.BENCH_VERBOSE === '1';
+const PROFILE = process.env.BENCH_PROFILE === '1';
 const DIST = path.join(__dirname, '../dist');
+
+const loadAverage = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 
 function bundleSizes() {
   const dir = path.join(DIST, 'apps/web/assets');
@@ -139,13 +148,43 @@ async function main() {
             ]);
             throw new Error(`${err.message}: ${state.join(' | ')}`);
           });
-        paints.push((await handle.jsonValue()) as number);
+        const paint = (await handle.jsonValue()) as number;
+        paints.push(paint);
+        // Where a load's time went: each request's queueing (browser side, e.g. waiting for a
+        // connection), waiting for the first byte (server side) and download.
+        const requests = await page.evaluate(() =>
+          performance.getEntriesByType('resource').map((e) => {
+            const r = e as PerformanceResourceTiming;
+            return {
+              url: new URL(r.name).pathname,
+              start: r.startTime,
+              queued: (r.requestStart || r.startTime) - r.startTime,
+              server: r.responseStart - (r.requestStart || r.startTime),
+              end: r.responseEnd,
+            };
+          }),
+        );
+        const slowest = requests.reduce((a, b) => (b.end - b.start > a.end - a.start ? b : a));
+        const detail = requests
+          .filter((r) => r.end <= paint + 1)
+          .map(
+            (r) =>
+              `${r.url} @${r.start.toFixed(0)} queued ${r.queued.toFixed(0)} server ${r.server.toFixed(0)} end ${r.end.toFixed(0)}`,
+          );
+        console.log(
+          `load ${i + 1}: ${paint.toFixed(0)} ms (slowest ${slowest.url} ` +
+            `${(slowest.end - slowest.start).toFixed(0)} ms)` +
+            (paint > 1000 || VERBOSE ? `\n    ${detail.join('\n    ')}` : ''),
+        );
       }
       paints.sort((a, b) => a - b);
       console.log(
         `first meaningful paint, 1,000-message channel (${LOADS} loads): median ` +
-          `${percentile(paints, 50).toFixed(0)} ms, worst ${paints[paints.length - 1].toFixed(0)} ms`,
+          `${percentile(paints, 50).toFixed(0)} ms, p90 ${percentile(paints, 90).toFixed(0)} ms, ` +
+          `best ${paints[0].toFixed(0)} ms, worst ${paints[paints.length - 1].toFixed(0)} ms ` +
+          `(load average ${loadAverage()})`,
       );
+      console.log(`  all: ${paints.map((p) => p.toFixed(0)).join(' ')}`);
       for (const file of bundleSizes())
         console.log(`${file.name}: ${file.bytes} B, ${file.gzipped} B gzipped`);
 
@@ -167,34 +206,49 @@ async function main() {
       console.log(
         `loaded all ${MANY} by scrolling back in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`,
       );
-      const result = await page.evaluate(async () => {
-        const list = document.querySelector<HTMLElement>('.messages')!;
-        const tasks: number[] = [];
-        const observer = new PerformanceObserver((entries) => {
-          for (const e of entries.getEntries()) tasks.push(e.duration);
+      const scroll = () =>
+        page.evaluate(async () => {
+          const list = document.querySelector<HTMLElement>('.messages')!;
+          const tasks: number[] = [];
+          const observer = new PerformanceObserver((entries) => {
+            for (const e of entries.getEntries()) tasks.push(e.duration);
+          });
+          observer.observe({ type: 'longtask', buffered: false });
+          const started = performance.now();
+          let frames = 0;
+          while (list.scrollTop + list.clientHeight < list.scrollHeight - 2) {
+            list.scrollTop += 600;
+            frames++;
+            await new Promise((resolve) => requestAnimationFrame(resolve));
+          }
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          observer.disconnect();
+          return {
+            frames,
+            seconds: (performance.now() - started) / 1000,
+            rows: document.querySelectorAll('.message').length,
+            longTasks: tasks.length,
+            worst: Math.max(0, ...tasks),
+          };
         });
-        observer.observe({ type: 'longtask', buffered: false });
-        const started = performance.now();
-        let frames = 0;
-        while (list.scrollTop + list.clientHeight < list.scrollHeight - 2) {
-          list.scrollTop += 600;
-          frames++;
-          await new Promise((resolve) => requestAnimationFrame(resolve));
-        }
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        observer.disconnect();
-        return {
-          frames,
-          seconds: (performance.now() - started) / 1000,
-          rows: document.querySelectorAll('.message').length,
-          longTasks: tasks.length,
-          worst: Math.max(0, ...tasks),
-        };
-      });
+      let result: Awaited<ReturnType<typeof scroll>>;
+      if (PROFILE) {
+        const profiled = await profileBrowser(page, scroll);
+        result = profiled.result;
+        const ms = ([name, t]: [string, number]) => `    ${t.toFixed(0).padStart(6)} ms  ${name}`;
+        console.log(
+          `profile: ${profiled.longTasks.length} long tasks in the trace ` +
+            `(${profiled.longTasks.map((t) => t.toFixed(0)).join(' ')} ms); inside them, by kind:\n` +
+            profiled.kinds.slice(0, 12).map(ms).join('\n') +
+            `\n  JavaScript self time, whole scroll:\n` +
+            profiled.functions.slice(0, 25).map(ms).join('\n'),
+        );
+      } else result = await scroll();
       console.log(
         `scrolled ${MANY} loaded messages top to bottom in ${result.frames} frames ` +
           `(${result.seconds.toFixed(1)} s, ${result.rows} rows in the DOM at the end): ` +
-          `${result.longTasks} long tasks, worst ${result.worst.toFixed(0)} ms`,
+          `${result.longTasks} long tasks, worst ${result.worst.toFixed(0)} ms ` +
+          `(load average ${loadAverage()})`,
       );
     } finally {
       await browser.close();

@@ -4,6 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
+import { makeRealm, makeUser } from '../factories';
+import type { TestContext } from '../harness';
 import {
   accessibilityViolations,
   clickText,
@@ -24,6 +26,18 @@ export interface Person {
   fullName: string;
   /** `Authorization` header for calling the API as this person. */
   auth: string;
+}
+
+const PASSWORD = 'a long browser password';
+
+/** Alice and Bob, members of a new organization at the test's root domain, with passwords. */
+export async function twoPeople(t: TestContext): Promise<{ alice: Person; bob: Person }> {
+  const org = await makeRealm(t, { stringId: '', name: 'Acme Corp' });
+  const person = async (fullName: string): Promise<Person> => {
+    const user = await makeUser(t, org.realm, { fullName, password: PASSWORD });
+    return { email: user.email, password: PASSWORD, fullName, auth: user.auth };
+  };
+  return { alice: await person('Alice Adams'), bob: await person('Bob Brown') };
 }
 
 export interface Site {

@@ -17,3 +17,19 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 /** The server's rendered HTML, sanitized again here before it reaches the page. */
 export const safeHtml = (html: string): string =>
   DOMPurify.sanitize(html, { ADD_ATTR: ['target'], FORBID_TAGS: ['style', 'form'] });
+
+/**
+ * Each message's content is sanitized once, the first time its row is drawn: scrolling back over
+ * a row draws it again. Keyed by the message object, which the store replaces (never changes)
+ * when the message is edited, so an entry goes with the content it was made from.
+ */
+const sanitized = new WeakMap<object, string>();
+
+export function messageHtml(message: { content: string }): string {
+  let html = sanitized.get(message);
+  if (html === undefined) {
+    html = safeHtml(message.content);
+    sanitized.set(message, html);
+  }
+  return html;
+}

@@ -138,7 +138,11 @@ function Chat({ onLogout }: { onLogout: () => void }) {
         {narrow ? (
           <>
             <h1 class="narrow-title">{title(narrow)}</h1>
-            <MessageList narrow={narrow} />
+            <MessageList
+              narrow={narrow}
+              messages={store.messages}
+              foundOldest={store.foundOldest}
+            />
             <Compose narrow={narrow} />
           </>
         ) : (

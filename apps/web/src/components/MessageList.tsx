@@ -1,3 +1,4 @@
+import { memo } from 'preact/compat';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { VList, type VListHandle } from 'virtua';
 import { call } from '../api';
@@ -60,16 +61,23 @@ function markRead(ids: number[]): void {
   });
 }
 
+interface Props {
+  narrow: Narrow;
+  /** The store's messages of the narrow: a new array whenever any of them changes. */
+  messages: Message[];
+  foundOldest: boolean;
+}
+
 /**
  * The narrow's messages in a virtualized list (only the rows on screen are in the DOM), stuck to
  * the bottom while the reader is there, loading older pages when they scroll near the top.
+ * Memoised: the rest of the page changing (unread counts, presence, typing) leaves it alone.
  */
-export function MessageList({ narrow }: { narrow: Narrow }) {
+export const MessageList = memo(function MessageList({ narrow, messages, foundOldest }: Props) {
   const list = useRef<VListHandle>(null);
   const [prepending, setPrepending] = useState(false);
   const loading = useRef(false);
   const atBottom = useRef(true);
-  const messages = store.messages;
   const count = messages.length;
 
   const visibleIds = (): number[] => {
@@ -91,7 +99,7 @@ export function MessageList({ narrow }: { narrow: Narrow }) {
   }, [count, narrow]);
 
   const loadOlder = async () => {
-    if (loading.current || store.foundOldest || !count) return;
+    if (loading.current || foundOldest || !count) return;
     loading.current = true;
     try {
       const { messages: older, found_oldest } = await fetchMessages(narrow, messages[0].id, PAGE);
@@ -116,7 +124,7 @@ export function MessageList({ narrow }: { narrow: Narrow }) {
   if (!count) {
     return (
       <div class="messages empty" role="log" aria-live="polite">
-        <p class="muted">{store.foundOldest ? 'No messages here yet.' : 'Loading…'}</p>
+        <p class="muted">{foundOldest ? 'No messages here yet.' : 'Loading…'}</p>
       </div>
     );
   }
@@ -141,4 +149,4 @@ export function MessageList({ narrow }: { narrow: Narrow }) {
       )}
     </VList>
   );
-}
+});

@@ -1,7 +1,8 @@
+import { memo } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
 import { QUICK_REACTIONS, emojiChar, emojiMatches } from '../emoji';
-import { safeHtml } from '../html';
+import { messageHtml } from '../html';
 import { store } from '../store';
 import type { Message, Reaction } from '../types';
 
@@ -125,7 +126,17 @@ function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
   );
 }
 
-export function MessageRow({ message, showTopic }: { message: Message; showTopic: boolean }) {
+/**
+ * One message. Memoised: a row draws again only when its message (replaced by the store on any
+ * change) or its topic label changes, not whenever anything in the store does.
+ */
+export const MessageRow = memo(function MessageRow({
+  message,
+  showTopic,
+}: {
+  message: Message;
+  showTopic: boolean;
+}) {
   const [mode, setMode] = useState<'view' | 'edit' | 'react' | 'confirm-delete'>('view');
   const mine = message.sender_id === store.me;
   return (
@@ -173,7 +184,7 @@ export function MessageRow({ message, showTopic }: { message: Message; showTopic
       {mode === 'edit' ? (
         <Editor message={message} onDone={() => setMode('view')} />
       ) : (
-        <div class="content" dangerouslySetInnerHTML={{ __html: safeHtml(message.content) }} />
+        <div class="content" dangerouslySetInnerHTML={{ __html: messageHtml(message) }} />
       )}
       {mode === 'confirm-delete' && (
         <div class="confirm" role="alert">
@@ -190,4 +201,4 @@ export function MessageRow({ message, showTopic }: { message: Message; showTopic
       {mode === 'react' && <ReactionPicker message={message} onClose={() => setMode('view')} />}
     </article>
   );
-}
+});
