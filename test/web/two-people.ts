@@ -140,6 +140,8 @@ export function twoPeopleInBrowsers(site: () => Site): void {
     await compose(a.page, text);
     await a.page.keyboard.press('Enter');
     await seeMessage(b.page, text);
+    // A's own copy comes as an event too, maybe after B's.
+    await seeMessage(a.page, text);
     const message = await messageSelector(a.page, text);
     await a.page.click(`${message} button[aria-label="Delete message"]`);
     await clickText(a.page, `${message} .confirm button`, 'Delete');

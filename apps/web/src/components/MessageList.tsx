@@ -79,14 +79,21 @@ const pendingRead = new Set<number>();
 function markRead(ids: number[]): void {
   const fresh = ids.filter((id) => store.unread.has(id) && !pendingRead.has(id));
   if (!fresh.length) return;
+  const places = fresh.map((id) => [id, store.unread.get(id)!] as const);
   for (const id of fresh) {
     pendingRead.add(id);
     store.unread.delete(id);
   }
   store.changed();
-  void call('POST', '/messages/flags', { messages: fresh, op: 'add', flag: 'read' }).finally(() => {
-    for (const id of fresh) pendingRead.delete(id);
-  });
+  void call('POST', '/messages/flags', { messages: fresh, op: 'add', flag: 'read' })
+    .catch(() => {
+      // Still unread on the server (unreachable for now): counted again, marked when next seen.
+      for (const [id, place] of places) store.unread.set(id, place);
+      store.changed();
+    })
+    .finally(() => {
+      for (const id of fresh) pendingRead.delete(id);
+    });
 }
 
 interface Props {
