@@ -4,13 +4,21 @@
  *
  * One `all` process from dist/ (as `npm start` runs) on a scratch database; two channels filled
  * through the send action (BENCH_SEND_CONCURRENCY at a time): 1,000 and BENCH_MANY (default
- * 10,000) messages. The browser reads them over HTTP as any client does (`/json/`). Then, in Debian's chromium (puppeteer-core):
+ * 10,000) messages. The browser reads them over HTTP as any client does (`/json/`). Then, in
+ * Debian's chromium (puppeteer-core):
  *
  * - first meaningful paint of the 1,000-message channel: from navigation start to the newest
- *   message on screen, signed in, BENCH_LOADS times (default 7); median and worst;
+ *   message on screen, signed in, BENCH_LOADS times (default 7); median, p90, best and worst,
+ *   and each slow load's requests (queued in the browser, server time, end; BENCH_VERBOSE=1:
+ *   every load's);
  * - the gzipped size of the JavaScript and CSS the page loads;
  * - scrolling the big channel once all of it is loaded (scrolled back page by page): every long
- *   task (PerformanceObserver 'longtask', > 50 ms) while it scrolls from the top to the bottom.
+ *   task (PerformanceObserver 'longtask', > 50 ms) while it scrolls from the top to the bottom;
+ *   BENCH_PROFILE=1: a second scroll under a Chromium trace and a CPU profile, summarised (build
+ *   with WEB_MINIFY=0 for the functions' names).
+ *
+ * BENCH_BEFORE_DIST=<another build's dist/> (e.g. /work/wt/base/dist): the same measures of that
+ * build on the same data, right after: a before/after pair on a shared machine.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
