@@ -288,6 +288,21 @@ export function twoPeopleInBrowsers(site: () => Site): void {
     expect(b.problems).toEqual([]);
   });
 
+  it('a link to the channel shows it, and a page left and come back to keeps up', async () => {
+    await clickText(a.page, '.sidebar .nav-item', `# ${s.channel}`);
+    await seeMessage(a.page, `edited by alice ${run}`);
+    const link = await a.page.evaluate(() => location.href);
+    await a.page.goto('about:blank');
+    await a.page.goto(link, { waitUntil: 'domcontentloaded' });
+    await seeMessage(a.page, `edited by alice ${run}`);
+    // Left for another page and back (from the back/forward cache, which ends the poll).
+    await a.page.goto('about:blank');
+    await a.page.goBack();
+    const text = `after coming back ${run}`;
+    await post(s.bob, { type: 'stream', to: s.channel, topic: 'browser test', content: text });
+    await seeMessage(a.page, text);
+  });
+
   it('works at phone size', async () => {
     const page: Page = a.page;
     await page.setViewport({ width: 390, height: 800 });
