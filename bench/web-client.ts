@@ -4,30 +4,47 @@
  *
  * One `all` process from dist/ (as `npm start` runs) on a scratch database; two channels filled
  * through the send action (BENCH_SEND_CONCURRENCY at a time): 1,000 and BENCH_MANY (default
- * 10,000) messages. The browser reads them over HTTP as any client does (`/json/`). Then, in Debian's chromium (puppeteer-core):
+ * 10,000) messages. The browser reads them over HTTP as any client does (`/json/`). Then, in
+ * Debian's chromium (puppeteer-core):
  *
  * - first meaningful paint of the 1,000-message channel: from navigation start to the newest
- *   message on screen, signed in, BENCH_LOADS times (default 7); median and worst;
+ *   message on screen, signed in, BENCH_LOADS times (default 7); median, p90, best and worst,
+ *   and each slow load's requests (queued in the browser, server time, end; BENCH_VERBOSE=1:
+ *   every load's);
  * - the gzipped size of the JavaScript and CSS the page loads;
  * - scrolling the big channel once all of it is loaded (scrolled back page by page): every long
- *   task (PerformanceObserver 'longtask', > 50 ms) while it scrolls from the top to the bottom.
+ *   task (PerformanceObserver 'longtask', > 50 ms) while it scrolls from the top to the bottom;
+ *   BENCH_PROFILE=1: a second scroll under a Chromium trace and a CPU profile, summarised (build
+ *   with WEB_MINIFY=0 for the functions' names).
+ *
+ * BENCH_BEFORE_DIST=<another build's dist/> (e.g. /work/wt/base/dist): the same measures of that
+ * build on the same data, right after: a before/after pair on a shared machine.
  */
 import { readFileSync, readdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { sendMessage } from '../libs/domain/messages/send-message';
 import { makeRealm, makeUser } from '../test/factories';
 import { freePort, startTier } from '../test/multiprocess/processes';
 import { launchBrowser, logIn } from '../test/web/browser';
+import { profileBrowser } from './browser-profile';
 import { percentile, withScratchWorld } from './scratch';
 
 const MANY = Number(process.env.BENCH_MANY ?? 10_000);
 const LOADS = Number(process.env.BENCH_LOADS ?? 7);
 const CONCURRENCY = Number(process.env.BENCH_SEND_CONCURRENCY ?? 8);
+const VERBOSE = process.env.BENCH_VERBOSE === '1';
+const PROFILE = process.env.BENCH_PROFILE === '1';
 const DIST = path.join(__dirname, '../dist');
 
-function bundleSizes() {
-  const dir = path.join(DIST, 'apps/web/assets');
+const loadAverage = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
+function bundleSizes(dist: string) {
+  const dir = path.join(dist, 'apps/web/assets');
   return readdirSync(dir).map((name) => {
     const bytes = readFileSync(path.join(dir, name));
     return { name, bytes: bytes.length, gzipped: gzipSync(bytes, { level: 9 }).length };
@@ -40,7 +57,8 @@ async function main() {
   await withScratchWorld({ EXTERNAL_HOST: `127.0.0.1:${port}` }, async (ctx, config) => {
     const org = await makeRealm(ctx, { stringId: '', name: 'Bench' });
     const reader = await makeUser(ctx, org.realm, { fullName: 'Reader', password: 'bench pw 1' });
-    const server = await startTier('all', config, { RATE_LIMIT_API_REQUESTS: '1000000' }, port);
+    const start = () => startTier('all', config, { RATE_LIMIT_API_REQUESTS: '1000000' }, port);
+    let server = await start();
     const api = async (method: string, route: string, form: Record<string, string>) => {
       const res = await fetch(`${server.url}/api/v1${route}`, {
         method,
@@ -108,96 +126,163 @@ async function main() {
       if (pending === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
-    const browser = await launchBrowser();
+    // BENCH_BEFORE_DIST (e.g. /work/wt/base/dist): the same measures of another build on the
+    // same data, after this one's: a before/after pair at the same time of a shared machine.
+    const builds = [process.env.BENCH_DIST_DIR, process.env.BENCH_BEFORE_DIST].filter(Boolean);
     try {
-      const context = await browser.createBrowserContext();
-      const page = await context.newPage();
-      await page.setViewport({ width: 1200, height: 800 });
-      page.setDefaultNavigationTimeout(120_000);
-      await page.goto(server.url);
-      await logIn(page, reader.email, 'bench pw 1');
-
-      const paints: number[] = [];
-      for (let i = 0; i < LOADS; i++) {
-        // From a blank page, so each load is a whole navigation (not a change of hash).
-        await page.goto('about:blank');
-        await page.goto(`${server.url}/#narrow/channel/${thousand}`, {
-          waitUntil: 'domcontentloaded',
-        });
-        const handle = await page
-          .waitForFunction(
-            () =>
-              [...document.querySelectorAll('.message .content')].some((e) =>
-                e.textContent?.includes('The last of bench-1k'),
-              ) && performance.now(),
-            { polling: 'raf', timeout: 120_000 },
-          )
-          .catch(async (err: Error) => {
-            const state = await page.evaluate(() => [
-              location.href,
-              document.body.innerText.slice(0, 400),
-            ]);
-            throw new Error(`${err.message}: ${state.join(' | ')}`);
-          });
-        paints.push((await handle.jsonValue()) as number);
-      }
-      paints.sort((a, b) => a - b);
-      console.log(
-        `first meaningful paint, 1,000-message channel (${LOADS} loads): median ` +
-          `${percentile(paints, 50).toFixed(0)} ms, worst ${paints[paints.length - 1].toFixed(0)} ms`,
-      );
-      for (const file of bundleSizes())
-        console.log(`${file.name}: ${file.bytes} B, ${file.gzipped} B gzipped`);
-
-      await page.goto('about:blank');
-      await page.goto(`${server.url}/#narrow/channel/${many}`, { waitUntil: 'domcontentloaded' });
-      await page.waitForSelector('.message');
-      const loadStarted = performance.now();
-      // Scroll back until the first message is loaded.
-      await page.waitForFunction(
-        () => {
-          const list = document.querySelector('.messages');
-          if (list) list.scrollTop = 0;
-          return [...document.querySelectorAll('.message .content')].some((e) =>
-            e.textContent?.includes('The first of bench-many'),
-          );
-        },
-        { polling: 200, timeout: 300_000 },
-      );
-      console.log(
-        `loaded all ${MANY} by scrolling back in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`,
-      );
-      const result = await page.evaluate(async () => {
-        const list = document.querySelector<HTMLElement>('.messages')!;
-        const tasks: number[] = [];
-        const observer = new PerformanceObserver((entries) => {
-          for (const e of entries.getEntries()) tasks.push(e.duration);
-        });
-        observer.observe({ type: 'longtask', buffered: false });
-        const started = performance.now();
-        let frames = 0;
-        while (list.scrollTop + list.clientHeight < list.scrollHeight - 2) {
-          list.scrollTop += 600;
-          frames++;
-          await new Promise((resolve) => requestAnimationFrame(resolve));
+      for (const [n, dist] of builds.entries()) {
+        if (n > 0) {
+          await server.stop();
+          process.env.BENCH_DIST_DIR = dist;
+          server = await start();
         }
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        observer.disconnect();
-        return {
-          frames,
-          seconds: (performance.now() - started) / 1000,
-          rows: document.querySelectorAll('.message').length,
-          longTasks: tasks.length,
-          worst: Math.max(0, ...tasks),
-        };
-      });
-      console.log(
-        `scrolled ${MANY} loaded messages top to bottom in ${result.frames} frames ` +
-          `(${result.seconds.toFixed(1)} s, ${result.rows} rows in the DOM at the end): ` +
-          `${result.longTasks} long tasks, worst ${result.worst.toFixed(0)} ms`,
-      );
+        console.log(`--- ${dist}`);
+        const browser = await launchBrowser();
+        try {
+          const context = await browser.createBrowserContext();
+          const page = await context.newPage();
+          await page.setViewport({ width: 1200, height: 800 });
+          page.setDefaultNavigationTimeout(120_000);
+          await page.goto(server.url);
+          await logIn(page, reader.email, 'bench pw 1');
+
+          const paints: number[] = [];
+          for (let i = 0; i < LOADS; i++) {
+            // From a blank page, so each load is a whole navigation (not a change of hash).
+            await page.goto('about:blank');
+            await page.goto(`${server.url}/#narrow/channel/${thousand}`, {
+              waitUntil: 'domcontentloaded',
+            });
+            const handle = await page
+              .waitForFunction(
+                () =>
+                  [...document.querySelectorAll('.message .content')].some((e) =>
+                    e.textContent?.includes('The last of bench-1k'),
+                  ) && performance.now(),
+                { polling: 'raf', timeout: 120_000 },
+              )
+              .catch(async (err: Error) => {
+                const state = await page.evaluate(() => [
+                  location.href,
+                  document.body.innerText.slice(0, 400),
+                ]);
+                throw new Error(`${err.message}: ${state.join(' | ')}`);
+              });
+            const paint = (await handle.jsonValue()) as number;
+            paints.push(paint);
+            // Where a load's time went: each request's queueing (browser side, e.g. waiting for a
+            // connection), waiting for the first byte (server side) and download.
+            const requests = await page.evaluate(() =>
+              performance.getEntriesByType('resource').map((e) => {
+                const r = e as PerformanceResourceTiming;
+                return {
+                  url: new URL(r.name).pathname,
+                  start: r.startTime,
+                  queued: (r.requestStart || r.startTime) - r.startTime,
+                  server: r.responseStart - (r.requestStart || r.startTime),
+                  end: r.responseEnd,
+                };
+              }),
+            );
+            const slowest = requests.reduce((a, b) => (b.end - b.start > a.end - a.start ? b : a));
+            const detail = requests
+              .filter((r) => r.end <= paint + 1)
+              .map(
+                (r) =>
+                  `${r.url} @${r.start.toFixed(0)} queued ${r.queued.toFixed(0)} server ${r.server.toFixed(0)} end ${r.end.toFixed(0)}`,
+              );
+            console.log(
+              `load ${i + 1}: ${paint.toFixed(0)} ms (slowest ${slowest.url} ` +
+                `${(slowest.end - slowest.start).toFixed(0)} ms)` +
+                (paint > 1000 || VERBOSE ? `\n    ${detail.join('\n    ')}` : ''),
+            );
+          }
+          paints.sort((a, b) => a - b);
+          console.log(
+            `first meaningful paint, 1,000-message channel (${LOADS} loads): median ` +
+              `${percentile(paints, 50).toFixed(0)} ms, p90 ${percentile(paints, 90).toFixed(0)} ms, ` +
+              `best ${paints[0].toFixed(0)} ms, worst ${paints[paints.length - 1].toFixed(0)} ms ` +
+              `(load average ${loadAverage()})`,
+          );
+          console.log(`  all: ${paints.map((p) => p.toFixed(0)).join(' ')}`);
+          for (const file of bundleSizes(dist!))
+            console.log(`${file.name}: ${file.bytes} B, ${file.gzipped} B gzipped`);
+
+          await page.goto('about:blank');
+          await page.goto(`${server.url}/#narrow/channel/${many}`, {
+            waitUntil: 'domcontentloaded',
+          });
+          await page.waitForSelector('.message');
+          const loadStarted = performance.now();
+          // Scroll back until the first message is loaded.
+          await page.waitForFunction(
+            () => {
+              const list = document.querySelector('.messages');
+              if (list) list.scrollTop = 0;
+              return [...document.querySelectorAll('.message .content')].some((e) =>
+                e.textContent?.includes('The first of bench-many'),
+              );
+            },
+            { polling: 200, timeout: 300_000 },
+          );
+          console.log(
+            `loaded all ${MANY} by scrolling back in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`,
+          );
+          const scroll = () =>
+            page.evaluate(async () => {
+              const list = document.querySelector<HTMLElement>('.messages')!;
+              const tasks: number[] = [];
+              const observer = new PerformanceObserver((entries) => {
+                for (const e of entries.getEntries()) tasks.push(e.duration);
+              });
+              observer.observe({ type: 'longtask', buffered: false });
+              const started = performance.now();
+              let frames = 0;
+              while (list.scrollTop + list.clientHeight < list.scrollHeight - 2) {
+                list.scrollTop += 600;
+                frames++;
+                await new Promise((resolve) => requestAnimationFrame(resolve));
+              }
+              await new Promise((resolve) => setTimeout(resolve, 200));
+              observer.disconnect();
+              return {
+                frames,
+                seconds: (performance.now() - started) / 1000,
+                rows: document.querySelectorAll('.message').length,
+                longTasks: tasks.length,
+                worst: Math.max(0, ...tasks),
+              };
+            });
+          const result = await scroll();
+          console.log(
+            `scrolled ${MANY} loaded messages top to bottom in ${result.frames} frames ` +
+              `(${result.seconds.toFixed(1)} s, ${result.rows} rows in the DOM at the end): ` +
+              `${result.longTasks} long tasks, worst ${result.worst.toFixed(0)} ms ` +
+              `(load average ${loadAverage()})`,
+          );
+          if (PROFILE) {
+            // Once more, traced and profiled (which slows it): where the long tasks go.
+            await page.evaluate(() => {
+              document.querySelector('.messages')!.scrollTop = 0;
+            });
+            await new Promise((resolve) => setTimeout(resolve, 1000));
+            const profiled = await profileBrowser(page, scroll);
+            const ms = ([name, t]: [string, number]) =>
+              `    ${t.toFixed(0).padStart(6)} ms  ${name}`;
+            console.log(
+              `profiled scroll: ${profiled.result.longTasks} long tasks seen by the page; ` +
+                `${profiled.longTasks.length} in the trace ` +
+                `(${profiled.longTasks.map((t) => t.toFixed(0)).join(' ')} ms); inside them, by kind:\n` +
+                profiled.kinds.slice(0, 12).map(ms).join('\n') +
+                `\n  JavaScript self time, whole scroll:\n` +
+                profiled.functions.slice(0, 25).map(ms).join('\n'),
+            );
+          }
+        } finally {
+          await browser.close();
+        }
+      }
     } finally {
-      await browser.close();
       await server.stop();
     }
   });

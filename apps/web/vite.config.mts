@@ -13,6 +13,8 @@ export default defineConfig({
     outDir: path.join(import.meta.dirname, '../../dist/apps/web'),
     emptyOutDir: true,
     target: 'es2022',
+    // WEB_MINIFY=0 keeps function names, for reading a profile of the page (bench/web-client.ts).
+    minify: process.env.WEB_MINIFY !== '0',
     // No inline assets: the CSP admits only files from our origin.
     assetsInlineLimit: 0,
   },

@@ -2,9 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCluster, type Cluster } from '../../deploy/local/cluster';
-import { makeRealm, makeUser, type TestUser } from '../factories';
 import { startTestContext, type TestContext } from '../harness';
-import { twoPeopleInBrowsers, type Person } from '../web/two-people';
+import { twoPeople, twoPeopleInBrowsers, type Person } from '../web/two-people';
 
 /**
  * The web client's browser test (test/web/two-people.ts) through nginx in front of the local
@@ -15,30 +14,14 @@ jest.setTimeout(240_000);
 
 // Apart from cluster.test.ts's ports (19480-19515), so both files may run at once.
 const BASE_PORT = 19540;
-const PASSWORD = 'a long browser password';
 let t: TestContext;
 let cluster: Cluster;
 let alice: Person;
 let bob: Person;
 
-const person = (u: TestUser, fullName: string): Person => ({
-  email: u.email,
-  password: PASSWORD,
-  fullName,
-  auth: u.auth,
-});
-
 beforeAll(async () => {
   t = await startTestContext({ EXTERNAL_HOST: `127.0.0.1:${BASE_PORT}` });
-  const org = await makeRealm(t, { stringId: '', name: 'Acme Corp' });
-  alice = person(
-    await makeUser(t, org.realm, { fullName: 'Alice Adams', password: PASSWORD }),
-    'Alice Adams',
-  );
-  bob = person(
-    await makeUser(t, org.realm, { fullName: 'Bob Brown', password: PASSWORD }),
-    'Bob Brown',
-  );
+  ({ alice, bob } = await twoPeople(t));
   cluster = await startCluster({
     dir: mkdtempSync(path.join(tmpdir(), 'chat-web-cluster-')),
     basePort: BASE_PORT,

@@ -4,6 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
+import { makeRealm, makeUser } from '../factories';
+import type { TestContext } from '../harness';
 import {
   accessibilityViolations,
   clickText,
@@ -24,6 +26,18 @@ export interface Person {
   fullName: string;
   /** `Authorization` header for calling the API as this person. */
   auth: string;
+}
+
+const PASSWORD = 'a long browser password';
+
+/** Alice and Bob, members of a new organization at the test's root domain, with passwords. */
+export async function twoPeople(t: TestContext): Promise<{ alice: Person; bob: Person }> {
+  const org = await makeRealm(t, { stringId: '', name: 'Acme Corp' });
+  const person = async (fullName: string): Promise<Person> => {
+    const user = await makeUser(t, org.realm, { fullName, password: PASSWORD });
+    return { email: user.email, password: PASSWORD, fullName, auth: user.auth };
+  };
+  return { alice: await person('Alice Adams'), bob: await person('Bob Brown') };
 }
 
 export interface Site {
@@ -126,6 +140,8 @@ export function twoPeopleInBrowsers(site: () => Site): void {
     await compose(a.page, text);
     await a.page.keyboard.press('Enter');
     await seeMessage(b.page, text);
+    // A's own copy comes as an event too, maybe after B's.
+    await seeMessage(a.page, text);
     const message = await messageSelector(a.page, text);
     await a.page.click(`${message} button[aria-label="Delete message"]`);
     await clickText(a.page, `${message} .confirm button`, 'Delete');
@@ -270,6 +286,21 @@ export function twoPeopleInBrowsers(site: () => Site): void {
     expect(await accessibilityViolations(b.page)).toEqual([]);
     expect(a.problems).toEqual([]);
     expect(b.problems).toEqual([]);
+  });
+
+  it('a link to the channel shows it, and a page left and come back to keeps up', async () => {
+    await clickText(a.page, '.sidebar .nav-item', `# ${s.channel}`);
+    await seeMessage(a.page, `edited by alice ${run}`);
+    const link = await a.page.evaluate(() => location.href);
+    await a.page.goto('about:blank');
+    await a.page.goto(link, { waitUntil: 'domcontentloaded' });
+    await seeMessage(a.page, `edited by alice ${run}`);
+    // Left for another page and back (from the back/forward cache, which ends the poll).
+    await a.page.goto('about:blank');
+    await a.page.goBack();
+    const text = `after coming back ${run}`;
+    await post(s.bob, { type: 'stream', to: s.channel, topic: 'browser test', content: text });
+    await seeMessage(a.page, text);
   });
 
   it('works at phone size', async () => {

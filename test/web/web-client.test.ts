@@ -1,9 +1,8 @@
 import path from 'node:path';
 import { ensureBuilt } from '../../deploy/local/cluster';
-import { makeRealm, makeUser, type TestUser } from '../factories';
 import { startTestContext, type TestContext } from '../harness';
 import { freePort, startTier, type Tier } from '../multiprocess/processes';
-import { twoPeopleInBrowsers, type Person } from './two-people';
+import { twoPeople, twoPeopleInBrowsers, type Person } from './two-people';
 
 /**
  * The web client in chromium against `npm start`'s one process (every tier): the whole server
@@ -16,28 +15,12 @@ let server: Tier;
 let port: number;
 let alice: Person;
 let bob: Person;
-const PASSWORD = 'a long browser password';
-
-const person = (u: TestUser, fullName: string): Person => ({
-  email: u.email,
-  password: PASSWORD,
-  fullName,
-  auth: u.auth,
-});
 
 beforeAll(async () => {
   ensureBuilt();
   port = await freePort();
   t = await startTestContext({ EXTERNAL_HOST: `127.0.0.1:${port}` });
-  const org = await makeRealm(t, { stringId: '', name: 'Acme Corp' });
-  alice = person(
-    await makeUser(t, org.realm, { fullName: 'Alice Adams', password: PASSWORD }),
-    'Alice Adams',
-  );
-  bob = person(
-    await makeUser(t, org.realm, { fullName: 'Bob Brown', password: PASSWORD }),
-    'Bob Brown',
-  );
+  ({ alice, bob } = await twoPeople(t));
   server = await startTier('all', t.config, {}, port);
 });
 afterAll(async () => {

@@ -13,6 +13,7 @@ export class EventLoop {
   private queueId = '';
   private lastEventId = -1;
   private stopped = false;
+  private polling = false;
   private controller: AbortController | null = null;
 
   constructor(private readonly onReload: () => Promise<void>) {}
@@ -23,6 +24,17 @@ export class EventLoop {
       client_gravatar: false,
       slim_presence: true,
       include_subscribers: false,
+      // Only the state this client shows (the snapshot is read part by part, one after another);
+      // events of every type still come.
+      fetch_event_types: [
+        'realm',
+        'realm_user',
+        'subscription',
+        'message',
+        'update_message_flags',
+        'presence',
+        'recent_private_conversations',
+      ],
       client_capabilities: { notification_settings_null: true, bulk_message_deletion: true },
     });
     this.queueId = state.queue_id as string;
@@ -31,12 +43,26 @@ export class EventLoop {
   }
 
   start(): void {
+    // A page the browser keeps in its back/forward cache after the reader leaves would keep its
+    // long poll, and the poll's connection, open until the heartbeat (45 s): a browser opens
+    // six connections to a host, so six such pages stall the next page load on this site for
+    // the rest of the 45 s. The poll ends when the page is put away, and starts again (on the
+    // same queue, or a new one if it expired) if the page comes back.
+    addEventListener('pagehide', () => this.stop());
+    addEventListener('pageshow', (event) => {
+      if (event.persisted) this.resume();
+    });
     void this.loop();
   }
 
   stop(): void {
     this.stopped = true;
     this.controller?.abort();
+  }
+
+  private resume(): void {
+    this.stopped = false;
+    if (!this.polling) void this.loop();
   }
 
   private setConnection(connection: 'connected' | 'reconnecting'): void {
@@ -46,6 +72,15 @@ export class EventLoop {
   }
 
   private async loop(): Promise<void> {
+    this.polling = true;
+    try {
+      await this.poll();
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private async poll(): Promise<void> {
     let failures = 0;
     while (!this.stopped) {
       try {

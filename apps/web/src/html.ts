@@ -14,6 +14,23 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   }
 });
 
+const OPTIONS = { ADD_ATTR: ['target'], FORBID_TAGS: ['style', 'form'] };
+
 /** The server's rendered HTML, sanitized again here before it reaches the page. */
-export const safeHtml = (html: string): string =>
-  DOMPurify.sanitize(html, { ADD_ATTR: ['target'], FORBID_TAGS: ['style', 'form'] });
+export const safeHtml = (html: string): string => DOMPurify.sanitize(html, OPTIONS);
+
+/**
+ * Each message's content is sanitized once, the first time its row is drawn, into nodes that
+ * each later drawing copies. Keyed by the message object, which the store replaces (never
+ * changes) when the message is edited, so an entry goes with the content it was made from.
+ */
+const sanitized = new WeakMap<object, DocumentFragment>();
+
+export function messageNodes(message: { content: string }): DocumentFragment {
+  let nodes = sanitized.get(message);
+  if (!nodes) {
+    nodes = DOMPurify.sanitize(message.content, { ...OPTIONS, RETURN_DOM_FRAGMENT: true });
+    sanitized.set(message, nodes);
+  }
+  return nodes;
+}

@@ -8,6 +8,8 @@ import {
   PAGE,
   fetchMessages,
   loadNarrow,
+  loadNewer,
+  showNewest,
   type MessagePage,
 } from './components/MessageList';
 import { Sidebar } from './components/Sidebar';
@@ -44,7 +46,11 @@ function ownOrigin(url: string | undefined): string {
 
 function title(narrow: Narrow): string {
   if (narrow.kind === 'stream') {
-    const name = store.subscriptions.get(narrow.streamId)?.name ?? 'channel';
+    // Before registering, the channel is named by its messages.
+    const shown = store.messages[0]?.display_recipient;
+    const name =
+      store.subscriptions.get(narrow.streamId)?.name ??
+      (typeof shown === 'string' ? shown : 'channel');
     return narrow.topic !== undefined ? `#${name} › ${narrow.topic}` : `#${name}`;
   }
   const others = narrow.userIds.filter((id) => id !== store.me);
@@ -138,7 +144,12 @@ function Chat({ onLogout }: { onLogout: () => void }) {
         {narrow ? (
           <>
             <h1 class="narrow-title">{title(narrow)}</h1>
-            <MessageList narrow={narrow} />
+            <MessageList
+              narrow={narrow}
+              messages={store.messages}
+              foundOldest={store.foundOldest}
+              me={store.me}
+            />
             <Compose narrow={narrow} />
           </>
         ) : (
@@ -162,15 +173,31 @@ function App() {
       store.topics.clear();
       if (store.narrow?.kind === 'stream') await loadTopics(store.narrow.streamId);
     });
-    // A linked channel's messages are asked for at once, beside registering: the first paint
-    // then waits for one round trip, not two.
+    // A linked channel's newest messages are asked for at once, beside registering, and shown
+    // as soon as they come: the first paint waits for one round trip, and not for the
+    // registration's (larger) answer.
     const linked = narrowOfHash(location.hash);
     const early =
-      linked?.kind === 'stream' ? fetchMessages(linked, 'newest', PAGE).catch(() => null) : null;
+      linked?.kind === 'stream'
+        ? fetchMessages(linked, 'newest', PAGE).then(
+            (page) => {
+              if (!store.narrow && !store.me) {
+                store.narrow = linked;
+                showNewest(linked, page);
+                setPhase('chat');
+              }
+              return page;
+            },
+            () => null,
+          )
+        : null;
     try {
       await events.register();
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) return setPhase('login');
+      if (err instanceof ApiError && err.status === 401) {
+        store.narrow = null;
+        return setPhase('login');
+      }
       throw err;
     }
     events.start();
@@ -178,7 +205,13 @@ function App() {
     document.title = store.realmName;
     void loadEmoji();
     const first = [...store.subscriptions.values()].sort((a, b) => a.name.localeCompare(b.name))[0];
-    if (linked) void openNarrow(linked, early ?? undefined);
+    if (store.narrow) {
+      // Shown before the queue existed: what was sent meanwhile, and the channel's topics.
+      const shown = store.narrow;
+      store.changed();
+      if (shown.kind === 'stream') void loadTopics(shown.streamId);
+      void loadNewer(shown);
+    } else if (linked) void openNarrow(linked, early ?? undefined);
     else if (first) void openNarrow({ kind: 'stream', streamId: first.stream_id });
   };
 

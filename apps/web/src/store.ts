@@ -4,6 +4,15 @@ import { dmKey, inNarrow, messageDmKey } from './narrow';
 /** Where an unread message is, for counting it per channel, topic and conversation. */
 type UnreadPlace = { streamId: number; topic: string } | { dm: string };
 
+export interface UnreadCounts {
+  streams: Map<number, number>;
+  topics: Map<string, number>;
+  dms: Map<string, number>;
+}
+
+/** A channel's topic as unread counts name it: topics match whatever their case. */
+export const topicKey = (streamId: number, topic: string) => `${streamId}:${topic.toLowerCase()}`;
+
 export interface Typist {
   userId: number;
   place: string;
@@ -78,22 +87,22 @@ export class Store {
       this.presence.set(Number(id), p.active_timestamp ?? 0);
   }
 
-  unreadInStream(streamId: number, topic?: string): number {
-    let n = 0;
-    for (const place of this.unread.values())
-      if (
-        'streamId' in place &&
-        place.streamId === streamId &&
-        (topic === undefined || place.topic.toLowerCase() === topic.toLowerCase())
-      )
-        n++;
-    return n;
-  }
-
-  unreadInDm(key: string): number {
-    let n = 0;
-    for (const place of this.unread.values()) if ('dm' in place && place.dm === key) n++;
-    return n;
+  /**
+   * Unread messages counted per channel, per channel's topic (`<stream id>:<topic in lower
+   * case>`) and per conversation, in one pass: the sidebar asks for every count at each render.
+   */
+  unreadCounts(): UnreadCounts {
+    const counts: UnreadCounts = { streams: new Map(), topics: new Map(), dms: new Map() };
+    const bump = (map: Map<string | number, number>, key: string | number) =>
+      map.set(key, (map.get(key) ?? 0) + 1);
+    for (const place of this.unread.values()) {
+      if ('dm' in place) bump(counts.dms, place.dm);
+      else {
+        bump(counts.streams, place.streamId);
+        bump(counts.topics, topicKey(place.streamId, place.topic));
+      }
+    }
+    return counts;
   }
 
   userName(id: number): string {

@@ -1,4 +1,4 @@
-import { store } from '../store';
+import { store, topicKey } from '../store';
 import { dmKey, sameNarrow } from '../narrow';
 import type { Narrow } from '../types';
 
@@ -21,6 +21,7 @@ export function Sidebar({ narrow, onNarrow }: Props) {
     .filter((u) => u.user_id !== me && !u.is_bot && u.is_active !== false)
     .sort((a, b) => a.full_name.localeCompare(b.full_name));
   const groups = [...store.recentDms.keys()].filter((key) => key.includes(','));
+  const unread = store.unreadCounts();
   const current = (n: Narrow) => (narrow && sameNarrow(narrow, n, me) ? 'page' : undefined);
   return (
     <nav class="sidebar" aria-label="Conversations">
@@ -38,7 +39,7 @@ export function Sidebar({ narrow, onNarrow }: Props) {
               >
                 <span class="swatch" style={{ background: c.color }} aria-hidden="true" />
                 <span class="name"># {c.name}</span>
-                <Count n={store.unreadInStream(c.stream_id)} />
+                <Count n={unread.streams.get(c.stream_id) ?? 0} />
               </button>
               {topics.length > 0 && (
                 <ul class="topics">
@@ -50,7 +51,7 @@ export function Sidebar({ narrow, onNarrow }: Props) {
                         onClick={() => onNarrow({ kind: 'stream', streamId: c.stream_id, topic })}
                       >
                         <span class="name">{topic || '(no topic)'}</span>
-                        <Count n={store.unreadInStream(c.stream_id, topic)} />
+                        <Count n={unread.topics.get(topicKey(c.stream_id, topic)) ?? 0} />
                       </button>
                     </li>
                   ))}
@@ -72,7 +73,7 @@ export function Sidebar({ narrow, onNarrow }: Props) {
                 onClick={() => onNarrow({ kind: 'dm', userIds: ids })}
               >
                 <span class="name">{ids.map((id) => store.userName(id)).join(', ')}</span>
-                <Count n={store.unreadInDm(key)} />
+                <Count n={unread.dms.get(key) ?? 0} />
               </button>
             </li>
           );
@@ -90,7 +91,7 @@ export function Sidebar({ narrow, onNarrow }: Props) {
                 aria-label={store.isActive(u.user_id) ? 'active' : 'offline'}
               />
               <span class="name">{u.full_name}</span>
-              <Count n={store.unreadInDm(dmKey([u.user_id], me))} />
+              <Count n={unread.dms.get(dmKey([u.user_id], me)) ?? 0} />
             </button>
           </li>
         ))}
