@@ -17,7 +17,7 @@ import { formatMessages } from './format-message';
 import { Flag, flagNames } from './flags';
 import { groupByFlags, recipientFlags } from './recipient-flags';
 import { sentByHuman } from './sending-client';
-import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
+import { enqueueOutgoingWebhooks, mayTriggerBots } from '../outgoing-webhooks/triggers';
 import { claimAttachments } from '../attachments/claim-attachments';
 import { checkAddressee } from './check-addressee';
 import { CHANNEL_TYPES, DIRECT_TYPES } from './types';
@@ -60,7 +60,12 @@ export async function sendMessage(
   const prepared = await prepareMessage(ctx, input);
   const sent = await inTransaction(ctx, (tx, events) => writeMessage(tx, events, prepared));
   // Spec 4.22: outgoing-webhook bots mentioned or addressed get a job each (after commit).
-  await enqueueOutgoingWebhooks(ctx, sent.id, prepared.rendered.mentionedUserIds);
+  const { mentionedUserIds, mentionedGroupIds } = prepared.rendered;
+  const isChannelMessage = prepared.channel !== null;
+  if (
+    mayTriggerBots({ sender: input.sender, isChannelMessage, mentionedUserIds, mentionedGroupIds })
+  )
+    await enqueueOutgoingWebhooks(ctx, sent.id, mentionedUserIds);
   return sent;
 }
 
