@@ -43,10 +43,10 @@ export class EventSink {
 export async function publishOutbox(ctx: AppContext, rows: CommittedEvent[]): Promise<void> {
   if (rows.length === 0) return;
   await appendToDomainStream(ctx, rows);
-  // Plain pg, a named statement: one per send, and Prisma's own work for it cost about twice
-  // the statement's.
+  // Plain pg, a named statement where allowed: one per send, and Prisma's own work for it cost
+  // about twice the statement's.
   await sqlPool(ctx).query({
-    name: 'outbox-published',
+    name: ctx.config.databasePreparedStatements ? 'outbox-published' : undefined,
     text: 'UPDATE outbox_events SET published_at = now() WHERE id = ANY($1::bigint[])',
     values: [rows.map((r) => String(r.id))],
   });

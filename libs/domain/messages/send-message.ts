@@ -2,6 +2,7 @@ import { Prisma, type Realm, type Stream, type User } from '../../../generated/p
 import { badRequest } from '../../core/errors';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import type { Db, Tx } from '../../db/client';
+import { sqlPool } from '../../db/sql';
 import { renderMarkdown, type Linkifier, type MarkdownContext } from '../../markdown';
 import type { AppContext } from '../../core/context';
 import { markdownContextFor } from '../markdown-context';
@@ -123,7 +124,12 @@ export async function prepareMessage(
   const content = normalizeContent(input.content);
   // The organization's emoji and linkifiers load while the addressee is checked; a refusal
   // below leaves the load unawaited, hence the handler.
-  const markdown = markdownContextFor(db, ctx.config, realm);
+  const markdown = markdownContextFor(
+    db,
+    ctx.config,
+    realm,
+    db === ctx.db ? sqlPool(ctx) : undefined,
+  );
   markdown.catch(() => undefined);
 
   const { channel, topic, directUsers } = await checkAddressee(db, realm, sender, input, {
