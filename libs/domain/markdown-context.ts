@@ -1,19 +1,55 @@
+import type { Pool } from 'pg';
 import type { Db, Tx } from '../db/client';
 import type { Config } from '../core/config';
 import type { MarkdownContext } from '../markdown';
 import { camoUrl } from './external-content/camo-url';
 import { realmUrl } from './realms/realm-url';
 
-/** Lookups the Markdown renderer needs, answered from one organization's rows. */
+interface RealmMarkup {
+  emoji: { id: number; name: string; fileName: string | null; deactivated: boolean }[];
+  linkifiers: { id: number; pattern: string; urlTemplate: string }[];
+}
+
+// One statement for both lists: every send renders, and a query is a round trip plus Prisma's
+// own work for each.
+const REALM_MARKUP_SQL = `
+  SELECT
+    COALESCE((
+      SELECT json_agg(json_build_object(
+        'id', id, 'name', name, 'fileName', file_name, 'deactivated', deactivated) ORDER BY id)
+      FROM realm_emoji WHERE realm_id = $1), '[]') AS emoji,
+    COALESCE((
+      SELECT json_agg(json_build_object(
+        'id', id, 'pattern', pattern, 'urlTemplate', url_template) ORDER BY "order", id)
+      FROM realm_filters WHERE realm_id = $1), '[]') AS linkifiers`;
+
+async function realmMarkup(
+  db: Db | Tx,
+  config: Config,
+  realmId: number,
+  pool: Pool | undefined,
+): Promise<RealmMarkup> {
+  if (!pool) return (await db.$queryRawUnsafe<RealmMarkup[]>(REALM_MARKUP_SQL, realmId))[0];
+  const { rows } = await pool.query<RealmMarkup>({
+    name: config.databasePreparedStatements ? 'realm-markup' : undefined,
+    text: REALM_MARKUP_SQL,
+    values: [realmId],
+  });
+  return rows[0];
+}
+
+/**
+ * Lookups the Markdown renderer needs, answered from one organization's rows. `pool`: read the
+ * organization's emoji and linkifiers with plain pg (outside any transaction), which costs a
+ * third of the CPU of the same statement through Prisma; the send path does.
+ */
 export async function markdownContextFor(
   db: Db | Tx,
   config: Config,
   realm: { id: number; stringId: string; defaultCodeBlockLanguage?: string },
+  pool?: Pool,
 ): Promise<MarkdownContext> {
-  const [emoji, linkifiers] = await Promise.all([
-    db.realmEmoji.findMany({ where: { realmId: realm.id } }),
-    db.realmFilter.findMany({ where: { realmId: realm.id }, orderBy: { order: 'asc' } }),
-  ]);
+  const { emoji, linkifiers } = await realmMarkup(db, config, realm.id, pool);
   const base = realmUrl(realm.stringId, config);
   const camo = config.camo;
   return {

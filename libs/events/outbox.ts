@@ -1,5 +1,6 @@
 import type { AppContext } from '../core/context';
 import type { Tx } from '../db/client';
+import { sqlPool } from '../db/sql';
 import type { DomainEvent } from '../protocol/catalogue';
 import { appendToDomainStream } from './domain-stream';
 
@@ -42,9 +43,12 @@ export class EventSink {
 export async function publishOutbox(ctx: AppContext, rows: CommittedEvent[]): Promise<void> {
   if (rows.length === 0) return;
   await appendToDomainStream(ctx, rows);
-  await ctx.db.outboxEvent.updateMany({
-    where: { id: { in: rows.map((r) => r.id) } },
-    data: { publishedAt: new Date() },
+  // Plain pg, a named statement where allowed: one per send, and Prisma's own work for it cost
+  // about twice the statement's.
+  await sqlPool(ctx).query({
+    name: ctx.config.databasePreparedStatements ? 'outbox-published' : undefined,
+    text: 'UPDATE outbox_events SET published_at = now() WHERE id = ANY($1::bigint[])',
+    values: [rows.map((r) => String(r.id))],
   });
 }
 

@@ -106,6 +106,9 @@ export function parseParams<S extends ParamSpec>(
   spec: S,
   input: Record<string, unknown>,
 ): ParsedParams<ParamsOf<S>> {
+  // Routes that take no parameters (`GET /users/me`) skip Joi: nothing to validate or default.
+  if (Object.keys(spec).length === 0)
+    return { values: {} as ParamsOf<S>, ignored: Object.keys(input).sort() };
   const decoded: Record<string, unknown> = {};
   const ignored: string[] = [];
   for (const [name, raw] of Object.entries(input)) {

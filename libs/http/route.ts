@@ -58,6 +58,29 @@ export function authed(
   handler: (call: never) => Promise<SuccessBody | void>,
   identify: (ctx: AppContext, req: Request) => Promise<Poller> = identifyCaller,
 ): RequestHandler {
+  return authedRoute(ctx, spec, handler, identify, true);
+}
+
+/**
+ * `authed` for a route whose writes never change a `users` or `realms` row (sending a message):
+ * it answers without first hearing its own changes back through the principal cache's feed, a
+ * PostgreSQL round trip whose notification every listening process receives.
+ */
+export function authedLeavingPrincipals<S extends ParamSpec>(
+  ctx: AppContext,
+  spec: S,
+  handler: (call: AuthedCall<ParamsOf<S>>) => Promise<SuccessBody | void>,
+): RequestHandler {
+  return authedRoute(ctx, spec, handler, identifyCaller, false);
+}
+
+function authedRoute(
+  ctx: AppContext,
+  spec: ParamSpec,
+  handler: (call: never) => Promise<SuccessBody | void>,
+  identify: (ctx: AppContext, req: Request) => Promise<Poller>,
+  settles: boolean,
+): RequestHandler {
   const handle = handler as (
     call: AuthedCall<ParamsOf<ParamSpec>, Poller>,
   ) => ReturnType<typeof handler>;
@@ -70,7 +93,7 @@ export function authed(
       const body = await handle({ ctx, params: values, req, ...principal });
       // A request that may have changed users or organizations answers once the cache has
       // heard of it, so the client's next request is judged on the new rows.
-      if (req.method !== 'GET') await principalCacheOf(ctx)?.settle();
+      if (settles && req.method !== 'GET') await principalCacheOf(ctx)?.settle();
       send(res, body, ignored);
     } catch (err) {
       next(err);

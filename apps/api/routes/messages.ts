@@ -21,7 +21,7 @@ import { messageHistory } from '../../../libs/domain/messages/message-history';
 import { renderMessage } from '../../../libs/domain/messages/render-message';
 import { CHANNEL_TYPES, DIRECT_TYPES } from '../../../libs/domain/messages/types';
 import { incompatibleParameters, missingArgument } from '../../../libs/core/errors';
-import { authed } from '../../../libs/http/route';
+import { authed, authedLeavingPrincipals } from '../../../libs/http/route';
 
 const sendSpec = {
   type: P.oneOf(...CHANNEL_TYPES, ...DIRECT_TYPES).required(),
@@ -248,7 +248,7 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
   );
   router.post(
     '/messages',
-    authed(ctx, sendSpec, async ({ user, realm, params, req }) =>
+    authedLeavingPrincipals(ctx, sendSpec, async ({ user, realm, params, req }) =>
       sendMessage(ctx, {
         sender: user,
         realm,

@@ -2,6 +2,7 @@ import { Prisma, type Realm, type Stream, type User } from '../../../generated/p
 import { badRequest } from '../../core/errors';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import type { Db, Tx } from '../../db/client';
+import { sqlPool } from '../../db/sql';
 import { renderMarkdown, type Linkifier, type MarkdownContext } from '../../markdown';
 import type { AppContext } from '../../core/context';
 import { markdownContextFor } from '../markdown-context';
@@ -17,7 +18,7 @@ import { formatMessages } from './format-message';
 import { Flag, flagNames } from './flags';
 import { groupByFlags, recipientFlags } from './recipient-flags';
 import { sentByHuman } from './sending-client';
-import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
+import { enqueueOutgoingWebhooks, mayTriggerBots } from '../outgoing-webhooks/triggers';
 import { claimAttachments } from '../attachments/claim-attachments';
 import { checkAddressee } from './check-addressee';
 import { CHANNEL_TYPES, DIRECT_TYPES } from './types';
@@ -60,7 +61,12 @@ export async function sendMessage(
   const prepared = await prepareMessage(ctx, input);
   const sent = await inTransaction(ctx, (tx, events) => writeMessage(tx, events, prepared));
   // Spec 4.22: outgoing-webhook bots mentioned or addressed get a job each (after commit).
-  await enqueueOutgoingWebhooks(ctx, sent.id, prepared.rendered.mentionedUserIds);
+  const { mentionedUserIds, mentionedGroupIds } = prepared.rendered;
+  const isChannelMessage = prepared.channel !== null;
+  if (
+    mayTriggerBots({ sender: input.sender, isChannelMessage, mentionedUserIds, mentionedGroupIds })
+  )
+    await enqueueOutgoingWebhooks(ctx, sent.id, mentionedUserIds);
   return sent;
 }
 
@@ -118,7 +124,12 @@ export async function prepareMessage(
   const content = normalizeContent(input.content);
   // The organization's emoji and linkifiers load while the addressee is checked; a refusal
   // below leaves the load unawaited, hence the handler.
-  const markdown = markdownContextFor(db, ctx.config, realm);
+  const markdown = markdownContextFor(
+    db,
+    ctx.config,
+    realm,
+    db === ctx.db ? sqlPool(ctx) : undefined,
+  );
   markdown.catch(() => undefined);
 
   const { channel, topic, directUsers } = await checkAddressee(db, realm, sender, input, {

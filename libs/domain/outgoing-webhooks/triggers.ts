@@ -51,6 +51,22 @@ export async function triggeredBots(
   }));
 }
 
+/**
+ * Whether a new message can trigger any bot at all, known without a query: never when a bot
+ * sent it, and in a channel only when it mentions a user or a group (a mention is what
+ * `triggeredBots` looks for there). Most channel messages mention no one, and skip its query.
+ */
+export function mayTriggerBots(message: {
+  sender: { isBot: boolean };
+  isChannelMessage: boolean;
+  mentionedUserIds: readonly number[];
+  mentionedGroupIds: readonly number[];
+}): boolean {
+  if (message.sender.isBot) return false;
+  if (!message.isChannelMessage) return true;
+  return message.mentionedUserIds.length > 0 || message.mentionedGroupIds.length > 0;
+}
+
 export const outgoingWebhookJobId = (messageId: number, botId: number) =>
   `owh-${messageId}-${botId}`;
 
