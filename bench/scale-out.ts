@@ -1,0 +1,409 @@
+/**
+ * Scale-out (not a test): `npx tsx bench/scale-out.ts` (as root: it writes cgroups).
+ *
+ * Starts the `npm run cluster` topology (deploy/local/cluster.ts: real nginx running
+ * deploy/nginx/chat.conf in front of api, events and worker processes) with 1, 2 and 4 replicas
+ * of one tier (SCALE_TIER: `events` or `api`), each of them held to SCALE_CPU of a core by a
+ * cgroup v1 `cpu` group of its own (`/sys/fs/cgroup/cpu/i29-scale-<tier>-<i>`, `cpu.cfs_quota_us`
+ * against `cpu.cfs_period_us`). The other tiers, PostgreSQL, Redis, nginx and this load generator
+ * are not capped. For each replica count it searches for saturation, the highest rate that meets
+ * every bound over a step of SCALE_STEP_SECONDS:
+ * - send (and, for the api tier, read) p50 <= 20 ms and p99 <= 100 ms;
+ * - delivery p50 <= 50 ms and p99 <= 200 ms;
+ * - nothing lost or delivered twice, no 5xx.
+ * It raises the rate by a quarter while the bounds hold, then tries once between the last rate
+ * that held and the first that did not.
+ *
+ * Clients behave as bench/realtime-load.ts's do (bench/realtime-clients.ts): SCALE_CLIENTS
+ * accounts in channels of SCALE_CHANNEL_SIZE, each registering a queue and running a `GET /events`
+ * loop through nginx, with messages sent through nginx to `POST /messages`.
+ * - events tier: messages go round-robin over the channels; its measure is deliveries per second.
+ * - api tier: each step sends `rate` messages and reads `rate` message windows (`GET /messages`,
+ *   20 newest of a channel) per second, spread over SCALE_SENDERS senders; its measure is sends
+ *   and reads per second. The events tier runs 2 uncapped replicas.
+ *
+ * Ports: nginx on SCALE_PORT (22080), the processes above it (see ClusterOptions.basePort).
+ * Prints one JSON line per step and a table per tier at the end.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import path from 'node:path';
+import { startCluster, type Cluster, type Kind } from '../deploy/local/cluster';
+import { makeChannel } from '../test/channel-factories';
+import { makeRealm, makeUser } from '../test/factories';
+import {
+  agent,
+  cpuMsOf,
+  machineTicks,
+  newStats,
+  registerClients,
+  request,
+  sendMessage,
+  startPolling,
+  type Client,
+  type Stats,
+} from './realtime-clients';
+import { bulkMembers, percentile, sleep, withScratchWorld } from './scratch';
+
+type ScaledTier = 'events' | 'api';
+const env = process.env;
+const TIER = (env.SCALE_TIER ?? 'events') as ScaledTier;
+const REPLICAS = (env.SCALE_REPLICAS ?? '1,2,4').split(',').map(Number);
+const CPU = Number(env.SCALE_CPU ?? 0.2);
+const PERIOD_US = Number(env.SCALE_CFS_PERIOD_US ?? 100_000);
+const CLIENTS = Number(env.SCALE_CLIENTS ?? (TIER === 'events' ? 1000 : 100));
+const CHANNEL_SIZE = Number(env.SCALE_CHANNEL_SIZE ?? (TIER === 'events' ? 50 : 10));
+const SENDERS = Number(env.SCALE_SENDERS ?? 10);
+const STEP_SECONDS = Number(env.SCALE_STEP_SECONDS ?? 15);
+const GRACE_SECONDS = Number(env.SCALE_GRACE_SECONDS ?? 5);
+/** First rate tried, per capped replica (messages per second). */
+const START_RATE = Number(env.SCALE_START_RATE ?? (TIER === 'events' ? 3 : 10));
+const MAX_STEPS = Number(env.SCALE_MAX_STEPS ?? 8);
+const PORT = Number(env.SCALE_PORT ?? 22080);
+const ROOT = path.resolve(__dirname, '..');
+const CGROUP_ROOT = '/sys/fs/cgroup/cpu';
+const CGROUP_PREFIX = env.SCALE_CGROUP_PREFIX ?? 'i29-scale';
+
+const BOUNDS = { sendP50: 20, sendP99: 100, deliveryP50: 50, deliveryP99: 200 };
+
+/** One cgroup v1 `cpu` group per capped process, removed by `release`. */
+class CpuCaps {
+  private readonly groups: string[] = [];
+
+  cap(name: string, pid: number): string {
+    const dir = path.join(CGROUP_ROOT, `${CGROUP_PREFIX}-${name}`);
+    if (!existsSync(dir)) mkdirSync(dir);
+    writeFileSync(path.join(dir, 'cpu.cfs_period_us'), String(PERIOD_US));
+    writeFileSync(path.join(dir, 'cpu.cfs_quota_us'), String(Math.round(CPU * PERIOD_US)));
+    writeFileSync(path.join(dir, 'cgroup.procs'), String(pid));
+    this.groups.push(dir);
+    return dir;
+  }
+
+  /** Throttled periods and time (ms) of every group so far. */
+  throttled(): { periods: number; ms: number } {
+    let periods = 0;
+    let ns = 0;
+    for (const dir of this.groups) {
+      const stat = readFileSync(path.join(dir, 'cpu.stat'), 'utf8');
+      periods += Number(/nr_throttled (\d+)/.exec(stat)?.[1] ?? 0);
+      ns += Number(/throttled_time (\d+)/.exec(stat)?.[1] ?? 0);
+    }
+    return { periods, ms: ns / 1e6 };
+  }
+
+  release(): void {
+    for (const dir of this.groups.splice(0)) {
+      // Whatever is left in it (an exited process's group is empty) goes back to the root.
+      for (const pid of readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n')) {
+        if (pid) writeFileSync(path.join(CGROUP_ROOT, 'cgroup.procs'), pid);
+      }
+      rmdirSync(dir);
+    }
+  }
+}
+
+interface World {
+  host: string;
+  senders: { id: number; auth: string }[];
+  members: { id: number; auth: string }[];
+  channels: { id: number; members: number[] }[];
+}
+
+interface StepResult {
+  tier: ScaledTier;
+  replicas: number;
+  rate: number;
+  deliveriesPerSecond: number;
+  send: [number, number];
+  read: [number, number] | null;
+  delivery: [number, number];
+  lost: number;
+  duplicates: number;
+  serverErrors: number;
+  cappedCpuMsPerDelivery: number;
+  cappedCpuShare: number;
+  throttledPeriods: number;
+  loadAverage: number[];
+  machineBusyPercent: number;
+  meets: boolean;
+}
+
+const round = (x: number | undefined, digits = 1) =>
+  x === undefined ? NaN : Math.round(x * 10 ** digits) / 10 ** digits;
+const p = (xs: number[], q: number) =>
+  round(
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      q,
+    ),
+  );
+
+async function main() {
+  const results: StepResult[] = [];
+  await withScratchWorld({}, async (ctx, config) => {
+    const org = await makeRealm(ctx);
+    const senderUsers = await Promise.all(
+      Array.from({ length: TIER === 'api' ? SENDERS : 1 }, (_, i) =>
+        makeUser(ctx, org.realm, { fullName: `Sender ${i}` }),
+      ),
+    );
+    const members = await bulkMembers(ctx, org.realm.id, CLIENTS, 'scale');
+    const channels: World['channels'] = [];
+    for (let i = 0; i < CLIENTS; i += CHANNEL_SIZE) {
+      const group = members.slice(i, i + CHANNEL_SIZE);
+      const channel = await makeChannel(ctx, org.realm, {
+        name: `scale-${i / CHANNEL_SIZE}`,
+        subscribers: senderUsers.map((s) => s.user),
+      });
+      await ctx.db.subscription.createMany({
+        data: group.map((m) => ({
+          userId: m.id,
+          recipientId: channel.recipientId!,
+          color: '#c2c2c2',
+        })),
+      });
+      channels.push({ id: channel.id, members: group.map((m) => m.id) });
+    }
+    const world: World = {
+      host: org.host,
+      senders: senderUsers.map((s) => ({ id: s.user.id, auth: s.auth })),
+      members,
+      channels,
+    };
+    const clusterEnv = {
+      DATABASE_URL: config.databaseUrl,
+      REDIS_URL: config.redisUrl,
+      REDIS_PREFIX: config.redisPrefix,
+      EXTERNAL_HOST: config.externalHost,
+      SECRET_KEY: randomBytes(32).toString('hex'),
+      LOG_LEVEL: 'warn',
+      BCRYPT_ROUNDS: '4',
+      HEARTBEAT_SECONDS: '60',
+      RATE_LIMIT_API_REQUESTS: '10000000',
+    };
+    for (const n of REPLICAS) {
+      results.push(...(await searchSaturation(world, clusterEnv, n)));
+    }
+  });
+  agent.destroy();
+  process.stdout.write(`\n${table(results)}\n`);
+}
+
+async function searchSaturation(
+  world: World,
+  clusterEnv: Record<string, string>,
+  n: number,
+): Promise<StepResult[]> {
+  const replicas: Record<Kind, number> =
+    TIER === 'events' ? { api: 1, events: n, worker: 1 } : { api: n, events: 2, worker: 1 };
+  const dir = path.join(ROOT, 'var/scale-out', `${TIER}-${n}`);
+  mkdirSync(dir, { recursive: true });
+  const cluster = await startCluster({ dir, basePort: PORT, env: clusterEnv, replicas });
+  const caps = new CpuCaps();
+  const capped = cluster.processes.filter((proc) => proc.kind === TIER);
+  const results: StepResult[] = [];
+  let stopPolling = () => {};
+  try {
+    capped.forEach((proc) => caps.cap(`${TIER}-${proc.name}`, proc.child.pid!));
+    const stats = newStats();
+    const sentAt = new Map<number, number>();
+    const { clients } = await registerClients({
+      apiUrl: cluster.url,
+      host: world.host,
+      members: world.members,
+      concurrency: 20,
+      eventsUrlOf: () => cluster.url,
+      stats,
+    });
+    stopPolling = startPolling(clients, world.host, sentAt, stats);
+    const byUser = new Map(clients.map((c) => [c.userId, c]));
+    const run = new StepRunner(world, cluster, caps, capped, byUser, stats, sentAt);
+    // Warm-up under the caps: JIT, connection pools, nginx keep-alive connections.
+    await sleep(3000);
+    await run.step(n, START_RATE * n * 0.5, 10);
+
+    let rate = START_RATE * n;
+    let good: number | null = null;
+    let bad: number | null = null;
+    for (let i = 0; i < MAX_STEPS; i++) {
+      const result = await run.step(n, rate, STEP_SECONDS);
+      results.push(result);
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      if (result.meets) good = Math.max(good ?? 0, rate);
+      else bad = Math.min(bad ?? Infinity, rate);
+      if (bad === null) rate = round(rate * 1.25);
+      else if (good === null) rate = round(rate / 1.5);
+      else {
+        const between = round((good + bad) / 2);
+        if (between === good || between === bad || bad / good < 1.1) break;
+        rate = between;
+      }
+    }
+  } finally {
+    stopPolling();
+    await cluster.stop();
+    caps.release();
+  }
+  return results;
+}
+
+class StepRunner {
+  private k = 0;
+
+  constructor(
+    private readonly world: World,
+    private readonly cluster: Cluster,
+    private readonly caps: CpuCaps,
+    private readonly capped: { child: { pid?: number } }[],
+    private readonly byUser: Map<number, Client>,
+    private readonly stats: Stats,
+    private readonly sentAt: Map<number, number>,
+  ) {}
+
+  /** Sends `rate` messages per second (and reads as many, for the api tier) for `seconds`. */
+  async step(replicas: number, rate: number, seconds: number): Promise<StepResult> {
+    const { world, cluster, stats } = this;
+    stats.sendMs.length = 0;
+    stats.deliveryMs.length = 0;
+    stats.duplicates = 0;
+    stats.serverErrors = 0;
+    const readMs: number[] = [];
+    const first = this.k + 1;
+    const total = Math.round(rate * seconds);
+    const pids = this.capped.map((c) => c.child.pid!);
+    const cpuBefore = pids.map(cpuMsOf);
+    const throttledBefore = this.caps.throttled();
+    const machineBefore = machineTicks();
+    const started = performance.now();
+    const work: Promise<void>[] = [];
+    for (let i = 0; i < total; i++) {
+      const due = started + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      const k = ++this.k;
+      const channel = world.channels[k % world.channels.length];
+      const sender = world.senders[k % world.senders.length];
+      work.push(
+        sendMessage({
+          apiUrl: cluster.url,
+          host: world.host,
+          auth: sender.auth,
+          channelId: channel.id,
+          k,
+          sentAt: this.sentAt,
+          stats,
+        }).catch(() => undefined),
+      );
+      if (TIER === 'api') work.push(this.read(channel.id, sender.auth, readMs));
+    }
+    await Promise.allSettled(work);
+    const sendSeconds = (performance.now() - started) / 1000;
+    const expected: [Client, number][] = [];
+    for (let k = first; k <= this.k; k++) {
+      for (const userId of world.channels[k % world.channels.length].members) {
+        const client = this.byUser.get(userId);
+        if (client) expected.push([client, k]);
+      }
+    }
+    const missing = () => expected.filter(([c, k]) => !c.seen.has(k)).length;
+    const grace = performance.now() + GRACE_SECONDS * 1000;
+    while (missing() > 0 && performance.now() < grace) await sleep(50);
+    const cpu = pids.map(cpuMsOf).reduce((a, b, i) => a + b - cpuBefore[i], 0);
+    const throttled = this.caps.throttled();
+    const machineAfter = machineTicks();
+    const lost = missing();
+    // A backlog must not spill into the next step: wait (bounded) for late deliveries.
+    const drain = performance.now() + 30_000;
+    while (missing() > 0 && performance.now() < drain) await sleep(100);
+    const elapsed = (performance.now() - started) / 1000;
+    const send: [number, number] = [p(stats.sendMs, 50), p(stats.sendMs, 99)];
+    const read: [number, number] | null =
+      TIER === 'api' ? [p(readMs, 50), p(readMs, 99)] : null;
+    const delivery: [number, number] = [p(stats.deliveryMs, 50), p(stats.deliveryMs, 99)];
+    const meets =
+      send[0] <= BOUNDS.sendP50 &&
+      send[1] <= BOUNDS.sendP99 &&
+      (read === null || (read[0] <= BOUNDS.sendP50 && read[1] <= BOUNDS.sendP99)) &&
+      delivery[0] <= BOUNDS.deliveryP50 &&
+      delivery[1] <= BOUNDS.deliveryP99 &&
+      lost === 0 &&
+      stats.duplicates === 0 &&
+      stats.serverErrors === 0;
+    return {
+      tier: TIER,
+      replicas,
+      rate,
+      deliveriesPerSecond: round(expected.length / sendSeconds),
+      send,
+      read,
+      delivery,
+      lost,
+      duplicates: stats.duplicates,
+      serverErrors: stats.serverErrors,
+      cappedCpuMsPerDelivery: round(cpu / Math.max(1, expected.length), 3),
+      cappedCpuShare: round(cpu / 1000 / elapsed / pids.length, 2),
+      throttledPeriods: throttled.periods - throttledBefore.periods,
+      loadAverage: loadavg().map((x) => round(x, 2)),
+      machineBusyPercent: Math.round(
+        ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) *
+          100,
+      ),
+      meets,
+    };
+  }
+
+  private async read(channelId: number, auth: string, readMs: number[]): Promise<void> {
+    const narrow = JSON.stringify([{ operator: 'channel', operand: channelId }]);
+    const query = new URLSearchParams({
+      anchor: 'newest',
+      num_before: '20',
+      num_after: '0',
+      narrow,
+    });
+    const started = performance.now();
+    try {
+      const res = await request(
+        `${this.cluster.url}/api/v1/messages?${query}`,
+        'GET',
+        auth,
+        this.world.host,
+      );
+      readMs.push(performance.now() - started);
+      if (res.status >= 500) this.stats.serverErrors++;
+    } catch {
+      this.stats.serverErrors++;
+    }
+  }
+}
+
+function table(results: StepResult[]): string {
+  const lines = [
+    `SCALE_TIER=${TIER}, ${CPU} CPU per capped replica (cfs period ${PERIOD_US} us), ` +
+      `${CLIENTS} clients in channels of ${CHANNEL_SIZE}, ${STEP_SECONDS} s steps`,
+    '',
+    '| replicas | rate (msg/s) | deliveries/s | send p50 / p99 | read p50 / p99 | delivery p50 / p99 | lost | dup | 5xx | capped CPU ms / delivery | CPU share each | throttled periods | load avg | meets |',
+    '| -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | :-: |',
+  ];
+  for (const r of results) {
+    lines.push(
+      `| ${r.replicas} | ${r.rate} | ${r.deliveriesPerSecond} | ${r.send.join(' / ')} | ${r.read?.join(' / ') ?? ''} | ${r.delivery.join(' / ')} | ${r.lost} | ${r.duplicates} | ${r.serverErrors} | ${r.cappedCpuMsPerDelivery} | ${r.cappedCpuShare} | ${r.throttledPeriods} | ${r.loadAverage[0]} | ${r.meets ? 'yes' : 'no'} |`,
+    );
+  }
+  const saturation = new Map<number, number>();
+  for (const r of results) {
+    if (r.meets) saturation.set(r.replicas, Math.max(saturation.get(r.replicas) ?? 0, r.rate));
+  }
+  const one = saturation.get(1);
+  lines.push('', '| replicas | saturation (msg/s) | x one replica |', '| -: | -: | -: |');
+  for (const [n, rate] of [...saturation].sort((a, b) => a[0] - b[0])) {
+    lines.push(`| ${n} | ${rate} | ${one ? round(rate / one, 2) : ''} |`);
+  }
+  return lines.join('\n');
+}
+
+void main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
