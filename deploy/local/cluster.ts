@@ -24,6 +24,8 @@ export interface ClusterOptions {
   /** Passed to every process: DATABASE_URL, REDIS_URL, REDIS_PREFIX, EXTERNAL_HOST, ... */
   env: Record<string, string>;
   replicas?: Record<Kind, number>;
+  /** Extra node flags per tier, e.g. `--cpu-prof` (after the tier's own flags). */
+  nodeArgs?: Partial<Record<Kind, string[]>>;
 }
 
 export interface ClusterProcess {
@@ -193,7 +195,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
   const launch = (p: Omit<ClusterProcess, 'child' | 'exited'>): ClusterProcess => {
     const log = openSync(p.logFile, 'a');
-    const flags = p.kind === 'events' ? EVENTS_NODE_FLAGS : [];
+    const flags = [
+      ...(p.kind === 'events' ? EVENTS_NODE_FLAGS : []),
+      ...(options.nodeArgs?.[p.kind] ?? []),
+    ];
     const child = spawn(
       process.execPath,
       [...flags, path.join(ROOT, `dist/apps/${p.kind}/main.js`)],
