@@ -28,6 +28,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { Client as PgClient } from 'pg';
 import path from 'node:path';
 import { startCluster, type Cluster, type Kind } from '../deploy/local/cluster';
 import { makeChannel } from '../test/channel-factories';
@@ -144,8 +145,40 @@ class CpuCaps {
   }
 }
 
+/**
+ * The processes of the Redis and PostgreSQL servers the benchmark uses, when SCALE_OWN_SERVERS=1
+ * says they are the benchmark's own (BENCH_REDIS_URL, TEST_PG_URL): they then join the uncapped
+ * group. The machine's shared servers (ports 6379 and 5432) are never moved.
+ */
+async function ownServerPids(
+  ctx: { redis: { info(section: string): Promise<string> } },
+  databaseUrl: string,
+): Promise<number[]> {
+  if (!env.SCALE_OWN_SERVERS) return [];
+  const redisUrl = env.BENCH_REDIS_URL ?? '';
+  const pgPort = new URL(databaseUrl).port || '5432';
+  const redisPort = redisUrl ? new URL(redisUrl).port || '6379' : '6379';
+  if (pgPort === '5432' || redisPort === '6379') {
+    throw new Error(
+      'SCALE_OWN_SERVERS: BENCH_REDIS_URL and TEST_PG_URL must name your own servers',
+    );
+  }
+  const redisPid = Number(/process_id:(\d+)/.exec(await ctx.redis.info('server'))?.[1]);
+  const pg = new PgClient({ connectionString: databaseUrl });
+  await pg.connect();
+  const { rows } = await pg.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  await pg.end();
+  // The postmaster is the parent of every backend: new ones inherit its group.
+  const postmaster = Number(
+    readFileSync(`/proc/${rows[0].pid}/stat`, 'utf8').split(') ')[1].split(' ')[1],
+  );
+  return [redisPid, postmaster];
+}
+
 interface World {
   host: string;
+  /** Processes of the benchmark's own Redis and PostgreSQL, favoured like the uncapped tiers. */
+  serverPids: number[];
   senders: { id: number; auth: string }[];
   members: { id: number; auth: string }[];
   channels: { id: number; members: number[] }[];
@@ -208,6 +241,7 @@ async function main() {
     }
     const world: World = {
       host: org.host,
+      serverPids: await ownServerPids(ctx, config.databaseUrl),
       senders: senderUsers.map((s) => ({ id: s.user.id, auth: s.auth })),
       members,
       channels,
@@ -254,6 +288,7 @@ async function searchSaturation(
     caps.favour([
       process.pid,
       cluster.nginx.pid!,
+      ...world.serverPids,
       ...cluster.processes.filter((proc) => proc.kind !== TIER).map((proc) => proc.child.pid!),
     ]);
     const stats = newStats();
@@ -368,8 +403,7 @@ class StepRunner {
     while (missing() > 0 && performance.now() < drain) await sleep(100);
     const elapsed = (performance.now() - started) / 1000;
     const send: [number, number] = [p(stats.sendMs, 50), p(stats.sendMs, 99)];
-    const read: [number, number] | null =
-      TIER === 'api' ? [p(readMs, 50), p(readMs, 99)] : null;
+    const read: [number, number] | null = TIER === 'api' ? [p(readMs, 50), p(readMs, 99)] : null;
     const delivery: [number, number] = [p(stats.deliveryMs, 50), p(stats.deliveryMs, 99)];
     const meets =
       send[0] <= BOUNDS.sendP50 &&
