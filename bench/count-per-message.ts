@@ -58,7 +58,8 @@ async function monitor(
 ): Promise<Counts> {
   const redisPort = Number(new URL(url).port || 6379);
   const raw: string[] = [];
-  const watcher = await new Redis(url).monitor();
+  const client = new Redis(url);
+  const watcher = await client.monitor();
   watcher.on('monitor', (_time: string, args: string[], source: string) => {
     raw.push(`${source} ${String(args[0]).toLowerCase()}`);
   });
@@ -66,19 +67,44 @@ async function monitor(
   await during();
   await sleep(Math.max(0, ms - (Date.now() - started)));
   watcher.disconnect();
+  client.disconnect();
   const owners = portOwners(redisPort);
   const counts: Counts = new Map();
   for (const line of raw) {
     const [source, command] = line.split(' ');
     // MONITOR names a script's own commands `lua`: work inside Redis, not round trips.
     if (source === 'lua') {
-      bump(counts, `(inside scripts) ${command}`);
+      bump(counts, `inside-scripts ${command}`);
       continue;
     }
     const pid = owners.get(Number(source.split(':').pop()));
     bump(counts, `${(pid !== undefined && kinds.get(pid)) || 'other'} ${command}`);
   }
   return counts;
+}
+
+async function info(url: string): Promise<string> {
+  const client = new Redis(url);
+  try {
+    return await client.info('cpu');
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** CPU the Redis server has used so far (its main thread and the others), in ms. */
+const usedCpuMs = (cpu: string) =>
+  (Number(/used_cpu_user:([\d.]+)/.exec(cpu)?.[1]) +
+    Number(/used_cpu_sys:([\d.]+)/.exec(cpu)?.[1])) *
+  1000;
+
+/** Time PostgreSQL spent executing this database's statements (top level only), in ms. */
+async function execMs(pg: PgClient): Promise<number> {
+  const { rows } = await pg.query<{ ms: number }>(
+    `SELECT coalesce(sum(total_exec_time), 0)::float AS ms FROM pg_stat_statements s
+     JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = current_database() AND toplevel`,
+  );
+  return rows[0].ms;
 }
 
 async function statements(pg: PgClient): Promise<Counts> {
@@ -157,6 +183,7 @@ async function main() {
 
       const window = async (send: boolean) => {
         await pg.query('SELECT pg_stat_statements_reset()');
+        const cpuBefore = usedCpuMs(await info(redisUrl));
         const redis = await monitor(redisUrl, SECONDS * 1000, kinds, async () => {
           if (!send) return;
           for (let k = 1; k <= MESSAGES; k++) {
@@ -172,7 +199,12 @@ async function main() {
             await sleep((SECONDS * 800) / MESSAGES);
           }
         });
-        return { redis, sql: await statements(pg) };
+        return {
+          redis,
+          sql: await statements(pg),
+          redisCpuMs: usedCpuMs(await info(redisUrl)) - cpuBefore,
+          pgExecMs: await execMs(pg),
+        };
       };
       const idle = await window(false);
       const loaded = await window(true);
@@ -196,6 +228,14 @@ async function main() {
       const byKind = new Map<string, number>();
       for (const [k, v] of redisRows) bump(byKind, k.split(' ')[0], v);
       for (const [kind, v] of byKind) lines.push(`| **${kind}, all** | **${v.toFixed(2)}** |`);
+      const each = (loadedMs: number, idleMs: number) =>
+        ((loadedMs - idleMs) / MESSAGES).toFixed(3);
+      lines.push(
+        '',
+        `Redis CPU per message: ${each(loaded.redisCpuMs, idle.redisCpuMs)} ms (INFO cpu); ` +
+          `PostgreSQL execution time per message: ${each(loaded.pgExecMs, idle.pgExecMs)} ms ` +
+          '(pg_stat_statements, top-level statements)',
+      );
       lines.push('', '| PostgreSQL statement | per message |', '| --- | -: |');
       const sqlRows = perMessage(loaded.sql, idle.sql);
       for (const [k, v] of sqlRows)
