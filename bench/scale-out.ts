@@ -74,6 +74,13 @@ const CAPPED_SHARES = Number(env.SCALE_CAPPED_SHARES ?? 8192);
 const UNCAPPED_SHARES = Number(env.SCALE_UNCAPPED_SHARES ?? 32768);
 
 const BOUNDS = { sendP50: 20, sendP99: 100, deliveryP50: 50, deliveryP99: 200 };
+/**
+ * Which bounds decide saturation. `tier` (the default): those of the tier under test, besides
+ * nothing lost or duplicated and no 5xx: delivery for the events tier, send and read for the api
+ * tier. On a loaded shared box a single send can take more than 20 ms whatever the rate, and
+ * then no rate would meet the send bound for any tier. `all`: every bound, as on a quiet box.
+ */
+const DECIDING = (env.SCALE_BOUNDS ?? 'tier') as 'tier' | 'all';
 
 /** A process and every process it started (nginx's workers). */
 function withDescendants(pid: number): number[] {
@@ -200,6 +207,9 @@ interface StepResult {
   throttledPeriods: number;
   loadAverage: number[];
   machineBusyPercent: number;
+  /** Every bound held. */
+  meetsAll: boolean;
+  /** The deciding bounds held (SCALE_BOUNDS). */
   meets: boolean;
 }
 
@@ -280,6 +290,15 @@ async function searchSaturation(
     : {};
   const cluster = await startCluster({ dir, basePort: PORT, env: clusterEnv, replicas, nodeArgs });
   const caps = new CpuCaps();
+  // Ctrl-C: stop the cluster and remove the groups before leaving.
+  const interrupted = () => {
+    void cluster.stop().finally(() => {
+      caps.release();
+      process.exit(130);
+    });
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   const capped = cluster.processes.filter((proc) => proc.kind === TIER);
   const results: StepResult[] = [];
   let stopPolling = () => {};
@@ -326,6 +345,8 @@ async function searchSaturation(
       }
     }
   } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
     stopPolling();
     await cluster.stop();
     caps.release();
@@ -405,15 +426,15 @@ class StepRunner {
     const send: [number, number] = [p(stats.sendMs, 50), p(stats.sendMs, 99)];
     const read: [number, number] | null = TIER === 'api' ? [p(readMs, 50), p(readMs, 99)] : null;
     const delivery: [number, number] = [p(stats.deliveryMs, 50), p(stats.deliveryMs, 99)];
-    const meets =
+    const sendsMeet =
       send[0] <= BOUNDS.sendP50 &&
       send[1] <= BOUNDS.sendP99 &&
-      (read === null || (read[0] <= BOUNDS.sendP50 && read[1] <= BOUNDS.sendP99)) &&
-      delivery[0] <= BOUNDS.deliveryP50 &&
-      delivery[1] <= BOUNDS.deliveryP99 &&
-      lost === 0 &&
-      stats.duplicates === 0 &&
-      stats.serverErrors === 0;
+      (read === null || (read[0] <= BOUNDS.sendP50 && read[1] <= BOUNDS.sendP99));
+    const deliveriesMeet = delivery[0] <= BOUNDS.deliveryP50 && delivery[1] <= BOUNDS.deliveryP99;
+    const correct = lost === 0 && stats.duplicates === 0 && stats.serverErrors === 0;
+    const meetsAll = sendsMeet && deliveriesMeet && correct;
+    const meets =
+      DECIDING === 'all' ? meetsAll : correct && (TIER === 'events' ? deliveriesMeet : sendsMeet);
     return {
       tier: TIER,
       replicas,
@@ -429,6 +450,7 @@ class StepRunner {
       cappedCpuShare: round(cpu / 1000 / elapsed / pids.length, 2),
       throttledPeriods: throttled.periods - throttledBefore.periods,
       loadAverage: loadavg().map((x) => round(x, 2)),
+      meetsAll,
       machineBusyPercent: Math.round(
         ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) *
           100,
@@ -466,12 +488,12 @@ function table(results: StepResult[]): string {
     `SCALE_TIER=${TIER}, ${CPU} CPU per capped replica (cfs period ${PERIOD_US} us), ` +
       `${CLIENTS} clients in channels of ${CHANNEL_SIZE}, ${STEP_SECONDS} s steps`,
     '',
-    '| replicas | rate (msg/s) | deliveries/s | send p50 / p99 | read p50 / p99 | delivery p50 / p99 | lost | dup | 5xx | capped CPU ms / delivery | CPU share each | throttled periods | load avg | meets |',
-    '| -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | :-: |',
+    '| replicas | rate (msg/s) | deliveries/s | send p50 / p99 | read p50 / p99 | delivery p50 / p99 | lost | dup | 5xx | capped CPU ms / delivery | CPU share each | throttled periods | load avg | meets (${DECIDING}) | meets all |',
+    '| -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | :-: | :-: |',
   ];
   for (const r of results) {
     lines.push(
-      `| ${r.replicas} | ${r.rate} | ${r.deliveriesPerSecond} | ${r.send.join(' / ')} | ${r.read?.join(' / ') ?? ''} | ${r.delivery.join(' / ')} | ${r.lost} | ${r.duplicates} | ${r.serverErrors} | ${r.cappedCpuMsPerDelivery} | ${r.cappedCpuShare} | ${r.throttledPeriods} | ${r.loadAverage[0]} | ${r.meets ? 'yes' : 'no'} |`,
+      `| ${r.replicas} | ${r.rate} | ${r.deliveriesPerSecond} | ${r.send.join(' / ')} | ${r.read?.join(' / ') ?? ''} | ${r.delivery.join(' / ')} | ${r.lost} | ${r.duplicates} | ${r.serverErrors} | ${r.cappedCpuMsPerDelivery} | ${r.cappedCpuShare} | ${r.throttledPeriods} | ${r.loadAverage[0]} | ${r.meets ? 'yes' : 'no'} | ${r.meetsAll ? 'yes' : 'no'} |`,
     );
   }
   const saturation = new Map<number, number>();
