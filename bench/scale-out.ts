@@ -174,11 +174,11 @@ async function ownServerPids(
   const pg = new PgClient({ connectionString: databaseUrl });
   await pg.connect();
   const { rows } = await pg.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-  await pg.end();
   // The postmaster is the parent of every backend: new ones inherit its group.
   const postmaster = Number(
     readFileSync(`/proc/${rows[0].pid}/stat`, 'utf8').split(') ')[1].split(' ')[1],
   );
+  await pg.end();
   return [redisPid, postmaster];
 }
 
