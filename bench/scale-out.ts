@@ -112,9 +112,13 @@ class CpuCaps {
     this.move(dir, [pid]);
   }
 
-  /** The processes given share the weight of the capped ones, without a quota. */
-  favour(pids: number[]): void {
-    this.move(this.group('uncapped', UNCAPPED_SHARES), pids.flatMap(withDescendants));
+  /**
+   * These processes, and those `withChildren` with every process they started, join the uncapped
+   * group (this load generator is the parent of the whole cluster: its children stay where they are).
+   */
+  favour(pids: number[], withChildren: number[]): void {
+    const group = this.group('uncapped', UNCAPPED_SHARES);
+    this.move(group, [...pids, ...withChildren.flatMap(withDescendants)]);
   }
 
   private group(name: string, shares: number): string {
@@ -303,13 +307,20 @@ async function searchSaturation(
   const results: StepResult[] = [];
   let stopPolling = () => {};
   try {
+    caps.favour(
+      [
+        process.pid,
+        ...cluster.processes.filter((proc) => proc.kind !== TIER).map((proc) => proc.child.pid!),
+      ],
+      [cluster.nginx.pid!, ...world.serverPids],
+    );
     capped.forEach((proc) => caps.cap(proc.name, proc.child.pid!));
-    caps.favour([
-      process.pid,
-      cluster.nginx.pid!,
-      ...world.serverPids,
-      ...cluster.processes.filter((proc) => proc.kind !== TIER).map((proc) => proc.child.pid!),
-    ]);
+    for (const proc of capped) {
+      const group = readFileSync(`/proc/${proc.child.pid}/cgroup`, 'utf8');
+      if (!group.includes(`${CGROUP_PREFIX}-${proc.name}`)) {
+        throw new Error(`${proc.name} is not in its cgroup: ${group}`);
+      }
+    }
     const stats = newStats();
     const sentAt = new Map<number, number>();
     const { clients } = await registerClients({
