@@ -499,7 +499,7 @@ function table(results: StepResult[]): string {
     `SCALE_TIER=${TIER}, ${CPU} CPU per capped replica (cfs period ${PERIOD_US} us), ` +
       `${CLIENTS} clients in channels of ${CHANNEL_SIZE}, ${STEP_SECONDS} s steps`,
     '',
-    '| replicas | rate (msg/s) | deliveries/s | send p50 / p99 | read p50 / p99 | delivery p50 / p99 | lost | dup | 5xx | capped CPU ms / delivery | CPU share each | throttled periods | load avg | meets (${DECIDING}) | meets all |',
+    '| replicas | rate (msg/s) | deliveries/s | send p50 / p99 | read p50 / p99 | delivery p50 / p99 | lost | dup | 5xx | capped CPU ms / delivery | CPU share each | throttled periods | load avg | meets (' + DECIDING + ') | meets all |',
     '| -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | :-: | :-: |',
   ];
   for (const r of results) {
