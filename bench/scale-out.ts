@@ -292,7 +292,15 @@ async function searchSaturation(
   const nodeArgs = env.SCALE_PROFILE
     ? { [TIER]: ['--cpu-prof', `--cpu-prof-dir=${path.join(dir, 'profiles')}`] }
     : {};
-  const cluster = await startCluster({ dir, basePort: PORT, env: clusterEnv, replicas, nodeArgs });
+  const cluster = await startCluster({
+    dir,
+    basePort: PORT,
+    env: clusterEnv,
+    replicas,
+    nodeArgs,
+    // SCALE_BUILD_ROOT: another checkout's build and nginx file, e.g. /work/wt/base as "before".
+    root: env.SCALE_BUILD_ROOT,
+  });
   const caps = new CpuCaps();
   // Ctrl-C: stop the cluster and remove the groups before leaving.
   const interrupted = () => {
@@ -499,7 +507,9 @@ function table(results: StepResult[]): string {
     `SCALE_TIER=${TIER}, ${CPU} CPU per capped replica (cfs period ${PERIOD_US} us), ` +
       `${CLIENTS} clients in channels of ${CHANNEL_SIZE}, ${STEP_SECONDS} s steps`,
     '',
-    '| replicas | rate (msg/s) | deliveries/s | send p50 / p99 | read p50 / p99 | delivery p50 / p99 | lost | dup | 5xx | capped CPU ms / delivery | CPU share each | throttled periods | load avg | meets (' + DECIDING + ') | meets all |',
+    '| replicas | rate (msg/s) | deliveries/s | send p50 / p99 | read p50 / p99 | delivery p50 / p99 | lost | dup | 5xx | capped CPU ms / delivery | CPU share each | throttled periods | load avg | meets (' +
+      DECIDING +
+      ') | meets all |',
     '| -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | -: | :-: | :-: |',
   ];
   for (const r of results) {
