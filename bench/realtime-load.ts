@@ -15,12 +15,20 @@
  * It also reports how long the backlog left by account set-up took to drain (first probe message
  * delivered).
  */
-import http from 'node:http';
-import { readFileSync } from 'node:fs';
 import type { TestRealm } from '../test/factories';
 import { makeRealm, makeUser } from '../test/factories';
 import { makeChannel } from '../test/channel-factories';
 import { startTier, type Tier } from '../test/multiprocess/processes';
+import {
+  agent,
+  cpuMsOf,
+  machineTicks,
+  newStats,
+  registerClients,
+  rssMbOf,
+  sendMessage,
+  startPolling,
+} from './realtime-clients';
 import { bulkMembers, percentile, sleep, withScratchWorld } from './scratch';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 2000);
@@ -31,93 +39,8 @@ const GRACE_SECONDS = Number(process.env.BENCH_GRACE_SECONDS ?? 10);
 const EVENTS_PROCS = Number(process.env.BENCH_EVENTS_PROCS ?? 1);
 const REGISTER_CONCURRENCY = Number(process.env.BENCH_REGISTER_CONCURRENCY ?? 20);
 
-interface Client {
-  auth: string;
-  userId: number;
-  eventsUrl: string;
-  queueId: string;
-  lastEventId: number;
-  seen: Set<number>;
-}
-
-interface Stats {
-  sendMs: number[];
-  deliveryMs: number[];
-  duplicates: number;
-  outOfOrder: number;
-  serverErrors: number;
-  badQueue: number;
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-
-function request(
-  url: string,
-  method: string,
-  auth: string,
-  host: string,
-  body?: string,
-): Promise<{ status: number; json: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      {
-        method,
-        agent,
-        headers: {
-          Host: host,
-          Authorization: auth,
-          ...(body !== undefined
-            ? {
-                'Content-Type': 'application/x-www-form-urlencoded',
-                'Content-Length': Buffer.byteLength(body),
-              }
-            : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          let json: Record<string, unknown>;
-          try {
-            json = JSON.parse(text) as Record<string, unknown>;
-          } catch {
-            json = { raw: text };
-          }
-          resolve({ status: res.statusCode ?? 0, json });
-        });
-      },
-    );
-    req.on('error', reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
-
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-
-/** Busy and total CPU time of the whole machine so far, in clock ticks. */
-function machineTicks(): { busy: number; total: number } {
-  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
-  const ticks = fields.map(Number);
-  const idle = ticks[3] + ticks[4];
-  const total = ticks.reduce((a, b) => a + b, 0);
-  return { busy: total - idle, total };
-}
-
-/** CPU time (user + system) a process has used so far, in ms. */
-function cpuMs(tier: Tier): number {
-  const fields = readFileSync(`/proc/${tier.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
-function rssMb(tier: Tier): number {
-  const status = readFileSync(`/proc/${tier.child.pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
-}
+const cpuMs = (tier: Tier) => cpuMsOf(tier.child.pid!);
+const rssMb = (tier: Tier) => rssMbOf(tier.child.pid!);
 
 async function main() {
   const report = await withScratchWorld({}, async (ctx, config) => {
@@ -163,87 +86,20 @@ async function run(
   members: { id: number; auth: string }[],
   channels: { id: number; members: { id: number; auth: string }[] }[],
 ) {
-  const stats: Stats = {
-    sendMs: [],
-    deliveryMs: [],
-    duplicates: 0,
-    outOfOrder: 0,
-    serverErrors: 0,
-    badQueue: 0,
-  };
+  const stats = newStats();
   const sentAt = new Map<number, number>();
-  let running = true;
 
   const registerStart = performance.now();
-  const registerMs: number[] = [];
-  const clients: Client[] = [];
-  for (let i = 0; i < members.length; i += REGISTER_CONCURRENCY) {
-    const batch = members.slice(i, i + REGISTER_CONCURRENCY);
-    const made = await Promise.all(
-      batch.map(async (m, j) => {
-        const started = performance.now();
-        const res = await request(
-          `${api.url}/api/v1/register`,
-          'POST',
-          m.auth,
-          org.host,
-          form({ event_types: '["message"]', fetch_event_types: '["message"]' }),
-        );
-        registerMs.push(performance.now() - started);
-        if (res.status >= 500) stats.serverErrors++;
-        if (res.status !== 200)
-          throw new Error(`register: ${res.status} ${JSON.stringify(res.json)}`);
-        return {
-          auth: m.auth,
-          userId: m.id,
-          eventsUrl: events[(i + j) % events.length].url,
-          queueId: res.json.queue_id as string,
-          lastEventId: Number(res.json.last_event_id),
-          seen: new Set<number>(),
-        };
-      }),
-    );
-    clients.push(...made);
-  }
+  const { clients, registerMs } = await registerClients({
+    apiUrl: api.url,
+    host: org.host,
+    members,
+    concurrency: REGISTER_CONCURRENCY,
+    eventsUrlOf: (i) => events[i % events.length].url,
+    stats,
+  });
   const registerSeconds = (performance.now() - registerStart) / 1000;
-
-  const poll = (client: Client) => {
-    if (!running) return;
-    request(
-      `${client.eventsUrl}/api/v1/events?queue_id=${client.queueId}&last_event_id=${client.lastEventId}`,
-      'GET',
-      client.auth,
-      org.host,
-    )
-      .then(({ status, json }) => {
-        const now = performance.now();
-        if (status >= 500) stats.serverErrors++;
-        if (status !== 200) {
-          if (json.code === 'BAD_EVENT_QUEUE_ID') stats.badQueue++;
-          return setTimeout(() => poll(client), 100);
-        }
-        for (const e of (json.events ?? []) as {
-          id: number;
-          type: string;
-          message?: { content: string };
-        }[]) {
-          if (e.id <= client.lastEventId) stats.outOfOrder++;
-          client.lastEventId = Math.max(client.lastEventId, e.id);
-          if (e.type !== 'message' || !e.message) continue;
-          const k = Number(/m(\d+)m/.exec(e.message.content)?.[1]);
-          if (client.seen.has(k)) {
-            stats.duplicates++;
-            continue;
-          }
-          client.seen.add(k);
-          const started = sentAt.get(k);
-          if (started !== undefined && k > 0) stats.deliveryMs.push(now - started);
-        }
-        poll(client);
-      })
-      .catch(() => setTimeout(() => poll(client), 100));
-  };
-  for (const client of clients) poll(client);
+  const stopPolling = startPolling(clients, org.host, sentAt, stats);
 
   const waiting = async () => {
     let n = 0;
@@ -255,20 +111,16 @@ async function run(
   const settleDeadline = Date.now() + 120_000;
   while ((await waiting()) < clients.length && Date.now() < settleDeadline) await sleep(100);
 
-  const send = async (k: number, channel: (typeof channels)[number]) => {
-    const started = performance.now();
-    sentAt.set(k, started);
-    const res = await request(
-      `${api.url}/api/v1/messages`,
-      'POST',
-      senderAuth,
-      org.host,
-      form({ type: 'stream', to: String(channel.id), topic: 'load', content: `m${k}m` }),
-    );
-    if (k > 0) stats.sendMs.push(performance.now() - started);
-    if (res.status >= 500) stats.serverErrors++;
-    if (res.status !== 200) throw new Error(`send: ${res.status} ${JSON.stringify(res.json)}`);
-  };
+  const send = (k: number, channel: (typeof channels)[number]) =>
+    sendMessage({
+      apiUrl: api.url,
+      host: org.host,
+      auth: senderAuth,
+      channelId: channel.id,
+      k,
+      sentAt,
+      stats,
+    });
 
   // Probe: how long until a message gets through the backlog that account set-up left behind.
   const probeStart = performance.now();
@@ -314,7 +166,7 @@ async function run(
   const machineAfter = machineTicks();
   const benchUsage = process.cpuUsage(benchBefore);
   const benchCpu = (benchUsage.user + benchUsage.system) / 1000;
-  running = false;
+  stopPolling();
 
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   const sendSorted = sorted(stats.sendMs);

@@ -33,6 +33,8 @@ export async function withScratchWorld<T>(
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl(dbName),
     REDIS_PREFIX: `bench:${suffix}:`,
+    // Another Redis, e.g. one of your own whose statistics nobody else moves.
+    ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
     // A Redis Cluster's seed nodes (scripts/redis-cluster.sh start) to run on instead.
     REDIS_CLUSTER_NODES: process.env.BENCH_REDIS_CLUSTER_NODES ?? '',
     EXTERNAL_HOST: 'chat.test',

@@ -24,6 +24,13 @@ export interface ClusterOptions {
   /** Passed to every process: DATABASE_URL, REDIS_URL, REDIS_PREFIX, EXTERNAL_HOST, ... */
   env: Record<string, string>;
   replicas?: Record<Kind, number>;
+  /**
+   * The checkout whose build (dist/, built beforehand) and deploy/nginx/chat.conf run, e.g. an
+   * older one for the "before" of a paired benchmark; this one by default (built if stale).
+   */
+  root?: string;
+  /** Extra node flags per tier, e.g. `--cpu-prof` (after the tier's own flags). */
+  nodeArgs?: Partial<Record<Kind, string[]>>;
 }
 
 export interface ClusterProcess {
@@ -157,7 +164,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const { dir, basePort } = options;
   const replicas = options.replicas ?? { api: 2, events: 2, worker: 2 };
   mkdirSync(path.join(dir, 'nginx-tmp'), { recursive: true });
-  ensureBuilt();
+  const root = options.root ?? ROOT;
+  if (!options.root) ensureBuilt();
   const nginxBinary = ensureNginx();
 
   const baseEnv = {
@@ -168,8 +176,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     LOG_FORMAT: 'json',
     ...options.env,
   };
-  execFileSync(process.execPath, [path.join(ROOT, 'dist/apps/cli/main.js'), 'migrate'], {
-    cwd: ROOT,
+  execFileSync(process.execPath, [path.join(root, 'dist/apps/cli/main.js'), 'migrate'], {
+    cwd: root,
     env: baseEnv,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -193,12 +201,15 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
   const launch = (p: Omit<ClusterProcess, 'child' | 'exited'>): ClusterProcess => {
     const log = openSync(p.logFile, 'a');
-    const flags = p.kind === 'events' ? EVENTS_NODE_FLAGS : [];
+    const flags = [
+      ...(p.kind === 'events' ? EVENTS_NODE_FLAGS : []),
+      ...(options.nodeArgs?.[p.kind] ?? []),
+    ];
     const child = spawn(
       process.execPath,
-      [...flags, path.join(ROOT, `dist/apps/${p.kind}/main.js`)],
+      [...flags, path.join(root, `dist/apps/${p.kind}/main.js`)],
       {
-        cwd: ROOT,
+        cwd: root,
         env: {
           ...baseEnv,
           ...(p.port !== null ? { API_PORT: String(p.port), EVENTS_PORT: String(p.port) } : {}),
@@ -223,7 +234,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     throw err;
   }
 
-  const conf = renderNginxConfig(readFileSync(path.join(ROOT, 'deploy/nginx/chat.conf'), 'utf8'), {
+  const conf = renderNginxConfig(readFileSync(path.join(root, 'deploy/nginx/chat.conf'), 'utf8'), {
     listen: `127.0.0.1:${basePort}`,
     api: processes.filter((p) => p.kind === 'api').map((p) => `127.0.0.1:${p.port}`),
     events: processes.filter((p) => p.kind === 'events').map((p) => `127.0.0.1:${p.port}`),

@@ -40,9 +40,15 @@ export async function startEventsTier(
   const dispatcher = new Dispatcher(ctx, QueueStore.of(ctx, dispatchRedis), processId, waker);
   const dispatching = options.dispatch ?? true;
   if (dispatching) await dispatcher.start();
-  const stopSweeper = dispatching ? startSweeper(ctx) : async () => undefined;
+  // Background work is shared out, not repeated by every replica: a replica collects the
+  // garbage of the partitions it leads, and the leader of partition 0 sweeps the outbox (its
+  // lease moves within seconds when that replica dies).
+  const stopSweeper = dispatching
+    ? startSweeper(ctx, () => dispatcher.partitions.includes(0))
+    : async () => undefined;
   const gc = setInterval(() => {
-    store.collectGarbage().catch((err: unknown) => {
+    const partitions = dispatching ? dispatcher.partitions : undefined;
+    store.collectGarbage(Date.now(), partitions).catch((err: unknown) => {
       ctx.log.error('queue', 'queue GC failed', {
         error: err instanceof Error ? err.message : String(err),
       });

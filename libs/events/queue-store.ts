@@ -484,11 +484,17 @@ export class QueueStore {
     ];
   }
 
-  /** Deletes queues idle for longer than the limit; returns how many went. */
-  async collectGarbage(now = Date.now()): Promise<number> {
+  /**
+   * Deletes the queues of these partitions (all by default) idle for longer than the limit;
+   * returns how many went.
+   */
+  async collectGarbage(
+    now = Date.now(),
+    partitions: readonly number[] = [...Array(this.partitions).keys()],
+  ): Promise<number> {
     const cutoff = now - this.idleSeconds * 1000;
     let removed = 0;
-    for (let partition = 0; partition < this.partitions; partition++) {
+    for (const partition of partitions) {
       for (;;) {
         const ids = await this.redis.zrangebyscore(
           this.keys.access(partition),

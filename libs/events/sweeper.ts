@@ -56,11 +56,19 @@ export async function sweepOutbox(
   }
 }
 
-/** Runs the sweeper every `intervalMs` until stopped. */
-export function startSweeper(ctx: AppContext, intervalMs = 2000): () => Promise<void> {
+/**
+ * Runs the sweeper every `intervalMs` until stopped, at the times `mine()` says this process is
+ * the one to sweep (one replica suffices; SKIP LOCKED keeps two from taking the same rows).
+ */
+export function startSweeper(
+  ctx: AppContext,
+  mine: () => boolean = () => true,
+  intervalMs = 2000,
+): () => Promise<void> {
   let stopped = false;
   let current: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
+    if (!mine()) return;
     current = sweepOutbox(ctx).catch((err: unknown) => {
       if (!stopped) {
         ctx.log.error('outbox', 'sweep failed', {

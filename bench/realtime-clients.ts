@@ -1,0 +1,230 @@
+/**
+ * Clients as the real-time benchmarks run them over HTTP: Basic auth, `POST /register`, then a
+ * `GET /events` loop, and messages sent through `POST /messages` whose content `m<k>m` names them,
+ * so every delivery is matched to its send. Used by bench/realtime-load.ts (one api and N events
+ * processes) and bench/scale-out.ts (the nginx cluster).
+ */
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+
+export interface Client {
+  auth: string;
+  userId: number;
+  eventsUrl: string;
+  queueId: string;
+  lastEventId: number;
+  seen: Set<number>;
+}
+
+export interface Stats {
+  sendMs: number[];
+  deliveryMs: number[];
+  duplicates: number;
+  outOfOrder: number;
+  serverErrors: number;
+  badQueue: number;
+}
+
+export const newStats = (): Stats => ({
+  sendMs: [],
+  deliveryMs: [],
+  duplicates: 0,
+  outOfOrder: 0,
+  serverErrors: 0,
+  badQueue: 0,
+});
+
+export const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+export function request(
+  url: string,
+  method: string,
+  auth: string,
+  host: string,
+  body?: string,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method,
+        agent,
+        headers: {
+          Host: host,
+          Authorization: auth,
+          ...(body !== undefined
+            ? {
+                'Content-Type': 'application/x-www-form-urlencoded',
+                'Content-Length': Buffer.byteLength(body),
+              }
+            : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          let json: Record<string, unknown>;
+          try {
+            json = JSON.parse(text) as Record<string, unknown>;
+          } catch {
+            json = { raw: text };
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+      },
+    );
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+/**
+ * Registers a queue for every member through `apiUrl`, `concurrency` at a time; member i polls
+ * `eventsUrlOf(i)`. Returns the clients and each registration's latency.
+ */
+export async function registerClients(options: {
+  apiUrl: string;
+  host: string;
+  members: { id: number; auth: string }[];
+  concurrency: number;
+  eventsUrlOf: (index: number) => string;
+  stats: Stats;
+}): Promise<{ clients: Client[]; registerMs: number[] }> {
+  const { apiUrl, host, members, concurrency, eventsUrlOf, stats } = options;
+  const registerMs: number[] = [];
+  const clients: Client[] = [];
+  for (let i = 0; i < members.length; i += concurrency) {
+    const batch = members.slice(i, i + concurrency);
+    const made = await Promise.all(
+      batch.map(async (m, j) => {
+        const started = performance.now();
+        const res = await request(
+          `${apiUrl}/api/v1/register`,
+          'POST',
+          m.auth,
+          host,
+          form({ event_types: '["message"]', fetch_event_types: '["message"]' }),
+        );
+        registerMs.push(performance.now() - started);
+        if (res.status >= 500) stats.serverErrors++;
+        if (res.status !== 200)
+          throw new Error(`register: ${res.status} ${JSON.stringify(res.json)}`);
+        return {
+          auth: m.auth,
+          userId: m.id,
+          eventsUrl: eventsUrlOf(i + j),
+          queueId: res.json.queue_id as string,
+          lastEventId: Number(res.json.last_event_id),
+          seen: new Set<number>(),
+        };
+      }),
+    );
+    clients.push(...made);
+  }
+  return { clients, registerMs };
+}
+
+/**
+ * Starts every client's `GET /events` loop. A message event counts as a delivery of message k
+ * (from `sentAt`, in `stats`) the first time its client sees it. Returns the function that stops
+ * the loops (polls in flight end with their answer).
+ */
+export function startPolling(
+  clients: Client[],
+  host: string,
+  sentAt: Map<number, number>,
+  stats: Stats,
+): () => void {
+  let running = true;
+  const poll = (client: Client) => {
+    if (!running) return;
+    request(
+      `${client.eventsUrl}/api/v1/events?queue_id=${client.queueId}&last_event_id=${client.lastEventId}`,
+      'GET',
+      client.auth,
+      host,
+    )
+      .then(({ status, json }) => {
+        const now = performance.now();
+        if (status >= 500) stats.serverErrors++;
+        if (status !== 200) {
+          if (json.code === 'BAD_EVENT_QUEUE_ID') stats.badQueue++;
+          return setTimeout(() => poll(client), 100);
+        }
+        for (const e of (json.events ?? []) as {
+          id: number;
+          type: string;
+          message?: { content: string };
+        }[]) {
+          if (e.id <= client.lastEventId) stats.outOfOrder++;
+          client.lastEventId = Math.max(client.lastEventId, e.id);
+          if (e.type !== 'message' || !e.message) continue;
+          const k = Number(/m(\d+)m/.exec(e.message.content)?.[1]);
+          if (client.seen.has(k)) {
+            stats.duplicates++;
+            continue;
+          }
+          client.seen.add(k);
+          const started = sentAt.get(k);
+          if (started !== undefined && k > 0) stats.deliveryMs.push(now - started);
+        }
+        poll(client);
+      })
+      .catch(() => setTimeout(() => poll(client), 100));
+  };
+  for (const client of clients) poll(client);
+  return () => {
+    running = false;
+  };
+}
+
+/** Sends message k (content `m<k>m`) to a channel, recording its start in `sentAt`. */
+export async function sendMessage(options: {
+  apiUrl: string;
+  host: string;
+  auth: string;
+  channelId: number;
+  k: number;
+  sentAt: Map<number, number>;
+  stats: Stats;
+}): Promise<void> {
+  const { apiUrl, host, auth, channelId, k, sentAt, stats } = options;
+  const started = performance.now();
+  sentAt.set(k, started);
+  const res = await request(
+    `${apiUrl}/api/v1/messages`,
+    'POST',
+    auth,
+    host,
+    form({ type: 'stream', to: String(channelId), topic: 'load', content: `m${k}m` }),
+  );
+  if (k > 0) stats.sendMs.push(performance.now() - started);
+  if (res.status >= 500) stats.serverErrors++;
+  if (res.status !== 200) throw new Error(`send: ${res.status} ${JSON.stringify(res.json)}`);
+}
+
+/** Busy and total CPU time of the whole machine so far, in clock ticks. */
+export function machineTicks(): { busy: number; total: number } {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const ticks = fields.map(Number);
+  const idle = ticks[3] + ticks[4];
+  const total = ticks.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+/** CPU time (user + system) a process has used so far, in ms. */
+export function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+export function rssMbOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
