@@ -115,6 +115,22 @@ export default tseslint.config(
     files: ['apps/cli/**', 'bench/**', 'test/**'],
     rules: { 'no-console': 'off' },
   },
+  {
+    // Type-aware rules: a promise is awaited, returned, or marked `void` where it is left to run.
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      // A `default` may stand for the members a switch does not name; without one, every member.
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true },
+      ],
+    },
+  },
   roleComparisons,
   ...libraryBoundaries,
   ...appBoundaries,

@@ -119,7 +119,7 @@ export async function prepareMessage(
   // The organization's emoji and linkifiers load while the addressee is checked; a refusal
   // below leaves the load unawaited, hence the handler.
   const markdown = markdownContextFor(db, ctx.config, realm);
-  markdown.catch(() => undefined);
+  void markdown.catch(() => undefined);
 
   const { channel, topic, directUsers } = await checkAddressee(db, realm, sender, input, {
     systemNotice: input.systemNotice,
