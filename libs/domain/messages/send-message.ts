@@ -85,7 +85,12 @@ export async function renderCheckingMentions(
             where: { recipientId: channel.recipientId ?? -1, active: true, isUserActive: true },
           })
         : 0;
-    const refusal = await mentionRefusal(db, realm, sender, rendered.mentionedGroupIds, audience);
+    const refusal = await mentionRefusal(db, {
+      realm,
+      sender,
+      mentionedGroupIds: rendered.mentionedGroupIds,
+      wildcardAudience: audience,
+    });
     if (refusal) throw badRequest(refusal);
   }
   return rendered;
