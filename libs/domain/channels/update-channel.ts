@@ -182,7 +182,12 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
 
     // Last, so that it sees the channel's new privacy.
     if (input.isDefaultStream !== undefined) {
-      await setDefaultChannel(tx, events, actor, realm, current, input.isDefaultStream);
+      await setDefaultChannel(tx, events, {
+        actor,
+        realm,
+        stream: current,
+        isDefault: input.isDefaultStream,
+      });
     }
     return notice;
   });
