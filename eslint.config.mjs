@@ -64,6 +64,8 @@ const appBoundaries = APPS.filter((app) => app !== 'all').flatMap((app) => {
  * rule asks a named predicate (`isRealmAdmin(user)`, `canAdministerUsers(actor)`, ...). Caught: any
  * comparison with a `Role.*` code, an ordering (`<`, `<=`, ...) of a `.role`, and a `.role` tested
  * against a number. `input.role !== target.role` (is the role changing?) is no permission rule.
+ * Queries are rules too: a `role` inside a Prisma `where`, or a `role` filter object
+ * (`{ lte: Role.ADMINISTRATOR }`) anywhere, belongs to the set-returning functions there.
  * Tests are exempt: they set users up by role.
  */
 const COMPARISON = '/^(<|<=|>|>=|==|===|!=|!==)$/';
@@ -79,6 +81,8 @@ const roleComparisons = {
         `BinaryExpression[operator=${COMPARISON}] > MemberExpression[object.name='Role']`,
         "BinaryExpression[operator=/^[<>]=?$/] > MemberExpression[property.name='role']",
         `BinaryExpression[operator=${COMPARISON}]:has(> MemberExpression[property.name='role']):has(> Literal)`,
+        "Property[key.name='where'] Property[key.name='role']",
+        "Property[key.name='role'] > ObjectExpression > Property[key.name=/^(lt|lte|gt|gte|not|in|notIn|equals)$/]",
       ].map((selector) => ({ selector, message: ROLE_MESSAGE })),
     ],
   },
@@ -110,6 +114,22 @@ export default tseslint.config(
   {
     files: ['apps/cli/**', 'bench/**', 'test/**'],
     rules: { 'no-console': 'off' },
+  },
+  {
+    // Type-aware rules: a promise is awaited, returned, or marked `void` where it is left to run.
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      // A `default` may stand for the members a switch does not name; without one, every member.
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true },
+      ],
+    },
   },
   roleComparisons,
   ...libraryBoundaries,

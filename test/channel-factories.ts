@@ -77,13 +77,4 @@ export function withoutNestedFields<T extends Record<string, unknown>>(
   };
 }
 
-/** Channel fields added after feature level 247 (spec 2.2). */
-export const NEWER_CHANNEL_FIELDS = [
-  'is_archived',
-  'creator_id',
-  'is_recently_active',
-  'can_add_subscribers_group',
-  'can_administer_channel_group',
-  'can_send_message_group',
-  'can_subscribe_group',
-];
+export { NEWER_CHANNEL_FIELDS } from './openapi';

@@ -6,6 +6,7 @@ import { type QueueInfo } from '../libs/events/types';
 import { DEFAULT_CAPABILITIES } from '../libs/protocol/queue';
 import type { AlertWordsEvent } from '../libs/protocol/events/alert-words';
 import type { TestContext } from './harness';
+import { expectOpenApiEvents } from './openapi';
 import { api } from './requests';
 
 export interface TestEvents {
@@ -44,7 +45,10 @@ export interface EventBody {
   [field: string]: unknown;
 }
 
-/** `GET /events` on the events app. */
+/**
+ * `GET /events` on the events app. Every event a successful poll returns is checked against the
+ * reference's event schemas, so each test that reads events checks them too.
+ */
 export function poll(
   events: TestEvents,
   host: string,
@@ -55,7 +59,12 @@ export function poll(
     .get('/api/v1/events')
     .set('Host', host)
     .set('Authorization', auth)
-    .query(query);
+    .query(query)
+    .expect((res) => {
+      if (res.status === 200 && Array.isArray(res.body.events)) {
+        expectOpenApiEvents(res.body.events as EventBody[]);
+      }
+    });
 }
 
 /** Polls (non-blocking) until `predicate` holds for the queue's events or the time is up. */

@@ -15,6 +15,7 @@ import {
   TEST_DB_PREFIX,
   withAdminClient,
 } from './databases';
+import { expectOutboxEventsDocumented } from './event-schemas';
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 /** Seed nodes of a Redis Cluster (scripts/redis-cluster.sh start) to run against instead. */
@@ -72,10 +73,14 @@ export async function startTestContext(
     app: createApiApp(ctx),
     databaseName,
     async close() {
-      await db.$disconnect();
-      await deleteKeys(redis, `${config.redisPrefix}*`);
-      redis.disconnect();
-      await withAdminClient((client) => dropDatabase(client, databaseName));
+      try {
+        await expectOutboxEventsDocumented(ctx);
+      } finally {
+        await db.$disconnect();
+        await deleteKeys(redis, `${config.redisPrefix}*`);
+        redis.disconnect();
+        await withAdminClient((client) => dropDatabase(client, databaseName));
+      }
     },
   };
 }

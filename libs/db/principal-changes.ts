@@ -53,7 +53,7 @@ export class PrincipalChangeFeed {
       if (err) this.onError(err);
       if (this.client === client) this.client = null;
       client.removeAllListeners('notification');
-      client.end().catch(() => undefined);
+      void client.end().catch(() => undefined);
       this.releaseBarriers();
       this.handlers.reset();
       if (!this.closed && !this.retry) {

@@ -91,11 +91,10 @@ describe('QueueStore.settingsOf', () => {
     expect(gone).toBeNull();
   });
 
-  it('reads a queue the index lacks from its own hash', async () => {
+  it('takes a queue the index lacks for gone', async () => {
     const queueId = await newQueue();
     await org.t.redis.hdel(store.keys.queueSettings(partition()), queueId);
-    const [settings] = await store.settingsOf(partition(), [queueId]);
-    expect(settings).toMatchObject({ id: queueId, userId: org.owner.user.id });
+    expect(await store.settingsOf(partition(), [queueId])).toEqual([null]);
   });
 });
 

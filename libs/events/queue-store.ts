@@ -268,44 +268,16 @@ export class QueueStore {
    * The settings of queues of one partition's users (null: the queue is gone), in one command:
    * the partition's settings index holds each queue's settings as one text, and queues
    * registered alike share one parsed settings object, which dispatch learns by the thousand
-   * after a reconnect wave. A queue the index lacks is read from its own hash. (Registration
-   * writes the entry in the same transaction as the sets that name the queue, so only an entry
-   * removed by hand is missing; a queue of the release before the index has no `first_id`, and
-   * its first append finds it gone.)
+   * after a reconnect wave. A queue the index lacks is gone: registration writes the entry in
+   * the same transaction as the sets that name the queue, and garbage collection removes both.
    */
   async settingsOf(partition: number, ids: string[]): Promise<(QueueSettings | null)[]> {
     if (ids.length === 0) return [];
     const texts = await this.redis.hmget(this.keys.queueSettings(partition), ...ids);
     const shared = new Map<string, SharedSettings>();
-    const found = ids.map((id, i) => {
+    return ids.map((id, i) => {
       const text = texts[i];
       return text === null ? null : parseSettingsText(id, text, shared);
-    });
-    const unindexed = ids.flatMap((_, i) => (found[i] === null ? [i] : []));
-    if (unindexed.length) {
-      const read = await this.readHashes(unindexed.map((i) => ids[i]));
-      unindexed.forEach((at, i) => (found[at] = read[i]));
-    }
-    return found;
-  }
-
-  /** Queues' settings from their own hashes, one HMGET each (pipelined per node). */
-  private async readHashes(ids: string[]): Promise<(QueueInfo | null)[]> {
-    const replies = (await execByNode(
-      this.redis,
-      ids.map((id) => {
-        const key = this.keys.queue(id);
-        return { key, add: (p) => p.hmget(key, ...SETTINGS_FIELDS) };
-      }),
-    )) as (string | null)[][];
-    const shared = new Map<string, unknown>();
-    return ids.map((id, i) => {
-      const hash: Record<string, string> = {};
-      SETTINGS_FIELDS.forEach((field, j) => {
-        const value = replies[i]?.[j];
-        if (value !== null && value !== undefined) hash[field] = value;
-      });
-      return parseQueue(id, hash, shared);
     });
   }
 
@@ -582,50 +554,23 @@ function parseSettingsText(
   return { id, userId, realmId, ...settings };
 }
 
-/** The hash fields of a queue's settings: all but the registration snapshot and dispatch state. */
-const SETTINGS_FIELDS = [
-  'user',
-  'realm',
-  'event_types',
-  'narrow',
-  'all_public_streams',
-  'apply_markdown',
-  'client_gravatar',
-  'slim_presence',
-  'capabilities',
-  'client',
-  'last_access',
-] as const;
-
-/**
- * A queue's settings from its hash; null when the queue is gone. With `shared`, settings whose
- * stored text is the same are parsed once and the one object is shared (never mutated).
- */
-export function parseQueue(
-  id: string,
-  hash: Record<string, string>,
-  shared?: Map<string, unknown>,
-): QueueInfo | null {
+/** A queue's settings from its hash; null when the queue is gone. */
+export function parseQueue(id: string, hash: Record<string, string>): QueueInfo | null {
   if (!hash || !hash.user) return null;
-  const once = <T>(key: string, make: () => T): T => {
-    if (!shared) return make();
-    if (!shared.has(key)) shared.set(key, make());
-    return shared.get(key) as T;
-  };
   return {
     id,
     userId: Number(hash.user),
     realmId: Number(hash.realm),
-    eventTypes: once(`e${hash.event_types}`, () => JSON.parse(hash.event_types) as string[] | null),
-    narrow: once(`n${hash.narrow}`, () => JSON.parse(hash.narrow) as QueueNarrowTerm[]),
+    eventTypes: JSON.parse(hash.event_types) as string[] | null,
+    narrow: JSON.parse(hash.narrow) as QueueNarrowTerm[],
     allPublicStreams: hash.all_public_streams === '1',
     applyMarkdown: hash.apply_markdown === '1',
     clientGravatar: hash.client_gravatar === '1',
     slimPresence: hash.slim_presence === '1',
-    capabilities: once(`c${hash.capabilities}`, () => ({
+    capabilities: {
       ...DEFAULT_CAPABILITIES,
       ...(JSON.parse(hash.capabilities) as Partial<ClientCapabilities>),
-    })),
+    },
     client: hash.client ?? '',
     lastAccess: Number(hash.last_access),
     ...(hash.snapshot ? { snapshot: JSON.parse(hash.snapshot) as RegistrationSnapshot } : {}),

@@ -44,8 +44,13 @@ export interface EventFormatter<E, C> {
 /** Queues registered alike share their settings objects (QueueStore.settingsOf): each serialized once. */
 const valueTexts = new WeakMap<object, string>();
 
+/**
+ * A value's JSON text, '' for undefined (which no JSON text is): distinct values get distinct
+ * texts, and a `|` can only occur inside a quoted string, so joined texts never collide.
+ */
 function valueText(value: unknown): string {
-  if (typeof value !== 'object' || value === null) return String(value);
+  if (value === undefined) return '';
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
   let text = valueTexts.get(value);
   if (text === undefined) {
     text = JSON.stringify(value);

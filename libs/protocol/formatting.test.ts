@@ -208,6 +208,21 @@ describe('QueueEventFormatter', () => {
     expect(variants[6]).toEqual([]);
   });
 
+  it('keeps apart keys whose parts only print alike (a local id of "undefined", a "|")', () => {
+    const echoed = message({ senderQueueId: 'q-sender', localId: 'undefined' });
+    const formatter = new QueueEventFormatter(echoed, () => undefined);
+    const other = formatter.forQueue(queue({ id: 'qa', userId: 5 }), true);
+    const sender = formatter.forQueue(queue({ id: 'q-sender', userId: 5 }), true);
+    expect(messageOf(other).local_message_id).toBeUndefined();
+    expect(messageOf(sender).local_message_id).toBe('undefined');
+
+    const flagged = message({ flags: [], userFlags: { '5': ['a|b'], '6': ['a', 'b'] } });
+    const byFlags = new QueueEventFormatter(flagged, () => undefined);
+    const joined = byFlags.forQueue(queue({ id: 'q5', userId: 5 }), true);
+    const split = byFlags.forQueue(queue({ id: 'q6', userId: 6 }), true);
+    expect([messageOf(joined).flags, messageOf(split).flags]).toEqual([['a|b'], ['a', 'b']]);
+  });
+
   it("names each queue's owner in legacy settings events", () => {
     const settings = userSettingsEvent({ op: 'update', property: 'enable_sounds', value: false });
     const formatter = new QueueEventFormatter(settings, (id) => `user${id}@example.com`);

@@ -27,7 +27,7 @@ export function draftRoutes(router: Router, ctx: AppContext): void {
   router.patch(
     '/drafts/:draft_id',
     authed(ctx, { ...draftId, draft: draftInput.required() }, async ({ user, realm, params }) => {
-      await editDraft(ctx, user, realm, params.draft_id, params.draft);
+      await editDraft(ctx, { user, realm, draftId: params.draft_id, draft: params.draft });
     }),
   );
   router.delete(

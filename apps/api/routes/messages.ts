@@ -168,7 +168,12 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
       ctx,
       { stream_id: P.int().required(), topic_name: P.string().required() },
       async ({ user, realm, params }) =>
-        markTopicAsRead(ctx, user, realm, params.stream_id, params.topic_name),
+        markTopicAsRead(ctx, {
+          user,
+          realm,
+          streamId: params.stream_id,
+          topicName: params.topic_name,
+        }),
     ),
   );
   router.get(

@@ -65,7 +65,12 @@ export function presenceRoutes(router: Router, ctx: AppContext): void {
       async ({ user, params }) => {
         const userId = await userIdFromPathSegment(ctx.db, user.realmId, params.user_id_or_email);
         return {
-          presence: await userPresence(ctx.db, user, userId, params.user_id_or_email, new Date()),
+          presence: await userPresence(ctx.db, {
+            viewer: user,
+            userId,
+            label: params.user_id_or_email,
+            now: new Date(),
+          }),
         };
       },
     ),

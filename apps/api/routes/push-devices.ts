@@ -29,7 +29,12 @@ export function pushDeviceRoutes(router: Router, ctx: AppContext): void {
           appid: appIdRequired ? appid.required() : appid,
         },
         async ({ user, params }) => {
-          await addPushDeviceToken(ctx, user.id, kind, params.token, params.appid ?? null);
+          await addPushDeviceToken(ctx, {
+            userId: user.id,
+            kind,
+            token: params.token,
+            appId: params.appid ?? null,
+          });
         },
       ),
     );

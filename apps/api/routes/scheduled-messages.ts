@@ -63,12 +63,17 @@ export function scheduledMessageRoutes(router: Router, ctx: AppContext): void {
   router.patch(
     '/scheduled_messages/:scheduled_message_id',
     authed(ctx, updateSpec, async ({ user, realm, params }) => {
-      await updateScheduledMessage(ctx, user, realm, params.scheduled_message_id, {
-        type: params.type,
-        to: params.to,
-        topic: params.topic,
-        content: params.content,
-        scheduledDeliveryTimestamp: params.scheduled_delivery_timestamp,
+      await updateScheduledMessage(ctx, {
+        sender: user,
+        realm,
+        scheduledMessageId: params.scheduled_message_id,
+        changes: {
+          type: params.type,
+          to: params.to,
+          topic: params.topic,
+          content: params.content,
+          scheduledDeliveryTimestamp: params.scheduled_delivery_timestamp,
+        },
       });
     }),
   );

@@ -128,13 +128,12 @@ export function subscriptionRoutes(router: Router, ctx: AppContext): void {
       ctx,
       { user_id: P.int().required(), stream_id: P.int().required() },
       async ({ user, realm, params }) => ({
-        is_subscribed: await subscriptionStatus(
-          ctx.db,
-          user,
+        is_subscribed: await subscriptionStatus(ctx.db, {
+          viewer: user,
           realm,
-          params.user_id,
-          params.stream_id,
-        ),
+          userId: params.user_id,
+          streamId: params.stream_id,
+        }),
       }),
     ),
   );

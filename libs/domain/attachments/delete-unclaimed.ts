@@ -49,13 +49,12 @@ export async function deleteUnclaimedAttachments(
       }
       for (const row of rows) {
         const owner = { id: row.owner_id, realmId: row.realm_id };
-        await emitAttachmentEvent(
-          events,
+        await emitAttachmentEvent(events, {
           owner,
-          'remove',
-          { id: row.id },
-          spaceByRealm.get(row.realm_id) ?? 0,
-        );
+          op: 'remove',
+          attachment: { id: row.id },
+          spaceUsed: spaceByRealm.get(row.realm_id) ?? 0,
+        });
       }
       return rows;
     });

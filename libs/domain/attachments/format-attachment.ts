@@ -57,22 +57,28 @@ export async function notifyAttachment(
   op: 'add' | 'update' | 'remove',
   attachment: ApiAttachment | { id: number },
 ): Promise<void> {
-  await emitAttachmentEvent(
-    events,
+  await emitAttachmentEvent(events, {
     owner,
     op,
     attachment,
-    await uploadSpaceUsed(tx, owner.realmId),
-  );
+    spaceUsed: await uploadSpaceUsed(tx, owner.realmId),
+  });
 }
 
 /** As notifyAttachment, for callers that already know the organization's `upload_space_used`. */
 export async function emitAttachmentEvent(
   events: EventSink,
-  owner: { id: number; realmId: number },
-  op: 'add' | 'update' | 'remove',
-  attachment: ApiAttachment | { id: number },
-  spaceUsed: number,
+  {
+    owner,
+    op,
+    attachment,
+    spaceUsed,
+  }: {
+    owner: { id: number; realmId: number };
+    op: 'add' | 'update' | 'remove';
+    attachment: ApiAttachment | { id: number };
+    spaceUsed: number;
+  },
 ): Promise<void> {
   await events.emit(
     owner.realmId,

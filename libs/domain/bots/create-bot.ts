@@ -7,8 +7,8 @@ import { emailDomainFor } from '../realms/email-domain';
 import { realmHost } from '../realms/realm-url';
 import { createUserInTransaction } from '../users/create-user';
 import { BotType, Role } from '../users/roles';
-import { botAudience } from './bot-audience';
-import { botInclude, formatBot } from './format-bot';
+import { botAdministratorIds } from '../permissions/bots';
+import { botInclude, formatBotRecord } from './format-bot';
 import { generateServiceToken, ServiceInterface, type ServiceInterfaceCode } from './service-token';
 import { realmBotEvent } from '../../protocol/events/realm-bot';
 
@@ -101,8 +101,8 @@ export async function createBot(ctx: AppContext, input: CreateBotInput): Promise
     const full = await tx.user.findUniqueOrThrow({ where: { id: user.id }, include: botInclude });
     await events.emit(
       input.realm.id,
-      realmBotEvent({ op: 'add', bot: formatBot(full, ctx.config.secretKey) }),
-      await botAudience(tx, input.realm.id, input.actor.id),
+      realmBotEvent({ op: 'add', bot: formatBotRecord(full, ctx.config.secretKey) }),
+      [...(await botAdministratorIds(tx, input.realm.id, input.actor.id))],
     );
     return { bot: user, apiKey, serviceToken };
   });

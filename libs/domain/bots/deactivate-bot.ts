@@ -3,7 +3,7 @@ import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
 import { usersWhoCanAccess } from '../permissions/users';
 import { setActive } from '../users/set-active';
-import { botAudience } from './bot-audience';
+import { botAdministratorIds } from '../permissions/bots';
 import { findAdministrableBot } from './find-bot';
 import { realmBotEvent } from '../../protocol/events/realm-bot';
 import { realmUserEvent } from '../../protocol/events/realm-user';
@@ -13,11 +13,9 @@ export async function deactivateBot(ctx: AppContext, actor: User, botId: number)
   await inTransaction(ctx, async (tx, events) => {
     const bot = await findAdministrableBot(tx, actor, botId);
     await setActive(tx, [bot.id], false);
-    await events.emit(
-      actor.realmId,
-      realmBotEvent({ op: 'delete', bot: { user_id: bot.id } }),
-      await botAudience(tx, actor.realmId, bot.botOwnerId),
-    );
+    await events.emit(actor.realmId, realmBotEvent({ op: 'delete', bot: { user_id: bot.id } }), [
+      ...(await botAdministratorIds(tx, actor.realmId, bot.botOwnerId)),
+    ]);
     await events.emit(
       actor.realmId,
       realmUserEvent({ op: 'update', person: { user_id: bot.id, is_active: false } }),

@@ -9,7 +9,7 @@ export interface ApiBotService {
   token: string;
 }
 
-/** A bot as `realm_bot` events and `GET /bots` describe it to its owner or an administrator. */
+/** A bot as `GET /bots` describes it to its owner or an administrator. */
 export interface ApiBot {
   user_id: number;
   username: string;
@@ -63,4 +63,12 @@ export function formatBot(bot: BotWithRelations, secretKey: string): ApiBot {
           ? bot.services.map((s) => ({ config_data: {}, service_name: s.name }))
           : [],
   };
+}
+
+/** A bot as `realm_bot` add events carry it: `GET /bots`'s form less its `username` and `owner`. */
+export type ApiBotRecord = Omit<ApiBot, 'username' | 'owner'>;
+
+export function formatBotRecord(bot: BotWithRelations, secretKey: string): ApiBotRecord {
+  const { username: _username, owner: _owner, ...record } = formatBot(bot, secretKey);
+  return record;
 }

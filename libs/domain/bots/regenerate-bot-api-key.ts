@@ -2,7 +2,7 @@ import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
 import { newStoredApiKey } from '../users/api-keys';
-import { botAudience } from './bot-audience';
+import { botAdministratorIds } from '../permissions/bots';
 import { findAdministrableBot } from './find-bot';
 import { realmBotEvent } from '../../protocol/events/realm-bot';
 
@@ -19,7 +19,7 @@ export async function regenerateBotApiKey(
     await events.emit(
       actor.realmId,
       realmBotEvent({ op: 'update', bot: { user_id: bot.id, api_key: apiKey } }),
-      await botAudience(tx, actor.realmId, bot.botOwnerId),
+      [...(await botAdministratorIds(tx, actor.realmId, bot.botOwnerId))],
     );
     return apiKey;
   });

@@ -4,9 +4,9 @@ import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { checkFullName } from '../users/validate';
 import { BotType } from '../users/roles';
-import { botAudience } from './bot-audience';
+import { botAdministratorIds } from '../permissions/bots';
 import { isHttpUrl } from './create-bot';
-import { botInclude, formatBot } from './format-bot';
+import { botInclude, formatBotRecord, type ApiBotRecord } from './format-bot';
 import { ServiceInterface } from './service-token';
 import { findAdministrableBot } from './find-bot';
 import { realmBotEvent } from '../../protocol/events/realm-bot';
@@ -65,13 +65,21 @@ export async function updateBot(
       await tx.service.updateMany({ where: { userId: bot.id }, data: serviceChange });
     }
     const updated = await tx.user.findUniqueOrThrow({ where: { id: bot.id }, include: botInclude });
-    const audience = new Set(await botAudience(tx, actor.realmId, updated.botOwnerId));
+    const audience = await botAdministratorIds(tx, actor.realmId, updated.botOwnerId);
     if (bot.botOwnerId !== null) audience.add(bot.botOwnerId);
-    await events.emit(
-      actor.realmId,
-      realmBotEvent({ op: 'update', bot: { ...formatBot(updated, ctx.config.secretKey) } }),
-      [...audience],
-    );
+    // As Zulip: one event per changed property, each the bot's ID and that property.
+    const record = formatBotRecord(updated, ctx.config.secretKey);
+    const changed: (keyof ApiBotRecord)[] = [];
+    if (data.fullName !== undefined) changed.push('full_name');
+    if (data.botOwnerId !== undefined) changed.push('owner_id');
+    if (Object.keys(serviceChange).length) changed.push('services');
+    for (const property of changed) {
+      await events.emit(
+        actor.realmId,
+        realmBotEvent({ op: 'update', bot: { user_id: bot.id, [property]: record[property] } }),
+        [...audience],
+      );
+    }
     return response;
   });
 }

@@ -3,7 +3,7 @@ import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { channelAudienceIds } from './channel-audience';
+import { channelAudienceIds } from '../permissions/channels';
 import { CHANNEL_EVENTS_TOPIC, sendChannelNotice } from './channel-notices';
 import { formatChannels } from './format-channel';
 import { channelForAdmin } from './channel-for-admin';
@@ -22,7 +22,7 @@ export async function archiveChannel(
   await inTransaction(ctx, async (tx, events) => {
     const { stream } = await channelForAdmin(tx, input.actor, input.realm, input.streamId);
     if (stream.isArchived) throw badRequest('Channel is already deactivated');
-    const audience = await channelAudienceIds(tx, input.realm.id, stream);
+    const audience = [...(await channelAudienceIds(tx, input.realm.id, stream))];
     // Posted while the channel still accepts messages; the archive commits with it.
     await sendChannelNotice(ctx, tx, events, {
       realm: input.realm,

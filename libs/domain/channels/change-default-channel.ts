@@ -21,6 +21,11 @@ export async function changeDefaultChannel(
       const row = await tx.defaultStream.findUnique({ where: { streamId: stream.id } });
       if (!row) throw badRequest('Channel is not a default channel.');
     }
-    await setDefaultChannel(tx, events, input.actor, input.realm, stream, input.isDefault);
+    await setDefaultChannel(tx, events, {
+      actor: input.actor,
+      realm: input.realm,
+      stream,
+      isDefault: input.isDefault,
+    });
   });
 }

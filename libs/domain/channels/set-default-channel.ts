@@ -13,10 +13,12 @@ import { defaultStreamsEvent } from '../../protocol/events/default-streams';
 export async function setDefaultChannel(
   tx: Tx,
   events: EventSink,
-  actor: User,
-  realm: Realm,
-  stream: Stream,
-  isDefault: boolean,
+  {
+    actor,
+    realm,
+    stream,
+    isDefault,
+  }: { actor: User; realm: Realm; stream: Stream; isDefault: boolean },
 ): Promise<void> {
   if (!canManageDefaultChannels(actor)) throw badRequest('Must be an organization administrator');
   if (isDefault) {

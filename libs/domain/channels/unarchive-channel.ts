@@ -3,7 +3,7 @@ import type { Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { channelAudienceIds } from './channel-audience';
+import { channelAudienceIds } from '../permissions/channels';
 import { CHANNEL_EVENTS_TOPIC, sendChannelNotice } from './channel-notices';
 import { formatChannels } from './format-channel';
 import { streamEvent } from '../../protocol/events/stream';
@@ -35,7 +35,7 @@ export async function unarchiveChannel(
     // A private channel cannot stay web-public (a state older archiving could leave behind).
     data: { isArchived: false, ...(stream.inviteOnly ? { isWebPublic: false } : {}) },
   });
-  const audience = await channelAudienceIds(tx, realm.id, restored);
+  const audience = [...(await channelAudienceIds(tx, realm.id, restored))];
   await events.emit(
     realm.id,
     streamEvent({

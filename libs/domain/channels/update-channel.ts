@@ -17,7 +17,7 @@ import {
   webPublicChannelsEnabled,
 } from '../permissions/channels';
 import type { ChannelGroupSetting } from '../subscriptions/subscribe';
-import { channelAudienceIds } from './channel-audience';
+import { channelAudienceIds } from '../permissions/channels';
 import { unarchiveChannel } from './unarchive-channel';
 import { checkChannelDescription, checkChannelName } from './validate-channel';
 import { equalsIgnoringCase } from '../../db/text-match';
@@ -76,7 +76,7 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
   const noticeId = await inTransaction(ctx, async (tx, events) => {
     const { stream, content } = await channelForAdmin(tx, actor, realm, input.streamId);
     // Who could see the channel before: a privacy change also reaches those who lose sight of it.
-    const before = await channelAudienceIds(tx, realm.id, stream);
+    const before = [...(await channelAudienceIds(tx, realm.id, stream))];
     let current = stream;
     let notice: number | null = null;
     // First, so the request's other changes apply to the restored channel.
@@ -95,7 +95,7 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
       fields: StreamPropertyChange & { name?: string },
       extraUsers: number[] = [],
     ) => {
-      const audience = await channelAudienceIds(tx, realm.id, current);
+      const audience = [...(await channelAudienceIds(tx, realm.id, current))];
       await events.emit(
         realm.id,
         streamEvent({ op: 'update', stream_id: current.id, name: current.name, ...fields }),
@@ -182,7 +182,12 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
 
     // Last, so that it sees the channel's new privacy.
     if (input.isDefaultStream !== undefined) {
-      await setDefaultChannel(tx, events, actor, realm, current, input.isDefaultStream);
+      await setDefaultChannel(tx, events, {
+        actor,
+        realm,
+        stream: current,
+        isDefault: input.isDefaultStream,
+      });
     }
     return notice;
   });

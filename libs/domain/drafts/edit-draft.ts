@@ -8,10 +8,12 @@ import { draftsEvent } from '../../protocol/events/drafts';
 /** `PATCH /drafts/{draft_id}`: replaces a draft. */
 export async function editDraft(
   ctx: AppContext,
-  user: User,
-  realm: Realm,
-  draftId: number,
-  input: DraftInput,
+  {
+    user,
+    realm,
+    draftId,
+    draft: input,
+  }: { user: User; realm: Realm; draftId: number; draft: DraftInput },
 ): Promise<void> {
   checkSyncEnabled(user);
   await ownDraft(ctx, user, draftId);

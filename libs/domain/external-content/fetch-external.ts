@@ -80,6 +80,8 @@ export async function fetchExternalContent(
         return refused(504, 'The remote server did not answer in time');
       case 'connection':
         return refused(502, 'The remote server could not be reached');
+      case 'response':
+        break;
     }
     const { status, body } = outcome;
     if (REDIRECTS.has(status)) {

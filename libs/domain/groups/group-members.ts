@@ -30,10 +30,12 @@ export async function groupMemberIds(
 /** `GET /user_groups/{id}/members/{user_id}`. */
 export async function isGroupMember(
   db: Db,
-  realmId: number,
-  groupId: number,
-  userId: number,
-  directOnly: boolean,
+  {
+    realmId,
+    groupId,
+    userId,
+    directOnly,
+  }: { realmId: number; groupId: number; userId: number; directOnly: boolean },
 ): Promise<boolean> {
   const group = await namedGroup(db, realmId, groupId);
   await activeUserIds(db, realmId, [userId]);

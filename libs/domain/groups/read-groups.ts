@@ -37,7 +37,12 @@ export async function readGroupMembership(
   input: GroupRead & { groupId: number; userId: number; directOnly: boolean },
 ): Promise<boolean> {
   requireGroupReader(input.viewer);
-  return isGroupMember(db, input.realm.id, input.groupId, input.userId, input.directOnly);
+  return isGroupMember(db, {
+    realmId: input.realm.id,
+    groupId: input.groupId,
+    userId: input.userId,
+    directOnly: input.directOnly,
+  });
 }
 
 /** `GET /user_groups/{id}/subgroups`. */

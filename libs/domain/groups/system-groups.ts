@@ -87,10 +87,12 @@ export async function systemGroupIds(tx: Tx, realmId: number): Promise<SystemGro
  */
 export async function setRoleGroupMembership(
   tx: Tx,
-  groups: SystemGroupIds,
-  userId: number,
-  role: RoleCode,
-  isFullMember: boolean,
+  {
+    groups,
+    userId,
+    role,
+    isFullMember,
+  }: { groups: SystemGroupIds; userId: number; role: RoleCode; isFullMember: boolean },
 ): Promise<void> {
   const roleGroupIds = SYSTEM_GROUP_NAMES.map((name) => groups[name]);
   await tx.userGroupMembership.deleteMany({ where: { userId, userGroupId: { in: roleGroupIds } } });

@@ -3,13 +3,8 @@ import { inTransaction } from '../../events/outbox';
 import { insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { canCreateMultiuseInvite } from '../permissions/invites';
-import {
-  checkInviteTargets,
-  expiryFrom,
-  inviteManagers,
-  targetLinks,
-  type InviteTargets,
-} from './invite-rules';
+import { checkInviteTargets, expiryFrom, targetLinks, type InviteTargets } from './invite-rules';
+import { inviteManagerIds } from '../permissions/invites';
 import { newConfirmationKey, joinUrl } from './confirmation-link';
 import { invitesChangedEvent } from '../../protocol/events/invites-changed';
 
@@ -43,11 +38,9 @@ export async function createMultiuseInvite(
         ...targetLinks(targets),
       },
     });
-    await events.emit(
-      realm.id,
-      invitesChangedEvent({}),
-      await inviteManagers(tx, realm.id, actor.id),
-    );
+    await events.emit(realm.id, invitesChangedEvent({}), [
+      ...(await inviteManagerIds(tx, realm.id, actor.id)),
+    ]);
   });
   return joinUrl(ctx, realm, key);
 }

@@ -1,12 +1,10 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
-import type { Tx } from '../../db/client';
 import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { channelAccess, canAddSubscribersInRealm } from '../permissions/channels';
 import { groupsContainingUser } from '../permissions/groups';
 import { requireCanInviteAs } from '../permissions/invites';
 import { canAdministerUsers } from '../permissions/users';
-import { Role } from '../users/roles';
 
 export interface InviteTargets {
   role: number;
@@ -63,19 +61,6 @@ export async function checkInviteTargets(
     }
   }
   return streams;
-}
-
-/** Admins and the inviter are told their invitation lists changed. */
-export async function inviteManagers(
-  tx: Tx,
-  realmId: number,
-  referrerId: number,
-): Promise<number[]> {
-  const admins = await tx.user.findMany({
-    where: { realmId, isActive: true, isBot: false, role: { lte: Role.ADMINISTRATOR } },
-    select: { id: true },
-  });
-  return [...new Set([...admins.map((a) => a.id), referrerId])];
 }
 
 export const expiryFrom = (minutes: number | null, now: Date): Date | null =>

@@ -8,13 +8,8 @@ import { canInviteByEmail } from '../permissions/invites';
 import { INVITE_REFUSAL_TEXT, realmEmailRule } from '../realm-domains/email-restrictions';
 import { normalizeEmail } from '../users/validate';
 import { checkDailyInviteLimit } from './invite-limit';
-import {
-  checkInviteTargets,
-  expiryFrom,
-  inviteManagers,
-  targetLinks,
-  type InviteTargets,
-} from './invite-rules';
+import { checkInviteTargets, expiryFrom, targetLinks, type InviteTargets } from './invite-rules';
+import { inviteManagerIds } from '../permissions/invites';
 import { newConfirmationKey } from './confirmation-link';
 import { invitesChangedEvent } from '../../protocol/events/invites-changed';
 
@@ -131,11 +126,9 @@ export async function inviteUsers(ctx: AppContext, input: InviteUsersInput): Pro
       });
       created.push(invitation.id);
     }
-    await events.emit(
-      realm.id,
-      invitesChangedEvent({}),
-      await inviteManagers(tx, realm.id, actor.id),
-    );
+    await events.emit(realm.id, invitesChangedEvent({}), [
+      ...(await inviteManagerIds(tx, realm.id, actor.id)),
+    ]);
     return { ids: created, skipped };
   });
   for (const id of ids) await enqueueInvitationEmail(ctx, id);

@@ -7,7 +7,7 @@ import { createUserInTransaction, hashPassword } from '../users/create-user';
 import type { RoleCode } from '../users/roles';
 import { normalizeEmail } from '../users/validate';
 import { realmEmailRule, signupRefusalText } from '../realm-domains/email-restrictions';
-import { inviteManagers } from './invite-rules';
+import { inviteManagerIds } from '../permissions/invites';
 import { InviteStatus } from './pending-invitation';
 import { notifyReferrer } from './notify-referrer';
 import { invitesChangedEvent } from '../../protocol/events/invites-changed';
@@ -105,11 +105,9 @@ export async function redeemInvite(
       data: { status: InviteStatus.REVOKED },
     });
     if (invitation) {
-      await events.emit(
-        realm.id,
-        invitesChangedEvent({}),
-        await inviteManagers(tx, realm.id, invitation.referredById),
-      );
+      await events.emit(realm.id, invitesChangedEvent({}), [
+        ...(await inviteManagerIds(tx, realm.id, invitation.referredById)),
+      ]);
     }
     return created;
   });

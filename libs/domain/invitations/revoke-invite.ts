@@ -2,7 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
 import { requireCanManageInvite } from '../permissions/invites';
-import { inviteManagers } from './invite-rules';
+import { inviteManagerIds } from '../permissions/invites';
 import { InviteStatus, pendingInvitation } from './pending-invitation';
 import { invitesChangedEvent } from '../../protocol/events/invites-changed';
 
@@ -12,10 +12,8 @@ export async function revokeInvite(ctx: AppContext, actor: User, realm: Realm, i
   requireCanManageInvite(actor, invitation.referredById);
   await inTransaction(ctx, async (tx, events) => {
     await tx.invitation.update({ where: { id }, data: { status: InviteStatus.REVOKED } });
-    await events.emit(
-      realm.id,
-      invitesChangedEvent({}),
-      await inviteManagers(tx, realm.id, invitation.referredById),
-    );
+    await events.emit(realm.id, invitesChangedEvent({}), [
+      ...(await inviteManagerIds(tx, realm.id, invitation.referredById)),
+    ]);
   });
 }

@@ -3,7 +3,7 @@ import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { requireCanManageInvite } from '../permissions/invites';
-import { inviteManagers } from './invite-rules';
+import { inviteManagerIds } from '../permissions/invites';
 import { InviteStatus } from './pending-invitation';
 import { invitesChangedEvent } from '../../protocol/events/invites-changed';
 
@@ -17,10 +17,8 @@ export async function revokeMultiuseInvite(ctx: AppContext, actor: User, realm: 
   requireCanManageInvite(actor, link.referredById);
   await inTransaction(ctx, async (tx, events) => {
     await tx.multiuseInvite.update({ where: { id }, data: { status: InviteStatus.REVOKED } });
-    await events.emit(
-      realm.id,
-      invitesChangedEvent({}),
-      await inviteManagers(tx, realm.id, link.referredById),
-    );
+    await events.emit(realm.id, invitesChangedEvent({}), [
+      ...(await inviteManagerIds(tx, realm.id, link.referredById)),
+    ]);
   });
 }

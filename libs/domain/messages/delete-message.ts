@@ -67,7 +67,12 @@ export async function deleteMessage(
   input: { user: User; realm: Realm; messageId: number },
 ): Promise<void> {
   const { message } = await accessMessage(ctx.db, input.user, input.messageId);
-  const refusal = await deleteRefusal(ctx.db, input.realm, input.user, message, new Date());
+  const refusal = await deleteRefusal(ctx.db, {
+    realm: input.realm,
+    user: input.user,
+    message,
+    now: new Date(),
+  });
   if (refusal) throw badRequest(refusal);
   await inTransaction(ctx, (tx, events) =>
     deleteMessagesInTransaction(tx, events, input.realm.id, [message]),

@@ -103,7 +103,7 @@ export async function editMessage(
   let newContent: string | undefined;
   let rendered: RenderedMarkdown | undefined;
   if (input.content !== undefined) {
-    const refusal = contentEditRefusal(realm, user, message, now);
+    const refusal = contentEditRefusal({ realm, editor: user, message, now });
     if (refusal) throw badRequest(refusal);
     // Zulip turns an emptied message into "(deleted)" rather than refusing it.
     newContent = input.content.trim() === '' ? '(deleted)' : normalizeContent(input.content);
@@ -148,13 +148,25 @@ export async function editMessage(
         groupId !== null && (await groupsContainingUser(ctx.db, user.id, [groupId])).has(groupId);
       if (!ok) throw badRequest("You don't have permission to resolve topics.");
     } else {
-      const refusal = await moveRefusal(ctx.db, realm, user, message, 'topic', now);
+      const refusal = await moveRefusal(ctx.db, {
+        realm,
+        mover: user,
+        message,
+        kind: 'topic',
+        now,
+      });
       if (refusal) throw badRequest(refusal);
     }
   }
   // Moving into a channel needs the right to move and the right to post there.
   if (newStream) {
-    const refusal = await moveRefusal(ctx.db, realm, user, message, 'channel', now);
+    const refusal = await moveRefusal(ctx.db, {
+      realm,
+      mover: user,
+      message,
+      kind: 'channel',
+      now,
+    });
     if (refusal) throw badRequest(refusal);
     const sendRefusal = await channelSendRefusal(ctx.db, user, newStream);
     if (sendRefusal) throw insufficientPermission(sendRefusal);

@@ -55,10 +55,12 @@ export async function markChannelAsRead(
 /** POST /mark_topic_as_read. */
 export async function markTopicAsRead(
   ctx: AppContext,
-  user: User,
-  realm: Realm,
-  streamId: number,
-  topicName: string,
+  {
+    user,
+    realm,
+    streamId,
+    topicName,
+  }: { user: User; realm: Realm; streamId: number; topicName: string },
 ): Promise<void> {
   const stream = await channelFor(ctx, user, streamId);
   let topic = topicName.trim();

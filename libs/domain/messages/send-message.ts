@@ -91,7 +91,12 @@ export async function renderCheckingMentions(
             where: { recipientId: channel.recipientId ?? -1, active: true, isUserActive: true },
           })
         : 0;
-    const refusal = await mentionRefusal(db, realm, sender, rendered.mentionedGroupIds, audience);
+    const refusal = await mentionRefusal(db, {
+      realm,
+      sender,
+      mentionedGroupIds: rendered.mentionedGroupIds,
+      wildcardAudience: audience,
+    });
     if (refusal) throw badRequest(refusal);
   }
   return rendered;
@@ -130,7 +135,7 @@ export async function prepareMessage(
     realm,
     db === ctx.db ? sqlPool(ctx) : undefined,
   );
-  markdown.catch(() => undefined);
+  void markdown.catch(() => undefined);
 
   const { channel, topic, directUsers } = await checkAddressee(db, realm, sender, input, {
     systemNotice: input.systemNotice,

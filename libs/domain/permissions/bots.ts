@@ -2,7 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { BotType } from '../users/roles';
 import { groupsContainingUser } from './groups';
-import { isRealmAdmin, isRealmGuest } from './roles';
+import { ascendingIds, isRealmAdmin, isRealmGuest, realmAdminIds } from './roles';
 
 /**
  * Bot creation: members of `can_create_bots_group` create any kind of bot; members of
@@ -31,6 +31,16 @@ export async function canCreateBot(
 /** A bot is administered by its owner and by the organization's administrators. */
 export const canAdministerBot = (user: User, bot: Pick<User, 'botOwnerId'>): boolean =>
   bot.botOwnerId === user.id || isRealmAdmin(user);
+
+/** Who administers a bot (`canAdministerBot`), as event recipients: its owner and the administrators. */
+export async function botAdministratorIds(
+  db: Db | Tx,
+  realmId: number,
+  ownerId: number | null,
+): Promise<Set<number>> {
+  const admins = await realmAdminIds(db, realmId);
+  return ownerId === null ? admins : ascendingIds([...admins, ownerId]);
+}
 
 /** `GET /bots`: administrators see every bot of the organization, others their own. */
 export const seesAllBots = (user: User): boolean => isRealmAdmin(user);

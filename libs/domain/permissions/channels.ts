@@ -3,7 +3,13 @@ import type { Config } from '../../core/config';
 import { badRequest } from '../../core/errors';
 import type { Db, Tx } from '../../db/client';
 import { groupsContainingUser } from './groups';
-import { isRealmAdmin, isRealmGuest, isRealmOwner } from './roles';
+import {
+  ascendingIds,
+  isRealmAdmin,
+  isRealmGuest,
+  isRealmOwner,
+  realmUserIdsByRole,
+} from './roles';
 
 /** The channel columns the channel rules read. */
 export type ChannelPermissionRow = Pick<
@@ -194,4 +200,30 @@ export async function canAddSubscribersInRealm(
   const id = realm.canAddSubscribersGroupId;
   if (id === null) return false;
   return (await groupsContainingUser(db, user.id, [id])).has(id);
+}
+
+/**
+ * Users who can see a channel's metadata and subscribers, as event recipients: for a public
+ * channel every active non-guest (plus subscribed guests, and guests for web-public channels);
+ * for a private one its subscribers and the organization administrators.
+ */
+export async function channelAudienceIds(
+  db: Db | Tx,
+  realmId: number,
+  stream: Pick<Stream, 'inviteOnly' | 'isWebPublic' | 'recipientId'>,
+): Promise<Set<number>> {
+  const [subscribers, others] = await Promise.all([
+    stream.recipientId
+      ? db.subscription.findMany({
+          where: { recipientId: stream.recipientId, active: true, isUserActive: true },
+          select: { userId: true },
+        })
+      : [],
+    realmUserIdsByRole(
+      db,
+      realmId,
+      stream.inviteOnly ? 'admins' : stream.isWebPublic ? 'all' : 'non-guests',
+    ),
+  ]);
+  return ascendingIds([...subscribers.map((s) => s.userId), ...others]);
 }

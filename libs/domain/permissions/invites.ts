@@ -3,7 +3,14 @@ import { badRequest, insufficientPermission } from '../../core/errors';
 import type { Db, Tx } from '../../db/client';
 import { isRoleCode, Role } from '../users/roles';
 import { groupsContainingUser } from './groups';
-import { isAtLeastModerator, isOwnerRole, isRealmGuest, requireRealmOwner } from './roles';
+import {
+  ascendingIds,
+  isAtLeastModerator,
+  isOwnerRole,
+  isRealmGuest,
+  realmAdminIds,
+  requireRealmOwner,
+} from './roles';
 import { canAdministerUsers } from './users';
 
 /** Invitations grant roles no more privileged than the inviter's (spec 5.4). */
@@ -55,4 +62,13 @@ export function requireCanManageInvite(
   if (referredById !== actor.id && !managesAllInvites(actor)) {
     throw insufficientPermission('Must be an organization administrator');
   }
+}
+
+/** Who manages an invitation, as recipients of `invites_changed`: the administrators and its inviter. */
+export async function inviteManagerIds(
+  db: Db | Tx,
+  realmId: number,
+  referrerId: number,
+): Promise<Set<number>> {
+  return ascendingIds([...(await realmAdminIds(db, realmId)), referrerId]);
 }

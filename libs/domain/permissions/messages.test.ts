@@ -82,23 +82,28 @@ describe('editing, moving and deleting', () => {
   it('lets only the sender edit content, within the limit and a 20 s grace', () => {
     const { alice, bob } = org.users;
     const sent = (seconds: number) => ({ senderId: alice.user.id, dateSent: ago(seconds) });
-    expect(contentEditRefusal(realm, alice.user, sent(619), now)).toBeNull();
-    expect(contentEditRefusal(realm, alice.user, sent(621), now)).toBe(
+    expect(contentEditRefusal({ realm, editor: alice.user, message: sent(619), now })).toBeNull();
+    expect(contentEditRefusal({ realm, editor: alice.user, message: sent(621), now })).toBe(
       'The time limit for editing this message has passed',
     );
-    expect(contentEditRefusal(realm, bob.user, sent(1), now)).toBe(
+    expect(contentEditRefusal({ realm, editor: bob.user, message: sent(1), now })).toBe(
       "You don't have permission to edit this message",
     );
     expect(
-      contentEditRefusal({ ...realm, allowMessageEditing: false }, alice.user, sent(1), now),
+      contentEditRefusal({
+        realm: { ...realm, allowMessageEditing: false },
+        editor: alice.user,
+        message: sent(1),
+        now,
+      }),
     ).toBe('Your organization has turned off message editing');
     expect(
-      contentEditRefusal(
-        { ...realm, messageContentEditLimitSeconds: null },
-        alice.user,
-        sent(10 ** 6),
+      contentEditRefusal({
+        realm: { ...realm, messageContentEditLimitSeconds: null },
+        editor: alice.user,
+        message: sent(10 ** 6),
         now,
-      ),
+      }),
     ).toBeNull();
   });
 
@@ -114,18 +119,54 @@ describe('editing, moving and deleting', () => {
     const old = { dateSent: ago(3600) };
     const fresh = { dateSent: ago(1) };
     const db = org.t.db;
-    expect(await moveRefusal(db, moves, alice.user, fresh, 'topic', now)).toBeNull();
-    expect(await moveRefusal(db, moves, alice.user, old, 'topic', now)).toBe(
-      "The time limit for editing this message's topic has passed.",
-    );
-    expect(await moveRefusal(db, moves, moderator.user, old, 'topic', now)).toBeNull();
-    expect(await moveRefusal(db, moves, guest.user, fresh, 'topic', now)).toBe(
-      "You don't have permission to edit this message",
-    );
-    expect(await moveRefusal(db, moves, alice.user, fresh, 'channel', now)).toBe(
-      "You don't have permission to move this message",
-    );
-    expect(await moveRefusal(db, moves, moderator.user, old, 'channel', now)).toBeNull();
+    expect(
+      await moveRefusal(db, {
+        realm: moves,
+        mover: alice.user,
+        message: fresh,
+        kind: 'topic',
+        now,
+      }),
+    ).toBeNull();
+    expect(
+      await moveRefusal(db, { realm: moves, mover: alice.user, message: old, kind: 'topic', now }),
+    ).toBe("The time limit for editing this message's topic has passed.");
+    expect(
+      await moveRefusal(db, {
+        realm: moves,
+        mover: moderator.user,
+        message: old,
+        kind: 'topic',
+        now,
+      }),
+    ).toBeNull();
+    expect(
+      await moveRefusal(db, {
+        realm: moves,
+        mover: guest.user,
+        message: fresh,
+        kind: 'topic',
+        now,
+      }),
+    ).toBe("You don't have permission to edit this message");
+    expect(
+      await moveRefusal(db, {
+        realm: moves,
+        mover: alice.user,
+        message: fresh,
+        kind: 'channel',
+        now,
+      }),
+    ).toBe("You don't have permission to move this message");
+    expect(
+      await moveRefusal(db, {
+        realm: moves,
+        mover: moderator.user,
+        message: old,
+        kind: 'channel',
+        now,
+      }),
+    ).toBeNull();
   });
 
   it('deletes any message in can_delete_any, only own ones within the limit otherwise', async () => {
@@ -138,18 +179,27 @@ describe('editing, moving and deleting', () => {
     };
     const byAlice = (seconds: number) => ({ senderId: alice.user.id, dateSent: ago(seconds) });
     const db = org.t.db;
-    expect(await deleteRefusal(db, deletion, alice.user, byAlice(599), now)).toBeNull();
-    expect(await deleteRefusal(db, deletion, alice.user, byAlice(601), now)).toBe(
-      'The time limit for deleting this message has passed',
-    );
-    expect(await deleteRefusal(db, deletion, bob.user, byAlice(1), now)).toBe(
-      "You don't have permission to delete this message",
-    );
-    expect(await deleteRefusal(db, deletion, org.owner.user, byAlice(10 ** 6), now)).toBeNull();
+    expect(
+      await deleteRefusal(db, { realm: deletion, user: alice.user, message: byAlice(599), now }),
+    ).toBeNull();
+    expect(
+      await deleteRefusal(db, { realm: deletion, user: alice.user, message: byAlice(601), now }),
+    ).toBe('The time limit for deleting this message has passed');
+    expect(
+      await deleteRefusal(db, { realm: deletion, user: bob.user, message: byAlice(1), now }),
+    ).toBe("You don't have permission to delete this message");
+    expect(
+      await deleteRefusal(db, {
+        realm: deletion,
+        user: org.owner.user,
+        message: byAlice(10 ** 6),
+        now,
+      }),
+    ).toBeNull();
     const ownNobody = { ...deletion, canDeleteOwnMessageGroupId: groups['role:nobody'] };
-    expect(await deleteRefusal(db, ownNobody, alice.user, byAlice(1), now)).toBe(
-      "You don't have permission to delete this message",
-    );
+    expect(
+      await deleteRefusal(db, { realm: ownNobody, user: alice.user, message: byAlice(1), now }),
+    ).toBe("You don't have permission to delete this message");
   });
 });
 
@@ -169,17 +219,53 @@ describe('mentions', () => {
       },
     });
     const realm = { canMentionManyUsersGroupId: groups['role:administrators'] };
-    expect(await mentionRefusal(db, realm, bob.user, [open], 0)).toBeNull();
-    expect(await mentionRefusal(db, realm, alice.user, [open, closed], 0)).toBeNull();
-    expect(await mentionRefusal(db, realm, bob.user, [open, closed], 0)).toBe(
-      "You are not allowed to mention user group 'alice-mentions'.",
-    );
-    expect(await mentionRefusal(db, realm, bob.user, [], WILDCARD_MENTION_THRESHOLD)).toBeNull();
-    expect(await mentionRefusal(db, realm, bob.user, [], WILDCARD_MENTION_THRESHOLD + 1)).toBe(
-      'You do not have permission to use channel wildcard mentions in this channel.',
-    );
     expect(
-      await mentionRefusal(db, realm, org.owner.user, [], WILDCARD_MENTION_THRESHOLD + 1),
+      await mentionRefusal(db, {
+        realm,
+        sender: bob.user,
+        mentionedGroupIds: [open],
+        wildcardAudience: 0,
+      }),
+    ).toBeNull();
+    expect(
+      await mentionRefusal(db, {
+        realm,
+        sender: alice.user,
+        mentionedGroupIds: [open, closed],
+        wildcardAudience: 0,
+      }),
+    ).toBeNull();
+    expect(
+      await mentionRefusal(db, {
+        realm,
+        sender: bob.user,
+        mentionedGroupIds: [open, closed],
+        wildcardAudience: 0,
+      }),
+    ).toBe("You are not allowed to mention user group 'alice-mentions'.");
+    expect(
+      await mentionRefusal(db, {
+        realm,
+        sender: bob.user,
+        mentionedGroupIds: [],
+        wildcardAudience: WILDCARD_MENTION_THRESHOLD,
+      }),
+    ).toBeNull();
+    expect(
+      await mentionRefusal(db, {
+        realm,
+        sender: bob.user,
+        mentionedGroupIds: [],
+        wildcardAudience: WILDCARD_MENTION_THRESHOLD + 1,
+      }),
+    ).toBe('You do not have permission to use channel wildcard mentions in this channel.');
+    expect(
+      await mentionRefusal(db, {
+        realm,
+        sender: org.owner.user,
+        mentionedGroupIds: [],
+        wildcardAudience: WILDCARD_MENTION_THRESHOLD + 1,
+      }),
     ).toBeNull();
   });
 });

@@ -78,12 +78,17 @@ export async function canAccessChannel(
 const secondsSince = (date: Date, now: Date) => (now.getTime() - date.getTime()) / 1000;
 
 /** Why editing the content of a message is refused, or null (Zulip's check_edit_message content rules). */
-export function contentEditRefusal(
-  realm: Pick<Realm, 'allowMessageEditing' | 'messageContentEditLimitSeconds'>,
-  editor: Pick<User, 'id'>,
-  message: { senderId: number; dateSent: Date },
-  now: Date,
-): string | null {
+export function contentEditRefusal({
+  realm,
+  editor,
+  message,
+  now,
+}: {
+  realm: Pick<Realm, 'allowMessageEditing' | 'messageContentEditLimitSeconds'>;
+  editor: Pick<User, 'id'>;
+  message: { senderId: number; dateSent: Date };
+  now: Date;
+}): string | null {
   if (!realm.allowMessageEditing) return 'Your organization has turned off message editing';
   if (message.senderId !== editor.id) return "You don't have permission to edit this message";
   const limit = realm.messageContentEditLimitSeconds;
@@ -97,17 +102,25 @@ export function contentEditRefusal(
 /** Why moving a message to another topic or channel is refused, or null. */
 export async function moveRefusal(
   db: Reader,
-  realm: Pick<
-    Realm,
-    | 'canMoveMessagesBetweenTopicsGroupId'
-    | 'canMoveMessagesBetweenChannelsGroupId'
-    | 'moveMessagesWithinStreamLimitSeconds'
-    | 'moveMessagesBetweenStreamsLimitSeconds'
-  >,
-  mover: Pick<User, 'id' | 'role'>,
-  message: { dateSent: Date },
-  kind: 'topic' | 'channel',
-  now: Date,
+  {
+    realm,
+    mover,
+    message,
+    kind,
+    now,
+  }: {
+    realm: Pick<
+      Realm,
+      | 'canMoveMessagesBetweenTopicsGroupId'
+      | 'canMoveMessagesBetweenChannelsGroupId'
+      | 'moveMessagesWithinStreamLimitSeconds'
+      | 'moveMessagesBetweenStreamsLimitSeconds'
+    >;
+    mover: Pick<User, 'id' | 'role'>;
+    message: { dateSent: Date };
+    kind: 'topic' | 'channel';
+    now: Date;
+  },
 ): Promise<string | null> {
   const groupId =
     kind === 'topic'
@@ -137,13 +150,22 @@ export async function moveRefusal(
 /** May the user delete the message (Zulip's validate_can_delete_message)? */
 export async function deleteRefusal(
   db: Reader,
-  realm: Pick<
-    Realm,
-    'canDeleteAnyMessageGroupId' | 'canDeleteOwnMessageGroupId' | 'messageContentDeleteLimitSeconds'
-  >,
-  user: Pick<User, 'id'>,
-  message: { senderId: number; dateSent: Date },
-  now: Date,
+  {
+    realm,
+    user,
+    message,
+    now,
+  }: {
+    realm: Pick<
+      Realm,
+      | 'canDeleteAnyMessageGroupId'
+      | 'canDeleteOwnMessageGroupId'
+      | 'messageContentDeleteLimitSeconds'
+    >;
+    user: Pick<User, 'id'>;
+    message: { senderId: number; dateSent: Date };
+    now: Date;
+  },
 ): Promise<string | null> {
   const ids = [realm.canDeleteAnyMessageGroupId, realm.canDeleteOwnMessageGroupId].filter(
     (id): id is number => id !== null,
@@ -172,10 +194,17 @@ export const WILDCARD_MENTION_THRESHOLD = 15;
  */
 export async function mentionRefusal(
   db: Reader,
-  realm: Pick<Realm, 'canMentionManyUsersGroupId'>,
-  sender: Pick<User, 'id'>,
-  mentionedGroupIds: number[],
-  wildcardAudience: number,
+  {
+    realm,
+    sender,
+    mentionedGroupIds,
+    wildcardAudience,
+  }: {
+    realm: Pick<Realm, 'canMentionManyUsersGroupId'>;
+    sender: Pick<User, 'id'>;
+    mentionedGroupIds: number[];
+    wildcardAudience: number;
+  },
 ): Promise<string | null> {
   if (mentionedGroupIds.length) {
     const groups = await db.userGroup.findMany({

@@ -95,10 +95,12 @@ export interface UserPresenceEntry {
 /** `GET /users/{user_id_or_email}/presence`. */
 export async function userPresence(
   db: Db,
-  viewer: PresenceViewer,
-  userId: number,
-  label: string,
-  now: Date,
+  {
+    viewer,
+    userId,
+    label,
+    now,
+  }: { viewer: PresenceViewer; userId: number; label: string; now: Date },
 ): Promise<Record<'website' | 'aggregated', UserPresenceEntry>> {
   const user = await db.user.findFirst({
     where: { id: userId, realmId: viewer.realmId },

@@ -12,10 +12,12 @@ const APP_ID = /^[.a-zA-Z0-9-]+$/;
  */
 export async function addPushDeviceToken(
   ctx: AppContext,
-  userId: number,
-  kind: PushKindCode,
-  token: string,
-  appId: string | null,
+  {
+    userId,
+    kind,
+    token,
+    appId,
+  }: { userId: number; kind: PushKindCode; token: string; appId: string | null },
 ): Promise<void> {
   checkToken(token, kind);
   if (appId !== null && !APP_ID.test(appId)) throw badRequest('Invalid app ID');

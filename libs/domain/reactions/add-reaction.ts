@@ -32,12 +32,17 @@ export async function resolveEmoji(
   return emojiForName(ctx.db, realm.id, input.emojiName ?? '');
 }
 
-export const reactionEventFor = (
-  op: 'add' | 'remove',
-  user: User,
-  messageId: number,
-  emoji: EmojiIdentity,
-): ReactionEvent =>
+export const reactionEventFor = ({
+  op,
+  user,
+  messageId,
+  emoji,
+}: {
+  op: 'add' | 'remove';
+  user: User;
+  messageId: number;
+  emoji: EmojiIdentity;
+}): ReactionEvent =>
   reactionEvent({
     op,
     user_id: user.id,
@@ -99,7 +104,7 @@ export async function addReaction(ctx: AppContext, input: ReactionInput): Promis
     }
     await events.emit(
       input.realm.id,
-      reactionEventFor('add', input.user, input.messageId, emoji),
+      reactionEventFor({ op: 'add', user: input.user, messageId: input.messageId, emoji }),
       await messageAudience(tx, [input.messageId]),
     );
   });

@@ -40,7 +40,7 @@ export async function removeReaction(ctx: AppContext, input: ReactionInput): Pro
     };
     await events.emit(
       input.realm.id,
-      reactionEventFor('remove', input.user, input.messageId, emoji),
+      reactionEventFor({ op: 'remove', user: input.user, messageId: input.messageId, emoji }),
       await messageAudience(tx, [input.messageId]),
     );
   });

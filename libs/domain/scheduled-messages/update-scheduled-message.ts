@@ -65,10 +65,12 @@ async function existingTarget(
  */
 export async function updateScheduledMessage(
   ctx: AppContext,
-  sender: User,
-  realm: Realm,
-  scheduledMessageId: number,
-  changes: ScheduledMessageChanges,
+  {
+    sender,
+    realm,
+    scheduledMessageId,
+    changes,
+  }: { sender: User; realm: Realm; scheduledMessageId: number; changes: ScheduledMessageChanges },
 ): Promise<void> {
   const { type, to, topic, content, scheduledDeliveryTimestamp } = changes;
   if (

@@ -35,10 +35,12 @@ export async function listSubscriptions(
 /** `GET /users/{user_id}/subscriptions/{stream_id}`: needs metadata access to the channel. */
 export async function subscriptionStatus(
   db: Db,
-  viewer: User,
-  realm: Realm,
-  userId: number,
-  streamId: number,
+  {
+    viewer,
+    realm,
+    userId,
+    streamId,
+  }: { viewer: User; realm: Realm; userId: number; streamId: number },
 ): Promise<boolean> {
   const target = await db.user.findFirst({ where: { id: userId, realmId: realm.id } });
   if (!target) throw badRequest('No such user');

@@ -1,7 +1,7 @@
 import type { Stream } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
-import { channelAudienceIds } from '../channels/channel-audience';
+import { channelAudienceIds } from '../permissions/channels';
 import { subscriptionEvent } from '../../protocol/events/subscription';
 
 /**
@@ -21,7 +21,7 @@ export async function emitPeerAdd(
       .filter((p) => p.recipientId === stream.recipientId)
       .map((p) => p.userId);
     if (newUserIds.length === 0) continue;
-    const audience = await channelAudienceIds(tx, realmId, stream);
+    const audience = [...(await channelAudienceIds(tx, realmId, stream))];
     const peers = audience.filter((id) => !newUserIds.includes(id));
     await events.emit(
       realmId,

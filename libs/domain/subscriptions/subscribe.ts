@@ -5,7 +5,7 @@ import Joi from 'joi';
 import { badRequest } from '../../core/errors';
 import { P, type Infer } from '../../core/schema';
 import { renderMarkdown } from '../../markdown';
-import { channelAudienceIds } from '../channels/channel-audience';
+import { channelAudienceIds } from '../permissions/channels';
 import { formatChannels } from '../channels/format-channel';
 import { insertChannel } from '../channels/insert-channel';
 import { requireNonGuest } from '../permissions/users';
@@ -271,7 +271,7 @@ export async function subscribeWithin(
   }
   for (const stream of created) {
     const [dict] = await formatChannels(tx, [stream]);
-    const audience = await channelAudienceIds(tx, realm.id, stream);
+    const audience = [...(await channelAudienceIds(tx, realm.id, stream))];
     const withTargets = stream.inviteOnly
       ? [...new Set([...audience, ...targets.map((u) => u.id)])]
       : audience;

@@ -2,7 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
-import { channelAudienceIds } from '../channels/channel-audience';
+import { channelAudienceIds } from '../permissions/channels';
 import type { AppContext } from '../../core/context';
 import { channelAccess } from '../permissions/channels';
 import { emitGuestAccessEvents } from './guest-access-events';
@@ -85,7 +85,7 @@ export async function unsubscribeWithin(
         [userId],
       );
     }
-    const audience = await channelAudienceIds(tx, realm.id, stream);
+    const audience = [...(await channelAudienceIds(tx, realm.id, stream))];
     await events.emit(
       realm.id,
       subscriptionEvent({ op: 'peer_remove', stream_ids: [stream.id], user_ids: userIds }),

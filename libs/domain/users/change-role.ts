@@ -26,7 +26,12 @@ export async function changeRole(
     const updated = await tx.user.update({ where: { id: target.id }, data: { role } });
     const realm = await tx.realm.findUniqueOrThrow({ where: { id: target.realmId } });
     const groups = await systemGroupIds(tx, target.realmId);
-    await setRoleGroupMembership(tx, groups, target.id, role, realm.waitingPeriodThreshold === 0);
+    await setRoleGroupMembership(tx, {
+      groups,
+      userId: target.id,
+      role,
+      isFullMember: realm.waitingPeriodThreshold === 0,
+    });
     await events.emit(
       target.realmId,
       realmUserEvent({ op: 'update', person: { user_id: target.id, role } }),

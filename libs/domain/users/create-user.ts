@@ -93,13 +93,12 @@ export async function createUserInTransaction(
   });
 
   const groups = await systemGroupIds(tx, input.realm.id);
-  await setRoleGroupMembership(
-    tx,
+  await setRoleGroupMembership(tx, {
     groups,
-    user.id,
-    input.role,
-    input.realm.waitingPeriodThreshold === 0,
-  );
+    userId: user.id,
+    role: input.role,
+    isFullMember: input.realm.waitingPeriodThreshold === 0,
+  });
 
   // Subscribed before the access check below, so guests sharing a channel meet the real user.
   const channels = user.isBot ? [] : await initialChannels(tx, input);

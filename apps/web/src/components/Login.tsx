@@ -29,7 +29,7 @@ export function Login({ realmName, realmIcon, onLogin }: Props) {
   };
   return (
     <main class="login">
-      <form class="login-card" onSubmit={submit}>
+      <form class="login-card" onSubmit={(event) => void submit(event)}>
         {realmIcon && <img class="realm-icon large" src={realmIcon} alt="" />}
         <h1>Log in to {realmName}</h1>
         <label>
