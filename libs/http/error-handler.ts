@@ -11,6 +11,7 @@ import {
   serverNotReady,
   type FailureKind,
 } from '../core/errors';
+import { malformedMultipart } from './malformed-multipart';
 import type { RequestLocals } from './request-log';
 
 /** The one place a failure becomes an HTTP status. */
@@ -77,6 +78,8 @@ export function errorResponse(
     (err as BodyParserError)?.type === 'parameters.too.many'
   ) {
     apiError = requestTooLarge();
+  } else if (malformedMultipart(err)) {
+    apiError = badRequest('Malformed multipart body');
   } else if (refusedByDatabase) {
     apiError = badRequest(refusedByDatabase);
   } else if (
