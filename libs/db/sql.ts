@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import type { AppContext } from '../core/context';
+import { logFailure } from '../runtime/log-failure';
 
 const pools = new WeakMap<AppContext, Pool>();
 
@@ -21,7 +22,7 @@ export function sqlPool(ctx: AppContext): Pool {
     });
     // An idle connection the server dropped (a restart): the next query opens another.
     pool.on('error', (err) =>
-      ctx.log.warn('db', 'idle PostgreSQL connection lost', { error: err.message }),
+      logFailure(ctx.log, 'db', 'idle PostgreSQL connection lost', err, 'warn'),
     );
     pools.set(ctx, pool);
   }

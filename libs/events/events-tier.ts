@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../core/context';
 import { connectRedis } from '../redis/connect';
+import { startWhenReachable } from '../runtime/boot';
+import { logFailure } from '../runtime/log-failure';
 import { Dispatcher } from './dispatcher';
 import { eventKeys } from './keys';
 import { QueueStore } from './queue-store';
@@ -32,21 +34,25 @@ export async function startEventsTier(
     connectRedis(ctx.config, { shardedSubscriber: true, log: ctx.log }),
     eventKeys(ctx.config.redisPrefix).wake(processId),
   );
-  await waker.start();
   // Dispatch appends on a connection of its own: behind the polls' connection, a message's
   // appends to its last partitions would wait for the thousands of re-polls its first
   // partitions' recipients just sent.
   const dispatchRedis = connectRedis(ctx.config, { log: ctx.log });
   const dispatcher = new Dispatcher(ctx, QueueStore.of(ctx, dispatchRedis), processId, waker);
   const dispatching = options.dispatch ?? true;
-  if (dispatching) await dispatcher.start();
+  // Started at once when Redis answers; during an outage, in the background once it returns.
+  let subscribed = false;
+  const starting = startWhenReachable(ctx, 'events tier', async () => {
+    if (!subscribed) await waker.start();
+    subscribed = true;
+    if (dispatching) await dispatcher.start();
+  });
+  await starting.tried;
   const stopSweeper = dispatching ? startSweeper(ctx) : async () => undefined;
   const gc = setInterval(() => {
-    store.collectGarbage().catch((err: unknown) => {
-      ctx.log.error('queue', 'queue GC failed', {
-        error: err instanceof Error ? err.message : String(err),
-      });
-    });
+    store
+      .collectGarbage()
+      .catch((err: unknown) => logFailure(ctx.log, 'queue', 'queue GC failed', err));
   }, options.gcIntervalMs ?? 30_000);
   return {
     store,
@@ -54,6 +60,7 @@ export async function startEventsTier(
     dispatcher,
     async stop() {
       clearInterval(gc);
+      starting.cancel();
       await stopSweeper();
       if (dispatching) await dispatcher.stop();
       waker.close();

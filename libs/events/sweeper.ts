@@ -2,6 +2,7 @@ import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
 import { appendToDomainStream } from './domain-stream';
 import type { CommittedEvent } from './outbox';
+import { logFailure } from '../runtime/log-failure';
 
 /**
  * Publishes outbox rows that a crashed (or failing) API process committed but never published.
@@ -63,9 +64,7 @@ export function startSweeper(ctx: AppContext, intervalMs = 2000): () => Promise<
   const timer = setInterval(() => {
     current = sweepOutbox(ctx).catch((err: unknown) => {
       if (!stopped) {
-        ctx.log.error('outbox', 'sweep failed', {
-          error: err instanceof Error ? err.message : String(err),
-        });
+        logFailure(ctx.log, 'outbox', 'sweep failed', err);
       }
     });
   }, intervalMs);

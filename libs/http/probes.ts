@@ -1,11 +1,14 @@
 import { Router } from 'express';
 import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
+import { redisConnectionError } from '../redis/connect';
 
 export interface Readiness {
   ready: boolean;
   postgres: string;
   redis: string;
+  /** Parts of the process still waiting for a store to start (listed only while some wait). */
+  starting?: string[];
 }
 
 const within = <T>(ms: number, work: Promise<T>): Promise<T> =>
@@ -14,7 +17,24 @@ const within = <T>(ms: number, work: Promise<T>): Promise<T> =>
     new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms)),
   ]);
 
-/** Readiness: PostgreSQL and Redis both answer within a second and a half. */
+const starting = new Set<string>();
+
+/**
+ * A part of the process (the events tier's subscriptions, the job schedules) could not start
+ * because a store is out of reach and is retrying: the process is not ready until it has.
+ */
+export function markStarting(part: string): void {
+  starting.add(part);
+}
+
+export function markStarted(part: string): void {
+  starting.delete(part);
+}
+
+/**
+ * Readiness: PostgreSQL and Redis both answer within a second and a half, and every part of the
+ * process has started.
+ */
 export async function readiness(ctx: AppContext): Promise<Readiness> {
   const check = (work: Promise<unknown>) =>
     within(1500, work).then(
@@ -24,8 +44,17 @@ export async function readiness(ctx: AppContext): Promise<Readiness> {
   const [postgres, redis] = await Promise.all([
     check(sqlPool(ctx).query('SELECT 1')),
     check(ctx.redis.ping()),
+  ]).then(([postgres, redis]) => [
+    postgres,
+    redis === 'ok' ? redis : (redisConnectionError(ctx.redis) ?? redis),
   ]);
-  return { ready: postgres === 'ok' && redis === 'ok', postgres, redis };
+  const waiting = [...starting];
+  return {
+    ready: postgres === 'ok' && redis === 'ok' && waiting.length === 0,
+    postgres,
+    redis,
+    ...(waiting.length ? { starting: waiting } : {}),
+  };
 }
 
 let draining = false;

@@ -66,23 +66,38 @@ export function connectRedis(
 }
 
 /**
- * Logs once that Redis cannot be reached and once that it can again. Without an error listener ioredis prints a
- * line on the console (not a JSON log line) for every failed reconnection attempt while Redis is
- * down; the commands that fail meanwhile are reported where they were issued.
+ * Notes at debug level, once per connection, that Redis cannot be reached and that it can again:
+ * a serving process's store watch (libs/runtime/log-failure) logs the outage itself, once for
+ * all its connections. Without an error listener ioredis prints a line on the console (not a JSON
+ * log line) for every failed reconnection attempt while Redis is down.
  */
+const lastErrors = new WeakMap<RedisClient, string>();
+
+/** Why the connection is down, as its last connection attempt failed (undefined while it is up). */
+export const redisConnectionError = (redis: RedisClient): string | undefined =>
+  redisConnected(redis) ? undefined : lastErrors.get(redis);
+
 function reportingState(client: RedisClient, log: Logger | undefined): RedisClient {
   let lost = false;
   client.on('error', (err: Error) => {
+    lastErrors.set(client, err.message);
     if (lost) return;
     lost = true;
-    log?.warn('redis', 'Redis unreachable; reconnecting', { error: err.message });
+    log?.debug('redis', 'Redis unreachable; reconnecting', { error: err.message });
   });
   client.on('ready', () => {
     if (!lost) return;
     lost = false;
-    log?.info('redis', 'Redis reachable again');
+    log?.debug('redis', 'Redis reachable again');
   });
   return client;
 }
 
 export const isCluster = (redis: RedisClient): redis is Cluster => redis instanceof Cluster;
+
+/**
+ * Whether the connection is up now. Work that is only worth doing while Redis answers (tidying on
+ * shutdown) checks it first: during an outage a command waits through several reconnection
+ * attempts, seconds, before it fails.
+ */
+export const redisConnected = (redis: RedisClient): boolean => redis.status === 'ready';

@@ -1,16 +1,45 @@
 import { markDraining } from '../http/probes';
 import type { RunningContext } from './context';
+import { logFailure } from './log-failure';
 
-/** On SIGTERM or SIGINT: stop taking work, finish what is in flight, close connections, exit. */
-export function runUntilSignal(ctx: RunningContext, stoppers: (() => Promise<void>)[]): void {
+/**
+ * How long a stop may take before the process exits anyway: under the 10 s an orchestrator waits
+ * after SIGTERM (Kubernetes' default grace period), whatever a store does meanwhile. A closing
+ * BullMQ worker or a Redis command issued during an outage can wait for minutes.
+ */
+export const EXIT_DEADLINE_MS = 8000;
+
+/**
+ * On SIGTERM or SIGINT: stop taking work, finish what is in flight, close connections, exit;
+ * after `deadlineMs` the process exits whatever is still closing, and a second signal exits at
+ * once.
+ */
+export function runUntilSignal(
+  ctx: RunningContext,
+  stoppers: (() => Promise<void>)[],
+  deadlineMs = EXIT_DEADLINE_MS,
+): void {
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      ctx.log.warn('boot', 'second signal; exiting now', { signal });
+      process.exit(1);
+    }
     stopping = true;
     markDraining();
     ctx.log.info('boot', 'shutting down', { signal });
-    await Promise.allSettled(stoppers.map((s) => s()));
-    await ctx.close();
+    setTimeout(() => {
+      ctx.log.warn('boot', 'shutdown overran its deadline; exiting', { deadlineMs });
+      process.exit(1);
+    }, deadlineMs).unref();
+    for (const result of await Promise.allSettled(stoppers.map((s) => s()))) {
+      if (result.status === 'rejected') {
+        logFailure(ctx.log, 'boot', 'a part did not stop cleanly', result.reason, 'warn');
+      }
+    }
+    await ctx.close().catch((err: unknown) => {
+      logFailure(ctx.log, 'boot', 'connections did not close cleanly', err, 'warn');
+    });
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
