@@ -136,9 +136,13 @@ export function startWorkers(
       const graceMs = redisConnected(connection) ? closeGraceMs : 0;
       const inTime = await Promise.race([closed, sleep(graceMs).then(() => false)]);
       if (!inTime) {
-        ctx.log.warn('worker', 'workers did not close in time; leaving their jobs to be retried', {
-          graceMs,
-        });
+        ctx.log.info(
+          'worker',
+          'workers did not close in time; a job still running will be retried',
+          {
+            graceMs,
+          },
+        );
       }
       connection.disconnect();
     },

@@ -88,7 +88,9 @@ export function errorResponse(
   ) {
     apiError = badRequest('Invalid request');
   } else if (databaseUnreachable(err) || redisUnreachable(err)) {
-    log.warn('http', 'database or Redis unreachable', {
+    // At debug: the process's store watch logs the outage once, and each request's 503 is in
+    // the request log.
+    log.debug('http', 'database or Redis unreachable', {
       method: request.method,
       path: request.path,
       error: err instanceof Error ? err.message : String(err),

@@ -72,6 +72,18 @@ export function connectRedis(
  * log line) for every failed reconnection attempt while Redis is down.
  */
 const lastErrors = new WeakMap<RedisClient, string>();
+/** The process's connections, until they end. */
+const open = new Set<RedisClient>();
+
+/**
+ * Closes every connection of the process that is down now (on shutdown): the commands waiting
+ * on one fail at once instead of after several reconnection attempts, so that what is stopping
+ * does not wait for a Redis that is out of reach. Connections that are up are left to close in
+ * order.
+ */
+export function dropDownRedisConnections(): void {
+  for (const client of open) if (!redisConnected(client)) client.disconnect();
+}
 
 /** Why the connection is down, as its last connection attempt failed (undefined while it is up). */
 export const redisConnectionError = (redis: RedisClient): string | undefined =>
@@ -79,6 +91,8 @@ export const redisConnectionError = (redis: RedisClient): string | undefined =>
 
 function reportingState(client: RedisClient, log: Logger | undefined): RedisClient {
   let lost = false;
+  open.add(client);
+  client.on('end', () => open.delete(client));
   client.on('error', (err: Error) => {
     lastErrors.set(client, err.message);
     if (lost) return;

@@ -1,4 +1,5 @@
 import { markDraining } from '../http/probes';
+import { dropDownRedisConnections } from '../redis/connect';
 import type { RunningContext } from './context';
 import { logFailure } from './log-failure';
 
@@ -28,6 +29,7 @@ export function runUntilSignal(
     stopping = true;
     markDraining();
     ctx.log.info('boot', 'shutting down', { signal });
+    dropDownRedisConnections();
     setTimeout(() => {
       ctx.log.warn('boot', 'shutdown overran its deadline; exiting', { deadlineMs });
       process.exit(1);
