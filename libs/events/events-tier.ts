@@ -17,6 +17,15 @@ export interface EventsTier {
   stop(): Promise<void>;
 }
 
+/** How long stopping waits for each of the sweeper and the dispatcher. */
+const STOP_WAIT_MS = 2000;
+
+const settleWithin = (ms: number, work: Promise<void>): Promise<void> =>
+  Promise.race([
+    work.catch(() => undefined),
+    new Promise<void>((resolve) => setTimeout(resolve, ms).unref()),
+  ]);
+
 export async function startEventsTier(
   ctx: AppContext,
   options: { dispatch?: boolean; gcIntervalMs?: number } = {},
@@ -61,8 +70,11 @@ export async function startEventsTier(
     async stop() {
       clearInterval(gc);
       starting.cancel();
-      await stopSweeper();
-      if (dispatching) await dispatcher.stop();
+      // The sweep and the dispatch loops end after their Redis command in flight, which during
+      // an outage hangs on a reconnecting connection: they get a bounded time, then the
+      // connections close under them.
+      await settleWithin(STOP_WAIT_MS, stopSweeper());
+      if (dispatching) await settleWithin(STOP_WAIT_MS, dispatcher.stop());
       waker.close();
       pollRedis.disconnect();
       dispatchRedis.disconnect();

@@ -20,13 +20,13 @@ export function runUntilSignal(
   stoppers: (() => Promise<void>)[],
   deadlineMs = EXIT_DEADLINE_MS,
 ): void {
-  let stopping = false;
+  let stopRequested = false;
   const stop = async (signal: string) => {
-    if (stopping) {
+    if (stopRequested) {
       ctx.log.warn('boot', 'second signal; exiting now', { signal });
       process.exit(1);
     }
-    stopping = true;
+    stopRequested = true;
     markDraining();
     ctx.log.info('boot', 'shutting down', { signal });
     dropDownRedisConnections();
@@ -34,7 +34,13 @@ export function runUntilSignal(
       ctx.log.warn('boot', 'shutdown overran its deadline; exiting', { deadlineMs });
       process.exit(1);
     }, deadlineMs).unref();
-    for (const result of await Promise.allSettled(stoppers.map((s) => s()))) {
+    const started = Date.now();
+    const stopping = stoppers.map((stopper, index) =>
+      stopper().finally(() =>
+        ctx.log.debug('boot', 'part stopped', { index, ms: Date.now() - started }),
+      ),
+    );
+    for (const result of await Promise.allSettled(stopping)) {
       if (result.status === 'rejected') {
         logFailure(ctx.log, 'boot', 'a part did not stop cleanly', result.reason, 'warn');
       }
