@@ -1,6 +1,6 @@
 import { watchJobQueues } from '../../libs/metrics';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
-import { logFailure } from '../../libs/runtime/log-failure';
+import { logFailure } from '../../libs/stores/failures';
 import { startOpsServer } from '../../libs/runtime/ops-server';
 import { runUntilSignal } from '../../libs/runtime/shutdown';
 import { jobHandlers } from './handlers';

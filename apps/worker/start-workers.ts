@@ -10,8 +10,8 @@ import {
   type QueueNameValue,
 } from '../../libs/jobs';
 import { connectRedis, redisConnected } from '../../libs/redis/connect';
-import { startWhenReachable } from '../../libs/runtime/boot';
-import { logFailure } from '../../libs/runtime/log-failure';
+import { startWhenReachable } from '../../libs/stores/starting';
+import { logFailure } from '../../libs/stores/failures';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 

@@ -23,11 +23,11 @@ run_tier() { # tier database_url redis_url log
   DATABASE_URL=$2 REDIS_URL=$3 REDIS_PREFIX="bootchaos$$:" API_PORT=$HTTP EVENTS_PORT=$HTTP \
     METRICS_PORT=$OPS LOG_FORMAT=json LOG_LEVEL=info EXTERNAL_HOST=localhost:$HTTP \
     node dist/apps/$1/main.js >"$4" 2>&1 &
-  echo $!
+  PID=$!
 }
 relay_pg() { # a TCP relay from $PPORT to PostgreSQL
   node -e "require('net').createServer(c=>{const u=require('net').connect(5432,'127.0.0.1');c.pipe(u).pipe(c);c.on('error',()=>{});u.on('error',()=>{})}).listen($PPORT,'127.0.0.1')" &
-  echo $!
+  SPID=$!
 }
 wait_ready() { # seconds until /readyz answers 200 (max 60)
   local t0; t0=$(date +%s.%N)
@@ -37,10 +37,10 @@ wait_ready() { # seconds until /readyz answers 200 (max 60)
   done
   echo "$(date +%s.%N) - $t0" | bc
 }
-stop_tier() { # pid -> "exit CODE in SECONDS s"
-  local t0; t0=$(date +%s.%N)
-  kill -TERM "$1"; wait "$1"; local code=$?
-  echo "exit $code in $(echo "$(date +%s.%N) - $t0" | bc | cut -c1-4) s"
+stop_tier() { # pid -> STOPPED="exit CODE in SECONDS s" (143: killed by the signal itself)
+  local t0 code; t0=$(date +%s.%N)
+  kill -TERM "$1"; wait "$1"; code=$?
+  STOPPED="exit $code in $(echo "$(date +%s.%N) - $t0" | bc | cut -c1-4) s"
 }
 summary() { # log
   local total warn nonjson
@@ -52,16 +52,18 @@ summary() { # log
 for tier in api events worker all; do
   for store in redis postgres; do
     log=$LOGDIR/$tier-$store.log
-    if [ $store = redis ]; then pid=$(run_tier $tier "$PG/$DB" "redis://127.0.0.1:$RPORT" "$log")
-    else pid=$(run_tier $tier "postgresql://postgres@127.0.0.1:$PPORT/$DB" "redis://127.0.0.1:6379" "$log"); fi
+    if [ $store = redis ]; then run_tier $tier "$PG/$DB" "redis://127.0.0.1:$RPORT" "$log"
+    else run_tier $tier "postgresql://postgres@127.0.0.1:$PPORT/$DB" "redis://127.0.0.1:6379" "$log"; fi
+    pid=$PID
     sleep 20
     before=$(curl -s -w ' %{http_code}' "localhost:$OPS/readyz")
     alive=$(kill -0 "$pid" 2>/dev/null && echo up || echo DEAD)
     if [ $store = redis ]; then
-      redis-server --port $RPORT --bind 127.0.0.1 --save '' --appendonly no >/dev/null & spid=$!
-    else spid=$(relay_pg); fi
+      redis-server --port $RPORT --bind 127.0.0.1 --save '' --appendonly no >/dev/null & SPID=$!
+    else relay_pg; fi
+    spid=$SPID
     ready=$(wait_ready)
-    stopped=$(stop_tier "$pid")
+    stop_tier "$pid"; stopped=$STOPPED
     kill "$spid"; wait "$spid" 2>/dev/null
     echo "$tier, $store down at boot: $alive after 20 s; /readyz $before"
     echo "  ready ${ready:0:4} s after $store appeared; SIGTERM: $stopped; $(summary "$log")"
@@ -71,8 +73,10 @@ done
 log=$LOGDIR/worker-sigterm.log
 redis-server --port $RPORT --bind 127.0.0.1 --save '' --appendonly no >/dev/null & spid=$!
 sleep 0.5
-pid=$(run_tier worker "$PG/$DB" "redis://127.0.0.1:$RPORT" "$log")
+run_tier worker "$PG/$DB" "redis://127.0.0.1:$RPORT" "$log"
+pid=$PID
 ready=$(wait_ready)
 kill -9 $spid; wait $spid 2>/dev/null
 sleep 10
-echo "worker SIGTERM 10 s into a Redis outage: $(stop_tier "$pid"); $(summary "$log")"
+stop_tier "$pid"
+echo "worker SIGTERM 10 s into a Redis outage: $STOPPED; $(summary "$log")"

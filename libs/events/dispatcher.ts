@@ -7,7 +7,7 @@ import { QueueDirectory } from './queue-directory';
 import type { QueueStore } from './queue-store';
 import { LocalWakeups } from './local-wakeups';
 import type { Waker } from './waker';
-import { logFailure } from '../runtime/log-failure';
+import { logFailure } from '../stores/failures';
 
 /** A lease not renewed for this long passes to another replica. */
 export const LEASE_MS = 5000;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../core/context';
 import { connectRedis } from '../redis/connect';
-import { startWhenReachable } from '../runtime/boot';
-import { logFailure } from '../runtime/log-failure';
+import { startWhenReachable } from '../stores/starting';
+import { logFailure } from '../stores/failures';
 import { Dispatcher } from './dispatcher';
 import { eventKeys } from './keys';
 import { QueueStore } from './queue-store';

@@ -2,7 +2,7 @@ import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
 import { appendToDomainStream } from './domain-stream';
 import type { CommittedEvent } from './outbox';
-import { logFailure } from '../runtime/log-failure';
+import { logFailure } from '../stores/failures';
 
 /**
  * Publishes outbox rows that a crashed (or failing) API process committed but never published.

@@ -10,7 +10,7 @@ import {
 import { realmForHost } from '../domain/realms/resolve-host';
 import { sessionCredentialKey } from './session';
 import { authenticate, identifyPoller, stillAuthorized, type Poller, type Principal } from './auth';
-import { logFailure } from '../runtime/log-failure';
+import { logFailure } from '../stores/failures';
 
 const MAX_HOSTS = 1_000;
 

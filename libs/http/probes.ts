@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
+import { partsStarting } from '../stores/starting';
 import { redisConnectionError } from '../redis/connect';
 
 export interface Readiness {
@@ -16,20 +17,6 @@ const within = <T>(ms: number, work: Promise<T>): Promise<T> =>
     work,
     new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms)),
   ]);
-
-const starting = new Set<string>();
-
-/**
- * A part of the process (the events tier's subscriptions, the job schedules) could not start
- * because a store is out of reach and is retrying: the process is not ready until it has.
- */
-export function markStarting(part: string): void {
-  starting.add(part);
-}
-
-export function markStarted(part: string): void {
-  starting.delete(part);
-}
 
 /**
  * Readiness: PostgreSQL and Redis both answer within a second and a half, and every part of the
@@ -48,7 +35,7 @@ export async function readiness(ctx: AppContext): Promise<Readiness> {
     postgres,
     redis === 'ok' ? redis : (redisConnectionError(ctx.redis) ?? redis),
   ]);
-  const waiting = [...starting];
+  const waiting = partsStarting();
   return {
     ready: postgres === 'ok' && redis === 'ok' && waiting.length === 0,
     postgres,

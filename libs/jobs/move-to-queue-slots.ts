@@ -1,6 +1,6 @@
 import { Queue, type Job, type JobsOptions } from 'bullmq';
 import type { AppContext } from '../core/context';
-import { logFailure } from '../runtime/log-failure';
+import { logFailure } from '../stores/failures';
 import { QueueName, type QueueNameValue } from './catalogue';
 import { jobQueue, sharedBullPrefix } from './queues';
 

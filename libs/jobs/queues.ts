@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Config } from '../core/config';
 import type { AppContext } from '../core/context';
-import { logFailure } from '../runtime/log-failure';
+import { logFailure } from '../stores/failures';
 import type { QueueNameValue } from './catalogue';
 
 /**

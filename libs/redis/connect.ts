@@ -67,7 +67,7 @@ export function connectRedis(
 
 /**
  * Notes at debug level, once per connection, that Redis cannot be reached and that it can again:
- * a serving process's store watch (libs/runtime/log-failure) logs the outage itself, once for
+ * a serving process's store watch (libs/runtime/store-watch) logs the outage itself, once for
  * all its connections. Without an error listener ioredis prints a line on the console (not a JSON
  * log line) for every failed reconnection attempt while Redis is down.
  */

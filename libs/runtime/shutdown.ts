@@ -1,7 +1,7 @@
 import { markDraining } from '../http/probes';
 import { dropDownRedisConnections } from '../redis/connect';
 import type { RunningContext } from './context';
-import { logFailure } from './log-failure';
+import { logFailure } from '../stores/failures';
 
 /**
  * How long a stop may take before the process exits anyway: under the 10 s an orchestrator waits

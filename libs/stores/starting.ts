@@ -1,6 +1,5 @@
 import type { AppContext } from '../core/context';
-import { markStarted, markStarting } from '../http/probes';
-import { storeUnreachable } from './log-failure';
+import { storeUnreachable } from './failures';
 
 /** A part of the process started once the stores let it (see `startWhenReachable`). */
 export interface StartingPart {
@@ -13,6 +12,19 @@ export interface StartingPart {
   started: Promise<void>;
   /** Stops retrying (an attempt under way fails as its connections close). */
   cancel(): void;
+}
+
+const starting = new Set<string>();
+
+/** Parts of the process still waiting for a store to start (`/readyz` lists them). */
+export const partsStarting = (): string[] => [...starting];
+
+function markStarting(part: string): void {
+  starting.add(part);
+}
+
+function markStarted(part: string): void {
+  starting.delete(part);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
