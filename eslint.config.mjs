@@ -11,6 +11,7 @@ const LIBRARY_LAYERS = [
   ['core'],
   ['protocol'],
   ['config', 'db', 'log', 'markdown', 'net', 'redis', 'storage'],
+  ['stores'],
   ['events', 'jobs'],
   ['metrics'],
   ['domain'],

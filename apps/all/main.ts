@@ -6,6 +6,7 @@ import { startEventsTier } from '../../libs/events/events-tier';
 import { watchEventsTier, watchJobQueues, watchOutbox } from '../../libs/metrics';
 import { attachPrincipalCache } from '../../libs/http/principal-cache';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
+import { closeServingPolls } from '../../libs/runtime/drain';
 import { startOpsServer } from '../../libs/runtime/ops-server';
 import { runUntilSignal } from '../../libs/runtime/shutdown';
 
@@ -15,7 +16,7 @@ import { runUntilSignal } from '../../libs/runtime/shutdown';
  * nothing but PostgreSQL and Redis.
  */
 async function main() {
-  const ctx = createAppContext(configOrExit());
+  const ctx = createAppContext(configOrExit(), { watchStores: true });
   // One cache for both tiers' routes, held to the API's rule (served only while the feed runs).
   const stopPrincipalFeed = await attachPrincipalCache(ctx, {
     ttlSeconds: ctx.config.apiAuthCacheSeconds,
@@ -30,9 +31,7 @@ async function main() {
   const stopOps = await startOpsServer(ctx, 'all');
   runUntilSignal(ctx, [
     async () => {
-      // Waiting long-polls would hold close() open; their clients re-poll.
-      api.closeAllConnections();
-      await new Promise<void>((resolve) => api.close(() => resolve()));
+      await closeServingPolls(api, events.waker);
       await events.stop();
     },
     () => workers.close(),

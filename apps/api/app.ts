@@ -5,6 +5,7 @@ import { EMOJI_DATA_PATH, emojiApiData } from '../../libs/domain/server/emoji-da
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { bodyParsers } from '../../libs/http/body-parsers';
 import { probeRoutes } from '../../libs/http/probes';
+import { noSniff } from '../../libs/http/no-sniff';
 import { requestLog } from '../../libs/http/request-log';
 import { apiRouter } from './routes';
 import { externalContentRoutes } from './routes/external-content';
@@ -27,6 +28,7 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
   app.set('trust proxy', ctx.config.trustedProxies);
   app.set('query parser', 'simple');
   app.use(requestLog(ctx.log));
+  app.use(noSniff);
   app.use(probeRoutes(ctx));
   // Zulip parameters are flat form fields; lists and objects arrive as JSON text inside them.
   // Uploads parse their own bodies; other routes are held to their own body limit.

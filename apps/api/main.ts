@@ -5,7 +5,7 @@ import { runUntilSignal } from '../../libs/runtime/shutdown';
 import { startApiServer } from './server';
 
 async function main() {
-  const ctx = createAppContext(configOrExit());
+  const ctx = createAppContext(configOrExit(), { watchStores: true });
   const stopPrincipalFeed = await attachPrincipalCache(ctx, {
     ttlSeconds: ctx.config.apiAuthCacheSeconds,
     unfedTtlSeconds: 0,

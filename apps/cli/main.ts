@@ -4,6 +4,7 @@ import { configOrExit, createAppContext } from '../../libs/runtime/context';
 import { deleteUnclaimedAttachmentsCommand } from './commands/attachments';
 import { backupCommand, restoreCommand } from './commands/backup';
 import { sendTestEmailCommand } from './commands/email';
+import { moveJobsToQueueSlotsCommand } from './commands/jobs';
 import { migrateCommand } from './commands/migrate';
 import { grantCreateUsersCommand } from './commands/permissions';
 import { registerPushServerCommand } from './commands/push';
@@ -80,6 +81,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     help: '--contact-email E [--hostname H] (with PUSH_NOTIFICATION_BOUNCER_URL, ZULIP_ORG_ID, ZULIP_ORG_KEY)',
   },
   migrate: { run: (ctx) => migrateCommand(ctx), help: '' },
+  'move-jobs-to-queue-slots': {
+    run: moveJobsToQueueSlotsCommand,
+    help: "(upgrade: with the workers stopped, moves pending jobs to their queue's own slot)",
+  },
   'seed-demo': {
     run: seedDemoCommand,
     help: '[--subdomain demo] [--password P] [--domain example.com]',

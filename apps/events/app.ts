@@ -7,6 +7,7 @@ import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { multipartFields } from '../../libs/http/multipart-fields';
 import { probeRoutes } from '../../libs/http/probes';
 import { sessionAuth } from '../../libs/http/session';
+import { noSniff } from '../../libs/http/no-sniff';
 import { requestLog } from '../../libs/http/request-log';
 import { eventRoutes } from './routes';
 import { servePollsFirst } from './well-formed-poll';
@@ -28,6 +29,7 @@ export function createEventsApp(ctx: AppContext, tier: EventsTier): RequestListe
   app.set('trust proxy', ctx.config.trustedProxies);
   app.set('query parser', 'simple');
   app.use(requestLog(ctx.log));
+  app.use(noSniff);
   app.use(probeRoutes(ctx));
   app.use(bodyParser.urlencoded({ extended: false, limit: '1mb', parameterLimit: 1000 }));
   app.use(multipartFields({ fieldSize: 1024 * 1024, fields: 1000 }));

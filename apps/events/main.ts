@@ -6,7 +6,7 @@ import { runUntilSignal } from '../../libs/runtime/shutdown';
 import { startEventsServer } from './server';
 
 async function main() {
-  const ctx = createAppContext(configOrExit());
+  const ctx = createAppContext(configOrExit(), { watchStores: true });
   const stopPrincipalFeed = await attachPollerCache(ctx, {
     ttlSeconds: ctx.config.apiAuthCacheSeconds,
     unfedTtlSeconds: ctx.config.eventsAuthCacheSeconds,

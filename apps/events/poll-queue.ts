@@ -5,8 +5,8 @@ import { getEvents, type GetEventsInput, type QueueOwner } from '../../libs/even
 
 /**
  * One poll of a queue for the response `res` answers: its events, at once or when they come, an
- * empty list at the heartbeat, or null when the client hung up first (the events stay queued for
- * its next poll).
+ * empty list at the heartbeat or when the process drains, or null when the client hung up first
+ * (the events stay queued for its next poll).
  */
 export function pollQueue(
   ctx: AppContext,
@@ -20,5 +20,9 @@ export function pollQueue(
     user,
     heartbeatSeconds: ctx.config.heartbeatSeconds,
     closed: new Promise<void>((resolve) => res.on('close', () => resolve())),
+  }).finally(() => {
+    // Draining: the answer closes its connection, so the client's next poll opens one to a
+    // replica that stays.
+    if (tier.waker.isDraining) res.shouldKeepAlive = false;
   });
 }

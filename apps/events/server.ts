@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AppContext } from '../../libs/core/context';
 import { startEventsTier, type EventsTier } from '../../libs/events/events-tier';
+import { closeServingPolls } from '../../libs/runtime/drain';
 import { createEventsApp } from './app';
 
 export interface EventsServer {
@@ -32,8 +33,7 @@ export async function startEventsServer(
     server,
     tier,
     async stop() {
-      server.closeAllConnections?.();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServingPolls(server, tier.waker);
       await tier.stop();
     },
   };

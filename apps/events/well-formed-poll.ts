@@ -4,6 +4,7 @@ import type { EventsTier } from '../../libs/events/events-tier';
 import { consumeApiRequest } from '../../libs/http/rate-limit';
 import { attachSession } from '../../libs/http/session';
 import { errorResponse } from '../../libs/http/error-handler';
+import { NO_SNIFF } from '../../libs/http/no-sniff';
 import { trackRequest, type RequestLocals } from '../../libs/http/request-log';
 import { pollQueue } from './poll-queue';
 import { eventsPrincipals } from './principals';
@@ -73,6 +74,7 @@ export function servePollsFirst(
         String(Buffer.byteLength(json)),
         'X-Request-Id',
         requestId,
+        ...NO_SNIFF,
         ...rateHeaders,
       ];
       for (const [name, value] of Object.entries(headers)) head.push(name, value);

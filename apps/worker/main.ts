@@ -1,5 +1,6 @@
 import { watchJobQueues } from '../../libs/metrics';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
+import { logFailure } from '../../libs/stores/failures';
 import { startOpsServer } from '../../libs/runtime/ops-server';
 import { runUntilSignal } from '../../libs/runtime/shutdown';
 import { jobHandlers } from './handlers';
@@ -10,10 +11,13 @@ import { startWorkers } from './start-workers';
  * outright loses its job lock and BullMQ's stalled-job check hands the job to another worker.
  */
 async function main() {
-  const ctx = createAppContext(configOrExit());
+  const ctx = createAppContext(configOrExit(), { watchStores: true });
   // Connected before taking jobs: the first job, maybe a scheduled message due now, does not
-  // wait for the database connection.
-  await ctx.db.$queryRaw`SELECT 1`;
+  // wait for the database connection. During an outage the worker starts all the same: its
+  // jobs fail and are retried, and the store watch reports the outage.
+  await ctx.db.$queryRaw`SELECT 1`.catch((err: unknown) =>
+    logFailure(ctx.log, 'boot', 'database warm-up failed', err),
+  );
   const workers = startWorkers(ctx, jobHandlers);
   watchJobQueues(ctx);
   const stopOps = await startOpsServer(ctx, 'worker');

@@ -1,15 +1,19 @@
 import { Worker, type Job } from 'bullmq';
 import type { AppContext } from '../../libs/core/context';
 import {
-  bullPrefix,
   jobCatalogue,
+  queueLocation,
   upsertJobSchedulers,
   validatePayload,
   type JobNameValue,
   type JobPayloads,
   type QueueNameValue,
 } from '../../libs/jobs';
-import { connectRedis } from '../../libs/redis/connect';
+import { connectRedis, redisConnected } from '../../libs/redis/connect';
+import { startWhenReachable } from '../../libs/stores/starting';
+import { logFailure } from '../../libs/stores/failures';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /** What a handler learns about its run besides the payload. */
 export interface JobRun {
@@ -39,6 +43,8 @@ export interface WorkerOptions {
   /** How long a job's lock lives without renewal; a killed worker's job is retried after it. */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** How long `close()` waits for the jobs in flight (and for Redis) before giving up. */
+  closeGraceMs?: number;
 }
 
 export interface RunningWorkers {
@@ -72,7 +78,7 @@ export function startWorkers(
 ): RunningWorkers {
   const byName = checkHandlers(entries);
   const queueNames = [...new Set(Object.values(jobCatalogue).map((d) => d.queue))];
-  const connection = connectRedis(ctx.config, { maxRetriesPerRequest: null });
+  const connection = connectRedis(ctx.config, { maxRetriesPerRequest: null, log: ctx.log });
   const workers = queueNames.map((queueName) => {
     const worker = new Worker(
       queueName,
@@ -89,7 +95,7 @@ export function startWorkers(
       },
       {
         connection,
-        prefix: bullPrefix(ctx.config.redisPrefix),
+        prefix: queueLocation(ctx.config, queueName).prefix,
         concurrency: options.concurrency?.[queueName] ?? 5,
         lockDuration: options.lockDurationMs ?? 30000,
         stalledInterval: options.stalledIntervalMs ?? 30000,
@@ -105,19 +111,39 @@ export function startWorkers(
         error: err.message,
       });
     });
-    worker.on('error', (err) => ctx.log.error('worker', 'worker error', { error: err.message }));
+    worker.on('error', (err) => logFailure(ctx.log, 'worker', 'worker error', err));
     return worker;
   });
   ctx.log.info('worker', 'workers started', { queues: queueNames });
-  const scheduled = upsertJobSchedulers(ctx).then(
-    (ids) => ctx.log.info('worker', 'job schedules upserted', { schedulers: ids }),
-    (err: Error) => ctx.log.error('worker', 'job schedules failed', { error: err.message }),
+  // Upserted now, or once Redis answers when the worker starts during an outage.
+  const scheduling = startWhenReachable(ctx, 'job schedules', async () => {
+    const ids = await upsertJobSchedulers(ctx);
+    ctx.log.info('worker', 'job schedules upserted', { schedulers: ids });
+  });
+  const scheduled = scheduling.tried.then(
+    () => scheduling.started,
+    (err: unknown) => logFailure(ctx.log, 'worker', 'job schedules failed', err),
   );
+  const closeGraceMs = options.closeGraceMs ?? 6000;
   return {
     scheduled,
     async close() {
-      await scheduled;
-      await Promise.all(workers.map((w) => w.close()));
+      scheduling.cancel();
+      // BullMQ's close waits for Redis (forever, during an outage): after the grace period, at
+      // once while Redis is out of reach, the process goes on exiting, and a job still running
+      // is retried by the stalled-job check.
+      const closed = Promise.all(workers.map((w) => w.close())).then(() => true);
+      const graceMs = redisConnected(connection) ? closeGraceMs : 0;
+      const inTime = await Promise.race([closed, sleep(graceMs).then(() => false)]);
+      if (!inTime) {
+        ctx.log.info(
+          'worker',
+          'workers did not close in time; a job still running will be retried',
+          {
+            graceMs,
+          },
+        );
+      }
       connection.disconnect();
     },
   };

@@ -71,7 +71,7 @@ describe('the daily deletion of unclaimed uploads', () => {
     const second = startWorkers(t, jobHandlers);
     const queue = new Queue(QueueName.MAINTENANCE, {
       connection: t.redis,
-      prefix: bullPrefix(t.config.redisPrefix),
+      prefix: bullPrefix(t.config.redisPrefix, QueueName.MAINTENANCE),
     });
     try {
       await Promise.all([first.scheduled, second.scheduled]);

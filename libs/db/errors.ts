@@ -34,9 +34,10 @@ export function inputRefusedByDatabase(err: unknown): string | null {
 
 /** Prisma's codes for a database it cannot reach, that hung up, or a pool with no connection. */
 const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
-/** The driver adapter's kinds for the same. */
+/** The driver adapter's kinds for the same, and for a database that does not exist (yet). */
 const UNREACHABLE_KINDS = new Set([
   'DatabaseNotReachable',
+  'DatabaseDoesNotExist',
   'ConnectionClosed',
   'SocketTimeout',
   'TooManyConnections',
@@ -54,8 +55,9 @@ const SOCKET_KINDS: Record<string, string> = {
 /**
  * Whether a failure is PostgreSQL being unreachable rather than the query: down, restarting
  * (57P01 administrator shutdown, 57P02 crash shutdown, 57P03 starting up or shutting down), out
- * of connections, or a connection lost mid-query (class 08; node-postgres's own messages when a
- * connection it held broke).
+ * of connections, a connection lost mid-query (class 08; node-postgres's own messages when a
+ * connection it held broke), or the configured database missing (3D000: not created or restored
+ * yet). None of them is the request's fault, and each passes once the operator acts.
  */
 export function databaseUnreachable(err: unknown): boolean {
   if (err instanceof Prisma.PrismaClientInitializationError) return true;
@@ -77,7 +79,7 @@ export function databaseUnreachable(err: unknown): boolean {
   }
   return (
     UNREACHABLE_KINDS.has(cause?.kind ?? '') ||
-    /^(57P0[123]|08)/.test(cause?.originalCode ?? '') ||
+    /^(57P0[123]|08|3D000)/.test(cause?.originalCode ?? '') ||
     /^(Client has encountered a connection error|Connection terminated)/.test(err.message)
   );
 }

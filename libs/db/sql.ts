@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import type { AppContext } from '../core/context';
+import { databaseUnreachable } from './errors';
 
 const pools = new WeakMap<AppContext, Pool>();
 
@@ -21,7 +22,14 @@ export function sqlPool(ctx: AppContext): Pool {
     });
     // An idle connection the server dropped (a restart): the next query opens another.
     pool.on('error', (err) =>
-      ctx.log.warn('db', 'idle PostgreSQL connection lost', { error: err.message }),
+      // At debug during an outage: the process's store watch logs it once.
+      ctx.log[databaseUnreachable(err) ? 'debug' : 'warn'](
+        'db',
+        'idle PostgreSQL connection lost',
+        {
+          error: err.message,
+        },
+      ),
     );
     pools.set(ctx, pool);
   }

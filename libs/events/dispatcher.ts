@@ -1,5 +1,5 @@
 import type { AppContext, RedisClient } from '../core/context';
-import { connectRedis } from '../redis/connect';
+import { connectRedis, redisConnected } from '../redis/connect';
 import { eventKeys, type EventKeys } from './keys';
 import { DISPATCH_GROUP, ensureGroup } from './domain-stream';
 import { deliverBatch, type StreamEntry } from './deliver-batch';
@@ -7,6 +7,7 @@ import { QueueDirectory } from './queue-directory';
 import type { QueueStore } from './queue-store';
 import { LocalWakeups } from './local-wakeups';
 import type { Waker } from './waker';
+import { logFailure } from '../stores/failures';
 
 /** A lease not renewed for this long passes to another replica. */
 export const LEASE_MS = 5000;
@@ -88,7 +89,9 @@ export class Dispatcher {
     await this.tickInFlight;
     await Promise.all([...this.loops.values()].map((l) => l.stop()));
     this.loops.clear();
-    await this.ctx.redis.zrem(this.keys.members(), this.consumer).catch(() => undefined);
+    if (redisConnected(this.ctx.redis)) {
+      await this.ctx.redis.zrem(this.keys.members(), this.consumer).catch(() => undefined);
+    }
   }
 
   /** Announces this replica, works out its share of the partitions and starts or stops loops. */
@@ -128,9 +131,7 @@ export class Dispatcher {
       }
       this.directory.prune(now - this.ctx.config.eventQueueIdleSeconds * 1000);
     } catch (err) {
-      this.ctx.log.error('dispatch', 'dispatch membership tick failed', {
-        error: err instanceof Error ? err.message : String(err),
-      });
+      logFailure(this.ctx.log, 'dispatch', 'dispatch membership tick failed', err);
     }
   }
 }
@@ -167,7 +168,7 @@ class PartitionLoop {
   async stop(): Promise<void> {
     this.running = false;
     await this.loop?.catch(() => undefined);
-    if (this.leading) {
+    if (this.leading && redisConnected(this.ctx.redis)) {
       await this.ctx.redis
         .eval(RELEASE_SCRIPT, 1, this.leaseKey, this.consumer)
         .catch(() => undefined);
@@ -242,9 +243,8 @@ class PartitionLoop {
           await ensureGroup(this.ctx.redis, this.streamKey).catch(() => undefined);
           continue;
         }
-        this.ctx.log.error('dispatch', 'dispatch failed; retrying', {
+        logFailure(this.ctx.log, 'dispatch', 'dispatch failed; retrying', err, 'error', {
           partition: this.partition,
-          error,
         });
         await sleep(500);
       }

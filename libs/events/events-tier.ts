@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../core/context';
 import { connectRedis } from '../redis/connect';
+import { startWhenReachable } from '../stores/starting';
+import { logFailure } from '../stores/failures';
 import { Dispatcher } from './dispatcher';
 import { eventKeys } from './keys';
 import { QueueStore } from './queue-store';
@@ -14,6 +16,15 @@ export interface EventsTier {
   dispatcher: Dispatcher;
   stop(): Promise<void>;
 }
+
+/** How long stopping waits for each of the sweeper and the dispatcher. */
+const STOP_WAIT_MS = 2000;
+
+const settleWithin = (ms: number, work: Promise<void>): Promise<void> =>
+  Promise.race([
+    work.catch(() => undefined),
+    new Promise<void>((resolve) => setTimeout(resolve, ms).unref()),
+  ]);
 
 export async function startEventsTier(
   ctx: AppContext,
@@ -32,14 +43,20 @@ export async function startEventsTier(
     connectRedis(ctx.config, { shardedSubscriber: true, log: ctx.log }),
     eventKeys(ctx.config.redisPrefix).wake(processId),
   );
-  await waker.start();
   // Dispatch appends on a connection of its own: behind the polls' connection, a message's
   // appends to its last partitions would wait for the thousands of re-polls its first
   // partitions' recipients just sent.
   const dispatchRedis = connectRedis(ctx.config, { log: ctx.log });
   const dispatcher = new Dispatcher(ctx, QueueStore.of(ctx, dispatchRedis), processId, waker);
   const dispatching = options.dispatch ?? true;
-  if (dispatching) await dispatcher.start();
+  // Started at once when Redis answers; during an outage, in the background once it returns.
+  let subscribed = false;
+  const starting = startWhenReachable(ctx, 'events tier', async () => {
+    if (!subscribed) await waker.start();
+    subscribed = true;
+    if (dispatching) await dispatcher.start();
+  });
+  await starting.tried;
   // Background work is shared out, not repeated by every replica: a replica collects the
   // garbage of the partitions it leads, and the leader of partition 0 sweeps the outbox (its
   // lease moves within seconds when that replica dies).
@@ -48,11 +65,9 @@ export async function startEventsTier(
     : async () => undefined;
   const gc = setInterval(() => {
     const partitions = dispatching ? dispatcher.partitions : undefined;
-    store.collectGarbage(Date.now(), partitions).catch((err: unknown) => {
-      ctx.log.error('queue', 'queue GC failed', {
-        error: err instanceof Error ? err.message : String(err),
-      });
-    });
+    store
+      .collectGarbage(Date.now(), partitions)
+      .catch((err: unknown) => logFailure(ctx.log, 'queue', 'queue GC failed', err));
   }, options.gcIntervalMs ?? 30_000);
   return {
     store,
@@ -60,8 +75,12 @@ export async function startEventsTier(
     dispatcher,
     async stop() {
       clearInterval(gc);
-      await stopSweeper();
-      if (dispatching) await dispatcher.stop();
+      starting.cancel();
+      // The sweep and the dispatch loops end after their Redis command in flight, which during
+      // an outage hangs on a reconnecting connection: they get a bounded time, then the
+      // connections close under them.
+      await settleWithin(STOP_WAIT_MS, stopSweeper());
+      if (dispatching) await settleWithin(STOP_WAIT_MS, dispatcher.stop());
       waker.close();
       pollRedis.disconnect();
       dispatchRedis.disconnect();

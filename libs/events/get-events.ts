@@ -34,7 +34,8 @@ export async function ownedQueue(
 
 /**
  * `GET /events`: acknowledges up to last_event_id, then answers with the queue's remaining events
- * at once, or waits for some; a poll that waited `heartbeatSeconds` gets a heartbeat event. Each
+ * at once, or waits for some; a poll that waited `heartbeatSeconds` gets a heartbeat event, and
+ * one waiting when the process drains an empty list. Each
  * look at the queue is one script run (see `QueueStore.poll`). A waiting poll is woken by the
  * process's wake-up channel, whose message usually carries the new events: when their ids follow
  * on from the queue's last id at the look, and the registration hides none of them, they are the
@@ -78,8 +79,12 @@ export async function getEvents(
         wait.woken().then(() => 'woken' as const),
         deadline,
         input.closed.then(() => 'closed' as const),
+        waker.draining.then(() => 'draining' as const),
       ]);
       if (outcome === 'closed') return null;
+      // The process is stopping: an empty list, which Zulip's clients answer by polling again at
+      // once (see docs/reliability.md), without writing to a Redis that may be out of reach.
+      if (outcome === 'draining') return [];
       if (outcome === 'timeout') {
         const [{ lastId }] = await store.append([{ queueId, events: [{ type: 'heartbeat' }] }]);
         if (lastId < 0) throw badEventQueueId(queueId);

@@ -2,6 +2,7 @@ import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
 import { appendToDomainStream } from './domain-stream';
 import type { CommittedEvent } from './outbox';
+import { logFailure } from '../stores/failures';
 
 /**
  * Publishes outbox rows that a crashed (or failing) API process committed but never published.
@@ -71,9 +72,7 @@ export function startSweeper(
     if (!mine()) return;
     current = sweepOutbox(ctx).catch((err: unknown) => {
       if (!stopped) {
-        ctx.log.error('outbox', 'sweep failed', {
-          error: err instanceof Error ? err.message : String(err),
-        });
+        logFailure(ctx.log, 'outbox', 'sweep failed', err);
       }
     });
   }, intervalMs);

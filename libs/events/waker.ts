@@ -78,6 +78,13 @@ export class PollWait {
  */
 export class Waker {
   private readonly waiting = new Map<string, Set<PollWait>>();
+  private drainNow: () => void = () => undefined;
+  private drainingNow = false;
+  /**
+   * Settles when the process starts draining (`drain`): every poll waiting then, or after,
+   * answers at once with no events.
+   */
+  readonly draining = new Promise<void>((resolve) => (this.drainNow = resolve));
   /** Polls waiting now: kept as a count, since health checks and metrics read it often. */
   private waitingPolls = 0;
 
@@ -134,6 +141,16 @@ export class Waker {
 
   get pollCount(): number {
     return this.waitingPolls;
+  }
+
+  /** The process is stopping: waiting polls answer now, so their clients poll a live replica. */
+  drain(): void {
+    this.drainingNow = true;
+    this.drainNow();
+  }
+
+  get isDraining(): boolean {
+    return this.drainingNow;
   }
 
   close(): void {

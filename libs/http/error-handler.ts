@@ -11,6 +11,7 @@ import {
   serverNotReady,
   type FailureKind,
 } from '../core/errors';
+import { malformedMultipart } from './malformed-multipart';
 import type { RequestLocals } from './request-log';
 
 /** The one place a failure becomes an HTTP status. */
@@ -77,6 +78,8 @@ export function errorResponse(
     (err as BodyParserError)?.type === 'parameters.too.many'
   ) {
     apiError = requestTooLarge();
+  } else if (malformedMultipart(err)) {
+    apiError = badRequest('Malformed multipart body');
   } else if (refusedByDatabase) {
     apiError = badRequest(refusedByDatabase);
   } else if (
@@ -85,7 +88,9 @@ export function errorResponse(
   ) {
     apiError = badRequest('Invalid request');
   } else if (databaseUnreachable(err) || redisUnreachable(err)) {
-    log.warn('http', 'database or Redis unreachable', {
+    // At debug: the process's store watch logs the outage once, and each request's 503 is in
+    // the request log.
+    log.debug('http', 'database or Redis unreachable', {
       method: request.method,
       path: request.path,
       error: err instanceof Error ? err.message : String(err),

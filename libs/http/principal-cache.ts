@@ -10,6 +10,7 @@ import {
 import { realmForHost } from '../domain/realms/resolve-host';
 import { sessionCredentialKey } from './session';
 import { authenticate, identifyPoller, stillAuthorized, type Poller, type Principal } from './auth';
+import { logFailure } from '../stores/failures';
 
 const MAX_HOSTS = 1_000;
 
@@ -262,9 +263,13 @@ const pollers = new WeakMap<AppContext, PrincipalCache<Poller>>();
 
 function listen<P extends Poller>(ctx: AppContext, cache: PrincipalCache<P>) {
   return cache.listen(ctx.config.databaseUrl, (err) =>
-    ctx.log.warn('auth', 'principal change feed lost; cached credentials dropped', {
-      error: err.message,
-    }),
+    logFailure(
+      ctx.log,
+      'auth',
+      'principal change feed lost; cached credentials dropped',
+      err,
+      'warn',
+    ),
   );
 }
 

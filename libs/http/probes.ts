@@ -1,11 +1,15 @@
 import { Router } from 'express';
 import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
+import { partsStarting } from '../stores/starting';
+import { redisConnectionError } from '../redis/connect';
 
 export interface Readiness {
   ready: boolean;
   postgres: string;
   redis: string;
+  /** Parts of the process still waiting for a store to start (listed only while some wait). */
+  starting?: string[];
 }
 
 const within = <T>(ms: number, work: Promise<T>): Promise<T> =>
@@ -14,7 +18,10 @@ const within = <T>(ms: number, work: Promise<T>): Promise<T> =>
     new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms)),
   ]);
 
-/** Readiness: PostgreSQL and Redis both answer within a second and a half. */
+/**
+ * Readiness: PostgreSQL and Redis both answer within a second and a half, and every part of the
+ * process has started.
+ */
 export async function readiness(ctx: AppContext): Promise<Readiness> {
   const check = (work: Promise<unknown>) =>
     within(1500, work).then(
@@ -24,8 +31,17 @@ export async function readiness(ctx: AppContext): Promise<Readiness> {
   const [postgres, redis] = await Promise.all([
     check(sqlPool(ctx).query('SELECT 1')),
     check(ctx.redis.ping()),
+  ]).then(([postgres, redis]) => [
+    postgres,
+    redis === 'ok' ? redis : (redisConnectionError(ctx.redis) ?? redis),
   ]);
-  return { ready: postgres === 'ok' && redis === 'ok', postgres, redis };
+  const waiting = partsStarting();
+  return {
+    ready: postgres === 'ok' && redis === 'ok' && waiting.length === 0,
+    postgres,
+    redis,
+    ...(waiting.length ? { starting: waiting } : {}),
+  };
 }
 
 let draining = false;

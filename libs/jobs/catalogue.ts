@@ -204,10 +204,3 @@ export function validatePayload<N extends JobNameValue>(name: N, payload: unknow
   if (error) throw new Error(`Invalid payload for job ${name}: ${error.message}`);
   return value as JobPayloads[N];
 }
-
-/**
- * BullMQ key prefix: every queue of a deployment lives under the deployment's Redis prefix. The
- * braces are a hash tag: BullMQ's scripts touch many keys of a queue at once, which Redis Cluster
- * allows only within one slot, so all BullMQ keys share one (BullMQ's "Redis Cluster" pattern).
- */
-export const bullPrefix = (redisPrefix: string) => `{${redisPrefix}bull}`;

@@ -1,34 +1,12 @@
-import { Queue } from 'bullmq';
 import type { AppContext } from '../core/context';
 import {
-  bullPrefix,
   jobCatalogue,
   validatePayload,
   type JobDefinition,
   type JobNameValue,
   type JobPayloads,
-  type QueueNameValue,
 } from './catalogue';
-
-/*
- * Producers share the context's Redis connection, so a Queue object holds no connection of its
- * own and needs no closing; one per (context, queue name).
- */
-const queues = new WeakMap<AppContext, Map<QueueNameValue, Queue>>();
-
-function queueFor(ctx: AppContext, name: QueueNameValue): Queue {
-  let byName = queues.get(ctx);
-  if (!byName) {
-    byName = new Map();
-    queues.set(ctx, byName);
-  }
-  let queue = byName.get(name);
-  if (!queue) {
-    queue = new Queue(name, { connection: ctx.redis, prefix: bullPrefix(ctx.config.redisPrefix) });
-    byName.set(name, queue);
-  }
-  return queue;
-}
+import { jobQueue } from './queues';
 
 export interface EnqueueOptions {
   /** Stable ID: enqueuing the same ID twice keeps one job. */
@@ -46,7 +24,7 @@ export async function enqueueJob<N extends JobNameValue>(
 ): Promise<void> {
   const def = jobCatalogue[name];
   const data = validatePayload(name, payload);
-  await queueFor(ctx, def.queue).add(name, data, {
+  await jobQueue(ctx, def.queue).add(name, data, {
     ...def.options,
     ...(options.jobId !== undefined ? { jobId: options.jobId } : {}),
     ...(options.delay !== undefined ? { delay: Math.max(0, options.delay) } : {}),
@@ -62,7 +40,7 @@ export async function removeJob(
   name: JobNameValue,
   jobId: string,
 ): Promise<boolean> {
-  const queue = queueFor(ctx, jobCatalogue[name].queue);
+  const queue = jobQueue(ctx, jobCatalogue[name].queue);
   const job = await queue.getJob(jobId);
   if (!job) return false;
   try {
@@ -94,7 +72,7 @@ export async function upsertJobSchedulers(ctx: AppContext): Promise<string[]> {
   const ids: string[] = [];
   for (const [name, def] of Object.entries(jobCatalogue) as [JobNameValue, JobDefinition][]) {
     if (!def.repeat) continue;
-    await queueFor(ctx, def.queue).upsertJobScheduler(
+    await jobQueue(ctx, def.queue).upsertJobScheduler(
       def.repeat.schedulerId,
       { every: def.repeat.everyMs },
       { name, data: validatePayload(name, def.repeat.payload), opts: def.options },

@@ -2,3 +2,4 @@ export * from './catalogue';
 export * from './email';
 export * from './enqueue';
 export * from './notifications';
+export * from './queues';

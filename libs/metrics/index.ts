@@ -196,13 +196,9 @@ export function watchJobQueues(ctx: AppContext): void {
   // Required here: only processes that run workers watch their queues, and BullMQ is large (the
   // events tier would otherwise hold it in memory for nothing).
   /* eslint-disable @typescript-eslint/no-require-imports -- lazy loads in CommonJS */
-  const { Queue: JobQueue } = require('bullmq') as typeof import('bullmq');
-  const { bullPrefix, QueueName } = require('../jobs') as typeof import('../jobs');
+  const { jobQueue, QueueName } = require('../jobs') as typeof import('../jobs');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  sources.jobQueues = Object.values(QueueName).map(
-    (name) =>
-      new JobQueue(name, { connection: ctx.redis, prefix: bullPrefix(ctx.config.redisPrefix) }),
-  );
+  sources.jobQueues = Object.values(QueueName).map((name) => jobQueue(ctx, name));
   register(jobs, webhookAttempts, webhookFailures);
 }
 

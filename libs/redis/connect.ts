@@ -66,23 +66,52 @@ export function connectRedis(
 }
 
 /**
- * Logs once that Redis cannot be reached and once that it can again. Without an error listener ioredis prints a
- * line on the console (not a JSON log line) for every failed reconnection attempt while Redis is
- * down; the commands that fail meanwhile are reported where they were issued.
+ * Notes at debug level, once per connection, that Redis cannot be reached and that it can again:
+ * a serving process's store watch (libs/runtime/store-watch) logs the outage itself, once for
+ * all its connections. Without an error listener ioredis prints a line on the console (not a JSON
+ * log line) for every failed reconnection attempt while Redis is down.
  */
+const lastErrors = new WeakMap<RedisClient, string>();
+/** The process's connections, until they end. */
+const open = new Set<RedisClient>();
+
+/**
+ * Closes every connection of the process that is down now (on shutdown): the commands waiting
+ * on one fail at once instead of after several reconnection attempts, so that what is stopping
+ * does not wait for a Redis that is out of reach. Connections that are up are left to close in
+ * order.
+ */
+export function dropDownRedisConnections(): void {
+  for (const client of open) if (!redisConnected(client)) client.disconnect();
+}
+
+/** Why the connection is down, as its last connection attempt failed (undefined while it is up). */
+export const redisConnectionError = (redis: RedisClient): string | undefined =>
+  redisConnected(redis) ? undefined : lastErrors.get(redis);
+
 function reportingState(client: RedisClient, log: Logger | undefined): RedisClient {
   let lost = false;
+  open.add(client);
+  client.on('end', () => open.delete(client));
   client.on('error', (err: Error) => {
+    lastErrors.set(client, err.message);
     if (lost) return;
     lost = true;
-    log?.warn('redis', 'Redis unreachable; reconnecting', { error: err.message });
+    log?.debug('redis', 'Redis unreachable; reconnecting', { error: err.message });
   });
   client.on('ready', () => {
     if (!lost) return;
     lost = false;
-    log?.info('redis', 'Redis reachable again');
+    log?.debug('redis', 'Redis reachable again');
   });
   return client;
 }
 
 export const isCluster = (redis: RedisClient): redis is Cluster => redis instanceof Cluster;
+
+/**
+ * Whether the connection is up now. Work that is only worth doing while Redis answers (tidying on
+ * shutdown) checks it first: during an outage a command waits through several reconnection
+ * attempts, seconds, before it fails.
+ */
+export const redisConnected = (redis: RedisClient): boolean => redis.status === 'ready';

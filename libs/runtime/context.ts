@@ -4,8 +4,9 @@ import type { Db } from '../db/client';
 import { closeSqlPool } from '../db/sql';
 import type { AppContext } from '../core/context';
 import { createLogger } from '../log';
-import { connectRedis } from '../redis/connect';
+import { connectRedis, redisConnected } from '../redis/connect';
 import { flushWindowCounters } from '../redis/window-counter';
+import { watchStores } from './store-watch';
 
 export interface RunningContext extends AppContext {
   close(): Promise<void>;
@@ -13,7 +14,12 @@ export interface RunningContext extends AppContext {
 
 export function createAppContext(
   config: Config,
-  options: { logLevel?: string; maxConnections?: number } = {},
+  options: {
+    logLevel?: string;
+    maxConnections?: number;
+    /** Log each PostgreSQL or Redis outage once (a serving tier; see `watchStores`). */
+    watchStores?: boolean;
+  } = {},
 ): RunningContext {
   const log = createLogger({
     level: options.logLevel ?? config.logLevel,
@@ -38,12 +44,17 @@ export function createAppContext(
     config,
     log,
     async close() {
-      await flushWindowCounters(redis);
-      await db?.$disconnect();
-      await closeSqlPool(ctx);
-      redis.disconnect();
+      stopWatching();
+      try {
+        if (redisConnected(redis)) await flushWindowCounters(redis);
+      } finally {
+        await db?.$disconnect();
+        await closeSqlPool(ctx);
+        redis.disconnect();
+      }
     },
   };
+  const stopWatching = options.watchStores ? watchStores(ctx) : () => undefined;
   return ctx;
 }
 

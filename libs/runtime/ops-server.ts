@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AppContext } from '../core/context';
+import { NO_SNIFF } from '../http/no-sniff';
 import { podReadiness, readiness } from '../http/probes';
 import { labelTier, metricsRegistry } from '../metrics';
 
@@ -14,7 +15,7 @@ export async function startOpsServer(ctx: AppContext, tier: string): Promise<() 
   labelTier(tier);
   const server = createServer((req, res) => {
     const reply = (status: number, type: string, body: string) => {
-      res.writeHead(status, { 'Content-Type': type }).end(body);
+      res.writeHead(status, { 'Content-Type': type, [NO_SNIFF[0]]: NO_SNIFF[1] }).end(body);
     };
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET') return reply(405, 'text/plain', 'method not allowed\n');

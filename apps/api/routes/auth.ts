@@ -1,12 +1,14 @@
 import type { Router } from 'express';
 import Joi from 'joi';
-import { fetchApiKey } from '../../../libs/domain/auth/fetch-api-key';
+import { dummyPasswordHash, fetchApiKey } from '../../../libs/domain/auth/fetch-api-key';
 import type { AppContext } from '../../../libs/core/context';
 import { P } from '../../../libs/core/schema';
 import { nonexistentSubdomain } from '../../../libs/core/errors';
 import { open } from '../../../libs/http/route';
 
 export function authRoutes(router: Router, ctx: AppContext): void {
+  // Hashed at startup, so the first check of a missing account costs no more than later ones.
+  void dummyPasswordHash(ctx.config.bcryptRounds);
   router.post(
     '/fetch_api_key',
     open(

@@ -20,7 +20,7 @@ beforeAll(async () => {
   ({ t } = org);
   emails = new Queue(QueueName.EMAIL, {
     connection: t.redis,
-    prefix: bullPrefix(t.config.redisPrefix),
+    prefix: bullPrefix(t.config.redisPrefix, QueueName.EMAIL),
   });
 });
 afterAll(() => org.close());

@@ -28,7 +28,7 @@ beforeAll(async () => {
   ({ channel } = org.channels);
   queue = new Queue(QueueName.SCHEDULED_MESSAGES, {
     connection: t.redis,
-    prefix: bullPrefix(t.config.redisPrefix),
+    prefix: bullPrefix(t.config.redisPrefix, QueueName.SCHEDULED_MESSAGES),
   });
 });
 afterAll(() => org.close());

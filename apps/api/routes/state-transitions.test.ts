@@ -204,7 +204,7 @@ describe('User: active -> deactivated (DELETE /users/{user_id})', () => {
     // Once the email queue is idle, a third mail would have arrived.
     const emails = new Queue(QueueName.EMAIL, {
       connection: t.redis,
-      prefix: bullPrefix(t.config.redisPrefix),
+      prefix: bullPrefix(t.config.redisPrefix, QueueName.EMAIL),
     });
     await waitFor(async () => {
       const counts = await emails.getJobCounts('waiting', 'active', 'delayed');

@@ -57,10 +57,11 @@ function spoolUpload(ctx: AppContext): RequestHandler {
   });
   return (req, res, next) =>
     upload.any()(req, res, (err: unknown) => {
-      // Whatever the answer, no spooled file outlives the request (a stored one was moved).
+      // Whatever the answer, no spooled file outlives the request (a stored one was moved). A
+      // file cut short by a malformed body was never spooled and has no path.
       res.on('close', () => {
         for (const f of Array.isArray(req.files) ? req.files : []) {
-          void rm(f.path, { force: true });
+          if (f.path) void rm(f.path, { force: true });
         }
       });
       if (!(err instanceof multer.MulterError)) return next(err);

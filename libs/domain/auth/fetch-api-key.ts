@@ -16,8 +16,21 @@ export interface FetchedApiKey {
   user_id: number;
 }
 
-// A real hash to compare against when the account is missing, so timing does not reveal it.
-const DUMMY_HASH = bcrypt.hashSync('not-a-password', 4);
+const dummyHashes = new Map<number, Promise<string>>();
+
+/**
+ * A real hash to compare against when the account is missing or has no password, made once per
+ * cost with the configured cost: comparing costs what a real account's comparison costs, so the
+ * answer's timing does not reveal which accounts exist.
+ */
+export function dummyPasswordHash(rounds: number): Promise<string> {
+  let hash = dummyHashes.get(rounds);
+  if (!hash) {
+    hash = bcrypt.hash('not-a-password', rounds);
+    dummyHashes.set(rounds, hash);
+  }
+  return hash;
+}
 
 /** `POST /fetch_api_key`: trades an email and password for the account's (unchanged) API key. */
 export async function fetchApiKey(
@@ -33,7 +46,10 @@ export async function fetchApiKey(
   const user = await ctx.db.user.findFirst({
     where: { realmId: realm.id, OR: [{ deliveryEmail: email }, { email }], isBot: false },
   });
-  const ok = await bcrypt.compare(password, user?.passwordHash ?? DUMMY_HASH);
+  const ok = await bcrypt.compare(
+    password,
+    user?.passwordHash ?? (await dummyPasswordHash(ctx.config.bcryptRounds)),
+  );
   if (!user || !user.passwordHash || !ok) {
     await recordFailedAuthAttempt(ctx, email);
     throw authenticationFailed();

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { makeUser } from '../../../test/factories';
 import type { TestContext } from '../../../test/harness';
 import { startSmtpReceiver, waitFor, type SmtpReceiver } from '../../../test/worker-factories';
-import { bullPrefix } from '../../jobs';
+import { bullPrefix, QueueName } from '../../jobs';
 import type { Logger } from '../../core/log';
 import { enqueueDeactivationEmail } from './enqueue-email';
 import { sendEmailJob } from './send-email-job';
@@ -70,12 +70,16 @@ describe('emails over SMTP', () => {
     expect(first).toContain('Thanks for all the fish');
     expect(second).toContain('has been deactivated');
     expect(second).not.toContain('The administrators provided the following comment');
-    const jobsBefore = await t.redis.keys(`${bullPrefix(t.config.redisPrefix)}:email:*`);
+    const jobsBefore = await t.redis.keys(
+      `${bullPrefix(t.config.redisPrefix, QueueName.EMAIL)}:email:*`,
+    );
     await enqueueDeactivationEmail(t, none.user.id, null);
-    expect(await t.redis.keys(`${bullPrefix(t.config.redisPrefix)}:email:*`)).toEqual(jobsBefore);
+    expect(
+      await t.redis.keys(`${bullPrefix(t.config.redisPrefix, QueueName.EMAIL)}:email:*`),
+    ).toEqual(jobsBefore);
     await enqueueDeactivationEmail(t, none.user.id, '');
     expect(
-      (await t.redis.keys(`${bullPrefix(t.config.redisPrefix)}:email:*`)).length,
+      (await t.redis.keys(`${bullPrefix(t.config.redisPrefix, QueueName.EMAIL)}:email:*`)).length,
     ).toBeGreaterThan(jobsBefore.length);
   });
 
