@@ -70,6 +70,8 @@ export async function startTier(
         LOG_FORMAT: 'json',
         BCRYPT_ROUNDS: '4',
         RATE_LIMIT_API_REQUESTS: '100000',
+        // One process per tier unless a test asks for `npm start`'s cluster.
+        WEB_CONCURRENCY: '1',
         ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,87 @@
+import type { RequestHandler } from 'express';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import type { AppContext } from '../core/context';
+import { serverOverloaded } from '../core/errors';
+import { poolOf } from '../db/client';
+import { eventLoopLag, watchOverload } from '../metrics';
+import { countRefusal, RETRY_AFTER_SECONDS, type RefusalReason } from './refusals';
+
+/** The histogram's resolution: the delay it reports includes this much of its own timer. */
+const RESOLUTION_MS = 10;
+const WINDOW_MS = 100;
+/** How long one late window keeps the process refusing: about one second. */
+const WINDOWS_KEPT = 10;
+
+/**
+ * The event loop's delay as this process's requests meet it: the longest of the last second,
+ * measured by `perf_hooks` and read every 100 ms. A window's timer runs before the same turn's
+ * network input, so a request that waited behind a stall meets the stall's figure.
+ */
+class EventLoopLag {
+  private readonly histogram: IntervalHistogram;
+  private readonly windows: number[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private users = 0;
+  recentMs = 0;
+
+  constructor() {
+    this.histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  }
+
+  start(): void {
+    if (this.users++ > 0) return;
+    this.histogram.enable();
+    this.timer = setInterval(() => this.sample(), WINDOW_MS);
+    // Measuring never keeps a process alive.
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (--this.users > 0) return;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.histogram.disable();
+  }
+
+  private sample(): void {
+    const windowMs = Math.max(0, this.histogram.max / 1e6 - RESOLUTION_MS);
+    this.histogram.reset();
+    this.windows.push(windowMs);
+    if (this.windows.length > WINDOWS_KEPT) this.windows.shift();
+    this.recentMs = Math.max(...this.windows);
+    eventLoopLag.set(this.recentMs / 1000);
+  }
+}
+
+/** One measure per process, whatever number of apps it runs. */
+export const eventLoopLagMonitor = new EventLoopLag();
+
+/** Requests that are never refused: polls wait on nothing the process is short of, probes must answer. */
+function exempt(method: string, path: string): boolean {
+  if (path === '/health' || path.startsWith('/healthz') || path.startsWith('/readyz')) return true;
+  return (method === 'GET' || method === 'DELETE') && /^\/(api\/v1|json)\/events$/.test(path);
+}
+
+/**
+ * Refuses a request with 503, `Retry-After` and Zulip's error envelope, before any of its work,
+ * where accepting it would join a wait that grows without bound: more queries waiting for a
+ * PostgreSQL connection than OVERLOAD_DB_WAITING_LIMIT, or an event loop running behind by more
+ * than OVERLOAD_EVENT_LOOP_LAG_MS. Past its capacity the process then answers every request in
+ * bounded time, most accepted and the rest refused, instead of queueing them until they time
+ * out (a Prisma transaction that waited two seconds for a connection fails with P2028, which the
+ * error handler answers the same way, as the last line).
+ */
+export function overloadGuard(ctx: AppContext): RequestHandler {
+  watchOverload();
+  eventLoopLagMonitor.start();
+  const { dbWaitingLimit, eventLoopLagMs } = ctx.config.overload;
+  return (req, _res, next) => {
+    if (exempt(req.method, req.path)) return next();
+    let reason: RefusalReason | null = null;
+    if (eventLoopLagMonitor.recentMs > eventLoopLagMs) reason = 'event_loop_lag';
+    else if ((poolOf(ctx.db)?.waitingCount ?? 0) > dbWaitingLimit) reason = 'db_pool_waiting';
+    if (reason === null) return next();
+    countRefusal(reason);
+    next(serverOverloaded(RETRY_AFTER_SECONDS));
+  };
+}
