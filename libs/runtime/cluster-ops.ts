@@ -71,7 +71,12 @@ export async function startClusterOpsServer(
       const id = nextId++;
       const timer = setTimeout(() => {
         pending.delete(id);
-        resolve({ type: PROBE_ANSWER, id, ready: false, body: { pid: worker.process.pid, error: 'no answer' } });
+        resolve({
+          type: PROBE_ANSWER,
+          id,
+          ready: false,
+          body: { pid: worker.process.pid, error: 'no answer' },
+        });
       }, PROBE_TIMEOUT_MS);
       pending.set(id, (answer) => {
         clearTimeout(timer);
@@ -110,7 +115,13 @@ export async function startClusterOpsServer(
     }
     reply(404, 'text/plain', 'not found\n');
   });
-  await new Promise<void>((resolve) => server.listen(config.metricsPort!, config.bindHost, resolve));
+  await new Promise<void>((resolve) =>
+    server.listen(config.metricsPort!, config.bindHost, resolve),
+  );
   server.unref();
-  log.info('boot', 'ops listening', { host: config.bindHost, port: config.metricsPort, tier: 'all' });
+  log.info('boot', 'ops listening', {
+    host: config.bindHost,
+    port: config.metricsPort,
+    tier: 'all',
+  });
 }

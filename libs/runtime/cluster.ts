@@ -59,7 +59,8 @@ async function runPrimary(config: Config, count: number, log: Logger): Promise<v
       if (startedAt.size === 0) process.exit(CONFIG_EXIT);
       return;
     }
-    restartDelayMs = lived < QUICK_EXIT_MS ? Math.min(restartDelayMs * 2, MAX_RESTART_DELAY_MS) : 500;
+    restartDelayMs =
+      lived < QUICK_EXIT_MS ? Math.min(restartDelayMs * 2, MAX_RESTART_DELAY_MS) : 500;
     log.error('boot', 'worker exited; starting another', {
       pid: worker.process.pid,
       code,
@@ -87,5 +88,10 @@ async function runPrimary(config: Config, count: number, log: Logger): Promise<v
 
   log.info('boot', 'starting workers', { workers: count, pid: process.pid });
   for (let i = 0; i < count; i++) fork();
-  await startClusterOpsServer(config, log, () => [...startedAt.keys()], () => stopping);
+  await startClusterOpsServer(
+    config,
+    log,
+    () => [...startedAt.keys()],
+    () => stopping,
+  );
 }

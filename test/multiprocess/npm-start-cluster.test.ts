@@ -4,7 +4,7 @@ import { startTestContext, type TestContext } from '../harness';
 import { freePort, startTier, type Tier } from './processes';
 
 /**
- * `npm start` with WEB_CONCURRENCY=2: a primary and two all-tier workers on one port. Clients
+ * `npm start` (dist/apps/all/main.js: `npm run build` first) with WEB_CONCURRENCY=2: a primary and two all-tier workers on one port. Clients
  * register, send and poll through that one URL, each on connections of its own, so registrations,
  * sends and polls land on both workers (the primary hands connections out in turn).
  */
@@ -24,10 +24,13 @@ beforeAll(async () => {
   );
   const metricsPort = await freePort();
   opsUrl = `http://127.0.0.1:${metricsPort}`;
-  all = await startTier('all', t.config, {
-    WEB_CONCURRENCY: '2',
-    METRICS_PORT: String(metricsPort),
-  });
+  all = await startTier(
+    'all',
+    t.config,
+    { WEB_CONCURRENCY: '2', METRICS_PORT: String(metricsPort) },
+    undefined,
+    { built: true },
+  );
 });
 afterAll(async () => {
   await all?.stop();
