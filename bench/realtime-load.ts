@@ -14,13 +14,24 @@
  * - RSS of every server process at the end.
  * It also reports how long the backlog left by account set-up took to drain (first probe message
  * delivered).
+ *
+ * BENCH_TOPOLOGY=all runs `npm start` instead (the compiled dist/apps/all/main.js, with
+ * BENCH_WEB_CONCURRENCY processes, unset: one per core; BENCH_DIST_DIR picks another build, e.g.
+ * /work/wt/base/dist for a "before") and drives registers, sends and polls through its one URL.
+ *
+ * BENCH_RECOVERY_SECONDS > 0 makes it an overload run: a send may be refused (503) or fail
+ * without the run stopping, and the report counts answers by status, the slowest answer and the
+ * accepted messages never delivered. Then messages go on at BENCH_RECOVERY_RATE for that many
+ * seconds, and `recovery` says how long after the overload every following second again met
+ * the bounds (send p50 <= 20 ms, p99 <= 100 ms; delivery p50 <= 50 ms, p99 <= 200 ms; no refusal).
  */
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import type { TestRealm } from '../test/factories';
 import { makeRealm, makeUser } from '../test/factories';
 import { makeChannel } from '../test/channel-factories';
-import { startTier, type Tier } from '../test/multiprocess/processes';
+import { freePort, startTier, type Tier } from '../test/multiprocess/processes';
 import { bulkMembers, percentile, sleep, withScratchWorld } from './scratch';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 2000);
@@ -30,6 +41,11 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const GRACE_SECONDS = Number(process.env.BENCH_GRACE_SECONDS ?? 10);
 const EVENTS_PROCS = Number(process.env.BENCH_EVENTS_PROCS ?? 1);
 const REGISTER_CONCURRENCY = Number(process.env.BENCH_REGISTER_CONCURRENCY ?? 20);
+const TOPOLOGY = process.env.BENCH_TOPOLOGY === 'all' ? 'all' : 'tiers';
+const RECOVERY_SECONDS = Number(process.env.BENCH_RECOVERY_SECONDS ?? 0);
+const RECOVERY_RATE = Number(process.env.BENCH_RECOVERY_RATE ?? 20);
+const OVERLOAD = RECOVERY_SECONDS > 0;
+const BOUNDS = { sendP50: 20, sendP99: 100, deliveryP50: 50, deliveryP99: 200 };
 
 interface Client {
   auth: string;
@@ -38,6 +54,11 @@ interface Client {
   queueId: string;
   lastEventId: number;
   seen: Set<number>;
+}
+
+interface BenchChannel {
+  id: number;
+  members: { id: number; auth: string }[];
 }
 
 interface Stats {
@@ -107,15 +128,29 @@ function machineTicks(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
-/** CPU time (user + system) a process has used so far, in ms. */
+/** A tier's process and, for `npm start`'s cluster, its workers. */
+function pidsOf(tier: Tier): number[] {
+  const pid = tier.child.pid!;
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return [pid, ...(children ? children.split(/\s+/).map(Number) : [])];
+}
+
+/** CPU time (user + system) a tier's processes have used so far, in ms. */
 function cpuMs(tier: Tier): number {
-  const fields = readFileSync(`/proc/${tier.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  let ms = 0;
+  for (const pid of pidsOf(tier)) {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    ms += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  }
+  return ms;
 }
 
 function rssMb(tier: Tier): number {
-  const status = readFileSync(`/proc/${tier.child.pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  let kb = 0;
+  for (const pid of pidsOf(tier)) {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    kb += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  }
   return Math.round(kb / 1024);
 }
 
@@ -142,11 +177,42 @@ async function main() {
     }
 
     const env = { HEARTBEAT_SECONDS: '60', EVENTS_AUTH_CACHE_SECONDS: '10' };
+    if (TOPOLOGY === 'all') {
+      const metricsPort = await freePort();
+      const all = await startTier(
+        'all',
+        config,
+        {
+          ...env,
+          METRICS_PORT: String(metricsPort),
+          // Unset: `npm start`'s default, one process per core.
+          WEB_CONCURRENCY: process.env.BENCH_WEB_CONCURRENCY ?? String(availableParallelism()),
+        },
+        undefined,
+        { built: !process.env.BENCH_DIST_DIR },
+      );
+      const pollsWaiting = async () => {
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        return Number(/^chat_events_polls_waiting(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
+      };
+      try {
+        return await run(org, owner.auth, all, [all], members, channels, pollsWaiting);
+      } finally {
+        await all.stop();
+      }
+    }
     const api = await startTier('api', config, env);
     const events: Tier[] = [];
     for (let i = 0; i < EVENTS_PROCS; i++) events.push(await startTier('events', config, env));
+    const pollsWaiting = async () => {
+      let n = 0;
+      for (const e of events) {
+        n += ((await (await fetch(`${e.url}/health`)).json()) as { polls: number }).polls;
+      }
+      return n;
+    };
     try {
-      return await run(org, owner.auth, api, events, members, channels);
+      return await run(org, owner.auth, api, events, members, channels, pollsWaiting);
     } finally {
       await Promise.all([api.stop(), ...events.map((e) => e.stop())]);
     }
@@ -162,6 +228,7 @@ async function run(
   events: Tier[],
   members: { id: number; auth: string }[],
   channels: { id: number; members: { id: number; auth: string }[] }[],
+  pollsWaiting: () => Promise<number>,
 ) {
   const stats: Stats = {
     sendMs: [],
@@ -172,6 +239,9 @@ async function run(
     badQueue: 0,
   };
   const sentAt = new Map<number, number>();
+  // Delivery latencies of each message, for the recovery's per-second figures.
+  const deliveriesOf = new Map<number, number[]>();
+  const total = Math.round(RATE * SECONDS);
   let running = true;
 
   const registerStart = performance.now();
@@ -182,13 +252,20 @@ async function run(
     const made = await Promise.all(
       batch.map(async (m, j) => {
         const started = performance.now();
-        const res = await request(
-          `${api.url}/api/v1/register`,
-          'POST',
-          m.auth,
-          org.host,
-          form({ event_types: '["message"]', fetch_event_types: '["message"]' }),
-        );
+        const registerOnce = () =>
+          request(
+            `${api.url}/api/v1/register`,
+            'POST',
+            m.auth,
+            org.host,
+            form({ event_types: '["message"]', fetch_event_types: '["message"]' }),
+          );
+        let res = await registerOnce();
+        // A refusal past capacity says when to come back, as clients do.
+        for (let retry = 0; res.status === 503 && retry < 10; retry++) {
+          await sleep(Number(res.json['retry-after'] ?? 1) * 1000);
+          res = await registerOnce();
+        }
         registerMs.push(performance.now() - started);
         if (res.status >= 500) stats.serverErrors++;
         if (res.status !== 200)
@@ -237,7 +314,11 @@ async function run(
           }
           client.seen.add(k);
           const started = sentAt.get(k);
-          if (started !== undefined && k > 0) stats.deliveryMs.push(now - started);
+          if (started === undefined || k <= 0) continue;
+          if (k <= total) stats.deliveryMs.push(now - started);
+          const latencies = deliveriesOf.get(k) ?? [];
+          latencies.push(now - started);
+          deliveriesOf.set(k, latencies);
         }
         poll(client);
       })
@@ -245,16 +326,15 @@ async function run(
   };
   for (const client of clients) poll(client);
 
-  const waiting = async () => {
-    let n = 0;
-    for (const e of events) {
-      n += ((await (await fetch(`${e.url}/health`)).json()) as { polls: number }).polls;
-    }
-    return n;
-  };
   const settleDeadline = Date.now() + 120_000;
-  while ((await waiting()) < clients.length && Date.now() < settleDeadline) await sleep(100);
+  while ((await pollsWaiting()) < clients.length && Date.now() < settleDeadline) await sleep(100);
 
+  // Every send's answer by status ('none': no answer, the connection failed), its time, and the
+  // messages accepted.
+  const answers: Record<string, number> = {};
+  const answerMs = new Map<number, number>();
+  const refused = new Set<number>();
+  const accepted = new Set<number>();
   const send = async (k: number, channel: (typeof channels)[number]) => {
     const started = performance.now();
     sentAt.set(k, started);
@@ -264,10 +344,18 @@ async function run(
       senderAuth,
       org.host,
       form({ type: 'stream', to: String(channel.id), topic: 'load', content: `m${k}m` }),
-    );
-    if (k > 0) stats.sendMs.push(performance.now() - started);
+    ).catch((err: unknown) => ({ status: 0, json: { error: String(err) } }));
+    const ms = performance.now() - started;
+    answerMs.set(k, ms);
+    if (k > 0 && k <= total && res.status === 200) stats.sendMs.push(ms);
+    const status = res.status === 0 ? 'none' : String(res.status);
+    if (k > 0) answers[status] = (answers[status] ?? 0) + 1;
     if (res.status >= 500) stats.serverErrors++;
-    if (res.status !== 200) throw new Error(`send: ${res.status} ${JSON.stringify(res.json)}`);
+    if (res.status === 200) accepted.add(k);
+    else if (res.status === 503) refused.add(k);
+    if (res.status !== 200 && !OVERLOAD) {
+      throw new Error(`send: ${res.status} ${JSON.stringify(res.json)}`);
+    }
   };
 
   // Probe: how long until a message gets through the backlog that account set-up left behind.
@@ -279,8 +367,8 @@ async function run(
   }
   const backlogDrainMs = performance.now() - probeStart;
 
-  const total = Math.round(RATE * SECONDS);
-  const cpuBefore = [api, ...events].map(cpuMs);
+  const servers = TOPOLOGY === 'all' ? [api] : [api, ...events];
+  const cpuBefore = servers.map(cpuMs);
   const machineBefore = machineTicks();
   const benchBefore = process.cpuUsage();
   const sends: Promise<void>[] = [];
@@ -293,24 +381,27 @@ async function run(
   }
   await Promise.allSettled(sends);
   const sendPhaseSeconds = (performance.now() - start) / 1000;
+  const recovery = OVERLOAD
+    ? await recover(send, channels, total, answerMs, deliveriesOf, refused)
+    : null;
   const expected = new Map<number, number>();
   for (let k = 1; k <= total; k++) {
+    if (!accepted.has(k)) continue;
     for (const m of channels[(k - 1) % channels.length].members) {
       expected.set(m.id, (expected.get(m.id) ?? 0) + 1);
     }
   }
   const expectedTotal = [...expected.values()].reduce((a, b) => a + b, 0);
   const graceDeadline = performance.now() + GRACE_SECONDS * 1000;
+  // Deliveries of the accepted messages of the measured phase (not the probe, not the recovery).
   const deliveredCount = () =>
-    clients.reduce((n, c) => n + c.seen.size - (c.seen.has(0) ? 1 : 0), 0);
+    clients.reduce((n, c) => n + [...c.seen].filter((k) => k > 0 && k <= total).length, 0);
   while (deliveredCount() < expectedTotal && performance.now() < graceDeadline) await sleep(20);
-  const rss = {
-    api: rssMb(api),
-    events: events.map(rssMb),
-  };
+  const rss =
+    TOPOLOGY === 'all' ? { all: rssMb(api) } : { api: rssMb(api), events: events.map(rssMb) };
   // CPU each server process spent per delivery while the load ran: a figure that, unlike
   // latency, does not depend on what else the machine is doing.
-  const [apiCpu, ...eventsCpu] = [api, ...events].map((tier, i) => cpuMs(tier) - cpuBefore[i]);
+  const [apiCpu, ...eventsCpu] = servers.map((tier, i) => cpuMs(tier) - cpuBefore[i]);
   const machineAfter = machineTicks();
   const benchUsage = process.cpuUsage(benchBefore);
   const benchCpu = (benchUsage.user + benchUsage.system) / 1000;
@@ -322,6 +413,8 @@ async function run(
   const regs = sorted(registerMs);
   const fmt = (x: number | undefined) => (x === undefined ? null : Math.round(x * 10) / 10);
   return {
+    topology: TOPOLOGY,
+    processes: TOPOLOGY === 'all' ? pidsOf(api).length : 1 + events.length,
     clients: CLIENTS,
     channelSize: CHANNEL_SIZE,
     rate: RATE,
@@ -353,8 +446,15 @@ async function run(
     serverErrors: stats.serverErrors,
     badQueue: stats.badQueue,
     rssMb: rss,
+    answers,
+    slowestAnswerMs: fmt(
+      Math.max(0, ...[...answerMs].filter(([k]) => k > 0 && k <= total).map(([, ms]) => ms)),
+    ),
+    accepted: accepted.size - (accepted.has(0) ? 1 : 0),
+    acceptedUndelivered: expectedTotal - deliveredCount(),
+    recovery,
     cpuMsPerDelivery: {
-      api: Math.round((apiCpu / expectedTotal) * 1000) / 1000,
+      [TOPOLOGY === 'all' ? 'all' : 'api']: Math.round((apiCpu / expectedTotal) * 1000) / 1000,
       events: Math.round((eventsCpu.reduce((a, b) => a + b, 0) / expectedTotal) * 1000) / 1000,
       loadGenerator: Math.round((benchCpu / expectedTotal) * 1000) / 1000,
     },
@@ -362,6 +462,75 @@ async function run(
     machineBusyPercent: Math.round(
       ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * 100,
     ),
+  };
+}
+
+/**
+ * After an overload: messages at RECOVERY_RATE for RECOVERY_SECONDS (numbered after the
+ * overload's), then, per second of sends, the send and delivery percentiles. Recovered at the
+ * start of the first second from which every second meets the bounds, with no refusal and nothing
+ * undelivered.
+ */
+async function recover(
+  send: (k: number, channel: BenchChannel) => Promise<void>,
+  channels: BenchChannel[],
+  first: number,
+  answerMs: Map<number, number>,
+  deliveriesOf: Map<number, number[]>,
+  refused: Set<number>,
+) {
+  const count = Math.round(RECOVERY_RATE * RECOVERY_SECONDS);
+  const sends: Promise<void>[] = [];
+  const start = performance.now();
+  for (let i = 0; i < count; i++) {
+    const wait = start + (i * 1000) / RECOVERY_RATE - performance.now();
+    if (wait > 0) await sleep(wait);
+    const k = first + 1 + i;
+    sends.push(send(k, channels[(k - 1) % channels.length]));
+  }
+  await Promise.allSettled(sends);
+  await sleep(GRACE_SECONDS * 1000);
+  const round = (x: number | undefined) => (x === undefined ? null : Math.round(x));
+  const seconds = Array.from({ length: RECOVERY_SECONDS }, (_, second) => {
+    const ks = Array.from(
+      { length: RECOVERY_RATE },
+      (_, i) => first + 1 + second * RECOVERY_RATE + i,
+    );
+    const sendMs = ks.map((k) => answerMs.get(k) ?? Infinity).sort((a, b) => a - b);
+    const delivery = ks.flatMap((k) => deliveriesOf.get(k) ?? []).sort((a, b) => a - b);
+    const undelivered = ks.reduce(
+      (n, k) =>
+        n +
+        (refused.has(k)
+          ? 0
+          : channels[(k - 1) % channels.length].members.length -
+            (deliveriesOf.get(k)?.length ?? 0)),
+      0,
+    );
+    const row = {
+      second,
+      sendP50: round(percentile(sendMs, 50)),
+      sendP99: round(percentile(sendMs, 99)),
+      deliveryP50: round(percentile(delivery, 50)),
+      deliveryP99: round(percentile(delivery, 99)),
+      refused: ks.filter((k) => refused.has(k)).length,
+      undelivered,
+    };
+    const within =
+      row.refused === 0 &&
+      undelivered === 0 &&
+      (row.sendP50 ?? Infinity) <= BOUNDS.sendP50 &&
+      (row.sendP99 ?? Infinity) <= BOUNDS.sendP99 &&
+      (row.deliveryP50 ?? Infinity) <= BOUNDS.deliveryP50 &&
+      (row.deliveryP99 ?? Infinity) <= BOUNDS.deliveryP99;
+    return { ...row, within };
+  });
+  let from = seconds.length;
+  while (from > 0 && seconds[from - 1].within) from--;
+  return {
+    rate: RECOVERY_RATE,
+    withinBoundsAfterSeconds: from < seconds.length ? from : null,
+    seconds,
   };
 }
 
