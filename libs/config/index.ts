@@ -153,7 +153,7 @@ const envSchema = Joi.object({
   HEARTBEAT_SECONDS: Joi.number().positive().default(45),
   EVENT_QUEUES_PER_USER: Joi.number().integer().min(1).max(100000).default(100),
   HTTP_REQUEST_TIMEOUT_SECONDS: Joi.number().positive().max(3600).default(30),
-  OVERLOAD_DB_WAITING_LIMIT: Joi.number().integer().min(0).default(50),
+  OVERLOAD_DB_WAITING_LIMIT: Joi.number().integer().min(0),
   OVERLOAD_EVENT_LOOP_LAG_MS: Joi.number().integer().min(1).default(500),
   WEB_CONCURRENCY: Joi.number().integer().min(1).max(256),
   EVENTS_AUTH_CACHE_SECONDS: Joi.number().min(0).default(10),
@@ -257,7 +257,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventQueuesPerUser: value.EVENT_QUEUES_PER_USER,
     httpRequestTimeoutSeconds: value.HTTP_REQUEST_TIMEOUT_SECONDS,
     overload: {
-      dbWaitingLimit: value.OVERLOAD_DB_WAITING_LIMIT,
+      // As many waiting as there are connections: each then waits about one query's time.
+      dbWaitingLimit: value.OVERLOAD_DB_WAITING_LIMIT ?? value.DATABASE_POOL_SIZE,
       eventLoopLagMs: value.OVERLOAD_EVENT_LOOP_LAG_MS,
     },
     webConcurrency: value.WEB_CONCURRENCY ?? null,
