@@ -176,7 +176,12 @@ async function main() {
       channels.push({ id: channel.id, members: group });
     }
 
-    const env = { HEARTBEAT_SECONDS: '60', EVENTS_AUTH_CACHE_SECONDS: '10' };
+    const env = {
+      HEARTBEAT_SECONDS: '60',
+      EVENTS_AUTH_CACHE_SECONDS: '10',
+      // The production default, which the test harness's processes raise.
+      OVERLOAD_EVENT_LOOP_LAG_MS: process.env.OVERLOAD_EVENT_LOOP_LAG_MS ?? '500',
+    };
     if (TOPOLOGY === 'all') {
       const metricsPort = await freePort();
       const all = await startTier(

@@ -9,13 +9,18 @@ import { countRefusal, RETRY_AFTER_SECONDS, type RefusalReason } from './refusal
 /** The histogram's resolution: the delay it reports includes this much of its own timer. */
 const RESOLUTION_MS = 10;
 const WINDOW_MS = 100;
-/** How long one late window keeps the process refusing: about one second. */
-const WINDOWS_KEPT = 10;
+/**
+ * The lag counts once every one of this many windows in a row saw it: a loop that stays behind,
+ * as under more work than its core can do, not one long task or garbage collection, after which
+ * the loop is on time again.
+ */
+const SUSTAINED_WINDOWS = 3;
 
 /**
- * The event loop's delay as this process's requests meet it: the longest of the last second,
- * measured by `perf_hooks` and read every 100 ms. A window's timer runs before the same turn's
- * network input, so a request that waited behind a stall meets the stall's figure.
+ * How late the event loop runs, as this process's requests meet it: the longest delay of each
+ * 100 ms window (`perf_hooks`), and of those the least over the last three windows, so only a
+ * delay that lasts counts. A window's timer runs before the same turn's network input, so a
+ * request that waited behind the loop meets the figure that includes its wait.
  */
 class EventLoopLag {
   private readonly histogram: IntervalHistogram;
@@ -36,19 +41,12 @@ class EventLoopLag {
     this.timer.unref();
   }
 
-  stop(): void {
-    if (--this.users > 0) return;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    this.histogram.disable();
-  }
-
   private sample(): void {
     const windowMs = Math.max(0, this.histogram.max / 1e6 - RESOLUTION_MS);
     this.histogram.reset();
     this.windows.push(windowMs);
-    if (this.windows.length > WINDOWS_KEPT) this.windows.shift();
-    this.recentMs = Math.max(...this.windows);
+    if (this.windows.length > SUSTAINED_WINDOWS) this.windows.shift();
+    this.recentMs = this.windows.length < SUSTAINED_WINDOWS ? 0 : Math.min(...this.windows);
     eventLoopLag.set(this.recentMs / 1000);
   }
 }
@@ -66,7 +64,7 @@ function exempt(method: string, path: string): boolean {
  * Refuses a request with 503, `Retry-After` and Zulip's error envelope, before any of its work,
  * where accepting it would join a wait that grows without bound: more queries waiting for a
  * PostgreSQL connection than OVERLOAD_DB_WAITING_LIMIT, or an event loop running behind by more
- * than OVERLOAD_EVENT_LOOP_LAG_MS. Past its capacity the process then answers every request in
+ * than OVERLOAD_EVENT_LOOP_LAG_MS for 300 ms on end. Past its capacity the process then answers every request in
  * bounded time, most accepted and the rest refused, instead of queueing them until they time
  * out (a Prisma transaction that waited two seconds for a connection fails with P2028, which the
  * error handler answers the same way, as the last line).

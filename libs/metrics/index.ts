@@ -150,7 +150,7 @@ export const webhookFailures = new Counter({
 
 export const eventLoopLag = new Gauge({
   name: 'chat_event_loop_lag_seconds',
-  help: 'The longest event-loop delay of the last second, as the overload guard sees it.',
+  help: 'Event-loop delay sustained over the last 300 ms, as the overload guard sees it.',
   registers: [],
   aggregator: 'max',
 });

@@ -75,6 +75,8 @@ export async function startTier(
         RATE_LIMIT_API_REQUESTS: '100000',
         // One process per tier unless a test asks for `npm start`'s cluster.
         WEB_CONCURRENCY: '1',
+        // As in the test process (test/harness.ts); a benchmark passes its own.
+        OVERLOAD_EVENT_LOOP_LAG_MS: '60000',
         ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
