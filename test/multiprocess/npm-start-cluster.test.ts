@@ -57,7 +57,12 @@ it('runs a primary and two workers that each answer the probes', async () => {
     .split(/\s+/)
     .map(Number);
   expect(children).toHaveLength(2);
-  const res = await fetch(`${opsUrl}/readyz`);
+  // Ready once every worker has booted and answers for itself (the first to listen may be alone).
+  let res = await fetch(`${opsUrl}/readyz`);
+  for (let attempt = 0; res.status !== 200 && attempt < 60; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    res = await fetch(`${opsUrl}/readyz`);
+  }
   expect(res.status).toBe(200);
   const ready = (await res.json()) as { workers: { pid: number; ready: boolean }[] };
   expect(ready.workers.map((w) => w.pid).sort()).toEqual([...children].sort());
