@@ -40,7 +40,7 @@ export async function startTier(
   extraEnv: Record<string, string> = {},
   port?: number,
   /** Run the compiled build (`npm run build` first), as `npm start` does, whatever BENCH_DIST_DIR says. */
-  options: { built?: boolean } = {},
+  options: { built?: boolean; startSeconds?: number } = {},
 ): Promise<Tier> {
   port ??= await freePort();
   const distDir = options.built ? path.join(ROOT, 'dist') : process.env.BENCH_DIST_DIR;
@@ -86,7 +86,7 @@ export async function startTier(
   child.stdout?.on('data', (d: Buffer) => output.push(d.toString()));
   child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + (options.startSeconds ?? 30) * 1000;
   for (;;) {
     if (child.exitCode !== null) {
       throw new Error(`${kind} exited early (${child.exitCode}):\n${output.join('')}`);
