@@ -14,21 +14,25 @@
  * - RSS of every server process at the end.
  * It also reports how long the backlog left by account set-up took to drain (first probe message
  * delivered).
+ *
+ * BENCH_TOPOLOGY=all runs `npm start` instead (the compiled dist/apps/all/main.js, with
+ * BENCH_WEB_CONCURRENCY processes, unset: one per core; BENCH_DIST_DIR picks another build, e.g.
+ * /work/wt/base/dist for a "before") and drives registers, sends and polls through its one URL.
+ *
+ * Every send's answer is counted by status (`answers`; 'none': no answer), with the slowest answer
+ * and the accepted messages never delivered; only accepted sends count in `send` and `expected`.
+ *
+ * BENCH_RECOVERY_SECONDS > 0 makes it an overload run: after the measured phase messages go on at BENCH_RECOVERY_RATE for that many
+ * seconds, and `recovery` says how long after the overload every following second again met
+ * the bounds (send p50 <= 20 ms, p99 <= 100 ms; delivery p50 <= 50 ms, p99 <= 200 ms; no refusal).
  */
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import type { TestRealm } from '../test/factories';
 import { makeRealm, makeUser } from '../test/factories';
 import { makeChannel } from '../test/channel-factories';
-import { startTier, type Tier } from '../test/multiprocess/processes';
-import {
-  agent,
-  cpuMsOf,
-  machineTicks,
-  newStats,
-  registerClients,
-  rssMbOf,
-  sendMessage,
-  startPolling,
-} from './realtime-clients';
+import { freePort, startTier, type Tier } from '../test/multiprocess/processes';
 import { bulkMembers, percentile, sleep, withScratchWorld } from './scratch';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 2000);
@@ -38,9 +42,117 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const GRACE_SECONDS = Number(process.env.BENCH_GRACE_SECONDS ?? 10);
 const EVENTS_PROCS = Number(process.env.BENCH_EVENTS_PROCS ?? 1);
 const REGISTER_CONCURRENCY = Number(process.env.BENCH_REGISTER_CONCURRENCY ?? 20);
+const TOPOLOGY = process.env.BENCH_TOPOLOGY === 'all' ? 'all' : 'tiers';
+const RECOVERY_SECONDS = Number(process.env.BENCH_RECOVERY_SECONDS ?? 0);
+const RECOVERY_RATE = Number(process.env.BENCH_RECOVERY_RATE ?? 20);
+const BOUNDS = { sendP50: 20, sendP99: 100, deliveryP50: 50, deliveryP99: 200 };
 
-const cpuMs = (tier: Tier) => cpuMsOf(tier.child.pid!);
-const rssMb = (tier: Tier) => rssMbOf(tier.child.pid!);
+interface Client {
+  auth: string;
+  userId: number;
+  eventsUrl: string;
+  queueId: string;
+  lastEventId: number;
+  seen: Set<number>;
+}
+
+interface BenchChannel {
+  id: number;
+  members: { id: number; auth: string }[];
+}
+
+interface Stats {
+  sendMs: number[];
+  deliveryMs: number[];
+  duplicates: number;
+  outOfOrder: number;
+  serverErrors: number;
+  badQueue: number;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+function request(
+  url: string,
+  method: string,
+  auth: string,
+  host: string,
+  body?: string,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method,
+        agent,
+        headers: {
+          Host: host,
+          Authorization: auth,
+          ...(body !== undefined
+            ? {
+                'Content-Type': 'application/x-www-form-urlencoded',
+                'Content-Length': Buffer.byteLength(body),
+              }
+            : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          let json: Record<string, unknown>;
+          try {
+            json = JSON.parse(text) as Record<string, unknown>;
+          } catch {
+            json = { raw: text };
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+      },
+    );
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+/** Busy and total CPU time of the whole machine so far, in clock ticks. */
+function machineTicks(): { busy: number; total: number } {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const ticks = fields.map(Number);
+  const idle = ticks[3] + ticks[4];
+  const total = ticks.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+/** A tier's process and, for `npm start`'s cluster, its workers. */
+function pidsOf(tier: Tier): number[] {
+  const pid = tier.child.pid!;
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return [pid, ...(children ? children.split(/\s+/).map(Number) : [])];
+}
+
+/** CPU time (user + system) a tier's processes have used so far, in ms. */
+function cpuMs(tier: Tier): number {
+  let ms = 0;
+  for (const pid of pidsOf(tier)) {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    ms += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  }
+  return ms;
+}
+
+function rssMb(tier: Tier): number {
+  let kb = 0;
+  for (const pid of pidsOf(tier)) {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    kb += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  }
+  return Math.round(kb / 1024);
+}
 
 async function main() {
   const report = await withScratchWorld({}, async (ctx, config) => {
@@ -64,12 +176,49 @@ async function main() {
       channels.push({ id: channel.id, members: group });
     }
 
-    const env = { HEARTBEAT_SECONDS: '60', EVENTS_AUTH_CACHE_SECONDS: '10' };
+    const env = {
+      HEARTBEAT_SECONDS: '60',
+      EVENTS_AUTH_CACHE_SECONDS: '10',
+      // The production default, which the test harness's processes raise.
+      OVERLOAD_EVENT_LOOP_LAG_MS: process.env.OVERLOAD_EVENT_LOOP_LAG_MS ?? '500',
+    };
+    if (TOPOLOGY === 'all') {
+      const metricsPort = await freePort();
+      const all = await startTier(
+        'all',
+        config,
+        {
+          ...env,
+          METRICS_PORT: String(metricsPort),
+          // Unset: `npm start`'s default, one process per core.
+          WEB_CONCURRENCY: process.env.BENCH_WEB_CONCURRENCY ?? String(availableParallelism()),
+        },
+        undefined,
+        // Profiled workers on a busy machine may take longer than a test allows.
+        { built: !process.env.BENCH_DIST_DIR, startSeconds: 120 },
+      );
+      const pollsWaiting = async () => {
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        return Number(/^chat_events_polls_waiting(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
+      };
+      try {
+        return await run(org, owner.auth, all, [all], members, channels, pollsWaiting);
+      } finally {
+        await all.stop();
+      }
+    }
     const api = await startTier('api', config, env);
     const events: Tier[] = [];
     for (let i = 0; i < EVENTS_PROCS; i++) events.push(await startTier('events', config, env));
+    const pollsWaiting = async () => {
+      let n = 0;
+      for (const e of events) {
+        n += ((await (await fetch(`${e.url}/health`)).json()) as { polls: number }).polls;
+      }
+      return n;
+    };
     try {
-      return await run(org, owner.auth, api, events, members, channels);
+      return await run(org, owner.auth, api, events, members, channels, pollsWaiting);
     } finally {
       await Promise.all([api.stop(), ...events.map((e) => e.stop())]);
     }
@@ -85,54 +234,159 @@ async function run(
   events: Tier[],
   members: { id: number; auth: string }[],
   channels: { id: number; members: { id: number; auth: string }[] }[],
+  pollsWaiting: () => Promise<number>,
 ) {
-  const stats = newStats();
+  const stats: Stats = {
+    sendMs: [],
+    deliveryMs: [],
+    duplicates: 0,
+    outOfOrder: 0,
+    serverErrors: 0,
+    badQueue: 0,
+  };
   const sentAt = new Map<number, number>();
+  // Delivery latencies of each message, for the recovery's per-second figures.
+  const deliveriesOf = new Map<number, number[]>();
+  const total = Math.round(RATE * SECONDS);
+  let running = true;
 
   const registerStart = performance.now();
-  const { clients, registerMs } = await registerClients({
-    apiUrl: api.url,
-    host: org.host,
-    members,
-    concurrency: REGISTER_CONCURRENCY,
-    eventsUrlOf: (i) => events[i % events.length].url,
-    stats,
-  });
+  const registerMs: number[] = [];
+  const clients: Client[] = [];
+  for (let i = 0; i < members.length; i += REGISTER_CONCURRENCY) {
+    const batch = members.slice(i, i + REGISTER_CONCURRENCY);
+    const made = await Promise.all(
+      batch.map(async (m, j) => {
+        const started = performance.now();
+        const registerOnce = () =>
+          request(
+            `${api.url}/api/v1/register`,
+            'POST',
+            m.auth,
+            org.host,
+            form({ event_types: '["message"]', fetch_event_types: '["message"]' }),
+          );
+        let res = await registerOnce();
+        // A refusal past capacity says when to come back, as clients do.
+        for (let retry = 0; res.status === 503 && retry < 10; retry++) {
+          await sleep(Number(res.json['retry-after'] ?? 1) * 1000);
+          res = await registerOnce();
+        }
+        registerMs.push(performance.now() - started);
+        if (res.status >= 500) stats.serverErrors++;
+        if (res.status !== 200)
+          throw new Error(`register: ${res.status} ${JSON.stringify(res.json)}`);
+        return {
+          auth: m.auth,
+          userId: m.id,
+          eventsUrl: events[(i + j) % events.length].url,
+          queueId: res.json.queue_id as string,
+          lastEventId: Number(res.json.last_event_id),
+          seen: new Set<number>(),
+        };
+      }),
+    );
+    clients.push(...made);
+  }
   const registerSeconds = (performance.now() - registerStart) / 1000;
-  const stopPolling = startPolling(clients, org.host, sentAt, stats);
 
-  const waiting = async () => {
-    let n = 0;
-    for (const e of events) {
-      n += ((await (await fetch(`${e.url}/health`)).json()) as { polls: number }).polls;
-    }
-    return n;
+  const poll = (client: Client) => {
+    if (!running) return;
+    request(
+      `${client.eventsUrl}/api/v1/events?queue_id=${client.queueId}&last_event_id=${client.lastEventId}`,
+      'GET',
+      client.auth,
+      org.host,
+    )
+      .then(({ status, json }) => {
+        const now = performance.now();
+        if (status >= 500) stats.serverErrors++;
+        if (status !== 200) {
+          if (json.code === 'BAD_EVENT_QUEUE_ID') stats.badQueue++;
+          return setTimeout(() => poll(client), 100);
+        }
+        for (const e of (json.events ?? []) as {
+          id: number;
+          type: string;
+          message?: { content: string };
+        }[]) {
+          if (e.id <= client.lastEventId) stats.outOfOrder++;
+          client.lastEventId = Math.max(client.lastEventId, e.id);
+          if (e.type !== 'message' || !e.message) continue;
+          const k = Number(/m(\d+)m/.exec(e.message.content)?.[1]);
+          if (client.seen.has(k)) {
+            stats.duplicates++;
+            continue;
+          }
+          client.seen.add(k);
+          const started = sentAt.get(k);
+          if (started === undefined || k <= 0) continue;
+          if (k <= total) stats.deliveryMs.push(now - started);
+          const latencies = deliveriesOf.get(k) ?? [];
+          latencies.push(now - started);
+          deliveriesOf.set(k, latencies);
+        }
+        poll(client);
+      })
+      .catch(() => setTimeout(() => poll(client), 100));
   };
-  const settleDeadline = Date.now() + 120_000;
-  while ((await waiting()) < clients.length && Date.now() < settleDeadline) await sleep(100);
+  for (const client of clients) poll(client);
 
-  const send = (k: number, channel: (typeof channels)[number]) =>
-    sendMessage({
-      apiUrl: api.url,
-      host: org.host,
-      auth: senderAuth,
-      channelId: channel.id,
-      k,
-      sentAt,
-      stats,
-    });
+  const settleDeadline = Date.now() + 120_000;
+  while ((await pollsWaiting()) < clients.length && Date.now() < settleDeadline) await sleep(100);
+
+  // Every send's answer by status ('none': no answer, the connection failed), its time, and the
+  // messages accepted.
+  const answers: Record<string, number> = {};
+  const answerMs = new Map<number, number>();
+  const refused = new Set<number>();
+  const accepted = new Set<number>();
+  const send = async (k: number, channel: (typeof channels)[number]) => {
+    const started = performance.now();
+    sentAt.set(k, started);
+    const res = await request(
+      `${api.url}/api/v1/messages`,
+      'POST',
+      senderAuth,
+      org.host,
+      form({ type: 'stream', to: String(channel.id), topic: 'load', content: `m${k}m` }),
+    ).catch((err: unknown) => ({ status: 0, json: { error: String(err) } }));
+    const ms = performance.now() - started;
+    answerMs.set(k, ms);
+    if (k > 0 && k <= total && res.status === 200) stats.sendMs.push(ms);
+    const status = res.status === 0 ? 'none' : String(res.status);
+    if (k > 0) answers[status] = (answers[status] ?? 0) + 1;
+    if (res.status >= 500) stats.serverErrors++;
+    if (res.status === 200) accepted.add(k);
+    else if (res.status === 503) refused.add(k);
+    // The probe must get through; anything else is counted by status, refusals included.
+    if (k === 0 && res.status !== 200) {
+      throw new Error(`send: ${res.status} ${JSON.stringify(res.json)}`);
+    }
+  };
 
   // Probe: how long until a message gets through the backlog that account set-up left behind.
   const probeStart = performance.now();
-  await send(0, channels[0]);
+  for (let attempt = 1; ; attempt++) {
+    const sent = await send(0, channels[0]).then(
+      () => true,
+      (err: unknown) => {
+        // Refused while set-up's backlog drains: try again as a client would.
+        if (attempt === 10) throw err;
+        return false;
+      },
+    );
+    if (sent) break;
+    await sleep(2000);
+  }
   const probeClients = clients.filter((c) => channels[0].members.some((m) => m.id === c.userId));
   while (probeClients.some((c) => !c.seen.has(0)) && performance.now() - probeStart < 180_000) {
     await sleep(5);
   }
   const backlogDrainMs = performance.now() - probeStart;
 
-  const total = Math.round(RATE * SECONDS);
-  const cpuBefore = [api, ...events].map(cpuMs);
+  const servers = TOPOLOGY === 'all' ? [api] : [api, ...events];
+  const cpuBefore = servers.map(cpuMs);
   const machineBefore = machineTicks();
   const benchBefore = process.cpuUsage();
   const sends: Promise<void>[] = [];
@@ -145,28 +399,32 @@ async function run(
   }
   await Promise.allSettled(sends);
   const sendPhaseSeconds = (performance.now() - start) / 1000;
+  const recovery =
+    RECOVERY_SECONDS > 0
+      ? await recover(send, channels, total, answerMs, deliveriesOf, refused)
+      : null;
   const expected = new Map<number, number>();
   for (let k = 1; k <= total; k++) {
+    if (!accepted.has(k)) continue;
     for (const m of channels[(k - 1) % channels.length].members) {
       expected.set(m.id, (expected.get(m.id) ?? 0) + 1);
     }
   }
   const expectedTotal = [...expected.values()].reduce((a, b) => a + b, 0);
   const graceDeadline = performance.now() + GRACE_SECONDS * 1000;
+  // Deliveries of the accepted messages of the measured phase (not the probe, not the recovery).
   const deliveredCount = () =>
-    clients.reduce((n, c) => n + c.seen.size - (c.seen.has(0) ? 1 : 0), 0);
+    clients.reduce((n, c) => n + [...c.seen].filter((k) => k > 0 && k <= total).length, 0);
   while (deliveredCount() < expectedTotal && performance.now() < graceDeadline) await sleep(20);
-  const rss = {
-    api: rssMb(api),
-    events: events.map(rssMb),
-  };
+  const rss =
+    TOPOLOGY === 'all' ? { all: rssMb(api) } : { api: rssMb(api), events: events.map(rssMb) };
   // CPU each server process spent per delivery while the load ran: a figure that, unlike
   // latency, does not depend on what else the machine is doing.
-  const [apiCpu, ...eventsCpu] = [api, ...events].map((tier, i) => cpuMs(tier) - cpuBefore[i]);
+  const [apiCpu, ...eventsCpu] = servers.map((tier, i) => cpuMs(tier) - cpuBefore[i]);
   const machineAfter = machineTicks();
   const benchUsage = process.cpuUsage(benchBefore);
   const benchCpu = (benchUsage.user + benchUsage.system) / 1000;
-  stopPolling();
+  running = false;
 
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   const sendSorted = sorted(stats.sendMs);
@@ -174,6 +432,8 @@ async function run(
   const regs = sorted(registerMs);
   const fmt = (x: number | undefined) => (x === undefined ? null : Math.round(x * 10) / 10);
   return {
+    topology: TOPOLOGY,
+    processes: TOPOLOGY === 'all' ? pidsOf(api).length : 1 + events.length,
     clients: CLIENTS,
     channelSize: CHANNEL_SIZE,
     rate: RATE,
@@ -205,8 +465,15 @@ async function run(
     serverErrors: stats.serverErrors,
     badQueue: stats.badQueue,
     rssMb: rss,
+    answers,
+    slowestAnswerMs: fmt(
+      Math.max(0, ...[...answerMs].filter(([k]) => k > 0 && k <= total).map(([, ms]) => ms)),
+    ),
+    accepted: accepted.size - (accepted.has(0) ? 1 : 0),
+    acceptedUndelivered: expectedTotal - deliveredCount(),
+    recovery,
     cpuMsPerDelivery: {
-      api: Math.round((apiCpu / expectedTotal) * 1000) / 1000,
+      [TOPOLOGY === 'all' ? 'all' : 'api']: Math.round((apiCpu / expectedTotal) * 1000) / 1000,
       events: Math.round((eventsCpu.reduce((a, b) => a + b, 0) / expectedTotal) * 1000) / 1000,
       loadGenerator: Math.round((benchCpu / expectedTotal) * 1000) / 1000,
     },
@@ -214,6 +481,75 @@ async function run(
     machineBusyPercent: Math.round(
       ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * 100,
     ),
+  };
+}
+
+/**
+ * After an overload: messages at RECOVERY_RATE for RECOVERY_SECONDS (numbered after the
+ * overload's), then, per second of sends, the send and delivery percentiles. Recovered at the
+ * start of the first second from which every second meets the bounds, with no refusal and nothing
+ * undelivered.
+ */
+async function recover(
+  send: (k: number, channel: BenchChannel) => Promise<void>,
+  channels: BenchChannel[],
+  first: number,
+  answerMs: Map<number, number>,
+  deliveriesOf: Map<number, number[]>,
+  refused: Set<number>,
+) {
+  const count = Math.round(RECOVERY_RATE * RECOVERY_SECONDS);
+  const sends: Promise<void>[] = [];
+  const start = performance.now();
+  for (let i = 0; i < count; i++) {
+    const wait = start + (i * 1000) / RECOVERY_RATE - performance.now();
+    if (wait > 0) await sleep(wait);
+    const k = first + 1 + i;
+    sends.push(send(k, channels[(k - 1) % channels.length]));
+  }
+  await Promise.allSettled(sends);
+  await sleep(GRACE_SECONDS * 1000);
+  const round = (x: number | undefined) => (x === undefined ? null : Math.round(x));
+  const seconds = Array.from({ length: RECOVERY_SECONDS }, (_, second) => {
+    const ks = Array.from(
+      { length: RECOVERY_RATE },
+      (_, i) => first + 1 + second * RECOVERY_RATE + i,
+    );
+    const sendMs = ks.map((k) => answerMs.get(k) ?? Infinity).sort((a, b) => a - b);
+    const delivery = ks.flatMap((k) => deliveriesOf.get(k) ?? []).sort((a, b) => a - b);
+    const undelivered = ks.reduce(
+      (n, k) =>
+        n +
+        (refused.has(k)
+          ? 0
+          : channels[(k - 1) % channels.length].members.length -
+            (deliveriesOf.get(k)?.length ?? 0)),
+      0,
+    );
+    const row = {
+      second,
+      sendP50: round(percentile(sendMs, 50)),
+      sendP99: round(percentile(sendMs, 99)),
+      deliveryP50: round(percentile(delivery, 50)),
+      deliveryP99: round(percentile(delivery, 99)),
+      refused: ks.filter((k) => refused.has(k)).length,
+      undelivered,
+    };
+    const within =
+      row.refused === 0 &&
+      undelivered === 0 &&
+      (row.sendP50 ?? Infinity) <= BOUNDS.sendP50 &&
+      (row.sendP99 ?? Infinity) <= BOUNDS.sendP99 &&
+      (row.deliveryP50 ?? Infinity) <= BOUNDS.deliveryP50 &&
+      (row.deliveryP99 ?? Infinity) <= BOUNDS.deliveryP99;
+    return { ...row, within };
+  });
+  let from = seconds.length;
+  while (from > 0 && seconds[from - 1].within) from--;
+  return {
+    rate: RECOVERY_RATE,
+    withinBoundsAfterSeconds: from < seconds.length ? from : null,
+    seconds,
   };
 }
 

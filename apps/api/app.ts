@@ -4,6 +4,7 @@ import type { AppContext } from '../../libs/core/context';
 import { EMOJI_DATA_PATH, emojiApiData } from '../../libs/domain/server/emoji-data';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { bodyParsers } from '../../libs/http/body-parsers';
+import { overloadGuard } from '../../libs/http/overload';
 import { probeRoutes } from '../../libs/http/probes';
 import { noSniff } from '../../libs/http/no-sniff';
 import { requestLog } from '../../libs/http/request-log';
@@ -30,6 +31,8 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
   app.use(requestLog(ctx.log));
   app.use(noSniff);
   app.use(probeRoutes(ctx));
+  // Before any work of the request: past capacity, refuse at once rather than queue.
+  app.use(overloadGuard(ctx));
   // Zulip parameters are flat form fields; lists and objects arrive as JSON text inside them.
   // Uploads parse their own bodies; other routes are held to their own body limit.
   app.use(bodyParsers());

@@ -20,6 +20,18 @@ export function eventsRouter(ctx: AppContext, tier: EventsTier): Router {
 }
 
 /**
+ * The event queue's handlers for the one-process server: the same poll handler as the events
+ * tier's, ahead of express, and the routes for everything else (registering through `GET /events`,
+ * a malformed poll, `DELETE /events`).
+ */
+export function eventsHandlers(
+  ctx: AppContext,
+  tier: EventsTier,
+): { events: Router; pollsFirst: ReturnType<typeof servePollsFirst> } {
+  return { events: eventsRouter(ctx, tier), pollsFirst: servePollsFirst(ctx, tier) };
+}
+
+/**
  * The event-queue tier's HTTP side: `GET /api/v1/events` (long-poll) and `DELETE /api/v1/events`;
  * well-formed polls of a queue are answered before express (`servePollsFirst`).
  */

@@ -1,7 +1,8 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AppContext } from '../../libs/core/context';
 import { startEventsTier, type EventsTier } from '../../libs/events/events-tier';
 import { closeServingPolls } from '../../libs/runtime/drain';
+import { listenHttp } from '../../libs/http/listen';
 import { createEventsApp } from './app';
 
 export interface EventsServer {
@@ -16,19 +17,10 @@ export async function startEventsServer(
 ): Promise<EventsServer> {
   const tier = await startEventsTier(ctx);
   const app = createEventsApp(ctx, tier);
-  const server = await new Promise<Server>((resolve) => {
-    // Thousands of clients reconnect at once when a replica restarts; with Node's default backlog
-    // (511) the kernel drops the rest, and each retries its SYN only after a second or more.
-    const s = createServer(app).listen({ port, host: ctx.config.bindHost, backlog: 4096 }, () => {
-      ctx.log.info('boot', 'events listening', { host: ctx.config.bindHost, port });
-      resolve(s);
-    });
-  });
-  // Long-polls outlive the default request timeouts.
-  server.requestTimeout = 0;
-  server.headersTimeout = 70_000;
-  server.keepAliveTimeout = 65_000;
-  server.maxConnections = 0;
+  // Thousands of clients reconnect at once when a replica restarts; with Node's default backlog
+  // (511) the kernel drops the rest, and each retries its SYN only after a second or more.
+  const server = await listenHttp(ctx, app, port, { backlog: 4096 });
+  ctx.log.info('boot', 'events listening', { host: ctx.config.bindHost, port });
   return {
     server,
     tier,

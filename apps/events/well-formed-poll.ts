@@ -41,8 +41,9 @@ export function wellFormedPoll(url: string): Poll | null {
 }
 
 /**
- * Serves the requests that make up nearly all of the tier's traffic, a client's next poll of its
- * queue, before express sees them: the same credential check, rate limit, queue read, errors and
+ * The one poll handler, of the events tier's server and of `npm start`'s (apps/all): it serves the
+ * requests that make up nearly all of the tier's traffic, a client's next poll of its queue,
+ * before express sees them: the same credential check, rate limit, queue read, errors and
  * request log as the `GET /events` route, without the memory express adds to every request it
  * handles (about 7 KB, and thousands of polls wait at once). Returns false, having done nothing,
  * for any other request, a registering or malformed poll included, which the routes then answer.

@@ -67,6 +67,19 @@ export interface Config {
   invitesDefaultRealmDailyMax: number;
   eventQueueIdleSeconds: number;
   heartbeatSeconds: number;
+  /** Event queues one user may hold; registering one more evicts the user's longest-idle queue. */
+  eventQueuesPerUser: number;
+  /** A request's head and body must arrive within this time, or it is answered 408. */
+  httpRequestTimeoutSeconds: number;
+  /** Where a request is refused with 503 rather than left to wait without bound. */
+  overload: {
+    /** Requests waiting for a PostgreSQL connection, per pool, beyond which new ones are refused. */
+    dbWaitingLimit: number;
+    /** Event-loop delay (the recent maximum) beyond which new requests are refused. */
+    eventLoopLagMs: number;
+  };
+  /** Processes `npm start` runs on its one port; null: one per available core. */
+  webConcurrency: number | null;
   /** How long the events tier trusts a credential it has checked (0: check every poll). */
   eventsAuthCacheSeconds: number;
   /**

@@ -113,6 +113,18 @@ export const serverNotReady = () =>
     'unavailable',
   );
 
+/**
+ * The server is past its capacity and refuses the request before doing any of it, so that what it
+ * accepts is still answered in time; the client may send it again after `retryAfterSeconds`.
+ */
+export const serverOverloaded = (retryAfterSeconds: number) =>
+  new ApiError(
+    'SERVER_OVERLOADED',
+    'The server is overloaded; try again shortly',
+    { 'retry-after': retryAfterSeconds },
+    'unavailable',
+  );
+
 export const streamDoesNotExistById = (streamId: number) =>
   new ApiError('STREAM_DOES_NOT_EXIST', `Channel with ID '${streamId}' does not exist`, {
     stream_id: streamId,

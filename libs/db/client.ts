@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
 import { PrismaClient } from '../../generated/prisma/client';
 
 export type Db = PrismaClient;
@@ -8,13 +9,18 @@ export type Tx = Omit<
   '$connect' | '$disconnect' | '$on' | '$transaction' | '$extends'
 >;
 
+const poolsOfClients = new WeakMap<Db, Pool>();
+
+/** The PostgreSQL pool under a client: its `waitingCount` says how many queries wait for a connection. */
+export const poolOf = (db: Db): Pool | undefined => poolsOfClients.get(db);
+
 export function createDb(databaseUrl: string, options: { maxConnections?: number } = {}): Db {
-  const adapter = new PrismaPg({
-    connectionString: databaseUrl,
-    max: options.maxConnections ?? 10,
-  });
+  const pool = new Pool({ connectionString: databaseUrl, max: options.maxConnections ?? 10 });
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   // Outside production Prisma's default error format captures a stack trace on every query, to
   // point at the caller if the query fails; production runs 'minimal' already. The same
   // everywhere, so benchmarks and tests run what production runs.
-  return new PrismaClient({ adapter, errorFormat: 'minimal' });
+  const db = new PrismaClient({ adapter, errorFormat: 'minimal' });
+  poolsOfClients.set(db, pool);
+  return db;
 }

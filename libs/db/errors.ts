@@ -32,6 +32,18 @@ export function inputRefusedByDatabase(err: unknown): string | null {
   return null;
 }
 
+/**
+ * Prisma's P2028 on a transaction that could not start in its time (`maxWait`): every pooled
+ * connection stayed busy that long, the request did nothing, and the process is past capacity.
+ */
+export function connectionWaitTimedOut(err: unknown): boolean {
+  return (
+    err instanceof Error &&
+    (err as { code?: unknown }).code === 'P2028' &&
+    /Unable to start a transaction in the given time/.test(err.message)
+  );
+}
+
 /** Prisma's codes for a database it cannot reach, that hung up, or a pool with no connection. */
 const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 /** The driver adapter's kinds for the same, and for a database that does not exist (yet). */

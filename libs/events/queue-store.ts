@@ -209,6 +209,8 @@ export class QueueStore {
     readonly prefix: string,
     readonly idleSeconds: number,
     readonly partitions: number,
+    /** Queues one user may hold: registering one more evicts the longest-idle (see `create`). */
+    readonly queuesPerUser = Number.POSITIVE_INFINITY,
   ) {
     this.keys = eventKeys(prefix);
     this.ttlMs = (idleSeconds + 60) * 1000;
@@ -217,8 +219,15 @@ export class QueueStore {
 
   /** A store on the context's connection, or on `redis` (the events tier's polling connection). */
   static of(ctx: AppContext, redis: RedisClient = ctx.redis): QueueStore {
-    const { redisPrefix, eventQueueIdleSeconds, dispatchPartitions } = ctx.config;
-    return new QueueStore(redis, redisPrefix, eventQueueIdleSeconds, dispatchPartitions);
+    const { redisPrefix, eventQueueIdleSeconds, dispatchPartitions, eventQueuesPerUser } =
+      ctx.config;
+    return new QueueStore(
+      redis,
+      redisPrefix,
+      eventQueueIdleSeconds,
+      dispatchPartitions,
+      eventQueuesPerUser,
+    );
   }
 
   partitionOf(userId: number): number {
@@ -256,8 +265,34 @@ export class QueueStore {
     }
     sets.zadd(this.keys.access(partition), info.lastAccess, info.id);
     sets.hset(this.keys.queueSettings(partition), info.id, settingsText(info));
-    await sets.exec();
+    sets.smembers(this.keys.userQueues(partition, info.userId));
+    const results = await sets.exec();
+    const ids = (results?.at(-1)?.[1] ?? []) as string[];
+    if (ids.length > this.queuesPerUser) await this.evictLongestIdle(info, ids);
     return info;
+  }
+
+  /**
+   * Holds a user to `queuesPerUser` queues by deleting the longest-idle ones, never the queue just
+   * registered. Evicting rather than refusing: a client that lost its queues (crashed, or a
+   * script that never deregisters) still gets a new one at once, and the client of an evicted
+   * queue, idle the longest, re-registers on its next poll's BAD_EVENT_QUEUE_ID as Zulip clients
+   * do when the server forgot a queue.
+   */
+  private async evictLongestIdle(registered: QueueInfo, ids: string[]): Promise<void> {
+    const others = ids.filter((id) => id !== registered.id);
+    // A pipeline, not a transaction: the queues' hashes lie in as many Redis Cluster slots.
+    const reads = this.redis.pipeline();
+    for (const id of others) reads.hget(this.keys.queue(id), 'last_access');
+    const accessed = (await reads.exec()) ?? [];
+    // A queue whose hash already expired counts as idle since forever.
+    const byIdle = others
+      .map((id, i) => ({ id, lastAccess: Number(accessed[i]?.[1] ?? 0) }))
+      .sort((a, b) => a.lastAccess - b.lastAccess);
+    const excess = ids.length - this.queuesPerUser;
+    for (const { id } of byIdle.slice(0, excess)) {
+      await this.delete({ id, userId: registered.userId, realmId: registered.realmId });
+    }
   }
 
   async get(id: string): Promise<QueueInfo | null> {

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { databaseUnreachable, inputRefusedByDatabase } from '../db/errors';
+import { connectionWaitTimedOut, databaseUnreachable, inputRefusedByDatabase } from '../db/errors';
 import { redisUnreachable } from '../redis/errors';
 import type { Logger } from '../core/log';
 import {
@@ -9,10 +9,12 @@ import {
   notFound,
   requestTooLarge,
   serverNotReady,
+  serverOverloaded,
   type FailureKind,
 } from '../core/errors';
 import { malformedMultipart } from './malformed-multipart';
 import type { RequestLocals } from './request-log';
+import { countRefusal, RETRY_AFTER_SECONDS } from './refusals';
 
 /** The one place a failure becomes an HTTP status. */
 const STATUS: Record<FailureKind, number> = {
@@ -38,7 +40,7 @@ function httpHeaders(err: ApiError, path: string): Record<string, string> {
     const scheme = path.startsWith('/json/') ? 'Session' : 'Basic';
     return { 'WWW-Authenticate': `${scheme} realm="zulip"` };
   }
-  if (err.kind === 'rate_limited') {
+  if (err.kind === 'rate_limited' || err.code === 'SERVER_OVERLOADED') {
     return { 'Retry-After': String(Math.ceil(Number(err.extra['retry-after']))) };
   }
   return {};
@@ -87,6 +89,11 @@ export function errorResponse(
     (err as BodyParserError).status! < 500
   ) {
     apiError = badRequest('Invalid request');
+  } else if (connectionWaitTimedOut(err)) {
+    // The last line of the overload guard (overload.ts): a transaction waited its whole time for
+    // a pooled connection. Nothing of the request was done.
+    countRefusal('db_wait_timeout');
+    apiError = serverOverloaded(RETRY_AFTER_SECONDS);
   } else if (databaseUnreachable(err) || redisUnreachable(err)) {
     // At debug: the process's store watch logs the outage once, and each request's 503 is in
     // the request log.

@@ -48,6 +48,8 @@ export const queuesAlive = new Gauge({
   name: 'chat_events_queues_alive',
   help: 'Event queues in Redis that garbage collection has not removed.',
   registers: [],
+  // Read from Redis or PostgreSQL: every process of a cluster reports the same value.
+  aggregator: 'max',
   async collect() {
     if (!sources.events) return;
     const { ctx, partitions } = sources.events;
@@ -64,6 +66,8 @@ export const dispatchLag = new Gauge({
   help: 'Domain stream entries not yet dispatched, per partition (not yet delivered to the dispatchers plus delivered but unacknowledged).',
   labelNames: ['partition'] as const,
   registers: [],
+  // Read from Redis or PostgreSQL: every process of a cluster reports the same value.
+  aggregator: 'max',
   async collect() {
     if (!sources.events) return;
     const { ctx, partitions } = sources.events;
@@ -98,6 +102,8 @@ export const outboxBacklog = new Gauge({
   name: 'chat_outbox_backlog',
   help: 'Committed outbox rows not yet published to the domain streams.',
   registers: [],
+  // Read from Redis or PostgreSQL: every process of a cluster reports the same value.
+  aggregator: 'max',
   async collect() {
     if (!sources.outbox) return;
     // The partial index on unpublished rows keeps this cheap.
@@ -115,6 +121,8 @@ export const jobs = new Gauge({
   help: 'BullMQ jobs per queue and state (waiting, active, delayed, failed).',
   labelNames: ['queue', 'state'] as const,
   registers: [],
+  // Read from Redis or PostgreSQL: every process of a cluster reports the same value.
+  aggregator: 'max',
   async collect() {
     const queues = sources.jobQueues ?? [];
     const counts = await keepOnFailure(
@@ -136,6 +144,20 @@ export const webhookAttempts = new Counter({
 export const webhookFailures = new Counter({
   name: 'chat_webhook_failures_total',
   help: 'Outgoing-webhook calls that did not get a 2xx answer, by reason.',
+  labelNames: ['reason'] as const,
+  registers: [],
+});
+
+export const eventLoopLag = new Gauge({
+  name: 'chat_event_loop_lag_seconds',
+  help: 'Event-loop delay sustained over the last 300 ms, as the overload guard sees it.',
+  registers: [],
+  aggregator: 'max',
+});
+
+export const overloadRefusals = new Counter({
+  name: 'chat_overload_refusals_total',
+  help: 'Requests answered 503 because the process was past capacity, by reason.',
   labelNames: ['reason'] as const,
   registers: [],
 });
@@ -164,6 +186,11 @@ export function observeHttpRequest(
   seconds: number,
 ): void {
   httpRequestDuration.observe({ method, route, status: String(status) }, seconds);
+}
+
+/** For the HTTP tiers that refuse past capacity (libs/http/overload.ts). */
+export function watchOverload(): void {
+  register(eventLoopLag, overloadRefusals);
 }
 
 /**

@@ -1,18 +1,25 @@
+import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import type { AppContext } from '../core/context';
 import { NO_SNIFF } from '../http/no-sniff';
 import { podReadiness, readiness } from '../http/probes';
 import { labelTier, metricsRegistry } from '../metrics';
+import { answerClusterOps } from './cluster-ops';
 
 /**
  * The operators' listener on METRICS_PORT: Prometheus `/metrics`, `/healthz` and `/readyz`. It is
  * apart from the API's port, so a scrape never goes through the load balancer and the metrics are
- * not public; the worker tier, which serves no HTTP otherwise, has probes here too.
+ * not public; the worker tier, which serves no HTTP otherwise, has probes here too. In a worker
+ * of `npm start`'s cluster the primary serves the port, and this process answers it over IPC.
  */
 export async function startOpsServer(ctx: AppContext, tier: string): Promise<() => Promise<void>> {
   const port = ctx.config.metricsPort;
   if (port === null) return async () => undefined;
   labelTier(tier);
+  if (cluster.isWorker) {
+    answerClusterOps(ctx);
+    return async () => undefined;
+  }
   const server = createServer((req, res) => {
     const reply = (status: number, type: string, body: string) => {
       res.writeHead(status, { 'Content-Type': type, [NO_SNIFF[0]]: NO_SNIFF[1] }).end(body);

@@ -39,19 +39,22 @@ export async function startTier(
   config: Config,
   extraEnv: Record<string, string> = {},
   port?: number,
+  /** Run the compiled build (`npm run build` first), as `npm start` does, whatever BENCH_DIST_DIR says. */
+  options: { built?: boolean; startSeconds?: number } = {},
 ): Promise<Tier> {
   port ??= await freePort();
+  const distDir = options.built ? path.join(ROOT, 'dist') : process.env.BENCH_DIST_DIR;
   // `node --import tsx` keeps the server in this one process, so SIGKILL really kills it.
   const child = spawn(
     process.execPath,
     [
       // BENCH_DIST_DIR: run a compiled build as production starts it, instead of the TypeScript.
-      ...(process.env.BENCH_DIST_DIR && kind === 'events' ? EVENTS_NODE_FLAGS : []),
+      ...(distDir && kind === 'events' ? EVENTS_NODE_FLAGS : []),
       // Extra node flags for the child, e.g. BENCH_NODE_ARGS=--cpu-prof to profile a benchmark
       // (after the production flags, so that they can override them).
       ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      ...(process.env.BENCH_DIST_DIR
-        ? [path.join(process.env.BENCH_DIST_DIR, `apps/${kind}/main.js`)]
+      ...(distDir
+        ? [path.join(distDir, `apps/${kind}/main.js`)]
         : ['--import', 'tsx', path.join(ROOT, `apps/${kind}/main.ts`)]),
     ],
     {
@@ -70,6 +73,10 @@ export async function startTier(
         LOG_FORMAT: 'json',
         BCRYPT_ROUNDS: '4',
         RATE_LIMIT_API_REQUESTS: '100000',
+        // One process per tier unless a test asks for `npm start`'s cluster.
+        WEB_CONCURRENCY: '1',
+        // As in the test process (test/harness.ts); a benchmark passes its own.
+        OVERLOAD_EVENT_LOOP_LAG_MS: '60000',
         ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -79,7 +86,7 @@ export async function startTier(
   child.stdout?.on('data', (d: Buffer) => output.push(d.toString()));
   child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + (options.startSeconds ?? 30) * 1000;
   for (;;) {
     if (child.exitCode !== null) {
       throw new Error(`${kind} exited early (${child.exitCode}):\n${output.join('')}`);

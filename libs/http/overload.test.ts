@@ -1,0 +1,171 @@
+import type { Express } from 'express';
+import type { PoolClient } from 'pg';
+import request from 'supertest';
+import { poolOf } from '../db/client';
+import { metricsRegistry } from '../metrics';
+import { createApiApp } from '../../apps/api/app';
+import { eventsRouter } from '../../apps/events/app';
+import { startTestEvents, type TestEvents } from '../../test/events-factories';
+import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
+import { startTestContext, type TestContext } from '../../test/harness';
+import { errorResponse } from './error-handler';
+import { eventLoopLagMonitor } from './overload';
+
+/** The refusal counter's value for one reason, from the registry as a scrape reads it. */
+async function refusals(reason: string): Promise<number> {
+  const metric = await metricsRegistry.getSingleMetric('chat_overload_refusals_total')?.get();
+  return metric?.values.find((v) => v.labels.reason === reason)?.value ?? 0;
+}
+
+function expectOverloadRefusal(res: request.Response) {
+  expect(res.status).toBe(503);
+  expect(res.headers['retry-after']).toBe('2');
+  expect(res.body).toEqual({
+    result: 'error',
+    msg: 'The server is overloaded; try again shortly',
+    code: 'SERVER_OVERLOADED',
+    'retry-after': 2,
+  });
+}
+
+describe('a PostgreSQL pool with queries waiting past the limit', () => {
+  let t: TestContext;
+  let org: TestRealm;
+  let alice: TestUser;
+  let held: PoolClient[] = [];
+
+  beforeAll(async () => {
+    t = await startTestContext({
+      OVERLOAD_DB_WAITING_LIMIT: '0',
+      // Only the pool decides here, however busy the machine running the test.
+      OVERLOAD_EVENT_LOOP_LAG_MS: '600000',
+    });
+    org = await makeRealm(t);
+    alice = await makeUser(t, org.realm);
+  });
+  afterEach(() => {
+    for (const client of held) client.release();
+    held = [];
+  });
+  afterAll(() => t.close());
+
+  it('refuses new requests with 503 until the wait is gone, and keeps answering probes', async () => {
+    const pool = poolOf(t.db)!;
+    const me = () =>
+      request(t.app).get('/api/v1/users/me').set('Host', org.host).set('Authorization', alice.auth);
+    expect((await me()).status).toBe(200);
+    const before = await refusals('db_pool_waiting');
+
+    // Every connection busy, and one query waiting for one.
+    held = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()));
+    const waiting = pool.query('SELECT 1');
+    expect(pool.waitingCount).toBe(1);
+
+    expectOverloadRefusal(await me());
+    expectOverloadRefusal(
+      await request(t.app)
+        .post('/api/v1/messages')
+        .set('Host', org.host)
+        .set('Authorization', alice.auth)
+        .type('form')
+        .send({ type: 'direct', to: `[${alice.user.id}]`, content: 'refused' }),
+    );
+    expect((await request(t.app).get('/health')).status).toBe(200);
+    expect(await refusals('db_pool_waiting')).toBe(before + 2);
+
+    for (const client of held) client.release();
+    held = [];
+    await waiting;
+    expect((await me()).status).toBe(200);
+    // The refused message was never stored.
+    const stored = await t.db.message.count({ where: { content: 'refused' } });
+    expect(stored).toBe(0);
+  });
+
+  it('answers a transaction that waited out its time for a connection (P2028) with 503', async () => {
+    const pool = poolOf(t.db)!;
+    held = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()));
+    const failure = await t.db
+      .$transaction(async () => undefined, { maxWait: 100 })
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    expect(failure).toMatchObject({ code: 'P2028' });
+    const { status, headers, error } = errorResponse(failure, t.log, { path: '/api/v1/messages' });
+    expect(status).toBe(503);
+    expect(headers).toEqual({ 'Retry-After': '2' });
+    expect(error.code).toBe('SERVER_OVERLOADED');
+  });
+});
+
+describe('an event loop running behind', () => {
+  let t: TestContext;
+  let ev: TestEvents;
+  // The one-process server's app: the API with the event queue's routes.
+  let app: Express;
+  let org: TestRealm;
+  let alice: TestUser;
+
+  beforeAll(async () => {
+    t = await startTestContext({ OVERLOAD_EVENT_LOOP_LAG_MS: '300' });
+    ev = await startTestEvents(t);
+    app = createApiApp(t, { events: eventsRouter(t, ev.tier) });
+    org = await makeRealm(t);
+    alice = await makeUser(t, org.realm);
+  });
+  afterAll(async () => {
+    await ev.stop();
+    await t.close();
+  });
+
+  const me = () =>
+    request(app).get('/api/v1/users/me').set('Host', org.host).set('Authorization', alice.auth);
+
+  async function untilAnswered(status: number): Promise<request.Response> {
+    for (let attempt = 0; ; attempt++) {
+      const res = await me();
+      if (res.status === status || attempt === 50) return res;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  /** Keeps the loop busy for `ms`, 400 ms at a time, as a CPU it cannot keep up with does. */
+  async function stall(ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      const busyUntil = Date.now() + 400;
+      while (Date.now() < busyUntil);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  }
+
+  it('ignores one long task', async () => {
+    expect((await untilAnswered(200)).status).toBe(200);
+    const busyUntil = Date.now() + 1_000;
+    while (Date.now() < busyUntil);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect((await me()).status).toBe(200);
+  });
+
+  it('refuses with 503 while the loop stays late, then serves again', async () => {
+    expect((await untilAnswered(200)).status).toBe(200);
+    const before = await refusals('event_loop_lag');
+    const stalled = stall(3_000);
+    // Answered between two stalls, once three windows in a row have seen them.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(eventLoopLagMonitor.recentMs).toBeGreaterThan(300);
+    expectOverloadRefusal(await me());
+    expect(await refusals('event_loop_lag')).toBeGreaterThan(before);
+    // Polls wait on nothing the process lacks: they are never refused.
+    const poll = await request(app)
+      .get('/api/v1/events')
+      .set('Host', org.host)
+      .set('Authorization', alice.auth)
+      .query({ queue_id: 'none', dont_block: 'true' });
+    expect(poll.body.code).toBe('BAD_EVENT_QUEUE_ID');
+    await stalled;
+    // Once the loop keeps time again, requests are served.
+    expect((await untilAnswered(200)).status).toBe(200);
+  });
+});
