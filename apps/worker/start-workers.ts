@@ -3,7 +3,10 @@ import type { AppContext } from '../../libs/core/context';
 import {
   bullPrefix,
   jobCatalogue,
+  markJobDone,
+  startJobRelay,
   upsertJobSchedulers,
+  type RelayOptions,
   validatePayload,
   type JobNameValue,
   type JobPayloads,
@@ -39,6 +42,8 @@ export interface WorkerOptions {
   /** How long a job's lock lives without renewal; a killed worker's job is retried after it. */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** The job relay's timing (libs/jobs/relay.ts). */
+  relay?: RelayOptions;
 }
 
 export interface RunningWorkers {
@@ -86,6 +91,8 @@ export function startWorkers(
         const attempts = job.opts.attempts ?? 1;
         const attempt = job.attemptsMade + 1;
         await entry.handle(ctx, payload as never, { attempt, isLastAttempt: attempt >= attempts });
+        // Not done before it succeeded: a job Redis loses before this line is handed over again.
+        if (job.id) await markJobDone(ctx, job.id);
       },
       {
         connection,
@@ -97,6 +104,9 @@ export function startWorkers(
       },
     );
     worker.on('failed', (job, err) => {
+      if (job?.id && job.attemptsMade >= (job.opts.attempts ?? 1)) {
+        void markJobDone(ctx, job.id).catch(() => undefined);
+      }
       ctx.log.warn('worker', 'job failed', {
         queue: queueName,
         job: job?.name,
@@ -109,6 +119,8 @@ export function startWorkers(
     return worker;
   });
   ctx.log.info('worker', 'workers started', { queues: queueNames });
+  // Jobs written by transactions reach BullMQ through the relay; every worker process runs one.
+  const relay = startJobRelay(ctx, options.relay);
   const scheduled = upsertJobSchedulers(ctx).then(
     (ids) => ctx.log.info('worker', 'job schedules upserted', { schedulers: ids }),
     (err: Error) => ctx.log.error('worker', 'job schedules failed', { error: err.message }),
@@ -117,6 +129,7 @@ export function startWorkers(
     scheduled,
     async close() {
       await scheduled;
+      await relay.stop();
       await Promise.all(workers.map((w) => w.close()));
       connection.disconnect();
     },

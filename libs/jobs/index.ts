@@ -2,3 +2,5 @@ export * from './catalogue';
 export * from './email';
 export * from './enqueue';
 export * from './notifications';
+export * from './outbox';
+export * from './relay';
