@@ -30,6 +30,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const GRACE_SECONDS = Number(process.env.BENCH_GRACE_SECONDS ?? 10);
 const EVENTS_PROCS = Number(process.env.BENCH_EVENTS_PROCS ?? 1);
 const REGISTER_CONCURRENCY = Number(process.env.BENCH_REGISTER_CONCURRENCY ?? 20);
+/**
+ * BENCH_WORKER=1: a worker process too (the job relay and the outbox pruning), with
+ * BENCH_OUTBOX_RETENTION_SECONDS as its OUTBOX_RETENTION_SECONDS; the report then has the rows and
+ * bytes of outbox_events and job_outbox every BENCH_OUTBOX_SAMPLE_SECONDS (default 60).
+ */
+const WORKER = process.env.BENCH_WORKER === '1';
+const OUTBOX_SAMPLE_SECONDS = Number(process.env.BENCH_OUTBOX_SAMPLE_SECONDS ?? 60);
 
 interface Client {
   auth: string;
@@ -145,10 +152,35 @@ async function main() {
     const api = await startTier('api', config, env);
     const events: Tier[] = [];
     for (let i = 0; i < EVENTS_PROCS; i++) events.push(await startTier('events', config, env));
+    const workers = WORKER
+      ? [
+          await startTier('worker', config, {
+            ...env,
+            OUTBOX_RETENTION_SECONDS: process.env.BENCH_OUTBOX_RETENTION_SECONDS ?? '3600',
+          }),
+        ]
+      : [];
+    const outbox: Record<string, number>[] = [];
+    const started = Date.now();
+    const sample = async () => {
+      const [row] = await ctx.db.$queryRaw<Record<string, bigint>[]>`
+        SELECT (SELECT count(*) FROM outbox_events) AS events_rows,
+               pg_total_relation_size('outbox_events') AS events_bytes,
+               (SELECT count(*) FROM job_outbox) AS jobs_rows,
+               pg_total_relation_size('job_outbox') AS jobs_bytes`;
+      outbox.push({
+        atSeconds: Math.round((Date.now() - started) / 1000),
+        ...Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)])),
+      });
+    };
+    const sampler = WORKER ? setInterval(() => void sample(), OUTBOX_SAMPLE_SECONDS * 1000) : null;
     try {
-      return await run(org, owner.auth, api, events, members, channels);
+      const result = await run(org, owner.auth, api, events, members, channels);
+      if (WORKER) await sample();
+      return WORKER ? { ...result, outbox } : result;
     } finally {
-      await Promise.all([api.stop(), ...events.map((e) => e.stop())]);
+      if (sampler) clearInterval(sampler);
+      await Promise.all([api.stop(), ...events.map((e) => e.stop()), ...workers.map((w) => w.stop())]);
     }
   });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

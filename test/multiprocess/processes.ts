@@ -7,7 +7,8 @@ import { EVENTS_NODE_FLAGS } from '../../apps/events/node-flags';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-export type TierKind = 'api' | 'events' | 'all';
+/** `worker`: readiness on its ops listener (METRICS_PORT = the tier's port), at /healthz. */
+export type TierKind = 'api' | 'events' | 'all' | 'worker';
 
 export interface Tier {
   kind: TierKind;
@@ -70,6 +71,7 @@ export async function startTier(
         LOG_FORMAT: 'json',
         BCRYPT_ROUNDS: '4',
         RATE_LIMIT_API_REQUESTS: '100000',
+        ...(kind === 'worker' ? { METRICS_PORT: String(port) } : {}),
         ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -85,7 +87,7 @@ export async function startTier(
       throw new Error(`${kind} exited early (${child.exitCode}):\n${output.join('')}`);
     }
     try {
-      const res = await fetch(`${url}/health`);
+      const res = await fetch(`${url}/${kind === 'worker' ? 'healthz' : 'health'}`);
       if (res.ok) break;
     } catch {
       // not listening yet
