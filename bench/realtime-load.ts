@@ -180,7 +180,11 @@ async function main() {
       return WORKER ? { ...result, outbox } : result;
     } finally {
       if (sampler) clearInterval(sampler);
-      await Promise.all([api.stop(), ...events.map((e) => e.stop()), ...workers.map((w) => w.stop())]);
+      await Promise.all([
+        api.stop(),
+        ...events.map((e) => e.stop()),
+        ...workers.map((w) => w.stop()),
+      ]);
     }
   });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -6,6 +6,9 @@ export async function jobsWritten<N extends JobNameValue, P>(
   t: TestContext,
   job: JobType<N, P>,
 ): Promise<P[]> {
-  const rows = await t.db.jobOutbox.findMany({ where: { jobName: job.name }, orderBy: { id: 'asc' } });
+  const rows = await t.db.jobOutbox.findMany({
+    where: { jobName: job.name },
+    orderBy: { id: 'asc' },
+  });
   return rows.map((r) => r.payload as P);
 }

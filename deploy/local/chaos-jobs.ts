@@ -20,7 +20,13 @@ export interface JobsResult {
     replies: number;
     repliesRepeated: number;
   };
-  emails: { pending: number; sent: number; missing: number; repeated: number; repeatedTwice: number };
+  emails: {
+    pending: number;
+    sent: number;
+    missing: number;
+    repeated: number;
+    repeatedTwice: number;
+  };
   /** Seconds from Redis's return until every job not yet due was in BullMQ again. */
   recreatedWithinS: number | null;
   notes: string[];
@@ -153,7 +159,9 @@ export async function redisRestartEmptyJobs(
     );
     await redis.stop();
     redis.wipe();
-    notes.push(`redis stopped and its data deleted ${Math.round((Date.now() - scheduledAt) / 1000)} s after scheduling`);
+    notes.push(
+      `redis stopped and its data deleted ${Math.round((Date.now() - scheduledAt) / 1000)} s after scheduling`,
+    );
     await sleep(DOWN_MS);
     await redis.start();
     const back = Date.now();

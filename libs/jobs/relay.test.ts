@@ -152,6 +152,9 @@ describe('jobs after Redis lost its data, through the workers', () => {
     workers = startWorkers(t, jobHandlers, {
       lockDurationMs: 5000,
       stalledIntervalMs: 5000,
+      // Each delivery holds a transaction and reads through the pool too: more at once than the
+      // test context's 5 connections starve the pool.
+      concurrency: { [QueueName.SCHEDULED_MESSAGES]: 2 },
       relay: { intervalMs: 50, reconcileEveryMs: 500 },
     });
   });

@@ -38,9 +38,10 @@ export async function relayJobs(ctx: AppContext, batch = 500): Promise<number> {
     );
     if (rows.length) {
       await handOverJobs(ctx, rows);
-      await client.query('UPDATE job_outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [
-        rows.map((r) => r.id),
-      ]);
+      await client.query(
+        'UPDATE job_outbox SET published_at = now() WHERE id = ANY($1::bigint[])',
+        [rows.map((r) => r.id)],
+      );
     }
     await client.query('COMMIT');
     return rows.length;
@@ -142,7 +143,7 @@ export function startJobRelay(ctx: AppContext, options: RelayOptions = {}): JobR
   let prunedAt = Date.now();
   const loop = (async () => {
     while (running) {
-      let handed = 0;
+      let handed: number;
       try {
         const now = Date.now();
         if (now - reconciledAt >= reconcileEveryMs) {

@@ -40,7 +40,9 @@ const jobDueAt = async (id: number) => {
   const jobs = await t.db.jobOutbox.findMany({
     where: { jobName: Jobs.deliverScheduledMessage.name, doneAt: null },
   });
-  const mine = jobs.filter((j) => (j.payload as { scheduledMessageId: number }).scheduledMessageId === id);
+  const mine = jobs.filter(
+    (j) => (j.payload as { scheduledMessageId: number }).scheduledMessageId === id,
+  );
   expect(mine.length).toBeLessThanOrEqual(1);
   return mine.length ? mine[0].runAt.getTime() : null;
 };

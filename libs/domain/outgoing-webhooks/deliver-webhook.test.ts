@@ -79,7 +79,9 @@ describe('triggers (spec 4.22)', () => {
   it('a channel mention and a direct message trigger; a plain channel message and bot senders do not', async () => {
     const { bot } = await botWithChannel();
     const mentioned = await mention(bot);
-    expect(await triggeredBots(t.db, mentioned.id)).toEqual([{ botId: bot.id, trigger: 'mention' }]);
+    expect(await triggeredBots(t.db, mentioned.id)).toEqual([
+      { botId: bot.id, trigger: 'mention' },
+    ]);
     const plain = await sendMessage(t, {
       sender: alice.user,
       realm,
@@ -98,7 +100,9 @@ describe('triggers (spec 4.22)', () => {
       content: 'direct hello',
       clientName: 'website',
     });
-    expect(await triggeredBots(t.db, dm.id)).toEqual([{ botId: bot.id, trigger: 'direct_message' }]);
+    expect(await triggeredBots(t.db, dm.id)).toEqual([
+      { botId: bot.id, trigger: 'direct_message' },
+    ]);
     const fromBot = await sendMessage(t, {
       sender: bot,
       realm,

@@ -27,6 +27,7 @@ export async function addPushDeviceToken(
       create: { userId, kind, token, appId },
       update: { appId, lastUpdated: new Date() },
     });
-    if (bouncer) await writeJob(tx, Jobs.pushDevice, { op: 'register', userId, kind, token, appId });
+    if (bouncer)
+      await writeJob(tx, Jobs.pushDevice, { op: 'register', userId, kind, token, appId });
   });
 }
