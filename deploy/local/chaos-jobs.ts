@@ -91,7 +91,6 @@ export async function redisRestartEmptyJobs(
     // Invitations need an administrator; the auth cache forgets the old role within seconds.
     await c.db.query('UPDATE users SET role = 100 WHERE id = $1', [owner.id]);
 
-    const due = Math.ceil(Date.now() / 1000) + counts.dueWithinS;
     let next = 0;
     const failures: string[] = [];
     await Promise.all(
@@ -105,8 +104,11 @@ export async function redisRestartEmptyJobs(
               to: String(c.channelId),
               topic: tag,
               content: `${tag} n${n}`,
-              // Spread over the last half of the lead time.
-              scheduled_delivery_timestamp: String(due - Math.floor((n % 60) / 2)),
+              // Each due `dueWithinS` after it was scheduled: on a slow machine the first ones
+              // still fall due after the restart, and all within `dueWithinS` of it.
+              scheduled_delivery_timestamp: String(
+                Math.ceil(Date.now() / 1000) + counts.dueWithinS,
+              ),
             }),
           );
           if (res.status !== 200) failures.push(`${res.status} ${(await res.text()).slice(0, 80)}`);
@@ -183,7 +185,7 @@ export async function redisRestartEmptyJobs(
     }
 
     // Everything due has run: no job left, and nothing new for a while.
-    const deadline = Math.max(due * 1000, Date.now()) + 180_000;
+    const deadline = scheduledAt + counts.dueWithinS * 1000 + 180_000;
     let quietSince = Date.now();
     let last = '';
     while (Date.now() < deadline && Date.now() - quietSince < 20_000) {
