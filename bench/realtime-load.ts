@@ -178,6 +178,12 @@ async function main() {
       const result = await run(org, owner.auth, api, events, members, channels);
       if (WORKER) await sample();
       return WORKER ? { ...result, outbox } : result;
+    } catch (err) {
+      // What the servers logged, for the failure's cause.
+      for (const tier of [api, ...events, ...workers]) {
+        process.stderr.write(`--- ${tier.kind}\n${tier.output.join('').slice(-3000)}\n`);
+      }
+      throw err;
     } finally {
       if (sampler) clearInterval(sampler);
       await Promise.all([
