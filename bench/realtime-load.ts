@@ -46,6 +46,13 @@ const TOPOLOGY = process.env.BENCH_TOPOLOGY === 'all' ? 'all' : 'tiers';
 const RECOVERY_SECONDS = Number(process.env.BENCH_RECOVERY_SECONDS ?? 0);
 const RECOVERY_RATE = Number(process.env.BENCH_RECOVERY_RATE ?? 20);
 const BOUNDS = { sendP50: 20, sendP99: 100, deliveryP50: 50, deliveryP99: 200 };
+/**
+ * BENCH_WORKER=1: a worker process too (the job relay and the outbox pruning), with
+ * BENCH_OUTBOX_RETENTION_SECONDS as its OUTBOX_RETENTION_SECONDS; the report then has the rows and
+ * bytes of outbox_events and job_outbox every BENCH_OUTBOX_SAMPLE_SECONDS (default 60).
+ */
+const WORKER = process.env.BENCH_WORKER === '1';
+const OUTBOX_SAMPLE_SECONDS = Number(process.env.BENCH_OUTBOX_SAMPLE_SECONDS ?? 60);
 
 interface Client {
   auth: string;
@@ -217,10 +224,45 @@ async function main() {
       }
       return n;
     };
+    const workers = WORKER
+      ? [
+          await startTier('worker', config, {
+            ...env,
+            OUTBOX_RETENTION_SECONDS: process.env.BENCH_OUTBOX_RETENTION_SECONDS ?? '3600',
+          }),
+        ]
+      : [];
+    const outbox: Record<string, number>[] = [];
+    const started = Date.now();
+    const sample = async () => {
+      const [row] = await ctx.db.$queryRaw<Record<string, bigint>[]>`
+        SELECT (SELECT count(*) FROM outbox_events) AS events_rows,
+               pg_total_relation_size('outbox_events') AS events_bytes,
+               (SELECT count(*) FROM job_outbox) AS jobs_rows,
+               pg_total_relation_size('job_outbox') AS jobs_bytes`;
+      outbox.push({
+        atSeconds: Math.round((Date.now() - started) / 1000),
+        ...Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)])),
+      });
+    };
+    const sampler = WORKER ? setInterval(() => void sample(), OUTBOX_SAMPLE_SECONDS * 1000) : null;
     try {
-      return await run(org, owner.auth, api, events, members, channels, pollsWaiting);
+      const result = await run(org, owner.auth, api, events, members, channels, pollsWaiting);
+      if (WORKER) await sample();
+      return WORKER ? { ...result, outbox } : result;
+    } catch (err) {
+      // What the servers logged, for the failure's cause.
+      for (const tier of [api, ...events, ...workers]) {
+        process.stderr.write(`--- ${tier.kind}\n${tier.output.join('').slice(-3000)}\n`);
+      }
+      throw err;
     } finally {
-      await Promise.all([api.stop(), ...events.map((e) => e.stop())]);
+      if (sampler) clearInterval(sampler);
+      await Promise.all([
+        api.stop(),
+        ...events.map((e) => e.stop()),
+        ...workers.map((w) => w.stop()),
+      ]);
     }
   });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -3,7 +3,10 @@ import type { AppContext } from '../../libs/core/context';
 import {
   jobCatalogue,
   queueLocation,
+  markJobDone,
+  startJobRelay,
   upsertJobSchedulers,
+  type RelayOptions,
   validatePayload,
   type JobNameValue,
   type JobPayloads,
@@ -45,6 +48,8 @@ export interface WorkerOptions {
   stalledIntervalMs?: number;
   /** How long `close()` waits for the jobs in flight (and for Redis) before giving up. */
   closeGraceMs?: number;
+  /** The job relay's timing (libs/jobs/relay.ts). */
+  relay?: RelayOptions;
 }
 
 export interface RunningWorkers {
@@ -92,6 +97,8 @@ export function startWorkers(
         const attempts = job.opts.attempts ?? 1;
         const attempt = job.attemptsMade + 1;
         await entry.handle(ctx, payload as never, { attempt, isLastAttempt: attempt >= attempts });
+        // Not done before it succeeded: a job Redis loses before this line is handed over again.
+        if (job.id) await markJobDone(ctx, job.id);
       },
       {
         connection,
@@ -103,6 +110,9 @@ export function startWorkers(
       },
     );
     worker.on('failed', (job, err) => {
+      if (job?.id && job.attemptsMade >= (job.opts.attempts ?? 1)) {
+        void markJobDone(ctx, job.id).catch(() => undefined);
+      }
       ctx.log.warn('worker', 'job failed', {
         queue: queueName,
         job: job?.name,
@@ -115,6 +125,8 @@ export function startWorkers(
     return worker;
   });
   ctx.log.info('worker', 'workers started', { queues: queueNames });
+  // Jobs written by transactions reach BullMQ through the relay; every worker process runs one.
+  const relay = startJobRelay(ctx, options.relay);
   // Upserted now, or once Redis answers when the worker starts during an outage.
   const scheduling = startWhenReachable(ctx, 'job schedules', async () => {
     const ids = await upsertJobSchedulers(ctx);
@@ -129,6 +141,7 @@ export function startWorkers(
     scheduled,
     async close() {
       scheduling.cancel();
+      await relay.stop();
       // BullMQ's close waits for Redis (forever, during an outage): after the grace period, at
       // once while Redis is out of reach, the process goes on exiting, and a job still running
       // is retried by the stalled-job check.

@@ -21,12 +21,15 @@ import {
   type ScheduledResult,
   type WebhookResult,
 } from './chaos-workers';
+import { redisRestartEmptyJobs, type JobsResult } from './chaos-jobs';
 import { startCluster } from './cluster';
 import { startPrivatePostgres, startPrivateRedis, type PrivateRedis } from './private-stores';
 
-const BASE_PORT = 19580;
-const REDIS_PORT = 19620;
-const POSTGRES_PORT = 19630;
+/** CHAOS_BASE_PORT moves every port of the run (cluster, stores, bot, SMTP) by the same amount. */
+const BASE_PORT = Number(process.env.CHAOS_BASE_PORT ?? 19580);
+const REDIS_PORT = BASE_PORT + 40;
+const POSTGRES_PORT = BASE_PORT + 50;
+const JOBS_PORTS = { webhook: BASE_PORT + 80, smtp: BASE_PORT + 81 };
 const USERS = 8;
 const SECRET_KEY = 'chaos-local-cluster-secret-key';
 /** How long Redis or PostgreSQL stays down in the restart scenarios. */
@@ -40,7 +43,7 @@ interface Stores {
 type Scenario = (
   c: Chaos,
   stores: Stores,
-) => Promise<ScenarioResult | ScheduledResult | WebhookResult>;
+) => Promise<ScenarioResult | ScheduledResult | WebhookResult | JobsResult>;
 
 /** Redis down for DOWN_MS during sends; `empty`: it comes back without its data. */
 const redisRestart =
@@ -84,6 +87,14 @@ const scenarios: Record<string, Scenario> = {
   'redis-restart': redisRestart('redis-restart', false),
   /** A restart that loses Redis's data (no persistence, or a replica promoted empty). */
   'redis-restart-empty': redisRestart('redis-restart-empty', true),
+  /** Redis restarts empty while 1,000 scheduled messages, 200 webhook calls, 100 emails wait. */
+  'redis-restart-empty-jobs': (c, { redis }) =>
+    redisRestartEmptyJobs(c, redis, JOBS_PORTS, {
+      scheduled: 1000,
+      webhooks: 200,
+      emails: 100,
+      dueWithinS: 120,
+    }),
   /** PostgreSQL's fast shutdown during sends, started again after DOWN_MS. */
   'postgres-restart': (c, { postgres }) =>
     c.run('postgres-restart', 25, async (notes) => {
@@ -148,6 +159,10 @@ async function main() {
     OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
     // Requests of the test's own few users at 60 msg/s are not abuse.
     RATE_LIMIT_API_REQUESTS: '1000000',
+    // redis-restart-empty-jobs: invitation emails to its SMTP server on loopback.
+    SMTP_HOST: '127.0.0.1',
+    SMTP_PORT: String(JOBS_PORTS.smtp),
+    INVITES_DEFAULT_REALM_DAILY_MAX: '100000',
   };
   try {
     const cluster = await startCluster({ dir, basePort: BASE_PORT, env });

@@ -133,6 +133,7 @@ const envSchema = Joi.object({
   MAX_AVATAR_FILE_SIZE_MIB: Joi.number().integer().min(0).default(5),
   MAX_FILE_UPLOAD_SIZE_MIB: Joi.number().integer().min(0).default(25),
   UNCLAIMED_UPLOAD_RETENTION_DAYS: Joi.number().positive().default(21),
+  OUTBOX_RETENTION_SECONDS: Joi.number().integer().min(0).default(3600),
   SMTP_HOST: Joi.string().allow('').default(''),
   SMTP_PORT: Joi.number().port().default(25),
   SMTP_SECURE: Joi.boolean().default(false),
@@ -235,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxAvatarFileSizeMib: value.MAX_AVATAR_FILE_SIZE_MIB,
     maxFileUploadSizeMib: value.MAX_FILE_UPLOAD_SIZE_MIB,
     unclaimedUploadRetentionDays: value.UNCLAIMED_UPLOAD_RETENTION_DAYS,
+    outboxRetentionSeconds: value.OUTBOX_RETENTION_SECONDS,
     smtp: value.SMTP_HOST
       ? {
           host: value.SMTP_HOST,

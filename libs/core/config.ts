@@ -52,6 +52,8 @@ export interface Config {
   maxFileUploadSizeMib: number;
   /** Uploads no message or scheduled message links are deleted after this many days (Zulip: 3 weeks). */
   unclaimedUploadRetentionDays: number;
+  /** Published outbox events and done job rows are deleted this long after (OUTBOX_RETENTION_SECONDS). */
+  outboxRetentionSeconds: number;
   smtp: { host: string; port: number; secure: boolean; user: string; password: string } | null;
   emailFrom: string;
   outgoingWebhookTimeoutSeconds: number;

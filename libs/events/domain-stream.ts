@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AppContext, RedisClient } from '../core/context';
 import { execByNode, type BatchCommand } from '../redis/by-node';
 import { eventKeys, partitionOf } from './keys';
@@ -5,6 +6,33 @@ import { reachesPublicQueues, type DomainEvent } from '../protocol/catalogue';
 import type { CommittedEvent } from './outbox';
 
 export const DISPATCH_GROUP = 'dispatchers';
+
+/**
+ * An event nothing stores (typing): no outbox row, so no transaction id, and an id of its own for
+ * the dispatcher's dedupe. Without an xid, a queue registered from a snapshot always receives it.
+ */
+export interface EphemeralEvent {
+  id: string;
+  realmId: number;
+  users: number[];
+  event: DomainEvent;
+  xid?: undefined;
+}
+
+/**
+ * Sends an ephemeral event straight to the domain streams, as Zulip sends typing notifications
+ * straight to Tornado: nothing to keep, so nothing to write to PostgreSQL. A Redis failure fails
+ * the request; there is no later delivery of a stale "typing" anyway.
+ */
+export async function publishEphemeral(
+  ctx: AppContext,
+  realmId: number,
+  event: DomainEvent,
+  users: number[],
+): Promise<void> {
+  if (users.length === 0) return;
+  await appendToDomainStream(ctx, [{ id: `e-${randomUUID()}`, realmId, users, event }]);
+}
 
 /** What travels on a partition's domain stream: one event and those of its users in the partition. */
 export interface DomainEventEnvelope {
@@ -22,7 +50,10 @@ export interface DomainEventEnvelope {
  * partition of each of its users, with those users. A message to a public channel also goes to
  * every other partition, whose all_public_streams queues receive it too.
  */
-export async function appendToDomainStream(ctx: AppContext, rows: CommittedEvent[]): Promise<void> {
+export async function appendToDomainStream(
+  ctx: AppContext,
+  rows: (CommittedEvent | EphemeralEvent)[],
+): Promise<void> {
   const keys = eventKeys(ctx.config.redisPrefix);
   const partitions = ctx.config.dispatchPartitions;
   const commands: BatchCommand[] = [];
@@ -43,7 +74,7 @@ export async function appendToDomainStream(ctx: AppContext, rows: CommittedEvent
         realmId: row.realmId,
         users,
         event: row.event,
-        xid: row.xid.toString(),
+        xid: row.xid?.toString(),
       };
       const key = keys.domainStream(partition);
       commands.push({ key, add: (p) => p.xadd(key, '*', 'envelope', JSON.stringify(envelope)) });

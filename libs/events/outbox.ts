@@ -19,8 +19,6 @@ export interface CommittedEvent {
  */
 export class EventSink {
   readonly rows: CommittedEvent[] = [];
-  /** Work the transaction's changes call for once committed (jobs), run after publishing. */
-  readonly afterCommit: ((ctx: AppContext) => Promise<void>)[] = [];
 
   constructor(private readonly tx: Tx) {}
 
@@ -76,6 +74,5 @@ export async function inTransaction<T>(
       error: err instanceof Error ? err.message : String(err),
     });
   }
-  for (const task of (sink as EventSink | null)?.afterCommit ?? []) await task(ctx);
   return result;
 }

@@ -53,20 +53,6 @@ export interface ScheduledDeliveryPayload {
 /** The retention period is read from the running worker's config, so the job carries nothing. */
 export type DeleteUnclaimedAttachmentsPayload = Record<string, never>;
 
-/** Payload type per job name. */
-export interface JobPayloads {
-  [JobName.SEND_EMAIL]: EmailJobPayload;
-  [JobName.OUTGOING_WEBHOOK]: OutgoingWebhookPayload;
-  [JobName.DELIVER_SCHEDULED_MESSAGE]: ScheduledDeliveryPayload;
-  [JobName.DELETE_UNCLAIMED_ATTACHMENTS]: DeleteUnclaimedAttachmentsPayload;
-  [JobName.NOTIFY_MESSAGE]: NotifyMessagePayload;
-  [JobName.MISSED_MESSAGE_EMAILS]: MissedMessageEmailsPayload;
-  [JobName.NOTIFICATIONS_SWEEP]: Record<string, never>;
-  [JobName.PUSH_MESSAGE]: PushMessagePayload;
-  [JobName.REMOVE_PUSH]: RemovePushPayload;
-  [JobName.PUSH_DEVICE]: PushDevicePayload;
-}
-
 export interface JobDefinition {
   queue: QueueNameValue;
   schema: Joi.Schema;
@@ -80,8 +66,26 @@ export interface JobRepeat {
   /** NEVER RENAME: the schedule lives in Redis under this ID; a new ID would add a second one. */
   schedulerId: string;
   everyMs: number;
-  payload: JobPayloads[JobNameValue];
+  payload: Record<string, never>;
 }
+
+/** One job of the catalogue: its name, its definition, and (as a type only) its payload. */
+export interface JobType<N extends JobNameValue = JobNameValue, P = unknown> extends JobDefinition {
+  readonly name: N;
+  /** Never set: carries the payload type to `writeJob` and the handlers. */
+  readonly payloadType?: P;
+}
+
+export type PayloadOf<J> = J extends JobType<JobNameValue, infer P> ? P : never;
+
+/**
+ * Defines a job with its payload type: `defineJob<Payload>()({ name, queue, schema, options })`
+ * (two calls, so that the payload is given and the name's literal type is inferred).
+ */
+export const defineJob =
+  <P>() =>
+  <N extends JobNameValue>(def: JobDefinition & { name: N }): JobType<N, P> =>
+    def;
 
 /**
  * Zulip's MAX_REQUEST_RETRIES: a bot that times out or cannot be reached is tried again three
@@ -89,8 +93,10 @@ export interface JobRepeat {
  */
 export const OUTGOING_WEBHOOK_MAX_RETRIES = 3;
 
-export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
-  [JobName.SEND_EMAIL]: {
+/** Every job the server runs, with its payload type. */
+export const Jobs = {
+  sendEmail: defineJob<EmailJobPayload>()({
+    name: JobName.SEND_EMAIL,
     queue: QueueName.EMAIL,
     schema: emailJobSchema,
     options: {
@@ -99,8 +105,9 @@ export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
       removeOnComplete: 1000,
       removeOnFail: 5000,
     },
-  },
-  [JobName.OUTGOING_WEBHOOK]: {
+  }),
+  outgoingWebhook: defineJob<OutgoingWebhookPayload>()({
+    name: JobName.OUTGOING_WEBHOOK,
     queue: QueueName.OUTGOING_WEBHOOKS,
     schema: Joi.object({
       messageId: Joi.number().integer().required(),
@@ -112,8 +119,9 @@ export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
       removeOnComplete: 1000,
       removeOnFail: 5000,
     },
-  },
-  [JobName.DELIVER_SCHEDULED_MESSAGE]: {
+  }),
+  deliverScheduledMessage: defineJob<ScheduledDeliveryPayload>()({
+    name: JobName.DELIVER_SCHEDULED_MESSAGE,
     queue: QueueName.SCHEDULED_MESSAGES,
     schema: Joi.object({ scheduledMessageId: Joi.number().integer().required() }),
     options: {
@@ -122,8 +130,9 @@ export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
       removeOnComplete: true,
       removeOnFail: 5000,
     },
-  },
-  [JobName.DELETE_UNCLAIMED_ATTACHMENTS]: {
+  }),
+  deleteUnclaimedAttachments: defineJob<DeleteUnclaimedAttachmentsPayload>()({
+    name: JobName.DELETE_UNCLAIMED_ATTACHMENTS,
     queue: QueueName.MAINTENANCE,
     schema: Joi.object({}),
     // Tomorrow's run catches whatever a failed run left.
@@ -133,8 +142,9 @@ export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
       everyMs: 24 * 60 * 60 * 1000,
       payload: {},
     },
-  },
-  [JobName.NOTIFY_MESSAGE]: {
+  }),
+  notifyMessage: defineJob<NotifyMessagePayload>()({
+    name: JobName.NOTIFY_MESSAGE,
     queue: QueueName.NOTIFICATIONS,
     schema: notificationJobSchemas.notifyMessage,
     options: {
@@ -143,8 +153,9 @@ export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
       removeOnComplete: true,
       removeOnFail: 5000,
     },
-  },
-  [JobName.MISSED_MESSAGE_EMAILS]: {
+  }),
+  missedMessageEmails: defineJob<MissedMessageEmailsPayload>()({
+    name: JobName.MISSED_MESSAGE_EMAILS,
     queue: QueueName.NOTIFICATIONS,
     schema: notificationJobSchemas.missedMessageEmails,
     // The rows stay in PostgreSQL until sent; the minutely sweep below sends what a lost job left.
@@ -154,16 +165,18 @@ export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
       removeOnComplete: true,
       removeOnFail: 5000,
     },
-  },
+  }),
   // Decides the messages whose decision job was lost, and sends overdue emails.
-  [JobName.NOTIFICATIONS_SWEEP]: {
+  notificationsSweep: defineJob<Record<string, never>>()({
+    name: JobName.NOTIFICATIONS_SWEEP,
     queue: QueueName.NOTIFICATIONS,
     schema: Joi.object({}),
     options: { attempts: 1, removeOnComplete: 100, removeOnFail: 100 },
     repeat: { schedulerId: 'minutely-notifications-sweep', everyMs: 60_000, payload: {} },
-  },
+  }),
   // Zulip retries a bouncer that cannot be reached or fails with backoff; a refusal is final.
-  [JobName.PUSH_MESSAGE]: {
+  pushMessage: defineJob<PushMessagePayload>()({
+    name: JobName.PUSH_MESSAGE,
     queue: QueueName.PUSH_NOTIFICATIONS,
     schema: notificationJobSchemas.pushMessage,
     options: {
@@ -172,8 +185,9 @@ export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
       removeOnComplete: true,
       removeOnFail: 5000,
     },
-  },
-  [JobName.REMOVE_PUSH]: {
+  }),
+  removePush: defineJob<RemovePushPayload>()({
+    name: JobName.REMOVE_PUSH,
     queue: QueueName.PUSH_NOTIFICATIONS,
     schema: notificationJobSchemas.removePush,
     options: {
@@ -182,8 +196,9 @@ export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
       removeOnComplete: true,
       removeOnFail: 5000,
     },
-  },
-  [JobName.PUSH_DEVICE]: {
+  }),
+  pushDevice: defineJob<PushDevicePayload>()({
+    name: JobName.PUSH_DEVICE,
     queue: QueueName.PUSH_NOTIFICATIONS,
     schema: notificationJobSchemas.pushDevice,
     options: {
@@ -192,8 +207,18 @@ export const jobCatalogue: Record<JobNameValue, JobDefinition> = {
       removeOnComplete: true,
       removeOnFail: 5000,
     },
-  },
-};
+  }),
+} as const;
+
+type JobList = (typeof Jobs)[keyof typeof Jobs];
+
+/** Payload type per job name. */
+export type JobPayloads = { [J in JobList as J['name']]: PayloadOf<J> };
+
+/** The jobs by name, as the worker dispatches on them. */
+export const jobCatalogue = Object.fromEntries(
+  Object.values(Jobs).map((job) => [job.name, job]),
+) as Record<JobNameValue, JobType>;
 
 /** Validates a payload against its job's schema; used when enqueuing and again when running. */
 export function validatePayload<N extends JobNameValue>(name: N, payload: unknown): JobPayloads[N] {

@@ -5,6 +5,7 @@ import {
   type JobDefinition,
   type JobNameValue,
   type JobPayloads,
+  type QueueNameValue,
 } from './catalogue';
 import { jobQueue } from './queues';
 
@@ -31,6 +32,42 @@ export async function enqueueJob<N extends JobNameValue>(
   });
 }
 
+/** A job as the relay hands it over: its stable ID and when it may run. */
+export interface JobHandOver {
+  name: JobNameValue;
+  data: unknown;
+  jobId: string;
+  runAt: Date;
+}
+
+/**
+ * Adds jobs with their catalogue options, one round trip per queue. A job whose ID BullMQ still
+ * holds (waiting, delayed, running or kept after completion) is left as it is.
+ */
+export async function handOverJobs(ctx: AppContext, jobs: JobHandOver[]): Promise<void> {
+  const byQueue = new Map<QueueNameValue, JobHandOver[]>();
+  for (const job of jobs) {
+    const queue = jobCatalogue[job.name].queue;
+    byQueue.set(queue, [...(byQueue.get(queue) ?? []), job]);
+  }
+  const now = Date.now();
+  await Promise.all(
+    [...byQueue].map(([queue, list]) =>
+      jobQueue(ctx, queue).addBulk(
+        list.map((job) => ({
+          name: job.name,
+          data: job.data,
+          opts: {
+            ...jobCatalogue[job.name].options,
+            jobId: job.jobId,
+            delay: Math.max(0, job.runAt.getTime() - now),
+          },
+        })),
+      ),
+    ),
+  );
+}
+
 /**
  * Removes a waiting or delayed job. A job already running cannot be removed; its handler must
  * then notice from the database that there is nothing to do. Returns whether a job was removed.
@@ -49,18 +86,6 @@ export async function removeJob(
   } catch {
     return false;
   }
-}
-
-/** Moves a delayed job to a new time, or adds it when it is gone (e.g. already completed and removed). */
-export async function rescheduleJob<N extends JobNameValue>(
-  ctx: AppContext,
-  name: N,
-  payload: JobPayloads[N],
-  jobId: string,
-  delay: number,
-): Promise<void> {
-  await removeJob(ctx, name, jobId);
-  await enqueueJob(ctx, name, payload, { jobId, delay });
 }
 
 /**

@@ -3,3 +3,5 @@ export * from './email';
 export * from './enqueue';
 export * from './notifications';
 export * from './queues';
+export * from './outbox';
+export * from './relay';

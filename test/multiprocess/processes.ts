@@ -7,7 +7,8 @@ import { EVENTS_NODE_FLAGS } from '../../apps/events/node-flags';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-export type TierKind = 'api' | 'events' | 'all';
+/** `worker`: readiness on its ops listener (METRICS_PORT = the tier's port), at /healthz. */
+export type TierKind = 'api' | 'events' | 'all' | 'worker';
 
 export interface Tier {
   kind: TierKind;
@@ -77,6 +78,7 @@ export async function startTier(
         WEB_CONCURRENCY: '1',
         // As in the test process (test/harness.ts); a benchmark passes its own.
         OVERLOAD_EVENT_LOOP_LAG_MS: '60000',
+        ...(kind === 'worker' ? { METRICS_PORT: String(port) } : {}),
         ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -92,7 +94,7 @@ export async function startTier(
       throw new Error(`${kind} exited early (${child.exitCode}):\n${output.join('')}`);
     }
     try {
-      const res = await fetch(`${url}/health`);
+      const res = await fetch(`${url}/${kind === 'worker' ? 'healthz' : 'health'}`);
       if (res.ok) break;
     } catch {
       // not listening yet

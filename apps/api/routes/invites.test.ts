@@ -1,11 +1,11 @@
-import { Queue } from 'bullmq';
 import { makeChannel, withoutNestedFields } from '../../../test/channel-factories';
 import { makeRealm, makeUser, type TestUser } from '../../../test/factories';
 import { basicAuth, type TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
 import { api, type Form } from '../../../test/requests';
-import { bullPrefix, QueueName } from '../../../libs/jobs';
+import { Jobs } from '../../../libs/jobs';
+import { jobsWritten } from '../../../test/jobs';
 import { Role } from '../../../libs/domain/users/roles';
 import { findNotificationBot } from '../../../libs/domain/bots/notification-bot';
 import { eventsUntil, startTestEvents } from '../../../test/events-factories';
@@ -13,15 +13,10 @@ import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
 let org: Organization;
-let emails: Queue;
 
 beforeAll(async () => {
   org = await organization({});
   ({ t } = org);
-  emails = new Queue(QueueName.EMAIL, {
-    connection: t.redis,
-    prefix: bullPrefix(t.config.redisPrefix, QueueName.EMAIL),
-  });
 });
 afterAll(() => org.close());
 
@@ -32,8 +27,8 @@ let n = 0;
 const fresh = () => `invitee-${Date.now()}-${++n}@example.com`;
 
 async function invitationJobs(): Promise<number[]> {
-  const jobs = await emails.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']);
-  return jobs.filter((j) => j.data.kind === 'invitation').map((j) => j.data.invitationId as number);
+  const jobs = await jobsWritten(t, Jobs.sendEmail);
+  return jobs.flatMap((j) => (j.kind === 'invitation' ? [j.invitationId] : []));
 }
 
 describe('POST /invites', () => {

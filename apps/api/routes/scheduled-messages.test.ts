@@ -1,7 +1,5 @@
-import { Queue } from 'bullmq';
 import type { Stream } from '../../../generated/prisma/client';
-import { bullPrefix, QueueName } from '../../../libs/jobs';
-import { scheduledDeliveryJobId } from '../../../libs/domain/scheduled-messages/schedule-delivery';
+import { Jobs } from '../../../libs/jobs';
 import { Role } from '../../../libs/domain/users/roles';
 import { makeRealm, makeUser, type TestUser } from '../../../test/factories';
 import type { TestContext } from '../../../test/harness';
@@ -16,7 +14,6 @@ let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let channel: Stream;
-let queue: Queue;
 
 beforeAll(async () => {
   org = await organization({
@@ -26,10 +23,6 @@ beforeAll(async () => {
   ({ t } = org);
   ({ alice, bob } = org.users);
   ({ channel } = org.channels);
-  queue = new Queue(QueueName.SCHEDULED_MESSAGES, {
-    connection: t.redis,
-    prefix: bullPrefix(t.config.redisPrefix, QueueName.SCHEDULED_MESSAGES),
-  });
 });
 afterAll(() => org.close());
 
@@ -42,9 +35,16 @@ const schedule = (who: TestUser, form: Record<string, string | number | boolean>
     ...form,
   });
 
+/** When the scheduled message's pending delivery job (written with it) may run. */
 const jobDueAt = async (id: number) => {
-  const job = await queue.getJob(scheduledDeliveryJobId(id));
-  return job ? job.timestamp + (job.opts.delay ?? 0) : null;
+  const jobs = await t.db.jobOutbox.findMany({
+    where: { jobName: Jobs.deliverScheduledMessage.name, doneAt: null },
+  });
+  const mine = jobs.filter(
+    (j) => (j.payload as { scheduledMessageId: number }).scheduledMessageId === id,
+  );
+  expect(mine.length).toBeLessThanOrEqual(1);
+  return mine.length ? mine[0].runAt.getTime() : null;
 };
 
 const countRows = () => t.db.scheduledMessage.count();

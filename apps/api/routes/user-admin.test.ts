@@ -1,5 +1,5 @@
-import { Queue } from 'bullmq';
-import { bullPrefix, QueueName } from '../../../libs/jobs';
+import { Jobs } from '../../../libs/jobs';
+import { jobsWritten } from '../../../test/jobs';
 import { Role } from '../../../libs/domain/users/roles';
 import { makeBot, makeUser } from '../../../test/factories';
 import type { TestContext } from '../../../test/harness';
@@ -8,21 +8,16 @@ import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
 let org: Organization;
-let emails: Queue;
 
 beforeAll(async () => {
   org = await organization({});
   ({ t } = org);
-  emails = new Queue(QueueName.EMAIL, {
-    connection: t.redis,
-    prefix: bullPrefix(t.config.redisPrefix, QueueName.EMAIL),
-  });
 });
 afterAll(() => org.close());
 
 async function emailJobsFor(userId: number) {
-  const jobs = await emails.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']);
-  return jobs.filter((j) => j.data.kind === 'deactivation' && j.data.userId === userId);
+  const jobs = await jobsWritten(t, Jobs.sendEmail);
+  return jobs.filter((j) => j.kind === 'deactivation' && j.userId === userId);
 }
 
 describe('GET /users/{user_id} and /users/{email}', () => {
@@ -191,8 +186,8 @@ describe('DELETE /users/{user_id} and reactivation', () => {
     });
     const [jobA] = await emailJobsFor(a.user.id);
     const [jobB] = await emailJobsFor(b.user.id);
-    expect(jobA.data).toEqual({ kind: 'deactivation', userId: a.user.id, comment: 'Goodbye!' });
-    expect(jobB.data).toEqual({ kind: 'deactivation', userId: b.user.id, comment: '' });
+    expect(jobA).toEqual({ kind: 'deactivation', userId: a.user.id, comment: 'Goodbye!' });
+    expect(jobB).toEqual({ kind: 'deactivation', userId: b.user.id, comment: '' });
   });
 
   it('refuses non-administrators and the only owner', async () => {

@@ -10,7 +10,6 @@ import {
   type GroupSettingUpdate,
 } from '../groups/group-setting-value';
 import { markdownContextFor } from '../markdown-context';
-import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
 import {
   canCreateChannel,
   requireCanSetChannelRetention,
@@ -73,21 +72,14 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
           )
         ).html
       : undefined;
-  const noticeId = await inTransaction(ctx, async (tx, events) => {
+  await inTransaction(ctx, async (tx, events) => {
     const { stream, content } = await channelForAdmin(tx, actor, realm, input.streamId);
     // Who could see the channel before: a privacy change also reaches those who lose sight of it.
     const before = [...(await channelAudienceIds(tx, realm.id, stream))];
     let current = stream;
-    let notice: number | null = null;
     // First, so the request's other changes apply to the restored channel.
     if (input.isArchived === false) {
-      ({ stream: current, noticeId: notice } = await unarchiveChannel(
-        ctx,
-        tx,
-        events,
-        realm,
-        current,
-      ));
+      ({ stream: current } = await unarchiveChannel(ctx, tx, events, realm, current));
     }
     // One event per changed property, as Zulip sends them, each to the channel's audience at that
     // point; `name` is the current name, except on a rename, which carries the old one.
@@ -189,10 +181,7 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
         isDefault: input.isDefaultStream,
       });
     }
-    return notice;
   });
-  // After commit, so the worker finds the unarchive notice's message.
-  if (noticeId !== null) await enqueueOutgoingWebhooks(ctx, noticeId);
 }
 
 /**

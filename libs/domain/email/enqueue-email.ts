@@ -1,22 +1,27 @@
-import { enqueueJob, JobName } from '../../jobs';
-import type { AppContext } from '../../core/context';
+import type { Tx } from '../../db/client';
+import { Jobs, writeJob, writeJobs } from '../../jobs';
 
-/** For producers: queue the invitation email (call after the invitation commits). */
-export const enqueueInvitationEmail = (ctx: AppContext, invitationId: number) =>
-  enqueueJob(ctx, JobName.SEND_EMAIL, { kind: 'invitation', invitationId });
+/** In the transaction that creates (or resends) the invitations: their emails. */
+export const writeInvitationEmails = (tx: Tx, invitationIds: number[]) =>
+  writeJobs(
+    tx,
+    Jobs.sendEmail,
+    invitationIds.map((invitationId) => ({ payload: { kind: 'invitation', invitationId } })),
+  );
 
 /**
- * For DELETE /users/{id}: `comment` null sends nothing (spec 3), '' sends the notice without custom
- * text, anything else includes it.
+ * In DELETE /users/{id}'s transaction: `comment` null sends nothing (spec 3), '' sends the notice
+ * without custom text, anything else includes it.
  */
-export async function enqueueDeactivationEmail(
-  ctx: AppContext,
+export async function writeDeactivationEmail(
+  tx: Tx,
   userId: number,
   comment: string | null,
 ): Promise<void> {
   if (comment === null) return;
-  await enqueueJob(ctx, JobName.SEND_EMAIL, { kind: 'deactivation', userId, comment });
+  await writeJob(tx, Jobs.sendEmail, { kind: 'deactivation', userId, comment });
 }
 
-export const enqueueEmailChangeEmail = (ctx: AppContext, emailChangeId: number) =>
-  enqueueJob(ctx, JobName.SEND_EMAIL, { kind: 'email-change', emailChangeId });
+/** In the transaction that records the email change: the confirmation email. */
+export const writeEmailChangeEmail = (tx: Tx, emailChangeId: number) =>
+  writeJob(tx, Jobs.sendEmail, { kind: 'email-change', emailChangeId });

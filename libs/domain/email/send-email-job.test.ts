@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { makeUser } from '../../../test/factories';
 import type { TestContext } from '../../../test/harness';
 import { startSmtpReceiver, waitFor, type SmtpReceiver } from '../../../test/worker-factories';
-import { bullPrefix, QueueName } from '../../jobs';
+import { Jobs } from '../../jobs';
 import type { Logger } from '../../core/log';
-import { enqueueDeactivationEmail } from './enqueue-email';
+import { writeDeactivationEmail } from './enqueue-email';
+import { jobsWritten } from '../../../test/jobs';
 import { sendEmailJob } from './send-email-job';
 import { type Organization, organization } from '../../../test/organization';
 
@@ -70,17 +71,13 @@ describe('emails over SMTP', () => {
     expect(first).toContain('Thanks for all the fish');
     expect(second).toContain('has been deactivated');
     expect(second).not.toContain('The administrators provided the following comment');
-    const jobsBefore = await t.redis.keys(
-      `${bullPrefix(t.config.redisPrefix, QueueName.EMAIL)}:email:*`,
-    );
-    await enqueueDeactivationEmail(t, none.user.id, null);
-    expect(
-      await t.redis.keys(`${bullPrefix(t.config.redisPrefix, QueueName.EMAIL)}:email:*`),
-    ).toEqual(jobsBefore);
-    await enqueueDeactivationEmail(t, none.user.id, '');
-    expect(
-      (await t.redis.keys(`${bullPrefix(t.config.redisPrefix, QueueName.EMAIL)}:email:*`)).length,
-    ).toBeGreaterThan(jobsBefore.length);
+    const jobsBefore = (await jobsWritten(t, Jobs.sendEmail)).length;
+    await t.db.$transaction((tx) => writeDeactivationEmail(tx, none.user.id, null));
+    expect(await jobsWritten(t, Jobs.sendEmail)).toHaveLength(jobsBefore);
+    await t.db.$transaction((tx) => writeDeactivationEmail(tx, none.user.id, ''));
+    expect((await jobsWritten(t, Jobs.sendEmail)).slice(jobsBefore)).toEqual([
+      { kind: 'deactivation', userId: none.user.id, comment: '' },
+    ]);
   });
 
   it('sends the email-change confirmation to the new address', async () => {

@@ -3,7 +3,7 @@ import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission, invitationFailed } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { enqueueInvitationEmail } from '../email/enqueue-email';
+import { writeInvitationEmails } from '../email/enqueue-email';
 import { canInviteByEmail } from '../permissions/invites';
 import { INVITE_REFUSAL_TEXT, realmEmailRule } from '../realm-domains/email-restrictions';
 import { normalizeEmail } from '../users/validate';
@@ -105,7 +105,7 @@ export async function inviteUsers(ctx: AppContext, input: InviteUsersInput): Pro
   const now = new Date();
   const minutes =
     input.expiresInMinutes === undefined ? ctx.config.inviteExpiryMinutes : input.expiresInMinutes;
-  const { ids, skipped } = await inTransaction(ctx, async (tx, events) => {
+  const skipped = await inTransaction(ctx, async (tx, events) => {
     // As in Zulip, the limit counts every address asked for and is checked before the addresses.
     await checkDailyInviteLimit(tx, ctx.config, realm.id, raw.length);
     const { fresh, skipped } = await screenInvitees(tx, realm, raw);
@@ -126,12 +126,12 @@ export async function inviteUsers(ctx: AppContext, input: InviteUsersInput): Pro
       });
       created.push(invitation.id);
     }
+    await writeInvitationEmails(tx, created);
     await events.emit(realm.id, invitesChangedEvent({}), [
       ...(await inviteManagerIds(tx, realm.id, actor.id)),
     ]);
-    return { ids: created, skipped };
+    return skipped;
   });
-  for (const id of ids) await enqueueInvitationEmail(ctx, id);
   if (skipped.length) {
     throw invitationFailed(
       "Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!",

@@ -1,7 +1,7 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
-import { enqueueInvitationEmail } from '../email/enqueue-email';
+import { writeInvitationEmails } from '../email/enqueue-email';
 import { requireCanManageInvite } from '../permissions/invites';
 import { checkDailyInviteLimit } from './invite-limit';
 import { pendingInvitation } from './pending-invitation';
@@ -13,6 +13,8 @@ import { pendingInvitation } from './pending-invitation';
 export async function resendInvite(ctx: AppContext, actor: User, realm: Realm, id: number) {
   const invitation = await pendingInvitation(ctx, realm, id);
   requireCanManageInvite(actor, invitation.referredById);
-  await inTransaction(ctx, (tx) => checkDailyInviteLimit(tx, ctx.config, realm.id, 1));
-  await enqueueInvitationEmail(ctx, invitation.id);
+  await inTransaction(ctx, async (tx) => {
+    await checkDailyInviteLimit(tx, ctx.config, realm.id, 1);
+    await writeInvitationEmails(tx, [invitation.id]);
+  });
 }

@@ -7,7 +7,7 @@ import { deleteRefusal } from '../permissions/messages';
 import { messageAudience } from './message-audience';
 import { accessMessage } from './access';
 import { Flag } from './flags';
-import { enqueuePushRemoval } from '../notifications/enqueue-notifications';
+import { writePushRemovals } from '../notifications/enqueue-notifications';
 import { deleteMessageEvent } from '../../protocol/events/delete-message';
 
 type DeletedMessage = Pick<Message, 'id' | 'recipientId' | 'subject' | 'isChannelMessage'>;
@@ -30,14 +30,15 @@ export async function deleteMessagesInTransaction(
   const stream = first.isChannelMessage
     ? await tx.stream.findFirst({ where: { recipientId: first.recipientId } })
     : null;
-  // Notifications of deleted messages still on someone's phone are cleared (after commit).
+  // Notifications of deleted messages still on someone's phone are cleared (a job each user).
   const pushed = await tx.$queryRaw<{ user_id: number; message_ids: number[] }[]>(Prisma.sql`
     SELECT user_id, array_agg(message_id ORDER BY message_id) AS message_ids FROM user_messages
     WHERE message_id = ANY(${ids}::int[]) AND (flags & ${Flag.active_mobile_push_notification}) <> 0
     GROUP BY user_id`);
-  for (const { user_id, message_ids } of pushed) {
-    events.afterCommit.push((ctx) => enqueuePushRemoval(ctx, user_id, message_ids));
-  }
+  await writePushRemovals(
+    tx,
+    pushed.map((p) => ({ userId: p.user_id, messageIds: p.message_ids })),
+  );
   await tx.message.deleteMany({ where: { id: { in: ids } } });
   if (stream && stream.firstMessageId !== null && ids.includes(stream.firstMessageId)) {
     const next = await tx.message.findFirst({

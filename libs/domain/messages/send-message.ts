@@ -18,11 +18,11 @@ import { formatMessages } from './format-message';
 import { Flag, flagNames } from './flags';
 import { groupByFlags, recipientFlags } from './recipient-flags';
 import { sentByHuman } from './sending-client';
-import { enqueueOutgoingWebhooks, mayTriggerBots } from '../outgoing-webhooks/triggers';
+import { mayTriggerBots, writeOutgoingWebhookJobs } from '../outgoing-webhooks/triggers';
 import { claimAttachments } from '../attachments/claim-attachments';
 import { checkAddressee } from './check-addressee';
 import { CHANNEL_TYPES, DIRECT_TYPES } from './types';
-import { enqueueNotificationDecision } from '../notifications/enqueue-notifications';
+import { writeNotificationDecision } from '../notifications/enqueue-notifications';
 import { messageEvent } from '../../protocol/events/message';
 
 export type SendType = (typeof CHANNEL_TYPES)[number] | (typeof DIRECT_TYPES)[number];
@@ -59,15 +59,7 @@ export async function sendMessage(
   input: SendMessageInput,
 ): Promise<{ id: number }> {
   const prepared = await prepareMessage(ctx, input);
-  const sent = await inTransaction(ctx, (tx, events) => writeMessage(tx, events, prepared));
-  // Spec 4.22: outgoing-webhook bots mentioned or addressed get a job each (after commit).
-  const { mentionedUserIds, mentionedGroupIds } = prepared.rendered;
-  const isChannelMessage = prepared.channel !== null;
-  if (
-    mayTriggerBots({ sender: input.sender, isChannelMessage, mentionedUserIds, mentionedGroupIds })
-  )
-    await enqueueOutgoingWebhooks(ctx, sent.id, mentionedUserIds);
-  return sent;
+  return inTransaction(ctx, (tx, events) => writeMessage(tx, events, prepared));
 }
 
 /**
@@ -154,7 +146,8 @@ export async function prepareMessage(
 
 /**
  * Inserts a prepared message and every recipient's UserMessage row, and emits its events, in the
- * caller's transaction. Outgoing webhooks are the caller's to enqueue after commit.
+ * caller's transaction, with the jobs the message calls for (outgoing webhooks, the notification
+ * decision), so no caller has to remember them.
  */
 export async function writeMessage(
   tx: Tx,
@@ -266,6 +259,19 @@ export async function writeMessage(
   // Who is notified by email or push is decided by a worker, never here (docs/notifications.md);
   // the row keeps the decision owed if its job is lost.
   await tx.$executeRaw`INSERT INTO notification_pending (message_id) VALUES (${message.id})`;
-  events.afterCommit.push((ctx) => enqueueNotificationDecision(ctx, message.id));
+  await writeNotificationDecision(tx, message.id);
+  // Spec 4.22: outgoing-webhook bots mentioned or addressed get a job each; most messages can
+  // trigger none, and skip the query.
+  const { mentionedUserIds, mentionedGroupIds } = rendered;
+  if (
+    mayTriggerBots({
+      sender,
+      isChannelMessage: channel !== null,
+      mentionedUserIds,
+      mentionedGroupIds,
+    })
+  ) {
+    await writeOutgoingWebhookJobs(tx, message.id, mentionedUserIds);
+  }
   return { id: message.id };
 }

@@ -1,7 +1,7 @@
 import { Prisma, type Realm, type User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
-import { enqueuePushRemoval } from '../notifications/enqueue-notifications';
+import { writePushRemovals } from '../notifications/enqueue-notifications';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { accessMessage } from './access';
@@ -119,7 +119,7 @@ export async function applyFlagChange(
 
 /**
  * Messages read whose push notification is on the user's devices lose Zulip's
- * active_mobile_push_notification flag, and a job clears the notifications (after commit).
+ * active_mobile_push_notification flag, and a job (written here) clears the notifications.
  */
 async function clearPushedNotifications(
   tx: Tx,
@@ -134,7 +134,7 @@ async function clearPushedNotifications(
     RETURNING message_id`);
   if (cleared.length === 0) return;
   const ids = cleared.map((c) => c.message_id).sort((a, b) => a - b);
-  events.afterCommit.push((ctx) => enqueuePushRemoval(ctx, userId, ids));
+  await writePushRemovals(tx, [{ userId, messageIds: ids }]);
 }
 
 /** `message_details` of a mark-as-unread event: what clients need to rebuild unread counts. */

@@ -1,8 +1,9 @@
 import { Prisma } from '../../../generated/prisma/client';
 import type { AppContext } from '../../core/context';
-import { enqueueJob, JobName, removeJob } from '../../jobs';
+import type { Db, Tx } from '../../db/client';
+import { enqueueJob, JobName, Jobs, removeJob, writeJob, writeJobs } from '../../jobs';
 import { awayUsers } from './away-users';
-import { enqueueNotificationDecision } from './enqueue-notifications';
+import { notifyMessageJobId } from './enqueue-notifications';
 import { decideNotifications, type TriggerName } from './notification-rules';
 
 /** One recipient's copy of the message with everything the rules read, from one query. */
@@ -55,7 +56,7 @@ export async function decideMessageNotifications(
     FROM messages m LEFT JOIN streams s ON s.recipient_id = m.recipient_id
     WHERE m.id = ${payload.messageId}`);
   if (!message) {
-    await decided(ctx, payload.messageId);
+    await decided(ctx.db, payload.messageId);
     return { recipients: 0, emails: 0, pushes: 0 };
   }
 
@@ -136,7 +137,7 @@ export async function decideMessageNotifications(
     }
   }
   if (candidates.length === 0) {
-    await decided(ctx, payload.messageId);
+    await decided(ctx.db, payload.messageId);
     return { recipients: rows.length, emails: 0, pushes: 0 };
   }
 
@@ -150,48 +151,50 @@ export async function decideMessageNotifications(
   const emails = candidates.filter((c) => c.email && away.has(c.row.user_id));
   const pushes = candidates.filter((c) => c.push && (away.has(c.row.user_id) || c.pushWhileOnline));
 
-  if (emails.length) {
-    // A user with a batch being collected joins it; otherwise a batch starts, due after the
-    // user's batching period. The no-op update returns (and locks) the batch a concurrent
-    // decision just created, which a plain read of the statement's snapshot would miss.
-    const due = await ctx.db.$queryRaw<{ due_at: number }[]>(Prisma.sql`
-      WITH t AS (
-        SELECT * FROM unnest(${emails.map((c) => c.row.user_id)}::int[],
-                             ${emails.map((c) => c.email)}::text[],
-                             ${emails.map((c) => c.row.batching_seconds)}::int[]) AS t(u, trig, period)),
-      batch AS (
-        INSERT INTO missed_message_email_batches (user_id, due_at)
-        SELECT u, now() + make_interval(secs => period) FROM t
-        ON CONFLICT (user_id) DO UPDATE SET due_at = missed_message_email_batches.due_at
-        RETURNING user_id, due_at),
-      inserted AS (
-        INSERT INTO missed_message_emails (user_id, message_id, trigger, scheduled_at)
-        SELECT t.u, ${payload.messageId}, t.trig, batch.due_at
-        FROM t JOIN batch ON batch.user_id = t.u
-        ON CONFLICT (user_id, message_id) DO NOTHING
-        RETURNING scheduled_at)
-      SELECT DISTINCT (ceil(extract(epoch FROM scheduled_at)) * 1000)::float8 AS due_at FROM inserted`);
-    const dueTimes = new Set(due.map((d) => Number(d.due_at)));
-    for (const dueAt of dueTimes) await enqueueMissedMessageEmails(ctx, dueAt);
-  }
-  if (pushes.length) {
-    await enqueueJob(
-      ctx,
-      JobName.PUSH_MESSAGE,
-      {
-        messageId: payload.messageId,
-        recipients: pushes.map((c) => ({ userId: c.row.user_id, trigger: c.push as string })),
-      },
-      { jobId: `push-message-${payload.messageId}` },
-    );
-  }
-  await decided(ctx, payload.messageId);
+  // The email rows, the jobs that send them and the decision's end commit together.
+  await ctx.db.$transaction(async (tx) => {
+    if (emails.length) {
+      // A user with a batch being collected joins it; otherwise a batch starts, due after the
+      // user's batching period. The no-op update returns (and locks) the batch a concurrent
+      // decision just created, which a plain read of the statement's snapshot would miss.
+      const due = await tx.$queryRaw<{ due_at: number }[]>(Prisma.sql`
+        WITH t AS (
+          SELECT * FROM unnest(${emails.map((c) => c.row.user_id)}::int[],
+                               ${emails.map((c) => c.email)}::text[],
+                               ${emails.map((c) => c.row.batching_seconds)}::int[]) AS t(u, trig, period)),
+        batch AS (
+          INSERT INTO missed_message_email_batches (user_id, due_at)
+          SELECT u, now() + make_interval(secs => period) FROM t
+          ON CONFLICT (user_id) DO UPDATE SET due_at = missed_message_email_batches.due_at
+          RETURNING user_id, due_at),
+        inserted AS (
+          INSERT INTO missed_message_emails (user_id, message_id, trigger, scheduled_at)
+          SELECT t.u, ${payload.messageId}, t.trig, batch.due_at
+          FROM t JOIN batch ON batch.user_id = t.u
+          ON CONFLICT (user_id, message_id) DO NOTHING
+          RETURNING scheduled_at)
+        SELECT DISTINCT (ceil(extract(epoch FROM scheduled_at)) * 1000)::float8 AS due_at FROM inserted`);
+      await writeMissedMessageEmailJobs(tx, [...new Set(due.map((d) => Number(d.due_at)))]);
+    }
+    if (pushes.length) {
+      await writeJob(
+        tx,
+        Jobs.pushMessage,
+        {
+          messageId: payload.messageId,
+          recipients: pushes.map((c) => ({ userId: c.row.user_id, trigger: c.push as string })),
+        },
+        { jobId: `push-message-${payload.messageId}` },
+      );
+    }
+    await decided(tx, payload.messageId);
+  });
   return { recipients: rows.length, emails: emails.length, pushes: pushes.length };
 }
 
 /** The decision is made and its work queued: nothing is owed for this message any more. */
-const decided = (ctx: AppContext, messageId: number) =>
-  ctx.db.$executeRaw`DELETE FROM notification_pending WHERE message_id = ${messageId}`;
+const decided = (db: Db | Tx, messageId: number) =>
+  db.$executeRaw`DELETE FROM notification_pending WHERE message_id = ${messageId}`;
 
 /** Decisions older than this are given up: a notification a day late is noise. */
 const GIVE_UP = Prisma.sql`interval '1 day'`;
@@ -214,17 +217,25 @@ export async function redecideLostNotifications(ctx: AppContext): Promise<number
     WHERE created_at < now() - interval '1 minute' ORDER BY message_id LIMIT 10000`);
   for (const { message_id } of lost) {
     // A job that failed for good keeps its id in Redis; it makes way for the new one.
-    await removeJob(ctx, JobName.NOTIFY_MESSAGE, `notify-message-${message_id}`);
-    await enqueueNotificationDecision(ctx, message_id);
+    await removeJob(ctx, JobName.NOTIFY_MESSAGE, notifyMessageJobId(message_id));
+    await enqueueJob(
+      ctx,
+      JobName.NOTIFY_MESSAGE,
+      { messageId: message_id },
+      { jobId: notifyMessageJobId(message_id) },
+    );
   }
   return lost.length;
 }
 
 /** One job per due second sends every user's emails due by then. */
-export const enqueueMissedMessageEmails = (ctx: AppContext, dueAt: number) =>
-  enqueueJob(
-    ctx,
-    JobName.MISSED_MESSAGE_EMAILS,
-    { dueAt },
-    { jobId: `missed-message-emails-${dueAt}`, delay: dueAt - Date.now() },
+export const writeMissedMessageEmailJobs = (tx: Tx, dueTimes: number[]) =>
+  writeJobs(
+    tx,
+    Jobs.missedMessageEmails,
+    dueTimes.map((dueAt) => ({
+      payload: { dueAt },
+      jobId: `missed-message-emails-${dueAt}`,
+      runAt: new Date(dueAt),
+    })),
   );

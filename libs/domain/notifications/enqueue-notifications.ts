@@ -1,10 +1,17 @@
-import type { AppContext } from '../../core/context';
-import { enqueueJob, JobName } from '../../jobs';
+import type { Tx } from '../../db/client';
+import { Jobs, writeJob, writeJobs } from '../../jobs';
 
-/** After a message commits: a worker decides who is told about it (decide-notifications.ts). */
-export const enqueueNotificationDecision = (ctx: AppContext, messageId: number) =>
-  enqueueJob(ctx, JobName.NOTIFY_MESSAGE, { messageId }, { jobId: `notify-message-${messageId}` });
+/** Stable job ID of a message's notification decision. */
+export const notifyMessageJobId = (messageId: number) => `notify-message-${messageId}`;
 
-/** After messages are read: their push notifications are cleared from the user's devices. */
-export const enqueuePushRemoval = (ctx: AppContext, userId: number, messageIds: number[]) =>
-  enqueueJob(ctx, JobName.REMOVE_PUSH, { userId, messageIds });
+/** In the message's transaction: a worker decides who is told about it (decide-notifications.ts). */
+export const writeNotificationDecision = (tx: Tx, messageId: number) =>
+  writeJob(tx, Jobs.notifyMessage, { messageId }, { jobId: notifyMessageJobId(messageId) });
+
+/** In the transaction that reads (or deletes) messages: their pushes are cleared from devices. */
+export const writePushRemovals = (tx: Tx, removals: { userId: number; messageIds: number[] }[]) =>
+  writeJobs(
+    tx,
+    Jobs.removePush,
+    removals.map((payload) => ({ payload })),
+  );

@@ -2,14 +2,16 @@ import { registerPushServerCommand } from '../../../apps/cli/commands/push';
 import { jobHandlers } from '../../../apps/worker/handlers';
 import { startWorkers, type RunningWorkers } from '../../../apps/worker/start-workers';
 import type { TestUser } from '../../../test/factories';
-import { deleteKeys, type TestContext } from '../../../test/harness';
+import type { TestContext } from '../../../test/harness';
 import { type Organization, organization } from '../../../test/organization';
 import { startPushBouncer, type PushBouncerStandIn } from '../../../test/push-bouncer';
 import { startSmtpReceiver, waitFor, type SmtpReceiver } from '../../../test/worker-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { JobName, removeJob } from '../../jobs';
 import { Flag } from '../messages/flags';
-import { sendMessage } from '../messages/send-message';
+import { inTransaction } from '../../events/outbox';
+import { prepareMessage, writeMessage } from '../messages/send-message';
+import { notifyMessageJobId } from './enqueue-notifications';
 import { sendPushNotifications } from '../push/send-push-notifications';
 import { decideMessageNotifications } from './decide-notifications';
 import { sendDueMissedMessageEmails } from './send-missed-message-emails';
@@ -332,20 +334,21 @@ describe('durability', () => {
     expect(mailsTo(carol).filter((m) => m.includes('exactly once please'))).toHaveLength(1);
   });
 
-  it('a message whose decision job Redis lost is decided by the minutely sweep', async () => {
+  it('a message whose decision job failed for good is decided by the minutely sweep', async () => {
     const realm = await t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } });
-    // The job goes to a Redis prefix no worker reads: as good as lost.
-    const elsewhere = {
-      ...t,
-      config: { ...t.config, redisPrefix: `${t.config.redisPrefix}lost:` },
-    };
-    const { id } = await sendMessage(elsewhere, {
+    const prepared = await prepareMessage(t, {
       sender: alice.user,
       realm,
       type: 'private',
       to: [carol.user.id],
       content: 'decided after all',
       clientName: 'test',
+    });
+    // The job is gone with the message's commit (as after its last failed attempt).
+    const { id } = await inTransaction(t, async (tx, events) => {
+      const sent = await writeMessage(tx, events, prepared);
+      await tx.jobOutbox.delete({ where: { jobId: notifyMessageJobId(sent.id) } });
+      return sent;
     });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(pushesTo(carol).some((n) => n.gcm.zulip_message_id === id)).toBe(false);
@@ -360,7 +363,6 @@ describe('durability', () => {
     await waitFor(
       async () => (await t.db.notificationPending.count({ where: { messageId: id } })) === 0,
     );
-    await deleteKeys(t.redis, `*${elsewhere.config.redisPrefix}*`);
   });
 
   it('an email whose job Redis lost is sent by the minutely sweep', async () => {

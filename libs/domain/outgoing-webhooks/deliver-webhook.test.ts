@@ -79,7 +79,9 @@ describe('triggers (spec 4.22)', () => {
   it('a channel mention and a direct message trigger; a plain channel message and bot senders do not', async () => {
     const { bot } = await botWithChannel();
     const mentioned = await mention(bot);
-    expect(await triggeredBots(t, mentioned.id)).toEqual([{ botId: bot.id, trigger: 'mention' }]);
+    expect(await triggeredBots(t.db, mentioned.id)).toEqual([
+      { botId: bot.id, trigger: 'mention' },
+    ]);
     const plain = await sendMessage(t, {
       sender: alice.user,
       realm,
@@ -89,7 +91,7 @@ describe('triggers (spec 4.22)', () => {
       content: 'no mention here',
       clientName: 'website',
     });
-    expect(await triggeredBots(t, plain.id)).toEqual([]);
+    expect(await triggeredBots(t.db, plain.id)).toEqual([]);
     const dm = await sendMessage(t, {
       sender: alice.user,
       realm,
@@ -98,7 +100,9 @@ describe('triggers (spec 4.22)', () => {
       content: 'direct hello',
       clientName: 'website',
     });
-    expect(await triggeredBots(t, dm.id)).toEqual([{ botId: bot.id, trigger: 'direct_message' }]);
+    expect(await triggeredBots(t.db, dm.id)).toEqual([
+      { botId: bot.id, trigger: 'direct_message' },
+    ]);
     const fromBot = await sendMessage(t, {
       sender: bot,
       realm,
@@ -107,7 +111,7 @@ describe('triggers (spec 4.22)', () => {
       content: 'from the bot',
       clientName: 'website',
     });
-    expect(await triggeredBots(t, fromBot.id)).toEqual([]);
+    expect(await triggeredBots(t.db, fromBot.id)).toEqual([]);
   });
 });
 
@@ -125,7 +129,7 @@ describe('triggers of bots that do not receive the message', () => {
       content,
       clientName: 'website',
     });
-    expect(await triggeredBots(t, inChannel.id, [bot.id])).toEqual([
+    expect(await triggeredBots(t.db, inChannel.id, [bot.id])).toEqual([
       { botId: bot.id, trigger: 'mention' },
     ]);
     const other = await makeUser(t, realm);
@@ -137,7 +141,7 @@ describe('triggers of bots that do not receive the message', () => {
       content,
       clientName: 'website',
     });
-    expect(await triggeredBots(t, dm.id, [bot.id])).toEqual([]);
+    expect(await triggeredBots(t.db, dm.id, [bot.id])).toEqual([]);
   });
 });
 

@@ -1,6 +1,8 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import type { AppContext } from '../../core/context';
-import { sendMessage } from '../messages/send-message';
+import { inTransaction } from '../../events/outbox';
+import { claimJobEffect } from '../../jobs';
+import { prepareMessage, writeMessage, type SendMessageInput } from '../messages/send-message';
 import type { ApiMessage } from '../messages/types';
 
 /** Client name of everything an outgoing-webhook bot posts, as in Zulip. */
@@ -14,19 +16,15 @@ export interface Delivery {
 }
 
 /**
- * Runs `send` once per marker: a job that runs twice (retried after a crash, or handed to a
- * second worker) posts once. A failed send clears the marker so a retry may post.
+ * Sends once per effect key: the key is recorded in the message's own transaction
+ * (job_effects), so a job that runs twice (retried after a crash, handed to a second worker, or
+ * handed over again after Redis lost its data) posts once. A failed send records nothing.
  */
-async function once(ctx: AppContext, marker: string, send: () => Promise<unknown>): Promise<void> {
-  const key = `${ctx.config.redisPrefix}${marker}`;
-  const fresh = await ctx.redis.set(key, '1', 'EX', 7 * 86400, 'NX');
-  if (fresh !== 'OK') return;
-  try {
-    await send();
-  } catch (err) {
-    await ctx.redis.del(key);
-    throw err;
-  }
+async function sendOnce(ctx: AppContext, key: string, input: SendMessageInput): Promise<void> {
+  const prepared = await prepareMessage(ctx, input);
+  await inTransaction(ctx, async (tx, events) => {
+    if (await claimJobEffect(tx, key)) await writeMessage(tx, events, prepared);
+  });
 }
 
 /**
@@ -34,28 +32,27 @@ async function once(ctx: AppContext, marker: string, send: () => Promise<unknown
  * or the same direct-message conversation.
  */
 export function postInConversation(ctx: AppContext, d: Delivery, content: string): Promise<void> {
-  return once(ctx, `owh-reply:${d.dict.id}:${d.bot.id}`, () => {
-    if (d.dict.type === 'stream') {
-      return sendMessage(ctx, {
-        sender: d.bot,
-        realm: d.realm,
-        type: 'stream',
-        to: d.dict.stream_id as number,
-        topic: d.dict.subject,
-        content,
-        clientName: REPLY_CLIENT,
-      });
-    }
-    const users = Array.isArray(d.dict.display_recipient) ? d.dict.display_recipient : [];
-    const to = users.map((u) => u.id).filter((id) => id !== d.bot.id);
-    return sendMessage(ctx, {
+  const key = `owh-reply:${d.dict.id}:${d.bot.id}`;
+  if (d.dict.type === 'stream') {
+    return sendOnce(ctx, key, {
       sender: d.bot,
       realm: d.realm,
-      type: 'private',
-      to: to.length ? to : [d.dict.sender_id],
+      type: 'stream',
+      to: d.dict.stream_id as number,
+      topic: d.dict.subject,
       content,
       clientName: REPLY_CLIENT,
     });
+  }
+  const users = Array.isArray(d.dict.display_recipient) ? d.dict.display_recipient : [];
+  const to = users.map((u) => u.id).filter((id) => id !== d.bot.id);
+  return sendOnce(ctx, key, {
+    sender: d.bot,
+    realm: d.realm,
+    type: 'private',
+    to: to.length ? to : [d.dict.sender_id],
+    content,
+    clientName: REPLY_CLIENT,
   });
 }
 
@@ -66,14 +63,12 @@ export function postToOwner(
   owner: User,
   content: string,
 ): Promise<void> {
-  return once(ctx, `owh-owner:${d.dict.id}:${d.bot.id}`, () =>
-    sendMessage(ctx, {
-      sender: d.bot,
-      realm: d.realm,
-      type: 'private',
-      to: [owner.id],
-      content,
-      clientName: REPLY_CLIENT,
-    }),
-  );
+  return sendOnce(ctx, `owh-owner:${d.dict.id}:${d.bot.id}`, {
+    sender: d.bot,
+    realm: d.realm,
+    type: 'private',
+    to: [owner.id],
+    content,
+    clientName: REPLY_CLIENT,
+  });
 }

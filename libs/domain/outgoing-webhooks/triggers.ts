@@ -1,6 +1,6 @@
 import { Prisma } from '../../../generated/prisma/client';
-import { enqueueJob, JobName } from '../../jobs';
-import type { AppContext } from '../../core/context';
+import type { Db, Tx } from '../../db/client';
+import { Jobs, writeJobs } from '../../jobs';
 import { BotType } from '../users/roles';
 
 /** Flag bit of UserMessage.flags: the user (here the bot) was mentioned by name. */
@@ -22,11 +22,11 @@ export interface TriggeredBot {
  * covers a bot's own replies.
  */
 export async function triggeredBots(
-  ctx: AppContext,
+  db: Db | Tx,
   messageId: number,
   mentionedUserIds: readonly number[] = [],
 ): Promise<TriggeredBot[]> {
-  const rows = await ctx.db.$queryRaw<{ bot_id: number; is_channel: boolean }[]>(Prisma.sql`
+  const rows = await db.$queryRaw<{ bot_id: number; is_channel: boolean }[]>(Prisma.sql`
     WITH candidates(user_id, is_recipient, is_mentioned) AS (
       SELECT user_id, true, (flags & ${MENTIONED}) <> 0 FROM user_messages
       WHERE message_id = ${messageId}
@@ -71,30 +71,22 @@ export const outgoingWebhookJobId = (messageId: number, botId: number) =>
   `owh-${messageId}-${botId}`;
 
 /**
- * Called after a message commits: one job per (message, bot), with a stable ID so a repeated
- * call enqueues nothing new. Enqueue failures are logged, never fail the send.
+ * In the message's transaction: one job per (message, triggered bot), with a stable ID, so the
+ * calls exist exactly when the message does. Called by the send itself (writeMessage).
  */
-export async function enqueueOutgoingWebhooks(
-  ctx: AppContext,
+export async function writeOutgoingWebhookJobs(
+  tx: Tx,
   messageId: number,
   mentionedUserIds: readonly number[] = [],
 ): Promise<number> {
-  try {
-    const bots = await triggeredBots(ctx, messageId, mentionedUserIds);
-    for (const { botId } of bots) {
-      await enqueueJob(
-        ctx,
-        JobName.OUTGOING_WEBHOOK,
-        { messageId, botId },
-        { jobId: outgoingWebhookJobId(messageId, botId) },
-      );
-    }
-    return bots.length;
-  } catch (err) {
-    ctx.log.error('webhook', 'could not enqueue outgoing webhooks', {
-      messageId,
-      error: err instanceof Error ? err.message : String(err),
-    });
-    return 0;
-  }
+  const bots = await triggeredBots(tx, messageId, mentionedUserIds);
+  await writeJobs(
+    tx,
+    Jobs.outgoingWebhook,
+    bots.map(({ botId }) => ({
+      payload: { messageId, botId },
+      jobId: outgoingWebhookJobId(messageId, botId),
+    })),
+  );
+  return bots.length;
 }

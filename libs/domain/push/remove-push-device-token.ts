@@ -1,10 +1,10 @@
 import type { AppContext } from '../../core/context';
 import { badRequest } from '../../core/errors';
-import { enqueueJob, JobName } from '../../jobs';
+import { Jobs, writeJob } from '../../jobs';
 import type { PushKindCode } from './push-kind';
 import { checkToken } from './validate-push-token';
 
-/** Forgets a device; with a push bouncer configured, a job unregisters it there too. */
+/** Forgets a device; with a push bouncer configured, a job written with it unregisters it there too. */
 export async function removePushDeviceToken(
   ctx: AppContext,
   userId: number,
@@ -12,15 +12,12 @@ export async function removePushDeviceToken(
   token: string,
 ): Promise<void> {
   checkToken(token, kind);
-  const { count } = await ctx.db.pushDeviceToken.deleteMany({ where: { userId, kind, token } });
-  if (count === 0) throw badRequest('Token does not exist');
-  if (ctx.config.pushBouncer) {
-    await enqueueJob(ctx, JobName.PUSH_DEVICE, {
-      op: 'unregister',
-      userId,
-      kind,
-      token,
-      appId: null,
-    });
-  }
+  const bouncer = ctx.config.pushBouncer;
+  await ctx.db.$transaction(async (tx) => {
+    const { count } = await tx.pushDeviceToken.deleteMany({ where: { userId, kind, token } });
+    if (count === 0) throw badRequest('Token does not exist');
+    if (bouncer) {
+      await writeJob(tx, Jobs.pushDevice, { op: 'unregister', userId, kind, token, appId: null });
+    }
+  });
 }

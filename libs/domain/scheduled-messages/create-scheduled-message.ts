@@ -11,7 +11,7 @@ import { normalizeContent } from '../messages/content';
 import { CHANNEL_TYPES, DIRECT_TYPES } from '../messages/types';
 import { renderCheckingMentions } from '../messages/send-message';
 import { formatScheduledMessages } from './format-scheduled-message';
-import { enqueueDelivery } from './schedule-delivery';
+import { writeDelivery } from './schedule-delivery';
 import { scheduledMessagesEvent } from '../../protocol/events/scheduled-messages';
 
 export type ScheduledType = (typeof CHANNEL_TYPES)[number] | (typeof DIRECT_TYPES)[number];
@@ -85,7 +85,7 @@ export interface CreateScheduledMessageInput extends ScheduledMessageDraft {
 
 /**
  * POST /scheduled_messages: checks the time and the message, stores it, emits
- * `scheduled_messages` op add to the sender, and queues the delivery job after commit.
+ * `scheduled_messages` op add to the sender, and writes the delivery job, all in one transaction.
  */
 export async function createScheduledMessage(
   ctx: AppContext,
@@ -115,12 +115,12 @@ export async function createScheduledMessage(
       sender,
       renderedContent: checked.renderedContent,
     });
+    await writeDelivery(tx, row.id, at);
     const [dict] = await formatScheduledMessages(tx, [row]);
     await events.emit(realm.id, scheduledMessagesEvent({ op: 'add', scheduled_messages: [dict] }), [
       sender.id,
     ]);
     return row.id;
   });
-  await enqueueDelivery(ctx, id, at);
   return id;
 }

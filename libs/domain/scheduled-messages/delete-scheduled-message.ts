@@ -1,13 +1,14 @@
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
-import { cancelDelivery } from './schedule-delivery';
+import { retireDeliveries } from './schedule-delivery';
 import { accessScheduledMessage } from './update-scheduled-message';
 import { scheduledMessagesEvent } from '../../protocol/events/scheduled-messages';
 
 /**
  * DELETE /scheduled_messages/{id}: removes the sender's scheduled message, emits
- * `scheduled_messages` op remove to the sender, and cancels the delivery job after commit.
+ * `scheduled_messages` op remove to the sender, and retires the delivery job in the same
+ * transaction (a job already in BullMQ finds the message gone).
  */
 export async function deleteScheduledMessage(
   ctx: AppContext,
@@ -17,11 +18,11 @@ export async function deleteScheduledMessage(
   await inTransaction(ctx, async (tx, events) => {
     const sm = await accessScheduledMessage(tx, sender, scheduledMessageId);
     await tx.scheduledMessage.delete({ where: { id: sm.id } });
+    await retireDeliveries(tx, sm.id);
     await events.emit(
       sender.realmId,
       scheduledMessagesEvent({ op: 'remove', scheduled_message_id: sm.id }),
       [sender.id],
     );
   });
-  await cancelDelivery(ctx, scheduledMessageId);
 }

@@ -13,7 +13,7 @@ import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
 import { spawnWorkerProcess, stopWorkerProcess } from '../../../test/worker-factories';
 import { deliverScheduledMessage } from './deliver-scheduled-message';
-import { enqueueDelivery } from './schedule-delivery';
+import { writeDelivery } from './schedule-delivery';
 import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
@@ -320,7 +320,8 @@ describe('end to end: two worker processes, GET /messages and event queues', () 
       });
       expect(res.status).toBe(200);
       const smId = res.body.scheduled_message_id as number;
-      await enqueueDelivery(t, smId, new Date(at * 1000)); // idempotent: same job ID
+      // Idempotent: the same job ID keeps one job.
+      await t.db.$transaction((tx) => writeDelivery(tx, smId, new Date(at * 1000)));
 
       const isOurs = (e: EventBody) =>
         e.type === 'message' && (e.message as { content: string }).content === content;

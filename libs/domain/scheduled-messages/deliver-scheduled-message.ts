@@ -12,7 +12,6 @@ import {
   type PreparedMessage,
   type SendMessageInput,
 } from '../messages/send-message';
-import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
 import { RecipientType } from '../recipients';
 import { formatScheduledMessages } from './format-scheduled-message';
 import { scheduledMessagesEvent } from '../../protocol/events/scheduled-messages';
@@ -37,7 +36,7 @@ interface Failure {
 }
 
 type Outcome =
-  | { kind: 'sent'; messageId: number; mentionedUserIds: number[] }
+  | { kind: 'sent'; messageId: number }
   | { kind: 'failed'; sm: ScheduledMessage; sender: User; failure: Failure };
 
 /** Where the scheduled message goes, in the send action's terms. */
@@ -168,7 +167,7 @@ async function attemptDelivery(
     scheduledMessagesEvent({ op: 'remove', scheduled_message_id: sm.id }),
     [sm.senderId],
   );
-  return { kind: 'sent', messageId, mentionedUserIds: prepared.rendered.mentionedUserIds };
+  return { kind: 'sent', messageId };
 }
 
 /**
@@ -200,9 +199,6 @@ export async function deliverScheduledMessage(
     });
   }
 
-  if (outcome?.kind === 'sent') {
-    await enqueueOutgoingWebhooks(ctx, outcome.messageId, outcome.mentionedUserIds);
-  }
   if (outcome?.kind === 'failed') {
     ctx.log.info('worker', 'scheduled message not delivered', {
       scheduledMessageId: id,

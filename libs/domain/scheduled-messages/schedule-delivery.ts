@@ -1,46 +1,32 @@
-import { enqueueJob, JobName, removeJob, rescheduleJob } from '../../jobs';
-import type { AppContext } from '../../core/context';
-
-/** Stable BullMQ job ID per scheduled message (BullMQ refuses IDs with one ":"). */
-export const scheduledDeliveryJobId = (scheduledMessageId: number) => `sched-${scheduledMessageId}`;
+import type { Tx } from '../../db/client';
+import { Jobs, writeJob } from '../../jobs';
 
 /**
- * Creates or moves the delayed delivery job of a scheduled message; call after the row commits.
- * Idempotent: the job ID is the scheduled message's ID.
+ * Stable BullMQ job ID per scheduled message and delivery time (BullMQ refuses IDs with one
+ * ":"): a moved message gets a new job, and the old one, if it runs, finds nothing due.
  */
-export async function scheduleDelivery(
-  ctx: AppContext,
-  scheduledMessageId: number,
-  at: Date,
-): Promise<void> {
-  await rescheduleJob(
-    ctx,
-    JobName.DELIVER_SCHEDULED_MESSAGE,
-    { scheduledMessageId },
-    scheduledDeliveryJobId(scheduledMessageId),
-    at.getTime() - Date.now(),
-  );
+export const scheduledDeliveryJobId = (scheduledMessageId: number, at: Date) =>
+  `sched-${scheduledMessageId}-${at.getTime()}`;
+
+/**
+ * In the transaction that stores or moves the scheduled message: its delivery job at `at`, and
+ * the end of the jobs for its earlier times (a job already in BullMQ runs and finds the message
+ * moved, which the delivery checks).
+ */
+export async function writeDelivery(tx: Tx, scheduledMessageId: number, at: Date): Promise<void> {
+  const jobId = scheduledDeliveryJobId(scheduledMessageId, at);
+  await retireDeliveries(tx, scheduledMessageId, jobId);
+  await writeJob(tx, Jobs.deliverScheduledMessage, { scheduledMessageId }, { jobId, runAt: at });
 }
 
-/** Removes the delivery job (the scheduled message was deleted). */
-export async function cancelDelivery(ctx: AppContext, scheduledMessageId: number): Promise<void> {
-  await removeJob(
-    ctx,
-    JobName.DELIVER_SCHEDULED_MESSAGE,
-    scheduledDeliveryJobId(scheduledMessageId),
-  );
-}
-
-/** For the first enqueue of a new scheduled message (no job to move). */
-export async function enqueueDelivery(
-  ctx: AppContext,
+/** In the transaction that deletes (or moves) the scheduled message: its jobs have nothing to do. */
+export async function retireDeliveries(
+  tx: Tx,
   scheduledMessageId: number,
-  at: Date,
+  exceptJobId = '',
 ): Promise<void> {
-  await enqueueJob(
-    ctx,
-    JobName.DELIVER_SCHEDULED_MESSAGE,
-    { scheduledMessageId },
-    { jobId: scheduledDeliveryJobId(scheduledMessageId), delay: at.getTime() - Date.now() },
-  );
+  await tx.$executeRaw`
+    UPDATE job_outbox SET done_at = now()
+    WHERE done_at IS NULL AND job_name = ${Jobs.deliverScheduledMessage.name}
+      AND payload @> ${JSON.stringify({ scheduledMessageId })}::jsonb AND job_id <> ${exceptJobId}`;
 }

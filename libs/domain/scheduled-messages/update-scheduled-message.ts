@@ -17,7 +17,7 @@ import {
   formatScheduledMessages,
   type ScheduledMessageWithRecipient,
 } from './format-scheduled-message';
-import { scheduleDelivery } from './schedule-delivery';
+import { writeDelivery } from './schedule-delivery';
 import { scheduledMessagesEvent } from '../../protocol/events/scheduled-messages';
 
 export interface ScheduledMessageChanges {
@@ -131,6 +131,7 @@ export async function updateScheduledMessage(
       data,
     });
     if (updated.count === 0) throw badRequest('Scheduled message was already sent');
+    if (at) await writeDelivery(tx, sm.id, at);
     if (checked) {
       await linkScheduledAttachments(tx, {
         scheduledMessageId: sm.id,
@@ -147,5 +148,4 @@ export async function updateScheduledMessage(
       sender.id,
     ]);
   });
-  if (at) await scheduleDelivery(ctx, sm.id, at);
 }

@@ -4,7 +4,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { enqueueEmailChangeEmail } from '../email/enqueue-email';
+import { writeEmailChangeEmail } from '../email/enqueue-email';
 import { canChangeOwnEmail, canChangeOwnName, usersWhoCanAccess } from '../permissions/users';
 import { canSeeDeliveryEmail } from '../permissions/email-visibility';
 import { applyPresenceEnabled } from '../presence/presence-setting';
@@ -84,7 +84,6 @@ export async function updateSettings(ctx: AppContext, input: UpdateSettingsInput
       input.settings[name] !== undefined && input.settings[name] !== settingValue(actor, name),
   );
 
-  const emailChanges: number[] = [];
   await inTransaction(ctx, async (tx, events) => {
     if (newEmail !== undefined) {
       const taken = await tx.user.findFirst({
@@ -110,7 +109,7 @@ export async function updateSettings(ctx: AppContext, input: UpdateSettingsInput
           expiresAt: new Date(Date.now() + EMAIL_CHANGE_VALIDITY_MS),
         },
       });
-      emailChanges.push(change.id);
+      await writeEmailChangeEmail(tx, change.id);
     }
 
     const data: Record<string, unknown> = {};
@@ -202,7 +201,6 @@ export async function updateSettings(ctx: AppContext, input: UpdateSettingsInput
       );
     }
   });
-  for (const id of emailChanges) await enqueueEmailChangeEmail(ctx, id);
 }
 
 export type { UserSettingName };

@@ -22,7 +22,6 @@ import {
   requireCanSetChannelRetention,
   webPublicChannelsEnabled,
 } from '../permissions/channels';
-import { enqueueOutgoingWebhooks } from '../outgoing-webhooks/triggers';
 import { sendChannelCreationNotices } from './creation-notices';
 import { sendSubscribedYouMessages } from './subscription-notices';
 import { formatSubscriptions, subscriberIdsByRecipient } from './format-subscription';
@@ -150,28 +149,18 @@ export async function prepareSubscribe(
  */
 export async function subscribe(ctx: AppContext, input: SubscribeInput): Promise<SubscribeResult> {
   const prepared = await prepareSubscribe(ctx, input);
-  const { result, notices } = await inTransaction(ctx, (tx, events) =>
-    subscribeWithin(ctx, tx, events, prepared),
-  );
-  await enqueueNoticeWebhooks(ctx, notices);
-  return result;
-}
-
-/** After commit: outgoing-webhook bots hear about the notices `subscribeWithin` sent. */
-export async function enqueueNoticeWebhooks(ctx: AppContext, notices: number[]): Promise<void> {
-  for (const id of notices) await enqueueOutgoingWebhooks(ctx, id);
+  return inTransaction(ctx, (tx, events) => subscribeWithin(ctx, tx, events, prepared));
 }
 
 /**
- * The transactional part of subscribing, inside the caller's transaction. Returns the response
- * and the notification-bot message IDs for `enqueueNoticeWebhooks` once the transaction commits.
+ * The transactional part of subscribing, inside the caller's transaction. Returns the response.
  */
 export async function subscribeWithin(
   ctx: AppContext,
   tx: Tx,
   events: EventSink,
   prepared: PreparedSubscribe,
-): Promise<{ result: SubscribeResult; notices: number[] }> {
+): Promise<SubscribeResult> {
   const { input, requested, descriptions, renderedDescriptions, colors } = prepared;
   const { actor, realm } = input;
   const existing = await tx.stream.findMany({
@@ -298,7 +287,7 @@ export async function subscribeWithin(
     }
   }
   await emitSubscriptionEvents(tx, events, realm.id, channels, fresh);
-  const dms = await sendSubscribedYouMessages(ctx, tx, events, {
+  await sendSubscribedYouMessages(ctx, tx, events, {
     realm,
     actor,
     targets,
@@ -306,7 +295,7 @@ export async function subscribeWithin(
     created,
   });
   // After the subscriptions, so the new channels' subscribers receive their notices.
-  const notices = await sendChannelCreationNotices(ctx, tx, events, {
+  await sendChannelCreationNotices(ctx, tx, events, {
     realm,
     actor,
     created,
@@ -315,7 +304,7 @@ export async function subscribeWithin(
 
   const result: SubscribeResult = { subscribed, already_subscribed: already };
   if (!input.authorizationErrorsFatal) result.unauthorized = unauthorized;
-  return { result, notices: [...dms, ...notices] };
+  return result;
 }
 
 async function emitSubscriptionEvents(

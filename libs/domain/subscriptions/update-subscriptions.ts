@@ -4,7 +4,6 @@ import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import {
   checkColors,
-  enqueueNoticeWebhooks,
   prepareSubscribe,
   subscribeWithin,
   type RequestedSubscription,
@@ -49,11 +48,9 @@ export async function updateSubscriptions(
     isDefaultStream: false,
     groupSettings: {},
   });
-  const { result, notices } = await inTransaction(ctx, async (tx, events) => {
+  return inTransaction(ctx, async (tx, events) => {
     const added = await subscribeWithin(ctx, tx, events, prepared);
     const removed = await unsubscribeWithin(tx, events, { actor, realm, names: input.delete });
-    return { result: { ...added.result, ...removed }, notices: added.notices };
+    return { ...added, ...removed };
   });
-  await enqueueNoticeWebhooks(ctx, notices);
-  return result;
 }

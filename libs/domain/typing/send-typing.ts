@@ -1,5 +1,5 @@
 import type { Realm, User } from '../../../generated/prisma/client';
-import { inTransaction } from '../../events/outbox';
+import { publishEphemeral } from '../../events/domain-stream';
 import { badRequest, missingArgument } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { P, type InferShape } from '../../core/schema';
@@ -21,7 +21,8 @@ const person = (u: { id: number; email: string }) => ({ user_id: u.id, email: u.
 
 /**
  * `POST /typing`: a `typing` event to the conversation's participants (direct) or the channel's
- * subscribers, limited to active users with `receives_typing_notifications`. Nothing is stored.
+ * subscribers, limited to active users with `receives_typing_notifications`. Nothing is stored:
+ * the event goes straight to the events tier's streams (no outbox row).
  */
 export async function sendTyping(ctx: AppContext, input: TypingInput): Promise<void> {
   const { sender, realm } = input;
@@ -39,18 +40,17 @@ export async function sendTyping(ctx: AppContext, input: TypingInput): Promise<v
     const notify = users
       .filter((u) => u.isActive && u.receivesTypingNotifications)
       .map((u) => u.id);
-    await inTransaction(ctx, async (_tx, events) => {
-      await events.emit(
-        realm.id,
-        typingEvent({
-          op: input.op,
-          message_type: 'direct',
-          sender: person(sender),
-          recipients: users.map(person),
-        }),
-        notify,
-      );
-    });
+    await publishEphemeral(
+      ctx,
+      realm.id,
+      typingEvent({
+        op: input.op,
+        message_type: 'direct',
+        sender: person(sender),
+        recipients: users.map(person),
+      }),
+      notify,
+    );
     return;
   }
   if (input.stream_id === undefined) throw missingArgument('stream_id');
@@ -72,17 +72,16 @@ export async function sendTyping(ctx: AppContext, input: TypingInput): Promise<v
   const notify = subscribers
     .filter((s) => s.user.isActive && s.user.receivesTypingNotifications)
     .map((s) => s.userId);
-  await inTransaction(ctx, async (_tx, events) => {
-    await events.emit(
-      realm.id,
-      typingEvent({
-        op: input.op,
-        message_type: 'stream',
-        sender: person(sender),
-        stream_id: stream.id,
-        topic,
-      }),
-      notify,
-    );
-  });
+  await publishEphemeral(
+    ctx,
+    realm.id,
+    typingEvent({
+      op: input.op,
+      message_type: 'stream',
+      sender: person(sender),
+      stream_id: stream.id,
+      topic,
+    }),
+    notify,
+  );
 }

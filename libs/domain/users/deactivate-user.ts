@@ -2,7 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { enqueueDeactivationEmail } from '../email/enqueue-email';
+import { writeDeactivationEmail } from '../email/enqueue-email';
 import {
   isOnlyOwner,
   realmUserAudience,
@@ -69,6 +69,6 @@ export async function deactivateUser(ctx: AppContext, input: DeactivateUserInput
         );
       }
     }
+    await writeDeactivationEmail(tx, target.id, input.notificationComment);
   });
-  await enqueueDeactivationEmail(ctx, target.id, input.notificationComment);
 }

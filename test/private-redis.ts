@@ -1,0 +1,55 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, createServer } from 'node:net';
+
+/** A port the system has just handed out (and released). */
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+const listening = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('error', () => resolve(false));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+  });
+
+/**
+ * A redis-server of the test's own, without persistence, that the test may stop, start again
+ * (empty) and flush: the shared Redis is never flushed or restarted.
+ */
+export interface PrivateRedis {
+  url: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  let server: ChildProcess | null = null;
+  const start = async () => {
+    server = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    for (let i = 0; i < 100 && !(await listening(port)); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const stop = async () => {
+    const running = server;
+    server = null;
+    if (running && running.exitCode === null) {
+      await new Promise((resolve) => running.once('exit', resolve).kill('SIGTERM'));
+    }
+  };
+  await start();
+  return { url: `redis://127.0.0.1:${port}/0`, start, stop };
+}
