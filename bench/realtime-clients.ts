@@ -81,6 +81,8 @@ export function request(
   });
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
 /**
@@ -103,13 +105,20 @@ export async function registerClients(options: {
     const made = await Promise.all(
       batch.map(async (m, j) => {
         const started = performance.now();
-        const res = await request(
-          `${apiUrl}/api/v1/register`,
-          'POST',
-          m.auth,
-          host,
-          form({ event_types: '["message"]', fetch_event_types: '["message"]' }),
-        );
+        const registerOnce = () =>
+          request(
+            `${apiUrl}/api/v1/register`,
+            'POST',
+            m.auth,
+            host,
+            form({ event_types: '["message"]', fetch_event_types: '["message"]' }),
+          );
+        let res = await registerOnce();
+        // A refusal past capacity says when to come back, as clients do.
+        for (let retry = 0; res.status === 503 && retry < 10; retry++) {
+          await sleep(Number(res.json['retry-after'] ?? 1) * 1000);
+          res = await registerOnce();
+        }
         registerMs.push(performance.now() - started);
         if (res.status >= 500) stats.serverErrors++;
         if (res.status !== 200)
@@ -131,14 +140,15 @@ export async function registerClients(options: {
 
 /**
  * Starts every client's `GET /events` loop. A message event counts as a delivery of message k
- * (from `sentAt`, in `stats`) the first time its client sees it. Returns the function that stops
- * the loops (polls in flight end with their answer).
+ * (from `sentAt`; `record`, by default into `stats`) the first time its client sees it. Returns
+ * the function that stops the loops (polls in flight end with their answer).
  */
 export function startPolling(
   clients: Client[],
   host: string,
   sentAt: Map<number, number>,
   stats: Stats,
+  record: (k: number, ms: number) => void = (_k, ms) => stats.deliveryMs.push(ms),
 ): () => void {
   let running = true;
   const poll = (client: Client) => {
@@ -171,7 +181,7 @@ export function startPolling(
           }
           client.seen.add(k);
           const started = sentAt.get(k);
-          if (started !== undefined && k > 0) stats.deliveryMs.push(now - started);
+          if (started !== undefined && k > 0) record(k, now - started);
         }
         poll(client);
       })
@@ -217,14 +227,28 @@ export function machineTicks(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
-/** CPU time (user + system) a process has used so far, in ms. */
-export function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+/** A process and its children (for `npm start`'s cluster, its workers). */
+export function processTreeOf(pid: number): number[] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return [pid, ...(children ? children.split(/\s+/).map(Number) : [])];
 }
 
+/** CPU time (user + system) a process and its children have used so far, in ms. */
+export function cpuMsOf(pid: number): number {
+  let ms = 0;
+  for (const p of processTreeOf(pid)) {
+    const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+    ms += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  }
+  return ms;
+}
+
+/** Resident memory of a process and its children, in MB. */
 export function rssMbOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  let kb = 0;
+  for (const p of processTreeOf(pid)) {
+    const status = readFileSync(`/proc/${p}/status`, 'utf8');
+    kb += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  }
   return Math.round(kb / 1024);
 }

@@ -26,13 +26,23 @@
  * seconds, and `recovery` says how long after the overload every following second again met
  * the bounds (send p50 <= 20 ms, p99 <= 100 ms; delivery p50 <= 50 ms, p99 <= 200 ms; no refusal).
  */
-import http from 'node:http';
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { TestRealm } from '../test/factories';
 import { makeRealm, makeUser } from '../test/factories';
 import { makeChannel } from '../test/channel-factories';
 import { freePort, startTier, type Tier } from '../test/multiprocess/processes';
+import {
+  agent,
+  cpuMsOf,
+  form,
+  machineTicks,
+  newStats,
+  processTreeOf,
+  registerClients,
+  request,
+  rssMbOf,
+  startPolling,
+} from './realtime-clients';
 import { bulkMembers, percentile, sleep, withScratchWorld } from './scratch';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 2000);
@@ -54,112 +64,13 @@ const BOUNDS = { sendP50: 20, sendP99: 100, deliveryP50: 50, deliveryP99: 200 };
 const WORKER = process.env.BENCH_WORKER === '1';
 const OUTBOX_SAMPLE_SECONDS = Number(process.env.BENCH_OUTBOX_SAMPLE_SECONDS ?? 60);
 
-interface Client {
-  auth: string;
-  userId: number;
-  eventsUrl: string;
-  queueId: string;
-  lastEventId: number;
-  seen: Set<number>;
-}
-
 interface BenchChannel {
   id: number;
   members: { id: number; auth: string }[];
 }
 
-interface Stats {
-  sendMs: number[];
-  deliveryMs: number[];
-  duplicates: number;
-  outOfOrder: number;
-  serverErrors: number;
-  badQueue: number;
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-
-function request(
-  url: string,
-  method: string,
-  auth: string,
-  host: string,
-  body?: string,
-): Promise<{ status: number; json: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      {
-        method,
-        agent,
-        headers: {
-          Host: host,
-          Authorization: auth,
-          ...(body !== undefined
-            ? {
-                'Content-Type': 'application/x-www-form-urlencoded',
-                'Content-Length': Buffer.byteLength(body),
-              }
-            : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          let json: Record<string, unknown>;
-          try {
-            json = JSON.parse(text) as Record<string, unknown>;
-          } catch {
-            json = { raw: text };
-          }
-          resolve({ status: res.statusCode ?? 0, json });
-        });
-      },
-    );
-    req.on('error', reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
-
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-
-/** Busy and total CPU time of the whole machine so far, in clock ticks. */
-function machineTicks(): { busy: number; total: number } {
-  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
-  const ticks = fields.map(Number);
-  const idle = ticks[3] + ticks[4];
-  const total = ticks.reduce((a, b) => a + b, 0);
-  return { busy: total - idle, total };
-}
-
-/** A tier's process and, for `npm start`'s cluster, its workers. */
-function pidsOf(tier: Tier): number[] {
-  const pid = tier.child.pid!;
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-  return [pid, ...(children ? children.split(/\s+/).map(Number) : [])];
-}
-
-/** CPU time (user + system) a tier's processes have used so far, in ms. */
-function cpuMs(tier: Tier): number {
-  let ms = 0;
-  for (const pid of pidsOf(tier)) {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    ms += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  }
-  return ms;
-}
-
-function rssMb(tier: Tier): number {
-  let kb = 0;
-  for (const pid of pidsOf(tier)) {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    kb += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  }
-  return Math.round(kb / 1024);
-}
+const cpuMs = (tier: Tier) => cpuMsOf(tier.child.pid!);
+const rssMb = (tier: Tier) => rssMbOf(tier.child.pid!);
 
 async function main() {
   const report = await withScratchWorld({}, async (ctx, config) => {
@@ -278,101 +189,28 @@ async function run(
   channels: { id: number; members: { id: number; auth: string }[] }[],
   pollsWaiting: () => Promise<number>,
 ) {
-  const stats: Stats = {
-    sendMs: [],
-    deliveryMs: [],
-    duplicates: 0,
-    outOfOrder: 0,
-    serverErrors: 0,
-    badQueue: 0,
-  };
+  const stats = newStats();
   const sentAt = new Map<number, number>();
   // Delivery latencies of each message, for the recovery's per-second figures.
   const deliveriesOf = new Map<number, number[]>();
   const total = Math.round(RATE * SECONDS);
-  let running = true;
 
   const registerStart = performance.now();
-  const registerMs: number[] = [];
-  const clients: Client[] = [];
-  for (let i = 0; i < members.length; i += REGISTER_CONCURRENCY) {
-    const batch = members.slice(i, i + REGISTER_CONCURRENCY);
-    const made = await Promise.all(
-      batch.map(async (m, j) => {
-        const started = performance.now();
-        const registerOnce = () =>
-          request(
-            `${api.url}/api/v1/register`,
-            'POST',
-            m.auth,
-            org.host,
-            form({ event_types: '["message"]', fetch_event_types: '["message"]' }),
-          );
-        let res = await registerOnce();
-        // A refusal past capacity says when to come back, as clients do.
-        for (let retry = 0; res.status === 503 && retry < 10; retry++) {
-          await sleep(Number(res.json['retry-after'] ?? 1) * 1000);
-          res = await registerOnce();
-        }
-        registerMs.push(performance.now() - started);
-        if (res.status >= 500) stats.serverErrors++;
-        if (res.status !== 200)
-          throw new Error(`register: ${res.status} ${JSON.stringify(res.json)}`);
-        return {
-          auth: m.auth,
-          userId: m.id,
-          eventsUrl: events[(i + j) % events.length].url,
-          queueId: res.json.queue_id as string,
-          lastEventId: Number(res.json.last_event_id),
-          seen: new Set<number>(),
-        };
-      }),
-    );
-    clients.push(...made);
-  }
+  const { clients, registerMs } = await registerClients({
+    apiUrl: api.url,
+    host: org.host,
+    members,
+    concurrency: REGISTER_CONCURRENCY,
+    eventsUrlOf: (i) => events[i % events.length].url,
+    stats,
+  });
   const registerSeconds = (performance.now() - registerStart) / 1000;
-
-  const poll = (client: Client) => {
-    if (!running) return;
-    request(
-      `${client.eventsUrl}/api/v1/events?queue_id=${client.queueId}&last_event_id=${client.lastEventId}`,
-      'GET',
-      client.auth,
-      org.host,
-    )
-      .then(({ status, json }) => {
-        const now = performance.now();
-        if (status >= 500) stats.serverErrors++;
-        if (status !== 200) {
-          if (json.code === 'BAD_EVENT_QUEUE_ID') stats.badQueue++;
-          return setTimeout(() => poll(client), 100);
-        }
-        for (const e of (json.events ?? []) as {
-          id: number;
-          type: string;
-          message?: { content: string };
-        }[]) {
-          if (e.id <= client.lastEventId) stats.outOfOrder++;
-          client.lastEventId = Math.max(client.lastEventId, e.id);
-          if (e.type !== 'message' || !e.message) continue;
-          const k = Number(/m(\d+)m/.exec(e.message.content)?.[1]);
-          if (client.seen.has(k)) {
-            stats.duplicates++;
-            continue;
-          }
-          client.seen.add(k);
-          const started = sentAt.get(k);
-          if (started === undefined || k <= 0) continue;
-          if (k <= total) stats.deliveryMs.push(now - started);
-          const latencies = deliveriesOf.get(k) ?? [];
-          latencies.push(now - started);
-          deliveriesOf.set(k, latencies);
-        }
-        poll(client);
-      })
-      .catch(() => setTimeout(() => poll(client), 100));
-  };
-  for (const client of clients) poll(client);
+  const stopPolling = startPolling(clients, org.host, sentAt, stats, (k, ms) => {
+    if (k <= total) stats.deliveryMs.push(ms);
+    const latencies = deliveriesOf.get(k) ?? [];
+    latencies.push(ms);
+    deliveriesOf.set(k, latencies);
+  });
 
   const settleDeadline = Date.now() + 120_000;
   while ((await pollsWaiting()) < clients.length && Date.now() < settleDeadline) await sleep(100);
@@ -466,7 +304,7 @@ async function run(
   const machineAfter = machineTicks();
   const benchUsage = process.cpuUsage(benchBefore);
   const benchCpu = (benchUsage.user + benchUsage.system) / 1000;
-  running = false;
+  stopPolling();
 
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   const sendSorted = sorted(stats.sendMs);
@@ -475,7 +313,7 @@ async function run(
   const fmt = (x: number | undefined) => (x === undefined ? null : Math.round(x * 10) / 10);
   return {
     topology: TOPOLOGY,
-    processes: TOPOLOGY === 'all' ? pidsOf(api).length : 1 + events.length,
+    processes: TOPOLOGY === 'all' ? processTreeOf(api.child.pid!).length : 1 + events.length,
     clients: CLIENTS,
     channelSize: CHANNEL_SIZE,
     rate: RATE,
