@@ -140,6 +140,18 @@ export const NEWER_CHANNEL_FIELDS = [
   'can_subscribe_group',
 ];
 
+/** User-group fields added after feature level 247 (FL 283-324: group settings; FL 290-292). */
+export const NEWER_GROUP_FIELDS = [
+  'creator_id',
+  'date_created',
+  'deactivated',
+  'can_add_members_group',
+  'can_join_group',
+  'can_leave_group',
+  'can_manage_group',
+  'can_remove_members_group',
+];
+
 /** One event schema of `GET /events` (a `oneOf` branch): its `type`, its `op` if it has one. */
 export interface EventVariant {
   type: string;
@@ -213,24 +225,10 @@ const NEWER_EVENT_FIELDS: Record<string, string[]> = {
   ),
   // Spec 4 (user groups): the group-setting values of FL 283-324; creator, creation date and
   // deactivation came with Zulip's FL 290-292.
-  'user_group:add': [
-    'creator_id',
-    'date_created',
-    'deactivated',
-    'can_add_members_group',
-    'can_join_group',
-    'can_leave_group',
-    'can_manage_group',
-    'can_remove_members_group',
-  ].map((field) => `group.${field}`),
-  'user_group:update': [
-    'deactivated',
-    'can_add_members_group',
-    'can_join_group',
-    'can_leave_group',
-    'can_manage_group',
-    'can_remove_members_group',
-  ].map((field) => `data.${field}`),
+  'user_group:add': NEWER_GROUP_FIELDS.map((field) => `group.${field}`),
+  'user_group:update': NEWER_GROUP_FIELDS.filter(
+    (field) => field !== 'creator_id' && field !== 'date_created',
+  ).map((field) => `data.${field}`),
   // Zulip FL 296, as `GET /realm/profile_fields` returns it.
   custom_profile_fields: ['fields[].editable_by_user'],
   'stream:delete': NEWER_CHANNEL_FIELDS.map((field) => `streams[].${field}`),

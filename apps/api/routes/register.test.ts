@@ -5,7 +5,7 @@ import { makeUser, type TestUser } from '../../../test/factories';
 import type { TestContext } from '../../../test/harness';
 import { makeChannel } from '../../../test/channel-factories';
 import { postDirect, postToChannel } from '../../../test/message-factories';
-import { openApiErrors } from '../../../test/openapi';
+import { NEWER_CHANNEL_FIELDS, NEWER_GROUP_FIELDS, openApiErrors } from '../../../test/openapi';
 import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
@@ -60,25 +60,6 @@ const NEWER_TOP = [
   'realm_non_active_users',
   'user_settings',
 ];
-const NEWER_CHANNEL = [
-  'creator_id',
-  'is_archived',
-  'is_recently_active',
-  'can_add_subscribers_group',
-  'can_administer_channel_group',
-  'can_send_message_group',
-  'can_subscribe_group',
-];
-const NEWER_GROUP = [
-  'creator_id',
-  'date_created',
-  'deactivated',
-  'can_add_members_group',
-  'can_join_group',
-  'can_leave_group',
-  'can_manage_group',
-  'can_remove_members_group',
-];
 
 /** The snapshot with fields newer than FL 247 removed from nested entries, for the schema check. */
 function asOfFl247(body: Record<string, unknown>): Record<string, unknown> {
@@ -90,11 +71,11 @@ function asOfFl247(body: Record<string, unknown>): Record<string, unknown> {
     });
   return {
     ...body,
-    subscriptions: strip(body.subscriptions, NEWER_CHANNEL),
-    unsubscribed: strip(body.unsubscribed, NEWER_CHANNEL),
-    never_subscribed: strip(body.never_subscribed, NEWER_CHANNEL),
-    streams: strip(body.streams, NEWER_CHANNEL),
-    realm_user_groups: strip(body.realm_user_groups, NEWER_GROUP),
+    subscriptions: strip(body.subscriptions, NEWER_CHANNEL_FIELDS),
+    unsubscribed: strip(body.unsubscribed, NEWER_CHANNEL_FIELDS),
+    never_subscribed: strip(body.never_subscribed, NEWER_CHANNEL_FIELDS),
+    streams: strip(body.streams, NEWER_CHANNEL_FIELDS),
+    realm_user_groups: strip(body.realm_user_groups, NEWER_GROUP_FIELDS),
   };
 }
 const realmNewer = (body: Record<string, unknown>) =>

@@ -1,7 +1,7 @@
 import { makeChannel, withoutNestedFields } from '../../../test/channel-factories';
 import type { TestUser } from '../../../test/factories';
 import type { TestContext } from '../../../test/harness';
-import { expectOpenApiResponse } from '../../../test/openapi';
+import { expectOpenApiResponse, NEWER_GROUP_FIELDS } from '../../../test/openapi';
 import { type Organization, organization } from '../../../test/organization';
 
 let t: TestContext;
@@ -33,17 +33,6 @@ async function createGroup(who: TestUser, name: string, form: Record<string, str
     ...form,
   });
 }
-
-const NEWER_GROUP_FIELDS = [
-  'creator_id',
-  'date_created',
-  'deactivated',
-  'can_add_members_group',
-  'can_join_group',
-  'can_leave_group',
-  'can_manage_group',
-  'can_remove_members_group',
-];
 
 describe('POST /user_groups/create and GET /user_groups', () => {
   it('creates a group with Zulip defaults and lists it', async () => {
