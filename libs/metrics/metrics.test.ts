@@ -191,7 +191,7 @@ describe('/metrics on the ops listener', () => {
     });
     await t.db.$executeRaw`
       INSERT INTO outbox_events (realm_id, event_json, users_json)
-      VALUES (${org.realm.id}, '{"type":"heartbeat"}'::jsonb, '[]'::jsonb)`;
+      VALUES (${org.realm.id}, '{"type":"alert_words","alert_words":[]}'::jsonb, '[]'::jsonb)`;
     const after = await scrape();
     expect(sample(after, 'chat_events_queues_alive', 'tier="all"')).toBe(queues + 2);
     expect(lagOf(after)).toBeGreaterThan(lagOf(before));

@@ -98,7 +98,20 @@ export async function startClusterOpsServer(
       const live = workers().filter((w) => w.isConnected());
       void Promise.all(live.map((w) => ask(w, path))).then((answers) => {
         const ready = !stopping() && live.length > 0 && answers.every((a) => a.ready);
-        const body = { ready, draining: stopping(), workers: answers.map((a) => a.body) };
+        // The stores' state on top, as a single process's probe says it, an unready worker's
+        // causes (`postgres`, `redis`, `starting`...) winning; each worker's own answer below.
+        const causes = [...answers]
+          .sort((a, b) => Number(b.ready) - Number(a.ready))
+          .map(({ body }) => {
+            const { pid: _pid, ready: _ready, ...cause } = body as Record<string, unknown>;
+            return cause;
+          });
+        const body = {
+          ...Object.assign({}, ...causes),
+          ready,
+          draining: stopping(),
+          workers: answers.map((a) => a.body),
+        };
         reply(ready ? 200 : 503, 'application/json', JSON.stringify(body));
       });
       return;

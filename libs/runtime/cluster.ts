@@ -40,9 +40,15 @@ export function runClustered(config: Config, serve: () => Promise<void>): void {
 
 async function runPrimary(config: Config, count: number, log: Logger): Promise<void> {
   const startedAt = new Map<Worker, number>();
+  // Each worker's place, kept by its replacement: slot 0 is the one that logs store outages.
+  const slotOf = new Map<Worker, number>();
   let stopping = false;
   let restartDelayMs = 500;
-  const fork = () => startedAt.set(cluster.fork(), Date.now());
+  const fork = (slot: number) => {
+    const worker = cluster.fork({ CHAT_CLUSTER_SLOT: String(slot) });
+    startedAt.set(worker, Date.now());
+    slotOf.set(worker, slot);
+  };
 
   cluster.on('exit', (worker, code, signal) => {
     const lived = Date.now() - (startedAt.get(worker) ?? 0);
@@ -67,8 +73,10 @@ async function runPrimary(config: Config, count: number, log: Logger): Promise<v
       signal,
       restartInMs: restartDelayMs,
     });
+    const slot = slotOf.get(worker) ?? 0;
+    slotOf.delete(worker);
     setTimeout(() => {
-      if (!stopping) fork();
+      if (!stopping) fork(slot);
     }, restartDelayMs);
   });
 
@@ -87,7 +95,7 @@ async function runPrimary(config: Config, count: number, log: Logger): Promise<v
   process.on('SIGINT', () => stop('SIGINT'));
 
   log.info('boot', 'starting workers', { workers: count, pid: process.pid });
-  for (let i = 0; i < count; i++) fork();
+  for (let slot = 0; slot < count; slot++) fork(slot);
   await startClusterOpsServer(
     config,
     log,

@@ -54,7 +54,10 @@ export function watchStores(ctx: AppContext, options: StoreWatchOptions = {}): (
       state.unreported++;
       return;
     }
-    ctx.log.warn(store === 'redis' ? 'redis' : 'db', `${STORE_NAMES[store]} unreachable`, {
+    // In `npm start`'s cluster every worker watches (its own readiness needs it), but one speaks
+    // for them all: the same outage is not logged once per core.
+    const level = (process.env.CHAT_CLUSTER_SLOT ?? '0') === '0' ? 'warn' : 'debug';
+    ctx.log[level](store === 'redis' ? 'redis' : 'db', `${STORE_NAMES[store]} unreachable`, {
       store,
       cause: answer,
       ...(state.unreported ? { outagesNotLogged: state.unreported } : {}),
