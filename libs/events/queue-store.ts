@@ -281,13 +281,17 @@ export class QueueStore {
    */
   private async evictLongestIdle(registered: QueueInfo, ids: string[]): Promise<void> {
     const others = ids.filter((id) => id !== registered.id);
-    // A pipeline, not a transaction: the queues' hashes lie in as many Redis Cluster slots.
-    const reads = this.redis.pipeline();
-    for (const id of others) reads.hget(this.keys.queue(id), 'last_access');
-    const accessed = (await reads.exec()) ?? [];
+    // Not a transaction: the queues' hashes lie in as many Redis Cluster slots.
+    const accessed = await execByNode(
+      this.redis,
+      others.map((id) => ({
+        key: this.keys.queue(id),
+        add: (pipeline) => pipeline.hget(this.keys.queue(id), 'last_access'),
+      })),
+    );
     // A queue whose hash already expired counts as idle since forever.
     const byIdle = others
-      .map((id, i) => ({ id, lastAccess: Number(accessed[i]?.[1] ?? 0) }))
+      .map((id, i) => ({ id, lastAccess: Number(accessed[i] ?? 0) }))
       .sort((a, b) => a.lastAccess - b.lastAccess);
     const excess = ids.length - this.queuesPerUser;
     for (const { id } of byIdle.slice(0, excess)) {
