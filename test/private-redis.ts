@@ -10,7 +10,8 @@ export const freePort = () =>
     });
   });
 
-const listening = (port: number) =>
+/** Whether something accepts connections on the loopback port. */
+export const listening = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect(port, '127.0.0.1');
     socket.once('error', () => resolve(false));
@@ -30,18 +31,24 @@ export interface PrivateRedis {
   start(): Promise<void>;
 }
 
+/** A redis-server without persistence on `port`, once it accepts connections (5 s at most). */
+export async function spawnRedisServer(port: number): Promise<ChildProcess> {
+  const server = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  for (let i = 0; i < 100 && !(await listening(port)); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return server;
+}
+
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   let server: ChildProcess | null = null;
   const start = async () => {
-    server = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: 'ignore' },
-    );
-    for (let i = 0; i < 100 && !(await listening(port)); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    server = await spawnRedisServer(port);
   };
   const stop = async () => {
     const running = server;

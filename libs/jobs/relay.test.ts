@@ -124,7 +124,12 @@ describe('the job relay', () => {
     const realmId = org.realm.id;
     const event = (publishedAt: Date | null) =>
       t.db.outboxEvent.create({
-        data: { realmId, eventJson: { type: 'alert_words', alert_words: [] }, usersJson: [1], publishedAt },
+        data: {
+          realmId,
+          eventJson: { type: 'alert_words', alert_words: [] },
+          usersJson: [1],
+          publishedAt,
+        },
       });
     const [gone, recent, unpublished] = [
       await event(old),

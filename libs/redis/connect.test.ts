@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
 import type { Logger } from '../core/log';
 import { connectRedis } from './connect';
+import { freePort, spawnRedisServer } from '../../test/private-redis';
 
 function recordingLog(): Logger & { lines: string[] } {
   const lines: string[] = [];
@@ -16,46 +15,15 @@ function recordingLog(): Logger & { lines: string[] } {
   return log;
 }
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
 const until = async (what: () => boolean, timeoutMs = 5000) => {
   const deadline = Date.now() + timeoutMs;
   while (!what() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 };
 
-const listening = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('error', () => resolve(false));
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-  });
-
-/** A Redis of the test's own, without persistence, that the test can stop and start. */
-async function redisServer(port: number): Promise<ChildProcess> {
-  const server = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', ''],
-    { stdio: 'ignore' },
-  );
-  for (let i = 0; i < 100 && !(await listening(port)); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return server;
-}
-
 describe('connectRedis', () => {
   it('notes a lost connection once, however many reconnections fail, and its return', async () => {
     const port = await freePort();
-    let server = await redisServer(port);
+    let server = await spawnRedisServer(port);
     const log = recordingLog();
     const redis = connectRedis(
       { redisUrl: `redis://127.0.0.1:${port}/0`, redisCluster: null },
@@ -68,7 +36,7 @@ describe('connectRedis', () => {
       // ioredis retries after 50, 100, 150... ms: several attempts fail in a second.
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect(log.lines).toEqual(['debug Redis unreachable; reconnecting']);
-      server = await redisServer(port);
+      server = await spawnRedisServer(port);
       await until(() => log.lines.length > 1);
       expect(log.lines).toEqual([
         'debug Redis unreachable; reconnecting',

@@ -4,6 +4,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../factories';
 import { startTestContext, type TestContext } from '../harness';
+import { spawnRedisServer } from '../private-redis';
 import { freePort } from './processes';
 
 /**
@@ -102,26 +103,6 @@ const readyz = async (ops: string) => {
 };
 
 /** A Redis of the test's own on `port`, without persistence, that the test can stop. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const server = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  await until(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const socket = connect(port, '127.0.0.1');
-        socket.once('error', () => resolve(false));
-        socket.once('connect', () => {
-          socket.destroy();
-          resolve(true);
-        });
-      }),
-    10_000,
-  );
-  return server;
-}
 
 const stopRedis = (server: ChildProcess) =>
   new Promise<void>((resolve) => {
@@ -211,7 +192,7 @@ describe.each<Kind>(['api', 'events', 'worker', 'all'])('%s started without its 
       // A few seconds of outage: the warnings stay one per store.
       await new Promise((resolve) => setTimeout(resolve, 3000));
 
-      redis = await startRedis(redisPort);
+      redis = await spawnRedisServer(redisPort);
       postgres = await relayPostgres(pgPort);
       await until(async () => (await readyz(tier.ops)).status === 200, 30_000);
       // npm start's primary adds each worker's own answer.
@@ -245,7 +226,7 @@ describe.each<Kind>(['api', 'events', 'worker', 'all'])('%s started without its 
 describe('SIGTERM during a Redis outage', () => {
   it.each<Kind>(['worker', 'all'])('%s exits within 10 s', async (kind) => {
     const redisPort = await freePort();
-    const redis = await startRedis(redisPort);
+    const redis = await spawnRedisServer(redisPort);
     const tier = await startProcess(kind, {
       databaseUrl: t.config.databaseUrl,
       redisUrl: `redis://127.0.0.1:${redisPort}/0`,
