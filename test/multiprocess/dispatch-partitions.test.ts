@@ -69,7 +69,8 @@ it('splits the partitions, and one replica takes over a killed one without loss'
   const all = [...Array(t.config.dispatchPartitions).keys()];
   const split = await until(
     async () => [await partitionsOf(events1), await partitionsOf(events2)],
-    ([a, b]) => a.length > 0 && b.length > 0 && a.length + b.length === all.length,
+    // Both may race for the leases at start; the split settles within a lease or two.
+    ([a, b]) => a.length + b.length === all.length && Math.abs(a.length - b.length) <= 1,
     3 * LEASE_MS,
   );
   expect([...split[0], ...split[1]].sort((x, y) => x - y)).toEqual(all);
