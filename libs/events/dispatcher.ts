@@ -2,7 +2,8 @@ import type { AppContext, RedisClient } from '../core/context';
 import { connectRedis, redisConnected } from '../redis/connect';
 import { eventKeys, type EventKeys } from './keys';
 import { DISPATCH_GROUP, ensureGroup } from './domain-stream';
-import { deliverBatch, type StreamEntry } from './deliver-batch';
+import { deliverBatch } from './deliver-batch';
+import type { StreamEntry } from './dispatch-plan';
 import { QueueDirectory } from './queue-directory';
 import type { QueueStore } from './queue-store';
 import { LocalWakeups } from './local-wakeups';
@@ -224,7 +225,11 @@ class PartitionLoop {
         if (entries.length) {
           const local = this.localPolls?.begin();
           try {
-            await deliverBatch(this.ctx, this.keys, this.directory, local, this.partition, entries);
+            await deliverBatch(
+              this.ctx,
+              { keys: this.keys, directory: this.directory, partition: this.partition, local },
+              entries,
+            );
           } finally {
             local?.end();
           }

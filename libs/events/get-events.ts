@@ -1,7 +1,8 @@
 import { badEventQueueId, badRequest } from '../core/errors';
-import { shownAtRegistration, type QueueStore } from './queue-store';
-import type { QueuedEvent, QueueInfo, RegistrationSnapshot } from './types';
-import type { Waker, Wakeup } from './waker';
+import type { QueueStore } from './queue-store';
+import type { QueuedEvent, QueueInfo } from './types';
+import { carriedEvents } from './wake-protocol';
+import type { Waker } from './waker';
 
 /** Whose queue it is: a poll needs nothing else of the caller. */
 export interface QueueOwner {
@@ -98,21 +99,4 @@ export async function getEvents(
     clearTimeout(timer);
     wait?.stop();
   }
-}
-
-/**
- * The events a wake-up carried, when they are exactly what a look would return: they follow on
- * from the last id the poll saw, and the registration's state shows none of them. Otherwise
- * null, and the poll looks again.
- */
-function carriedEvents(
-  wakeup: Wakeup | undefined,
-  lastId: number,
-  registration: RegistrationSnapshot | undefined,
-): QueuedEvent[] | null {
-  if (wakeup?.kind !== 'events' || wakeup.firstId !== lastId + 1) return null;
-  if (wakeup.events.some(({ event, xid }) => shownAtRegistration(registration, event.type, xid))) {
-    return null;
-  }
-  return wakeup.events.map(({ event }, i) => ({ ...event, id: wakeup.firstId + i }));
 }

@@ -3,7 +3,8 @@ import { loadConfig } from '../config';
 import { connectRedis } from '../redis/connect';
 import { TEST_REDIS_CLUSTER_NODES, TEST_REDIS_URL } from '../../test/harness';
 import { LocalWakeups } from './local-wakeups';
-import { Waker, type Wakeup } from './waker';
+import type { Wakeup } from './wake-protocol';
+import { Waker } from './waker';
 
 const config = loadConfig({
   NODE_ENV: 'test',

@@ -1,4 +1,5 @@
-import type { Waker, Wakeup } from './waker';
+import type { Wakeup } from './wake-protocol';
+import type { Waker } from './waker';
 
 /** One delivery's part in the wake-ups of this process's polls. */
 export interface LocalDelivery {

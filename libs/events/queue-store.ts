@@ -13,7 +13,7 @@ import {
   type QueueSettings,
 } from '../protocol/queue';
 import { DistinctTexts } from './distinct-texts';
-import { committedBefore } from './snapshot';
+import { shownAtRegistration } from './wake-protocol';
 import type { QueuedEvent, QueueInfo, RegistrationSnapshot } from './types';
 
 /**
@@ -185,19 +185,6 @@ export type PollResult =
       lastId: number;
       registration?: RegistrationSnapshot;
     };
-
-/**
- * Whether the registration's initial state already shows an event of this type written by
- * transaction `xid`: such an event is acknowledged for the client, never handed out.
- */
-export function shownAtRegistration(
-  registration: RegistrationSnapshot | undefined,
-  type: string,
-  xid: string | undefined,
-): boolean {
-  if (!registration || !xid || !registration.eventTypes.includes(type)) return false;
-  return committedBefore(registration.snapshot, BigInt(xid));
-}
 
 export class QueueStore {
   readonly keys: EventKeys;

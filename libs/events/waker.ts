@@ -3,25 +3,7 @@ import type { BatchCommand } from '../redis/by-node';
 import { isCluster } from '../redis/connect';
 import { DistinctTexts } from './distinct-texts';
 import type { ClientEvent } from '../protocol/catalogue';
-
-/**
- * What woke a waiting poll: the events appended to its queue since the poll looked (ids from
- * `firstId` on, each with the transaction that wrote it), or `read` when the wake-up did not carry
- * them and the poll must read its queue.
- */
-export type Wakeup =
-  | { kind: 'events'; firstId: number; events: { event: ClientEvent; xid: string }[] }
-  | { kind: 'read' };
-
-const READ: Wakeup = { kind: 'read' };
-
-/** Two wake-ups of one queue taken together: events stay usable only while their ids run on. */
-function merge(earlier: Wakeup | undefined, later: Wakeup): Wakeup {
-  if (!earlier) return later;
-  if (earlier.kind === 'read' || later.kind === 'read') return READ;
-  if (later.firstId !== earlier.firstId + earlier.events.length) return READ;
-  return { ...earlier, events: [...earlier.events, ...later.events] };
-}
+import { mergeWakeups, READ_QUEUE, type Wakeup } from './wake-protocol';
 
 /**
  * One poll's interest in its queue, from just before it looks at the queue until it answers.
@@ -37,7 +19,7 @@ export class PollWait {
   ) {}
 
   wake(wakeup: Wakeup): void {
-    this.pending = merge(this.pending, wakeup);
+    this.pending = mergeWakeups(this.pending, wakeup);
     this.notify?.();
     this.notify = null;
   }
@@ -210,7 +192,7 @@ export function parseWakeMessage(message: string): [string, Wakeup][] {
     queues: QueueEntry[];
   };
   return queues.map((entry) => {
-    if (entry.length === 1) return [entry[0], READ];
+    if (entry.length === 1) return [entry[0], READ_QUEUE];
     const [queueId, firstId, xid, refs] = entry;
     return [
       queueId,

@@ -1,0 +1,171 @@
+import { QueueEventFormatter, reachesPublicQueues } from '../protocol/catalogue';
+import type { QueueSettings } from '../protocol/queue';
+import type { DomainEventEnvelope } from './domain-stream';
+import type { AppendResult, QueueAppend } from './queue-store';
+import { firstIdOf, wakeChannels, type Wakeup } from './wake-protocol';
+import { WakeMessage } from './waker';
+
+/*
+ * What one batch of a partition's domain stream does, decided without I/O: `deliverBatch` reads
+ * what the plan needs, asks for the plan, and carries it out. Two steps, because the second needs
+ * what Redis answered to the first: the appends, then the wake-ups and clean-ups they lead to.
+ */
+
+/** A domain-stream entry as XREADGROUP returns it (fields null: trimmed since it was read). */
+export type StreamEntry = [string, string[] | null];
+
+export interface DispatchItem {
+  entryId: string;
+  envelope: DomainEventEnvelope;
+}
+
+/** The entries still holding an envelope, parsed. */
+export function parseEntries(entries: StreamEntry[]): DispatchItem[] {
+  const items: DispatchItem[] = [];
+  for (const [entryId, fields] of entries) {
+    if (!fields) continue;
+    items.push({
+      entryId,
+      envelope: JSON.parse(fields[fields.indexOf('envelope') + 1]) as DomainEventEnvelope,
+    });
+  }
+  return items;
+}
+
+/** Whose queues a batch may reach: its users, and the realms of its public channel messages. */
+export function batchAudience(items: DispatchItem[]): { users: number[]; publicRealms: number[] } {
+  const users = new Set<number>();
+  const publicRealms = new Set<number>();
+  for (const { envelope } of items) {
+    for (const userId of envelope.users) users.add(userId);
+    if (reachesPublicQueues(envelope.event)) publicRealms.add(envelope.realmId);
+  }
+  return { users: [...users], publicRealms: [...publicRealms] };
+}
+
+/**
+ * The items to deliver, given what each one's dedupe key held before this batch set it (null:
+ * nothing). A row another entry already delivered was published twice: skip it. Our own entry id
+ * means a redelivery after a failure, which the queues' marks make safe to repeat.
+ */
+export const freshItems = (items: DispatchItem[], deliveredBy: (string | null)[]): DispatchItem[] =>
+  items.filter(({ entryId }, i) => deliveredBy[i] === null || deliveredBy[i] === entryId);
+
+/** The queue ids of each user, and of each realm's all-public-channels queues, in a partition. */
+export interface QueueSets {
+  ofUser: Map<number, string[]>;
+  publicOfRealm: Map<number, string[]>;
+}
+
+/** Every queue id the sets name, once. */
+export function queueIdsOf(sets: QueueSets): Set<string> {
+  const ids = new Set<string>();
+  for (const members of [...sets.ofUser.values(), ...sets.publicOfRealm.values()]) {
+    for (const id of members) ids.add(id);
+  }
+  return ids;
+}
+
+/**
+ * The appends, in stream order: each item's event formatted for each live queue it reaches, in
+ * the item's realm; a public channel message also reaches the realm's all-public-channels queues
+ * of users who did not receive it, as a non-recipient. `emailOf` serves the legacy settings
+ * events, which name their queue's owner.
+ */
+export function planAppends(
+  items: DispatchItem[],
+  sets: QueueSets,
+  live: Map<string, QueueSettings>,
+  emailOf: (userId: number) => string | undefined,
+): QueueAppend[] {
+  const appends: QueueAppend[] = [];
+  for (const { entryId, envelope } of items) {
+    const { event, realmId } = envelope;
+    const targets: [QueueSettings, boolean][] = [];
+    for (const userId of envelope.users) {
+      for (const id of sets.ofUser.get(userId) ?? []) {
+        const queue = live.get(id);
+        if (queue) targets.push([queue, true]);
+      }
+    }
+    if (reachesPublicQueues(event)) {
+      const recipients = new Set(envelope.users);
+      for (const id of sets.publicOfRealm.get(realmId) ?? []) {
+        const queue = live.get(id);
+        if (queue && !recipients.has(queue.userId)) targets.push([queue, false]);
+      }
+    }
+    const formatter = new QueueEventFormatter(event, emailOf);
+    for (const [queue, isRecipient] of targets) {
+      if (queue.realmId !== realmId) continue;
+      const events = formatter.forQueue(queue, isRecipient);
+      if (events.length)
+        appends.push({ queueId: queue.id, events, mark: entryId, xid: envelope.xid });
+    }
+  }
+  return appends;
+}
+
+/** A queue found gone, and the sets that still name it. */
+export interface QueueCleanup {
+  queueId: string;
+  userIds: number[];
+  realmIds: number[];
+}
+
+export interface FinishPlan {
+  /** Wake-ups of this process's own polls, in append order. */
+  localWakeups: [string, Wakeup][];
+  /** One message per other process with waiting polls, by its wake-up channel. */
+  wakeMessages: Map<string, WakeMessage>;
+  cleanups: QueueCleanup[];
+}
+
+/**
+ * What the appends' results lead to. Each append that found a poll waiting (or followed one that
+ * did: `wakeChannels`) wakes it, with the events it wrote: directly when the poll waits in this
+ * process (`localChannel`), else in that process's one message. Queues found gone (by the
+ * directory, `gone`, or by their append, last id -1) are cleaned out of the sets that name them;
+ * an append already made (-2: a redelivery) wakes no one again.
+ */
+export function planFinish(
+  appends: QueueAppend[],
+  results: AppendResult[],
+  sets: QueueSets,
+  gone: string[],
+  localChannel: string | undefined,
+): FinishPlan {
+  const plan: FinishPlan = { localWakeups: [], wakeMessages: new Map(), cleanups: [] };
+  const goneIds = new Set(gone);
+  const channels = wakeChannels(
+    results.map(({ waiter }, i) => ({ queueId: appends[i].queueId, waiter })),
+  );
+  results.forEach(({ lastId, written }, i) => {
+    const { queueId, xid = '', events } = appends[i];
+    if (lastId === -1) goneIds.add(queueId);
+    const channel = channels[i];
+    if (lastId < 0 || channel === null) return;
+    const firstId = firstIdOf(lastId, written.length);
+    if (channel === localChannel) {
+      const carried = events.map((event) => ({ event, xid }));
+      plan.localWakeups.push([queueId, { kind: 'events', firstId, events: carried }]);
+      return;
+    }
+    let message = plan.wakeMessages.get(channel);
+    if (!message) {
+      message = new WakeMessage();
+      plan.wakeMessages.set(channel, message);
+    }
+    message.add(queueId, firstId, xid, written);
+  });
+  const naming = <K>(owners: Map<K, string[]>, queueId: string) =>
+    [...owners].filter(([, ids]) => ids.includes(queueId)).map(([owner]) => owner);
+  for (const queueId of goneIds) {
+    plan.cleanups.push({
+      queueId,
+      userIds: naming(sets.ofUser, queueId),
+      realmIds: naming(sets.publicOfRealm, queueId),
+    });
+  }
+  return plan;
+}
