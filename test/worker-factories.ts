@@ -88,6 +88,8 @@ export interface ReceivedMail {
 export interface SmtpReceiver {
   port: number;
   mails: ReceivedMail[];
+  /** Configuration (`organization({ env })`) that sends mail here, from noreply@chat.test. */
+  env: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -116,6 +118,11 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
   return {
     port: address.port,
     mails,
+    env: {
+      SMTP_HOST: '127.0.0.1',
+      SMTP_PORT: String(address.port),
+      EMAIL_FROM: 'noreply@chat.test',
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -3,9 +3,8 @@ import type { RequestListener } from 'node:http';
 import request from 'supertest';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { requestLog } from '../../libs/http/request-log';
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
-import { register, startTestEvents, type TestEvents } from '../../test/events-factories';
-import { startTestContext, type TestContext } from '../../test/harness';
+import type { TestUser } from '../../test/factories';
+import { type Organization, organization } from '../../test/organization';
 import { servePollsFirst, wellFormedPoll } from './well-formed-poll';
 
 describe('wellFormedPoll', () => {
@@ -40,36 +39,33 @@ describe('wellFormedPoll', () => {
 });
 
 describe('polls served ahead of the routes', () => {
-  let t: TestContext;
-  let ev: TestEvents;
+  let org: Organization<'alice' | 'bob'>;
   // Nothing but the early handler: what it does not serve is unknown here (404).
   let onlyPolls: RequestListener;
-  let org: TestRealm;
   let alice: TestUser;
   let bob: TestUser;
 
   beforeAll(async () => {
-    t = await startTestContext({ HEARTBEAT_SECONDS: '1' });
-    ev = await startTestEvents(t);
-    const pollsFirst = servePollsFirst(t, ev.tier);
+    org = await organization({
+      env: { HEARTBEAT_SECONDS: '1' },
+      events: true,
+      members: { alice: 'member', bob: 'member' },
+    });
+    ({ alice, bob } = org.users);
+    const { t } = org;
+    const pollsFirst = servePollsFirst(t, org.events.tier);
     const rest = express().use(requestLog(t.log)).use(unknownRoute).use(errorHandler(t.log));
     onlyPolls = (req, res) => {
       if (!pollsFirst(req, res)) void rest(req, res);
     };
-    org = await makeRealm(t);
-    alice = await makeUser(t, org.realm);
-    bob = await makeUser(t, org.realm);
   });
-  afterAll(async () => {
-    await ev.stop();
-    await t.close();
-  });
+  afterAll(() => org.close());
 
   const get = (path: string, caller: TestUser, app: Express | RequestListener = onlyPolls) =>
     request(app).get(path).set('Host', org.host).set('Authorization', caller.auth);
 
   it('answers as the route does, rate-limit headers included', async () => {
-    const q = await register(t, org.host, alice.auth);
+    const q = await org.register(alice);
     const res = await get(
       `/api/v1/events?queue_id=${encodeURIComponent(q.queue_id)}&last_event_id=-1&dont_block=true`,
       alice,
@@ -83,7 +79,7 @@ describe('polls served ahead of the routes', () => {
   });
 
   it('refuses as the route does', async () => {
-    const q = await register(t, org.host, alice.auth);
+    const q = await org.register(alice);
     const path = `/json/events?queue_id=${encodeURIComponent(q.queue_id)}&dont_block=true`;
     const foreign = await get(path, bob);
     expect(foreign.status).toBe(400);
@@ -101,7 +97,7 @@ describe('polls served ahead of the routes', () => {
 
   it('leaves a malformed poll to the route and its error', async () => {
     expect((await get('/api/v1/events?queue_id=q&last_event_id=x', alice)).status).toBe(404);
-    const res = await get('/api/v1/events?queue_id=q&last_event_id=x', alice, ev.app);
+    const res = await get('/api/v1/events?queue_id=q&last_event_id=x', alice, org.events.app);
     expect(res.status).toBe(400);
     expect(res.body.result).toBe('error');
     expect(res.body.msg).toMatch(/last_event_id/);
@@ -110,16 +106,18 @@ describe('polls served ahead of the routes', () => {
 
 describe('a poll over the rate limit', () => {
   it('answers 429 with the rate-limit headers and retry-after', async () => {
-    const t = await startTestContext({ RATE_LIMIT_API_REQUESTS: '3' });
-    const ev = await startTestEvents(t);
+    const org = await organization({
+      env: { RATE_LIMIT_API_REQUESTS: '3' },
+      events: true,
+      members: { alice: 'member' },
+    });
     try {
-      const pollsFirst = servePollsFirst(t, ev.tier);
+      const { alice } = org.users;
+      const pollsFirst = servePollsFirst(org.t, org.events.tier);
       const onlyPolls: RequestListener = (req, res) => {
         if (!pollsFirst(req, res)) res.writeHead(404).end();
       };
-      const org = await makeRealm(t);
-      const alice = await makeUser(t, org.realm);
-      const q = await register(t, org.host, alice.auth);
+      const q = await org.register(alice);
       const path = `/api/v1/events?queue_id=${encodeURIComponent(q.queue_id)}&dont_block=true`;
       const statuses: number[] = [];
       let limited: request.Response | undefined;
@@ -137,8 +135,7 @@ describe('a poll over the rate limit', () => {
       expect(limited?.headers['x-ratelimit-limit']).toBe('3');
       expect(Number(limited?.headers['retry-after'])).toBeGreaterThan(0);
     } finally {
-      await ev.stop();
-      await t.close();
+      await org.close();
     }
   });
 });

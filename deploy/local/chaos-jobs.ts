@@ -3,10 +3,10 @@
  * scheduled messages, outgoing-webhook calls and emails are pending. PostgreSQL decides what is
  * due (docs/reliability.md, "Jobs"): the workers must re-create every pending job.
  */
-import { createServer } from 'node:http';
 import { SMTPServer } from 'smtp-server';
 import { sleep, type Chaos } from './chaos-load';
 import type { PrivateRedis } from './private-stores';
+import { startWebhookReceiver } from './webhook-receiver';
 
 export interface JobsResult {
   scenario: string;
@@ -56,19 +56,10 @@ export async function redisRestartEmptyJobs(
 ): Promise<JobsResult> {
   const notes: string[] = [];
   const tag = `jobs-${Date.now()}`;
-  const calls = new Map<number, number>();
-  const receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      const id = (JSON.parse(body) as { message: { id: number } }).message.id;
-      calls.set(id, (calls.get(id) ?? 0) + 1);
-      setTimeout(() => {
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ content: `reply to ${id}` }));
-      }, 2000);
-    });
-  });
+  const receiver = await startWebhookReceiver(ports.webhook, 2000, (id) => ({
+    content: `reply to ${id}`,
+  }));
+  const { calls } = receiver;
   const mails = new Map<string, number>();
   const smtp = new SMTPServer({
     authOptional: true,
@@ -84,36 +75,18 @@ export async function redisRestartEmptyJobs(
       });
     },
   });
-  await new Promise<void>((resolve) => receiver.listen(ports.webhook, '127.0.0.1', resolve));
   await new Promise<void>((resolve) => smtp.listen(ports.smtp, '127.0.0.1', () => resolve()));
   try {
     const [owner, sender] = c.users;
     // Invitations need an administrator; the auth cache forgets the old role within seconds.
     await c.db.query('UPDATE users SET role = 100 WHERE id = $1', [owner.id]);
 
-    let next = 0;
-    const failures: string[] = [];
-    await Promise.all(
-      [...Array(8).keys()].map(async (loop) => {
-        for (let n = next++; n < counts.scheduled; n = next++) {
-          const res = await c.api(
-            '/scheduled_messages',
-            c.users[loop % c.users.length],
-            c.form({
-              type: 'stream',
-              to: String(c.channelId),
-              topic: tag,
-              content: `${tag} n${n}`,
-              // Each due `dueWithinS` after it was scheduled: on a slow machine the first ones
-              // still fall due after the restart, and all within `dueWithinS` of it.
-              scheduled_delivery_timestamp: String(
-                Math.ceil(Date.now() / 1000) + counts.dueWithinS,
-              ),
-            }),
-          );
-          if (res.status !== 200) failures.push(`${res.status} ${(await res.text()).slice(0, 80)}`);
-        }
-      }),
+    // Each due `dueWithinS` after it was scheduled: on a slow machine the first ones still fall
+    // due after the restart, and all within `dueWithinS` of it.
+    const failures = await c.scheduleMessages(
+      tag,
+      counts.scheduled,
+      () => Math.ceil(Date.now() / 1000) + counts.dueWithinS,
     );
     if (failures.length) notes.push(`${failures.length} not scheduled: ${failures[0]}`);
     const scheduledAt = Date.now();
@@ -242,8 +215,7 @@ export async function redisRestartEmptyJobs(
       notes,
     };
   } finally {
-    receiver.closeAllConnections();
-    await new Promise((resolve) => receiver.close(resolve));
+    await receiver.close();
     await new Promise<void>((resolve) => smtp.close(() => resolve()));
   }
 }

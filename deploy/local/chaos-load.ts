@@ -139,6 +139,35 @@ export class Chaos {
     };
   }
 
+  /**
+   * Schedules `count` messages to the channel's topic `topic` (contents `<topic> n0`, ...), eight
+   * at a time from the users in turn, each due at `dueAt()` (Unix seconds, asked as it is sent).
+   * Returns the refusals, one line each.
+   */
+  async scheduleMessages(topic: string, count: number, dueAt: () => number): Promise<string[]> {
+    let next = 0;
+    const failures: string[] = [];
+    await Promise.all(
+      [...Array(8).keys()].map(async (loop) => {
+        for (let n = next++; n < count; n = next++) {
+          const res = await this.api(
+            '/scheduled_messages',
+            this.users[loop % this.users.length],
+            this.form({
+              type: 'stream',
+              to: String(this.channelId),
+              topic,
+              content: `${topic} n${n}`,
+              scheduled_delivery_timestamp: String(dueAt()),
+            }),
+          );
+          if (res.status !== 200) failures.push(`${res.status} ${(await res.text()).slice(0, 80)}`);
+        }
+      }),
+    );
+    return failures;
+  }
+
   private async registerQueue(user: User): Promise<{ queue_id: string; last_event_id: number }> {
     const res = await this.api('/register', user, this.form({ event_types: '["message"]' }));
     if (res.status !== 200) throw new Error(`register: ${await failureKind(res)}`);

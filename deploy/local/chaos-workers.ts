@@ -2,8 +2,8 @@
  * Chaos scenarios of the worker tier (deploy/local/chaos.ts runs them): scheduled messages due at
  * once on two workers, and an outgoing-webhook call in flight, each with a worker killed -9.
  */
-import { createServer } from 'node:http';
 import { sleep, type Chaos } from './chaos-load';
+import { startWebhookReceiver } from './webhook-receiver';
 
 const WEBHOOK_PORT = 19650;
 
@@ -27,26 +27,7 @@ export async function scheduledKill(c: Chaos): Promise<ScheduledResult> {
   const total = 1000;
   const notes: string[] = [];
   const due = Math.ceil(Date.now() / 1000) + 45;
-  let next = 0;
-  const failures: string[] = [];
-  await Promise.all(
-    [...Array(8).keys()].map(async (loop) => {
-      for (let n = next++; n < total; n = next++) {
-        const res = await c.api(
-          '/scheduled_messages',
-          c.users[loop % c.users.length],
-          c.form({
-            type: 'stream',
-            to: String(c.channelId),
-            topic: tag,
-            content: `${tag} n${n}`,
-            scheduled_delivery_timestamp: String(due),
-          }),
-        );
-        if (res.status !== 200) failures.push(`${res.status} ${(await res.text()).slice(0, 80)}`);
-      }
-    }),
-  );
+  const failures = await c.scheduleMessages(tag, total, () => due);
   if (failures.length) notes.push(`${failures.length} not scheduled: ${failures[0]}`);
   if (Date.now() / 1000 > due) notes.push('scheduling took longer than the lead time');
   await sleep(Math.max(0, due * 1000 - Date.now()) + 1000);
@@ -106,20 +87,10 @@ export interface WebhookResult {
  */
 export async function webhookKill(c: Chaos): Promise<WebhookResult> {
   const notes: string[] = [];
-  const calls = new Map<number, number>();
-  const receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      const id = (JSON.parse(body) as { message: { id: number } }).message.id;
-      calls.set(id, (calls.get(id) ?? 0) + 1);
-      setTimeout(() => {
-        res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end('{"response_not_required": true}');
-      }, 3000);
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(WEBHOOK_PORT, '127.0.0.1', resolve));
+  const receiver = await startWebhookReceiver(WEBHOOK_PORT, 3000, () => ({
+    response_not_required: true,
+  }));
+  const { calls } = receiver;
   try {
     const made = await c.api(
       '/bots',
@@ -172,7 +143,6 @@ export async function webhookKill(c: Chaos): Promise<WebhookResult> {
       notes,
     };
   } finally {
-    receiver.closeAllConnections();
-    await new Promise((resolve) => receiver.close(resolve));
+    await receiver.close();
   }
 }

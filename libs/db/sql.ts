@@ -1,4 +1,4 @@
-import { Pool } from 'pg';
+import { Pool, type PoolClient } from 'pg';
 import type { AppContext } from '../core/context';
 import { databaseUnreachable } from './errors';
 
@@ -41,4 +41,27 @@ export async function closeSqlPool(ctx: AppContext): Promise<void> {
   const pool = pools.get(ctx);
   pools.delete(ctx);
   await pool?.end();
+}
+
+/**
+ * Runs `work` in one transaction on a client of `pool` (BEGIN ... COMMIT) and returns what it
+ * returns. When anything throws it rolls back (a failed ROLLBACK is ignored: the first error is
+ * the one worth reporting) and rethrows; the client goes back to the pool either way.
+ */
+export async function inSqlTransaction<T>(
+  pool: Pool,
+  work: (client: PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
 }

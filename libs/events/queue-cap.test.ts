@@ -1,41 +1,36 @@
-import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
-import { poll, register, startTestEvents, type TestEvents } from '../../test/events-factories';
-import { startTestContext, type TestContext } from '../../test/harness';
+import type { TestUser } from '../../test/factories';
+import { type Organization, organization } from '../../test/organization';
 
 /** EVENT_QUEUES_PER_USER: a user's registration past the cap evicts their longest-idle queue. */
-let t: TestContext;
-let ev: TestEvents;
-let org: TestRealm;
+let org: Organization<'alice' | 'bob'>;
 let alice: TestUser;
 let bob: TestUser;
 
 beforeAll(async () => {
-  t = await startTestContext({ EVENT_QUEUES_PER_USER: '2' });
-  ev = await startTestEvents(t);
-  org = await makeRealm(t);
-  alice = await makeUser(t, org.realm);
-  bob = await makeUser(t, org.realm);
+  org = await organization({
+    env: { EVENT_QUEUES_PER_USER: '2' },
+    events: true,
+    members: { alice: 'member', bob: 'member' },
+  });
+  ({ alice, bob } = org.users);
 });
-afterAll(async () => {
-  await ev.stop();
-  await t.close();
-});
+afterAll(() => org.close());
 
 const pollNow = (user: TestUser, queueId: string) =>
-  poll(ev, org.host, user.auth, { queue_id: queueId, dont_block: true });
+  org.poll(user, { queue_id: queueId, dont_block: true });
 const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 it('keeps each user to the cap by evicting the longest-idle queue', async () => {
-  const first = await register(t, org.host, alice.auth);
+  const first = await org.register(alice);
   await pause();
-  const second = await register(t, org.host, alice.auth);
+  const second = await org.register(alice);
   await pause();
   // Polled last: the first queue is now the less idle of the two.
   expect((await pollNow(alice, first.queue_id)).status).toBe(200);
   await pause();
-  const bobs = await register(t, org.host, bob.auth);
+  const bobs = await org.register(bob);
 
-  const third = await register(t, org.host, alice.auth);
+  const third = await org.register(alice);
   const gone = await pollNow(alice, second.queue_id);
   expect(gone.status).toBe(400);
   expect(gone.body).toMatchObject({ code: 'BAD_EVENT_QUEUE_ID', queue_id: second.queue_id });
@@ -44,7 +39,8 @@ it('keeps each user to the cap by evicting the longest-idle queue', async () => 
   }
   // Another user's queues do not count against Alice's cap.
   expect((await pollNow(bob, bobs.queue_id)).status).toBe(200);
-  const partition = ev.tier.store.partitionOf(alice.user.id);
-  const ids = await t.redis.smembers(ev.tier.store.keys.userQueues(partition, alice.user.id));
+  const { store } = org.events.tier;
+  const partition = store.partitionOf(alice.user.id);
+  const ids = await org.t.redis.smembers(store.keys.userQueues(partition, alice.user.id));
   expect(ids.sort()).toEqual([first.queue_id, third.queue_id].sort());
 });

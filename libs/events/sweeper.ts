@@ -1,5 +1,5 @@
 import type { AppContext } from '../core/context';
-import { sqlPool } from '../db/sql';
+import { inSqlTransaction, sqlPool } from '../db/sql';
 import { appendToDomainStream } from './domain-stream';
 import type { CommittedEvent } from './outbox';
 import { logFailure } from '../stores/failures';
@@ -15,9 +15,7 @@ export async function sweepOutbox(
   batch = 500,
 ): Promise<number> {
   // Plain SQL: every events process sweeps, and Prisma would cost it over 100 MB (see sqlPool).
-  const client = await sqlPool(ctx).connect();
-  try {
-    await client.query('BEGIN');
+  const swept = await inSqlTransaction(sqlPool(ctx), async (client) => {
     const { rows } = await client.query<{
       id: string;
       realmId: number;
@@ -44,17 +42,12 @@ export async function sweepOutbox(
         [rows.map((r) => r.id)],
       );
     }
-    await client.query('COMMIT');
-    if (rows.length) {
-      ctx.log.warn('outbox', 'sweeper published left-behind events', { count: rows.length });
-    }
     return rows.length;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
+  });
+  if (swept) {
+    ctx.log.warn('outbox', 'sweeper published left-behind events', { count: swept });
   }
+  return swept;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { AppContext } from '../core/context';
-import { sqlPool } from '../db/sql';
+import { inSqlTransaction, sqlPool } from '../db/sql';
 import { logFailure } from '../stores/failures';
 import type { JobNameValue } from './catalogue';
 import { handOverJobs, upsertJobSchedulers } from './enqueue';
@@ -22,9 +22,7 @@ export interface RelayOptions {
  * A failure leaves the rows unpublished for the next try.
  */
 export async function relayJobs(ctx: AppContext, batch = 500): Promise<number> {
-  const client = await sqlPool(ctx).connect();
-  try {
-    await client.query('BEGIN');
+  return inSqlTransaction(sqlPool(ctx), async (client) => {
     const { rows } = await client.query<{
       id: string;
       name: JobNameValue;
@@ -44,14 +42,8 @@ export async function relayJobs(ctx: AppContext, batch = 500): Promise<number> {
         [rows.map((r) => r.id)],
       );
     }
-    await client.query('COMMIT');
     return rows.length;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Redis key present while Redis keeps its data; the reconciler sets it. */

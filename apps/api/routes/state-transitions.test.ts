@@ -42,11 +42,7 @@ let member: TestUser;
 beforeAll(async () => {
   smtp = await startSmtpReceiver();
   org = await organization({
-    env: {
-      SMTP_HOST: '127.0.0.1',
-      SMTP_PORT: String(smtp.port),
-      EMAIL_FROM: 'noreply@chat.test',
-    },
+    env: smtp.env,
     realm: { name: 'Transit Org' },
     events: true,
     members: {

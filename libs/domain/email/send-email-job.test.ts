@@ -16,11 +16,7 @@ let org: Organization;
 beforeAll(async () => {
   smtp = await startSmtpReceiver();
   org = await organization({
-    env: {
-      SMTP_HOST: '127.0.0.1',
-      SMTP_PORT: String(smtp.port),
-      EMAIL_FROM: 'noreply@chat.test',
-    },
+    env: smtp.env,
     realm: { name: 'Acme Chat' },
   });
   ({ t } = org);

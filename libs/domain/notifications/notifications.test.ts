@@ -36,12 +36,7 @@ beforeAll(async () => {
   smtp = await startSmtpReceiver();
   bouncer = await startPushBouncer();
   org = await organization({
-    env: {
-      SMTP_HOST: '127.0.0.1',
-      SMTP_PORT: String(smtp.port),
-      EMAIL_FROM: 'noreply@chat.test',
-      ...bouncer.env,
-    },
+    env: { ...smtp.env, ...bouncer.env },
     realm: { name: 'Acme Chat' },
     members: { alice: 'member', bob: 'member', carol: 'member', dave: 'member', erin: 'member' },
     channels: { design: ['alice', 'bob', 'carol', 'dave', 'erin'] },
