@@ -300,6 +300,8 @@ async function searchSaturation(
     nodeArgs,
     // SCALE_BUILD_ROOT: another checkout's build and nginx file, e.g. /work/wt/base as "before".
     root: env.SCALE_BUILD_ROOT,
+    // SCALE_AFFINITY=0: polls spread by queue id rather than sent to their partition's replica.
+    pollAffinity: env.SCALE_AFFINITY !== '0',
   });
   const caps = new CpuCaps();
   // Ctrl-C: stop the cluster and remove the groups before leaving.

@@ -29,6 +29,11 @@ export interface ClusterOptions {
    * older one for the "before" of a paired benchmark; this one by default (built if stale).
    */
   root?: string;
+  /**
+   * Poll affinity (docs/scaling.md): events replica i runs with `EVENTS_REPLICA=i/n` and nginx
+   * sends each poll to the home replica of its queue's partition.
+   */
+  pollAffinity?: boolean;
   /** Extra node flags per tier, e.g. `--cpu-prof` (after the tier's own flags). */
   nodeArgs?: Partial<Record<Kind, string[]>>;
 }
@@ -214,6 +219,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
           ...baseEnv,
           ...(p.port !== null ? { API_PORT: String(p.port), EVENTS_PORT: String(p.port) } : {}),
           METRICS_PORT: String(p.metricsPort),
+          ...(options.pollAffinity && p.kind === 'events'
+            ? { EVENTS_REPLICA: `${Number(p.name.split('-')[1]) - 1}/${replicas.events}` }
+            : {}),
         },
         stdio: ['ignore', log, log],
       },
@@ -238,6 +246,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     listen: `127.0.0.1:${basePort}`,
     api: processes.filter((p) => p.kind === 'api').map((p) => `127.0.0.1:${p.port}`),
     events: processes.filter((p) => p.kind === 'events').map((p) => `127.0.0.1:${p.port}`),
+    ...(options.pollAffinity
+      ? { affinity: { partitions: Number(options.env.DISPATCH_PARTITIONS ?? 8) } }
+      : {}),
   });
   writeFileSync(path.join(dir, 'chat.conf'), conf);
   writeFileSync(path.join(dir, 'nginx.conf'), nginxMainConfig(dir));

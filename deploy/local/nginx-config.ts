@@ -2,6 +2,44 @@ export interface NginxUpstreams {
   listen: string;
   api: string[];
   events: string[];
+  /**
+   * Poll affinity: events replica i was started with `EVENTS_REPLICA=i/n`, and a poll goes to the
+   * home replica of its queue's partition (the queue id's leading number), or to the next one
+   * while it is down. Needs the tiers' `DISPATCH_PARTITIONS`.
+   */
+  affinity?: { partitions: number };
+}
+
+/**
+ * The upstream groups and the map that send a poll to its partition's home replica: one group per
+ * replica, holding it first and the others as backups (nginx's `backup` takes over only while
+ * the first is down), and the map from queue id to group; other requests keep `chat_events`.
+ */
+function affinityBlocks(servers: string[], params: string, partitions: number): string {
+  const n = servers.length;
+  const groups = servers.map((home, i) => {
+    const backups = servers
+      .filter((s) => s !== home)
+      .map((s) => `    server ${s}${params} backup;`);
+    return [
+      `upstream chat_events_home${i} {`,
+      `    server ${home}${params};`,
+      ...backups,
+      '    keepalive 128;',
+      '}',
+    ].join('\n');
+  });
+  const homes = servers.map((_, i) => {
+    const own = [...Array(partitions).keys()].filter((p) => p % n === i);
+    return own.length ? `    "~^(${own.join('|')}):" chat_events_home${i};` : null;
+  });
+  const map = [
+    'map $arg_queue_id $chat_events_pool {',
+    '    default chat_events;',
+    ...homes.filter((h) => h !== null),
+    '}',
+  ];
+  return `${map.join('\n')}\n\n${groups.join('\n\n')}\n\n`;
 }
 
 /**
@@ -20,9 +58,21 @@ export function renderNginxConfig(conf: string, upstreams: NginxUpstreams): stri
   };
   const listen = /^(\s*)listen [^;]+;$/m;
   if (!listen.test(conf)) throw new Error('deploy/nginx/chat.conf has no listen directive');
-  return withUpstream(
+  const rendered = withUpstream(
     withUpstream(conf, 'chat_api', upstreams.api),
     'chat_events',
     upstreams.events,
   ).replace(listen, `$1listen ${upstreams.listen};`);
+  if (!upstreams.affinity) return rendered;
+  const eventsParams = /upstream chat_events \{[^}]*?server \S+([^;]*);/.exec(conf)?.[1] ?? '';
+  const pollPass = 'proxy_pass http://chat_events;';
+  const server = rendered.indexOf('\nserver {');
+  if (!rendered.includes(pollPass) || server < 0) {
+    throw new Error('deploy/nginx/chat.conf has no server block passing polls to chat_events');
+  }
+  const blocks = affinityBlocks(upstreams.events, eventsParams, upstreams.affinity.partitions);
+  return `${rendered.slice(0, server + 1)}${blocks}${rendered.slice(server + 1)}`.replace(
+    pollPass,
+    'proxy_pass http://$chat_events_pool;',
+  );
 }

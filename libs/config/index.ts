@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { isIP } from 'node:net';
 import { createHmac } from 'node:crypto';
-import type { Config, RedisClusterConfig } from '../core/config';
+import type { Config, RedisClusterConfig, ReplicaSlot } from '../core/config';
 
 const commaList = (value: string): string[] =>
   value
@@ -160,6 +160,9 @@ const envSchema = Joi.object({
   EVENTS_AUTH_CACHE_SECONDS: Joi.number().min(0).default(10),
   API_AUTH_CACHE_SECONDS: Joi.number().min(0).default(300),
   DISPATCH_PARTITIONS: Joi.number().integer().min(1).max(256).default(8),
+  EVENTS_REPLICA: Joi.string()
+    .allow('')
+    .custom((v: string) => (v === '' ? v : (parseReplicaSlot(v), v))),
   WEB_PUBLIC_STREAMS_ENABLED: Joi.boolean().default(true),
   PUSH_NOTIFICATION_BOUNCER_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
@@ -190,6 +193,16 @@ export class ConfigError extends Error {}
 /** Without CAMO_KEY the built-in proxy signs with a key of its own, derived from SECRET_KEY. */
 function derivedCamoKey(secretKey: string): string {
   return createHmac('sha256', secretKey).update('camo').digest('hex');
+}
+
+/** `EVENTS_REPLICA`: `i/n`, this replica's home share of the dispatch partitions. */
+function parseReplicaSlot(text: string): ReplicaSlot {
+  const match = /^(\d+)\/(\d+)$/.exec(text);
+  const [index, count] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
+  if (!(count >= 1 && index >= 0 && index < count)) {
+    throw new Error(`EVENTS_REPLICA must be i/n with 0 <= i < n, not "${text}"`);
+  }
+  return { index, count };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -265,6 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     webConcurrency: value.WEB_CONCURRENCY ?? null,
     dispatchPartitions: value.DISPATCH_PARTITIONS,
+    eventsReplica: value.EVENTS_REPLICA ? parseReplicaSlot(value.EVENTS_REPLICA) : null,
     eventsAuthCacheSeconds: value.EVENTS_AUTH_CACHE_SECONDS,
     apiAuthCacheSeconds: value.API_AUTH_CACHE_SECONDS,
     webPublicStreamsEnabled: value.WEB_PUBLIC_STREAMS_ENABLED,

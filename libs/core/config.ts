@@ -1,3 +1,9 @@
+/** An events replica's place among n: it leads the dispatch partitions p with p % count == index. */
+export interface ReplicaSlot {
+  index: number;
+  count: number;
+}
+
 /** Everything the processes read from the environment, validated once at boot. */
 export interface Config {
   env: 'production' | 'development' | 'test';
@@ -82,6 +88,11 @@ export interface Config {
   };
   /** Processes `npm start` runs on its one port; null: one per available core. */
   webConcurrency: number | null;
+  /**
+   * This events replica's home share of the dispatch partitions (`EVENTS_REPLICA=i/n`), which it
+   * leads whenever it is alive; null: an equal share of whatever the live replicas split.
+   */
+  eventsReplica: ReplicaSlot | null;
   /** How long the events tier trusts a credential it has checked (0: check every poll). */
   eventsAuthCacheSeconds: number;
   /**

@@ -9,6 +9,7 @@ import type { QueueStore } from './queue-store';
 import { LocalWakeups } from './local-wakeups';
 import type { Waker } from './waker';
 import { logFailure } from '../stores/failures';
+import { partitionOwner } from './partition-owners';
 
 /** A lease not renewed for this long passes to another replica. */
 export const LEASE_MS = 5000;
@@ -28,8 +29,8 @@ const RELEASE_SCRIPT =
 /**
  * Moves envelopes from the domain streams into event queues. Users are split over
  * `dispatchPartitions` streams; every `events` replica runs one Dispatcher, and the live replicas
- * share the partitions (replica i of n leads the partitions p with p % n == i), each holding a
- * lease per partition it leads. A replica that stops renewing (killed) loses its leases after
+ * share the partitions (`partitionOwner`: a replica's home share, else replica i of n in name
+ * order leads the partitions p with p % n == i), each holding a lease per partition it leads. A replica that stops renewing (killed) loses its leases after
  * LEASE_MS and the others take its partitions over. One leader per partition keeps each queue's
  * events in stream order: a queue has one user and a user one partition.
  *
@@ -107,11 +108,10 @@ export class Dispatcher {
         .zrange(this.keys.members(), '0', '-1')
         .exec()
         .then((r) => (r ?? []).map(([, v]) => v))) as [unknown, unknown, string[]];
-      const members = [...live].sort();
-      const index = Math.max(0, members.indexOf(this.consumer));
-      const count = Math.max(1, members.length);
       for (let p = 0; p < this.ctx.config.dispatchPartitions; p++) {
-        const mine = p % count === index;
+        const mine =
+          partitionOwner(p, live.includes(this.consumer) ? live : [...live, this.consumer]) ===
+          this.consumer;
         const loop = this.loops.get(p);
         if (mine && !loop) {
           const started = new PartitionLoop(

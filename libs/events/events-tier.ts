@@ -8,6 +8,7 @@ import { eventKeys } from './keys';
 import { QueueStore } from './queue-store';
 import { startSweeper } from './sweeper';
 import { Waker } from './waker';
+import { consumerName } from './partition-owners';
 
 /** What one `events` process runs: the queue store, the wake-up subscriber, dispatcher, sweeper, GC. */
 export interface EventsTier {
@@ -30,7 +31,7 @@ export async function startEventsTier(
   ctx: AppContext,
   options: { dispatch?: boolean; gcIntervalMs?: number } = {},
 ): Promise<EventsTier> {
-  const processId = `events-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const processId = consumerName(process.pid, randomUUID().slice(0, 8), ctx.config.eventsReplica);
   // Polls (and their heartbeats' appends) get a connection of their own that pipelines each
   // event-loop tick's commands into one write: thousands of polls woken at once cost a few
   // writes, not one each.

@@ -14,6 +14,7 @@ import {
 } from '../protocol/queue';
 import { DistinctTexts } from './distinct-texts';
 import { shownAtRegistration } from './wake-protocol';
+import { queueIdIn } from './partition-owners';
 import type { QueuedEvent, QueueInfo, RegistrationSnapshot } from './types';
 
 /**
@@ -222,7 +223,8 @@ export class QueueStore {
   }
 
   async create(input: NewQueue): Promise<QueueInfo> {
-    const info: QueueInfo = { ...input, id: randomUUID(), lastAccess: Date.now() };
+    const id = queueIdIn(this.partitionOf(input.userId), randomUUID());
+    const info: QueueInfo = { ...input, id, lastAccess: Date.now() };
     const key = this.keys.queue(info.id);
     // The hash exists before the sets name the queue, so dispatch never takes it for a stale id.
     await this.redis

@@ -440,3 +440,19 @@ describe('nginx', () => {
     expect(() => nginxTest(conf)).not.toThrow();
   });
 });
+
+it('poll affinity sends each partition to its home replica first, the others as backups', () => {
+  const rendered = renderNginxConfig(read('deploy/nginx/chat.conf'), {
+    listen: '8080',
+    api: ['a:1'],
+    events: ['e0:2', 'e1:2'],
+    affinity: { partitions: 4 },
+  });
+  expect(rendered).toContain('"~^(0|2):" chat_events_home0;');
+  expect(rendered).toContain('"~^(1|3):" chat_events_home1;');
+  const group = /upstream chat_events_home1 \{([^}]*)\}/.exec(rendered)?.[1] ?? '';
+  expect(group).toMatch(/server e1:2 max_fails=0;\s+server e0:2 max_fails=0 backup;/);
+  expect(rendered).toContain('proxy_pass http://$chat_events_pool;');
+  // Requests without a queue id (and every other path) keep the spread of chat_events.
+  expect(rendered).toMatch(/map \$arg_queue_id \$chat_events_pool \{\s+default chat_events;/);
+});
