@@ -89,6 +89,49 @@ const roleComparisons = {
   },
 };
 
+/**
+ * Domain functions take their context first (`ctx`, `db` or `tx`, `events`) and at most three
+ * other arguments; past that, one options object (docs/architecture.md). ESLint's max-params
+ * cannot tell the context from the rest, so this counts the arguments after it.
+ */
+const CONTEXT_PARAMETERS = new Set(['ctx', 'db', 'tx', 'events']);
+const MAX_POSITIONAL_ARGUMENTS = 3;
+const positionalArguments = {
+  meta: {
+    type: 'suggestion',
+    schema: [],
+    messages: {
+      tooMany:
+        '{{count}} arguments after the context; take one options object (docs/architecture.md).',
+    },
+  },
+  create(context) {
+    const isContext = (param) => {
+      const name = param.type === 'AssignmentPattern' ? param.left.name : param.name;
+      return CONTEXT_PARAMETERS.has(name);
+    };
+    const check = (node) => {
+      const first = node.params.findIndex((param) => !isContext(param));
+      const count = first === -1 ? 0 : node.params.length - first;
+      if (count > MAX_POSITIONAL_ARGUMENTS) {
+        context.report({ node, messageId: 'tooMany', data: { count } });
+      }
+    };
+    return {
+      FunctionDeclaration: check,
+      FunctionExpression: check,
+      ArrowFunctionExpression: check,
+      TSDeclareFunction: check,
+    };
+  },
+};
+const domainArguments = {
+  files: ['libs/domain/**/*.ts'],
+  ignores: ['**/*.test.ts'],
+  plugins: { domain: { rules: { 'positional-arguments': positionalArguments } } },
+  rules: { 'domain/positional-arguments': 'error' },
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'generated/**', 'coverage/**'] },
   js.configs.recommended,
@@ -133,6 +176,7 @@ export default tseslint.config(
     },
   },
   roleComparisons,
+  domainArguments,
   ...libraryBoundaries,
   ...appBoundaries,
 );

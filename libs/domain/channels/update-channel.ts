@@ -159,8 +159,12 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
       const column = SETTING_COLUMN[setting];
       const oldId = current[column] as number;
       // Channel permissions never name role:internet (Zulip's allow_internet_group=False).
-      const changed = await applyGroupSettingUpdate(tx, realm.id, setting, oldId, update, {
-        allowInternet: false,
+      const changed = await applyGroupSettingUpdate(tx, {
+        realmId: realm.id,
+        settingName: setting,
+        currentGroupId: oldId,
+        update,
+        rules: { allowInternet: false },
       });
       if (!changed) continue;
       current = await tx.stream.update({

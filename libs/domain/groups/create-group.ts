@@ -54,13 +54,12 @@ export async function createUserGroup(ctx: AppContext, input: CreateGroupInput):
     };
     const data: Record<string, number> = {};
     for (const setting of USER_GROUP_SETTINGS) {
-      data[GROUP_SETTING_COLUMN[setting]] = await resolveGroupSetting(
-        tx,
-        realm.id,
-        setting,
-        input.settings[setting] ?? defaults[setting],
-        GROUP_SETTING_RULES[setting],
-      );
+      data[GROUP_SETTING_COLUMN[setting]] = await resolveGroupSetting(tx, {
+        realmId: realm.id,
+        settingName: setting,
+        value: input.settings[setting] ?? defaults[setting],
+        rules: GROUP_SETTING_RULES[setting],
+      });
     }
     const group = await tx.userGroup.create({
       data: {

@@ -37,6 +37,14 @@ const DEFAULT_RULES: Required<GroupSettingRules> = {
   allowEveryone: true,
 };
 
+/** A value given to one group setting of an organization, and the groups that setting refuses. */
+export interface GroupSettingAssignment {
+  realmId: number;
+  settingName: string;
+  value: GroupSettingValue;
+  rules?: GroupSettingRules;
+}
+
 /**
  * Resolves a value to a group ID for storage, creating an anonymous group when needed. Zulip
  * collapses an anonymous value with one subgroup and no members to that subgroup, and an
@@ -44,20 +52,17 @@ const DEFAULT_RULES: Required<GroupSettingRules> = {
  */
 export async function resolveGroupSetting(
   tx: Tx,
-  realmId: number,
-  settingName: string,
-  value: GroupSettingValue,
-  rules: GroupSettingRules = {},
+  { realmId, settingName, value, rules = {} }: GroupSettingAssignment,
 ): Promise<number> {
   const r = { ...DEFAULT_RULES, ...rules };
   if (typeof value === 'number') {
-    await checkNamedGroups(tx, realmId, settingName, [value], r);
+    await checkNamedGroups(tx, { realmId, settingName, ids: [value], rules: r });
     return value;
   }
   const members = [...new Set(value.direct_members)];
   const subgroups = [...new Set(value.direct_subgroups)];
   if (members.length === 0 && subgroups.length === 1) {
-    return resolveGroupSetting(tx, realmId, settingName, subgroups[0], rules);
+    return resolveGroupSetting(tx, { realmId, settingName, value: subgroups[0], rules });
   }
   if (members.length === 0 && subgroups.length === 0) {
     const nobody = await tx.userGroup.findFirst({
@@ -65,10 +70,15 @@ export async function resolveGroupSetting(
       select: { id: true },
     });
     if (!nobody) throw badRequest('Invalid user group');
-    await checkNamedGroups(tx, realmId, settingName, [nobody.id], r);
+    await checkNamedGroups(tx, { realmId, settingName, ids: [nobody.id], rules: r });
     return nobody.id;
   }
-  await checkNamedGroups(tx, realmId, settingName, subgroups, { ...r, allowNobody: true });
+  await checkNamedGroups(tx, {
+    realmId,
+    settingName,
+    ids: subgroups,
+    rules: { ...r, allowNobody: true },
+  });
   if (members.length) {
     const found = await tx.user.findMany({
       where: { id: { in: members }, realmId, isActive: true },
@@ -95,12 +105,17 @@ export async function resolveGroupSetting(
   return group.id;
 }
 
+/** Named groups a setting's value refers to, checked against the setting's rules. */
+interface NamedGroupsCheck {
+  realmId: number;
+  settingName: string;
+  ids: number[];
+  rules: Required<GroupSettingRules>;
+}
+
 async function checkNamedGroups(
   tx: Tx,
-  realmId: number,
-  settingName: string,
-  ids: number[],
-  rules: Required<GroupSettingRules>,
+  { realmId, settingName, ids, rules }: NamedGroupsCheck,
 ): Promise<void> {
   if (ids.length === 0) return;
   const groups = await tx.userGroup.findMany({
@@ -167,17 +182,22 @@ function sameValue(a: GroupSettingValue, b: GroupSettingValue): boolean {
   );
 }
 
+/** A `{new, old}` update of one group setting of an organization, now stored as `currentGroupId`. */
+export interface GroupSettingChange {
+  realmId: number;
+  settingName: string;
+  currentGroupId: number;
+  update: GroupSettingUpdate;
+  rules?: GroupSettingRules;
+}
+
 /**
  * Applies a `{new, old}` update to a setting currently stored as `currentGroupId`. Returns the
  * new group ID, or null when the value does not change. A replaced anonymous group is deleted.
  */
 export async function applyGroupSettingUpdate(
   tx: Tx,
-  realmId: number,
-  settingName: string,
-  currentGroupId: number,
-  update: GroupSettingUpdate,
-  rules: GroupSettingRules = {},
+  { realmId, settingName, currentGroupId, update, rules = {} }: GroupSettingChange,
 ): Promise<{ groupId: number; value: GroupSettingValue } | null> {
   const current = (await serializeGroupSettings(tx, [currentGroupId])).get(currentGroupId);
   if (current === undefined) throw badRequest('Invalid user group');
@@ -185,7 +205,12 @@ export async function applyGroupSettingUpdate(
     throw badRequest("'old' value does not match the expected value.");
   }
   if (sameValue(update.new, current)) return null;
-  const groupId = await resolveGroupSetting(tx, realmId, settingName, update.new, rules);
+  const groupId = await resolveGroupSetting(tx, {
+    realmId,
+    settingName,
+    value: update.new,
+    rules,
+  });
   const value = (await serializeGroupSettings(tx, [groupId])).get(groupId) ?? groupId;
   return { groupId, value };
 }

@@ -63,14 +63,13 @@ export async function updateUserGroup(ctx: AppContext, input: UpdateGroupInput):
     for (const setting of settingNames) {
       const column = GROUP_SETTING_COLUMN[setting];
       const currentId = group[column] ?? group.id;
-      const result = await applyGroupSettingUpdate(
-        tx,
-        realm.id,
-        setting,
-        currentId,
-        input.settings[setting] as GroupSettingUpdate,
-        GROUP_SETTING_RULES[setting],
-      );
+      const result = await applyGroupSettingUpdate(tx, {
+        realmId: realm.id,
+        settingName: setting,
+        currentGroupId: currentId,
+        update: input.settings[setting] as GroupSettingUpdate,
+        rules: GROUP_SETTING_RULES[setting],
+      });
       if (!result) continue;
       data[column] = result.groupId;
       changed[setting] = result.value;

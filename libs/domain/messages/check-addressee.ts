@@ -19,6 +19,15 @@ export interface CheckedAddressee {
   directUsers: DirectRecipientUser[];
 }
 
+/** A sender's draft in an organization, whose addressee is to be checked. */
+export interface AddresseeCheck {
+  realm: Realm;
+  sender: User;
+  draft: { type: string; to: ChannelTarget | DirectTarget; topic?: string };
+  /** The server speaking (a notification bot's notice). */
+  systemNotice?: boolean;
+}
+
 /**
  * Zulip's check_message for the addressee, shared by sending and scheduling: the channel or the
  * users exist, a channel message has a valid topic, and the sender may post there. A system
@@ -26,10 +35,7 @@ export interface CheckedAddressee {
  */
 export async function checkAddressee(
   db: Db | Tx,
-  realm: Realm,
-  sender: User,
-  draft: { type: string; to: ChannelTarget | DirectTarget; topic?: string },
-  options: { systemNotice?: boolean } = {},
+  { realm, sender, draft, systemNotice }: AddresseeCheck,
 ): Promise<CheckedAddressee> {
   if (!(CHANNEL_TYPES as readonly string[]).includes(draft.type)) {
     const directUsers = await resolveDirectUsers(db, realm, draft.to);
@@ -41,9 +47,7 @@ export async function checkAddressee(
   const channel = await resolveChannel(db, realm, draft.to);
   const topic = normalizeTopic(draft.topic, realm);
   const refusal =
-    options.systemNotice && !channel.isArchived
-      ? null
-      : await channelSendRefusal(db, sender, channel);
+    systemNotice && !channel.isArchived ? null : await channelSendRefusal(db, sender, channel);
   if (refusal) throw badRequest(refusal);
   return { channel, topic, directUsers: [] };
 }

@@ -246,7 +246,7 @@ export async function editMessage(
           },
         });
       }
-      if (newStream) await dropLostAccess(tx, events, realm, moved, newStream, oldStream);
+      if (newStream) await dropLostAccess(tx, events, { realm, moved, newStream, oldStream });
     }
     await emitUpdate(tx, events, {
       realm,
@@ -335,6 +335,14 @@ async function recomputeFlags(
     WHERE um.message_id = ${message.id} AND um.user_id = t.u`);
 }
 
+/** Messages moved from one channel to another. */
+interface ChannelMove {
+  realm: Pick<Realm, 'id'>;
+  moved: Message[];
+  newStream: Stream;
+  oldStream: Stream;
+}
+
 /**
  * Moving to a private channel: users not subscribed to it lose their copies and get a
  * `delete_message` instead of the update. A public channel's history is readable by everyone,
@@ -343,10 +351,7 @@ async function recomputeFlags(
 async function dropLostAccess(
   tx: Tx,
   events: EventSink,
-  realm: Pick<Realm, 'id'>,
-  moved: Message[],
-  newStream: Stream,
-  oldStream: Stream,
+  { realm, moved, newStream, oldStream }: ChannelMove,
 ) {
   const ids = moved.map((m) => m.id);
   const lost = await tx.$queryRaw<{ user_id: number }[]>(Prisma.sql`

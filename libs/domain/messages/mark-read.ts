@@ -25,7 +25,9 @@ export async function markAllAsRead(
 ): Promise<{ complete: boolean }> {
   await inTransaction(ctx, async (tx, events) => {
     const ids = await unreadIds(tx, user.id, Prisma.sql`TRUE`);
-    if (ids.length) await applyFlagChange(tx, events, user, realm, ids, 'read', 'add');
+    if (ids.length) {
+      await applyFlagChange(tx, events, { user, realm, messageIds: ids, flag: 'read', op: 'add' });
+    }
   });
   return { complete: true };
 }
@@ -48,7 +50,9 @@ export async function markChannelAsRead(
   const stream = await channelFor(ctx, user, streamId);
   await inTransaction(ctx, async (tx, events) => {
     const ids = await unreadIds(tx, user.id, Prisma.sql`m.recipient_id = ${stream.recipientId}`);
-    if (ids.length) await applyFlagChange(tx, events, user, realm, ids, 'read', 'add');
+    if (ids.length) {
+      await applyFlagChange(tx, events, { user, realm, messageIds: ids, flag: 'read', op: 'add' });
+    }
   });
 }
 
@@ -79,6 +83,8 @@ export async function markTopicAsRead(
       user.id,
       Prisma.sql`m.recipient_id = ${stream.recipientId} AND lower(m.subject) = lower(${topic})`,
     );
-    if (ids.length) await applyFlagChange(tx, events, user, realm, ids, 'read', 'add');
+    if (ids.length) {
+      await applyFlagChange(tx, events, { user, realm, messageIds: ids, flag: 'read', op: 'add' });
+    }
   });
 }

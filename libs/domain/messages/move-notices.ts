@@ -66,10 +66,21 @@ export async function sendMoveNotices(
   const change = newTopic !== undefined ? resolveChange(oldTopic, newTopic) : null;
   const movedIds = input.moved.map((m) => m.id);
   const movedAll =
-    input.changeAll || !(await hasVisibleMessages(tx, actor, oldStream, oldTopic, []));
+    input.changeAll ||
+    !(await hasVisibleMessages(tx, {
+      user: actor,
+      stream: oldStream,
+      topic: oldTopic,
+      excluded: [],
+    }));
 
   if (change && !newStream && !input.contentEdited) {
-    await sendResolveNotice(ctx, tx, events, input, oldStream, target.topic, change);
+    await sendResolveNotice(ctx, tx, events, {
+      input,
+      stream: oldStream,
+      topic: target.topic,
+      change,
+    });
   }
 
   const count = input.moved.length;
@@ -78,11 +89,21 @@ export async function sendMoveNotices(
   // A resolve or unresolve is announced by its own notice, not as a move.
   if (input.notifyNewThread && (newStream || !change)) {
     const from = `#**${oldStream.name}>${oldTopic}**`;
-    const preexisting = await hasVisibleMessages(tx, actor, target.stream, target.topic, movedIds);
+    const preexisting = await hasVisibleMessages(tx, {
+      user: actor,
+      stream: target.stream,
+      topic: target.topic,
+      excluded: movedIds,
+    });
     let content: string;
     if (!preexisting && movedAll) content = `This topic was moved here from ${from} by ${who}.`;
     else if (count === 1) {
-      const link = messageLink(ctx, input.realm, target.stream, target.topic, input.message.id);
+      const link = messageLink(ctx, {
+        realm: input.realm,
+        stream: target.stream,
+        topic: target.topic,
+        messageId: input.message.id,
+      });
       content = `[A message](${link}) was moved here from ${from} by ${who}.`;
     } else content = `${count} messages were moved here from ${from} by ${who}.`;
     notices.push({ ...target, content });
@@ -106,6 +127,14 @@ export async function sendMoveNotices(
   }
 }
 
+/** A topic renamed to or from its resolved form, in its channel, after the move `input`. */
+interface ResolveNotice {
+  input: MoveNoticeInput;
+  stream: Stream;
+  topic: string;
+  change: 'resolved' | 'unresolved';
+}
+
 /**
  * "@_**Name|id** has marked this topic as resolved." (or unresolved) in the renamed topic,
  * unread only for the people who wrote or reacted to the moved messages. Undoing within the
@@ -115,10 +144,7 @@ async function sendResolveNotice(
   ctx: AppContext,
   tx: Tx,
   events: EventSink,
-  input: MoveNoticeInput,
-  stream: Stream,
-  topic: string,
-  change: 'resolved' | 'unresolved',
+  { input, stream, topic, change }: ResolveNotice,
 ): Promise<void> {
   const bot = await findNotificationBot(tx, input.realm.id);
   if (!bot) return;
@@ -160,16 +186,21 @@ async function sendResolveNotice(
   });
 }
 
+/** Which messages of a topic (all but `excluded`) to look for, with whose access. */
+interface VisibleMessagesQuery {
+  user: User;
+  stream: Stream;
+  topic: string;
+  excluded: number[];
+}
+
 /**
  * Does the topic hold messages (other than `excluded`) that the user can see? Zulip asks with
  * the actor's own access, so a notice never hints at history they cannot read.
  */
 async function hasVisibleMessages(
   tx: Tx,
-  user: User,
-  stream: Stream,
-  topic: string,
-  excluded: number[],
+  { user, stream, topic, excluded }: VisibleMessagesQuery,
 ): Promise<boolean> {
   const where: Prisma.MessageWhereInput = {
     recipientId: stream.recipientId as number,
@@ -182,14 +213,16 @@ async function hasVisibleMessages(
   return (await tx.message.findFirst({ where, select: { id: true } })) !== null;
 }
 
+/** A message in a channel's topic. */
+interface MessagePlace {
+  realm: Realm;
+  stream: Stream;
+  topic: string;
+  messageId: number;
+}
+
 /** Zulip's near_stream_message_url: the moved message in its new conversation. */
-function messageLink(
-  ctx: AppContext,
-  realm: Realm,
-  stream: Stream,
-  topic: string,
-  messageId: number,
-): string {
+function messageLink(ctx: AppContext, { realm, stream, topic, messageId }: MessagePlace): string {
   const base = realmUrl(realm.stringId, ctx.config);
   return `${base}${streamNarrowUrl(stream)}/topic/${hashEncode(topic)}/near/${messageId}`;
 }

@@ -62,18 +62,32 @@ export async function sendMessage(
   return inTransaction(ctx, (tx, events) => writeMessage(tx, events, prepared));
 }
 
+/** A sender's content for a channel (null: a direct message), to be rendered. */
+export interface MessageToRender {
+  realm: Realm;
+  sender: User;
+  channel: Stream | null;
+  content: string;
+  /** Where mentions are checked; the caller's transaction when it has one. */
+  db?: Db | Tx;
+  /** The organization's emoji and linkifiers, when the caller has started loading them. */
+  markdown?: Promise<MarkdownContext>;
+}
+
 /**
  * Renders content for a realm and refuses group and channel-wide mentions the sender may not
  * make (`can_mention_group`, `can_mention_many_users_group` above the channel-size threshold).
  */
 export async function renderCheckingMentions(
   ctx: AppContext,
-  realm: Realm,
-  sender: User,
-  channel: Stream | null,
-  content: string,
-  db: Db | Tx = ctx.db,
-  markdown: Promise<MarkdownContext> = markdownContextFor(db, ctx.config, realm),
+  {
+    realm,
+    sender,
+    channel,
+    content,
+    db = ctx.db,
+    markdown = markdownContextFor(db, ctx.config, realm),
+  }: MessageToRender,
 ): Promise<Awaited<ReturnType<typeof renderMarkdown>>> {
   const rendered = await renderMarkdown(content, await markdown);
   if (rendered.mentionedGroupIds.length || (channel && rendered.streamWildcardMentioned)) {
@@ -129,13 +143,16 @@ export async function prepareMessage(
   );
   void markdown.catch(() => undefined);
 
-  const { channel, topic, directUsers } = await checkAddressee(db, realm, sender, input, {
+  const { channel, topic, directUsers } = await checkAddressee(db, {
+    realm,
+    sender,
+    draft: input,
     systemNotice: input.systemNotice,
   });
 
   const rendered = input.systemNotice
     ? await renderMarkdown(content, await markdown)
-    : await renderCheckingMentions(ctx, realm, sender, channel, content, db, markdown);
+    : await renderCheckingMentions(ctx, { realm, sender, channel, content, db, markdown });
   // Spec 2.9: messages start unread, except the sender's own copy when sent from one of
   // Zulip's interactive clients; `read_by_sender` (FL 236) overrides that default.
   const senderRead = input.readBySender ?? sentByHuman(input.clientName);

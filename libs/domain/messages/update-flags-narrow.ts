@@ -65,15 +65,13 @@ export async function updateFlagsForNarrow(
       ...at.map((r) => r.id),
       ...after.slice(0, numAfter).map((r) => r.id),
     ];
-    const result = await applyFlagChange(
-      tx,
-      events,
+    const result = await applyFlagChange(tx, events, {
       user,
-      input.realm,
-      ids,
+      realm: input.realm,
+      messageIds: ids,
       flag,
-      input.op as FlagOp,
-    );
+      op: input.op as FlagOp,
+    });
     const out: FlagsNarrowResult = {
       processed_count: ids.length,
       updated_count: result.messages.length,

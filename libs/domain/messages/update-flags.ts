@@ -41,6 +41,15 @@ interface DetailRow {
   dm_user_ids: number[] | null;
 }
 
+/** One flag added to or removed from a user's copies of some messages. */
+export interface FlagChange {
+  user: User;
+  realm: Pick<Realm, 'id'>;
+  messageIds: number[];
+  flag: EditableFlag;
+  op: FlagOp;
+}
+
 /**
  * Changes one flag on the user's copies of `messageIds` inside a transaction. Messages read
  * from channel history get a historical UserMessage row first (Zulip's
@@ -50,11 +59,7 @@ interface DetailRow {
 export async function applyFlagChange(
   tx: Tx,
   events: EventSink,
-  user: User,
-  realm: Pick<Realm, 'id'>,
-  messageIds: number[],
-  flag: EditableFlag,
-  op: FlagOp,
+  { user, realm, messageIds, flag, op }: FlagChange,
 ): Promise<FlagsResult> {
   const bit = Flag[flag];
   const ids = [...new Set(messageIds)];
@@ -179,6 +184,12 @@ export async function updateMessageFlags(
 ): Promise<FlagsResult> {
   const flag = validateFlagChange(input.flag, input.op);
   return inTransaction(ctx, (tx, events) =>
-    applyFlagChange(tx, events, input.user, input.realm, input.messages, flag, input.op as FlagOp),
+    applyFlagChange(tx, events, {
+      user: input.user,
+      realm: input.realm,
+      messageIds: input.messages,
+      flag,
+      op: input.op as FlagOp,
+    }),
   );
 }

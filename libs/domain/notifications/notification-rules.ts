@@ -70,20 +70,29 @@ export interface NotificationDecision {
 
 const NONE: NotificationDecision = { email: null, push: null, pushWhileOnline: false };
 
+/** One notification setting of a subscription, as it applies in one of the channel's topics. */
+export interface TopicNotificationSetting {
+  subscription: SubscriptionNotificationSettings;
+  topicVisibility: number;
+  /** The subscription's own value; null inherits `userDefault`. */
+  subscriptionSetting: boolean | null;
+  userDefault: boolean;
+}
+
 /**
  * Zulip's user_allows_notifications_in_StreamTopic: a muted topic silences the channel's
  * notifications; a muted channel does too unless the topic is unmuted or followed; otherwise the
  * subscription's setting, or the user's default when the subscription does not say.
  */
-export function channelAllows(
-  sub: SubscriptionNotificationSettings,
-  topicVisibility: number,
-  subscriptionSetting: boolean | null,
-  userDefault: boolean,
-): boolean {
+export function channelAllows({
+  subscription,
+  topicVisibility,
+  subscriptionSetting,
+  userDefault,
+}: TopicNotificationSetting): boolean {
   if (topicVisibility === Visibility.MUTED) return false;
   if (
-    sub.isMuted &&
+    subscription.isMuted &&
     topicVisibility !== Visibility.UNMUTED &&
     topicVisibility !== Visibility.FOLLOWED
   ) {
@@ -115,7 +124,13 @@ function triggerFor(facts: RecipientFacts, medium: 'email' | 'push'): TriggerNam
         ? Trigger.TOPIC_WILDCARD_MENTION_IN_FOLLOWED_TOPIC
         : Trigger.STREAM_WILDCARD_MENTION_IN_FOLLOWED_TOPIC;
     }
-    if (channelAllows(sub, topicVisibility, sub.wildcardMentionsNotify, s.wildcardMentionsNotify)) {
+    const wildcardsOn = channelAllows({
+      subscription: sub,
+      topicVisibility,
+      subscriptionSetting: sub.wildcardMentionsNotify,
+      userDefault: s.wildcardMentionsNotify,
+    });
+    if (wildcardsOn) {
       return topicWildcard ? Trigger.TOPIC_WILDCARD_MENTION : Trigger.STREAM_WILDCARD_MENTION;
     }
   }
@@ -124,21 +139,24 @@ function triggerFor(facts: RecipientFacts, medium: 'email' | 'push'): TriggerNam
       ? s.enableFollowedTopicEmailNotifications
       : s.enableFollowedTopicPushNotifications;
   if (followed && followedOn) return Trigger.FOLLOWED_TOPIC;
-  const channelOn =
-    medium === 'email'
-      ? channelAllows(
-          sub,
-          topicVisibility,
-          sub.emailNotifications,
-          s.enableStreamEmailNotifications,
-        )
-      : channelAllows(sub, topicVisibility, sub.pushNotifications, s.enableStreamPushNotifications);
+  const channelOn = channelAllows({
+    subscription: sub,
+    topicVisibility,
+    subscriptionSetting: medium === 'email' ? sub.emailNotifications : sub.pushNotifications,
+    userDefault:
+      medium === 'email' ? s.enableStreamEmailNotifications : s.enableStreamPushNotifications,
+  });
   if (channelOn) return Trigger.CHANNEL;
   // Alert words notify like mentions, but never in muted channels or topics.
   if (
     (flags & Flag.has_alert_word) !== 0 &&
     personalOn &&
-    channelAllows(sub, topicVisibility, true, true)
+    channelAllows({
+      subscription: sub,
+      topicVisibility,
+      subscriptionSetting: true,
+      userDefault: true,
+    })
   ) {
     return Trigger.ALERT_WORD;
   }

@@ -11,19 +11,28 @@ import type { PushKindCode } from './push-kind';
 /** Zulip's PushBouncerSession timeout: the bouncer must answer a request within 30 seconds. */
 const TIMEOUT_MS = 30_000;
 
+/** How a bouncer call failed: the kind of failure, Zulip's error code and the HTTP status. */
+export interface BouncerFailure {
+  kind: 'retry' | 'rejected';
+  code?: string | null;
+  status?: number | null;
+}
+
 /**
  * A failed bouncer call. `retry`: the bouncer could not be reached or failed (network error,
  * timeout, 5xx): try again later. `rejected`: the bouncer refused the request (4xx), with
  * Zulip's error `code` and `msg`; sending it again would be refused again.
  */
 export class BouncerError extends Error {
-  constructor(
-    message: string,
-    readonly kind: 'retry' | 'rejected',
-    readonly code: string | null = null,
-    readonly status: number | null = null,
-  ) {
+  readonly kind: 'retry' | 'rejected';
+  readonly code: string | null;
+  readonly status: number | null;
+
+  constructor(message: string, { kind, code = null, status = null }: BouncerFailure) {
     super(message);
+    this.kind = kind;
+    this.code = code;
+    this.status = status;
   }
 }
 
@@ -62,13 +71,17 @@ export interface NotifyResponse {
   realm: { can_push: boolean; expected_end_timestamp: number | null } | null;
 }
 
-type Body = { form: Record<string, string> } | { json: unknown };
+/** One call to the bouncer: its path under /api/v1/remotes/, and a form or JSON body. */
+interface BouncerRequest {
+  path: string;
+  body: { form: Record<string, string> } | { json: unknown };
+  /** HTTP Basic with the server's ZULIP_ORG_ID and key; only registration goes without. */
+  authenticated?: boolean;
+}
 
 async function call(
   bouncer: PushBouncerConfig,
-  path: string,
-  body: Body,
-  authenticated = true,
+  { path, body, authenticated = true }: BouncerRequest,
 ): Promise<Record<string, unknown>> {
   const url = `${bouncer.url}/api/v1/remotes/${path}`;
   const headers: Record<string, string> = { 'user-agent': `ZulipServer/${SERVER_VERSION}` };
@@ -94,7 +107,7 @@ async function call(
     });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    throw new BouncerError(`push bouncer unreachable: ${reason}`, 'retry');
+    throw new BouncerError(`push bouncer unreachable: ${reason}`, { kind: 'retry' });
   }
   const text = await response.text();
   let parsed: Record<string, unknown> = {};
@@ -104,17 +117,19 @@ async function call(
     // Non-JSON answers (a proxy's error page) are classified by status alone.
   }
   if (response.status >= 500 || response.status === 429) {
-    throw new BouncerError(
-      `push bouncer answered ${response.status}`,
-      'retry',
-      null,
-      response.status,
-    );
+    throw new BouncerError(`push bouncer answered ${response.status}`, {
+      kind: 'retry',
+      status: response.status,
+    });
   }
   if (response.status >= 400 || parsed.result !== 'success') {
     const msg = typeof parsed.msg === 'string' ? parsed.msg : `HTTP ${response.status}`;
     const code = typeof parsed.code === 'string' ? parsed.code : null;
-    throw new BouncerError(`push bouncer refused: ${msg}`, 'rejected', code, response.status);
+    throw new BouncerError(`push bouncer refused: ${msg}`, {
+      kind: 'rejected',
+      code,
+      status: response.status,
+    });
   }
   return parsed;
 }
@@ -128,10 +143,9 @@ export async function registerServer(
   bouncer: PushBouncerConfig,
   server: { hostname: string; contactEmail: string },
 ): Promise<{ created: boolean }> {
-  const answer = await call(
-    bouncer,
-    'server/register',
-    {
+  const answer = await call(bouncer, {
+    path: 'server/register',
+    body: {
       form: {
         zulip_org_id: bouncer.orgId,
         zulip_org_key: bouncer.orgKey,
@@ -139,8 +153,8 @@ export async function registerServer(
         contact_email: server.contactEmail,
       },
     },
-    false,
-  );
+    authenticated: false,
+  });
   return { created: answer.created === true };
 }
 
@@ -156,12 +170,15 @@ export async function registerDevice(
   who: BouncerIdentity,
   device: BouncerDevice,
 ): Promise<void> {
-  await call(bouncer, 'push/register', {
-    form: {
-      ...identityFields(who),
-      token: device.token,
-      token_kind: String(device.kind),
-      ...(device.iosAppId !== null ? { ios_app_id: device.iosAppId } : {}),
+  await call(bouncer, {
+    path: 'push/register',
+    body: {
+      form: {
+        ...identityFields(who),
+        token: device.token,
+        token_kind: String(device.kind),
+        ...(device.iosAppId !== null ? { ios_app_id: device.iosAppId } : {}),
+      },
     },
   });
 }
@@ -173,8 +190,11 @@ export async function unregisterDevice(
   device: Pick<BouncerDevice, 'kind' | 'token'>,
 ): Promise<void> {
   try {
-    await call(bouncer, 'push/unregister', {
-      form: { ...identityFields(who), token: device.token, token_kind: String(device.kind) },
+    await call(bouncer, {
+      path: 'push/unregister',
+      body: {
+        form: { ...identityFields(who), token: device.token, token_kind: String(device.kind) },
+      },
     });
   } catch (err) {
     if (
@@ -193,7 +213,7 @@ export async function notify(
   bouncer: PushBouncerConfig,
   request: NotifyRequest,
 ): Promise<NotifyResponse> {
-  const answer = await call(bouncer, 'push/notify', { json: request });
+  const answer = await call(bouncer, { path: 'push/notify', body: { json: request } });
   const deleted = (answer.deleted_devices ?? {}) as Partial<NotifyResponse['deleted_devices']>;
   return {
     total_android_devices: Number(answer.total_android_devices ?? 0),
@@ -206,21 +226,29 @@ export async function notify(
   };
 }
 
+/** A test notification for one of a user's devices, from the base payload of every push. */
+export interface TestNotification {
+  who: BouncerIdentity;
+  device: Pick<BouncerDevice, 'kind' | 'token'>;
+  basePayload: Record<string, unknown>;
+}
+
 /** `POST push/test_notification`: the bouncer formats a test notification for one device. */
 export async function sendTestNotification(
   bouncer: PushBouncerConfig,
-  who: BouncerIdentity,
-  device: Pick<BouncerDevice, 'kind' | 'token'>,
-  basePayload: Record<string, unknown>,
+  { who, device, basePayload }: TestNotification,
 ): Promise<void> {
-  await call(bouncer, 'push/test_notification', {
-    json: {
-      token: device.token,
-      token_kind: device.kind,
-      user_id: who.userId,
-      user_uuid: who.userUuid,
-      realm_uuid: who.realmUuid,
-      base_payload: basePayload,
+  await call(bouncer, {
+    path: 'push/test_notification',
+    body: {
+      json: {
+        token: device.token,
+        token_kind: device.kind,
+        user_id: who.userId,
+        user_uuid: who.userUuid,
+        realm_uuid: who.realmUuid,
+        base_payload: basePayload,
+      },
     },
   });
 }

@@ -57,7 +57,9 @@ describe('push payloads (Zulip format)', () => {
   });
 
   it('iOS: title and subtitle say where and why', () => {
-    expect(apnsMessagePayload(realm, 2, channelMessage, Trigger.MENTION)).toMatchObject({
+    expect(
+      apnsMessagePayload({ realm, userId: 2, message: channelMessage, trigger: Trigger.MENTION }),
+    ).toMatchObject({
       alert: {
         title: '#design > logo',
         subtitle: 'Ann mentioned you:',
@@ -67,11 +69,26 @@ describe('push payloads (Zulip format)', () => {
       badge: 0,
       custom: { zulip: { message_ids: [99], recipient_type: 'stream', topic: 'logo' } },
     });
-    const wildcard = apnsMessagePayload(realm, 2, channelMessage, Trigger.STREAM_WILDCARD_MENTION);
+    const wildcard = apnsMessagePayload({
+      realm,
+      userId: 2,
+      message: channelMessage,
+      trigger: Trigger.STREAM_WILDCARD_MENTION,
+    });
     expect(wildcard.alert).toMatchObject({ subtitle: 'Ann mentioned everyone:' });
-    const topic = apnsMessagePayload(realm, 2, channelMessage, Trigger.TOPIC_WILDCARD_MENTION);
+    const topic = apnsMessagePayload({
+      realm,
+      userId: 2,
+      message: channelMessage,
+      trigger: Trigger.TOPIC_WILDCARD_MENTION,
+    });
     expect(topic.alert).toMatchObject({ subtitle: 'Ann mentioned @topic:' });
-    const followed = apnsMessagePayload(realm, 2, channelMessage, Trigger.FOLLOWED_TOPIC);
+    const followed = apnsMessagePayload({
+      realm,
+      userId: 2,
+      message: channelMessage,
+      trigger: Trigger.FOLLOWED_TOPIC,
+    });
     expect(followed.alert).toMatchObject({ subtitle: 'Ann:' });
   });
 
@@ -80,7 +97,10 @@ describe('push payloads (Zulip format)', () => {
       ...channelMessage,
       place: { kind: 'direct', participants: group.slice(0, 2) },
     };
-    expect(apnsMessagePayload(realm, 2, oneToOne, Trigger.DIRECT_MESSAGE).alert).toMatchObject({
+    expect(
+      apnsMessagePayload({ realm, userId: 2, message: oneToOne, trigger: Trigger.DIRECT_MESSAGE })
+        .alert,
+    ).toMatchObject({
       title: 'Ann',
       subtitle: '',
     });
@@ -93,7 +113,10 @@ describe('push payloads (Zulip format)', () => {
       place: { kind: 'direct', participants: group },
     };
     expect(gcmMessagePayload(realm, 2, groupDm).payload).toMatchObject({ pm_users: '1,2,5' });
-    expect(apnsMessagePayload(realm, 2, groupDm, Trigger.DIRECT_MESSAGE).alert).toMatchObject({
+    expect(
+      apnsMessagePayload({ realm, userId: 2, message: groupDm, trigger: Trigger.DIRECT_MESSAGE })
+        .alert,
+    ).toMatchObject({
       title: 'Ann, Bo, Cy',
       subtitle: 'Ann:',
     });

@@ -136,13 +136,21 @@ function apnsSubtitle(message: PushMessage, trigger: TriggerName): string {
   }
 }
 
+/** A new message pushed to one user of an organization, and why they are told. */
+export interface MessagePush {
+  realm: PushRealm;
+  userId: number;
+  message: PushMessage;
+  trigger: TriggerName;
+}
+
 /** iOS: the APNs payload for a new message. Badge counts are not kept, as in Zulip (0). */
-export function apnsMessagePayload(
-  realm: PushRealm,
-  userId: number,
-  message: PushMessage,
-  trigger: TriggerName,
-): Record<string, unknown> {
+export function apnsMessagePayload({
+  realm,
+  userId,
+  message,
+  trigger,
+}: MessagePush): Record<string, unknown> {
   const { content } = truncate(pushText(message.renderedContent));
   return {
     alert: {

@@ -80,7 +80,8 @@ export async function sendPushNotifications(
   const lane = async () => {
     for (let next = waiting.shift(); next; next = waiting.shift()) {
       try {
-        if (await pushOne(ctx, bouncer, message, next.userId, next.trigger as TriggerName)) {
+        const trigger = next.trigger as TriggerName;
+        if (await pushOne(ctx, { bouncer, message, userId: next.userId, trigger })) {
           pushed += 1;
         }
       } catch (err) {
@@ -95,12 +96,17 @@ export async function sendPushNotifications(
   return { pushed };
 }
 
+/** One recipient's push of a message, through the bouncer. */
+interface RecipientPush {
+  bouncer: PushBouncerConfig;
+  message: PushMessage;
+  userId: number;
+  trigger: TriggerName;
+}
+
 async function pushOne(
   ctx: AppContext,
-  bouncer: PushBouncerConfig,
-  message: PushMessage,
-  userId: number,
-  trigger: TriggerName,
+  { bouncer, message, userId, trigger }: RecipientPush,
 ): Promise<boolean> {
   return ctx.db.$transaction(
     async (tx) => {
@@ -116,7 +122,7 @@ async function pushOne(
         await notifyThroughBouncer(ctx, bouncer, target, {
           gcm_payload: gcm.payload,
           gcm_options: gcm.options,
-          apns_payload: apnsMessagePayload(target.realm, userId, message, trigger),
+          apns_payload: apnsMessagePayload({ realm: target.realm, userId, message, trigger }),
         });
       } catch (err) {
         if (err instanceof BouncerError && err.kind === 'rejected') {

@@ -30,12 +30,11 @@ export async function sendTestPushNotification(
   if (!target) throw badRequest('No push notification devices registered');
   for (const device of devices) {
     try {
-      await sendTestNotification(
-        bouncer,
-        target.identity,
-        { kind: device.kind as PushKindCode, token: device.token },
-        basePayload(target.realm, user.id),
-      );
+      await sendTestNotification(bouncer, {
+        who: target.identity,
+        device: { kind: device.kind as PushKindCode, token: device.token },
+        basePayload: basePayload(target.realm, user.id),
+      });
     } catch (err) {
       if (!(err instanceof BouncerError)) throw err;
       if (err.kind === 'retry') {

@@ -55,13 +55,18 @@ function namedGroupOf(value: GroupSettingValue): { id: number } | { name: string
     : { name: 'role:nobody' };
 }
 
+/** A value for an organization's group setting that only some system groups may hold. */
+interface SystemGroupSetting {
+  realmId: number;
+  name: string;
+  allowed: readonly string[];
+  value: GroupSettingValue;
+}
+
 /** Refuses anything but one of `allowed` system groups, with Zulip's wording. */
 async function checkSystemGroup(
   tx: Tx,
-  realmId: number,
-  name: string,
-  allowed: readonly string[],
-  value: GroupSettingValue,
+  { realmId, name, allowed, value }: SystemGroupSetting,
 ): Promise<void> {
   const ref = namedGroupOf(value);
   if (!ref) throw badRequest(`'${name}' must be a system user group.`);
@@ -90,11 +95,21 @@ export async function applyRealmGroupSettings(
     if (update === undefined) continue;
     const setting = REALM_GROUP_SETTINGS[name];
     if (setting.allowedSystemGroups) {
-      await checkSystemGroup(tx, input.realm.id, name, setting.allowedSystemGroups, update.new);
+      await checkSystemGroup(tx, {
+        realmId: input.realm.id,
+        name,
+        allowed: setting.allowedSystemGroups,
+        value: update.new,
+      });
     }
     const current = input.realm[setting.column];
     if (current === null) throw new Error(`realm ${input.realm.id} has no ${name}`);
-    const changed = await applyGroupSettingUpdate(tx, input.realm.id, name, current, update);
+    const changed = await applyGroupSettingUpdate(tx, {
+      realmId: input.realm.id,
+      settingName: name,
+      currentGroupId: current,
+      update,
+    });
     if (!changed) continue;
     await tx.realm.update({
       where: { id: input.realm.id },

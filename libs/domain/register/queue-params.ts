@@ -66,13 +66,16 @@ function capabilities(raw: Record<string, unknown>): ClientCapabilities {
   return out;
 }
 
+/** A registration: who asks, with which parameters, from which client. */
+export interface RegisterInput {
+  user: User;
+  realm: Realm;
+  params: QueueParams;
+  client: string;
+}
+
 /** The queue a registration asks for; `all_public_streams` defaults to the user's setting. */
-export function newQueueFor(
-  user: User,
-  realm: Realm,
-  params: QueueParams,
-  client: string,
-): NewQueue {
+export function newQueueFor({ user, realm, params, client }: RegisterInput): NewQueue {
   return {
     userId: user.id,
     realmId: realm.id,

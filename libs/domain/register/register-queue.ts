@@ -1,10 +1,10 @@
-import { Prisma, type Realm, type User } from '../../../generated/prisma/client';
+import { Prisma, type User } from '../../../generated/prisma/client';
 import { QueueStore, type NewQueue } from '../../events/queue-store';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { seesAllPublicChannels } from '../permissions/channels';
 import { FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../version';
-import { newQueueFor, type QueueParams } from './queue-params';
+import { newQueueFor, type QueueParams, type RegisterInput } from './queue-params';
 import { statePlan } from './state';
 
 /** Refusals shared by `POST /register` and on-the-fly registration in `GET /events`. */
@@ -20,9 +20,9 @@ export function checkQueueRequest(user: User, params: QueueParams): void {
  * and no narrow of its own gets that channel as its narrow, as in Zulip.
  */
 export async function queueFromRequest(ctx: AppContext, input: RegisterInput): Promise<NewQueue> {
-  const { user, realm, params } = input;
+  const { user, params } = input;
   checkQueueRequest(user, params);
-  const queue = newQueueFor(user, realm, params, input.client);
+  const queue = newQueueFor(input);
   if (queue.narrow.length === 0 && user.defaultEventsRegisterStreamId !== null) {
     const stream = await ctx.db.stream.findUnique({
       where: { id: user.defaultEventsRegisterStreamId },
@@ -31,13 +31,6 @@ export async function queueFromRequest(ctx: AppContext, input: RegisterInput): P
     if (stream) queue.narrow = [{ operator: 'channel', operand: stream.name }];
   }
   return queue;
-}
-
-export interface RegisterInput {
-  user: User;
-  realm: Realm;
-  params: QueueParams;
-  client: string;
 }
 
 /**

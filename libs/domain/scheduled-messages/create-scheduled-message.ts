@@ -60,8 +60,8 @@ export async function checkScheduledMessage(
   draft: ScheduledMessageDraft,
 ): Promise<CheckedScheduledMessage> {
   const content = normalizeContent(draft.content);
-  const { channel, topic, directUsers } = await checkAddressee(ctx.db, realm, sender, draft);
-  const rendered = await renderCheckingMentions(ctx, realm, sender, channel, content);
+  const { channel, topic, directUsers } = await checkAddressee(ctx.db, { realm, sender, draft });
+  const rendered = await renderCheckingMentions(ctx, { realm, sender, channel, content });
   const stream = channel;
   return {
     recipientId: (tx) =>

@@ -220,8 +220,11 @@ export async function subscribeWithin(
     for (const setting of CHANNEL_GROUP_SETTINGS) {
       const value = input.groupSettings[setting];
       if (value !== undefined) {
-        settingIds[setting] = await resolveGroupSetting(tx, realm.id, setting, value, {
-          allowInternet: false,
+        settingIds[setting] = await resolveGroupSetting(tx, {
+          realmId: realm.id,
+          settingName: setting,
+          value,
+          rules: { allowInternet: false },
         });
       }
     }
@@ -246,9 +249,10 @@ export async function subscribeWithin(
       // Zulip's default is "stream_creator_or_nobody": the creator administers their channel.
       canAdministerChannelGroupId:
         settingIds.can_administer_channel_group ??
-        (await resolveGroupSetting(tx, realm.id, 'can_administer_channel_group', {
-          direct_members: [actor.id],
-          direct_subgroups: [],
+        (await resolveGroupSetting(tx, {
+          realmId: realm.id,
+          settingName: 'can_administer_channel_group',
+          value: { direct_members: [actor.id], direct_subgroups: [] },
         })),
       canSendMessageGroupId: settingIds.can_send_message_group,
       canSubscribeGroupId: settingIds.can_subscribe_group,
