@@ -24,7 +24,9 @@
  *
  * BENCH_RECOVERY_SECONDS > 0 makes it an overload run: after the measured phase messages go on at BENCH_RECOVERY_RATE for that many
  * seconds, and `recovery` says how long after the overload every following second again met
- * the bounds (send p50 <= 20 ms, p99 <= 100 ms; delivery p50 <= 50 ms, p99 <= 200 ms; no refusal).
+ * the bounds (send p50 <= 20 ms, p99 <= 100 ms; delivery p50 <= 50 ms, p99 <= 200 ms; no refusal):
+ * `withinBoundsAfterSeconds` judges each second's sends alone, `boundsHoldFromSecond` all the sends
+ * from that second to the end together.
  */
 import { availableParallelism } from 'node:os';
 import type { TestRealm } from '../test/factories';
@@ -390,11 +392,8 @@ async function recover(
   await Promise.allSettled(sends);
   await sleep(GRACE_SECONDS * 1000);
   const round = (x: number | undefined) => (x === undefined ? null : Math.round(x));
-  const seconds = Array.from({ length: RECOVERY_SECONDS }, (_, second) => {
-    const ks = Array.from(
-      { length: RECOVERY_RATE },
-      (_, i) => first + 1 + second * RECOVERY_RATE + i,
-    );
+  /** The bounds of point 1 over the sends `ks`, taken together. */
+  const judge = (ks: number[]) => {
     const sendMs = ks.map((k) => answerMs.get(k) ?? Infinity).sort((a, b) => a - b);
     const delivery = ks.flatMap((k) => deliveriesOf.get(k) ?? []).sort((a, b) => a - b);
     const undelivered = ks.reduce(
@@ -407,7 +406,6 @@ async function recover(
       0,
     );
     const row = {
-      second,
       sendP50: round(percentile(sendMs, 50)),
       sendP99: round(percentile(sendMs, 99)),
       deliveryP50: round(percentile(delivery, 50)),
@@ -423,12 +421,30 @@ async function recover(
       (row.deliveryP50 ?? Infinity) <= BOUNDS.deliveryP50 &&
       (row.deliveryP99 ?? Infinity) <= BOUNDS.deliveryP99;
     return { ...row, within };
-  });
+  };
+  const sendsOf = (second: number) =>
+    Array.from({ length: RECOVERY_RATE }, (_, i) => first + 1 + second * RECOVERY_RATE + i);
+  const seconds = Array.from({ length: RECOVERY_SECONDS }, (_, second) => ({
+    second,
+    ...judge(sendsOf(second)),
+  }));
+  // The bounds are percentiles of a sustained run: judged over every send from a second on, not
+  // over each second's 20 sends alone, whose p99 is their slowest.
+  let holdFrom = 0;
+  while (
+    holdFrom < RECOVERY_SECONDS &&
+    !judge(
+      Array.from({ length: RECOVERY_SECONDS - holdFrom }, (_, i) => sendsOf(holdFrom + i)).flat(),
+    ).within
+  ) {
+    holdFrom++;
+  }
   let from = seconds.length;
   while (from > 0 && seconds[from - 1].within) from--;
   return {
     rate: RECOVERY_RATE,
     withinBoundsAfterSeconds: from < seconds.length ? from : null,
+    boundsHoldFromSecond: holdFrom < RECOVERY_SECONDS ? holdFrom : null,
     seconds,
   };
 }
