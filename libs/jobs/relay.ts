@@ -85,7 +85,12 @@ const PRUNE_ROUNDS = 20;
 /**
  * Deletes published outbox events, done jobs and their effect keys once they are older than the
  * retention (OUTBOX_RETENTION_SECONDS), in batches of 5,000 rows so no statement holds locks for
- * long; rows another worker is deleting are skipped. Returns the rows deleted per table.
+ * long; rows another worker is deleting are skipped. A table that lost rows is vacuumed at once:
+ * every row is written, updated once and deleted within the retention, so the tables are all
+ * churn, and their space is reused only once vacuumed; left to autovacuum (off on some servers,
+ * and on the default thresholds late for tables this small) a 10-minute run at 20 messages/s
+ * grew `outbox_events` from 4 to 27 MB while its rows stayed near 2,000. `SKIP_LOCKED`: a table
+ * another worker is vacuuming is left to it. Returns the rows deleted per table.
  */
 export async function pruneOutboxes(
   ctx: AppContext,
@@ -104,6 +109,7 @@ export async function pruneOutboxes(
       total += rowCount ?? 0;
       if ((rowCount ?? 0) < PRUNE_BATCH) break;
     }
+    if (total > 0) await sqlPool(ctx).query(`VACUUM (SKIP_LOCKED) ${table}`);
     return total;
   };
   return {
