@@ -5,6 +5,7 @@ import { startEventsTier, type EventsTier } from '../libs/events/events-tier';
 import { type QueueInfo } from '../libs/events/types';
 import { DEFAULT_CAPABILITIES } from '../libs/protocol/queue';
 import type { AlertWordsEvent } from '../libs/protocol/events/alert-words';
+import type { ApiMessage } from '../libs/protocol/message-payload';
 import type { TestContext } from './harness';
 import { expectOpenApiEvents } from './openapi';
 import { api } from './requests';
@@ -107,3 +108,26 @@ export const labelled = (label: string): AlertWordsEvent => ({
   type: 'alert_words',
   alert_words: [label],
 });
+
+/** A message to channel 3 ("Design"), topic "Plans", as the message event carries it. */
+export const channelMessage: ApiMessage = {
+  id: 10,
+  type: 'stream',
+  stream_id: 3,
+  display_recipient: 'Design',
+  subject: 'Plans',
+  sender_id: 2,
+  sender_email: 'b@example.com',
+  sender_full_name: 'B',
+  sender_realm_str: 'zulip',
+  recipient_id: 30,
+  client: 'test',
+  timestamp: 0,
+  is_me_message: false,
+  reactions: [],
+  submessages: [],
+  topic_links: [],
+  content: '<p>x</p>',
+  content_type: 'text/html',
+  avatar_url: 'https://secure.gravatar.com/avatar/abc?d=identicon',
+};

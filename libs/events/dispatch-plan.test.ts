@@ -1,7 +1,6 @@
-import { labelled, queueSettings } from '../../test/events-factories';
+import { channelMessage, labelled, queueSettings } from '../../test/events-factories';
 import type { ClientEvent } from '../protocol/catalogue';
 import { messageEvent } from '../protocol/events/message';
-import type { ApiMessage } from '../protocol/message-payload';
 import type { QueueSettings } from '../protocol/queue';
 import {
   batchAudience,
@@ -16,28 +15,6 @@ import {
 import type { DomainEventEnvelope } from './domain-stream';
 import type { AppendResult, QueueAppend } from './queue-store';
 import { parseWakeMessage } from './waker';
-
-const channelMessage: ApiMessage = {
-  id: 10,
-  type: 'stream',
-  stream_id: 3,
-  display_recipient: 'Design',
-  subject: 'Plans',
-  sender_id: 2,
-  sender_email: 'b@example.com',
-  sender_full_name: 'B',
-  sender_realm_str: 'zulip',
-  recipient_id: 30,
-  client: 'test',
-  timestamp: 0,
-  is_me_message: false,
-  reactions: [],
-  submessages: [],
-  topic_links: [],
-  content: '<p>x</p>',
-  content_type: 'text/html',
-  avatar_url: 'https://secure.gravatar.com/avatar/abc?d=identicon',
-};
 
 const publicMessage = messageEvent({
   message: channelMessage,

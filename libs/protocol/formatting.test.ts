@@ -1,9 +1,8 @@
-import { queueSettings } from '../../test/events-factories';
+import { channelMessage, queueSettings } from '../../test/events-factories';
 import { eventsForQueue, QueueEventFormatter, type ClientEvent } from './catalogue';
 import { deleteMessageEvent } from './events/delete-message';
 import { messageEvent, type MessageEventInput } from './events/message';
 import { userSettingsEvent } from './events/user-settings';
-import type { ApiMessage } from './message-payload';
 import { matchesQueueNarrow } from './narrow';
 import { DEFAULT_CAPABILITIES } from './queue';
 import { EMPTY_TOPIC_FALLBACK_NAME } from './topics';
@@ -11,31 +10,9 @@ import { EMPTY_TOPIC_FALLBACK_NAME } from './topics';
 const queue = queueSettings;
 const ctx = { isRecipient: true, emailOf: () => 'user7@example.com' };
 
-const streamMessage: ApiMessage = {
-  id: 10,
-  type: 'stream',
-  stream_id: 3,
-  display_recipient: 'Design',
-  subject: 'Plans',
-  sender_id: 2,
-  sender_email: 'b@example.com',
-  sender_full_name: 'B',
-  sender_realm_str: 'zulip',
-  recipient_id: 30,
-  client: 'test',
-  timestamp: 0,
-  is_me_message: false,
-  reactions: [],
-  submessages: [],
-  topic_links: [],
-  content: '<p>x</p>',
-  content_type: 'text/html',
-  avatar_url: 'https://secure.gravatar.com/avatar/abc?d=identicon',
-};
-
 const message = (input: Partial<MessageEventInput>) =>
   messageEvent({
-    message: streamMessage,
+    message: channelMessage,
     flags: [],
     rawContent: 'x',
     publicChannel: false,
@@ -52,25 +29,25 @@ function messageOf(events: ClientEvent[]) {
 describe('matchesQueueNarrow', () => {
   it('matches channel by name or id, topic case-insensitively, and negation', () => {
     expect(
-      matchesQueueNarrow([{ operator: 'channel', operand: 'design' }], streamMessage, []),
+      matchesQueueNarrow([{ operator: 'channel', operand: 'design' }], channelMessage, []),
     ).toBe(true);
-    expect(matchesQueueNarrow([{ operator: 'stream', operand: 3 }], streamMessage, [])).toBe(true);
-    expect(matchesQueueNarrow([{ operator: 'topic', operand: 'plans' }], streamMessage, [])).toBe(
+    expect(matchesQueueNarrow([{ operator: 'stream', operand: 3 }], channelMessage, [])).toBe(true);
+    expect(matchesQueueNarrow([{ operator: 'topic', operand: 'plans' }], channelMessage, [])).toBe(
       true,
     );
     expect(
       matchesQueueNarrow(
         [{ operator: 'topic', operand: 'plans', negated: true }],
-        streamMessage,
+        channelMessage,
         [],
       ),
     ).toBe(false);
-    expect(matchesQueueNarrow([{ operator: 'is', operand: 'dm' }], streamMessage, [])).toBe(false);
+    expect(matchesQueueNarrow([{ operator: 'is', operand: 'dm' }], channelMessage, [])).toBe(false);
     expect(
-      matchesQueueNarrow([{ operator: 'is', operand: 'starred' }], streamMessage, ['starred']),
+      matchesQueueNarrow([{ operator: 'is', operand: 'starred' }], channelMessage, ['starred']),
     ).toBe(true);
     expect(
-      matchesQueueNarrow([{ operator: 'sender', operand: 'B@example.com' }], streamMessage, []),
+      matchesQueueNarrow([{ operator: 'sender', operand: 'B@example.com' }], channelMessage, []),
     ).toBe(true);
   });
 });
@@ -80,7 +57,7 @@ describe('eventsForQueue', () => {
     const out = eventsForQueue(
       queue({ clientGravatar: true }),
       message({
-        message: { ...streamMessage, subject: '' },
+        message: { ...channelMessage, subject: '' },
         userFlags: { '7': ['mentioned'] },
         senderQueueId: 'q1',
         localId: '1.01',
@@ -93,7 +70,7 @@ describe('eventsForQueue', () => {
         flags: ['mentioned'],
         local_message_id: '1.01',
         message: {
-          ...streamMessage,
+          ...channelMessage,
           subject: EMPTY_TOPIC_FALLBACK_NAME,
           avatar_url: null,
           content_type: 'text/html',
@@ -107,7 +84,7 @@ describe('eventsForQueue', () => {
       eventsForQueue(
         queue({ capabilities: { ...DEFAULT_CAPABILITIES, empty_topic_name: true } }),
         message({
-          message: { ...streamMessage, subject: '' },
+          message: { ...channelMessage, subject: '' },
           flags: ['read'],
           senderQueueId: 'other',
           localId: '1.01',

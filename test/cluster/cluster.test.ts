@@ -4,6 +4,7 @@ import path from 'node:path';
 import zulip from 'zulip-js';
 import { startCluster, type Cluster } from '../../deploy/local/cluster';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../factories';
+import { clusterEnv } from '../cluster-env';
 import { startTestContext, type TestContext } from '../harness';
 
 /**
@@ -28,14 +29,7 @@ beforeAll(async () => {
   cluster = await startCluster({
     dir: mkdtempSync(path.join(tmpdir(), 'chat-cluster-')),
     basePort: BASE_PORT,
-    env: {
-      DATABASE_URL: t.config.databaseUrl,
-      REDIS_URL: t.config.redisUrl,
-      REDIS_PREFIX: t.config.redisPrefix,
-      EXTERNAL_HOST: t.config.externalHost,
-      SECRET_KEY: t.config.secretKey,
-      BCRYPT_ROUNDS: '4',
-    },
+    env: clusterEnv(t),
   });
 });
 afterAll(async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCluster, type Cluster } from '../../deploy/local/cluster';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../factories';
+import { clusterEnv } from '../cluster-env';
 import { startTestContext, type TestContext } from '../harness';
 
 /**
@@ -30,15 +31,7 @@ beforeAll(async () => {
   cluster = await startCluster({
     dir: mkdtempSync(path.join(tmpdir(), 'chat-affinity-')),
     basePort: BASE_PORT,
-    env: {
-      DATABASE_URL: t.config.databaseUrl,
-      REDIS_URL: t.config.redisUrl,
-      REDIS_PREFIX: t.config.redisPrefix,
-      EXTERNAL_HOST: t.config.externalHost,
-      SECRET_KEY: t.config.secretKey,
-      BCRYPT_ROUNDS: '4',
-      DISPATCH_PARTITIONS: String(PARTITIONS),
-    },
+    env: clusterEnv(t, { DISPATCH_PARTITIONS: String(PARTITIONS) }),
     replicas: { api: 1, events: 2, worker: 1 },
     pollAffinity: true,
   });

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCluster, type Cluster } from '../../deploy/local/cluster';
+import { clusterEnv } from '../cluster-env';
 import { startTestContext, type TestContext } from '../harness';
 import { twoPeople, twoPeopleInBrowsers, type Person } from '../web/two-people';
 
@@ -25,14 +26,7 @@ beforeAll(async () => {
   cluster = await startCluster({
     dir: mkdtempSync(path.join(tmpdir(), 'chat-web-cluster-')),
     basePort: BASE_PORT,
-    env: {
-      DATABASE_URL: t.config.databaseUrl,
-      REDIS_URL: t.config.redisUrl,
-      REDIS_PREFIX: t.config.redisPrefix,
-      EXTERNAL_HOST: t.config.externalHost,
-      SECRET_KEY: t.config.secretKey,
-      BCRYPT_ROUNDS: '4',
-    },
+    env: clusterEnv(t),
   });
 });
 afterAll(async () => {
