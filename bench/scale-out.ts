@@ -3,9 +3,9 @@
  *
  * Starts the `npm run cluster` topology (deploy/local/cluster.ts: real nginx running
  * deploy/nginx/chat.conf in front of api, events and worker processes) with 1, 2 and 4 replicas
- * of one tier (SCALE_TIER: `events` or `api`), each of them held to SCALE_CPU of a core by a
- * cgroup v1 `cpu` group of its own (`/sys/fs/cgroup/cpu/i29-scale-<tier>-<i>`, `cpu.cfs_quota_us`
- * against `cpu.cfs_period_us`). The other tiers, PostgreSQL, Redis, nginx and this load generator
+ * of one tier (SCALE_TIER: `events`, `api` or `worker`), each of them held to SCALE_CPU of a core
+ * by a cgroup v1 `cpu` group of its own (`/sys/fs/cgroup/cpu/i29-scale-<tier>-<i>`,
+ * `cpu.cfs_quota_us` against `cpu.cfs_period_us`). The other tiers, PostgreSQL, Redis, nginx and this load generator
  * are not capped. For each replica count it searches for saturation, the highest rate that meets
  * every bound over a step of SCALE_STEP_SECONDS:
  * - send (and, for the api tier, read) p50 <= 20 ms and p99 <= 100 ms;
@@ -21,33 +21,34 @@
  * - api tier: each step sends `rate` messages and reads `rate` message windows (`GET /messages`,
  *   20 newest of a channel) per second, spread over SCALE_SENDERS senders; its measure is sends
  *   and reads per second. The events tier runs 2 uncapped replicas.
+ * - worker tier: scheduled deliveries and outgoing-webhook calls per second, each with bounds of
+ *   its own (bench/scale-out-worker.ts).
+ * The cgroups, the cluster, the meter and the search are bench/capped-cluster.ts.
  *
  * Ports: nginx on SCALE_PORT (22080), the processes above it (see ClusterOptions.basePort).
  * Prints one JSON line per step and a table per tier at the end.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
-import { Client as PgClient } from 'pg';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { startCluster, type Cluster, type Kind } from '../deploy/local/cluster';
+import type { Cluster, ClusterOptions, Kind } from '../deploy/local/cluster';
 import { makeChannel } from '../test/channel-factories';
 import { makeRealm, makeUser } from '../test/factories';
 import {
-  agent,
-  cpuMsOf,
-  machineTicks,
-  newStats,
-  registerClients,
-  request,
-  sendMessage,
-  startPolling,
-  type Client,
-  type Stats,
-} from './realtime-clients';
-import { bulkMembers, percentile, sleep, withScratchWorld } from './scratch';
+  ownServerPids,
+  saturationTable,
+  searchSaturation,
+  startClients,
+  withCappedCluster,
+  type CapSettings,
+  type ScaleWorld,
+  type Usage,
+} from './capped-cluster';
+import { agent, newStats, request, sendMessage, type Client, type Stats } from './realtime-clients';
+import { workerScaleOut } from './scale-out-worker';
+import { bulkMembers, quantile as p, round, sleep, withScratchWorld } from './scratch';
 
-type ScaledTier = 'events' | 'api';
+type ScaledTier = 'events' | 'api' | 'worker';
 const env = process.env;
 const TIER = (env.SCALE_TIER ?? 'events') as ScaledTier;
 const REPLICAS = (env.SCALE_REPLICAS ?? '1,2,4').split(',').map(Number);
@@ -63,15 +64,17 @@ const SENDERS = Number(env.SCALE_SENDERS ?? 10);
 const STEP_SECONDS = Number(env.SCALE_STEP_SECONDS ?? 15);
 const GRACE_SECONDS = Number(env.SCALE_GRACE_SECONDS ?? 5);
 /** First rate tried, per capped replica (messages per second). */
-const START_RATE = Number(env.SCALE_START_RATE ?? (TIER === 'events' ? 3 : 10));
+const START_RATE = Number(env.SCALE_START_RATE ?? { events: 3, api: 10, worker: 20 }[TIER]);
 const MAX_STEPS = Number(env.SCALE_MAX_STEPS ?? 8);
 const PORT = Number(env.SCALE_PORT ?? 22080);
 const ROOT = path.resolve(__dirname, '..');
-const CGROUP_ROOT = '/sys/fs/cgroup/cpu';
-const CGROUP_PREFIX = env.SCALE_CGROUP_PREFIX ?? 'i29-scale';
-/** cpu.shares of the capped groups, and of the group of the uncapped processes. */
-const CAPPED_SHARES = Number(env.SCALE_CAPPED_SHARES ?? 8192);
-const UNCAPPED_SHARES = Number(env.SCALE_UNCAPPED_SHARES ?? 32768);
+const CAPS: CapSettings = {
+  cpu: CPU,
+  periodUs: PERIOD_US,
+  prefix: env.SCALE_CGROUP_PREFIX ?? 'i29-scale',
+  cappedShares: Number(env.SCALE_CAPPED_SHARES ?? 8192),
+  uncappedShares: Number(env.SCALE_UNCAPPED_SHARES ?? 32768),
+};
 
 const BOUNDS = { sendP50: 20, sendP99: 100, deliveryP50: 50, deliveryP99: 200 };
 /**
@@ -81,119 +84,6 @@ const BOUNDS = { sendP50: 20, sendP99: 100, deliveryP50: 50, deliveryP99: 200 };
  * then no rate would meet the send bound for any tier. `all`: every bound, as on a quiet box.
  */
 const DECIDING = (env.SCALE_BOUNDS ?? 'tier') as 'tier' | 'all';
-
-/** A process and every process it started (nginx's workers). */
-function withDescendants(pid: number): number[] {
-  const found = [pid];
-  for (let i = 0; i < found.length; i++) {
-    const children = `/proc/${found[i]}/task/${found[i]}/children`;
-    if (!existsSync(children)) continue;
-    for (const child of readFileSync(children, 'utf8').split(' ')) {
-      if (child.trim()) found.push(Number(child));
-    }
-  }
-  return found;
-}
-
-/**
- * One cgroup v1 `cpu` group per capped process, and one uncapped group for the rest of the
- * cluster and this load generator; `release` removes them. The box is shared, and a process of
- * the root group weighs 1024: the capped groups weigh 8 and the uncapped one 32 such processes,
- * so that a capped replica gets its whole quota while others load the cores, and the uncapped
- * tiers and the load generator are not what limits the rate.
- */
-class CpuCaps {
-  private readonly groups: string[] = [];
-
-  cap(name: string, pid: number): void {
-    const dir = this.group(name, CAPPED_SHARES);
-    writeFileSync(path.join(dir, 'cpu.cfs_period_us'), String(PERIOD_US));
-    writeFileSync(path.join(dir, 'cpu.cfs_quota_us'), String(Math.round(CPU * PERIOD_US)));
-    this.move(dir, [pid]);
-  }
-
-  /**
-   * These processes, and those `withChildren` with every process they started, join the uncapped
-   * group (this load generator is the parent of the whole cluster: its children stay where they are).
-   */
-  favour(pids: number[], withChildren: number[]): void {
-    const group = this.group('uncapped', UNCAPPED_SHARES);
-    this.move(group, [...pids, ...withChildren.flatMap(withDescendants)]);
-  }
-
-  private group(name: string, shares: number): string {
-    const dir = path.join(CGROUP_ROOT, `${CGROUP_PREFIX}-${name}`);
-    if (!existsSync(dir)) mkdirSync(dir);
-    writeFileSync(path.join(dir, 'cpu.shares'), String(shares));
-    this.groups.push(dir);
-    return dir;
-  }
-
-  private move(dir: string, pids: number[]): void {
-    for (const pid of pids) writeFileSync(path.join(dir, 'cgroup.procs'), String(pid));
-  }
-
-  /** Throttled periods and time (ms) of every group so far. */
-  throttled(): { periods: number; ms: number } {
-    let periods = 0;
-    let ns = 0;
-    for (const dir of this.groups) {
-      const stat = readFileSync(path.join(dir, 'cpu.stat'), 'utf8');
-      periods += Number(/nr_throttled (\d+)/.exec(stat)?.[1] ?? 0);
-      ns += Number(/throttled_time (\d+)/.exec(stat)?.[1] ?? 0);
-    }
-    return { periods, ms: ns / 1e6 };
-  }
-
-  release(): void {
-    for (const dir of new Set(this.groups.splice(0))) {
-      // Whatever is left in it (an exited process's group is empty) goes back to the root.
-      for (const pid of readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n')) {
-        if (pid) writeFileSync(path.join(CGROUP_ROOT, 'cgroup.procs'), pid);
-      }
-      rmdirSync(dir);
-    }
-  }
-}
-
-/**
- * The processes of the Redis and PostgreSQL servers the benchmark uses, when SCALE_OWN_SERVERS=1
- * says they are the benchmark's own (BENCH_REDIS_URL, TEST_PG_URL): they then join the uncapped
- * group. The machine's shared servers (ports 6379 and 5432) are never moved.
- */
-async function ownServerPids(
-  ctx: { redis: { info(section: string): Promise<string> } },
-  databaseUrl: string,
-): Promise<number[]> {
-  if (!env.SCALE_OWN_SERVERS) return [];
-  const redisUrl = env.BENCH_REDIS_URL ?? '';
-  const pgPort = new URL(databaseUrl).port || '5432';
-  const redisPort = redisUrl ? new URL(redisUrl).port || '6379' : '6379';
-  if (pgPort === '5432' || redisPort === '6379') {
-    throw new Error(
-      'SCALE_OWN_SERVERS: BENCH_REDIS_URL and TEST_PG_URL must name your own servers',
-    );
-  }
-  const redisPid = Number(/process_id:(\d+)/.exec(await ctx.redis.info('server'))?.[1]);
-  const pg = new PgClient({ connectionString: databaseUrl });
-  await pg.connect();
-  const { rows } = await pg.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-  // The postmaster is the parent of every backend: new ones inherit its group.
-  const postmaster = Number(
-    readFileSync(`/proc/${rows[0].pid}/stat`, 'utf8').split(') ')[1].split(' ')[1],
-  );
-  await pg.end();
-  return [redisPid, postmaster];
-}
-
-interface World {
-  host: string;
-  /** Processes of the benchmark's own Redis and PostgreSQL, favoured like the uncapped tiers. */
-  serverPids: number[];
-  senders: { id: number; auth: string }[];
-  members: { id: number; auth: string }[];
-  channels: { id: number; members: number[] }[];
-}
 
 interface StepResult {
   tier: ScaledTier;
@@ -217,27 +107,19 @@ interface StepResult {
   meets: boolean;
 }
 
-const round = (x: number | undefined, digits = 1) =>
-  x === undefined ? NaN : Math.round(x * 10 ** digits) / 10 ** digits;
-const p = (xs: number[], q: number) =>
-  round(
-    percentile(
-      [...xs].sort((a, b) => a - b),
-      q,
-    ),
-  );
-
 async function main() {
-  const results: StepResult[] = [];
-  await withScratchWorld({}, async (ctx, config) => {
+  let tables = '';
+  // The worker tier's bot calls a receiver on loopback, which the bot's checks must allow.
+  const webhookHosts = { OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
+  await withScratchWorld(TIER === 'worker' ? webhookHosts : {}, async (ctx, config) => {
     const org = await makeRealm(ctx);
     const senderUsers = await Promise.all(
-      Array.from({ length: TIER === 'api' ? SENDERS : 1 }, (_, i) =>
+      Array.from({ length: TIER === 'events' ? 1 : SENDERS }, (_, i) =>
         makeUser(ctx, org.realm, { fullName: `Sender ${i}` }),
       ),
     );
     const members = await bulkMembers(ctx, org.realm.id, CLIENTS, 'scale');
-    const channels: World['channels'] = [];
+    const channels: ScaleWorld['channels'] = [];
     for (let i = 0; i < CLIENTS; i += CHANNEL_SIZE) {
       const group = members.slice(i, i + CHANNEL_SIZE);
       const channel = await makeChannel(ctx, org.realm, {
@@ -253,7 +135,7 @@ async function main() {
       });
       channels.push({ id: channel.id, members: group.map((m) => m.id) });
     }
-    const world: World = {
+    const world: ScaleWorld = {
       host: org.host,
       serverPids: await ownServerPids(ctx, config.databaseUrl),
       senders: senderUsers.map((s) => ({ id: s.user.id, auth: s.auth })),
@@ -270,29 +152,45 @@ async function main() {
       BCRYPT_ROUNDS: '4',
       HEARTBEAT_SECONDS: '60',
       RATE_LIMIT_API_REQUESTS: '10000000',
+      ...(TIER === 'worker' ? webhookHosts : {}),
     };
-    for (const n of REPLICAS) {
-      results.push(...(await searchSaturation(world, clusterEnv, n)));
+    if (TIER === 'worker') {
+      tables = await workerScaleOut({
+        ctx,
+        org,
+        world,
+        replicaCounts: REPLICAS,
+        caps: CAPS,
+        clusterOf: (n, replicas) => clusterOptions(n, replicas, clusterEnv),
+        steps: { seconds: STEP_SECONDS, graceSeconds: GRACE_SECONDS, maxSteps: MAX_STEPS },
+        startRates: {
+          scheduled: START_RATE,
+          webhook: Number(env.SCALE_WEBHOOK_START_RATE ?? START_RATE),
+        },
+      });
+      return;
     }
+    const results: StepResult[] = [];
+    for (const n of REPLICAS) results.push(...(await searchTier(world, clusterEnv, n)));
+    tables = table(results);
   });
   agent.destroy();
-  process.stdout.write(`\n${table(results)}\n`);
+  process.stdout.write(`\n${tables}\n`);
 }
 
-async function searchSaturation(
-  world: World,
-  clusterEnv: Record<string, string>,
+/** The cluster of `n` replicas of the tier under test, in var/scale-out/<tier>-<n>. */
+function clusterOptions(
   n: number,
-): Promise<StepResult[]> {
-  const replicas: Record<Kind, number> =
-    TIER === 'events' ? { api: 1, events: n, worker: 1 } : { api: n, events: 2, worker: 1 };
+  replicas: Record<Kind, number>,
+  clusterEnv: Record<string, string>,
+): ClusterOptions {
   const dir = path.join(ROOT, 'var/scale-out', `${TIER}-${n}`);
   mkdirSync(dir, { recursive: true });
   // SCALE_PROFILE=1: a CPU profile of every capped replica in var/scale-out/<tier>-<n>/profiles.
   const nodeArgs = env.SCALE_PROFILE
     ? { [TIER]: ['--cpu-prof', `--cpu-prof-dir=${path.join(dir, 'profiles')}`] }
     : {};
-  const cluster = await startCluster({
+  return {
     dir,
     basePort: PORT,
     env: clusterEnv,
@@ -302,95 +200,71 @@ async function searchSaturation(
     root: env.SCALE_BUILD_ROOT,
     // SCALE_AFFINITY=0: polls spread by queue id rather than sent to their partition's replica.
     pollAffinity: env.SCALE_AFFINITY !== '0',
-  });
-  const caps = new CpuCaps();
-  // Ctrl-C: stop the cluster and remove the groups before leaving.
-  const interrupted = () => {
-    void cluster.stop().finally(() => {
-      caps.release();
-      process.exit(130);
-    });
   };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
-  const capped = cluster.processes.filter((proc) => proc.kind === TIER);
-  const results: StepResult[] = [];
-  let stopPolling = () => {};
-  try {
-    caps.favour(
-      [
-        process.pid,
-        ...cluster.processes.filter((proc) => proc.kind !== TIER).map((proc) => proc.child.pid!),
-      ],
-      [cluster.nginx.pid!, ...world.serverPids],
-    );
-    capped.forEach((proc) => caps.cap(proc.name, proc.child.pid!));
-    for (const proc of capped) {
-      const group = readFileSync(`/proc/${proc.child.pid}/cgroup`, 'utf8');
-      if (!group.includes(`${CGROUP_PREFIX}-${proc.name}`)) {
-        throw new Error(`${proc.name} is not in its cgroup: ${group}`);
-      }
-    }
-    const stats = newStats();
-    const sentAt = new Map<number, number>();
-    const { clients } = await registerClients({
-      apiUrl: cluster.url,
-      host: world.host,
-      members: world.members,
-      concurrency: 20,
-      eventsUrlOf: () => cluster.url,
-      stats,
-    });
-    stopPolling = startPolling(clients, world.host, sentAt, stats);
-    const byUser = new Map(clients.map((c) => [c.userId, c]));
-    const run = new StepRunner(world, cluster, caps, capped, byUser, stats, sentAt);
-    // Warm-up under the caps: JIT, connection pools, nginx keep-alive connections.
-    await sleep(3000);
-    await run.step(n, START_RATE * n * 0.5, 10);
+}
 
-    let rate = START_RATE * n;
-    let good: number | null = null;
-    let bad: number | null = null;
-    for (let i = 0; i < MAX_STEPS; i++) {
-      const result = await run.step(n, rate, STEP_SECONDS);
-      results.push(result);
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-      if (result.meets) good = Math.max(good ?? 0, rate);
-      else bad = Math.min(bad ?? Infinity, rate);
-      if (bad === null) rate = round(rate * 1.25);
-      else if (good === null) rate = round(rate / 1.5);
-      else {
-        const between = round((good + bad) / 2);
-        if (between === good || between === bad || bad / good < 1.1) break;
-        rate = between;
+/** The events or api tier: its saturation with `n` capped replicas. */
+function searchTier(
+  world: ScaleWorld,
+  clusterEnv: Record<string, string>,
+  n: number,
+): Promise<StepResult[]> {
+  const tier = TIER as Exclude<ScaledTier, 'worker'>;
+  const replicas: Record<Kind, number> =
+    tier === 'events' ? { api: 1, events: n, worker: 1 } : { api: n, events: 2, worker: 1 };
+  return withCappedCluster(
+    {
+      cluster: clusterOptions(n, replicas, clusterEnv),
+      tier,
+      caps: CAPS,
+      favoured: world.serverPids,
+    },
+    async ({ cluster, meter, capped }) => {
+      const stats = newStats();
+      const sentAt = new Map<number, number>();
+      const clients = await startClients({ url: cluster.url, world, stats, sentAt });
+      try {
+        const run = new StepRunner({
+          world,
+          cluster,
+          meter,
+          replicas: capped.length,
+          byUser: clients.byUser,
+          stats,
+          sentAt,
+        });
+        // Warm-up under the caps: JIT, connection pools, nginx keep-alive connections.
+        await sleep(3000);
+        await run.step(START_RATE * n * 0.5, 10);
+        return await searchSaturation({ startRate: START_RATE * n, maxSteps: MAX_STEPS }, (rate) =>
+          run.step(rate, STEP_SECONDS),
+        );
+      } finally {
+        clients.stop();
       }
-    }
-  } finally {
-    process.off('SIGINT', interrupted);
-    process.off('SIGTERM', interrupted);
-    stopPolling();
-    await cluster.stop();
-    caps.release();
-  }
-  return results;
+    },
+  );
 }
 
 class StepRunner {
   private k = 0;
 
   constructor(
-    private readonly world: World,
-    private readonly cluster: Cluster,
-    private readonly caps: CpuCaps,
-    private readonly capped: { child: { pid?: number } }[],
-    private readonly byUser: Map<number, Client>,
-    private readonly stats: Stats,
-    private readonly sentAt: Map<number, number>,
+    private readonly run: {
+      world: ScaleWorld;
+      cluster: Cluster;
+      meter: () => () => Usage;
+      /** Capped replicas. */
+      replicas: number;
+      byUser: Map<number, Client>;
+      stats: Stats;
+      sentAt: Map<number, number>;
+    },
   ) {}
 
   /** Sends `rate` messages per second (and reads as many, for the api tier) for `seconds`. */
-  async step(replicas: number, rate: number, seconds: number): Promise<StepResult> {
-    const { world, cluster, stats } = this;
+  async step(rate: number, seconds: number): Promise<StepResult> {
+    const { world, cluster, stats, replicas } = this.run;
     stats.sendMs.length = 0;
     stats.deliveryMs.length = 0;
     stats.duplicates = 0;
@@ -398,10 +272,7 @@ class StepRunner {
     const readMs: number[] = [];
     const first = this.k + 1;
     const total = Math.round(rate * seconds);
-    const pids = this.capped.map((c) => c.child.pid!);
-    const cpuBefore = pids.map(cpuMsOf);
-    const throttledBefore = this.caps.throttled();
-    const machineBefore = machineTicks();
+    const usage = this.run.meter();
     const started = performance.now();
     const work: Promise<void>[] = [];
     for (let i = 0; i < total; i++) {
@@ -418,7 +289,7 @@ class StepRunner {
           auth: sender.auth,
           channelId: channel.id,
           k,
-          sentAt: this.sentAt,
+          sentAt: this.run.sentAt,
           stats,
         }).catch(() => undefined),
       );
@@ -429,16 +300,14 @@ class StepRunner {
     const expected: [Client, number][] = [];
     for (let k = first; k <= this.k; k++) {
       for (const userId of world.channels[k % world.channels.length].members) {
-        const client = this.byUser.get(userId);
+        const client = this.run.byUser.get(userId);
         if (client) expected.push([client, k]);
       }
     }
     const missing = () => expected.filter(([c, k]) => !c.seen.has(k)).length;
     const grace = performance.now() + GRACE_SECONDS * 1000;
     while (missing() > 0 && performance.now() < grace) await sleep(50);
-    const cpu = pids.map(cpuMsOf).reduce((a, b, i) => a + b - cpuBefore[i], 0);
-    const throttled = this.caps.throttled();
-    const machineAfter = machineTicks();
+    const used = usage();
     const lost = missing();
     // A backlog must not spill into the next step: wait (bounded) for late deliveries.
     const drain = performance.now() + 30_000;
@@ -467,15 +336,12 @@ class StepRunner {
       lost,
       duplicates: stats.duplicates,
       serverErrors: stats.serverErrors,
-      cappedCpuMsPerDelivery: round(cpu / Math.max(1, expected.length), 3),
-      cappedCpuShare: round(cpu / 1000 / elapsed / pids.length, 2),
-      throttledPeriods: throttled.periods - throttledBefore.periods,
-      loadAverage: loadavg().map((x) => round(x, 2)),
+      cappedCpuMsPerDelivery: round(used.cpuMs / Math.max(1, expected.length), 3),
+      cappedCpuShare: round(used.cpuMs / 1000 / elapsed / replicas, 2),
+      throttledPeriods: used.throttledPeriods,
+      loadAverage: used.loadAverage,
       meetsAll,
-      machineBusyPercent: Math.round(
-        ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) *
-          100,
-      ),
+      machineBusyPercent: used.machineBusyPercent,
       meets,
     };
   }
@@ -491,15 +357,15 @@ class StepRunner {
     const started = performance.now();
     try {
       const res = await request(
-        `${this.cluster.url}/api/v1/messages?${query}`,
+        `${this.run.cluster.url}/api/v1/messages?${query}`,
         'GET',
         auth,
-        this.world.host,
+        this.run.world.host,
       );
       readMs.push(performance.now() - started);
-      if (res.status >= 500) this.stats.serverErrors++;
+      if (res.status >= 500) this.run.stats.serverErrors++;
     } catch {
-      this.stats.serverErrors++;
+      this.run.stats.serverErrors++;
     }
   }
 }
@@ -519,32 +385,13 @@ function table(results: StepResult[]): string {
       `| ${r.replicas} | ${r.rate} | ${r.deliveriesPerSecond} | ${r.send.join(' / ')} | ${r.read?.join(' / ') ?? ''} | ${r.delivery.join(' / ')} | ${r.lost} | ${r.duplicates} | ${r.serverErrors} | ${r.cappedCpuMsPerDelivery} | ${r.cappedCpuShare} | ${r.throttledPeriods} | ${r.loadAverage[0]} | ${r.meets ? 'yes' : 'no'} | ${r.meetsAll ? 'yes' : 'no'} |`,
     );
   }
-  const saturation = new Map<number, number>();
-  for (const r of results) {
-    if (r.meets) saturation.set(r.replicas, Math.max(saturation.get(r.replicas) ?? 0, r.rate));
-  }
-  const one = saturation.get(1);
-  // Throughput the caps allow at the CPU per delivery measured: the capacity by CPU alone,
-  // whatever the latency (a replica's share of one message is a burst its quota spreads out).
-  const byCpu = new Map<number, number>();
-  for (const r of results) {
-    const most = (CPU * r.replicas * 1000) / r.cappedCpuMsPerDelivery;
-    if (r.cappedCpuShare >= CPU * 0.5)
-      byCpu.set(r.replicas, Math.max(byCpu.get(r.replicas) ?? 0, most));
-  }
-  const oneByCpu = byCpu.get(1);
   lines.push(
     '',
-    '| replicas | saturation (msg/s) | x one replica | deliveries/s the caps allow at the CPU per delivery measured | x one replica |',
-    '| -: | -: | -: | -: | -: |',
+    ...saturationTable(
+      results.map((r) => ({ ...r, cappedCpuMsPerItem: r.cappedCpuMsPerDelivery })),
+      { replicaCounts: REPLICAS, cpu: CPU, unit: 'msg/s', items: 'deliveries/s' },
+    ),
   );
-  for (const n of REPLICAS) {
-    const rate = saturation.get(n);
-    const cpu = byCpu.get(n);
-    lines.push(
-      `| ${n} | ${rate ?? 'none met'} | ${rate && one ? round(rate / one, 2) : ''} | ${cpu ? Math.round(cpu) : ''} | ${cpu && oneByCpu ? round(cpu / oneByCpu, 2) : ''} |`,
-    );
-  }
   return lines.join('\n');
 }
 

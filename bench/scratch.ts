@@ -56,6 +56,19 @@ export async function withScratchWorld<T>(
 export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
+/** `x` to `digits` decimals; NaN for no value (the percentile of no samples). */
+export const round = (x: number | undefined, digits = 1) =>
+  x === undefined ? NaN : Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** The `q`th percentile of unsorted samples, to one decimal. */
+export const quantile = (xs: number[], q: number) =>
+  round(
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      q,
+    ),
+  );
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Inserts `count` member accounts with known API keys in one statement. */

@@ -124,7 +124,7 @@ export interface PreparedMessage {
 /**
  * Validation, authorization and rendering (reads only), so that a caller with a transaction of
  * its own (scheduled delivery) can write the message inside it. `db` is that transaction when
- * the message's channel is created in it (channel-creation notices).
+ * the caller reads in it: a scheduled delivery, or a notice in a channel created in it.
  */
 export async function prepareMessage(
   ctx: AppContext,

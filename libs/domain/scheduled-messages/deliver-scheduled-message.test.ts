@@ -1,4 +1,7 @@
 import type { Realm, Stream } from '../../../generated/prisma/client';
+import type { AppContext } from '../../core/context';
+import { createDb } from '../../db/client';
+import { closeSqlPool } from '../../db/sql';
 import { makeRealm, makeUser, type TestUser } from '../../../test/factories';
 import {
   poll,
@@ -124,6 +127,25 @@ describe('deliverScheduledMessage', () => {
   it('a deleted scheduled message finishes quietly', async () => {
     await expect(deliver(987654)).resolves.toBeUndefined();
   });
+
+  it('needs one database connection: a worker runs as many deliveries as its pool holds', async () => {
+    const one: AppContext = {
+      ...t,
+      db: createDb(t.config.databaseUrl, { maxConnections: 1 }),
+      config: { ...t.config, databasePoolSize: 1 },
+    };
+    try {
+      const sm = await schedule();
+      // Reads outside the delivery's transaction waited for the connection it holds, until
+      // the transaction timed out (30 s).
+      await deliverScheduledMessage(one, { scheduledMessageId: sm.id }, { isLastAttempt: true });
+      const after = await t.db.scheduledMessage.findUniqueOrThrow({ where: { id: sm.id } });
+      expect(after).toMatchObject({ delivered: true, failed: false });
+    } finally {
+      await one.db.$disconnect();
+      await closeSqlPool(one);
+    }
+  }, 10_000);
 });
 
 describe('a delivery that fails is marked failed, and the sender is told as Zulip does', () => {

@@ -144,14 +144,21 @@ async function attemptDelivery(
   let prepared: PreparedMessage;
   try {
     // Checked again now: the channel may be archived or the permission gone since scheduling.
-    prepared = await prepareMessage(ctx, {
-      sender: sm.sender,
-      realm: sm.realm,
-      ...(await target(tx, sm)),
-      content: sm.content,
-      clientName: sm.sendingClientName,
-      readBySender: sm.readBySender,
-    });
+    // Read in this transaction: it holds a pooled connection, and reads on another one would
+    // wait for a free one; with as many deliveries running as the pool has connections, none
+    // would come until the transactions timed out.
+    prepared = await prepareMessage(
+      ctx,
+      {
+        sender: sm.sender,
+        realm: sm.realm,
+        ...(await target(tx, sm)),
+        content: sm.content,
+        clientName: sm.sendingClientName,
+        readBySender: sm.readBySender,
+      },
+      tx,
+    );
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     return markFailed(tx, events, sm, { message: err.message, tellSender: true });
