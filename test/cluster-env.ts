@@ -13,3 +13,19 @@ export const clusterEnv = (t: TestContext, extra: Record<string, string> = {}) =
   BCRYPT_ROUNDS: '4',
   ...extra,
 });
+
+/** A request to the API through a local cluster's one URL (given late: clusters start in beforeAll). */
+export const clusterApi =
+  (url: () => string) =>
+  (path: string, auth: string, init: RequestInit = {}): Promise<Response> =>
+    fetch(`${url()}/api/v1${path}`, {
+      ...init,
+      headers: { Authorization: auth, ...(init.headers as Record<string, string>) },
+    });
+
+/** A form-encoded POST, as Zulip's clients send. */
+export const form = (fields: Record<string, string>): RequestInit => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(fields).toString(),
+});

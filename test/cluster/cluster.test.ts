@@ -4,7 +4,7 @@ import path from 'node:path';
 import zulip from 'zulip-js';
 import { startCluster, type Cluster } from '../../deploy/local/cluster';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../factories';
-import { clusterEnv } from '../cluster-env';
+import { clusterApi, clusterEnv, form } from '../cluster-env';
 import { startTestContext, type TestContext } from '../harness';
 
 /**
@@ -37,16 +37,7 @@ afterAll(async () => {
   await t.close();
 });
 
-const api = (path_: string, auth: string, init: RequestInit = {}) =>
-  fetch(`${cluster.url}/api/v1${path_}`, {
-    ...init,
-    headers: { Authorization: auth, ...(init.headers as Record<string, string>) },
-  });
-const form = (fields: Record<string, string>) => ({
-  method: 'POST',
-  headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-  body: new URLSearchParams(fields).toString(),
-});
+const api = clusterApi(() => cluster.url);
 const registerQueue = async (user: TestUser) => {
   const res = await api('/register', user.auth, form({ event_types: '["message"]' }));
   expect(res.status).toBe(200);

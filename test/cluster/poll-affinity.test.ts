@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCluster, type Cluster } from '../../deploy/local/cluster';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../factories';
-import { clusterEnv } from '../cluster-env';
+import { clusterApi, clusterEnv, form } from '../cluster-env';
 import { startTestContext, type TestContext } from '../harness';
 
 /**
@@ -41,16 +41,7 @@ afterAll(async () => {
   await t.close();
 });
 
-const api = (path_: string, auth: string, init: RequestInit = {}) =>
-  fetch(`${cluster.url}/api/v1${path_}`, {
-    ...init,
-    headers: { Authorization: auth, ...(init.headers as Record<string, string>) },
-  });
-const form = (fields: Record<string, string>): RequestInit => ({
-  method: 'POST',
-  headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-  body: new URLSearchParams(fields).toString(),
-});
+const api = clusterApi(() => cluster.url);
 const metricsOf = async (name: string) =>
   (await fetch(`http://127.0.0.1:${cluster.byName(name).metricsPort}/metrics`)).text();
 const waitingPolls = async (name: string) =>
