@@ -9,7 +9,7 @@ import type { QueueStore } from './queue-store';
 import { LocalWakeups } from './local-wakeups';
 import type { Waker } from './waker';
 import { logFailure } from '../stores/failures';
-import { partitionOwner } from './partition-owners';
+import { partitionOwners } from './partition-owners';
 
 /** A lease not renewed for this long passes to another replica. */
 export const LEASE_MS = 5000;
@@ -29,9 +29,10 @@ const RELEASE_SCRIPT =
 /**
  * Moves envelopes from the domain streams into event queues. Users are split over
  * `dispatchPartitions` streams; every `events` replica runs one Dispatcher, and the live replicas
- * share the partitions (`partitionOwner`: a replica's home share, else replica i of n in name
- * order leads the partitions p with p % n == i), each holding a lease per partition it leads. A replica that stops renewing (killed) loses its leases after
- * LEASE_MS and the others take its partitions over. One leader per partition keeps each queue's
+ * share the partitions (`partitionOwners`: a replica's home share, else replica i of n in name
+ * order leads the partitions p with p % n == i), each holding a lease per partition it leads. A
+ * replica that stops renewing (killed) loses its leases after LEASE_MS and the others take its
+ * partitions over. One leader per partition keeps each queue's
  * events in stream order: a queue has one user and a user one partition.
  *
  * Reading goes through a consumer group: an entry stays pending until it is delivered, and a new
@@ -108,10 +109,12 @@ export class Dispatcher {
         .zrange(this.keys.members(), '0', '-1')
         .exec()
         .then((r) => (r ?? []).map(([, v]) => v))) as [unknown, unknown, string[]];
+      const owners = partitionOwners(
+        live.includes(this.consumer) ? live : [...live, this.consumer],
+        this.ctx.config.dispatchPartitions,
+      );
       for (let p = 0; p < this.ctx.config.dispatchPartitions; p++) {
-        const mine =
-          partitionOwner(p, live.includes(this.consumer) ? live : [...live, this.consumer]) ===
-          this.consumer;
+        const mine = owners[p] === this.consumer;
         const loop = this.loops.get(p);
         if (mine && !loop) {
           const started = new PartitionLoop(

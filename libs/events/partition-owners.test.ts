@@ -1,9 +1,8 @@
-import { consumerName, partitionOwner, queueIdIn } from './partition-owners';
+import { consumerName, partitionOwners, queueIdIn } from './partition-owners';
 
-const owners = (members: string[], partitions = 8) =>
-  [...Array(partitions).keys()].map((p) => partitionOwner(p, members));
+const owners = (members: string[]) => partitionOwners(members, 8);
 
-describe('partitionOwner', () => {
+describe('partitionOwners', () => {
   it('splits the partitions by name order among replicas without a home', () => {
     const [a, b] = [consumerName(10, 'aa', null), consumerName(11, 'bb', null)];
     expect(owners([b, a])).toEqual([a, b, a, b, a, b, a, b]);

@@ -26,17 +26,17 @@ function homeOf(consumer: string): ReplicaSlot | null {
 }
 
 /**
- * The live member that should lead a partition: the first (by name) whose home share holds it,
- * else, when no such member is alive, member p % m of the m live ones in name order (as every
- * replica does without a home), so a partition is never left without a leader.
+ * The member that should lead each of `partitions` partitions: the first live member (by name)
+ * whose home share holds it, else, when no such member is alive, member p % m of the m live ones
+ * in name order (as every replica does without a home), so no partition is left without a leader.
  */
-export function partitionOwner(partition: number, liveMembers: string[]): string | undefined {
+export function partitionOwners(liveMembers: string[], partitions: number): (string | undefined)[] {
   const members = [...liveMembers].sort();
-  const home = members.find((member) => {
-    const slot = homeOf(member);
-    return slot !== null && partition % slot.count === slot.index;
+  const homes = members.map(homeOf);
+  return Array.from({ length: partitions }, (_, p) => {
+    const home = homes.findIndex((slot) => slot !== null && p % slot.count === slot.index);
+    return members[home >= 0 ? home : p % members.length];
   });
-  return home ?? members[partition % Math.max(1, members.length)];
 }
 
 /** A new queue's id: its partition, then a random part (Zulip's own ids are `<n>:<n>` too). */
