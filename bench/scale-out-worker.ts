@@ -179,38 +179,24 @@ class WorkerSteps {
 
   /** `rate` scheduled messages fall due per second for `seconds`, each created LEAD_MS ahead. */
   async scheduled(rate: number, seconds: number): Promise<WorkerStep> {
-    const { world, capped } = this.run;
+    const { world } = this.run;
     const items = await this.begin(rate, seconds);
     const clock = performance.now() - Date.now();
     const firstDue = Math.ceil((Date.now() + LEAD_MS) / 1000);
-    const work: Promise<void>[] = [];
-    for (let i = 0; i < items.total; i++) {
-      await this.pace(items.started, (i * 1000) / rate);
-      const k = ++this.k;
+    await this.postPaced(items, rate, (k, i) => {
       const due = firstDue + Math.floor(i / rate);
       this.sentAt.set(k, due * 1000 + clock);
-      const channel = world.channels[k % world.channels.length];
-      const sender = world.senders[k % world.senders.length];
-      work.push(
-        this.accepted(
-          request(
-            `${capped.cluster.url}/api/v1/scheduled_messages`,
-            'POST',
-            sender.auth,
-            world.host,
-            form({
-              type: 'stream',
-              to: String(channel.id),
-              topic: 'scheduled',
-              content: `m${k}m`,
-              scheduled_delivery_timestamp: String(due),
-            }),
-          ),
-          items.failures,
-        ),
-      );
-    }
-    await Promise.all(work);
+      return {
+        path: 'scheduled_messages',
+        fields: {
+          type: 'stream',
+          to: String(world.channels[k % world.channels.length].id),
+          topic: 'scheduled',
+          content: `m${k}m`,
+          scheduled_delivery_timestamp: String(due),
+        },
+      };
+    });
     const expected: [Client, number][] = [];
     for (let k = items.first; k <= this.k; k++) {
       for (const userId of world.channels[k % world.channels.length].members) {
@@ -235,29 +221,16 @@ class WorkerSteps {
 
   /** `rate` direct messages to the bot per second for `seconds`, through nginx. */
   async webhook(rate: number, seconds: number): Promise<WorkerStep> {
-    const { world, capped, botId } = this.run;
+    const { botId } = this.run;
     const items = await this.begin(rate, seconds);
     this.run.receiver.requests.length = 0;
-    const work: Promise<void>[] = [];
-    for (let i = 0; i < items.total; i++) {
-      await this.pace(items.started, (i * 1000) / rate);
-      const k = ++this.k;
+    await this.postPaced(items, rate, (k) => {
       this.sentAt.set(k, performance.now());
-      const sender = world.senders[k % world.senders.length];
-      work.push(
-        this.accepted(
-          request(
-            `${capped.cluster.url}/api/v1/messages`,
-            'POST',
-            sender.auth,
-            world.host,
-            form({ type: 'direct', to: JSON.stringify([botId]), content: `m${k}m` }),
-          ),
-          items.failures,
-        ),
-      );
-    }
-    await Promise.all(work);
+      return {
+        path: 'messages',
+        fields: { type: 'direct', to: JSON.stringify([botId]), content: `m${k}m` },
+      };
+    });
     const ks = Array.from({ length: this.k - items.first + 1 }, (_, i) => items.first + i);
     return this.end({
       measure: 'webhook',
@@ -270,6 +243,38 @@ class WorkerSteps {
       graceUntil: performance.now() + this.run.steps.graceSeconds * 1000,
       duplicates: () => ks.reduce((n, k) => n + Math.max(0, (this.calls.get(k) ?? 0) - 1), 0),
     });
+  }
+
+  /**
+   * Posts `items.total` API requests at `rate` per second through nginx, request i (message k)
+   * as `request(k, i)` says, from the senders in turn; waits for every answer.
+   */
+  private async postPaced(
+    items: Awaited<ReturnType<WorkerSteps['begin']>>,
+    rate: number,
+    request_: (k: number, i: number) => { path: string; fields: Record<string, string> },
+  ): Promise<void> {
+    const { world, capped } = this.run;
+    const work: Promise<void>[] = [];
+    for (let i = 0; i < items.total; i++) {
+      await this.pace(items.started, (i * 1000) / rate);
+      const k = ++this.k;
+      const { path: apiPath, fields } = request_(k, i);
+      const sender = world.senders[k % world.senders.length];
+      work.push(
+        this.accepted(
+          request(
+            `${capped.cluster.url}/api/v1/${apiPath}`,
+            'POST',
+            sender.auth,
+            world.host,
+            form(fields),
+          ),
+          items.failures,
+        ),
+      );
+    }
+    await Promise.all(work);
   }
 
   private async begin(rate: number, seconds: number) {
