@@ -101,12 +101,15 @@ export function Compose({ narrow }: { narrow: Narrow }) {
 
   const complete = (s: Suggestion) => {
     if (!suggest || !box.current) return;
-    const caret = box.current.selectionStart;
-    const next = text.slice(0, suggest.start) + s.insert + text.slice(caret);
+    const { value, selectionStart: caret } = box.current;
+    const next = value.slice(0, suggest.start) + s.insert + value.slice(caret);
+    const at = suggest.start + s.insert.length;
+    // The box and its caret change now, not on a later frame: keys typed right after the
+    // completion must land after it, not at a caret a frame late moves back.
+    box.current.value = next;
+    box.current.setSelectionRange(at, at);
     setText(next);
     setSuggest(null);
-    const at = suggest.start + s.insert.length;
-    requestAnimationFrame(() => box.current?.setSelectionRange(at, at));
   };
 
   const onInput = (e: Event) => {
