@@ -20,6 +20,7 @@ import { runUntilSignal } from '../../libs/runtime/shutdown';
  */
 async function main(config: Config) {
   const ctx = createAppContext(config, { watchStores: true });
+  const ops = await startOpsServer(ctx, 'all');
   // One cache for both tiers' routes, held to the API's rule (served only while the feed runs).
   const stopPrincipalFeed = await attachPrincipalCache(ctx, {
     ttlSeconds: ctx.config.apiAuthCacheSeconds,
@@ -31,14 +32,14 @@ async function main(config: Config) {
   watchEventsTier(ctx, events);
   watchOutbox(ctx);
   watchJobQueues(ctx);
-  const stopOps = await startOpsServer(ctx, 'all');
+  ops.booted();
   runUntilSignal(ctx, [
     async () => {
       await closeServingPolls(api, events.waker);
       await events.stop();
     },
     () => workers.close(),
-    stopOps,
+    ops.stop,
     stopPrincipalFeed,
   ]);
 }

@@ -6,15 +6,16 @@ import { startApiServer } from './server';
 
 async function main() {
   const ctx = createAppContext(configOrExit(), { watchStores: true });
+  const ops = await startOpsServer(ctx, 'api');
   const stopPrincipalFeed = await attachPrincipalCache(ctx, {
     ttlSeconds: ctx.config.apiAuthCacheSeconds,
     unfedTtlSeconds: 0,
   });
   const server = await startApiServer(ctx);
-  const stopOps = await startOpsServer(ctx, 'api');
+  ops.booted();
   runUntilSignal(ctx, [
     () => new Promise<void>((resolve) => server.close(() => resolve())),
-    stopOps,
+    ops.stop,
     stopPrincipalFeed,
   ]);
 }

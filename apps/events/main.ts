@@ -7,6 +7,7 @@ import { startEventsServer } from './server';
 
 async function main() {
   const ctx = createAppContext(configOrExit(), { watchStores: true });
+  const ops = await startOpsServer(ctx, 'events');
   const stopPrincipalFeed = await attachPollerCache(ctx, {
     ttlSeconds: ctx.config.apiAuthCacheSeconds,
     unfedTtlSeconds: ctx.config.eventsAuthCacheSeconds,
@@ -14,8 +15,8 @@ async function main() {
   const events = await startEventsServer(ctx);
   watchEventsTier(ctx, events.tier);
   watchOutbox(ctx);
-  const stopOps = await startOpsServer(ctx, 'events');
-  runUntilSignal(ctx, [() => events.stop(), stopOps, stopPrincipalFeed]);
+  ops.booted();
+  runUntilSignal(ctx, [() => events.stop(), ops.stop, stopPrincipalFeed]);
 }
 
 void main();

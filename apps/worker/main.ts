@@ -12,6 +12,7 @@ import { startWorkers } from './start-workers';
  */
 async function main() {
   const ctx = createAppContext(configOrExit(), { watchStores: true });
+  const ops = await startOpsServer(ctx, 'worker');
   // Connected before taking jobs: the first job, maybe a scheduled message due now, does not
   // wait for the database connection. During an outage the worker starts all the same: its
   // jobs fail and are retried, and the store watch reports the outage.
@@ -20,8 +21,8 @@ async function main() {
   );
   const workers = startWorkers(ctx, jobHandlers);
   watchJobQueues(ctx);
-  const stopOps = await startOpsServer(ctx, 'worker');
-  runUntilSignal(ctx, [() => workers.close(), stopOps]);
+  ops.booted();
+  runUntilSignal(ctx, [() => workers.close(), ops.stop]);
 }
 
 void main();

@@ -8,7 +8,8 @@ import { startEventsTier, type EventsTier } from '../events/events-tier';
 import { eventKeys } from '../events/keys';
 import { enqueueJob, JobName } from '../jobs';
 import type { LogFields } from '../core/log';
-import { startOpsServer } from '../runtime/ops-server';
+import { startOpsServer, type OpsServer } from '../runtime/ops-server';
+import { startingUntilDone } from '../stores/starting';
 import type { TestUser } from '../../test/factories';
 import type { TestContext } from '../../test/harness';
 import { makeChannel } from '../../test/channel-factories';
@@ -28,7 +29,7 @@ let alice: TestUser;
 let bob: TestUser;
 let receiver: HttpReceiver;
 let opsUrl: string;
-let stopOps: () => Promise<void>;
+let ops: OpsServer;
 const lines: { level: string; message: string; fields: LogFields }[] = [];
 
 beforeAll(async () => {
@@ -54,10 +55,11 @@ beforeAll(async () => {
   watchEventsTier(t, tier);
   watchOutbox(t);
   watchJobQueues(t);
-  stopOps = await startOpsServer(t, 'all');
+  ops = await startOpsServer(t, 'all');
+  ops.booted();
 });
 afterAll(async () => {
-  await stopOps();
+  await ops.stop();
   await tier.stop();
   await receiver.close();
   await org.close();
@@ -246,6 +248,17 @@ describe('/metrics on the ops listener', () => {
 });
 
 describe('probes', () => {
+  it('call a process that is still booting unready, and name what it waits for', async () => {
+    const booted = startingUntilDone('boot');
+    try {
+      const res = await request(t.app).get('/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ ready: false, postgres: 'ok', starting: ['boot'] });
+    } finally {
+      booted();
+    }
+    expect((await request(t.app).get('/readyz')).status).toBe(200);
+  });
   it('answer liveness and readiness on the API app and the ops listener', async () => {
     expect((await request(t.app).get('/healthz')).body).toEqual({ status: 'ok' });
     expect((await request(t.app).get('/readyz')).body).toEqual({

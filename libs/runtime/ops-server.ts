@@ -4,21 +4,32 @@ import type { AppContext } from '../core/context';
 import { NO_SNIFF } from '../http/no-sniff';
 import { podReadiness, readiness } from '../http/probes';
 import { labelTier, metricsRegistry } from '../metrics';
+import { startingUntilDone } from '../stores/starting';
 import { answerClusterOps } from './cluster-ops';
+
+export interface OpsServer {
+  /** The process has started all its parts. */
+  booted(): void;
+  stop(): Promise<void>;
+}
 
 /**
  * The operators' listener on METRICS_PORT: Prometheus `/metrics`, `/healthz` and `/readyz`. It is
  * apart from the API's port, so a scrape never goes through the load balancer and the metrics are
  * not public; the worker tier, which serves no HTTP otherwise, has probes here too. In a worker
  * of `npm start`'s cluster the primary serves the port, and this process answers it over IPC.
+ *
+ * Started first thing, so the probes answer while the rest of the process boots (saying which
+ * store is down, if one is): `/readyz` names `boot` as starting until `booted()`.
  */
-export async function startOpsServer(ctx: AppContext, tier: string): Promise<() => Promise<void>> {
+export async function startOpsServer(ctx: AppContext, tier: string): Promise<OpsServer> {
+  const booted = startingUntilDone('boot');
   const port = ctx.config.metricsPort;
-  if (port === null) return async () => undefined;
+  if (port === null) return { booted, stop: async () => undefined };
   labelTier(tier);
   if (cluster.isWorker) {
     answerClusterOps(ctx);
-    return async () => undefined;
+    return { booted, stop: async () => undefined };
   }
   const server = createServer((req, res) => {
     const reply = (status: number, type: string, body: string) => {
@@ -53,5 +64,5 @@ export async function startOpsServer(ctx: AppContext, tier: string): Promise<() 
   });
   await new Promise<void>((resolve) => server.listen(port, ctx.config.bindHost, resolve));
   ctx.log.info('boot', 'ops listening', { host: ctx.config.bindHost, port, tier });
-  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return { booted, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }

@@ -27,6 +27,15 @@ function markStarted(part: string): void {
   starting.delete(part);
 }
 
+/**
+ * Names `part` as starting until the returned function is called: for a process's own boot, so
+ * that its probes, which answer from the start, do not call it ready before it serves.
+ */
+export function startingUntilDone(part: string): () => void {
+  markStarting(part);
+  return () => markStarted(part);
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**

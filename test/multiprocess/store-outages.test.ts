@@ -173,6 +173,11 @@ describe.each<Kind>(['api', 'events', 'worker', 'all'])('%s started without its 
     try {
       // The store watch has looked once it logged both outages.
       await until(async () => logLines(tier.output).filter((l) => l.store).length >= 2, 10_000);
+      // npm start's primary merges its workers' answers; a worker still loading may not answer.
+      await until(async () => {
+        const { body } = await readyz(tier.ops);
+        return typeof body.postgres === 'string' && typeof body.redis === 'string';
+      }, 10_000);
       const down = await readyz(tier.ops);
       expect(down.status).toBe(503);
       expect(down.body).toMatchObject({
