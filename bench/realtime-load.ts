@@ -27,7 +27,11 @@
  * the bounds (send p50 <= 20 ms, p99 <= 100 ms; delivery p50 <= 50 ms, p99 <= 200 ms; no refusal):
  * `withinBoundsAfterSeconds` judges each second's sends alone, `boundsHoldFromSecond` all the sends
  * from that second to the end together.
+ *
+ * BENCH_SERVER_LOG=<file> keeps what `npm start` logged (with BENCH_TOPOLOGY=all;
+ * BENCH_LOG_LEVEL=debug adds the periodic tasks' own lines).
  */
+import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { TestRealm } from '../test/factories';
 import { makeRealm, makeUser } from '../test/factories';
@@ -110,6 +114,7 @@ async function main() {
         {
           ...env,
           METRICS_PORT: String(metricsPort),
+          LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
           // Unset: `npm start`'s default, one process per core.
           WEB_CONCURRENCY: process.env.BENCH_WEB_CONCURRENCY ?? String(availableParallelism()),
         },
@@ -125,6 +130,8 @@ async function main() {
         return await run(org, owner.auth, all, [all], members, channels, pollsWaiting);
       } finally {
         await all.stop();
+        if (process.env.BENCH_SERVER_LOG)
+          writeFileSync(process.env.BENCH_SERVER_LOG, all.output.join(''));
       }
     }
     const api = await startTier('api', config, env);
@@ -383,6 +390,8 @@ async function recover(
   const count = Math.round(RECOVERY_RATE * RECOVERY_SECONDS);
   const sends: Promise<void>[] = [];
   const start = performance.now();
+  // Wall-clock, to line a second up with the servers' logs and PostgreSQL's.
+  const startedAt = new Date().toISOString();
   for (let i = 0; i < count; i++) {
     const wait = start + (i * 1000) / RECOVERY_RATE - performance.now();
     if (wait > 0) await sleep(wait);
@@ -443,6 +452,7 @@ async function recover(
   while (from > 0 && seconds[from - 1].within) from--;
   return {
     rate: RECOVERY_RATE,
+    startedAt,
     withinBoundsAfterSeconds: from < seconds.length ? from : null,
     boundsHoldFromSecond: holdFrom < RECOVERY_SECONDS ? holdFrom : null,
     seconds,
