@@ -76,6 +76,14 @@ describe('DATABASE_POOL_SIZE', () => {
     expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(ConfigError);
   });
 });
+describe('DATABASE_IDLE_SECONDS', () => {
+  it('keeps idle connections 300 s unless set, and at least 1 s', () => {
+    expect(loadConfig({}).databaseIdleSeconds).toBe(300);
+    expect(loadConfig({ DATABASE_IDLE_SECONDS: '30' }).databaseIdleSeconds).toBe(30);
+    expect(() => loadConfig({ DATABASE_IDLE_SECONDS: '0' })).toThrow(ConfigError);
+  });
+});
+
 
 describe('PASSWORD_MIN_LENGTH and PASSWORD_MIN_GUESSES', () => {
   it("are Zulip's 6 and 10000 unless set, and never negative", () => {

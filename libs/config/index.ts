@@ -72,6 +72,7 @@ const envSchema = Joi.object({
     .uri({ scheme: ['postgres', 'postgresql'] })
     .default('postgresql://postgres@127.0.0.1:5432/chat'),
   DATABASE_POOL_SIZE: Joi.number().integer().min(1).max(1000).default(10),
+  DATABASE_IDLE_SECONDS: Joi.number().integer().min(1).max(86_400).default(300),
   DATABASE_PREPARED_STATEMENTS: Joi.boolean().default(true),
   REDIS_URL: Joi.alternatives()
     .try(
@@ -216,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     env: value.NODE_ENV,
     databaseUrl: value.DATABASE_URL,
     databasePoolSize: value.DATABASE_POOL_SIZE,
+    databaseIdleSeconds: value.DATABASE_IDLE_SECONDS,
     databasePreparedStatements: value.DATABASE_PREPARED_STATEMENTS,
     redisUrl: value.REDIS_URL,
     redisCluster: value.REDIS_CLUSTER_NODES

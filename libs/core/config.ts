@@ -11,6 +11,13 @@ export interface Config {
   /** PostgreSQL connections each process may open (its pool's size). */
   databasePoolSize: number;
   /**
+   * How long a pooled PostgreSQL connection may sit idle before it closes. Long: a new connection
+   * costs its server process a fork and cold caches, and a pool that closed its connections after
+   * pg's default 10 s reopened a dozen at once under the next burst (a one-second stall of
+   * `npm start`, docs/benchmarks.md).
+   */
+  databaseIdleSeconds: number;
+  /**
    * Whether hot queries may be named prepared statements, parsed and planned once per connection.
    * Off behind a pooler that cannot keep them (PgBouncer before 1.21 in transaction mode).
    */

@@ -14,8 +14,15 @@ const poolsOfClients = new WeakMap<Db, Pool>();
 /** The PostgreSQL pool under a client: its `waitingCount` says how many queries wait for a connection. */
 export const poolOf = (db: Db): Pool | undefined => poolsOfClients.get(db);
 
-export function createDb(databaseUrl: string, options: { maxConnections?: number } = {}): Db {
-  const pool = new Pool({ connectionString: databaseUrl, max: options.maxConnections ?? 10 });
+export function createDb(
+  databaseUrl: string,
+  options: { maxConnections?: number; idleSeconds?: number } = {},
+): Db {
+  const pool = new Pool({
+    connectionString: databaseUrl,
+    max: options.maxConnections ?? 10,
+    idleTimeoutMillis: (options.idleSeconds ?? 300) * 1000,
+  });
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   // Outside production Prisma's default error format captures a stack trace on every query, to
   // point at the caller if the query fails; production runs 'minimal' already. The same

@@ -8,8 +8,8 @@ const pools = new WeakMap<AppContext, Pool>();
  * A plain PostgreSQL pool for the few queries of the event-queue tier's steady state (credential
  * checks, the outbox sweeper, probes), made on first use. Prisma's client costs a process over
  * 100 MB once it has run a query; an events process that never needs the model then never
- * builds it (`ctx.db` is made on first use too). Idle connections close, and they do not keep a
- * process alive.
+ * builds it (`ctx.db` is made on first use too). Idle connections close after
+ * DATABASE_IDLE_SECONDS, and they do not keep a process alive.
  */
 export function sqlPool(ctx: AppContext): Pool {
   let pool = pools.get(ctx);
@@ -17,7 +17,7 @@ export function sqlPool(ctx: AppContext): Pool {
     pool = new Pool({
       connectionString: ctx.config.databaseUrl,
       max: ctx.config.databasePoolSize,
-      idleTimeoutMillis: 10_000,
+      idleTimeoutMillis: ctx.config.databaseIdleSeconds * 1000,
       allowExitOnIdle: true,
     });
     // An idle connection the server dropped (a restart): the next query opens another.

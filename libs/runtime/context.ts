@@ -36,6 +36,7 @@ export function createAppContext(
         const { createDb } = require('../db/client') as typeof import('../db/client');
         db = createDb(config.databaseUrl, {
           maxConnections: options.maxConnections ?? config.databasePoolSize,
+          idleSeconds: config.databaseIdleSeconds,
         });
       }
       return db;
