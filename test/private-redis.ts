@@ -47,7 +47,10 @@ export async function spawnRedisServer(port: number): Promise<ChildProcess> {
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   let server: ChildProcess | null = null;
+  // Started once: a second redis-server could not bind the port, and the first would be left
+  // running with nothing to stop it.
   const start = async () => {
+    if (server && server.exitCode === null && server.signalCode === null) return;
     server = await spawnRedisServer(port);
   };
   const stop = async () => {
