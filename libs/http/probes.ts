@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
-import { partsStarting } from '../stores/starting';
+import { BOOT_PART, partsStarting } from '../stores/starting';
 import { redisConnectionError } from '../redis/connect';
 
 export interface Readiness {
@@ -53,6 +53,8 @@ export function markDraining(): void {
 
 export interface PodReadiness {
   ready: boolean;
+  /** Its own start-up still runs (it may not listen yet). */
+  booting: boolean;
   draining: boolean;
   /** The shared stores, reported but not counted: they are every pod's, not this pod's. */
   shared: Readiness;
@@ -60,12 +62,13 @@ export interface PodReadiness {
 
 /**
  * Readiness of this process alone, for orchestrators (Kubernetes' readinessProbe): false only
- * when this pod cannot serve (it is draining). PostgreSQL or Redis being down is every pod's
+ * when this pod cannot serve (it is booting or draining). PostgreSQL or Redis being down is every pod's
  * problem: taking every pod out of rotation at once would turn each request's quick error into
  * "no endpoints" and a thundering return; the stores' state is in the body and in alerts.
  */
 export async function podReadiness(ctx: AppContext): Promise<PodReadiness> {
-  return { ready: !draining, draining, shared: await readiness(ctx) };
+  const booting = partsStarting().includes(BOOT_PART);
+  return { ready: !booting && !draining, booting, draining, shared: await readiness(ctx) };
 }
 
 /**

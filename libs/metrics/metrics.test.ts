@@ -9,7 +9,7 @@ import { eventKeys } from '../events/keys';
 import { enqueueJob, JobName } from '../jobs';
 import type { LogFields } from '../core/log';
 import { startOpsServer, type OpsServer } from '../runtime/ops-server';
-import { startingUntilDone } from '../stores/starting';
+import { BOOT_PART, startingUntilDone } from '../stores/starting';
 import type { TestUser } from '../../test/factories';
 import type { TestContext } from '../../test/harness';
 import { makeChannel } from '../../test/channel-factories';
@@ -249,15 +249,20 @@ describe('/metrics on the ops listener', () => {
 
 describe('probes', () => {
   it('call a process that is still booting unready, and name what it waits for', async () => {
-    const booted = startingUntilDone('boot');
+    const booted = startingUntilDone(BOOT_PART);
     try {
       const res = await request(t.app).get('/readyz');
       expect(res.status).toBe(503);
-      expect(res.body).toMatchObject({ ready: false, postgres: 'ok', starting: ['boot'] });
+      expect(res.body).toMatchObject({ ready: false, postgres: 'ok', starting: [BOOT_PART] });
+      // Not in rotation either: it may not listen on its API port yet.
+      const pod = await request(t.app).get('/readyz/pod');
+      expect(pod.status).toBe(503);
+      expect(pod.body).toMatchObject({ ready: false, booting: true, draining: false });
     } finally {
       booted();
     }
     expect((await request(t.app).get('/readyz')).status).toBe(200);
+    expect((await request(t.app).get('/readyz/pod')).status).toBe(200);
   });
   it('answer liveness and readiness on the API app and the ops listener', async () => {
     expect((await request(t.app).get('/healthz')).body).toEqual({ status: 'ok' });

@@ -4,7 +4,7 @@ import type { AppContext } from '../core/context';
 import { NO_SNIFF } from '../http/no-sniff';
 import { podReadiness, readiness } from '../http/probes';
 import { labelTier, metricsRegistry } from '../metrics';
-import { startingUntilDone } from '../stores/starting';
+import { BOOT_PART, startingUntilDone } from '../stores/starting';
 import { answerClusterOps } from './cluster-ops';
 
 export interface OpsServer {
@@ -23,7 +23,7 @@ export interface OpsServer {
  * store is down, if one is): `/readyz` names `boot` as starting until `booted()`.
  */
 export async function startOpsServer(ctx: AppContext, tier: string): Promise<OpsServer> {
-  const booted = startingUntilDone('boot');
+  const booted = startingUntilDone(BOOT_PART);
   const port = ctx.config.metricsPort;
   if (port === null) return { booted, stop: async () => undefined };
   labelTier(tier);

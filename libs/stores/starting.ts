@@ -27,6 +27,9 @@ function markStarted(part: string): void {
   starting.delete(part);
 }
 
+/** The part a process names while its own start-up runs (`startOpsServer` until `booted()`). */
+export const BOOT_PART = 'boot';
+
 /**
  * Names `part` as starting until the returned function is called: for a process's own boot, so
  * that its probes, which answer from the start, do not call it ready before it serves.
