@@ -84,7 +84,6 @@ describe('DATABASE_IDLE_SECONDS', () => {
   });
 });
 
-
 describe('PASSWORD_MIN_LENGTH and PASSWORD_MIN_GUESSES', () => {
   it("are Zulip's 6 and 10000 unless set, and never negative", () => {
     expect(loadConfig({})).toMatchObject({ passwordMinLength: 6, passwordMinGuesses: 10000 });
