@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Stream } from '../../../generated/prisma/client';
 import type { TestContext } from '../../../test/harness';
 import { type Organization, organization } from '../../../test/organization';
@@ -26,9 +27,8 @@ afterAll(async () => {
   await org.close();
 });
 
-/** A real HTTP request on loopback, timed from the client's side. */
-async function timed(method: 'GET' | 'POST', path: string, form?: Record<string, string>) {
-  const started = performance.now();
+/** A real HTTP request on loopback. */
+async function request(method: 'GET' | 'POST', path: string, form?: Record<string, string>) {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: {
@@ -39,7 +39,7 @@ async function timed(method: 'GET' | 'POST', path: string, form?: Record<string,
     body: form ? new URLSearchParams(form).toString() : undefined,
   });
   const body = (await res.json()) as { result: string; id?: number };
-  return { status: res.status, body, ms: performance.now() - started };
+  return { status: res.status, body };
 }
 
 describe('a catastrophic linkifier (#(?P<id>(a+)+)!)', () => {
@@ -53,7 +53,7 @@ describe('a catastrophic linkifier (#(?P<id>(a+)+)!)', () => {
 
   it('renders the hostile message quickly and links what it should', async () => {
     const hostile = `#${'a'.repeat(28)}b!`;
-    const sent = await timed('POST', '/messages', {
+    const sent = await request('POST', '/messages', {
       type: 'stream',
       to: String(channel.id),
       topic: 'hostile',
@@ -66,22 +66,26 @@ describe('a catastrophic linkifier (#(?P<id>(a+)+)!)', () => {
     );
   });
 
-  it('keeps serving other requests on the same process while hostile messages are sent', async () => {
-    const hostile = `#${'a'.repeat(28)}b!`;
+  it('never holds the event loop while hostile messages are sent beside other requests', async () => {
+    // Thirty letters: a backtracking engine spends seconds on each of these sends, RE2 microseconds.
+    const hostile = `#${'a'.repeat(30)}b!`;
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     const sends = Array.from({ length: 4 }, (_, i) =>
-      timed('POST', '/messages', {
+      request('POST', '/messages', {
         type: 'stream',
         to: String(channel.id),
         topic: `hostile ${i}`,
         content: hostile,
       }),
     );
-    const reads = Array.from({ length: 12 }, () => timed('GET', '/users/me'));
+    const reads = Array.from({ length: 12 }, () => request('GET', '/users/me'));
     const [sent, read] = await Promise.all([Promise.all(sends), Promise.all(reads)]);
+    loopDelay.disable();
     expect(sent.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect(read.every((r) => r.status === 200 && r.body.result === 'success')).toBe(true);
-    // With a backtracking engine each send held the event loop for seconds.
-    expect(Math.max(...read.map((r) => r.ms))).toBeLessThan(2000);
+    // The longest the loop was held, not how long requests took: a busy CI box delays those.
+    expect(loopDelay.max / 1e6).toBeLessThan(1000);
   });
 });
 
