@@ -28,6 +28,9 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
   // pick their own req.ip.
   app.set('trust proxy', ctx.config.trustedProxies);
   app.set('query parser', 'simple');
+  // An API's JSON answers are never revalidated by Zulip's clients (nor tagged by Zulip); the
+  // default weak ETag hashed every body.
+  app.set('etag', false);
   app.use(requestLog(ctx.log));
   app.use(noSniff);
   app.use(probeRoutes(ctx));

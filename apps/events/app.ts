@@ -40,6 +40,9 @@ export function createEventsApp(ctx: AppContext, tier: EventsTier): RequestListe
   app.disable('x-powered-by');
   app.set('trust proxy', ctx.config.trustedProxies);
   app.set('query parser', 'simple');
+  // An API's JSON answers are never revalidated by Zulip's clients (nor tagged by Zulip); the
+  // default weak ETag hashed every body.
+  app.set('etag', false);
   app.use(requestLog(ctx.log));
   app.use(noSniff);
   app.use(probeRoutes(ctx));

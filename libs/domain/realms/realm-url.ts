@@ -13,8 +13,21 @@ export function realmUrl(
   return `${config.externalScheme}://${realmHost(stringId, config)}`;
 }
 
+const GRAVATAR_HASHES_KEPT = 10_000;
+const gravatarHashes = new Map<string, string>();
+
+/**
+ * Every `users/me`, `server_settings` and user list names avatars by this hash, so the last
+ * hashes computed are kept (a bounded set, emptied when full).
+ */
 export function gravatarHash(value: string): string {
-  return createHash('md5').update(value.trim().toLowerCase()).digest('hex');
+  let hash = gravatarHashes.get(value);
+  if (hash === undefined) {
+    hash = createHash('md5').update(value.trim().toLowerCase()).digest('hex');
+    if (gravatarHashes.size >= GRAVATAR_HASHES_KEPT) gravatarHashes.clear();
+    gravatarHashes.set(value, hash);
+  }
+  return hash;
 }
 
 /** Zulip's default organization icon: an identicon of the organization ID. */
