@@ -5,9 +5,7 @@ import { EMOJI_DATA_PATH, emojiApiData } from '../../libs/domain/server/emoji-da
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { bodyParsers } from '../../libs/http/body-parsers';
 import { overloadGuard } from '../../libs/http/overload';
-import { probeRoutes } from '../../libs/http/probes';
-import { noSniff } from '../../libs/http/no-sniff';
-import { requestLog } from '../../libs/http/request-log';
+import { tierApp } from '../../libs/http/tier-app';
 import { apiRouter } from './routes';
 import { externalContentRoutes } from './routes/external-content';
 import { userAvatarRoutes } from './routes/avatars';
@@ -22,18 +20,7 @@ import { uploadFileRoutes } from './routes/uploads';
  * event queue's routes too, when one process serves every tier on one origin.
  */
 export function createApiApp(ctx: AppContext, options: { events?: Router } = {}): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  // Only the configured proxies may say who the client is (X-Forwarded-For); anyone else could
-  // pick their own req.ip.
-  app.set('trust proxy', ctx.config.trustedProxies);
-  app.set('query parser', 'simple');
-  // An API's JSON answers are never revalidated by Zulip's clients (nor tagged by Zulip); the
-  // default weak ETag hashed every body.
-  app.set('etag', false);
-  app.use(requestLog(ctx.log));
-  app.use(noSniff);
-  app.use(probeRoutes(ctx));
+  const app = tierApp(ctx);
   // Before any work of the request: past capacity, refuse at once rather than queue.
   app.use(overloadGuard(ctx));
   // Zulip parameters are flat form fields; lists and objects arrive as JSON text inside them.

@@ -1,14 +1,12 @@
 import bodyParser from 'body-parser';
-import express, { Router } from 'express';
+import { Router } from 'express';
 import type { RequestListener } from 'node:http';
 import type { AppContext } from '../../libs/core/context';
 import type { EventsTier } from '../../libs/events/events-tier';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { multipartFields } from '../../libs/http/multipart-fields';
-import { probeRoutes } from '../../libs/http/probes';
 import { sessionAuth } from '../../libs/http/session';
-import { noSniff } from '../../libs/http/no-sniff';
-import { requestLog } from '../../libs/http/request-log';
+import { tierApp } from '../../libs/http/tier-app';
 import { eventRoutes } from './routes';
 import { servePollsFirst } from './well-formed-poll';
 
@@ -36,16 +34,7 @@ export function eventsHandlers(
  * well-formed polls of a queue are answered before express (`servePollsFirst`).
  */
 export function createEventsApp(ctx: AppContext, tier: EventsTier): RequestListener {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('trust proxy', ctx.config.trustedProxies);
-  app.set('query parser', 'simple');
-  // An API's JSON answers are never revalidated by Zulip's clients (nor tagged by Zulip); the
-  // default weak ETag hashed every body.
-  app.set('etag', false);
-  app.use(requestLog(ctx.log));
-  app.use(noSniff);
-  app.use(probeRoutes(ctx));
+  const app = tierApp(ctx);
   app.use(bodyParser.urlencoded({ extended: false, limit: '1mb', parameterLimit: 1000 }));
   app.use(multipartFields({ fieldSize: 1024 * 1024, fields: 1000 }));
   const router = eventsRouter(ctx, tier);

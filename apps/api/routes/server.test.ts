@@ -22,6 +22,12 @@ afterAll(() => org.close());
 const NEWER = ['realm_url', 'service_feature_level', 'service_version', 'service_merge_base'];
 
 describe('GET /server_settings', () => {
+  it('answers without an ETag: no Zulip client revalidates JSON, and hashing cost every answer', async () => {
+    const res = await org.as(null).get('/server_settings');
+    expect(res.status).toBe(200);
+    expect(res.headers.etag).toBeUndefined();
+  });
+
   it('needs no authentication and describes the organization of the host', async () => {
     const res = await org.as(null).get('/server_settings');
     expect(res.status).toBe(200);
