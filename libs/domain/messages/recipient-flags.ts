@@ -13,6 +13,8 @@ export interface FlagInputs {
   senderRead: boolean;
   /** For topic wildcard mentions: the channel recipient and topic. */
   topic?: { recipientId: number; name: string };
+  /** Each recipient's alert words, when the caller read them with the recipients. */
+  alertWords?: Map<number, string[]>;
 }
 
 /**
@@ -32,15 +34,11 @@ export async function recipientFlags(tx: Tx, input: FlagInputs): Promise<number[
       WHERE recipient_id = ${input.topic.recipientId} AND lower(subject) = lower(${input.topic.name})`);
     topicParticipants = new Set([input.senderId, ...rows.map((r) => r.sender_id)]);
   }
-  const others = input.recipientUserIds.filter((id) => id !== input.senderId);
-  const words = await tx.$queryRaw<{ user_id: number; word: string }[]>(Prisma.sql`
-    SELECT user_id, word FROM alert_words WHERE user_id = ANY(${others}::int[])`);
-  const wordsByUser = new Map<number, string[]>();
-  for (const w of words) {
-    wordsByUser.set(w.user_id, [...(wordsByUser.get(w.user_id) ?? []), w.word]);
-  }
+  const wordsByUser = input.alertWords ?? (await alertWordsOf(tx, input));
   const alerted = new Set(
-    [...wordsByUser].filter(([, list]) => findAlertWords(input.content, list)).map(([id]) => id),
+    [...wordsByUser]
+      .filter(([id, list]) => id !== input.senderId && findAlertWords(input.content, list))
+      .map(([id]) => id),
   );
 
   return input.recipientUserIds.map((userId) => {
@@ -53,6 +51,18 @@ export async function recipientFlags(tx: Tx, input: FlagInputs): Promise<number[
     if (alerted.has(userId)) bits |= Flag.has_alert_word;
     return bits;
   });
+}
+
+/** The alert words of every recipient but the sender, by user. */
+async function alertWordsOf(tx: Tx, input: FlagInputs): Promise<Map<number, string[]>> {
+  const others = input.recipientUserIds.filter((id) => id !== input.senderId);
+  const words = await tx.$queryRaw<{ user_id: number; word: string }[]>(Prisma.sql`
+    SELECT user_id, word FROM alert_words WHERE user_id = ANY(${others}::int[])`);
+  const wordsByUser = new Map<number, string[]>();
+  for (const w of words) {
+    wordsByUser.set(w.user_id, [...(wordsByUser.get(w.user_id) ?? []), w.word]);
+  }
+  return wordsByUser;
 }
 
 /** Groups user ids by identical flag bits, so one event can serve each group. */

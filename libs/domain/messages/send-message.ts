@@ -14,7 +14,7 @@ import {
   type DirectTarget,
 } from './addressees';
 import { normalizeContent } from './content';
-import { formatMessages } from './format-message';
+import { formatMessages, type MessageRow } from './format-message';
 import { Flag, flagNames } from './flags';
 import { groupByFlags, recipientFlags } from './recipient-flags';
 import { sentByHuman } from './sending-client';
@@ -188,30 +188,21 @@ export async function writeMessage(
     ? (channel.recipientId as number)
     : await directRecipientId(tx, realm.id, senderRow, directUsers);
 
-  const message = await tx.message.create({
-    data: {
-      realmId: realm.id,
-      senderId: sender.id,
-      recipientId,
-      subject: topic,
-      content,
-      renderedContent: rendered.html,
-      renderedContentVersion: 1,
-      sendingClientName: input.clientName,
-      hasAttachment: rendered.hasAttachment,
-      hasImage: rendered.hasImage,
-      hasLink: rendered.hasLink,
-      isChannelMessage: channel !== null,
-    },
-  });
-
   let userIds: number[];
+  let alertWords: Map<number, string[]> | undefined;
   if (channel) {
-    const rows = await tx.$queryRaw<{ user_id: number }[]>(Prisma.sql`
-      SELECT user_id FROM subscriptions
-      WHERE recipient_id = ${recipientId} AND active AND is_user_active`);
+    // The subscribers and their alert words in one statement.
+    const rows = await tx.$queryRaw<{ user_id: number; alert_words: string[] | null }[]>(
+      Prisma.sql`
+        SELECT s.user_id,
+               (SELECT array_agg(a.word) FROM alert_words a WHERE a.user_id = s.user_id)
+                 AS alert_words
+        FROM subscriptions s
+        WHERE s.recipient_id = ${recipientId} AND s.active AND s.is_user_active`,
+    );
     userIds = rows.map((r) => r.user_id);
     if (!userIds.includes(sender.id)) userIds.push(sender.id);
+    alertWords = new Map(rows.flatMap((r) => (r.alert_words ? [[r.user_id, r.alert_words]] : [])));
   } else {
     userIds = [...new Set([sender.id, ...directUsers.map((u) => u.id)])];
   }
@@ -223,12 +214,43 @@ export async function writeMessage(
     isPrivate: !channel,
     senderRead,
     topic: channel ? { recipientId, name: topic } : undefined,
+    alertWords,
   });
   const readBy = new Set(input.readBy ?? []);
   const flags = computed.map((bits, i) => (readBy.has(userIds[i]) ? bits | Flag.read : bits));
-  await tx.$executeRaw(Prisma.sql`
-    INSERT INTO user_messages (user_id, message_id, flags)
-    SELECT u, ${message.id}, f FROM unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f)`);
+
+  // The message, every recipient's copy (one row each) and the notification decision it owes
+  // (kept until a worker has made it; docs/notifications.md), in one statement.
+  const [written] = await tx.$queryRaw<{ id: number; date_sent: Date }[]>(Prisma.sql`
+    WITH message AS (
+      INSERT INTO messages (realm_id, sender_id, recipient_id, subject, content,
+                            rendered_content, rendered_content_version, sending_client_name,
+                            has_attachment, has_image, has_link, is_channel_message)
+      VALUES (${realm.id}, ${sender.id}, ${recipientId}, ${topic}, ${content}, ${rendered.html},
+              1, ${input.clientName}, ${rendered.hasAttachment}, ${rendered.hasImage},
+              ${rendered.hasLink}, ${channel !== null})
+      RETURNING id, date_sent
+    ), copies AS (
+      INSERT INTO user_messages (user_id, message_id, flags)
+      SELECT u, message.id, f
+      FROM message, unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f)
+    ), owed AS (
+      INSERT INTO notification_pending (message_id) SELECT id FROM message
+    )
+    SELECT id, date_sent FROM message`);
+  const message: MessageRow = {
+    id: written.id,
+    senderId: sender.id,
+    recipientId,
+    subject: topic,
+    content,
+    renderedContent: rendered.html,
+    dateSent: written.date_sent,
+    sendingClientName: input.clientName,
+    lastEditTime: null,
+    lastMovedTime: null,
+    editHistory: null,
+  };
   await claimAttachments(tx, events, {
     messageId: message.id,
     sender,
@@ -273,9 +295,7 @@ export async function writeMessage(
     }),
     userIds,
   );
-  // Who is notified by email or push is decided by a worker, never here (docs/notifications.md);
-  // the row keeps the decision owed if its job is lost.
-  await tx.$executeRaw`INSERT INTO notification_pending (message_id) VALUES (${message.id})`;
+  // Who is notified by email or push is decided by a worker, never here (docs/notifications.md).
   await writeNotificationDecision(tx, message.id);
   // Spec 4.22: outgoing-webhook bots mentioned or addressed get a job each; most messages can
   // trigger none, and skip the query.
