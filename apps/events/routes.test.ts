@@ -290,6 +290,7 @@ describe('delivery guarantees', () => {
     const q = await org.register(bob);
     const outboxId = await inTransaction(t, async (_tx, events) => {
       await events.emit(org.realm.id, { type: 'alert_words', alert_words: ['x'] }, [bob.user.id]);
+      await events.flush();
       return events.rows[0].id;
     });
     const envelope = JSON.stringify({

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Prisma } from '../../generated/prisma/client';
 import type { Tx } from '../db/client';
 import { validatePayload, type JobNameValue, type JobType } from './catalogue';
 
@@ -14,6 +15,36 @@ export interface JobToWrite<P> extends WriteJobOptions {
   payload: P;
 }
 
+/** Rows of jobs of one kind for `job_outbox`, checked against the job's payload schema. */
+export interface JobRows {
+  name: string;
+  payloads: string[];
+  ids: string[];
+  runAt: string[];
+}
+
+export function jobRows<N extends JobNameValue, P>(
+  job: JobType<N, P>,
+  jobs: JobToWrite<P>[],
+): JobRows {
+  return {
+    name: job.name,
+    payloads: jobs.map((j) => JSON.stringify(validatePayload(job.name, j.payload))),
+    ids: jobs.map((j) => j.jobId ?? `${job.name}-${randomUUID()}`),
+    runAt: jobs.map((j) => (j.runAt ?? new Date()).toISOString()),
+  };
+}
+
+/**
+ * The INSERT of job rows, a second row with a job's ID being dropped: a statement of its own, or
+ * a data-modifying CTE of another (the event outbox writes a transaction's jobs with its events).
+ */
+export const insertJobRows = ({ name, payloads, ids, runAt }: JobRows): Prisma.Sql => Prisma.sql`
+  INSERT INTO job_outbox (job_name, payload, job_id, run_at)
+  SELECT ${name}, p::jsonb, i, r::timestamptz
+  FROM unnest(${payloads}::text[], ${ids}::text[], ${runAt}::text[]) AS t(p, i, r)
+  ON CONFLICT (job_id) DO NOTHING`;
+
 /**
  * Writes jobs of one kind into `job_outbox` inside the caller's transaction: they exist exactly
  * when the transaction commits, and the relay in the worker tier hands them to BullMQ
@@ -25,14 +56,7 @@ export async function writeJobs<N extends JobNameValue, P>(
   jobs: JobToWrite<P>[],
 ): Promise<void> {
   if (jobs.length === 0) return;
-  const payloads = jobs.map((j) => JSON.stringify(validatePayload(job.name, j.payload)));
-  const ids = jobs.map((j) => j.jobId ?? `${job.name}-${randomUUID()}`);
-  const runAt = jobs.map((j) => (j.runAt ?? new Date()).toISOString());
-  await tx.$executeRaw`
-    INSERT INTO job_outbox (job_name, payload, job_id, run_at)
-    SELECT ${job.name}, p::jsonb, i, r::timestamptz
-    FROM unnest(${payloads}::text[], ${ids}::text[], ${runAt}::text[]) AS t(p, i, r)
-    ON CONFLICT (job_id) DO NOTHING`;
+  await tx.$executeRaw(insertJobRows(jobRows(job, jobs)));
 }
 
 /** `writeJobs` for one job. */

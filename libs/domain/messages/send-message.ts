@@ -22,7 +22,7 @@ import { mayTriggerBots, writeOutgoingWebhookJobs } from '../outgoing-webhooks/t
 import { claimAttachments } from '../attachments/claim-attachments';
 import { checkAddressee } from './check-addressee';
 import { CHANNEL_TYPES, DIRECT_TYPES } from './types';
-import { writeNotificationDecision } from '../notifications/enqueue-notifications';
+import { oweNotificationDecision } from '../notifications/enqueue-notifications';
 import { messageEvent } from '../../protocol/events/message';
 
 export type SendType = (typeof CHANNEL_TYPES)[number] | (typeof DIRECT_TYPES)[number];
@@ -296,7 +296,7 @@ export async function writeMessage(
     userIds,
   );
   // Who is notified by email or push is decided by a worker, never here (docs/notifications.md).
-  await writeNotificationDecision(tx, message.id);
+  oweNotificationDecision(events, message.id);
   // Spec 4.22: outgoing-webhook bots mentioned or addressed get a job each; most messages can
   // trigger none, and skip the query.
   const { mentionedUserIds, mentionedGroupIds } = rendered;

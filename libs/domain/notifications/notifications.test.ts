@@ -342,6 +342,7 @@ describe('durability', () => {
     // The job is gone with the message's commit (as after its last failed attempt).
     const { id } = await inTransaction(t, async (tx, events) => {
       const sent = await writeMessage(tx, events, prepared);
+      await events.flush();
       await tx.jobOutbox.delete({ where: { jobId: notifyMessageJobId(sent.id) } });
       return sent;
     });
