@@ -7,7 +7,7 @@ import {
   requireWebScheme,
   templateVariableNames,
 } from './url-template';
-import { getWebLinkRegex, hrefForBareUrl } from './web-links';
+import { getAnchoredWebLinkRegex, hrefForBareUrl } from './web-links';
 
 /** Throws an Error carrying Zulip's message when the pattern or template is unusable. */
 export function validateLinkifier(pattern: string, urlTemplate: string): void {
@@ -134,7 +134,7 @@ export function linkifyTopic(
 ): { text: string; url: string }[] {
   const matches: LinkifierMatch[] = findLinkifierMatches(topic, linkifiers);
   // Bare URLs get a lower precedence than every linkifier.
-  const urlRe = new RegExp(`^(?:${getWebLinkRegex().source})`, 'iu');
+  const urlRe = getAnchoredWebLinkRegex();
   let offset = 0;
   for (const piece of topic.split(/([ !;),'"])/)) {
     const m = urlRe.exec(piece);

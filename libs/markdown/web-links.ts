@@ -37,6 +37,17 @@ export function getWebLinkRegex(): RegExp {
   return webLinkRe;
 }
 
+let anchoredWebLinkRe: RegExp | undefined;
+
+/**
+ * The same regex held to the start of a string (for a topic's pieces), made once: built per
+ * topic, its source of several thousand TLDs was most of what formatting a topic cost.
+ */
+export function getAnchoredWebLinkRegex(): RegExp {
+  anchoredWebLinkRe ??= new RegExp(`^(?:${getWebLinkRegex().source})`, 'iu');
+  return anchoredWebLinkRe;
+}
+
 export interface WebLinkMatch {
   index: number;
   text: string;
