@@ -144,7 +144,8 @@ async function fetchWindow(
       ? db.$queryRaw<Row[]>(Prisma.sql`SELECT ${columns} ${source} AND m.id < ${anchor}::bigint
           ORDER BY m.id DESC LIMIT ${numBefore + 1}`)
       : Promise.resolve([] as Row[]),
-    input.includeAnchor
+    // No message has the IDs `newest` and `oldest` stand for: no query for them.
+    input.includeAnchor && anchor > 0 && anchor < LARGER_THAN_MAX_MESSAGE_ID
       ? db.$queryRaw<Row[]>(Prisma.sql`SELECT ${columns} ${source} AND m.id = ${anchor}::bigint`)
       : Promise.resolve([] as Row[]),
     numAfter > 0
