@@ -3,7 +3,7 @@ import type { Db } from '../../db/client';
 import Joi from 'joi';
 import { badRequest } from '../../core/errors';
 import { P, type Infer } from '../../core/schema';
-import { formatMessages } from './format-message';
+import { formatMessages, type MessageRow } from './format-message';
 import {
   compileNarrow,
   FLAGS_SQL,
@@ -56,12 +56,18 @@ export interface GetMessagesResult {
   messages: ApiMessage[];
 }
 
-interface Row {
-  id: number;
+/** A message of the window with the user's flags: every column formatting it reads. */
+interface Row extends MessageRow {
   flags: bigint;
   match_content?: string;
   match_subject?: string;
 }
+
+/** The columns of `MessageRow`, read with the window itself rather than by a second query. */
+const MESSAGE_COLUMNS = Prisma.sql`m.id, m.sender_id AS "senderId", m.recipient_id AS "recipientId",
+  m.subject, m.content, m.rendered_content AS "renderedContent", m.date_sent AS "dateSent",
+  m.sending_client_name AS "sendingClientName", m.last_edit_time AS "lastEditTime",
+  m.last_moved_time AS "lastMovedTime", m.edit_history AS "editHistory"`;
 
 /** FROM/WHERE of a narrow for one user: their own copies, plus channel history where readable. */
 export function narrowSource(
@@ -103,7 +109,7 @@ export async function getMessages(db: Db, input: GetMessagesInput): Promise<GetM
   }
   const narrow = await compileNarrow(db, user, input.realm, terms);
   const source = narrowSource(user, narrow);
-  const columns = Prisma.sql`m.id, ${FLAGS_SQL} AS flags ${matchColumns(narrow.search)}`;
+  const columns = Prisma.sql`${MESSAGE_COLUMNS}, ${FLAGS_SQL} AS flags ${matchColumns(narrow.search)}`;
 
   if ('messageIds' in input) {
     const rows = input.messageIds.length
@@ -116,7 +122,7 @@ export async function getMessages(db: Db, input: GetMessagesInput): Promise<GetM
       found_oldest: false,
       found_newest: false,
       history_limited: false,
-      messages: await loadAndFormat(db, input, rows),
+      messages: await formatRows(db, input, rows),
     };
   }
   return fetchWindow(db, input, source, columns);
@@ -124,7 +130,7 @@ export async function getMessages(db: Db, input: GetMessagesInput): Promise<GetM
 
 async function fetchWindow(
   db: Db,
-  input: AnchorWindow & Parameters<typeof loadAndFormat>[1],
+  input: AnchorWindow & Parameters<typeof formatRows>[1],
   source: Prisma.Sql,
   columns: Prisma.Sql,
 ): Promise<GetMessagesResult> {
@@ -161,7 +167,7 @@ async function fetchWindow(
   const foundNewest =
     anchor === LARGER_THAN_MAX_MESSAGE_ID || (numAfter > 0 && after.length <= numAfter);
 
-  const messages = await loadAndFormat(db, input, rows);
+  const messages = await formatRows(db, input, rows);
   return {
     anchor,
     found_anchor: at.length > 0,
@@ -172,7 +178,7 @@ async function fetchWindow(
   };
 }
 
-async function loadAndFormat(
+async function formatRows(
   db: Db,
   input: Pick<
     GetMessagesInput,
@@ -180,13 +186,7 @@ async function loadAndFormat(
   >,
   rows: Row[],
 ): Promise<ApiMessage[]> {
-  const full = await db.message.findMany({ where: { id: { in: rows.map((r) => r.id) } } });
-  const byId = new Map(full.map((m) => [m.id, m]));
-  const ordered = rows.flatMap((r) => {
-    const m = byId.get(r.id);
-    return m ? [m] : [];
-  });
-  const formatted = await formatMessages(db, ordered, {
+  const formatted = await formatMessages(db, rows, {
     viewer: input.user,
     realm: input.realm,
     applyMarkdown: input.applyMarkdown,
