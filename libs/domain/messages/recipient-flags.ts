@@ -13,7 +13,7 @@ export interface FlagInputs {
   senderRead: boolean;
   /** For topic wildcard mentions: the channel recipient and topic. */
   topic?: { recipientId: number; name: string };
-  /** Each recipient's alert words, when the caller read them with the recipients. */
+  /** Each recipient's alert words (the sender's are ignored), when the caller read them. */
   alertWords?: Map<number, string[]>;
 }
 
@@ -34,7 +34,7 @@ export async function recipientFlags(tx: Tx, input: FlagInputs): Promise<number[
       WHERE recipient_id = ${input.topic.recipientId} AND lower(subject) = lower(${input.topic.name})`);
     topicParticipants = new Set([input.senderId, ...rows.map((r) => r.sender_id)]);
   }
-  const wordsByUser = input.alertWords ?? (await alertWordsOf(tx, input));
+  const wordsByUser = input.alertWords ?? (await alertWordsOf(tx, input.recipientUserIds));
   const alerted = new Set(
     [...wordsByUser]
       .filter(([id, list]) => id !== input.senderId && findAlertWords(input.content, list))
@@ -53,16 +53,12 @@ export async function recipientFlags(tx: Tx, input: FlagInputs): Promise<number[
   });
 }
 
-/** The alert words of every recipient but the sender, by user. */
-async function alertWordsOf(tx: Tx, input: FlagInputs): Promise<Map<number, string[]>> {
-  const others = input.recipientUserIds.filter((id) => id !== input.senderId);
-  const words = await tx.$queryRaw<{ user_id: number; word: string }[]>(Prisma.sql`
-    SELECT user_id, word FROM alert_words WHERE user_id = ANY(${others}::int[])`);
-  const wordsByUser = new Map<number, string[]>();
-  for (const w of words) {
-    wordsByUser.set(w.user_id, [...(wordsByUser.get(w.user_id) ?? []), w.word]);
-  }
-  return wordsByUser;
+/** The alert words of each of `userIds` that has any. */
+async function alertWordsOf(tx: Tx, userIds: number[]): Promise<Map<number, string[]>> {
+  const rows = await tx.$queryRaw<{ user_id: number; words: string[] }[]>(Prisma.sql`
+    SELECT user_id, array_agg(word) AS words FROM alert_words
+    WHERE user_id = ANY(${userIds}::int[]) GROUP BY user_id`);
+  return new Map(rows.map((r) => [r.user_id, r.words]));
 }
 
 /** Groups user ids by identical flag bits, so one event can serve each group. */
