@@ -33,6 +33,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { TestRealm } from '../test/factories';
 import { makeRealm, makeUser } from '../test/factories';
 import { makeChannel } from '../test/channel-factories';
@@ -105,6 +106,7 @@ async function main() {
       EVENTS_AUTH_CACHE_SECONDS: '10',
       // The production default, which the test harness's processes raise.
       OVERLOAD_EVENT_LOOP_LAG_MS: process.env.OVERLOAD_EVENT_LOOP_LAG_MS ?? '500',
+      OVERLOAD_ANSWER_TARGET_MS: process.env.OVERLOAD_ANSWER_TARGET_MS ?? '300',
     };
     if (TOPOLOGY === 'all') {
       const metricsPort = await freePort();
@@ -228,6 +230,7 @@ async function run(
   // messages accepted.
   const answers: Record<string, number> = {};
   const answerMs = new Map<number, number>();
+  const statusOf = new Map<number, string>();
   const refused = new Set<number>();
   const accepted = new Set<number>();
   const send = async (k: number, channel: (typeof channels)[number]) => {
@@ -245,6 +248,7 @@ async function run(
     if (k > 0 && k <= total && res.status === 200) stats.sendMs.push(ms);
     const status = res.status === 0 ? 'none' : String(res.status);
     if (k > 0) answers[status] = (answers[status] ?? 0) + 1;
+    statusOf.set(k, status);
     if (res.status >= 500) stats.serverErrors++;
     if (res.status === 200) accepted.add(k);
     else if (res.status === 503) refused.add(k);
@@ -277,6 +281,9 @@ async function run(
   const servers = TOPOLOGY === 'all' ? [api] : [api, ...events];
   const cpuBefore = servers.map(cpuMs);
   const machineBefore = machineTicks();
+  // The generator's own lateness is in every time it measures: report it beside them.
+  const generatorLag = monitorEventLoopDelay({ resolution: 10 });
+  generatorLag.enable();
   const benchBefore = process.cpuUsage();
   const sends: Promise<void>[] = [];
   const start = performance.now();
@@ -313,8 +320,18 @@ async function run(
   const machineAfter = machineTicks();
   const benchUsage = process.cpuUsage(benchBefore);
   const benchCpu = (benchUsage.user + benchUsage.system) / 1000;
+  generatorLag.disable();
   stopPolling();
 
+  const slowAnswers = (overMs: number) => {
+    const byStatus: Record<string, number> = {};
+    for (const [k, ms] of answerMs) {
+      if (k < 1 || k > total || ms <= overMs) continue;
+      const status = statusOf.get(k) ?? 'none';
+      byStatus[status] = (byStatus[status] ?? 0) + 1;
+    }
+    return byStatus;
+  };
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   const sendSorted = sorted(stats.sendMs);
   const delivery = sorted(stats.deliveryMs);
@@ -358,6 +375,17 @@ async function run(
     slowestAnswerMs: fmt(
       Math.max(0, ...[...answerMs].filter(([k]) => k > 0 && k <= total).map(([, ms]) => ms)),
     ),
+    // Where the slow answers were: by status, and the slowest of each second's sends.
+    answersOver1s: slowAnswers(1000),
+    answersOver2s: slowAnswers(2000),
+    slowestAnswerBySecond: Array.from({ length: SECONDS }, (_, second) =>
+      Math.round(
+        Math.max(
+          0,
+          ...Array.from({ length: RATE }, (_, i) => answerMs.get(second * RATE + i + 1) ?? 0),
+        ),
+      ),
+    ),
     accepted: accepted.size - (accepted.has(0) ? 1 : 0),
     acceptedUndelivered: expectedTotal - deliveredCount(),
     recovery,
@@ -367,6 +395,11 @@ async function run(
       loadGenerator: Math.round((benchCpu / expectedTotal) * 1000) / 1000,
     },
     // Share of both cores busy (all processes: servers, PostgreSQL, Redis, this generator).
+    loadGeneratorLagMs: {
+      p50: fmt(generatorLag.percentile(50) / 1e6 - 10),
+      p99: fmt(generatorLag.percentile(99) / 1e6 - 10),
+      max: fmt(generatorLag.max / 1e6 - 10),
+    },
     machineBusyPercent: Math.round(
       ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * 100,
     ),

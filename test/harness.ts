@@ -64,6 +64,7 @@ export async function startTestContext(
     RATE_LIMIT_AUTH_ATTEMPTS: '1000',
     // A busy test machine must not make requests refused; the overload tests set their limit.
     OVERLOAD_EVENT_LOOP_LAG_MS: '60000',
+    OVERLOAD_ANSWER_TARGET_MS: '60000',
     ...overrides,
   });
   const db = createDb(config.databaseUrl, { maxConnections: 5 });

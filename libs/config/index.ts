@@ -157,6 +157,8 @@ const envSchema = Joi.object({
   HTTP_REQUEST_TIMEOUT_SECONDS: Joi.number().positive().max(3600).default(30),
   OVERLOAD_DB_WAITING_LIMIT: Joi.number().integer().min(0),
   OVERLOAD_EVENT_LOOP_LAG_MS: Joi.number().integer().min(1).default(500),
+  OVERLOAD_ANSWER_TARGET_MS: Joi.number().integer().min(1).default(300),
+  OVERLOAD_MAX_IN_FLIGHT: Joi.number().integer().min(4).max(100000).default(64),
   WEB_CONCURRENCY: Joi.number().integer().min(1).max(256),
   EVENTS_AUTH_CACHE_SECONDS: Joi.number().min(0).default(10),
   API_AUTH_CACHE_SECONDS: Joi.number().min(0).default(300),
@@ -277,6 +279,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       // As many waiting as there are connections: each then waits about one query's time.
       dbWaitingLimit: value.OVERLOAD_DB_WAITING_LIMIT ?? value.DATABASE_POOL_SIZE,
       eventLoopLagMs: value.OVERLOAD_EVENT_LOOP_LAG_MS,
+      answerTargetMs: value.OVERLOAD_ANSWER_TARGET_MS,
+      maxInFlight: value.OVERLOAD_MAX_IN_FLIGHT,
     },
     webConcurrency: value.WEB_CONCURRENCY ?? null,
     dispatchPartitions: value.DISPATCH_PARTITIONS,

@@ -92,6 +92,10 @@ export interface Config {
     dbWaitingLimit: number;
     /** Event-loop delay (the recent maximum) beyond which new requests are refused. */
     eventLoopLagMs: number;
+    /** Past this time for the fastest answers, the requests a process works on at once are cut. */
+    answerTargetMs: number;
+    /** The most requests a process works on at once, however fast it answers. */
+    maxInFlight: number;
   };
   /** Processes `npm start` runs on its one port; null: one per available core. */
   webConcurrency: number | null;

@@ -99,6 +99,46 @@ describe('a PostgreSQL pool with queries waiting past the limit', () => {
   });
 });
 
+describe('more requests in the works than the process answers in time', () => {
+  let t: TestContext;
+  let org: TestRealm;
+  let alice: TestUser;
+
+  beforeAll(async () => {
+    t = await startTestContext({
+      // Four at once at most, and every answer counts as late: the limit stays at four.
+      OVERLOAD_MAX_IN_FLIGHT: '4',
+      OVERLOAD_ANSWER_TARGET_MS: '1',
+      OVERLOAD_DB_WAITING_LIMIT: '1000',
+      OVERLOAD_EVENT_LOOP_LAG_MS: '600000',
+    });
+    org = await makeRealm(t);
+    alice = await makeUser(t, org.realm);
+  });
+  afterAll(() => t.close());
+
+  it('refuses with 503 past the limit, and admits again once answers give places back', async () => {
+    const pool = poolOf(t.db)!;
+    const me = () =>
+      request(t.app).get('/api/v1/users/me').set('Host', org.host).set('Authorization', alice.auth);
+    expect((await me()).status).toBe(200);
+    const before = await refusals('in_flight_limit');
+
+    // Every connection held: the next four requests wait for one, in the works.
+    const held = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()));
+    const waiting = Array.from({ length: 4 }, () => me().then((res) => res.status));
+    while (pool.waitingCount < 4) await new Promise((resolve) => setTimeout(resolve, 5));
+
+    expectOverloadRefusal(await me());
+    expect((await request(t.app).get('/health')).status).toBe(200);
+    expect(await refusals('in_flight_limit')).toBe(before + 1);
+
+    for (const client of held) client.release();
+    expect(await Promise.all(waiting)).toEqual([200, 200, 200, 200]);
+    expect((await me()).status).toBe(200);
+  });
+});
+
 describe('an event loop running behind', () => {
   let t: TestContext;
   let ev: TestEvents;

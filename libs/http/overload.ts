@@ -3,7 +3,8 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { AppContext } from '../core/context';
 import { serverOverloaded } from '../core/errors';
 import { poolOf } from '../db/client';
-import { eventLoopLag, watchOverload } from '../metrics';
+import { eventLoopLag, inFlightLimitGauge, watchOverload } from '../metrics';
+import { InFlightLimit } from './in-flight-limit';
 import { countRefusal, RETRY_AFTER_SECONDS, type RefusalReason } from './refusals';
 
 /** The histogram's resolution: the delay it reports includes this much of its own timer. */
@@ -67,25 +68,39 @@ function exempt(method: string, path: string): boolean {
   return (method === 'GET' || method === 'DELETE') && /^\/(api\/v1|json)\/events$/.test(path);
 }
 
+/** Bodies this large take their sender's time to arrive, so their answers do not time the process. */
+const TIMED_BODY_LIMIT = 1 << 20;
+
 /**
  * Refuses a request with 503, `Retry-After` and Zulip's error envelope, before any of its work,
  * where accepting it would join a wait that grows without bound: more queries waiting for a
- * PostgreSQL connection than OVERLOAD_DB_WAITING_LIMIT, or an event loop running behind by more
- * than OVERLOAD_EVENT_LOOP_LAG_MS for 300 ms on end. Past its capacity the process then answers every request in
- * bounded time, most accepted and the rest refused, instead of queueing them until they time
- * out (a Prisma transaction that waited two seconds for a connection fails with P2028, which the
- * error handler answers the same way, as the last line).
+ * PostgreSQL connection than OVERLOAD_DB_WAITING_LIMIT, an event loop running behind by more
+ * than OVERLOAD_EVENT_LOOP_LAG_MS for 300 ms on end, or more requests in the works than the
+ * process answers in OVERLOAD_ANSWER_TARGET_MS (`InFlightLimit`). Past its capacity the process
+ * then answers every request in bounded time, most accepted and the rest refused, instead of
+ * queueing them until they time out (a Prisma transaction that waited two seconds for a
+ * connection fails with P2028, which the error handler answers the same way, as the last line).
  */
 export function overloadGuard(ctx: AppContext): RequestHandler {
   watchOverload();
   eventLoopLagMonitor.start();
-  const { dbWaitingLimit, eventLoopLagMs } = ctx.config.overload;
-  return (req, _res, next) => {
+  const { dbWaitingLimit, eventLoopLagMs, answerTargetMs, maxInFlight } = ctx.config.overload;
+  const inFlight = new InFlightLimit(answerTargetMs, maxInFlight);
+  return (req, res, next) => {
     if (exempt(req.method, req.path)) return next();
     let reason: RefusalReason | null = null;
     if (eventLoopLagMonitor.recentMs > eventLoopLagMs) reason = 'event_loop_lag';
     else if ((poolOf(ctx.db)?.waitingCount ?? 0) > dbWaitingLimit) reason = 'db_pool_waiting';
-    if (reason === null) return next();
+    else if (Number(req.headers['content-length'] ?? 0) > TIMED_BODY_LIMIT) return next();
+    else if (!inFlight.tryAdmit()) reason = 'in_flight_limit';
+    inFlightLimitGauge.set(inFlight.limit);
+    if (reason === null) {
+      const admitted = performance.now();
+      res.once('close', () => {
+        inFlight.release(res.writableFinished ? performance.now() - admitted : null);
+      });
+      return next();
+    }
     countRefusal(reason);
     next(serverOverloaded(RETRY_AFTER_SECONDS));
   };

@@ -155,6 +155,13 @@ export const eventLoopLag = new Gauge({
   aggregator: 'max',
 });
 
+export const inFlightLimitGauge = new Gauge({
+  name: 'chat_overload_in_flight_limit',
+  help: 'Requests the process works on at once before it refuses more, as its answer times allow.',
+  registers: [],
+  aggregator: 'min',
+});
+
 export const overloadRefusals = new Counter({
   name: 'chat_overload_refusals_total',
   help: 'Requests answered 503 because the process was past capacity, by reason.',
@@ -190,7 +197,7 @@ export function observeHttpRequest(
 
 /** For the HTTP tiers that refuse past capacity (libs/http/overload.ts). */
 export function watchOverload(): void {
-  register(eventLoopLag, overloadRefusals);
+  register(eventLoopLag, inFlightLimitGauge, overloadRefusals);
 }
 
 /**

@@ -78,6 +78,7 @@ export async function startTier(
         WEB_CONCURRENCY: '1',
         // As in the test process (test/harness.ts); a benchmark passes its own.
         OVERLOAD_EVENT_LOOP_LAG_MS: '60000',
+        OVERLOAD_ANSWER_TARGET_MS: '60000',
         ...(kind === 'worker' ? { METRICS_PORT: String(port) } : {}),
         ...extraEnv,
       },

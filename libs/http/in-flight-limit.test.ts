@@ -1,0 +1,102 @@
+import { InFlightLimit, WINDOW_MS } from './in-flight-limit';
+
+/** A limit on a clock the test moves, so each window's answers are the test's own. */
+function limitOnClock(targetMs: number, maxLimit: number) {
+  let now = 0;
+  const limit = new InFlightLimit(targetMs, maxLimit, () => now);
+  return {
+    limit,
+    /** Ends the current window and starts the next. */
+    nextWindow: () => {
+      now += WINDOW_MS;
+    },
+  };
+}
+
+/** Admits `count` requests, refusing none, and answers them all in `ms`. */
+function answerAll(limit: InFlightLimit, count: number, ms: number): void {
+  for (let i = 0; i < count; i++) expect(limit.tryAdmit()).toBe(true);
+  for (let i = 0; i < count; i++) limit.release(ms);
+}
+
+describe('InFlightLimit', () => {
+  it('admits up to its limit and refuses the next until a place is given back', () => {
+    const { limit } = limitOnClock(300, 5);
+    for (let i = 0; i < 5; i++) expect(limit.tryAdmit()).toBe(true);
+    expect(limit.tryAdmit()).toBe(false);
+    limit.release(10);
+    expect(limit.tryAdmit()).toBe(true);
+    expect(limit.inFlight).toBe(5);
+  });
+
+  it('halves the limit after a window whose fastest answer missed the target, down to 4', () => {
+    const { limit, nextWindow } = limitOnClock(300, 64);
+    const seen: number[] = [];
+    for (let w = 0; w < 6; w++) {
+      answerAll(limit, 3, 400);
+      nextWindow();
+      // The window is judged when the next request comes.
+      limit.tryAdmit();
+      limit.release(null);
+      seen.push(limit.limit);
+    }
+    expect(seen).toEqual([32, 16, 8, 4, 4, 4]);
+  });
+
+  it('keeps the limit when one long request is slow but others are answered in time', () => {
+    const { limit, nextWindow } = limitOnClock(300, 64);
+    answerAll(limit, 8, 400);
+    nextWindow();
+    limit.tryAdmit();
+    limit.release(null);
+    expect(limit.limit).toBe(32);
+    // An upload taking 5 s beside quick answers: the window's fastest answer decides.
+    expect(limit.tryAdmit()).toBe(true);
+    answerAll(limit, 12, 20);
+    limit.release(5_000);
+    nextWindow();
+    limit.tryAdmit();
+    limit.release(null);
+    expect(limit.limit).toBeGreaterThan(32);
+  });
+
+  it('grows back by a quarter a window, no higher than twice what was in the works plus room', () => {
+    const { limit, nextWindow } = limitOnClock(300, 64);
+    for (let w = 0; w < 4; w++) {
+      answerAll(limit, 2, 1_000);
+      nextWindow();
+    }
+    limit.tryAdmit();
+    limit.release(null);
+    expect(limit.limit).toBe(4);
+    const seen: number[] = [];
+    for (let w = 0; w < 12; w++) {
+      answerAll(limit, Math.floor(limit.limit), 20);
+      nextWindow();
+      limit.tryAdmit();
+      limit.release(null);
+      seen.push(limit.limit);
+    }
+    expect(seen.slice(0, 3)).toEqual([6, 8.5, 11.625]);
+    expect(seen.at(-1)).toBe(64);
+    // Used by two requests at a time, it settles at 2 x 2 + 8.
+    for (let w = 0; w < 3; w++) {
+      answerAll(limit, 2, 20);
+      nextWindow();
+      limit.tryAdmit();
+      limit.release(null);
+    }
+    expect(limit.limit).toBe(12);
+  });
+
+  it('learns nothing from a window without answers', () => {
+    const { limit, nextWindow } = limitOnClock(300, 64);
+    answerAll(limit, 2, 1_000);
+    nextWindow();
+    expect(limit.tryAdmit()).toBe(true);
+    expect(limit.limit).toBe(32);
+    nextWindow();
+    expect(limit.tryAdmit()).toBe(true);
+    expect(limit.limit).toBe(32);
+  });
+});

@@ -1,0 +1,69 @@
+/** How often the limit is judged: long enough that a window usually holds a few answers. */
+export const WINDOW_MS = 200;
+/** A limit this low still lets requests through, whose answers tell when the wait is gone. */
+const MIN_LIMIT = 4;
+const DECREASE = 0.5;
+const INCREASE = 1.25;
+/** Room above the most requests recently in the works at once, for a burst. */
+const HEADROOM = 8;
+
+/**
+ * How many requests a process works on at once, adapted to how fast it answers them: when even
+ * the fastest answer of a window took longer than the target, work is waiting in the process (for
+ * the event loop, for a connection) rather than being done, and admitting fewer requests is what
+ * shortens that wait; the limit is halved. Each window answered within the target lets it grow
+ * by a quarter, but not past twice what was in the works at once (and some room for a burst): a
+ * limit that was never tested would let the first seconds of an overload pile up unchecked. Taking the window's
+ * fastest answer (CoDel's signal) rather than its slowest keeps one long request, an upload or a
+ * large read, from being mistaken for a queue.
+ */
+export class InFlightLimit {
+  limit: number;
+  inFlight = 0;
+  private windowStart: number;
+  private windowFastestMs = Infinity;
+  private windowPeak = 0;
+
+  constructor(
+    private readonly targetMs: number,
+    private readonly maxLimit: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.limit = maxLimit;
+    this.windowStart = now();
+  }
+
+  /** Takes a place for a request, or says there is none. */
+  tryAdmit(): boolean {
+    this.judge();
+    if (this.inFlight >= Math.floor(this.limit)) return false;
+    this.inFlight++;
+    this.windowPeak = Math.max(this.windowPeak, this.inFlight);
+    return true;
+  }
+
+  /** Gives the place back: `answeredMs` is the time the request took, null if it was abandoned. */
+  release(answeredMs: number | null): void {
+    this.inFlight--;
+    if (answeredMs !== null) this.windowFastestMs = Math.min(this.windowFastestMs, answeredMs);
+    this.judge();
+  }
+
+  private judge(): void {
+    const now = this.now();
+    if (now - this.windowStart < WINDOW_MS) return;
+    // A window without answers says nothing: the limit stays.
+    if (this.windowFastestMs > this.targetMs && this.windowFastestMs !== Infinity) {
+      this.limit = Math.max(MIN_LIMIT, this.limit * DECREASE);
+    } else if (this.windowFastestMs <= this.targetMs) {
+      this.limit = Math.min(
+        this.maxLimit,
+        this.limit * INCREASE + 1,
+        2 * this.windowPeak + HEADROOM,
+      );
+    }
+    this.windowStart = now;
+    this.windowFastestMs = Infinity;
+    this.windowPeak = this.inFlight;
+  }
+}
