@@ -313,7 +313,7 @@ describe('delivery guarantees', () => {
 
   it('sweeps outbox rows a crashed process never published', async () => {
     const q = await org.register(bob);
-    await t.db.outboxEvent.create({
+    const left = await t.db.outboxEvent.create({
       data: {
         realmId: org.realm.id,
         eventJson: { type: 'alert_words', alert_words: ['swept'] },
@@ -324,7 +324,9 @@ describe('delivery guarantees', () => {
     expect(await sweepOutbox(t)).toBeGreaterThanOrEqual(0);
     const got = await org.eventsUntil(bob, q.queue_id);
     expect(got).toEqual([{ type: 'alert_words', alert_words: ['swept'], id: 0 }]);
-    expect(await t.db.outboxEvent.count({ where: { publishedAt: null } })).toBe(0);
+    expect(await t.db.outboxEvent.findUnique({ where: { id: left.id } })).toMatchObject({
+      publishedAt: expect.any(Date),
+    });
   });
 
   it('garbage-collects idle queues', async () => {

@@ -100,7 +100,7 @@ export const dispatchLatency = new Histogram({
 
 export const outboxBacklog = new Gauge({
   name: 'chat_outbox_backlog',
-  help: 'Committed outbox rows not yet published to the domain streams.',
+  help: 'Committed outbox rows not yet marked published (published rows are marked within 250 ms).',
   registers: [],
   // Read from Redis or PostgreSQL: every process of a cluster reports the same value.
   aggregator: 'max',

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { flushPublishedMarks } from '../events/outbox';
 import request from 'supertest';
 import { createApiApp } from '../../apps/api/app';
 import { deliverOutgoingWebhook } from '../domain/outgoing-webhooks/deliver-webhook';
@@ -191,6 +192,8 @@ describe('/metrics on the ops listener', () => {
       content: 'not dispatched: no dispatcher runs',
       clientName: 'test',
     });
+    // Its row is on the stream, and marked published with the window's others.
+    await flushPublishedMarks(t);
     await t.db.$executeRaw`
       INSERT INTO outbox_events (realm_id, event_json, users_json)
       VALUES (${org.realm.id}, '{"type":"alert_words","alert_words":[]}'::jsonb, '[]'::jsonb)`;

@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from '../config';
 import type { Config } from '../core/config';
 import type { Db } from '../db/client';
 import { closeSqlPool } from '../db/sql';
+import { flushPublishedMarks } from '../events/outbox';
 import type { AppContext } from '../core/context';
 import { createLogger } from '../log';
 import { connectRedis, redisConnected } from '../redis/connect';
@@ -47,6 +48,7 @@ export function createAppContext(
     async close() {
       stopWatching();
       try {
+        await flushPublishedMarks(ctx);
         if (redisConnected(redis)) await flushWindowCounters(redis);
       } finally {
         await db?.$disconnect();
