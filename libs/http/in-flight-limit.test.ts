@@ -60,7 +60,7 @@ describe('InFlightLimit', () => {
     expect(limit.limit).toBeGreaterThan(32);
   });
 
-  it('grows back by a quarter a window, no higher than twice what was in the works plus room', () => {
+  it('grows by a quarter a window, to at most twice what was in the works plus room', () => {
     const { limit, nextWindow } = limitOnClock(300, 64);
     for (let w = 0; w < 4; w++) {
       answerAll(limit, 2, 1_000);

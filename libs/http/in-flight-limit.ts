@@ -13,9 +13,9 @@ const HEADROOM = 8;
  * the event loop, for a connection) rather than being done, and admitting fewer requests is what
  * shortens that wait; the limit is halved. Each window answered within the target lets it grow
  * by a quarter, but not past twice what was in the works at once (and some room for a burst): a
- * limit that was never tested would let the first seconds of an overload pile up unchecked. Taking the window's
- * fastest answer (CoDel's signal) rather than its slowest keeps one long request, an upload or a
- * large read, from being mistaken for a queue.
+ * limit that was never tested would let the first seconds of an overload pile up unchecked.
+ * Taking the window's fastest answer (CoDel's signal) rather than its slowest keeps one long
+ * request, an upload or a large read, from being mistaken for a queue.
  */
 export class InFlightLimit {
   limit: number;

@@ -19,9 +19,10 @@ const SUSTAINED_WINDOWS = 3;
 
 /**
  * How late the event loop runs, as this process's requests meet it: the longest delay of each
- * 100 ms window (`perf_hooks`, or the window's own timer if later), and of those the least over the last three windows, so only a
- * delay that lasts counts. A window's timer runs before the same turn's network input, so a
- * request that waited behind the loop meets the figure that includes its wait.
+ * 100 ms window (`perf_hooks`, or the window's own timer if later), and of those the least over
+ * the last three windows, so only a delay that lasts counts. A window's timer runs before the
+ * same turn's network input, so a request that waited behind the loop meets the figure that
+ * includes its wait.
  */
 class EventLoopLag {
   private readonly histogram: IntervalHistogram;
@@ -62,13 +63,13 @@ class EventLoopLag {
 /** One measure per process, whatever number of apps it runs. */
 export const eventLoopLagMonitor = new EventLoopLag();
 
-/** Requests that are never refused: polls wait on nothing the process is short of, probes must answer. */
+/** Never refused: polls wait on nothing the process is short of, and probes must answer. */
 function exempt(method: string, path: string): boolean {
   if (path === '/health' || path.startsWith('/healthz') || path.startsWith('/readyz')) return true;
   return (method === 'GET' || method === 'DELETE') && /^\/(api\/v1|json)\/events$/.test(path);
 }
 
-/** Bodies this large take their sender's time to arrive, so their answers do not time the process. */
+/** Bodies this large take their sender's time to arrive: their answers do not time the process. */
 const TIMED_BODY_LIMIT = 1 << 20;
 
 /**
