@@ -89,6 +89,38 @@ describe('InFlightLimit', () => {
     expect(limit.limit).toBe(12);
   });
 
+  it('admits a burst up to its maximum while answers come in time', () => {
+    const { limit, nextWindow } = limitOnClock(300, 64);
+    for (let w = 0; w < 3; w++) {
+      answerAll(limit, 2, 20);
+      nextWindow();
+    }
+    limit.tryAdmit();
+    limit.release(null);
+    expect(limit.limit).toBe(12);
+    for (let i = 0; i < 64; i++) expect(limit.tryAdmit()).toBe(true);
+    expect(limit.tryAdmit()).toBe(false);
+  });
+
+  it('holds to the limit once congested, until a window is answered in time', () => {
+    const { limit, nextWindow } = limitOnClock(300, 64);
+    answerAll(limit, 8, 20);
+    nextWindow();
+    answerAll(limit, 8, 20);
+    nextWindow();
+    // Judged at 2 x 8 + 8 = 24, then a slow window halves it and congests.
+    answerAll(limit, 3, 400);
+    nextWindow();
+    limit.tryAdmit();
+    expect(limit.limit).toBe(12);
+    for (let i = 1; i < 12; i++) expect(limit.tryAdmit()).toBe(true);
+    expect(limit.tryAdmit()).toBe(false);
+    for (let i = 0; i < 12; i++) limit.release(20);
+    nextWindow();
+    // In time again: a burst past the limit is admitted.
+    for (let i = 0; i < 20; i++) expect(limit.tryAdmit()).toBe(true);
+  });
+
   it('learns nothing from a window without answers', () => {
     const { limit, nextWindow } = limitOnClock(300, 64);
     answerAll(limit, 2, 1_000);

@@ -8,12 +8,14 @@ const INCREASE = 1.25;
 const HEADROOM = 8;
 
 /**
- * How many requests a process works on at once, adapted to how fast it answers them: when even
+ * How many requests a process works on at once, adapted to how fast it answers them. When even
  * the fastest answer of a window took longer than the target, work is waiting in the process (for
  * the event loop, for a connection) rather than being done, and admitting fewer requests is what
- * shortens that wait; the limit is halved. Each window answered within the target lets it grow
- * by a quarter, but not past twice what was in the works at once (and some room for a burst): a
- * limit that was never tested would let the first seconds of an overload pile up unchecked.
+ * shortens that wait: the process is congested, holds to its limit, and halves it each such
+ * window. Each window answered within the target ends the congestion and lets the limit grow by a
+ * quarter, but not past twice what was in the works at once (and some room for a burst), so an
+ * overload's first slow window meets a limit near what the process was doing, not its maximum.
+ * Until then a burst is admitted up to the maximum: a process answering in time is not refused.
  * Taking the window's fastest answer (CoDel's signal) rather than its slowest keeps one long
  * request, an upload or a large read, from being mistaken for a queue.
  */
@@ -23,6 +25,7 @@ export class InFlightLimit {
   private windowStart: number;
   private windowFastestMs = Infinity;
   private windowPeak = 0;
+  private congested = false;
 
   constructor(
     private readonly targetMs: number,
@@ -36,7 +39,7 @@ export class InFlightLimit {
   /** Takes a place for a request, or says there is none. */
   tryAdmit(): boolean {
     this.judge();
-    if (this.inFlight >= Math.floor(this.limit)) return false;
+    if (this.inFlight >= (this.congested ? Math.floor(this.limit) : this.maxLimit)) return false;
     this.inFlight++;
     this.windowPeak = Math.max(this.windowPeak, this.inFlight);
     return true;
@@ -54,8 +57,10 @@ export class InFlightLimit {
     if (now - this.windowStart < WINDOW_MS) return;
     // A window without answers says nothing: the limit stays.
     if (this.windowFastestMs > this.targetMs && this.windowFastestMs !== Infinity) {
+      this.congested = true;
       this.limit = Math.max(MIN_LIMIT, this.limit * DECREASE);
     } else if (this.windowFastestMs <= this.targetMs) {
+      this.congested = false;
       this.limit = Math.min(
         this.maxLimit,
         this.limit * INCREASE + 1,
