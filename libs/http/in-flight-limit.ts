@@ -55,17 +55,12 @@ export class InFlightLimit {
   private judge(): void {
     const now = this.now();
     if (now - this.windowStart < WINDOW_MS) return;
-    // A window without answers says nothing: the limit stays.
-    if (this.windowFastestMs > this.targetMs && this.windowFastestMs !== Infinity) {
-      this.congested = true;
-      this.limit = Math.max(MIN_LIMIT, this.limit * DECREASE);
-    } else if (this.windowFastestMs <= this.targetMs) {
-      this.congested = false;
-      this.limit = Math.min(
-        this.maxLimit,
-        this.limit * INCREASE + 1,
-        2 * this.windowPeak + HEADROOM,
-      );
+    // A window without answers says nothing: the limit and the congestion stay.
+    if (this.windowFastestMs !== Infinity) {
+      this.congested = this.windowFastestMs > this.targetMs;
+      this.limit = this.congested
+        ? Math.max(MIN_LIMIT, this.limit * DECREASE)
+        : Math.min(this.maxLimit, this.limit * INCREASE + 1, 2 * this.windowPeak + HEADROOM);
     }
     this.windowStart = now;
     this.windowFastestMs = Infinity;
