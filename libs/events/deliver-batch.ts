@@ -1,7 +1,7 @@
 import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
 import { execByNode, type BatchCommand } from '../redis/by-node';
-import { addPerKey, perKeyReplies } from '../redis/per-key';
+import { perKeyCommands, perKeyReplies } from '../redis/per-key';
 import type { QueueSettings } from '../protocol/queue';
 import {
   batchAudience,
@@ -19,6 +19,7 @@ import type { EventKeys } from './keys';
 import type { QueueDirectory } from './queue-directory';
 import type { LocalDelivery } from './local-wakeups';
 import { wakeCommand } from './waker';
+import type { Wakeup } from './wake-protocol';
 
 /**
  * How long a delivered outbox row is remembered. A row is published twice only when the sweeper
@@ -27,88 +28,120 @@ import { wakeCommand } from './waker';
  */
 const DEDUPE_SECONDS = 15 * 60;
 
-/** The partition a batch comes from, and what this process keeps for it. */
+/** What this process keeps for the partitions it delivers. */
 export interface DeliveryTarget {
   keys: EventKeys;
   directory: QueueDirectory;
-  partition: number;
   /** This delivery's part in waking this process's own polls; ended here once it has appended. */
   local?: LocalDelivery;
 }
 
+/** Entries read from one partition's domain stream. */
+export interface PartitionBatch {
+  partition: number;
+  entries: StreamEntry[];
+}
+
 /**
- * Carries out one batch of a partition's domain stream (planned by `dispatch-plan`) in four round
- * trips, whatever its size:
+ * Carries out batches of one or more partitions' domain streams (planned by `dispatch-plan`) in
+ * four round trips, whatever their size and number:
  * 1. dedupe keys of the outbox rows and the queue ids of every user (and realm, for public
- *    channel messages) the batch names, the sets read by script (`addPerKey`);
+ *    channel messages) the batches name, each partition's sets read by one script call
+ *    (`perKeyCommands`);
  * 2. the settings of queues this process has not seen yet;
  * 3. every append, in stream order;
- * 4. acknowledgement and trimming of the entries, clean-up of queues found gone, and one wake-up
- *    message per other events process with waiting polls, carrying the events it woke them for.
- * On a cluster, rounds 2 to 4 take one round trip per node, sent together. This process's own
- * polls are woken after round 3, once no other delivery under way has yet to append
- * (`LocalWakeups`).
+ * 4. acknowledgement and trimming of the entries, clean-up of queues found gone, and wake-up
+ *    messages for the other events processes with waiting polls, carrying the events they woke
+ *    them for.
+ * A message to a 50-member channel reaches every partition, so the partitions a process leads are
+ * delivered together (`Dispatcher`): one set of round trips instead of one per partition. On a
+ * cluster each round takes one round trip per node, sent together. This process's own polls are
+ * woken after round 3, once no other delivery under way has yet to append (`LocalWakeups`).
  */
-export async function deliverBatch(
+export async function deliverBatches(
   ctx: AppContext,
-  { keys, directory, partition, local }: DeliveryTarget,
-  entries: StreamEntry[],
+  { keys, directory, local }: DeliveryTarget,
+  batches: PartitionBatch[],
 ): Promise<number> {
-  const items = parseEntries(entries);
-  const { users, publicRealms } = batchAudience(items);
-  const lookups = ctx.redis.pipeline();
-  for (const { entryId, envelope } of items) {
-    lookups.set(
-      keys.dispatched(partition, envelope.outboxId),
-      entryId,
-      'EX',
-      DEDUPE_SECONDS,
-      'NX',
-      'GET',
-    );
-  }
-  // A partition's keys share one slot, so one script call reads a thousand sets.
-  addPerKey(lookups, 'SMEMBERS', [
-    ...users.map((userId) => keys.userQueues(partition, userId)),
-    ...publicRealms.map((realmId) => keys.realmPublicQueues(partition, realmId)),
-  ]);
-  const looked = ((await lookups.exec()) ?? []).map(([err, value]) => {
-    if (err) throw err;
-    return value;
+  const parts = batches.map(({ partition, entries }) => {
+    const items = parseEntries(entries);
+    return {
+      partition,
+      entries,
+      items,
+      streamKey: keys.domainStream(partition),
+      ...batchAudience(items),
+    };
   });
-  const fresh = freshItems(items, looked.slice(0, items.length) as (string | null)[]);
-  const members = perKeyReplies<string[]>(looked.slice(items.length));
-  const sets: QueueSets = {
-    ofUser: new Map(users.map((userId, i) => [userId, members[i]])),
-    publicOfRealm: new Map(publicRealms.map((realmId, i) => [realmId, members[users.length + i]])),
-  };
-
-  const { live, gone } = await directory.resolve(partition, queueIdsOf(sets));
-  const emails = await emailsFor(ctx, fresh, live);
-  const appends = planAppends(fresh, sets, new Map(live.map((q) => [q.id, q])), (id) =>
-    emails.get(id),
-  );
-  const results = await directory.store.append(appends);
-
-  const plan = planFinish(appends, results, sets, gone, local?.channel);
-  local?.end(plan.localWakeups);
-  const streamKey = keys.domainStream(partition);
-  // Every key of the partition shares the stream's slot.
-  const finish: BatchCommand[] = [];
-  const onPartition = (add: BatchCommand['add']) => finish.push({ key: streamKey, add });
-  for (const { queueId, userIds, realmIds } of plan.cleanups) {
-    directory.forget(queueId);
-    for (const add of directory.store.forgetCommands(partition, queueId, userIds, realmIds)) {
-      onPartition(add);
+  // Every key of a partition shares its stream's slot.
+  const lookups: BatchCommand[] = [];
+  const setReads = parts.map(({ partition, items, users, publicRealms, streamKey }) => {
+    for (const { entryId, envelope } of items) {
+      const key = keys.dispatched(partition, envelope.outboxId);
+      lookups.push({
+        key,
+        add: (p) => p.set(key, entryId, 'EX', DEDUPE_SECONDS, 'NX', 'GET'),
+      });
     }
-  }
-  onPartition((p) => p.xack(streamKey, DISPATCH_GROUP, ...entries.map(([id]) => id)));
-  onPartition((p) => p.xtrim(streamKey, 'MINID', entries[entries.length - 1][0]));
-  for (const [channel, message] of plan.wakeMessages) {
-    finish.push(wakeCommand(ctx.redis, channel, message));
-  }
+    const reads = perKeyCommands(streamKey, 'SMEMBERS', [
+      ...users.map((userId) => keys.userQueues(partition, userId)),
+      ...publicRealms.map((realmId) => keys.realmPublicQueues(partition, realmId)),
+    ]);
+    lookups.push(...reads);
+    return reads.length;
+  });
+  const looked = await execByNode(ctx.redis, lookups);
+  let at = 0;
+  const planned = parts.map((part, i) => {
+    const deliveredBy = looked.slice(at, (at += part.items.length)) as (string | null)[];
+    const members = perKeyReplies<string[]>(looked.slice(at, (at += setReads[i])));
+    const sets: QueueSets = {
+      ofUser: new Map(part.users.map((userId, j) => [userId, members[j]])),
+      publicOfRealm: new Map(
+        part.publicRealms.map((realmId, j) => [realmId, members[part.users.length + j]]),
+      ),
+    };
+    return { ...part, fresh: freshItems(part.items, deliveredBy), sets };
+  });
+
+  const resolved = await Promise.all(
+    planned.map(({ partition, sets }) => directory.resolve(partition, queueIdsOf(sets))),
+  );
+  const emails = await emailsFor(
+    ctx,
+    planned.flatMap((p) => p.fresh),
+    resolved.flatMap((r) => r.live),
+  );
+  const appends = planned.map(({ fresh, sets }, i) =>
+    planAppends(fresh, sets, new Map(resolved[i].live.map((q) => [q.id, q])), (id) =>
+      emails.get(id),
+    ),
+  );
+  const results = await directory.store.append(appends.flat());
+
+  const finish: BatchCommand[] = [];
+  const localWakeups: [string, Wakeup][] = [];
+  at = 0;
+  planned.forEach(({ partition, sets, streamKey, entries }, i) => {
+    const partResults = results.slice(at, (at += appends[i].length));
+    const plan = planFinish(appends[i], partResults, sets, resolved[i].gone, local?.channel);
+    localWakeups.push(...plan.localWakeups);
+    const onPartition = (add: BatchCommand['add']) => finish.push({ key: streamKey, add });
+    for (const { queueId, userIds, realmIds } of plan.cleanups) {
+      directory.forget(queueId);
+      for (const add of directory.store.forgetCommands(partition, queueId, userIds, realmIds)) {
+        onPartition(add);
+      }
+    }
+    onPartition((p) => p.xack(streamKey, DISPATCH_GROUP, ...entries.map(([id]) => id)));
+    onPartition((p) => p.xtrim(streamKey, 'MINID', entries[entries.length - 1][0]));
+    for (const [channel, message] of plan.wakeMessages) {
+      finish.push(wakeCommand(ctx.redis, channel, message));
+    }
+  });
+  local?.end(localWakeups);
   await execByNode(ctx.redis, finish);
-  return appends.length;
+  return results.length;
 }
 
 /** API emails of the queues' owners, needed only for the legacy settings events. */

@@ -6,7 +6,7 @@ import { firstIdOf, wakeChannels, type Wakeup } from './wake-protocol';
 import { WakeMessage } from './waker';
 
 /*
- * What one batch of a partition's domain stream does, decided without I/O: `deliverBatch` reads
+ * What one batch of a partition's domain stream does, decided without I/O: `deliverBatches` reads
  * what the plan needs, asks for the plan, and carries it out. Two steps, because the second needs
  * what Redis answered to the first: the appends, then the wake-ups and clean-ups they lead to.
  */

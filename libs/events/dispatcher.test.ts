@@ -1,5 +1,9 @@
 import type { TestUser } from '../../test/factories';
 import { connectRedis, isCluster } from '../redis/connect';
+import { execByNode } from '../redis/by-node';
+import { typingEvent } from '../protocol/events/typing';
+import { DISPATCH_GROUP, type DomainEventEnvelope } from './domain-stream';
+import { partitionOf } from './keys';
 import { getEvents } from './get-events';
 import { deleteKeys, type TestContext } from '../../test/harness';
 import { postDirect } from '../../test/message-factories';
@@ -68,6 +72,48 @@ describe('Dispatcher', () => {
       expect(published).toEqual([]);
     } finally {
       listener.disconnect();
+    }
+  });
+
+  it('holds back only the partition of a batch that cannot be delivered', async () => {
+    const { keys } = org.events.tier.store;
+    const partitions = t.config.dispatchPartitions;
+    const bobs = partitionOf(bob.user.id, partitions);
+    const poisoned = [...Array(partitions).keys()].find(
+      (p) => p !== bobs && p !== partitionOf(alice.user.id, partitions),
+    );
+    if (poisoned === undefined) throw new Error('the test needs three dispatch partitions');
+    const { queue_id: queueId } = await org.register(bob);
+    const person = (u: TestUser) => ({ user_id: u.user.id, email: u.user.email });
+    const envelope: DomainEventEnvelope = {
+      outboxId: `e-held-back-${Date.now()}`,
+      realmId: org.realm.id,
+      users: [bob.user.id],
+      event: typingEvent({
+        op: 'start',
+        message_type: 'direct',
+        sender: person(alice),
+        recipients: [person(alice), person(bob)],
+      }),
+    };
+    const poisonKey = keys.domainStream(poisoned);
+    const goodKey = keys.domainStream(bobs);
+    // Both at once, so the dispatcher reads them in the same turn and delivers them together.
+    const [poisonId] = (await execByNode(t.redis, [
+      { key: poisonKey, add: (p) => p.xadd(poisonKey, '*', 'envelope', '{not json') },
+      { key: goodKey, add: (p) => p.xadd(goodKey, '*', 'envelope', JSON.stringify(envelope)) },
+    ])) as string[];
+    try {
+      const events = await org.eventsUntil(
+        bob,
+        queueId,
+        (e) => e.some((event) => event.type === 'typing'),
+        10_000,
+      );
+      expect(events.map((e) => e.type)).toContain('typing');
+    } finally {
+      await t.redis.xack(poisonKey, DISPATCH_GROUP, poisonId);
+      await t.redis.xdel(poisonKey, poisonId);
     }
   });
 });

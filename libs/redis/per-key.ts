@@ -1,4 +1,5 @@
 import type { ChainableCommander } from 'ioredis';
+import type { BatchCommand } from './by-node';
 
 /** ARGV[1] run on each key of KEYS; the replies in order. */
 const PER_KEY_SCRIPT = `
@@ -21,6 +22,19 @@ export function addPerKey(pipeline: ChainableCommander, command: string, keys: s
     const chunk = keys.slice(i, i + KEYS_PER_CALL);
     pipeline.eval(PER_KEY_SCRIPT, chunk.length, ...chunk, command);
   }
+}
+
+/**
+ * `addPerKey` as commands of a batch (`execByNode`), placed by `placedBy`, a key of the same slot:
+ * one command per script call, so one reply each.
+ */
+export function perKeyCommands(placedBy: string, command: string, keys: string[]): BatchCommand[] {
+  const calls: BatchCommand[] = [];
+  for (let i = 0; i < keys.length; i += KEYS_PER_CALL) {
+    const chunk = keys.slice(i, i + KEYS_PER_CALL);
+    calls.push({ key: placedBy, add: (p) => addPerKey(p, command, chunk) });
+  }
+  return calls;
 }
 
 /** The replies of the calls `addPerKey` added, one per key in order. */
