@@ -22,11 +22,11 @@ afterAll(async () => {
 });
 
 /** A queue of the owner's, and a poll of it that waits once its look recorded the channel. */
-async function waitingPoll() {
+async function waitingPoll(on: EventsTier = tier) {
   const { id, ...settings } = queueSettings({ userId: org.owner.user.id, realmId: org.realm.id });
   void id;
-  const queue = await tier.store.create(settings);
-  const answer = getEvents(tier.store, tier.waker, {
+  const queue = await on.store.create(settings);
+  const answer = getEvents(on.store, on.waker, {
     user: org.owner.user,
     queueId: queue.id,
     lastEventId: -1,
@@ -34,8 +34,8 @@ async function waitingPoll() {
     heartbeatSeconds: 60,
     closed: new Promise<void>(() => undefined),
   });
-  const queueKey = tier.store.keys.queue(queue.id);
-  while ((await t.redis.hget(queueKey, 'waiter')) !== tier.waker.channel) {
+  const queueKey = on.store.keys.queue(queue.id);
+  while ((await t.redis.hget(queueKey, 'waiter')) !== on.waker.channel) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return { queueId: queue.id, answer };
@@ -73,5 +73,21 @@ describe('getEvents woken by the wake-up channel', () => {
     await tier.store.append([{ queueId, events: [labelled('stored')] }]);
     await publish(JSON.stringify({ events: [], queues: [[queueId]] }));
     expect(await answer).toEqual([{ ...labelled('stored'), id: 0 }]);
+  });
+});
+
+describe('getEvents while the process drains', () => {
+  it('answers waiting polls, and polls that come later, with an empty list', async () => {
+    const stopping = await startEventsTier(t, { dispatch: false, gcIntervalMs: 3_600_000 });
+    try {
+      const waiting = await waitingPoll(stopping);
+      stopping.waker.drain();
+      expect(await waiting.answer).toEqual([]);
+      expect(stopping.waker.pollCount).toBe(0);
+      const later = await waitingPoll(stopping);
+      expect(await later.answer).toEqual([]);
+    } finally {
+      await stopping.stop();
+    }
   });
 });

@@ -80,12 +80,8 @@ export async function getEvents(
         wait.woken().then(() => 'woken' as const),
         deadline,
         input.closed.then(() => 'closed' as const),
-        waker.draining.then(() => 'draining' as const),
       ]);
       if (outcome === 'closed') return null;
-      // The process is stopping: an empty list, which Zulip's clients answer by polling again at
-      // once (see docs/reliability.md), without writing to a Redis that may be out of reach.
-      if (outcome === 'draining') return [];
       if (outcome === 'timeout') {
         const [{ lastId }] = await store.append([{ queueId, events: [{ type: 'heartbeat' }] }]);
         if (lastId < 0) throw badEventQueueId(queueId);
@@ -93,6 +89,9 @@ export async function getEvents(
       }
       const carried = carriedEvents(wait.take(), seen.lastId, seen.registration);
       if (carried) return carried;
+      // The process is stopping: an empty list, which Zulip's clients answer by polling again at
+      // once (see docs/reliability.md), without writing to a Redis that may be out of reach.
+      if (waker.isDraining) return [];
       seen = await look(true);
     }
   } finally {
