@@ -1,5 +1,6 @@
 import { startTestContext, type TestContext } from '../../test/harness';
-import { addPerKey, perKeyReplies } from './per-key';
+import { execByNode } from './by-node';
+import { perKeyCommands, perKeyReplies } from './per-key';
 
 /** On the single Redis and, in CI's second pass, on the 6-node cluster (TEST_REDIS_CLUSTER_NODES). */
 let t: TestContext;
@@ -17,12 +18,7 @@ it('runs a command on each key over several calls, replies in key order', async 
   });
   await write.exec();
 
-  const read = t.redis.pipeline();
-  addPerKey(read, 'SMEMBERS', keys);
-  const calls = ((await read.exec()) ?? []).map(([err, value]) => {
-    if (err) throw err;
-    return value;
-  });
+  const calls = await execByNode(t.redis, perKeyCommands(keys[0], 'SMEMBERS', keys));
   expect(calls).toHaveLength(3);
   const replies = perKeyReplies<string[]>(calls).map((members) => [...members].sort());
   expect(replies).toEqual(keys.map((_, i) => (i % 7 === 0 ? [] : [`a${i}`, `b${i}`])));

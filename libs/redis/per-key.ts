@@ -1,4 +1,3 @@
-import type { ChainableCommander } from 'ioredis';
 import type { BatchCommand } from './by-node';
 
 /** ARGV[1] run on each key of KEYS; the replies in order. */
@@ -12,32 +11,25 @@ return out
 const KEYS_PER_CALL = 1000;
 
 /**
- * Adds to `pipeline` the script calls that run `command` on each of `keys` (a command that takes
- * the key alone, such as SMEMBERS): reading thousands of small keys, one command each costs the client thousands of
- * commands' encoding and replies, and a call per thousand keys does not. The keys must share a
- * node, and on a cluster a slot. Their replies come back through `perKeyReplies`.
- */
-export function addPerKey(pipeline: ChainableCommander, command: string, keys: string[]): void {
-  for (let i = 0; i < keys.length; i += KEYS_PER_CALL) {
-    const chunk = keys.slice(i, i + KEYS_PER_CALL);
-    pipeline.eval(PER_KEY_SCRIPT, chunk.length, ...chunk, command);
-  }
-}
-
-/**
- * `addPerKey` as commands of a batch (`execByNode`), placed by `placedBy`, a key of the same slot:
- * one command per script call, so one reply each.
+ * The script calls that run `command` on each of `keys` (a command that takes the key alone, such
+ * as SMEMBERS), as commands of a batch (`execByNode`) placed by `placedBy`: reading thousands of
+ * small keys, one command each costs the client thousands of commands' encoding and replies, and
+ * a call per thousand keys does not. The keys must share a node, and on a cluster a slot (that of
+ * `placedBy`). One reply per call; `perKeyReplies` gives one per key.
  */
 export function perKeyCommands(placedBy: string, command: string, keys: string[]): BatchCommand[] {
   const calls: BatchCommand[] = [];
   for (let i = 0; i < keys.length; i += KEYS_PER_CALL) {
     const chunk = keys.slice(i, i + KEYS_PER_CALL);
-    calls.push({ key: placedBy, add: (p) => addPerKey(p, command, chunk) });
+    calls.push({
+      key: placedBy,
+      add: (p) => p.eval(PER_KEY_SCRIPT, chunk.length, ...chunk, command),
+    });
   }
   return calls;
 }
 
-/** The replies of the calls `addPerKey` added, one per key in order. */
+/** The replies of the calls `perKeyCommands` made, one per key in order. */
 export function perKeyReplies<T>(callReplies: unknown[]): T[] {
   return (callReplies as T[][]).flat();
 }
