@@ -37,7 +37,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { TestRealm } from '../test/factories';
 import { makeRealm, makeUser } from '../test/factories';
 import { makeChannel } from '../test/channel-factories';
-import { freePort, startTier, type Tier } from '../test/multiprocess/processes';
+import { freePort } from '../test/free-port';
+import { startTier, type Tier } from '../test/multiprocess/processes';
 import {
   agent,
   cpuMsOf,

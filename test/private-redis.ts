@@ -1,14 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
-
-/** A port the system has just handed out (and released). */
-export const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+import { connect } from 'node:net';
+import { freePort } from './free-port';
 
 /** Whether something accepts connections on the loopback port. */
 export const listening = (port: number) =>

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import express from 'express';
 import zulip, { type ZulipClient, type ZulipResponse } from 'zulip-js';
 import type { TestUser } from '../../test/factories';
-import { freePort } from '../../test/multiprocess/processes';
+import { freePort } from '../../test/free-port';
 import type { TestContext } from '../../test/harness';
 import { expectOpenApiResponse } from '../../test/openapi';
 import { type Organization, organization } from '../../test/organization';

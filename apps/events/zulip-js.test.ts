@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import zulip from 'zulip-js';
+import { freePort } from '../../test/free-port';
 import type { TestUser } from '../../test/factories';
 import type { TestContext } from '../../test/harness';
 import { expectOpenApiResponse } from '../../test/openapi';
@@ -17,14 +17,6 @@ let org: Organization;
 let alice: TestUser;
 let bob: TestUser;
 let baseUrl: string;
-
-async function freePort(): Promise<number> {
-  const probe = express().listen(0, '127.0.0.1');
-  await new Promise((resolve) => probe.once('listening', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   const port = await freePort();

@@ -89,6 +89,8 @@ const MARK_WINDOW_MS = 250;
 class PublishedMarks {
   private ids: string[] = [];
   private timer: NodeJS.Timeout | null = null;
+  /** The UPDATEs run one after another, so a flush returns once every earlier mark is written. */
+  private written: Promise<void> = Promise.resolve();
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -100,12 +102,16 @@ class PublishedMarks {
     this.timer.unref();
   }
 
-  async flush(): Promise<void> {
+  flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const ids = this.ids;
     this.ids = [];
-    if (ids.length === 0) return;
+    if (ids.length > 0) this.written = this.written.then(() => this.mark(ids));
+    return this.written;
+  }
+
+  private async mark(ids: string[]): Promise<void> {
     try {
       // Plain pg, a named statement where allowed: Prisma's own work for it cost about twice the
       // statement's.
@@ -124,7 +130,10 @@ class PublishedMarks {
 
 const marks = new WeakMap<AppContext, PublishedMarks>();
 
-/** Marks now the rows this process published and has not marked yet (at close, in tests). */
+/**
+ * Marks now the rows this process published and has not marked yet, and waits for the marks
+ * already under way (at close, in tests).
+ */
 export async function flushPublishedMarks(ctx: AppContext): Promise<void> {
   await marks.get(ctx)?.flush();
 }

@@ -15,7 +15,7 @@ import type { TestUser } from '../../test/factories';
 import type { TestContext } from '../../test/harness';
 import { makeChannel } from '../../test/channel-factories';
 import { makeOutgoingBot, startHttpReceiver, type HttpReceiver } from '../../test/worker-factories';
-import { freePort } from '../../test/multiprocess/processes';
+import { freePort } from '../../test/free-port';
 import { watchEventsTier, watchJobQueues, watchOutbox } from '.';
 import { type Organization, organization } from '../../test/organization';
 

@@ -1,6 +1,7 @@
 import type { Logger } from '../core/log';
 import { connectRedis } from './connect';
-import { freePort, spawnRedisServer } from '../../test/private-redis';
+import { freePort } from '../../test/free-port';
+import { spawnRedisServer } from '../../test/private-redis';
 
 function recordingLog(): Logger & { lines: string[] } {
   const lines: string[] = [];

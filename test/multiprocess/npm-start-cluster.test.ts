@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../factories';
 import { startTestContext, type TestContext } from '../harness';
-import { freePort, startTier, type Tier } from './processes';
+import { freePort } from '../free-port';
+import { startTier, type Tier } from './processes';
 
 /**
  * `npm start` (dist/apps/all/main.js: `npm run build` first) with WEB_CONCURRENCY=2: a primary and two all-tier workers on one port. Clients

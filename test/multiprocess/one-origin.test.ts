@@ -2,7 +2,8 @@ import zulip from 'zulip-js';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../factories';
 import { startTestContext, type TestContext } from '../harness';
 import { expectOpenApiResponse } from '../openapi';
-import { freePort, startTier, type Tier } from './processes';
+import { freePort } from '../free-port';
+import { startTier, type Tier } from './processes';
 
 /**
  * `npm start`'s process (apps/all) on one loopback port, used by the official JavaScript client

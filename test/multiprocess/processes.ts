@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import type { Config } from '../../libs/core/config';
 import { redisEnv } from '../harness';
+import { freePort } from '../free-port';
 import { EVENTS_NODE_FLAGS } from '../../apps/events/node-flags';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -17,18 +17,6 @@ export interface Tier {
   child: ChildProcess;
   output: string[];
   stop(signal?: NodeJS.Signals): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

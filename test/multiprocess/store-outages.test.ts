@@ -5,7 +5,7 @@ import request from 'supertest';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../factories';
 import { startTestContext, type TestContext } from '../harness';
 import { spawnRedisServer } from '../private-redis';
-import { freePort } from './processes';
+import { freePort } from '../free-port';
 
 /**
  * Issue 23, point 4: every tier started while PostgreSQL and Redis are out of reach stays up,

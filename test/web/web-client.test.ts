@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { ensureBuilt } from '../../deploy/local/cluster';
 import { startTestContext, type TestContext } from '../harness';
-import { freePort, startTier, type Tier } from '../multiprocess/processes';
+import { freePort } from '../free-port';
+import { startTier, type Tier } from '../multiprocess/processes';
 import { twoPeople, twoPeopleInBrowsers, type Person } from './two-people';
 
 /**
