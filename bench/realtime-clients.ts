@@ -36,19 +36,29 @@ export const newStats = (): Stats => ({
 
 export const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
+/**
+ * BENCH_CLIENT_CONNECTIONS=own: each client polls on a connection of its own, as a browser tab
+ * or an app does, so its polls stay with the process its connection went to. Otherwise (the
+ * default, and every figure before Nov 27) the clients share one pool of connections, and a
+ * client's next poll takes whichever connection is free, so reaches each of `npm start`'s
+ * processes in turn.
+ */
+const ownConnections = process.env.BENCH_CLIENT_CONNECTIONS === 'own';
+
 export function request(
   url: string,
   method: string,
   auth: string,
   host: string,
   body?: string,
+  via: http.Agent = agent,
 ): Promise<{ status: number; json: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
       {
         method,
-        agent,
+        agent: via,
         headers: {
           Host: host,
           Authorization: auth,
@@ -151,6 +161,12 @@ export function startPolling(
   record: (k: number, ms: number) => void = (_k, ms) => stats.deliveryMs.push(ms),
 ): () => void {
   let running = true;
+  const connectionOf = new Map(
+    clients.map((c) => [
+      c,
+      ownConnections ? new http.Agent({ keepAlive: true, maxSockets: 1 }) : agent,
+    ]),
+  );
   const poll = (client: Client) => {
     if (!running) return;
     request(
@@ -158,6 +174,8 @@ export function startPolling(
       'GET',
       client.auth,
       host,
+      undefined,
+      connectionOf.get(client),
     )
       .then(({ status, json }) => {
         const now = performance.now();
@@ -190,6 +208,7 @@ export function startPolling(
   for (const client of clients) poll(client);
   return () => {
     running = false;
+    if (ownConnections) for (const own of connectionOf.values()) own.destroy();
   };
 }
 

@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AppContext } from '../../libs/core/context';
 import { warnUnreachableSubdomains } from '../../libs/domain/realms/ip-host';
 import { listenHttp } from '../../libs/http/listen';
+import { warmMarkdown } from '../../libs/markdown/warm';
 import { createApiApp } from './app';
 
 export interface ApiServerOptions {
@@ -18,6 +19,8 @@ export async function startApiServer(
   options: ApiServerOptions = {},
 ): Promise<Server> {
   await warnUnreachableSubdomains(ctx);
+  // Before the first request: the first sends after a start would otherwise pay for it.
+  await warmMarkdown();
   const app = createApiApp(ctx, options);
   const pollsFirst = options.pollsFirst;
   const server = await listenHttp(
