@@ -327,6 +327,7 @@ async function run(
   const benchBefore = process.cpuUsage();
   const sends: Promise<void>[] = [];
   const start = performance.now();
+  const measuredFrom = new Date().toISOString();
   for (let k = 1; k <= total; k++) {
     const due = start + ((k - 1) * 1000) / RATE;
     const wait = due - performance.now();
@@ -396,6 +397,8 @@ async function run(
       answers: warmupStatuses,
       slowestAnswerMs: fmt(Math.max(0, ...warmupAnswerMs)),
     },
+    // Wall-clock start of the measured phase, to line the run up with other records (top, logs).
+    measuredFrom,
     sendPhaseSeconds: fmt(sendPhaseSeconds),
     deliveriesPerSecond: Math.round((expectedTotal / sendPhaseSeconds) * 10) / 10,
     send: {
