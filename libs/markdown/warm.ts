@@ -18,7 +18,7 @@ const NO_ORGANIZATION: MarkdownContext = {
 /**
  * Renders a sample message and links a sample topic twice, before the process serves: the first
  * use builds the parser and compiles the bare-URL regexes (thousands of TLDs), and V8 compiles a
- * regex to machine code on its second run. That took 60-100 ms per process (47 + 15 ms for the
+ * regex to machine code on its second run. That took about 110 ms per process (47 + 15 ms for the
  * first two renders, 30 + 15 ms for the first two topics), which the first messages after a start
  * otherwise waited for, under whatever load the clients reconnecting brought.
  */
