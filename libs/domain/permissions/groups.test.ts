@@ -1,8 +1,13 @@
-import { makeUserGroup } from '../../../test/factories';
+import { makeRealm, makeUserGroup } from '../../../test/factories';
 import { SYSTEM_GROUP_NAMES } from '../groups/system-groups';
 import { organization, type Organization } from '../../../test/organization';
 import { userHasGroupSetting } from './group-settings';
-import { groupsContainingUser, isUserInGroup, recursiveGroupMemberIds } from './groups';
+import {
+  everyoneGroupId,
+  groupsContainingUser,
+  isUserInGroup,
+  recursiveGroupMemberIds,
+} from './groups';
 
 let org: Organization;
 
@@ -85,5 +90,16 @@ describe('group membership', () => {
     }
     expect(await userHasGroupSetting(org.t.db, guest.user.id, groups['role:everyone'])).toBe(true);
     expect(await userHasGroupSetting(org.t.db, guest.user.id, groups['role:members'])).toBe(false);
+  });
+
+  it("names each organization's own role:everyone, the group every role is in", async () => {
+    const other = await makeRealm(org.t);
+    const otherEveryone = await org.t.db.userGroup.findFirstOrThrow({
+      where: { realmId: other.realm.id, name: 'role:everyone' },
+    });
+    expect(await everyoneGroupId(org.t.db, org.realm.id)).toBe(org.systemGroups['role:everyone']);
+    expect(await everyoneGroupId(org.t.db, other.realm.id)).toBe(otherEveryone.id);
+    expect(await everyoneGroupId(org.t.db, org.realm.id)).toBe(org.systemGroups['role:everyone']);
+    expect(await everyoneGroupId(org.t.db, -1)).toBeNull();
   });
 });

@@ -23,6 +23,33 @@ export async function isUserInGroup(
   return rows[0]?.found ?? false;
 }
 
+/**
+ * Each organization's `role:everyone` group, by database client. Every user of an organization is
+ * in it (each is a direct member of their role's system group, and those are nested in it; only
+ * role changes manage them), and system groups never change once made, so a client asks once per
+ * organization. Keyed by client so that processes with several databases (tests) never mix their
+ * organizations; a transaction's client is new each time and asks every time.
+ */
+const everyoneGroups = new WeakMap<Db | Tx, Map<number, Promise<number | null>>>();
+
+export function everyoneGroupId(db: Db | Tx, realmId: number): Promise<number | null> {
+  let byRealm = everyoneGroups.get(db);
+  if (!byRealm) everyoneGroups.set(db, (byRealm = new Map()));
+  let id = byRealm.get(realmId);
+  if (!id) {
+    const asked = db.userGroup
+      .findFirst({
+        where: { realmId, name: 'role:everyone', isSystemGroup: true },
+        select: { id: true },
+      })
+      .then((group) => group?.id ?? null);
+    // A failed read is not remembered.
+    asked.catch(() => byRealm.delete(realmId));
+    byRealm.set(realmId, (id = asked));
+  }
+  return id;
+}
+
 /** Which of `groupIds` the user belongs to (directly or through subgroups), in one query. */
 export async function groupsContainingUser(
   db: Db | Tx,

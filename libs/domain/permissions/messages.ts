@@ -2,7 +2,7 @@ import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { huddleHash } from '../messages/addressees';
 import { isOpenPublicChannel } from './channels';
-import { groupsContainingUser } from './groups';
+import { everyoneGroupId, groupsContainingUser } from './groups';
 import { isAtLeastModerator } from './roles';
 import { accessibleUserIds } from './users';
 
@@ -36,14 +36,16 @@ export async function isSubscribed(
 /** Why a send to a channel is refused, or null when it is allowed (Zulip's access_stream_for_send_message). */
 export async function channelSendRefusal(
   db: Reader,
-  sender: Pick<User, 'id' | 'role'>,
+  sender: Pick<User, 'id' | 'role' | 'realmId'>,
   channel: ChannelForAccess,
 ): Promise<string | null> {
   const notAuthorized = `Not authorized to send to channel '${channel.name}'`;
   if (channel.isArchived) return notAuthorized;
-  const allowed = await groupsContainingUser(db, sender.id, [channel.canSendMessageGroupId]);
-  if (!allowed.has(channel.canSendMessageGroupId)) {
-    return 'You do not have permission to post in this channel.';
+  const group = channel.canSendMessageGroupId;
+  // The default, everyone in the organization, needs no query per send.
+  if (group !== (await everyoneGroupId(db, sender.realmId))) {
+    const allowed = await groupsContainingUser(db, sender.id, [group]);
+    if (!allowed.has(group)) return 'You do not have permission to post in this channel.';
   }
   if (isOpenPublicChannel(sender, channel)) return null;
   if (await isSubscribed(db, sender.id, channel.recipientId)) return null;
