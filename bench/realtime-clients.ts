@@ -161,12 +161,9 @@ export function startPolling(
   record: (k: number, ms: number) => void = (_k, ms) => stats.deliveryMs.push(ms),
 ): () => void {
   let running = true;
-  const connectionOf = new Map(
-    clients.map((c) => [
-      c,
-      ownConnections ? new http.Agent({ keepAlive: true, maxSockets: 1 }) : agent,
-    ]),
-  );
+  const ownConnectionOf = ownConnections
+    ? new Map(clients.map((c) => [c, new http.Agent({ keepAlive: true, maxSockets: 1 })]))
+    : null;
   const poll = (client: Client) => {
     if (!running) return;
     request(
@@ -175,7 +172,7 @@ export function startPolling(
       client.auth,
       host,
       undefined,
-      connectionOf.get(client),
+      ownConnectionOf?.get(client),
     )
       .then(({ status, json }) => {
         const now = performance.now();
@@ -208,7 +205,7 @@ export function startPolling(
   for (const client of clients) poll(client);
   return () => {
     running = false;
-    if (ownConnections) for (const own of connectionOf.values()) own.destroy();
+    for (const own of ownConnectionOf?.values() ?? []) own.destroy();
   };
 }
 

@@ -132,13 +132,15 @@ async function main() {
         // Profiled workers on a busy machine may take longer than a test allows.
         { built: !process.env.BENCH_DIST_DIR, startSeconds: 120 },
       );
+      const metricsText = async () =>
+        (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       const pollsWaiting = async () => {
-        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        const text = await metricsText();
         return Number(/^chat_events_polls_waiting(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
       };
       // Why sends were refused, if any were: the refusal counts every process reports.
       const refusalsByReason = async () => {
-        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        const text = await metricsText();
         const counts: Record<string, number> = {};
         for (const [, reason, n] of text.matchAll(
           /^chat_overload_refusals_total\{[^}]*reason="([^"]+)"[^}]*\} (\d+)/gm,
@@ -299,24 +301,12 @@ async function run(
   const backlogDrainMs = performance.now() - probeStart;
 
   // Warm-up: the same load, unmeasured, numbered far above the measured and recovery messages.
-  const warmupAnswerMs: number[] = [];
-  const warmupStart = performance.now();
-  const warmupSends: Promise<void>[] = [];
-  for (let i = 0; i < Math.round(RATE * WARMUP_SECONDS); i++) {
-    const wait = warmupStart + (i * 1000) / RATE - performance.now();
-    if (wait > 0) await sleep(wait);
-    const k = WARMUP_FIRST + i;
-    warmupSends.push(
-      send(k, channels[i % channels.length]).then(() => {
-        warmupAnswerMs.push(answerMs.get(k) ?? 0);
-      }),
-    );
-  }
-  await Promise.allSettled(warmupSends);
+  await sendAtRate(send, channels, RATE, WARMUP_FIRST, Math.round(RATE * WARMUP_SECONDS));
   const warmupStatuses: Record<string, number> = {};
   for (const [k, status] of statusOf) {
     if (k >= WARMUP_FIRST) warmupStatuses[status] = (warmupStatuses[status] ?? 0) + 1;
   }
+  const warmupAnswerMs = [...answerMs].filter(([k]) => k >= WARMUP_FIRST).map(([, ms]) => ms);
 
   const servers = TOPOLOGY === 'all' ? [api] : [api, ...events];
   const cpuBefore = servers.map(cpuMs);
@@ -325,16 +315,9 @@ async function run(
   const generatorLag = monitorEventLoopDelay({ resolution: 10 });
   generatorLag.enable();
   const benchBefore = process.cpuUsage();
-  const sends: Promise<void>[] = [];
   const start = performance.now();
   const measuredFrom = new Date().toISOString();
-  for (let k = 1; k <= total; k++) {
-    const due = start + ((k - 1) * 1000) / RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    sends.push(send(k, channels[(k - 1) % channels.length]));
-  }
-  await Promise.allSettled(sends);
+  await sendAtRate(send, channels, RATE, 1, total);
   const sendPhaseSeconds = (performance.now() - start) / 1000;
   const recovery =
     RECOVERY_SECONDS > 0
@@ -455,6 +438,28 @@ async function run(
 }
 
 /**
+ * Sends messages `first` to `first + count - 1` at `rate` a second, message k to channel k - 1
+ * round-robin, and resolves once every one is answered.
+ */
+async function sendAtRate(
+  send: (k: number, channel: BenchChannel) => Promise<void>,
+  channels: BenchChannel[],
+  rate: number,
+  first: number,
+  count: number,
+): Promise<void> {
+  const sends: Promise<void>[] = [];
+  const start = performance.now();
+  for (let i = 0; i < count; i++) {
+    const wait = start + (i * 1000) / rate - performance.now();
+    if (wait > 0) await sleep(wait);
+    const k = first + i;
+    sends.push(send(k, channels[(k - 1) % channels.length]));
+  }
+  await Promise.allSettled(sends);
+}
+
+/**
  * After an overload: messages at RECOVERY_RATE for RECOVERY_SECONDS (numbered after the
  * overload's), then, per second of sends, the send and delivery percentiles. Recovered at the
  * start of the first second from which every second meets the bounds, with no refusal and nothing
@@ -469,17 +474,9 @@ async function recover(
   refused: Set<number>,
 ) {
   const count = Math.round(RECOVERY_RATE * RECOVERY_SECONDS);
-  const sends: Promise<void>[] = [];
-  const start = performance.now();
   // Wall-clock, to line a second up with the servers' logs and PostgreSQL's.
   const startedAt = new Date().toISOString();
-  for (let i = 0; i < count; i++) {
-    const wait = start + (i * 1000) / RECOVERY_RATE - performance.now();
-    if (wait > 0) await sleep(wait);
-    const k = first + 1 + i;
-    sends.push(send(k, channels[(k - 1) % channels.length]));
-  }
-  await Promise.allSettled(sends);
+  await sendAtRate(send, channels, RECOVERY_RATE, first + 1, count);
   await sleep(GRACE_SECONDS * 1000);
   const round = (x: number | undefined) => (x === undefined ? null : Math.round(x));
   /** The bounds of point 1 over the sends `ks`, taken together. */
