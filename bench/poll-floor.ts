@@ -44,7 +44,8 @@ const EVENT = {
   message: {
     id: 123456,
     sender_id: 1234,
-    content: '<p>A message of an ordinary length, with a few words in it, as people write them.</p>',
+    content:
+      '<p>A message of an ordinary length, with a few words in it, as people write them.</p>',
     recipient_id: 4321,
     timestamp: 1795781145,
     client: 'ZulipPython',
