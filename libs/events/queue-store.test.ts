@@ -110,3 +110,25 @@ describe('QueueStore.collectGarbage', () => {
     expect(await org.t.redis.zscore(store.keys.access(partition), queueId)).toBeNull();
   });
 });
+
+describe('QueueStore.poll', () => {
+  it('pushes back the TTL of both keys at most once per refresh interval', async () => {
+    const queueId = await newQueue();
+    await store.append([{ queueId, events: [labelled('kept')] }]);
+    const keys = [store.keys.queue(queueId), store.keys.events(queueId)];
+    const ttls = () => Promise.all(keys.map((key) => org.t.redis.pttl(key)));
+    const full = (store.idleSeconds + 60) * 1000;
+
+    await read(queueId);
+    for (const ttl of await ttls()) expect(ttl).toBeGreaterThan(full - 5_000);
+    // Pushed back moments ago: the next poll leaves the TTL alone.
+    const shortened = Math.floor(full / 2);
+    for (const key of keys) await org.t.redis.pexpire(key, shortened);
+    await read(queueId);
+    for (const ttl of await ttls()) expect(ttl).toBeLessThanOrEqual(shortened);
+    // Pushed back longer ago than the interval: the next poll pushes it back again.
+    await org.t.redis.hset(keys[0], 'ttl_at', Date.now() - 31_000);
+    await read(queueId);
+    for (const ttl of await ttls()) expect(ttl).toBeGreaterThan(full - 5_000);
+  });
+});

@@ -1,9 +1,7 @@
 import type { ChainableCommander } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { AppContext, RedisClient } from '../core/context';
-import { execByNode } from '../redis/by-node';
-import { isCluster } from '../redis/connect';
-import { keySlot } from '../redis/key-slot';
+import { execByNode, slotGroups } from '../redis/by-node';
 import { eventKeys, partitionOf, type EventKeys } from './keys';
 import type { ClientEvent } from '../protocol/catalogue';
 import {
@@ -34,29 +32,42 @@ import type { QueuedEvent, QueueInfo, RegistrationSnapshot } from './types';
 /**
  * One poll in one round trip: checks the owner, marks the queue used, drops acknowledged events,
  * reads the rest and, when there are none and the caller will wait, records its wake-up channel.
+ * The hash's fields change in one HSET. The keys' TTL is pushed back when the last push is older
+ * than ARGV[6] ms (`ttl_at`), not on every poll: the TTL is only a backstop a minute longer than
+ * the idle limit, and the two PEXPIREs were a quarter of the commands a poll ran.
  * KEYS: queue hash, event list. ARGV: user id, last acknowledged event id ('' for none), now, TTL
- * ms, wake-up channel ('' when not waiting).
+ * ms, wake-up channel ('' when not waiting), TTL refresh interval ms.
  * Returns {-1} (no queue, or one registered before event lists), {-2} (another user's queue) or
  * {0, snapshot, elements, first id, last id}.
  */
 const POLL_SCRIPT = `
-local fields = redis.call('HMGET', KEYS[1], 'user', 'first_id', 'last_id', 'snapshot')
+local fields = redis.call('HMGET', KEYS[1], 'user', 'first_id', 'last_id', 'snapshot', 'ttl_at')
 if not fields[1] or not fields[2] then return {-1} end
 if fields[1] ~= ARGV[1] then return {-2} end
-redis.call('HSET', KEYS[1], 'last_access', ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
+local now = tonumber(ARGV[3])
+local changes = {'last_access', ARGV[3]}
+if not fields[5] or now - tonumber(fields[5]) >= tonumber(ARGV[6]) then
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  changes[#changes + 1] = 'ttl_at'
+  changes[#changes + 1] = ARGV[3]
+end
 local first, last = tonumber(fields[2]), tonumber(fields[3])
 if ARGV[2] ~= '' then
   local acked = math.min(tonumber(ARGV[2]), last)
   if acked >= first then
     redis.call('LTRIM', KEYS[2], acked - first + 1, -1)
     first = acked + 1
-    redis.call('HSET', KEYS[1], 'first_id', first)
+    changes[#changes + 1] = 'first_id'
+    changes[#changes + 1] = first
   end
 end
 local elements = redis.call('LRANGE', KEYS[2], 0, -1)
-if #elements == 0 and ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'waiter', ARGV[5]) end
+if #elements == 0 and ARGV[5] ~= '' then
+  changes[#changes + 1] = 'waiter'
+  changes[#changes + 1] = ARGV[5]
+end
+redis.call('HSET', KEYS[1], unpack(changes))
 return {0, fields[4] or '', elements, first, last}
 `;
 
@@ -112,6 +123,12 @@ export const markOf = (entryId: string): string => {
   const [ms, seq] = entryId.split('-');
   return `${ms.padStart(15, '0')}-${(seq ?? '0').padStart(20, '0')}`;
 };
+
+/**
+ * How often polls push back a queue's TTL (`idleSeconds` + 60 s): the key then lives at least
+ * `idleSeconds` + 30 s past its last poll, still past the garbage collector's cutoff.
+ */
+const TTL_REFRESH_MS = 30_000;
 
 /** Queues one append script takes at most: Redis runs nothing else while a script runs. */
 const QUEUES_PER_SCRIPT = 200;
@@ -338,6 +355,7 @@ export class QueueStore {
       Date.now(),
       this.ttlMs,
       waiter ?? '',
+      TTL_REFRESH_MS,
     );
     if (reply[0] === -1) return { status: 'missing' };
     if (reply[0] === -2) return { status: 'foreign' };
@@ -395,18 +413,12 @@ export class QueueStore {
       if (element === undefined) byJson.set(json, (element = `${xid} ${json}`));
       return element;
     };
-    const calls: number[][] = [];
-    const open = new Map<number, number[]>();
-    appends.forEach(({ queueId }, i) => {
-      const slot = isCluster(this.redis) ? keySlot(this.keys.queue(queueId)) : 0;
-      let call = open.get(slot);
-      if (!call || call.length >= QUEUES_PER_SCRIPT) {
-        call = [];
-        calls.push(call);
-        open.set(slot, call);
-      }
-      call.push(i);
-    });
+    const calls = slotGroups(
+      this.redis,
+      appends.map((_, i) => i),
+      (i) => this.keys.queue(appends[i].queueId),
+      QUEUES_PER_SCRIPT,
+    );
     const replies = await execByNode(
       this.redis,
       calls.map((indexes) => {

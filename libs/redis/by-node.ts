@@ -5,6 +5,31 @@ import { isCluster } from './connect';
 
 const REPLICA_WAIT_MS = 500;
 
+/**
+ * `items` grouped for multi-key script calls, in order, at most `max` to a group: one group per
+ * slot on a cluster (a script may only touch keys of one slot), any items together on one Redis.
+ */
+export function slotGroups<T>(
+  redis: RedisClient,
+  items: T[],
+  keyOf: (item: T) => string,
+  max: number,
+): T[][] {
+  const groups: T[][] = [];
+  const open = new Map<number, T[]>();
+  for (const item of items) {
+    const slot = isCluster(redis) ? keySlot(keyOf(item)) : 0;
+    let group = open.get(slot);
+    if (!group || group.length >= max) {
+      group = [];
+      groups.push(group);
+      open.set(slot, group);
+    }
+    group.push(item);
+  }
+  return groups;
+}
+
 /** One command of a batch: the key that places it, and how to add it to a pipeline. */
 export interface BatchCommand {
   key: string;

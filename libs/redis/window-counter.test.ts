@@ -54,6 +54,25 @@ it("shares one count between processes, each hearing of the others' requests at 
   expect(await t.redis.get(`${prefix}:1`)).toBe('7');
 });
 
+it('adds the counts of many ids in one sync, each to its own counter', async () => {
+  const prefix = newPrefix();
+  const a = new WindowCounter(t.redis, prefix, 60, t.log);
+  const b = new WindowCounter(t.redis, prefix, 60, t.log);
+  const ids = Array.from({ length: 40 }, (_, i) => String(i));
+  // Id i: its window opened with one request, then i more counted here.
+  for (const id of ids) await counts(a, id, 1 + Number(id));
+  await a.flush();
+  for (const id of ids) {
+    expect(await t.redis.get(`${prefix}:${id}`)).toBe(String(1 + Number(id)));
+    expect(await counts(b, id, 1)).toEqual([2 + Number(id)]);
+  }
+  await b.flush();
+  // a hears of b's request at its next sync, id by id.
+  for (const id of ids) await counts(a, id, 1);
+  await a.flush();
+  for (const id of ids) expect((await a.add(id)).count).toBe(4 + Number(id));
+});
+
 it('starts a new window once the last one ended', async () => {
   const prefix = newPrefix();
   const counter = new WindowCounter(t.redis, prefix, 1, t.log);

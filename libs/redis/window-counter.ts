@@ -1,33 +1,46 @@
 import type { ChainableCommander } from 'ioredis';
 import type { AppContext, RedisClient } from '../core/context';
 import type { Logger } from '../core/log';
-import { execByNode } from './by-node';
+import { execByNode, slotGroups } from './by-node';
 
 /** How long a process keeps the requests it counted before adding them to Redis. */
 export const SYNC_INTERVAL_MS = 100;
 
 /**
- * Adds ARGV[1] to the counter KEYS[1], which starts a window of ARGV[2] seconds if it does not
- * exist, and returns the count and the window's milliseconds left. rate-limiter-flexible's
- * script, on the same keys, so replicas of the previous release count along during a deploy.
+ * Adds ARGV[i + 1] to each counter KEYS[i], which starts a window of ARGV[1] seconds if it does
+ * not exist, and returns each count and its window's milliseconds left, flat. Per key it is
+ * rate-limiter-flexible's script, on the same keys, so replicas of the previous release count
+ * along during a deploy; one call takes every key of a sync (of one slot on a cluster), not one
+ * call each: a poll per user per sync interval made it a script call for nearly every poll.
  */
 const ADD_SCRIPT = `
-redis.call('SET', KEYS[1], 0, 'EX', ARGV[2], 'NX')
-local count = redis.call('INCRBY', KEYS[1], ARGV[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl == -1 then
-  redis.call('EXPIRE', KEYS[1], ARGV[2])
-  ttl = 1000 * ARGV[2]
+local out = {}
+for i = 1, #KEYS do
+  redis.call('SET', KEYS[i], 0, 'EX', ARGV[1], 'NX')
+  local count = redis.call('INCRBY', KEYS[i], ARGV[i + 1])
+  local ttl = redis.call('PTTL', KEYS[i])
+  if ttl == -1 then
+    redis.call('EXPIRE', KEYS[i], ARGV[1])
+    ttl = 1000 * ARGV[1]
+  end
+  out[#out + 1] = count
+  out[#out + 1] = ttl
 end
-return {count, ttl}
+return out
 `;
 
-type Added = [count: number, msLeft: number];
+/** Keys one sync call takes at most: Redis runs nothing else while a script runs. */
+const KEYS_PER_CALL = 500;
+
+/** Count and window's milliseconds left, per key, flat. */
+type Added = number[];
+/** The key count, the keys, the window's seconds, then one increment per key. */
+type AddArgs = (string | number)[];
 type ScriptRedis = RedisClient & {
-  chatWindowAdd(key: string, n: number, seconds: number): Promise<Added>;
+  chatWindowAdd(...args: AddArgs): Promise<Added>;
 };
 type ScriptPipeline = ChainableCommander & {
-  chatWindowAdd(key: string, n: number, seconds: number): ChainableCommander;
+  chatWindowAdd(...args: AddArgs): ChainableCommander;
 };
 
 export interface WindowCount {
@@ -73,7 +86,8 @@ export class WindowCounter {
     private readonly log: Logger,
   ) {
     if (typeof (redis as ScriptRedis).chatWindowAdd !== 'function') {
-      redis.defineCommand('chatWindowAdd', { numberOfKeys: 1, lua: ADD_SCRIPT });
+      // The number of keys comes first in each call: one call adds to many counters.
+      redis.defineCommand('chatWindowAdd', { lua: ADD_SCRIPT });
     }
     this.redis = redis as ScriptRedis;
   }
@@ -99,7 +113,7 @@ export class WindowCounter {
 
   private async open(id: string): Promise<WindowCount> {
     const window: Window = { endsAt: Infinity, synced: 0, unsynced: 0 };
-    const added = this.redis.chatWindowAdd(this.key(id), 1, this.windowSeconds);
+    const added = this.redis.chatWindowAdd(1, this.key(id), this.windowSeconds, 1);
     window.opening = added;
     this.windows.set(id, window);
     try {
@@ -141,22 +155,31 @@ export class WindowCounter {
     this.touched.clear();
     this.sweep(now);
     try {
+      const calls = slotGroups(this.redis, batch, ({ id }) => this.key(id), KEYS_PER_CALL);
       const replies = await execByNode(
         this.redis,
-        batch.map(({ id, n }) => {
-          const key = this.key(id);
+        calls.map((call) => {
+          const keys = call.map(({ id }) => this.key(id));
           return {
-            key,
-            add: (p) => (p as ScriptPipeline).chatWindowAdd(key, n, this.windowSeconds),
+            key: keys[0],
+            add: (p) =>
+              (p as ScriptPipeline).chatWindowAdd(
+                keys.length,
+                ...keys,
+                this.windowSeconds,
+                ...call.map(({ n }) => n),
+              ),
           };
         }),
       );
       const at = Date.now();
-      batch.forEach(({ window, n }, i) => {
-        const [count, msLeft] = replies[i] as Added;
-        window.synced = count;
-        window.unsynced -= n;
-        window.endsAt = at + msLeft;
+      calls.forEach((call, c) => {
+        const added = replies[c] as Added;
+        call.forEach(({ window, n }, i) => {
+          window.synced = added[2 * i];
+          window.unsynced -= n;
+          window.endsAt = at + added[2 * i + 1];
+        });
       });
       this.failing = false;
     } catch (err) {
