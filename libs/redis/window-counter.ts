@@ -64,8 +64,8 @@ interface Window {
  * Requests per key in fixed windows that every process shares through one Redis counter, without
  * a Redis round trip per request. A key's first request of a window in a process adds itself in
  * Redis and learns the count and the window's end; later ones are counted here, and every
- * SYNC_INTERVAL_MS the counts of all keys touched are added in Redis in one pipeline (per node on
- * a cluster), whose answers bring the other processes' counts. So one process's count is exact,
+ * SYNC_INTERVAL_MS the counts of all keys touched are added in Redis in one script call (one per
+ * slot on a cluster, sent per node), whose answers bring the other processes' counts. So one process's count is exact,
  * and a key used on several processes at once may exceed its limit by what the others counted
  * in one interval, not yet added.
  */
