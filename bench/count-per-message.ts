@@ -84,14 +84,33 @@ async function monitor(
   return counts;
 }
 
-async function info(url: string): Promise<string> {
+async function info(url: string, section = 'cpu'): Promise<string> {
   const client = new Redis(url);
   try {
-    return await client.info('cpu');
+    return await client.info(section);
   } finally {
     client.disconnect();
   }
 }
+
+/** Zeroes the server's per-command statistics (`INFO commandstats`). */
+async function resetCommandStats(url: string): Promise<void> {
+  const client = new Redis(url);
+  try {
+    await client.config('RESETSTAT');
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Calls and microseconds per command since the last reset, from `INFO commandstats`. */
+const commandStats = (text: string): Map<string, { calls: number; usec: number }> =>
+  new Map(
+    [...text.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)].map(([, name, calls, usec]) => [
+      name,
+      { calls: Number(calls), usec: Number(usec) },
+    ]),
+  );
 
 /** CPU the Redis server has used so far (its main thread and the others), in ms. */
 const usedCpuMs = (cpu: string) =>
@@ -185,6 +204,7 @@ async function main() {
       // MONITOR costs Redis CPU of its own: CPU is measured in windows without it.
       const window = async (send: boolean, watching = true) => {
         await pg.query('SELECT pg_stat_statements_reset()');
+        await resetCommandStats(redisUrl);
         const cpuBefore = usedCpuMs(await info(redisUrl));
         const redis = await monitor(
           redisUrl,
@@ -211,6 +231,7 @@ async function main() {
           redis,
           sql: await statements(pg),
           redisCpuMs: usedCpuMs(await info(redisUrl)) - cpuBefore,
+          commands: commandStats(await info(redisUrl, 'commandstats')),
           pgExecMs: await execMs(pg),
         };
       };
@@ -246,6 +267,26 @@ async function main() {
           `PostgreSQL execution time per message: ${each(loadedCpu.pgExecMs, idleCpu.pgExecMs)} ms ` +
           '(pg_stat_statements, top-level statements)',
       );
+      // Without MONITOR: the time Redis spent executing each command. A script's time includes
+      // the commands it runs, which appear again under their own names.
+      lines.push(
+        '',
+        '| Redis command (`INFO commandstats`, no MONITOR) | calls per message | us per message |',
+        '| --- | -: | -: |',
+      );
+      const names = new Set([...loadedCpu.commands.keys(), ...idleCpu.commands.keys()]);
+      const commandRows = [...names]
+        .map((name) => {
+          const [a, b] = [loadedCpu.commands.get(name), idleCpu.commands.get(name)];
+          const calls = ((a?.calls ?? 0) - (b?.calls ?? 0)) / MESSAGES;
+          const usec = ((a?.usec ?? 0) - (b?.usec ?? 0)) / MESSAGES;
+          return { name, calls, usec };
+        })
+        .filter(({ calls }) => calls >= 0.01)
+        .sort((x, y) => y.usec - x.usec);
+      for (const { name, calls, usec } of commandRows) {
+        lines.push(`| ${name} | ${calls.toFixed(2)} | ${usec.toFixed(1)} |`);
+      }
       lines.push('', '| PostgreSQL statement | per message |', '| --- | -: |');
       const sqlRows = perMessage(loaded.sql, idle.sql);
       for (const [k, v] of sqlRows)
