@@ -62,7 +62,9 @@ if ARGV[2] ~= '' then
     changes[#changes + 1] = first
   end
 end
-local elements = redis.call('LRANGE', KEYS[2], 0, -1)
+-- The list holds the events first..last: a re-poll that acknowledged all of them reads nothing.
+local elements = {}
+if first <= last then elements = redis.call('LRANGE', KEYS[2], 0, -1) end
 if #elements == 0 and ARGV[5] ~= '' then
   changes[#changes + 1] = 'waiter'
   changes[#changes + 1] = ARGV[5]
