@@ -84,24 +84,20 @@ async function monitor(
   return counts;
 }
 
-async function info(url: string, section = 'cpu'): Promise<string> {
+/** One command on a connection of its own, closed after its answer. */
+async function redisCall(url: string, command: string, ...args: string[]): Promise<unknown> {
   const client = new Redis(url);
   try {
-    return await client.info(section);
+    return await client.call(command, ...args);
   } finally {
     client.disconnect();
   }
 }
 
+const info = async (url: string, section = 'cpu') => String(await redisCall(url, 'INFO', section));
+
 /** Zeroes the server's per-command statistics (`INFO commandstats`). */
-async function resetCommandStats(url: string): Promise<void> {
-  const client = new Redis(url);
-  try {
-    await client.config('RESETSTAT');
-  } finally {
-    client.disconnect();
-  }
-}
+const resetCommandStats = (url: string) => redisCall(url, 'CONFIG', 'RESETSTAT');
 
 /** Calls and microseconds per command since the last reset, from `INFO commandstats`. */
 const commandStats = (text: string): Map<string, { calls: number; usec: number }> =>

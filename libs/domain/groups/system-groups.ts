@@ -1,4 +1,4 @@
-import type { Tx } from '../../db/client';
+import type { Db, Tx } from '../../db/client';
 import { Role, type RoleCode } from '../users/roles';
 import { isRealmMember } from '../permissions/roles';
 
@@ -71,8 +71,8 @@ export async function createSystemGroups(tx: Tx, realmId: number): Promise<Syste
   return ids;
 }
 
-export async function systemGroupIds(tx: Tx, realmId: number): Promise<SystemGroupIds> {
-  const rows = await tx.userGroup.findMany({
+export async function systemGroupIds(db: Db | Tx, realmId: number): Promise<SystemGroupIds> {
+  const rows = await db.userGroup.findMany({
     where: { realmId, isSystemGroup: true },
     select: { id: true, name: true },
   });

@@ -1,5 +1,6 @@
 import { Prisma } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
+import { systemGroupIds } from '../groups/system-groups';
 
 /**
  * Group membership is recursive (subgroups of subgroups); these queries resolve it in SQL with a
@@ -37,12 +38,7 @@ export function everyoneGroupId(db: Db | Tx, realmId: number): Promise<number | 
   if (!byRealm) everyoneGroups.set(db, (byRealm = new Map()));
   let id = byRealm.get(realmId);
   if (!id) {
-    const asked = db.userGroup
-      .findFirst({
-        where: { realmId, name: 'role:everyone', isSystemGroup: true },
-        select: { id: true },
-      })
-      .then((group) => group?.id ?? null);
+    const asked = systemGroupIds(db, realmId).then((ids) => ids['role:everyone'] ?? null);
     // A failed read is not remembered.
     asked.catch(() => byRealm.delete(realmId));
     byRealm.set(realmId, (id = asked));
