@@ -33,15 +33,17 @@ export function inputRefusedByDatabase(err: unknown): string | null {
 }
 
 /**
- * Prisma's P2028 on a transaction that could not start in its time (`maxWait`): every pooled
- * connection stayed busy that long, the request did nothing, and the process is past capacity.
+ * A wait for a pooled connection that ran out of time: Prisma's P2028 on a transaction that
+ * could not start in its `maxWait`, or node-postgres's pool past its `connectionTimeoutMillis`.
+ * Every pooled connection stayed busy that long, the request did nothing, and the process is
+ * past capacity.
  */
 export function connectionWaitTimedOut(err: unknown): boolean {
-  return (
-    err instanceof Error &&
-    (err as { code?: unknown }).code === 'P2028' &&
-    /Unable to start a transaction in the given time/.test(err.message)
-  );
+  if (!types.isNativeError(err)) return false;
+  if ((err as { code?: unknown }).code === 'P2028') {
+    return /Unable to start a transaction in the given time/.test(err.message);
+  }
+  return err.message === 'timeout exceeded when trying to connect';
 }
 
 /** Prisma's codes for a database it cannot reach, that hung up, or a pool with no connection. */

@@ -1,8 +1,10 @@
-import { Pool, type PoolClient } from 'pg';
+import { Pool, types, type PoolClient } from 'pg';
+import type { Prisma } from '../../generated/prisma/client';
 import type { AppContext } from '../core/context';
 import { databaseUnreachable } from './errors';
 
 const pools = new WeakMap<AppContext, Pool>();
+const CONNECTION_WAIT_MS = 10_000;
 
 /**
  * A plain PostgreSQL pool for the few queries of the event-queue tier's steady state (credential
@@ -18,6 +20,9 @@ export function sqlPool(ctx: AppContext): Pool {
       connectionString: ctx.config.databaseUrl,
       max: ctx.config.databasePoolSize,
       idleTimeoutMillis: ctx.config.databaseIdleSeconds * 1000,
+      // As long as a Prisma transaction waits for a connection (`maxWait`): a wait past it fails
+      // the request with 503 (`connectionWaitTimedOut`) instead of growing without bound.
+      connectionTimeoutMillis: CONNECTION_WAIT_MS,
       allowExitOnIdle: true,
     });
     // An idle connection the server dropped (a restart): the next query opens another.
@@ -34,6 +39,26 @@ export function sqlPool(ctx: AppContext): Pool {
     pools.set(ctx, pool);
   }
   return pool;
+}
+
+/** How many queries wait for a connection of the context's pool (0 before it is made). */
+export const sqlPoolWaiting = (ctx: AppContext): number => pools.get(ctx)?.waitingCount ?? 0;
+
+const INT8_OID = 20;
+/** Column types as Prisma's raw queries read them: int8 as bigint, the rest as pg does. */
+const PRISMA_TYPES = {
+  getTypeParser: ((oid: number, format?: 'text') =>
+    oid === INT8_OID ? BigInt : types.getTypeParser(oid, format)) as typeof types.getTypeParser,
+};
+
+/**
+ * Runs a statement built with `Prisma.sql` on plain pg, its rows typed as `$queryRaw` would
+ * return them: code that writes its SQL once runs it in a Prisma transaction or, without
+ * Prisma's per-query work, on a pool.
+ */
+export async function sqlRows<T>(db: Pool | PoolClient, sql: Prisma.Sql): Promise<T[]> {
+  const { rows } = await db.query({ text: sql.text, values: sql.values, types: PRISMA_TYPES });
+  return rows as T[];
 }
 
 /** Closes the context's pool, if it made one. */

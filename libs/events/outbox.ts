@@ -1,7 +1,7 @@
 import { Prisma } from '../../generated/prisma/client';
 import type { AppContext } from '../core/context';
 import type { Tx } from '../db/client';
-import { sqlPool } from '../db/sql';
+import { sqlPool, sqlRows } from '../db/sql';
 import type { DomainEvent } from '../protocol/catalogue';
 import { appendToDomainStream } from './domain-stream';
 import type { JobNameValue, JobType } from '../jobs/catalogue';
@@ -22,18 +22,23 @@ interface PendingEvent {
   users: number[];
 }
 
+/** Runs one statement where the events are written: a transaction's, or a pool's on its own. */
+export type SqlRunner = <T>(sql: Prisma.Sql) => Promise<T[]>;
+
 /**
  * Collects the events of one transaction, and the jobs it owes, and writes them all to the
  * outboxes in one statement at its end (`flush`): a send then costs one INSERT for its event and
  * its notification job, not one each. The rows are kept, so publishing after commit needs no
- * second read of them.
+ * second read of them. Rows of the action's own can join that statement (`write`), so that an
+ * action with nothing else to write commits in one statement with no transaction around it.
  */
 export class EventSink {
   readonly rows: CommittedEvent[] = [];
   private pending: PendingEvent[] = [];
   private jobs: JobRows[] = [];
+  private writes: Prisma.Sql[] = [];
 
-  constructor(private readonly tx: Tx) {}
+  constructor(private readonly run: SqlRunner) {}
 
   /** An event for `users`, written with the transaction's other events when it ends. */
   async emit(realmId: number, event: DomainEvent, users: number[]): Promise<void> {
@@ -45,16 +50,28 @@ export class EventSink {
     if (jobs.length > 0) this.jobs.push(jobRows(job, jobs));
   }
 
-  /** Writes what was emitted and owed, in the transaction, in one statement. */
+  /**
+   * Data-modifying common table expressions (`name AS (INSERT ...)`, names other than
+   * `owed_<n>`), written by the flush's statement: they commit exactly with the events.
+   */
+  write(ctes: Prisma.Sql): void {
+    this.writes.push(ctes);
+  }
+
+  /** Writes what was written, emitted and owed, in the transaction, in one statement. */
   async flush(): Promise<void> {
     const events = this.pending;
-    const owed = this.jobs.map(
-      (rows, i) => Prisma.sql`${Prisma.raw(`owed_${i}`)} AS (${insertJobRows(rows)})`,
-    );
+    const owed = [
+      ...this.writes,
+      ...this.jobs.map(
+        (rows, i) => Prisma.sql`${Prisma.raw(`owed_${i}`)} AS (${insertJobRows(rows)})`,
+      ),
+    ];
     this.pending = [];
     this.jobs = [];
+    this.writes = [];
     if (events.length === 0) {
-      if (owed.length) await this.tx.$queryRaw(Prisma.sql`WITH ${Prisma.join(owed)} SELECT 1`);
+      if (owed.length) await this.run(Prisma.sql`WITH ${Prisma.join(owed)} SELECT 1`);
       return;
     }
     // JSON text as parameters: Prisma's own encoding of a 10,000-recipient list took 10-15 ms.
@@ -67,7 +84,7 @@ export class EventSink {
            WITH ORDINALITY AS t(r, e, u, n)
       ORDER BY n
       RETURNING id, xid`;
-    const written = await this.tx.$queryRaw<{ id: bigint; xid: bigint }[]>(
+    const written = await this.run<{ id: bigint; xid: bigint }>(
       owed.length ? Prisma.sql`WITH ${Prisma.join(owed)} ${insertEvents}` : insertEvents,
     );
     // Identities are drawn in the order the rows are inserted, which the ORDER BY fixes.
@@ -162,14 +179,37 @@ export async function inTransaction<T>(
   let sink: EventSink | null = null;
   const result = await ctx.db.$transaction(
     async (tx) => {
-      sink = new EventSink(tx);
+      sink = new EventSink((sql) => tx.$queryRaw(sql));
       const result = await action(tx, sink);
       await sink.flush();
       return result;
     },
     { timeout: 30000, maxWait: 10000 },
   );
-  const rows = (sink as EventSink | null)?.rows ?? [];
+  await publishCommitted(ctx, (sink as EventSink | null)?.rows ?? []);
+  return result;
+}
+
+/**
+ * An action whose writes all fit the events' statement (`EventSink.write`): its reads run on the
+ * plain pool, which it is given, and its writes commit as that one statement, with no
+ * transaction around it (a BEGIN, a COMMIT and Prisma's work for them saved), then its events
+ * are published. Reads come before the write, as in `inTransaction`'s READ COMMITTED, where each
+ * statement sees what was committed when it started.
+ */
+export async function inOneStatement<T>(
+  ctx: AppContext,
+  action: (run: SqlRunner, events: EventSink) => Promise<T>,
+): Promise<T> {
+  const run: SqlRunner = (sql) => sqlRows(sqlPool(ctx), sql);
+  const sink = new EventSink(run);
+  const result = await action(run, sink);
+  await sink.flush();
+  await publishCommitted(ctx, sink.rows);
+  return result;
+}
+
+async function publishCommitted(ctx: AppContext, rows: CommittedEvent[]): Promise<void> {
   try {
     await publishOutbox(ctx, rows);
   } catch (err) {
@@ -177,5 +217,4 @@ export async function inTransaction<T>(
       error: err instanceof Error ? err.message : String(err),
     });
   }
-  return result;
 }

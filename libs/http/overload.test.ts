@@ -1,7 +1,9 @@
 import type { Express } from 'express';
-import type { PoolClient } from 'pg';
+import { Pool, type PoolClient } from 'pg';
 import request from 'supertest';
 import { poolOf } from '../db/client';
+import { sqlPool } from '../db/sql';
+import { makeChannel } from '../../test/channel-factories';
 import { metricsRegistry } from '../metrics';
 import { createApiApp } from '../../apps/api/app';
 import { eventsRouter } from '../../apps/events/app';
@@ -80,6 +82,67 @@ describe('a PostgreSQL pool with queries waiting past the limit', () => {
     // The refused message was never stored.
     const stored = await t.db.message.count({ where: { content: 'refused' } });
     expect(stored).toBe(0);
+  });
+
+  it('counts queries waiting for the plain pool, where channel messages are written', async () => {
+    // An app of our own, whose context's plain pool the test can hold.
+    const ctx = { db: t.db, redis: t.redis, config: t.config, log: t.log };
+    const app = createApiApp(ctx);
+    const pool = sqlPool(ctx);
+    const channel = await makeChannel(t, org.realm, {
+      name: 'plain pool',
+      subscribers: [alice.user],
+    });
+    const send = (content: string) =>
+      request(app)
+        .post('/api/v1/messages')
+        .set('Host', org.host)
+        .set('Authorization', alice.auth)
+        .type('form')
+        .send({ type: 'stream', to: String(channel.id), topic: 'pool', content });
+    expect((await send('accepted')).status).toBe(200);
+    const before = await refusals('db_pool_waiting');
+
+    held = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()));
+    const waiting = pool.query('SELECT 1');
+    expect(pool.waitingCount).toBe(1);
+    expectOverloadRefusal(await send('refused'));
+    expect(await refusals('db_pool_waiting')).toBe(before + 1);
+
+    for (const client of held) client.release();
+    held = [];
+    await waiting;
+    expect((await send('accepted again')).status).toBe(200);
+    const stored = await t.db.message.findMany({
+      where: { recipientId: channel.recipientId! },
+      select: { content: true },
+      orderBy: { id: 'asc' },
+    });
+    expect(stored.map((m) => m.content)).toEqual(['accepted', 'accepted again']);
+  });
+
+  it("answers a plain pool's wait for a connection that ran out of time with 503", async () => {
+    const pool = new Pool({
+      connectionString: t.config.databaseUrl,
+      max: 1,
+      connectionTimeoutMillis: 50,
+    });
+    const only = await pool.connect();
+    try {
+      const failure = await pool.connect().then(
+        () => null,
+        (err: unknown) => err,
+      );
+      const { status, headers, error } = errorResponse(failure, t.log, {
+        path: '/api/v1/messages',
+      });
+      expect(status).toBe(503);
+      expect(headers).toEqual({ 'Retry-After': '2' });
+      expect(error.code).toBe('SERVER_OVERLOADED');
+    } finally {
+      only.release();
+      await pool.end();
+    }
   });
 
   it('answers a transaction that waited out its time for a connection (P2028) with 503', async () => {

@@ -3,6 +3,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { AppContext } from '../core/context';
 import { serverOverloaded } from '../core/errors';
 import { poolOf } from '../db/client';
+import { sqlPoolWaiting } from '../db/sql';
 import { eventLoopLag, inFlightLimitGauge, watchOverload } from '../metrics';
 import { InFlightLimit } from './in-flight-limit';
 import { countRefusal, RETRY_AFTER_SECONDS, type RefusalReason } from './refusals';
@@ -91,7 +92,8 @@ export function overloadGuard(ctx: AppContext): RequestHandler {
     if (exempt(req.method, req.path)) return next();
     let reason: RefusalReason | null = null;
     if (eventLoopLagMonitor.recentMs > eventLoopLagMs) reason = 'event_loop_lag';
-    else if ((poolOf(ctx.db)?.waitingCount ?? 0) > dbWaitingLimit) reason = 'db_pool_waiting';
+    else if ((poolOf(ctx.db)?.waitingCount ?? 0) + sqlPoolWaiting(ctx) > dbWaitingLimit)
+      reason = 'db_pool_waiting';
     else if (Number(req.headers['content-length'] ?? 0) > TIMED_BODY_LIMIT) return next();
     else if (!inFlight.tryAdmit()) reason = 'in_flight_limit';
     inFlightLimitGauge.set(inFlight.limit);

@@ -214,6 +214,50 @@ describe('POST /messages errors leave no partial write', () => {
     expect(await t.db.message.count()).toBe(before);
   });
 
+  it('writes nothing of a channel message whose event row fails, and sends the next', async () => {
+    // A channel message commits as one statement, its event's outbox row included: a failure in
+    // that row must take the message, its copies and its owed work with it.
+    await t.db.$executeRawUnsafe(`
+      CREATE FUNCTION refuse_marked_event() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.event_json::text LIKE '%refused in its event%' THEN
+          RAISE EXCEPTION 'event row refused';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await t.db.$executeRawUnsafe(`
+      CREATE TRIGGER refuse_marked_event BEFORE INSERT ON outbox_events
+      FOR EACH ROW EXECUTE FUNCTION refuse_marked_event()`);
+    const counts = async () => ({
+      messages: await t.db.message.count(),
+      copies: await t.db.userMessage.count(),
+      pending: await t.db.notificationPending.count(),
+      jobs: await t.db.jobOutbox.count(),
+      events: await t.db.outboxEvent.count(),
+    });
+    try {
+      const before = await counts();
+      const form = { type: 'stream', to: String(channel.id), topic: 'fault' };
+      const res = await send(alice, { ...form, content: 'refused in its event' });
+      expect(res.status).toBe(500);
+      expect(await counts()).toEqual(before);
+
+      const next = await send(alice, { ...form, content: 'written whole' });
+      expect(next.status).toBe(200);
+      const after = await counts();
+      expect(after).toEqual({
+        messages: before.messages + 1,
+        copies: before.copies + 2,
+        pending: before.pending + 1,
+        jobs: before.jobs + 1,
+        events: before.events + 1,
+      });
+    } finally {
+      await t.db.$executeRawUnsafe('DROP TRIGGER refuse_marked_event ON outbox_events');
+      await t.db.$executeRawUnsafe('DROP FUNCTION refuse_marked_event()');
+    }
+  });
+
   it('refuses the empty topic where topics are required', async () => {
     await t.db.realm.update({
       where: { id: org.realm.id },

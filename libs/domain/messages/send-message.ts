@@ -1,6 +1,6 @@
 import { Prisma, type Realm, type Stream, type User } from '../../../generated/prisma/client';
 import { badRequest } from '../../core/errors';
-import { inTransaction, type EventSink } from '../../events/outbox';
+import { inOneStatement, inTransaction, type EventSink, type SqlRunner } from '../../events/outbox';
 import type { Db, Tx } from '../../db/client';
 import { sqlPool } from '../../db/sql';
 import { renderMarkdown, type Linkifier, type MarkdownContext } from '../../markdown';
@@ -19,7 +19,7 @@ import { Flag, flagNames } from './flags';
 import { groupByFlags, recipientFlags } from './recipient-flags';
 import { sentByHuman } from './sending-client';
 import { mayTriggerBots, writeOutgoingWebhookJobs } from '../outgoing-webhooks/triggers';
-import { claimAttachments } from '../attachments/claim-attachments';
+import { claimAttachments, linkedUploadPathIds } from '../attachments/claim-attachments';
 import { checkAddressee } from './check-addressee';
 import { CHANNEL_TYPES, DIRECT_TYPES } from './types';
 import { oweNotificationDecision } from '../notifications/enqueue-notifications';
@@ -51,15 +51,43 @@ export interface SendMessageInput {
 
 /**
  * POST /messages: validate the addressees and content, check the sender may post there, render
- * the Markdown, then in one transaction insert the message and every recipient's UserMessage
- * row (one bulk INSERT), and emit `message` events, one per distinct flag set.
+ * the Markdown, then insert the message and every recipient's UserMessage row (one bulk INSERT),
+ * and emit `message` events, one per distinct flag set. A channel message that links no upload
+ * and can trigger no bot (nearly all) writes nothing but those rows, its event and its jobs: one
+ * statement, without a transaction around it; any other in one transaction.
  */
 export async function sendMessage(
   ctx: AppContext,
   input: SendMessageInput,
 ): Promise<{ id: number }> {
   const prepared = await prepareMessage(ctx, input);
-  return inTransaction(ctx, (tx, events) => writeMessage(tx, events, prepared));
+  const { channel } = prepared;
+  if (!channel || needsTransaction(prepared)) {
+    return inTransaction(ctx, (tx, events) => writeMessage(tx, events, prepared));
+  }
+  return inOneStatement(ctx, async (run, events) => {
+    const message = await composeMessage(prepared, {
+      reader: ctx.db,
+      run,
+      recipientId: channel.recipientId as number,
+    });
+    events.write(message.rows);
+    await emitMessage(events, prepared, message);
+    return { id: message.id };
+  });
+}
+
+/** Whether a channel message writes more than its own rows: upload links or bots to call. */
+function needsTransaction({ input, rendered }: PreparedMessage): boolean {
+  return (
+    linkedUploadPathIds(rendered.html).length > 0 ||
+    mayTriggerBots({
+      sender: input.sender,
+      isChannelMessage: true,
+      mentionedUserIds: rendered.mentionedUserIds,
+      mentionedGroupIds: rendered.mentionedGroupIds,
+    })
+  );
 }
 
 /** A sender's content for a channel (null: a direct message), to be rendered. */
@@ -171,8 +199,7 @@ export async function writeMessage(
   events: EventSink,
   prepared: PreparedMessage,
 ): Promise<{ id: number }> {
-  const { input, content, channel, topic, directUsers, rendered, senderRead, linkifiers } =
-    prepared;
+  const { input, channel, directUsers, rendered } = prepared;
   const { sender, realm } = input;
   const senderRow = {
     id: sender.id,
@@ -187,116 +214,19 @@ export async function writeMessage(
   const recipientId = channel
     ? (channel.recipientId as number)
     : await directRecipientId(tx, realm.id, senderRow, directUsers);
-
-  let userIds: number[];
-  let alertWords: Map<number, string[]> | undefined;
-  if (channel) {
-    // The subscribers and their alert words in one statement.
-    const rows = await tx.$queryRaw<{ user_id: number; alert_words: string[] | null }[]>(
-      Prisma.sql`
-        SELECT s.user_id,
-               (SELECT array_agg(a.word) FROM alert_words a WHERE a.user_id = s.user_id)
-                 AS alert_words
-        FROM subscriptions s
-        WHERE s.recipient_id = ${recipientId} AND s.active AND s.is_user_active`,
-    );
-    userIds = rows.map((r) => r.user_id);
-    if (!userIds.includes(sender.id)) userIds.push(sender.id);
-    alertWords = new Map(rows.flatMap((r) => (r.alert_words ? [[r.user_id, r.alert_words]] : [])));
-  } else {
-    userIds = [...new Set([sender.id, ...directUsers.map((u) => u.id)])];
-  }
-  const computed = await recipientFlags(tx, {
-    senderId: sender.id,
-    recipientUserIds: userIds,
-    rendered,
-    content,
-    isPrivate: !channel,
-    senderRead,
-    topic: channel ? { recipientId, name: topic } : undefined,
-    alertWords,
-  });
-  const readBy = new Set(input.readBy ?? []);
-  const flags = computed.map((bits, i) => (readBy.has(userIds[i]) ? bits | Flag.read : bits));
-
-  // The message, every recipient's copy (one row each) and the notification decision it owes
-  // (kept until a worker has made it; docs/notifications.md), in one statement.
-  const [written] = await tx.$queryRaw<{ id: number; date_sent: Date }[]>(Prisma.sql`
-    WITH message AS (
-      INSERT INTO messages (realm_id, sender_id, recipient_id, subject, content,
-                            rendered_content, rendered_content_version, sending_client_name,
-                            has_attachment, has_image, has_link, is_channel_message)
-      VALUES (${realm.id}, ${sender.id}, ${recipientId}, ${topic}, ${content}, ${rendered.html},
-              1, ${input.clientName}, ${rendered.hasAttachment}, ${rendered.hasImage},
-              ${rendered.hasLink}, ${channel !== null})
-      RETURNING id, date_sent
-    ), copies AS (
-      INSERT INTO user_messages (user_id, message_id, flags)
-      SELECT u, message.id, f
-      FROM message, unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f)
-    ), owed AS (
-      INSERT INTO notification_pending (message_id) SELECT id FROM message
-    )
-    SELECT id, date_sent FROM message`);
-  const message: MessageRow = {
-    id: written.id,
-    senderId: sender.id,
+  const message = await composeMessage(prepared, {
+    reader: tx,
+    run: (sql) => tx.$queryRaw(sql),
     recipientId,
-    subject: topic,
-    content,
-    renderedContent: rendered.html,
-    dateSent: written.date_sent,
-    sendingClientName: input.clientName,
-    lastEditTime: null,
-    lastMovedTime: null,
-    editHistory: null,
-  };
+  });
+  await tx.$executeRaw(Prisma.sql`WITH ${message.rows} SELECT 1`);
   await claimAttachments(tx, events, {
     messageId: message.id,
     sender,
     renderedContent: rendered.html,
     hadUploadLinks: false,
   });
-  if (channel && channel.firstMessageId === null) {
-    await tx.$executeRaw`
-      UPDATE streams SET first_message_id = ${message.id}
-      WHERE id = ${channel.id} AND first_message_id IS NULL`;
-  }
-
-  const [dict] = await formatMessages(tx, [message], {
-    viewer: sender,
-    realm,
-    applyMarkdown: true,
-    clientGravatar: false,
-    allowEmptyTopicName: true,
-    newlyWritten: true,
-    known: {
-      users: [sender],
-      channels: channel ? [{ recipientId, channelId: channel.id, name: channel.name }] : [],
-      linkifiers,
-    },
-  });
-  // One event for every recipient: the most common flags, and each other recipient's own.
-  const groups = [...groupByFlags(userIds, flags)].sort((a, b) => b[1].length - a[1].length);
-  const userFlags: Record<string, string[]> = {};
-  for (const [bits, users] of groups.slice(1)) {
-    for (const id of users) userFlags[String(id)] = flagNames(bits);
-  }
-  await events.emit(
-    realm.id,
-    messageEvent({
-      message: dict,
-      flags: flagNames(groups[0][0]),
-      rawContent: content,
-      userFlags: groups.length > 1 ? userFlags : undefined,
-      publicChannel: channel !== null && !channel.inviteOnly,
-      senderQueueId: input.queueId,
-      localId: input.localId,
-    }),
-    userIds,
-  );
-  // Who is notified by email or push is decided by a worker, never here (docs/notifications.md).
-  oweNotificationDecision(events, message.id);
+  await emitMessage(events, prepared, message);
   // Spec 4.22: outgoing-webhook bots mentioned or addressed get a job each; most messages can
   // trigger none, and skip the query.
   const { mentionedUserIds, mentionedGroupIds } = rendered;
@@ -311,4 +241,149 @@ export async function writeMessage(
     await writeOutgoingWebhookJobs(tx, message.id, mentionedUserIds);
   }
   return { id: message.id };
+}
+
+/** A message ready to write: its id, its rows as statements, and its event. */
+interface ComposedMessage {
+  id: number;
+  /**
+   * The message, every recipient's copy (one row each), the notification decision it owes (kept
+   * until a worker has made it; docs/notifications.md) and, for a channel's first message, the
+   * channel's `first_message_id`: common table expressions of one statement.
+   */
+  rows: Prisma.Sql;
+  userIds: number[];
+  flags: number[];
+  dict: Awaited<ReturnType<typeof formatMessages>>[number];
+}
+
+/**
+ * Who receives the message, with which flags, and its event, read and built before anything is
+ * written: the message's id is drawn from its sequence with the recipients, in one statement
+ * (`run`), so the rows and the event can go in the same statement as the event's outbox row.
+ * `reader` serves the rarer reads (group mentions, topic participants).
+ */
+async function composeMessage(
+  prepared: PreparedMessage,
+  { reader, run, recipientId }: { reader: Db | Tx; run: SqlRunner; recipientId: number },
+): Promise<ComposedMessage> {
+  const { input, content, channel, topic, directUsers, rendered, senderRead, linkifiers } =
+    prepared;
+  const { sender, realm } = input;
+  // The recipients with their alert words: a channel's active subscribers, or the conversation's
+  // users in their order, the sender first.
+  const conversation = channel ? [] : [...new Set([sender.id, ...directUsers.map((u) => u.id)])];
+  const recipients = channel
+    ? Prisma.sql`LEFT JOIN subscriptions s
+        ON s.recipient_id = ${recipientId} AND s.active AND s.is_user_active`
+    : Prisma.sql`LEFT JOIN unnest(${conversation}::int[]) AS s(user_id) ON true`;
+  const rows = await run<{
+    id: number;
+    date_sent: Date;
+    user_id: number | null;
+    words: string[] | null;
+  }>(Prisma.sql`
+    SELECT m.id, m.date_sent, s.user_id,
+           (SELECT array_agg(a.word) FROM alert_words a WHERE a.user_id = s.user_id) AS words
+    FROM (SELECT nextval('messages_id_seq')::int AS id, now() AS date_sent) m
+    ${recipients}`);
+  const { id, date_sent: dateSent } = rows[0];
+  const userIds = channel
+    ? rows.flatMap((r) => (r.user_id === null ? [] : [r.user_id]))
+    : conversation;
+  if (!userIds.includes(sender.id)) userIds.push(sender.id);
+  const alertWords = new Map(
+    rows.flatMap((r) => (r.user_id !== null && r.words ? [[r.user_id, r.words]] : [])),
+  );
+  const computed = await recipientFlags(reader, {
+    senderId: sender.id,
+    recipientUserIds: userIds,
+    rendered,
+    content,
+    isPrivate: !channel,
+    senderRead,
+    topic: channel ? { recipientId, name: topic } : undefined,
+    alertWords,
+  });
+  const readBy = new Set(input.readBy ?? []);
+  const flags = computed.map((bits, i) => (readBy.has(userIds[i]) ? bits | Flag.read : bits));
+
+  const firstInChannel =
+    channel && channel.firstMessageId === null
+      ? Prisma.sql`, first_message AS (
+          UPDATE streams SET first_message_id = ${id}
+          WHERE id = ${channel.id} AND first_message_id IS NULL)`
+      : Prisma.empty;
+  const messageRows = Prisma.sql`
+    message AS (
+      INSERT INTO messages (id, realm_id, sender_id, recipient_id, subject, content,
+                            rendered_content, rendered_content_version, sending_client_name,
+                            has_attachment, has_image, has_link, is_channel_message, date_sent)
+      VALUES (${id}, ${realm.id}, ${sender.id}, ${recipientId}, ${topic}, ${content},
+              ${rendered.html}, 1, ${input.clientName}, ${rendered.hasAttachment},
+              ${rendered.hasImage}, ${rendered.hasLink}, ${channel !== null}, ${dateSent})
+    ), copies AS (
+      INSERT INTO user_messages (user_id, message_id, flags)
+      SELECT u, ${id}, f FROM unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f)
+    ), pending AS (
+      INSERT INTO notification_pending (message_id) VALUES (${id})
+    )${firstInChannel}`;
+  const row: MessageRow = {
+    id,
+    senderId: sender.id,
+    recipientId,
+    subject: topic,
+    content,
+    renderedContent: rendered.html,
+    dateSent,
+    sendingClientName: input.clientName,
+    lastEditTime: null,
+    lastMovedTime: null,
+    editHistory: null,
+  };
+  const [dict] = await formatMessages(reader, [row], {
+    viewer: sender,
+    realm,
+    applyMarkdown: true,
+    clientGravatar: false,
+    allowEmptyTopicName: true,
+    newlyWritten: true,
+    known: {
+      users: [sender],
+      channels: channel ? [{ recipientId, channelId: channel.id, name: channel.name }] : [],
+      linkifiers,
+    },
+  });
+  return { id, rows: messageRows, userIds, flags, dict };
+}
+
+/** The message's event, one for every recipient, and the notification decision it owes. */
+async function emitMessage(
+  events: EventSink,
+  prepared: PreparedMessage,
+  message: ComposedMessage,
+): Promise<void> {
+  const { input, channel, content } = prepared;
+  const { userIds, flags } = message;
+  // The most common flags, and each other recipient's own.
+  const groups = [...groupByFlags(userIds, flags)].sort((a, b) => b[1].length - a[1].length);
+  const userFlags: Record<string, string[]> = {};
+  for (const [bits, users] of groups.slice(1)) {
+    for (const id of users) userFlags[String(id)] = flagNames(bits);
+  }
+  await events.emit(
+    input.realm.id,
+    messageEvent({
+      message: message.dict,
+      flags: flagNames(groups[0][0]),
+      rawContent: content,
+      userFlags: groups.length > 1 ? userFlags : undefined,
+      publicChannel: channel !== null && !channel.inviteOnly,
+      senderQueueId: input.queueId,
+      localId: input.localId,
+    }),
+    userIds,
+  );
+  // Who is notified by email or push is decided by a worker, never here (docs/notifications.md).
+  oweNotificationDecision(events, message.id);
 }
