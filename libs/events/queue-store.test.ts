@@ -1,5 +1,6 @@
 import { labelled, queueSettings } from '../../test/events-factories';
 import { type Organization, organization } from '../../test/organization';
+import { isCluster } from '../redis/connect';
 import { QueueStore } from './queue-store';
 
 let org: Organization;
@@ -63,6 +64,56 @@ describe('QueueStore.append', () => {
       [0, 'wake:test'],
       [1, ''],
     ]);
+  });
+});
+
+describe('QueueStore.poll', () => {
+  it('serves the polls of one turn in one script call, each its own answer', async () => {
+    const [a, b, broken] = [await newQueue(), await newQueue(), await newQueue()];
+    await store.append([
+      { queueId: a, events: [labelled('a0'), labelled('a1')] },
+      { queueId: b, events: [labelled('b0')] },
+    ]);
+    // A queue whose event list is not a list: its poll fails, the others' stand.
+    await org.t.redis.hset(store.keys.queue(broken), 'last_id', 0);
+    await org.t.redis.set(store.keys.events(broken), 'not a list');
+    const owner = org.owner.user.id;
+    // Script calls on every master (one Redis, or each of a cluster's).
+    const redis = org.t.redis;
+    const calls = async () => {
+      let n = 0;
+      for (const node of isCluster(redis) ? redis.nodes('master') : [redis]) {
+        const stats = await node.info('commandstats');
+        n += Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+      }
+      return n;
+    };
+    const before = await calls();
+    const polls = await Promise.allSettled([
+      store.poll(a, owner, 0, null),
+      store.poll(b, owner, undefined, 'wake:test'),
+      store.poll(a, owner + 1, undefined, null),
+      store.poll('gone', owner, undefined, null),
+      store.poll(broken, owner, undefined, null),
+    ]);
+    // Five polls, one call (on a cluster, one per slot).
+    const keys = new Set([a, b, 'gone', broken].map((id) => store.keys.queue(id)));
+    expect(await calls()).toBeLessThanOrEqual(before + (isCluster(redis) ? keys.size : 1));
+    const [ackedOne, fresh, foreign, missing, failed] = polls;
+    expect(ackedOne).toMatchObject({
+      status: 'fulfilled',
+      value: { status: 'ok', events: [{ ...labelled('a1'), id: 1 }], lastId: 1 },
+    });
+    expect(fresh).toMatchObject({
+      status: 'fulfilled',
+      value: { status: 'ok', events: [{ ...labelled('b0'), id: 0 }] },
+    });
+    expect(foreign).toMatchObject({ status: 'fulfilled', value: { status: 'foreign' } });
+    expect(missing).toMatchObject({ status: 'fulfilled', value: { status: 'missing' } });
+    expect(failed).toMatchObject({ status: 'rejected' });
+    expect(String((failed as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/);
+    // The acknowledgement of a0 held.
+    expect(await read(a)).toEqual([{ ...labelled('a1'), id: 1 }]);
   });
 });
 

@@ -30,47 +30,61 @@ import type { QueuedEvent, QueueInfo, RegistrationSnapshot } from './types';
  */
 
 /**
- * One poll in one round trip: checks the owner, marks the queue used, drops acknowledged events,
- * reads the rest and, when there are none and the caller will wait, records its wake-up channel.
- * The hash's fields change in one HSET. The keys' TTL is pushed back when the last push is older
- * than ARGV[6] ms (`ttl_at`), not on every poll: the TTL is only a backstop a minute longer than
- * the idle limit, and the two PEXPIREs were a quarter of the commands a poll ran.
- * KEYS: queue hash, event list. ARGV: user id, last acknowledged event id ('' for none), now, TTL
- * ms, wake-up channel ('' when not waiting), TTL refresh interval ms.
- * Returns {-1} (no queue, or one registered before event lists), {-2} (another user's queue) or
+ * Polls of many queues in one script call (one per slot on a cluster), each as one poll alone
+ * would run: checks the owner, marks the queue used, drops acknowledged events, reads the rest
+ * and, when there are none and the caller will wait, records its wake-up channel. A queue's hash
+ * fields change in one HSET. The keys' TTL is pushed back when the last push is older than the
+ * refresh interval (`ttl_at`), not on every poll: the TTL is only a backstop a minute longer than
+ * the idle limit, and the two PEXPIREs were a quarter of the commands a poll ran. A call costs
+ * Redis more than the commands it runs, so the polls that arrive together share one.
+ * KEYS: per queue, its hash and its event list. ARGV: now, TTL ms, TTL refresh interval ms, then
+ * per queue: user id, last acknowledged event id ('' for none), wake-up channel ('' when not
+ * waiting).
+ * Returns per queue {-1} (no queue, or one registered before event lists), {-2} (another user's
+ * queue), {-3, error} (its commands failed; the other queues' polls stand) or
  * {0, snapshot, elements, first id, last id}.
  */
 const POLL_SCRIPT = `
-local fields = redis.call('HMGET', KEYS[1], 'user', 'first_id', 'last_id', 'snapshot', 'ttl_at')
-if not fields[1] or not fields[2] then return {-1} end
-if fields[1] ~= ARGV[1] then return {-2} end
-local now = tonumber(ARGV[3])
-local changes = {'last_access', ARGV[3]}
-if not fields[5] or now - tonumber(fields[5]) >= tonumber(ARGV[6]) then
-  redis.call('PEXPIRE', KEYS[1], ARGV[4])
-  redis.call('PEXPIRE', KEYS[2], ARGV[4])
-  changes[#changes + 1] = 'ttl_at'
-  changes[#changes + 1] = ARGV[3]
-end
-local first, last = tonumber(fields[2]), tonumber(fields[3])
-if ARGV[2] ~= '' then
-  local acked = math.min(tonumber(ARGV[2]), last)
-  if acked >= first then
-    redis.call('LTRIM', KEYS[2], acked - first + 1, -1)
-    first = acked + 1
-    changes[#changes + 1] = 'first_id'
-    changes[#changes + 1] = first
+local now, ttl, refresh = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local function poll(hash, list, user, acked, waiter)
+  local fields = redis.call('HMGET', hash, 'user', 'first_id', 'last_id', 'snapshot', 'ttl_at')
+  if not fields[1] or not fields[2] then return {-1} end
+  if fields[1] ~= user then return {-2} end
+  local changes = {'last_access', ARGV[1]}
+  if not fields[5] or now - tonumber(fields[5]) >= refresh then
+    redis.call('PEXPIRE', hash, ttl)
+    redis.call('PEXPIRE', list, ttl)
+    changes[#changes + 1] = 'ttl_at'
+    changes[#changes + 1] = ARGV[1]
   end
+  local first, last = tonumber(fields[2]), tonumber(fields[3])
+  if acked ~= '' then
+    local upto = math.min(tonumber(acked), last)
+    if upto >= first then
+      redis.call('LTRIM', list, upto - first + 1, -1)
+      first = upto + 1
+      changes[#changes + 1] = 'first_id'
+      changes[#changes + 1] = first
+    end
+  end
+  -- The list holds the events first..last: a re-poll that acknowledged all of them reads nothing.
+  local elements = {}
+  if first <= last then elements = redis.call('LRANGE', list, 0, -1) end
+  if #elements == 0 and waiter ~= '' then
+    changes[#changes + 1] = 'waiter'
+    changes[#changes + 1] = waiter
+  end
+  redis.call('HSET', hash, unpack(changes))
+  return {0, fields[4] or '', elements, first, last}
 end
--- The list holds the events first..last: a re-poll that acknowledged all of them reads nothing.
-local elements = {}
-if first <= last then elements = redis.call('LRANGE', KEYS[2], 0, -1) end
-if #elements == 0 and ARGV[5] ~= '' then
-  changes[#changes + 1] = 'waiter'
-  changes[#changes + 1] = ARGV[5]
+local replies = {}
+for q = 1, #KEYS / 2 do
+  local a = 3 * q + 1
+  local ok, reply = pcall(poll, KEYS[2 * q - 1], KEYS[2 * q], ARGV[a], ARGV[a + 1], ARGV[a + 2])
+  if not ok then reply = {-3, type(reply) == 'table' and reply.err or tostring(reply)} end
+  replies[q] = reply
 end
-redis.call('HSET', KEYS[1], unpack(changes))
-return {0, fields[4] or '', elements, first, last}
+return replies
 `;
 
 /**
@@ -134,6 +148,18 @@ const TTL_REFRESH_MS = 30_000;
 
 /** Queues one append script takes at most: Redis runs nothing else while a script runs. */
 const QUEUES_PER_SCRIPT = 200;
+/** Polls one poll script serves at most. */
+const POLLS_PER_SCRIPT = 100;
+
+/** A poll waiting for its script call (see `QueueStore.poll`). */
+interface PendingPoll {
+  queueId: string;
+  userId: number;
+  acked: number | '';
+  waiter: string;
+  answer(reply: PollReply): void;
+  fail(err: unknown): void;
+}
 
 /**
  * Deletes a queue if it has been idle past the cutoff and returns {'gone', owner, realm} for the
@@ -148,23 +174,24 @@ redis.call('DEL', KEYS[1], KEYS[2])
 return {'gone', fields[2] or '', fields[3] or ''}
 `;
 
+/** One queue's part of a poll script's reply (see POLL_SCRIPT). */
+type PollReply = [number, string?, string[]?, number?, number?];
+
 type ScriptRedis = RedisClient & {
-  chatQueuePoll(
-    ...args: (string | number)[]
-  ): Promise<[number, string?, string[]?, number?, number?]>;
   chatQueueAppend(...args: (string | number)[]): Promise<(number | string)[]>;
   chatQueueGc(queueKey: string, eventsKey: string, cutoff: number): Promise<string[]>;
 };
 
 type ScriptPipeline = ChainableCommander & {
   chatQueueAppend(...args: (string | number)[]): ChainableCommander;
+  chatQueuePoll(...args: (string | number)[]): ChainableCommander;
 };
 
 function withScripts(redis: RedisClient): ScriptRedis {
   const r = redis as ScriptRedis;
-  if (typeof r.chatQueuePoll !== 'function') {
-    redis.defineCommand('chatQueuePoll', { numberOfKeys: 2, lua: POLL_SCRIPT });
-    // The number of keys comes first in each call: one call appends to many queues.
+  if (typeof r.chatQueueAppend !== 'function') {
+    // The number of keys comes first in each call: one call polls or appends to many queues.
+    redis.defineCommand('chatQueuePoll', { lua: POLL_SCRIPT });
     redis.defineCommand('chatQueueAppend', { lua: APPEND_SCRIPT });
     redis.defineCommand('chatQueueGc', { numberOfKeys: 2, lua: GC_SCRIPT });
   }
@@ -210,6 +237,7 @@ export class QueueStore {
   readonly keys: EventKeys;
   private readonly ttlMs: number;
   private readonly scripts: ScriptRedis;
+  private pendingPolls: PendingPoll[] = [];
 
   constructor(
     private readonly redis: RedisClient,
@@ -348,17 +376,13 @@ export class QueueStore {
     lastEventId: number | undefined,
     waiter: string | null,
   ): Promise<PollResult> {
-    const acked = lastEventId !== undefined && lastEventId >= 0;
-    const reply = await this.scripts.chatQueuePoll(
-      this.keys.queue(id),
-      this.keys.events(id),
-      String(userId),
-      acked ? lastEventId : '',
-      Date.now(),
-      this.ttlMs,
-      waiter ?? '',
-      TTL_REFRESH_MS,
-    );
+    const acked: number | '' = lastEventId !== undefined && lastEventId >= 0 ? lastEventId : '';
+    const reply = await new Promise<PollReply>((answer, fail) => {
+      const poll: PendingPoll = { queueId: id, userId, acked, waiter: waiter ?? '', answer, fail };
+      // The polls that arrive in one turn of the event loop go in one script call, sent once
+      // the turn's input is read.
+      if (this.pendingPolls.push(poll) === 1) setImmediate(() => void this.runPolls());
+    });
     if (reply[0] === -1) return { status: 'missing' };
     if (reply[0] === -2) return { status: 'foreign' };
     const registration = reply[1] ? (JSON.parse(reply[1]) as RegistrationSnapshot) : undefined;
@@ -379,6 +403,61 @@ export class QueueStore {
       lastId: Number(reply[4] ?? -1),
       registration,
     };
+  }
+
+  /**
+   * Runs the polls waiting for a script call: one call per group of up to POLLS_PER_SCRIPT
+   * queues that share a slot, all in one round trip (one per node on a cluster). A poll only
+   * acknowledges, reads and records a waiter, so running it again gives the same answer: a
+   * round trip that failed (a failover's MOVED, a lost connection) is tried once more.
+   */
+  private async runPolls(): Promise<void> {
+    const polls = this.pendingPolls;
+    this.pendingPolls = [];
+    const groups = slotGroups(
+      this.redis,
+      polls,
+      (p) => this.keys.queue(p.queueId),
+      POLLS_PER_SCRIPT,
+    );
+    const commands = groups.map((group) => {
+      const keys: string[] = [];
+      const perQueue: (string | number)[] = [];
+      for (const { queueId, userId, acked, waiter } of group) {
+        keys.push(this.keys.queue(queueId), this.keys.events(queueId));
+        perQueue.push(userId, acked, waiter);
+      }
+      const now = Date.now();
+      return {
+        key: keys[0],
+        add: (p: ChainableCommander) =>
+          (p as ScriptPipeline).chatQueuePoll(
+            keys.length,
+            ...keys,
+            now,
+            this.ttlMs,
+            TTL_REFRESH_MS,
+            ...perQueue,
+          ),
+      };
+    });
+    let replies: unknown[];
+    try {
+      replies = await execByNode(this.redis, commands).catch(() =>
+        execByNode(this.redis, commands),
+      );
+    } catch (err) {
+      for (const poll of polls) poll.fail(err);
+      return;
+    }
+    groups.forEach((group, g) => {
+      const perQueue = replies[g] as PollReply[];
+      group.forEach((poll, q) => {
+        const reply = perQueue[q];
+        if (reply[0] === -3) poll.fail(new Error(`queue poll failed: ${String(reply[1])}`));
+        else poll.answer(reply);
+      });
+    });
   }
 
   /**
