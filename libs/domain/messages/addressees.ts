@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Realm, Stream, User } from '../../../generated/prisma/client';
+import type { Pool } from 'pg';
+import { Prisma, type Realm, type Stream, type User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
+import { sqlRows } from '../../db/sql';
 import { badRequest, streamDoesNotExistById, streamDoesNotExistByName } from '../../core/errors';
 import { RecipientType } from '../recipients';
 import { equalsIgnoringCase } from '../../db/text-match';
@@ -12,27 +14,59 @@ export type ChannelTarget = number | string | (number | string)[];
 /** `to` of a direct message: user IDs or emails, as a JSON list or comma-separated text. */
 export type DirectTarget = number | string | (number | string)[];
 
+/** A `streams` row as Prisma's `Stream`: every scalar column, under its field's name. */
+export const STREAM_COLUMNS = Prisma.raw(`
+  id, realm_id AS "realmId", name, description, rendered_description AS "renderedDescription",
+  date_created AS "dateCreated", creator_id AS "creatorId", invite_only AS "inviteOnly",
+  is_web_public AS "isWebPublic",
+  history_public_to_subscribers AS "historyPublicToSubscribers",
+  message_retention_days AS "messageRetentionDays", is_archived AS "isArchived",
+  recipient_id AS "recipientId", first_message_id AS "firstMessageId",
+  is_recently_active AS "isRecentlyActive",
+  can_add_subscribers_group_id AS "canAddSubscribersGroupId",
+  can_administer_channel_group_id AS "canAdministerChannelGroupId",
+  can_remove_subscribers_group_id AS "canRemoveSubscribersGroupId",
+  can_send_message_group_id AS "canSendMessageGroupId",
+  can_subscribe_group_id AS "canSubscribeGroupId"`);
+
+/**
+ * The channel a message names. `pool`: read it with plain pg (outside any transaction), without
+ * Prisma's own work around the query; the send path does.
+ */
 export async function resolveChannel(
   db: Reader,
   realm: Pick<Realm, 'id'>,
   to: ChannelTarget,
+  pool?: Pool,
 ): Promise<Stream> {
   let target = to;
   if (Array.isArray(target)) {
     if (target.length !== 1) throw badRequest('Cannot send to multiple channels');
     target = target[0];
   }
-  if (typeof target === 'number') {
-    const stream = await db.stream.findFirst({ where: { id: target, realmId: realm.id } });
-    if (!stream) throw streamDoesNotExistById(target);
-    return stream;
+  const name = typeof target === 'number' ? '' : target.trim();
+  let stream: Stream | null;
+  if (pool) {
+    [stream = null] = await sqlRows<Stream>(
+      pool,
+      typeof target === 'number'
+        ? Prisma.sql`SELECT ${STREAM_COLUMNS} FROM streams
+                     WHERE id = ${target} AND realm_id = ${realm.id}`
+        : Prisma.sql`SELECT ${STREAM_COLUMNS} FROM streams
+                     WHERE realm_id = ${realm.id} AND lower(name) = lower(${name})`,
+    );
+  } else {
+    stream = await db.stream.findFirst({
+      where:
+        typeof target === 'number'
+          ? { id: target, realmId: realm.id }
+          : { realmId: realm.id, name: equalsIgnoringCase(name) },
+    });
   }
-  const name = target.trim();
-  const stream = await db.stream.findFirst({
-    where: { realmId: realm.id, name: equalsIgnoringCase(name) },
-  });
-  if (!stream) throw streamDoesNotExistByName(name);
-  return stream;
+  if (stream) return stream;
+  throw typeof target === 'number'
+    ? streamDoesNotExistById(target)
+    : streamDoesNotExistByName(name);
 }
 
 export type DirectRecipientUser = Pick<

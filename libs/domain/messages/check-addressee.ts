@@ -1,3 +1,4 @@
+import type { Pool } from 'pg';
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import { badRequest } from '../../core/errors';
 import type { Db, Tx } from '../../db/client';
@@ -26,6 +27,8 @@ export interface AddresseeCheck {
   draft: { type: string; to: ChannelTarget | DirectTarget; topic?: string };
   /** The server speaking (a notification bot's notice). */
   systemNotice?: boolean;
+  /** Read the channel with plain pg, outside any transaction (see `resolveChannel`). */
+  pool?: Pool;
 }
 
 /**
@@ -35,7 +38,7 @@ export interface AddresseeCheck {
  */
 export async function checkAddressee(
   db: Db | Tx,
-  { realm, sender, draft, systemNotice }: AddresseeCheck,
+  { realm, sender, draft, systemNotice, pool }: AddresseeCheck,
 ): Promise<CheckedAddressee> {
   if (!(CHANNEL_TYPES as readonly string[]).includes(draft.type)) {
     const directUsers = await resolveDirectUsers(db, realm, draft.to);
@@ -44,7 +47,7 @@ export async function checkAddressee(
     return { channel: null, topic: '', directUsers };
   }
   if (draft.topic === undefined) throw badRequest('Missing topic');
-  const channel = await resolveChannel(db, realm, draft.to);
+  const channel = await resolveChannel(db, realm, draft.to, pool);
   const topic = normalizeTopic(draft.topic, realm);
   const refusal =
     systemNotice && !channel.isArchived ? null : await channelSendRefusal(db, sender, channel);

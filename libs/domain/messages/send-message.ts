@@ -163,12 +163,9 @@ export async function prepareMessage(
   const content = normalizeContent(input.content);
   // The organization's emoji and linkifiers load while the addressee is checked; a refusal
   // below leaves the load unawaited, hence the handler.
-  const markdown = markdownContextFor(
-    db,
-    ctx.config,
-    realm,
-    db === ctx.db ? sqlPool(ctx) : undefined,
-  );
+  // Outside a transaction, both reads go to the plain pool (see `sqlPool`).
+  const pool = db === ctx.db ? sqlPool(ctx) : undefined;
+  const markdown = markdownContextFor(db, ctx.config, realm, pool);
   void markdown.catch(() => undefined);
 
   const { channel, topic, directUsers } = await checkAddressee(db, {
@@ -176,6 +173,7 @@ export async function prepareMessage(
     sender,
     draft: input,
     systemNotice: input.systemNotice,
+    pool,
   });
 
   const rendered = input.systemNotice
