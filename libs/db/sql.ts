@@ -7,11 +7,12 @@ const pools = new WeakMap<AppContext, Pool>();
 const CONNECTION_WAIT_MS = 10_000;
 
 /**
- * A plain PostgreSQL pool for the few queries of the event-queue tier's steady state (credential
- * checks, the outbox sweeper, probes), made on first use. Prisma's client costs a process over
- * 100 MB once it has run a query; an events process that never needs the model then never
- * builds it (`ctx.db` is made on first use too). Idle connections close after
- * DATABASE_IDLE_SECONDS, and they do not keep a process alive.
+ * A plain PostgreSQL pool, made on first use, for the statements where Prisma's own work would
+ * cost more than the statement: the event-queue tier's steady state (credential checks, the
+ * outbox sweeper, probes) and the hot path of the api (a channel message's reads and its one
+ * write, `/users/me`). Prisma's client costs a process over 100 MB once it has run a query; an
+ * events process that never needs the model then never builds it (`ctx.db` is made on first use
+ * too). Idle connections close after DATABASE_IDLE_SECONDS, and they do not keep a process alive.
  */
 export function sqlPool(ctx: AppContext): Pool {
   let pool = pools.get(ctx);

@@ -58,7 +58,7 @@ export class EventSink {
     this.writes.push(ctes);
   }
 
-  /** Writes what was written, emitted and owed, in the transaction, in one statement. */
+  /** Writes what was written, emitted and owed in one statement: the transaction's, or alone. */
   async flush(): Promise<void> {
     const events = this.pending;
     const owed = [
