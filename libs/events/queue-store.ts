@@ -420,6 +420,7 @@ export class QueueStore {
       (p) => this.keys.queue(p.queueId),
       POLLS_PER_SCRIPT,
     );
+    const now = Date.now();
     const commands = groups.map((group) => {
       const keys: string[] = [];
       const perQueue: (string | number)[] = [];
@@ -427,7 +428,6 @@ export class QueueStore {
         keys.push(this.keys.queue(queueId), this.keys.events(queueId));
         perQueue.push(userId, acked, waiter);
       }
-      const now = Date.now();
       return {
         key: keys[0],
         add: (p: ChainableCommander) =>

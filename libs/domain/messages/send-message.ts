@@ -78,17 +78,17 @@ export async function sendMessage(
 }
 
 /** Whether a channel message writes more than its own rows: upload links or bots to call. */
-function needsTransaction({ input, rendered }: PreparedMessage): boolean {
-  return (
-    linkedUploadPathIds(rendered.html).length > 0 ||
-    mayTriggerBots({
-      sender: input.sender,
-      isChannelMessage: true,
-      mentionedUserIds: rendered.mentionedUserIds,
-      mentionedGroupIds: rendered.mentionedGroupIds,
-    })
-  );
-}
+const needsTransaction = (prepared: PreparedMessage): boolean =>
+  linkedUploadPathIds(prepared.rendered.html).length > 0 || mayCallBots(prepared);
+
+/** Whether the message can trigger an outgoing-webhook bot, known without a query. */
+const mayCallBots = ({ input, channel, rendered }: PreparedMessage): boolean =>
+  mayTriggerBots({
+    sender: input.sender,
+    isChannelMessage: channel !== null,
+    mentionedUserIds: rendered.mentionedUserIds,
+    mentionedGroupIds: rendered.mentionedGroupIds,
+  });
 
 /** A sender's content for a channel (null: a direct message), to be rendered. */
 export interface MessageToRender {
@@ -227,16 +227,8 @@ export async function writeMessage(
   await emitMessage(events, prepared, message);
   // Spec 4.22: outgoing-webhook bots mentioned or addressed get a job each; most messages can
   // trigger none, and skip the query.
-  const { mentionedUserIds, mentionedGroupIds } = rendered;
-  if (
-    mayTriggerBots({
-      sender,
-      isChannelMessage: channel !== null,
-      mentionedUserIds,
-      mentionedGroupIds,
-    })
-  ) {
-    await writeOutgoingWebhookJobs(tx, message.id, mentionedUserIds);
+  if (mayCallBots(prepared)) {
+    await writeOutgoingWebhookJobs(tx, message.id, rendered.mentionedUserIds);
   }
   return { id: message.id };
 }
