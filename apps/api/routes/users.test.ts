@@ -1,4 +1,5 @@
 import { Role } from '../../../libs/domain/users/roles';
+import { type OwnUser, ownUser } from '../../../libs/domain/users/own-user';
 import { EmailVisibility } from '../../../libs/domain/permissions/email-visibility';
 import { makeBot, makeRealm, makeUser } from '../../../test/factories';
 import { basicAuth, type TestContext } from '../../../test/harness';
@@ -49,6 +50,37 @@ describe('GET /users/me', () => {
     expect(res.status).toBe(200);
     expect(res.body.is_bot).toBe(true);
     expect(res.body).not.toHaveProperty('profile_data');
+  });
+
+  it('answers each caller of one event-loop turn from the one query they share', async () => {
+    const member = await makeUser(t, org.realm);
+    const bot = await makeBot(t, org.realm, org.owner.user);
+    const field = await org.as(org.owner).post('/realm/profile_fields', {
+      name: 'Shared turn',
+      field_type: 1,
+    });
+    await org.as(member).patch('/users/me/profile_data', {
+      data: JSON.stringify([{ id: field.body.id, value: 'tea' }]),
+    });
+    const sent = await org.as(org.owner).post('/messages', {
+      type: 'direct',
+      to: JSON.stringify([member.user.id]),
+      content: 'hello',
+    });
+    expect(sent.status).toBe(200);
+    const callers = [org.owner, member, bot, member].map((u) => u.user);
+    const alone: OwnUser[] = [];
+    for (const user of callers) alone.push(await ownUser(t, user));
+    const together = await Promise.all(callers.map((user) => ownUser(t, user)));
+    expect(together).toEqual(alone);
+    expect(together[0].max_message_id).toBe(sent.body.id);
+    expect(together[1]).toMatchObject({
+      user_id: member.user.id,
+      max_message_id: sent.body.id,
+      profile_data: { [String(field.body.id)]: { value: 'tea', rendered_value: '<p>tea</p>' } },
+    });
+    expect(together[2]).toMatchObject({ user_id: bot.user.id, max_message_id: -1 });
+    expect(together[2]).not.toHaveProperty('profile_data');
   });
 
   it('answers the same without prepared statements (DATABASE_PREPARED_STATEMENTS=false)', async () => {
