@@ -22,7 +22,8 @@
  *   20 newest of a channel) per second, spread over SCALE_SENDERS senders; its measure is sends
  *   and reads per second. The events tier runs 2 uncapped replicas.
  * - worker tier: scheduled deliveries and outgoing-webhook calls per second, each with bounds of
- *   its own (bench/scale-out-worker.ts).
+ *   its own (bench/scale-out-worker.ts). SCALE_WORKER_MEASURES (`scheduled,webhook`) picks the
+ *   searches; SCALE_WEBHOOK_START_RATE the webhook search's first rate per replica.
  * The cgroups, the cluster, the meter and the search are bench/capped-cluster.ts.
  *
  * Ports: nginx on SCALE_PORT (22080), the processes above it (see ClusterOptions.basePort).
@@ -164,10 +165,19 @@ async function main() {
         caps: CAPS,
         clusterOf: (n, replicas) => clusterOptions(n, replicas, clusterEnv),
         steps: { seconds: STEP_SECONDS, graceSeconds: GRACE_SECONDS, maxSteps: MAX_STEPS },
-        startRates: {
-          scheduled: START_RATE,
-          webhook: Number(env.SCALE_WEBHOOK_START_RATE ?? START_RATE),
-        },
+        startRates: Object.fromEntries(
+          (env.SCALE_WORKER_MEASURES ?? 'scheduled,webhook').split(',').map((measure) => {
+            if (measure !== 'scheduled' && measure !== 'webhook') {
+              throw new Error(`SCALE_WORKER_MEASURES: unknown measure "${measure}"`);
+            }
+            return [
+              measure,
+              measure === 'webhook'
+                ? Number(env.SCALE_WEBHOOK_START_RATE ?? START_RATE)
+                : START_RATE,
+            ];
+          }),
+        ),
       });
       return;
     }
