@@ -1,4 +1,5 @@
 import type { AppContext, RedisClient } from '../core/context';
+import { perTurnBatch } from '../core/turn-batch';
 import { connectRedis, redisConnected } from '../redis/connect';
 import { eventKeys, type EventKeys } from './keys';
 import { DISPATCH_GROUP, ensureGroup } from './domain-stream';
@@ -273,11 +274,6 @@ class PartitionLoop {
   }
 }
 
-interface Waiting {
-  batch: PartitionBatch;
-  settle: (err?: unknown) => void;
-}
-
 /**
  * Delivers the batches the partition loops read in one turn of the event loop together. A message
  * to a channel of 50 reaches every partition, and the partitions' readers wake at once: delivered
@@ -285,7 +281,10 @@ interface Waiting {
  * message cost 24-32 round trips where a joint delivery takes three or four.
  */
 class JointDeliveries {
-  private waiting: Waiting[] = [];
+  private readonly deliverJointly = perTurnBatch(async (batches: PartitionBatch[]) => {
+    await this.run(batches);
+    return batches.map(() => undefined);
+  });
 
   constructor(
     private readonly ctx: AppContext,
@@ -294,20 +293,7 @@ class JointDeliveries {
 
   /** Delivers `batch`, `jointly` with the other batches read in this turn, or alone. */
   deliver(batch: PartitionBatch, jointly: boolean): Promise<void> {
-    if (!jointly) return this.run([batch]);
-    return new Promise<void>((resolve, reject) => {
-      if (this.waiting.length === 0) setImmediate(() => this.flush());
-      this.waiting.push({ batch, settle: (err) => (err === undefined ? resolve() : reject(err)) });
-    });
-  }
-
-  private flush(): void {
-    const waiting = this.waiting;
-    this.waiting = [];
-    this.run(waiting.map((w) => w.batch)).then(
-      () => waiting.forEach((w) => w.settle()),
-      (err: unknown) => waiting.forEach((w) => w.settle(err ?? new Error('delivery failed'))),
-    );
+    return jointly ? this.deliverJointly(batch) : this.run([batch]);
   }
 
   private async run(batches: PartitionBatch[]): Promise<void> {
