@@ -19,7 +19,7 @@ export function pollQueue(
     ...poll,
     user,
     heartbeatSeconds: ctx.config.heartbeatSeconds,
-    closed: new Promise<void>((resolve) => res.on('close', () => resolve())),
+    onClose: (listener) => res.once('close', listener),
   }).finally(() => {
     // Draining: the answer closes its connection, so the client's next poll opens one to a
     // replica that stays.

@@ -57,7 +57,7 @@ describe('Dispatcher', () => {
         lastEventId,
         dontBlock: false,
         heartbeatSeconds: 60,
-        closed: new Promise<void>(() => undefined),
+        onClose: () => undefined,
       });
       const queueKey = tier.store.keys.queue(queueId);
       while ((await t.redis.hget(queueKey, 'waiter')) !== tier.waker.channel) {

@@ -22,7 +22,13 @@ afterAll(async () => {
 });
 
 /** A queue of the owner's, and a poll of it that waits once its look recorded the channel. */
-async function waitingPoll(on: EventsTier = tier) {
+async function waitingPoll(
+  on: EventsTier = tier,
+  {
+    heartbeatSeconds = 60,
+    onClose = (listener: () => void) => void listener,
+  }: { heartbeatSeconds?: number; onClose?: (listener: () => void) => void } = {},
+) {
   const { id, ...settings } = queueSettings({ userId: org.owner.user.id, realmId: org.realm.id });
   void id;
   const queue = await on.store.create(settings);
@@ -31,8 +37,8 @@ async function waitingPoll(on: EventsTier = tier) {
     queueId: queue.id,
     lastEventId: -1,
     dontBlock: false,
-    heartbeatSeconds: 60,
-    closed: new Promise<void>(() => undefined),
+    heartbeatSeconds,
+    onClose,
   });
   const queueKey = on.store.keys.queue(queue.id);
   while ((await t.redis.hget(queueKey, 'waiter')) !== on.waker.channel) {
@@ -73,6 +79,28 @@ describe('getEvents woken by the wake-up channel', () => {
     await tier.store.append([{ queueId, events: [labelled('stored')] }]);
     await publish(JSON.stringify({ events: [], queues: [[queueId]] }));
     expect(await answer).toEqual([{ ...labelled('stored'), id: 0 }]);
+  });
+});
+
+describe('getEvents ending a wait without a wake-up', () => {
+  it('answers a heartbeat once the heartbeat interval passes', async () => {
+    const { answer } = await waitingPoll(tier, { heartbeatSeconds: 0.3 });
+    expect(await answer).toEqual([{ type: 'heartbeat', id: 0 }]);
+  });
+
+  it('ends without an answer, no longer listening, when the client goes away', async () => {
+    let goAway = () => undefined as void;
+    const { queueId, answer } = await waitingPoll(tier, {
+      onClose: (listener) => (goAway = listener),
+    });
+    const before = tier.waker.pollCount;
+    goAway();
+    expect(await answer).toBeNull();
+    expect(tier.waker.pollCount).toBe(before - 1);
+    // The events stay queued for the next poll.
+    await tier.store.append([{ queueId, events: [labelled('kept')] }]);
+    const next = await tier.store.poll(queueId, org.owner.user.id, undefined, null);
+    expect(next.status === 'ok' && next.events).toEqual([{ ...labelled('kept'), id: 0 }]);
   });
 });
 

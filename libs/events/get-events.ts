@@ -15,8 +15,8 @@ export interface GetEventsInput {
   lastEventId?: number;
   dontBlock: boolean;
   heartbeatSeconds: number;
-  /** Resolves when the client went away; the poll then ends without an answer. */
-  closed: Promise<void>;
+  /** Registers the call to make if the client goes away; the poll then ends without an answer. */
+  onClose(listener: () => void): void;
 }
 
 const notYours = () => badRequest('You are not authorized to get events from this queue');
@@ -51,10 +51,18 @@ export async function getEvents(
   let lastEventId = input.lastEventId;
   // Listening starts before the queue records our channel, so no wake-up can come too early.
   const wait = input.dontBlock ? null : waker.listen(queueId);
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), input.heartbeatSeconds * 1000);
-  });
+  // A wait ends at a wake-up, the heartbeat or the client's going away, whichever comes first:
+  // one promise per wait, resumed by whichever of the three calls `resume`. Thousands of polls
+  // wait at once, and a race of three promises left garbage each young-generation collection
+  // copied while they waited.
+  let ended: 'timeout' | 'closed' | null = null;
+  let resume: (() => void) | null = null;
+  const end = (why: 'timeout' | 'closed') => {
+    ended ??= why;
+    resume?.();
+  };
+  const timer = wait ? setTimeout(end, input.heartbeatSeconds * 1000, 'timeout') : undefined;
+  if (wait) input.onClose(() => end('closed'));
   const look = async (waiting: boolean) => {
     for (;;) {
       // Wake-ups until now are for events this look reads.
@@ -76,13 +84,15 @@ export async function getEvents(
     let seen = await look(wait !== null);
     for (;;) {
       if (seen.events.length || !wait) return seen.events;
-      const outcome = await Promise.race([
-        wait.woken().then(() => 'woken' as const),
-        deadline,
-        input.closed.then(() => 'closed' as const),
-      ]);
-      if (outcome === 'closed') return null;
-      if (outcome === 'timeout') {
+      if (!ended) {
+        await new Promise<void>((resolve) => {
+          resume = resolve;
+          wait.onWoken(resolve);
+        });
+        resume = null;
+      }
+      if (ended === 'closed') return null;
+      if (ended === 'timeout' && !wait.hasWakeup) {
         const [{ lastId }] = await store.append([{ queueId, events: [{ type: 'heartbeat' }] }]);
         if (lastId < 0) throw badEventQueueId(queueId);
         return (await look(false)).events;

@@ -31,13 +31,18 @@ export class PollWait {
     return pending;
   }
 
+  /** Whether a wake-up came since the last take. */
+  get hasWakeup(): boolean {
+    return this.pending !== undefined;
+  }
+
   /**
-   * Resolves at the next wake-up or when the process starts draining, or at once if one came
-   * since the last take or the process drains already.
+   * Calls `listener` once, at the next wake-up or when the process starts draining, or at once
+   * if one came since the last take or the process drains already.
    */
-  woken(): Promise<void> {
-    if (this.pending || this.waker.isDraining) return Promise.resolve();
-    return new Promise<void>((resolve) => (this.notify = resolve));
+  onWoken(listener: () => void): void {
+    if (this.pending || this.waker.isDraining) listener();
+    else this.notify = listener;
   }
 
   /** The process drains: a poll waiting now answers at once. */
