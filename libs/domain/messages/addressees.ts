@@ -54,6 +54,7 @@ export async function resolveChannel(
                      WHERE id = ${target} AND realm_id = ${realm.id}`
         : Prisma.sql`SELECT ${STREAM_COLUMNS} FROM streams
                      WHERE realm_id = ${realm.id} AND lower(name) = lower(${name})`,
+      { prepared: true },
     );
   } else {
     stream = await db.stream.findFirst({

@@ -1,0 +1,50 @@
+import { Prisma } from '../../generated/prisma/client';
+import { startTestContext, type TestContext } from '../../test/harness';
+import { closeSqlPool, sqlPool, sqlRows } from './sql';
+
+/** The named statements the pool's one connection holds. */
+const preparedOn = async (t: TestContext): Promise<string[]> =>
+  (await sqlPool(t).query<{ name: string }>('SELECT name FROM pg_prepared_statements')).rows.map(
+    (r) => r.name,
+  );
+
+const lookup = (id: number) => Prisma.sql`SELECT ${id}::int + 1 AS next`;
+
+describe('sqlRows with prepared', () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await startTestContext({ DATABASE_POOL_SIZE: '1' });
+  });
+  afterAll(async () => {
+    await closeSqlPool(t);
+    await t.close();
+  });
+
+  it('runs one named statement per text, parsed once however often it runs', async () => {
+    const pool = sqlPool(t);
+    expect(await sqlRows(pool, lookup(1), { prepared: true })).toEqual([{ next: 2 }]);
+    expect(await sqlRows(pool, lookup(41), { prepared: true })).toEqual([{ next: 42 }]);
+    const named = (await preparedOn(t)).filter((name) => name.startsWith('s-'));
+    expect(named).toHaveLength(1);
+    // Another text gets a name of its own; a statement not marked prepared stays unnamed.
+    await sqlRows(pool, Prisma.sql`SELECT ${1}::int AS one`, { prepared: true });
+    await sqlRows(pool, Prisma.sql`SELECT ${2}::int AS two`);
+    expect((await preparedOn(t)).filter((name) => name.startsWith('s-'))).toHaveLength(2);
+  });
+});
+
+describe('sqlRows with prepared, where DATABASE_PREPARED_STATEMENTS is off', () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await startTestContext({ DATABASE_POOL_SIZE: '1', DATABASE_PREPARED_STATEMENTS: 'false' });
+  });
+  afterAll(async () => {
+    await closeSqlPool(t);
+    await t.close();
+  });
+
+  it('runs the statement unnamed (PgBouncer in transaction mode cannot keep one)', async () => {
+    expect(await sqlRows(sqlPool(t), lookup(1), { prepared: true })).toEqual([{ next: 2 }]);
+    expect(await preparedOn(t)).toEqual([]);
+  });
+});
