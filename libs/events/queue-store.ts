@@ -150,6 +150,8 @@ const TTL_REFRESH_MS = 30_000;
 const QUEUES_PER_SCRIPT = 200;
 /** Polls one poll script serves at most. */
 const POLLS_PER_SCRIPT = 100;
+/** Parsed registration snapshots a store keeps, about 20,000 queues' worth of memory. */
+const MAX_REGISTRATIONS = 20_000;
 
 /** A poll waiting for its script call (see `QueueStore.poll`). */
 interface PendingPoll {
@@ -238,6 +240,12 @@ export class QueueStore {
   private readonly ttlMs: number;
   private readonly scripts: ScriptRedis;
   private pendingPolls: PendingPoll[] = [];
+  /**
+   * Registration snapshots as parsed, by their text: a queue's never changes, and every poll of
+   * it returns it, so polls share one object instead of each parsing and holding its own while
+   * it waits (a few hundred bytes of event types, copied by every young-generation collection).
+   */
+  private registrations = new Map<string, RegistrationSnapshot>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -385,7 +393,7 @@ export class QueueStore {
     });
     if (reply[0] === -1) return { status: 'missing' };
     if (reply[0] === -2) return { status: 'foreign' };
-    const registration = reply[1] ? (JSON.parse(reply[1]) as RegistrationSnapshot) : undefined;
+    const registration = reply[1] ? this.registrationOf(reply[1]) : undefined;
     const firstId = Number(reply[3]);
     const events: QueuedEvent[] = [];
     let hiddenUpTo: number | null = null;
@@ -403,6 +411,17 @@ export class QueueStore {
       lastId: Number(reply[4] ?? -1),
       registration,
     };
+  }
+
+  private registrationOf(text: string): RegistrationSnapshot {
+    let registration = this.registrations.get(text);
+    if (!registration) {
+      // One per queue polled here: start again past a bound rather than track which are gone.
+      if (this.registrations.size >= MAX_REGISTRATIONS) this.registrations = new Map();
+      registration = JSON.parse(text) as RegistrationSnapshot;
+      this.registrations.set(text, registration);
+    }
+    return registration;
   }
 
   /**
