@@ -81,7 +81,7 @@ function statementName(text: string): string | undefined {
  * `prepared`: the statement's text is the same on every call of its code path (lists go in as
  * arrays, never spliced into the text), so on a pool of `sqlPool`'s that may keep named
  * statements it runs as one, named after its text: PostgreSQL then parses and plans it once per
- * connection instead of on every call, a quarter of its CPU per channel message.
+ * connection instead of on every call, a fifth of its CPU per channel message.
  */
 export async function sqlRows<T>(
   db: Pool | PoolClient,
