@@ -19,7 +19,9 @@ export function pollQueue(
     ...poll,
     user,
     heartbeatSeconds: ctx.config.heartbeatSeconds,
-    onClose: (listener) => res.once('close', listener),
+    // `on`, not `once`: a response closes once, and `once` would add a bound wrapper and its
+    // state to every waiting poll.
+    onClose: (listener) => res.on('close', listener),
   }).finally(() => {
     // Draining: the answer closes its connection, so the client's next poll opens one to a
     // replica that stays.
