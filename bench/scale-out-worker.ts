@@ -49,8 +49,9 @@ export interface WorkerScaleOutOptions {
   startRates: Partial<Record<Measure, number>>;
 }
 
-const MEASURES = ['scheduled', 'webhook'] as const;
-type Measure = (typeof MEASURES)[number];
+/** What the worker tier's scale-out measures, in the order its searches run. */
+export const MEASURES = ['scheduled', 'webhook'] as const;
+export type Measure = (typeof MEASURES)[number];
 
 interface WorkerStep {
   measure: Measure;

@@ -46,7 +46,7 @@ import {
   type Usage,
 } from './capped-cluster';
 import { agent, newStats, request, sendMessage, type Client, type Stats } from './realtime-clients';
-import { workerScaleOut } from './scale-out-worker';
+import { MEASURES, workerScaleOut, type Measure } from './scale-out-worker';
 import { bulkMembers, quantile as p, round, sleep, withScratchWorld } from './scratch';
 
 type ScaledTier = 'events' | 'api' | 'worker';
@@ -166,8 +166,8 @@ async function main() {
         clusterOf: (n, replicas) => clusterOptions(n, replicas, clusterEnv),
         steps: { seconds: STEP_SECONDS, graceSeconds: GRACE_SECONDS, maxSteps: MAX_STEPS },
         startRates: Object.fromEntries(
-          (env.SCALE_WORKER_MEASURES ?? 'scheduled,webhook').split(',').map((measure) => {
-            if (measure !== 'scheduled' && measure !== 'webhook') {
+          (env.SCALE_WORKER_MEASURES ?? MEASURES.join(',')).split(',').map((measure) => {
+            if (!MEASURES.includes(measure as Measure)) {
               throw new Error(`SCALE_WORKER_MEASURES: unknown measure "${measure}"`);
             }
             return [
