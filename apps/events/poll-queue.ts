@@ -8,23 +8,23 @@ import { getEvents, type GetEventsInput, type QueueOwner } from '../../libs/even
  * empty list at the heartbeat or when the process drains, or null when the client hung up first
  * (the events stay queued for its next poll).
  */
-export function pollQueue(
+export async function pollQueue(
   ctx: AppContext,
   tier: EventsTier,
   user: QueueOwner,
   poll: Pick<GetEventsInput, 'queueId' | 'lastEventId' | 'dontBlock'>,
   res: ServerResponse,
 ): ReturnType<typeof getEvents> {
-  return getEvents(tier.store, tier.waker, {
-    ...poll,
-    user,
-    heartbeatSeconds: ctx.config.heartbeatSeconds,
-    // `on`, not `once`: a response closes once, and `once` would add a bound wrapper and its
-    // state to every waiting poll.
-    onClose: (listener) => res.on('close', listener),
-  }).finally(() => {
+  try {
+    return await getEvents(tier.store, tier.waker, {
+      ...poll,
+      user,
+      heartbeatSeconds: ctx.config.heartbeatSeconds,
+      client: res,
+    });
+  } finally {
     // Draining: the answer closes its connection, so the client's next poll opens one to a
     // replica that stays.
     if (tier.waker.isDraining) res.shouldKeepAlive = false;
-  });
+  }
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../../libs/core/context';
 import type { EventsTier } from '../../libs/events/events-tier';
-import { consumeApiRequest } from '../../libs/http/rate-limit';
+import { consumeApiRequest, type HeaderSink } from '../../libs/http/rate-limit';
 import { attachSession } from '../../libs/http/session';
 import { errorResponse } from '../../libs/http/error-handler';
 import { NO_SNIFF } from '../../libs/http/no-sniff';
@@ -40,6 +40,45 @@ export function wellFormedPoll(url: string): Poll | null {
   return poll.queueId ? poll : null;
 }
 
+/** Headers set before the head is written, kept in the flat list form `writeHead` takes. */
+class HeaderList implements HeaderSink {
+  readonly list: string[] = [];
+
+  setHeader(name: string, value: string): void {
+    this.list.push(name, value);
+  }
+}
+
+/**
+ * A poll's answer. A function of the module's rather than a closure made per request: V8 keeps a
+ * closure's optimized code only while a closure that ran it lives, and the answers' closures lost
+ * theirs at every full collection (see `BatchCommand`).
+ */
+function writeAnswer(
+  res: ServerResponse,
+  requestId: string,
+  rateHeaders: HeaderList,
+  status: number,
+  headers: Record<string, string>,
+  body: object,
+): void {
+  const json = JSON.stringify(body);
+  // One flat list, nothing set before: node's fast way to write a head.
+  const head = [
+    'Content-Type',
+    'application/json; charset=utf-8',
+    'Content-Length',
+    String(Buffer.byteLength(json)),
+    'X-Request-Id',
+    requestId,
+    ...NO_SNIFF,
+    ...rateHeaders.list,
+  ];
+  for (const [name, value] of Object.entries(headers)) head.push(name, value);
+  res.writeHead(status, head);
+  res.end(json);
+}
+
 /**
  * The one poll handler, of the events tier's server and of `npm start`'s (apps/all): it serves the
  * requests that make up nearly all of the tier's traffic, a client's next poll of its queue,
@@ -60,36 +99,19 @@ export function servePollsFirst(
     if (!poll) return false;
     const route = `${req.url!.startsWith('/json/') ? '/json' : '/api/v1'}/events`;
     const locals: RequestLocals = {};
-    const requestId = trackRequest(ctx.log, req, res, locals, () => route);
+    const requestId = trackRequest(ctx.log, req, res, locals, route);
     // The rate-limit headers wait here for the head: one set on the response beforehand would
     // put node's writeHead on its slow path (a setHeader and a merge per header, on every answer).
-    const rateHeaders: string[] = [];
-    const rateSink = { setHeader: (name: string, value: string) => rateHeaders.push(name, value) };
-    const answer = (status: number, headers: Record<string, string>, body: object) => {
-      const json = JSON.stringify(body);
-      // One flat list, nothing set before: node's fast way to write a head.
-      const head = [
-        'Content-Type',
-        'application/json; charset=utf-8',
-        'Content-Length',
-        String(Buffer.byteLength(json)),
-        'X-Request-Id',
-        requestId,
-        ...NO_SNIFF,
-        ...rateHeaders,
-      ];
-      for (const [name, value] of Object.entries(headers)) head.push(name, value);
-      res.writeHead(status, head);
-      res.end(json);
-    };
+    const rateHeaders = new HeaderList();
     (async () => {
       if (route === '/json/events') await attachSession(ctx, req, true);
       const { user } = await principals.authenticate(ctx, req);
       locals.userId = user.id;
-      await consumeApiRequest(ctx, user.id, rateSink);
+      await consumeApiRequest(ctx, user.id, rateHeaders);
       const events = await pollQueue(ctx, tier, user, poll, res);
       if (events !== null) {
-        answer(200, {}, { result: 'success', msg: '', events, queue_id: poll.queueId });
+        const body = { result: 'success', msg: '', events, queue_id: poll.queueId };
+        writeAnswer(res, requestId, rateHeaders, 200, {}, body);
       }
     })().catch((err: unknown) => {
       const { status, headers, error } = errorResponse(err, ctx.log, {
@@ -97,7 +119,8 @@ export function servePollsFirst(
         path: route,
       });
       locals.apiError = { code: error.code, msg: error.message };
-      if (!res.headersSent) answer(status, headers, error.toJSON());
+      if (!res.headersSent)
+        writeAnswer(res, requestId, rateHeaders, status, headers, error.toJSON());
     });
     return true;
   };

@@ -15,19 +15,33 @@ export function perTurnBatch<K, R>(run: (keys: K[]) => Promise<R[]>): (key: K) =
   const flush = (): void => {
     const batch = waiting;
     waiting = [];
+    const keys = new Array<K>(batch.length);
+    for (let i = 0; i < batch.length; i++) keys[i] = batch[i].key;
     let results: Promise<R[]>;
     try {
-      results = run(batch.map((w) => w.key));
+      results = run(keys);
     } catch (err) {
       results = Promise.reject(err);
     }
-    results.then(
-      (answers) => batch.forEach((w, i) => w.resolve(answers[i])),
-      (err: unknown) => batch.forEach((w) => w.reject(err)),
-    );
+    void settle(batch, results);
   };
   return (key) =>
     new Promise<R>((resolve, reject) => {
       if (waiting.push({ key, resolve, reject }) === 1) setImmediate(flush);
     });
+}
+
+/**
+ * Answers each call of a batch. A function of the module's: closures made per batch lost their
+ * optimized code at every full collection (see `BatchCommand` in libs/redis/by-node.ts).
+ */
+async function settle<K, R>(batch: Waiting<K, R>[], results: Promise<R[]>): Promise<void> {
+  let answers: R[];
+  try {
+    answers = await results;
+  } catch (err) {
+    for (const waiting of batch) waiting.reject(err);
+    return;
+  }
+  for (let i = 0; i < batch.length; i++) batch[i].resolve(answers[i]);
 }

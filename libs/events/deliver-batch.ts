@@ -3,6 +3,7 @@ import { sqlPool } from '../db/sql';
 import { execByNode, type BatchCommand } from '../redis/by-node';
 import { perKeyCommands, perKeyReplies } from '../redis/per-key';
 import type { QueueSettings } from '../protocol/queue';
+import type { QueueAppend } from './queue-store';
 import {
   batchAudience,
   freshItems,
@@ -63,97 +64,127 @@ export async function deliverBatches(
   { keys, directory, local }: DeliveryTarget,
   batches: PartitionBatch[],
 ): Promise<number> {
-  const parts = batches.map(({ partition, entries }) => {
+  // Loops rather than callbacks: closures made per batch lost their optimized code at every
+  // full collection and were compiled again (see `BatchCommand`).
+  const parts: Part[] = [];
+  for (const { partition, entries } of batches) {
     const items = parseEntries(entries);
-    return {
+    parts.push({
       partition,
       entries,
       items,
       streamKey: keys.domainStream(partition),
       ...batchAudience(items),
-    };
-  });
+    });
+  }
   // Every key of a partition shares its stream's slot.
   const lookups: BatchCommand[] = [];
-  const setReads = parts.map(({ partition, items, users, publicRealms, streamKey }) => {
+  const setReads: number[] = [];
+  for (const { partition, items, users, publicRealms, streamKey } of parts) {
     for (const { entryId, envelope } of items) {
       const key = keys.dispatched(partition, envelope.outboxId);
       lookups.push({
         key,
-        add: (p) => p.set(key, entryId, 'EX', DEDUPE_SECONDS, 'NX', 'GET'),
+        command: 'set',
+        args: [key, entryId, 'EX', DEDUPE_SECONDS, 'NX', 'GET'],
       });
     }
-    const reads = perKeyCommands(streamKey, 'SMEMBERS', [
-      ...users.map((userId) => keys.userQueues(partition, userId)),
-      ...publicRealms.map((realmId) => keys.realmPublicQueues(partition, realmId)),
-    ]);
+    const setKeys: string[] = [];
+    for (const userId of users) setKeys.push(keys.userQueues(partition, userId));
+    for (const realmId of publicRealms) setKeys.push(keys.realmPublicQueues(partition, realmId));
+    const reads = perKeyCommands(streamKey, 'SMEMBERS', setKeys);
     lookups.push(...reads);
-    return reads.length;
-  });
+    setReads.push(reads.length);
+  }
   const looked = await execByNode(ctx.redis, lookups);
   let at = 0;
-  const planned = parts.map((part, i) => {
+  const planned: PlannedPart[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
     const deliveredBy = looked.slice(at, (at += part.items.length)) as (string | null)[];
     const members = perKeyReplies<string[]>(looked.slice(at, (at += setReads[i])));
-    const sets: QueueSets = {
-      ofUser: new Map(part.users.map((userId, j) => [userId, members[j]])),
-      publicOfRealm: new Map(
-        part.publicRealms.map((realmId, j) => [realmId, members[part.users.length + j]]),
-      ),
-    };
-    return { ...part, fresh: freshItems(part.items, deliveredBy), sets };
-  });
+    const sets: QueueSets = { ofUser: new Map(), publicOfRealm: new Map() };
+    let m = 0;
+    for (const userId of part.users) sets.ofUser.set(userId, members[m++]);
+    for (const realmId of part.publicRealms) sets.publicOfRealm.set(realmId, members[m++]);
+    planned.push({ ...part, fresh: freshItems(part.items, deliveredBy), sets });
+  }
 
-  const resolved = await Promise.all(
-    planned.map(({ partition, sets }) => directory.resolve(partition, queueIdsOf(sets))),
-  );
-  const emails = await emailsFor(
-    ctx,
-    planned.flatMap((p) => p.fresh),
-    resolved.flatMap((r) => r.live),
-  );
-  const appends = planned.map(({ fresh, sets }, i) =>
-    planAppends(fresh, sets, new Map(resolved[i].live.map((q) => [q.id, q])), (id) =>
-      emails.get(id),
-    ),
-  );
+  const resolving: ReturnType<QueueDirectory['resolve']>[] = [];
+  for (const { partition, sets } of planned) {
+    resolving.push(directory.resolve(partition, queueIdsOf(sets)));
+  }
+  const resolved = await Promise.all(resolving);
+  const emails = await emailsFor(ctx, planned, resolved);
+  const appends: QueueAppend[][] = [];
+  for (let i = 0; i < planned.length; i++) {
+    const live = new Map<string, QueueSettings>();
+    for (const queue of resolved[i].live) live.set(queue.id, queue);
+    appends.push(planAppends(planned[i].fresh, planned[i].sets, live, (id) => emails.get(id)));
+  }
   const results = await directory.store.append(appends.flat());
 
   const finish: BatchCommand[] = [];
   const localWakeups: [string, Wakeup][] = [];
   at = 0;
-  planned.forEach(({ partition, sets, streamKey, entries }, i) => {
+  for (let i = 0; i < planned.length; i++) {
+    const { partition, sets, streamKey, entries } = planned[i];
     const partResults = results.slice(at, (at += appends[i].length));
     const plan = planFinish(appends[i], partResults, sets, resolved[i].gone, local?.channel);
     localWakeups.push(...plan.localWakeups);
-    const onPartition = (add: BatchCommand['add']) => finish.push({ key: streamKey, add });
     for (const { queueId, userIds, realmIds } of plan.cleanups) {
       directory.forget(queueId);
-      for (const add of directory.store.forgetCommands(partition, queueId, userIds, realmIds)) {
-        onPartition(add);
+      for (const command of directory.store.forgetCommands(partition, queueId, userIds, realmIds)) {
+        finish.push({ key: streamKey, ...command });
       }
     }
-    onPartition((p) => p.xack(streamKey, DISPATCH_GROUP, ...entries.map(([id]) => id)));
-    onPartition((p) => p.xtrim(streamKey, 'MINID', entries[entries.length - 1][0]));
+    const ids: string[] = [];
+    for (const [id] of entries) ids.push(id);
+    finish.push({ key: streamKey, command: 'xack', args: [streamKey, DISPATCH_GROUP, ...ids] });
+    finish.push({
+      key: streamKey,
+      command: 'xtrim',
+      args: [streamKey, 'MINID', ids[ids.length - 1]],
+    });
     for (const [channel, message] of plan.wakeMessages) {
       finish.push(wakeCommand(ctx.redis, channel, message));
     }
-  });
+  }
   local?.end(localWakeups);
   await execByNode(ctx.redis, finish);
   return results.length;
 }
 
+/** One partition's batch, parsed, with whose queues it may reach. */
+interface Part extends PartitionBatch {
+  items: DispatchItem[];
+  streamKey: string;
+  users: number[];
+  publicRealms: number[];
+}
+
+/** A partition's batch with the items still to deliver and the queue sets they reach. */
+interface PlannedPart extends Part {
+  fresh: DispatchItem[];
+  sets: QueueSets;
+}
+
+const isSettingsEvent = ({ envelope }: DispatchItem): boolean =>
+  envelope.event.type === 'user_settings';
+const hasSettingsEvent = ({ fresh }: PlannedPart): boolean => fresh.some(isSettingsEvent);
+
 /** API emails of the queues' owners, needed only for the legacy settings events. */
 async function emailsFor(
   ctx: AppContext,
-  items: DispatchItem[],
-  queues: QueueSettings[],
+  planned: PlannedPart[],
+  resolved: { live: QueueSettings[] }[],
 ): Promise<Map<number, string>> {
-  if (!items.some((i) => i.envelope.event.type === 'user_settings')) return new Map();
+  if (!planned.some(hasSettingsEvent)) return new Map();
+  const owners = new Set<number>();
+  for (const { live } of resolved) for (const queue of live) owners.add(queue.userId);
   const { rows } = await sqlPool(ctx).query<{ id: number; email: string }>(
     'SELECT id, email FROM users WHERE id = ANY($1::int[])',
-    [[...new Set(queues.map((q) => q.userId))]],
+    [[...owners]],
   );
   return new Map(rows.map((u) => [u.id, u.email]));
 }

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { TestUser } from '../../test/factories';
 import { connectRedis, isCluster } from '../redis/connect';
 import { execByNode } from '../redis/by-node';
@@ -57,7 +58,7 @@ describe('Dispatcher', () => {
         lastEventId,
         dontBlock: false,
         heartbeatSeconds: 60,
-        onClose: () => undefined,
+        client: new EventEmitter(),
       });
       const queueKey = tier.store.keys.queue(queueId);
       while ((await t.redis.hget(queueKey, 'waiter')) !== tier.waker.channel) {
@@ -100,8 +101,12 @@ describe('Dispatcher', () => {
     const goodKey = keys.domainStream(bobs);
     // Both at once, so the dispatcher reads them in the same turn and delivers them together.
     const [poisonId] = (await execByNode(t.redis, [
-      { key: poisonKey, add: (p) => p.xadd(poisonKey, '*', 'envelope', '{not json') },
-      { key: goodKey, add: (p) => p.xadd(goodKey, '*', 'envelope', JSON.stringify(envelope)) },
+      { key: poisonKey, command: 'xadd', args: [poisonKey, '*', 'envelope', '{not json'] },
+      {
+        key: goodKey,
+        command: 'xadd',
+        args: [goodKey, '*', 'envelope', JSON.stringify(envelope)],
+      },
     ])) as string[];
     try {
       const events = await org.eventsUntil(

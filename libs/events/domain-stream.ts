@@ -77,7 +77,11 @@ export async function appendToDomainStream(
         xid: row.xid?.toString(),
       };
       const key = keys.domainStream(partition);
-      commands.push({ key, add: (p) => p.xadd(key, '*', 'envelope', JSON.stringify(envelope)) });
+      commands.push({
+        key,
+        command: 'xadd',
+        args: [key, '*', 'envelope', JSON.stringify(envelope)],
+      });
     }
   }
   // Replicated: the caller marks the outbox rows sent next, and only the sweeper would retry.

@@ -1,9 +1,10 @@
+import { EventEmitter } from 'node:events';
 import { isCluster } from '../redis/connect';
 import type { TestContext } from '../../test/harness';
 import { labelled, queueSettings } from '../../test/events-factories';
 import { type Organization, organization } from '../../test/organization';
 import { startEventsTier, type EventsTier } from './events-tier';
-import { getEvents } from './get-events';
+import { getEvents, type ClientConnection } from './get-events';
 import { WakeMessage } from './waker';
 
 let t: TestContext;
@@ -26,8 +27,8 @@ async function waitingPoll(
   on: EventsTier = tier,
   {
     heartbeatSeconds = 60,
-    onClose = (listener: () => void) => void listener,
-  }: { heartbeatSeconds?: number; onClose?: (listener: () => void) => void } = {},
+    client = new EventEmitter(),
+  }: { heartbeatSeconds?: number; client?: ClientConnection } = {},
 ) {
   const { id, ...settings } = queueSettings({ userId: org.owner.user.id, realmId: org.realm.id });
   void id;
@@ -38,7 +39,7 @@ async function waitingPoll(
     lastEventId: -1,
     dontBlock: false,
     heartbeatSeconds,
-    onClose,
+    client,
   });
   const queueKey = on.store.keys.queue(queue.id);
   while ((await t.redis.hget(queueKey, 'waiter')) !== on.waker.channel) {
@@ -89,12 +90,10 @@ describe('getEvents ending a wait without a wake-up', () => {
   });
 
   it('ends without an answer, no longer listening, when the client goes away', async () => {
-    let goAway = () => undefined as void;
-    const { queueId, answer } = await waitingPoll(tier, {
-      onClose: (listener) => (goAway = listener),
-    });
+    const client = new EventEmitter();
+    const { queueId, answer } = await waitingPoll(tier, { client });
     const before = tier.waker.pollCount;
-    goAway();
+    client.emit('close');
     expect(await answer).toBeNull();
     expect(tier.waker.pollCount).toBe(before - 1);
     // The events stay queued for the next poll.

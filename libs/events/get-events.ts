@@ -1,8 +1,8 @@
 import { badEventQueueId, badRequest } from '../core/errors';
-import type { QueueStore } from './queue-store';
+import type { PollResult, QueueStore } from './queue-store';
 import type { QueuedEvent, QueueInfo } from './types';
 import { carriedEvents } from './wake-protocol';
-import type { Waker } from './waker';
+import type { PollWait, Waker } from './waker';
 
 /** Whose queue it is: a poll needs nothing else of the caller. */
 export interface QueueOwner {
@@ -15,8 +15,12 @@ export interface GetEventsInput {
   lastEventId?: number;
   dontBlock: boolean;
   heartbeatSeconds: number;
-  /** Registers the call to make if the client goes away; the poll then ends without an answer. */
-  onClose(listener: () => void): void;
+  /** The client's connection (the response): if it closes first, the poll ends without an answer. */
+  client: ClientConnection;
+}
+
+export interface ClientConnection {
+  on(event: 'close', listener: () => void): unknown;
 }
 
 const notYours = () => badRequest('You are not authorized to get events from this queue');
@@ -47,65 +51,111 @@ export async function getEvents(
   waker: Waker,
   input: GetEventsInput,
 ): Promise<QueuedEvent[] | null> {
-  const { queueId, user } = input;
-  let lastEventId = input.lastEventId;
+  const { queueId } = input;
+  const position: PollPosition = { lastEventId: input.lastEventId };
   // Listening starts before the queue records our channel, so no wake-up can come too early.
   const wait = input.dontBlock ? null : waker.listen(queueId);
-  // A wait ends at a wake-up, the heartbeat or the client's going away, whichever comes first:
-  // one promise per wait, resumed by whichever of the three calls `resume`. Thousands of polls
-  // wait at once, and a race of three promises left garbage each young-generation collection
-  // copied while they waited.
-  let ended: 'timeout' | 'closed' | null = null;
-  let resume: (() => void) | null = null;
-  const end = (why: 'timeout' | 'closed') => {
-    ended ??= why;
-    resume?.();
-  };
-  const timer = wait ? setTimeout(end, input.heartbeatSeconds * 1000, 'timeout') : undefined;
-  if (wait) input.onClose(() => end('closed'));
-  const look = async (waiting: boolean) => {
-    for (;;) {
-      // Wake-ups until now are for events this look reads.
-      wait?.take();
-      const result = await store.poll(
-        queueId,
-        user.id,
-        lastEventId,
-        waiting ? waker.channel : null,
-      );
-      if (result.status === 'missing') throw badEventQueueId(queueId);
-      if (result.status === 'foreign') throw notYours();
-      // Events the registration's state already holds are never shown: acknowledge them.
-      if (result.hiddenUpTo === null) return result;
-      lastEventId = result.hiddenUpTo;
-    }
-  };
+  const end = wait ? new WaitEnd(input, wait) : null;
   try {
-    let seen = await look(wait !== null);
+    let seen = await look(store, waker, input, position, wait, wait !== null);
     for (;;) {
-      if (seen.events.length || !wait) return seen.events;
-      if (!ended) {
-        await new Promise<void>((resolve) => {
-          resume = resolve;
-          wait.onWoken(resolve);
-        });
-        resume = null;
-      }
-      if (ended === 'closed') return null;
-      if (ended === 'timeout' && !wait.hasWakeup) {
+      if (seen.events.length || !wait || !end) return seen.events;
+      if (!end.why) await end.nextEnd();
+      if (end.why === 'closed') return null;
+      if (end.why === 'timeout' && !wait.hasWakeup) {
         const [{ lastId }] = await store.append([{ queueId, events: [{ type: 'heartbeat' }] }]);
         if (lastId < 0) throw badEventQueueId(queueId);
-        return (await look(false)).events;
+        return (await look(store, waker, input, position, wait, false)).events;
       }
       const carried = carriedEvents(wait.take(), seen.lastId, seen.registration);
       if (carried) return carried;
       // The process is stopping: an empty list, which Zulip's clients answer by polling again at
       // once (see docs/reliability.md), without writing to a Redis that may be out of reach.
       if (waker.isDraining) return [];
-      seen = await look(true);
+      seen = await look(store, waker, input, position, wait, true);
     }
   } finally {
-    clearTimeout(timer);
+    end?.stop();
     wait?.stop();
   }
+}
+
+/** What the poll has acknowledged for the client so far. */
+interface PollPosition {
+  lastEventId: number | undefined;
+}
+
+/**
+ * One look at the queue: acknowledges up to the position, returns what is left, and records this
+ * process's channel when `waiting`. Events the registration's state already holds are never
+ * shown: they are acknowledged, and the queue looked at again.
+ */
+async function look(
+  store: QueueStore,
+  waker: Waker,
+  { queueId, user }: GetEventsInput,
+  position: PollPosition,
+  wait: PollWait | null,
+  waiting: boolean,
+): Promise<Extract<PollResult, { status: 'ok' }>> {
+  for (;;) {
+    // Wake-ups until now are for events this look reads.
+    wait?.take();
+    const result = await store.poll(
+      queueId,
+      user.id,
+      position.lastEventId,
+      waiting ? waker.channel : null,
+    );
+    if (result.status === 'missing') throw badEventQueueId(queueId);
+    if (result.status === 'foreign') throw notYours();
+    if (result.hiddenUpTo === null) return result;
+    position.lastEventId = result.hiddenUpTo;
+  }
+}
+
+/**
+ * How a waiting poll's wait ends: at a wake-up, the heartbeat or the client's going away,
+ * whichever comes first, resuming one promise. Thousands of polls wait at once: a race of three
+ * promises left garbage each young-generation collection copied while they waited, and closures
+ * made per poll lost their optimized code at every full collection (see `BatchCommand`), so the
+ * wait is an object whose methods every poll shares.
+ */
+class WaitEnd {
+  why: 'timeout' | 'closed' | null = null;
+  private resume: (() => void) | null = null;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    input: GetEventsInput,
+    private readonly wait: PollWait,
+  ) {
+    this.timer = setTimeout(heartbeatDue, input.heartbeatSeconds * 1000, this);
+    input.client.on('close', this.closed.bind(this));
+  }
+
+  closed(): void {
+    this.end('closed');
+  }
+
+  end(why: 'timeout' | 'closed'): void {
+    this.why ??= why;
+    this.resume?.();
+  }
+
+  /** Resolves at the next wake-up, the heartbeat or the client's going away. */
+  nextEnd(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.resume = resolve;
+      this.wait.onWoken(resolve);
+    });
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+function heartbeatDue(end: WaitEnd): void {
+  end.end('timeout');
 }

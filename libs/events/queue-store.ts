@@ -1,7 +1,13 @@
-import type { ChainableCommander } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { AppContext, RedisClient } from '../core/context';
-import { execByNode, slotGroups } from '../redis/by-node';
+import {
+  addCommand,
+  execByNode,
+  slotGroups,
+  slotIndexGroups,
+  type BatchCommand,
+  type RedisCommand,
+} from '../redis/by-node';
 import { eventKeys, partitionOf, type EventKeys } from './keys';
 import type { ClientEvent } from '../protocol/catalogue';
 import {
@@ -184,11 +190,6 @@ type ScriptRedis = RedisClient & {
   chatQueueGc(queueKey: string, eventsKey: string, cutoff: number): Promise<string[]>;
 };
 
-type ScriptPipeline = ChainableCommander & {
-  chatQueueAppend(...args: (string | number)[]): ChainableCommander;
-  chatQueuePoll(...args: (string | number)[]): ChainableCommander;
-};
-
 function withScripts(redis: RedisClient): ScriptRedis {
   const r = redis as ScriptRedis;
   if (typeof r.chatQueueAppend !== 'function') {
@@ -235,11 +236,51 @@ export type PollResult =
       registration?: RegistrationSnapshot;
     };
 
+/**
+ * The texts of one append call: each event's JSON, made once per event object and kept as one
+ * string object per distinct JSON, and each stored element (`<xid> <json>`) made once per
+ * transaction and JSON, since a new string per queue would be hashed again for every queue.
+ * Methods, not closures made per call: those lost their optimized code at every full collection
+ * (see `BatchCommand`).
+ */
+class AppendTexts {
+  private readonly texts = new Map<string, string>();
+  private readonly jsonOf = new Map<ClientEvent, string>();
+  private readonly elements = new Map<string, Map<string, string>>();
+
+  ofEvents(this: AppendTexts, { events }: QueueAppend): string[] {
+    const out = new Array<string>(events.length);
+    for (let i = 0; i < events.length; i++) out[i] = this.of(events[i]);
+    return out;
+  }
+
+  private of(event: ClientEvent): string {
+    let json = this.jsonOf.get(event);
+    if (json !== undefined) return json;
+    json = JSON.stringify(event);
+    const known = this.texts.get(json);
+    if (known !== undefined) json = known;
+    else this.texts.set(json, json);
+    this.jsonOf.set(event, json);
+    return json;
+  }
+
+  element(xid: string, json: string): string {
+    let byJson = this.elements.get(xid);
+    if (!byJson) this.elements.set(xid, (byJson = new Map()));
+    let element = byJson.get(json);
+    if (element === undefined) byJson.set(json, (element = `${xid} ${json}`));
+    return element;
+  }
+}
+
 export class QueueStore {
   readonly keys: EventKeys;
   private readonly ttlMs: number;
   private readonly scripts: ScriptRedis;
   private pendingPolls: PendingPoll[] = [];
+  /** Made once: a closure made per call would lose its optimized code (see `BatchCommand`). */
+  private readonly pollKey = (poll: PendingPoll): string => this.keys.queue(poll.queueId);
   /**
    * Registration snapshots as parsed, by their text: a queue's never changes, and every poll of
    * it returns it, so polls share one object instead of each parsing and holding its own while
@@ -328,10 +369,10 @@ export class QueueStore {
     // Not a transaction: the queues' hashes lie in as many Redis Cluster slots.
     const accessed = await execByNode(
       this.redis,
-      others.map((id) => ({
-        key: this.keys.queue(id),
-        add: (pipeline) => pipeline.hget(this.keys.queue(id), 'last_access'),
-      })),
+      others.map((id) => {
+        const key = this.keys.queue(id);
+        return { key, command: 'hget', args: [key, 'last_access'] };
+      }),
     );
     // A queue whose hash already expired counts as idle since forever.
     const byIdle = others
@@ -433,33 +474,22 @@ export class QueueStore {
   private async runPolls(): Promise<void> {
     const polls = this.pendingPolls;
     this.pendingPolls = [];
-    const groups = slotGroups(
-      this.redis,
-      polls,
-      (p) => this.keys.queue(p.queueId),
-      POLLS_PER_SCRIPT,
-    );
+    const groups = slotGroups(this.redis, polls, this.pollKey, POLLS_PER_SCRIPT);
     const now = Date.now();
-    const commands = groups.map((group) => {
+    const commands: BatchCommand[] = [];
+    for (const group of groups) {
       const keys: string[] = [];
       const perQueue: (string | number)[] = [];
       for (const { queueId, userId, acked, waiter } of group) {
         keys.push(this.keys.queue(queueId), this.keys.events(queueId));
         perQueue.push(userId, acked, waiter);
       }
-      return {
+      commands.push({
         key: keys[0],
-        add: (p: ChainableCommander) =>
-          (p as ScriptPipeline).chatQueuePoll(
-            keys.length,
-            ...keys,
-            now,
-            this.ttlMs,
-            TTL_REFRESH_MS,
-            ...perQueue,
-          ),
-      };
-    });
+        command: 'chatQueuePoll',
+        args: [keys.length, ...keys, now, this.ttlMs, TTL_REFRESH_MS, ...perQueue],
+      });
+    }
     let replies: unknown[];
     try {
       replies = await execByNode(this.redis, commands).catch(() =>
@@ -469,14 +499,15 @@ export class QueueStore {
       for (const poll of polls) poll.fail(err);
       return;
     }
-    groups.forEach((group, g) => {
+    for (let g = 0; g < groups.length; g++) {
       const perQueue = replies[g] as PollReply[];
-      group.forEach((poll, q) => {
+      const group = groups[g];
+      for (let q = 0; q < group.length; q++) {
         const reply = perQueue[q];
-        if (reply[0] === -3) poll.fail(new Error(`queue poll failed: ${String(reply[1])}`));
-        else poll.answer(reply);
-      });
-    });
+        if (reply[0] === -3) group[q].fail(new Error(`queue poll failed: ${String(reply[1])}`));
+        else group[q].answer(reply);
+      }
+    }
   }
 
   /**
@@ -487,76 +518,44 @@ export class QueueStore {
    * failover must not hand out an event id twice.
    */
   async append(appends: QueueAppend[]): Promise<AppendResult[]> {
-    const texts = new Map<string, string>();
-    // Queues often share event objects (see QueueEventFormatter): each is serialized once.
-    const jsonOf = new Map<ClientEvent, string>();
-    // The one string object per distinct JSON, so callers that look them up again hash each once.
-    const written = appends.map(({ events }) =>
-      events.map((event) => {
-        let json = jsonOf.get(event);
-        if (json !== undefined) return json;
-        json = JSON.stringify(event);
-        const known = texts.get(json);
-        if (known !== undefined) json = known;
-        else texts.set(json, json);
-        jsonOf.set(event, json);
-        return json;
-      }),
-    );
-    // The stored element of each event JSON and transaction, made once (a new string per queue
-    // would be hashed again for every queue).
-    const elements = new Map<string, Map<string, string>>();
-    const elementOf = (xid: string, json: string) => {
-      let byJson = elements.get(xid);
-      if (!byJson) elements.set(xid, (byJson = new Map()));
-      let element = byJson.get(json);
-      if (element === undefined) byJson.set(json, (element = `${xid} ${json}`));
-      return element;
-    };
-    const calls = slotGroups(
-      this.redis,
-      appends.map((_, i) => i),
-      (i) => this.keys.queue(appends[i].queueId),
-      QUEUES_PER_SCRIPT,
-    );
-    const replies = await execByNode(
-      this.redis,
-      calls.map((indexes) => {
-        const keys: string[] = [];
-        const events = new DistinctTexts();
-        const perQueue: (string | number)[] = [];
-        for (const i of indexes) {
-          const { queueId, mark, xid } = appends[i];
-          keys.push(this.keys.queue(queueId), this.keys.events(queueId));
-          perQueue.push(mark === undefined ? '' : markOf(mark), written[i].length);
-          for (const json of written[i]) perQueue.push(events.indexOf(elementOf(xid ?? '', json)));
-        }
-        return {
-          key: keys[0],
-          add: (p) =>
-            (p as ScriptPipeline).chatQueueAppend(
-              keys.length,
-              ...keys,
-              this.ttlMs,
-              events.list.length,
-              ...events.list,
-              ...perQueue,
-            ),
-        };
-      }),
-      { replicated: true },
-    );
+    // Queues often share event objects (see QueueEventFormatter): each is serialized once, and
+    // one string object per distinct JSON, so callers that look them up again hash each once.
+    const json = new AppendTexts();
+    const written = appends.map(json.ofEvents, json);
+    const hashKeys = new Array<string>(appends.length);
+    for (let i = 0; i < appends.length; i++) hashKeys[i] = this.keys.queue(appends[i].queueId);
+    const calls = slotIndexGroups(this.redis, hashKeys, QUEUES_PER_SCRIPT);
+    const commands: BatchCommand[] = [];
+    for (const indexes of calls) {
+      const keys: string[] = [];
+      const events = new DistinctTexts();
+      const perQueue: (string | number)[] = [];
+      for (const i of indexes) {
+        const { queueId, mark, xid } = appends[i];
+        keys.push(hashKeys[i], this.keys.events(queueId));
+        perQueue.push(mark === undefined ? '' : markOf(mark), written[i].length);
+        for (const text of written[i]) perQueue.push(events.indexOf(json.element(xid ?? '', text)));
+      }
+      commands.push({
+        key: keys[0],
+        command: 'chatQueueAppend',
+        args: [keys.length, ...keys, this.ttlMs, events.list.length, ...events.list, ...perQueue],
+      });
+    }
+    const replies = await execByNode(this.redis, commands, { replicated: true });
     const results = new Array<AppendResult>(appends.length);
-    calls.forEach((indexes, c) => {
+    for (let c = 0; c < calls.length; c++) {
       const reply = (replies[c] ?? []) as (number | string)[];
-      indexes.forEach((i, j) => {
+      const indexes = calls[c];
+      for (let j = 0; j < indexes.length; j++) {
+        const i = indexes[j];
         results[i] = {
           lastId: Number(reply[2 * j] ?? -1),
           waiter: String(reply[2 * j + 1] ?? ''),
           written: written[i],
         };
-      });
-    });
+      }
+    }
     return results;
   }
 
@@ -568,8 +567,8 @@ export class QueueStore {
   /** Removes a queue id from its partition's sets (after the queue's keys went). */
   async forget(id: string, userId: number, realmId: number): Promise<void> {
     const removal = this.redis.multi();
-    for (const add of this.forgetCommands(this.partitionOf(userId), id, [userId], [realmId])) {
-      add(removal);
+    for (const command of this.forgetCommands(this.partitionOf(userId), id, [userId], [realmId])) {
+      addCommand(removal, command);
     }
     await removal.exec();
   }
@@ -583,17 +582,20 @@ export class QueueStore {
     id: string,
     userIds: number[],
     realmIds: number[],
-  ): ((pipeline: ChainableCommander) => void)[] {
-    return [
-      ...userIds.map((userId) => (p: ChainableCommander) => {
-        p.srem(this.keys.userQueues(partition, userId), id);
-      }),
-      ...realmIds.map((realmId) => (p: ChainableCommander) => {
-        p.srem(this.keys.realmPublicQueues(partition, realmId), id);
-      }),
-      (p) => p.zrem(this.keys.access(partition), id),
-      (p) => p.hdel(this.keys.queueSettings(partition), id),
-    ];
+  ): RedisCommand[] {
+    const commands: RedisCommand[] = [];
+    for (const userId of userIds) {
+      commands.push({ command: 'srem', args: [this.keys.userQueues(partition, userId), id] });
+    }
+    for (const realmId of realmIds) {
+      commands.push({
+        command: 'srem',
+        args: [this.keys.realmPublicQueues(partition, realmId), id],
+      });
+    }
+    commands.push({ command: 'zrem', args: [this.keys.access(partition), id] });
+    commands.push({ command: 'hdel', args: [this.keys.queueSettings(partition), id] });
+    return commands;
   }
 
   /**

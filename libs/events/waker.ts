@@ -221,8 +221,9 @@ export function wakeCommand(
   channel: string,
   message: WakeMessage,
 ): BatchCommand {
-  const text = message.text;
-  return isCluster(redis)
-    ? { key: channel, add: (p) => p.spublish(channel, text) }
-    : { key: channel, add: (p) => p.publish(channel, text) };
+  return {
+    key: channel,
+    command: isCluster(redis) ? 'spublish' : 'publish',
+    args: [channel, message.text],
+  };
 }

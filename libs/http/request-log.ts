@@ -23,7 +23,8 @@ function routeOf(req: Request): string {
 /**
  * One JSON line per request at info level (method, full path, status, ms, user id, request id,
  * and on 4xx/5xx Zulip's error code and message), plus the latency histogram. Probes log at
- * debug, or they would drown the rest. `route` names the route pattern once the request is done.
+ * debug, or they would drown the rest. `route` names the route pattern, or gives it once the request
+ * is done.
  * Returns the request id, which the caller sends back as X-Request-Id: with every header given
  * to writeHead at once, node writes the head without its per-header bookkeeping.
  */
@@ -32,29 +33,56 @@ export function trackRequest(
   req: IncomingMessage & { originalUrl?: string },
   res: ServerResponse,
   locals: RequestLocals,
-  route: () => string,
+  route: string | (() => string),
 ): string {
   const requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
-  const started = process.hrtime.bigint();
-  res.on('finish', () => {
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const path = (req.originalUrl ?? req.url ?? '').split('?')[0];
-    observeHttpRequest(req.method ?? '', route(), res.statusCode, seconds);
-    const fields = {
-      requestId,
-      method: req.method,
-      path,
-      status: res.statusCode,
-      ms: Math.round(seconds * 1e4) / 10,
-      userId: locals.userId ?? null,
-      ...(res.statusCode >= 400 && locals.apiError
-        ? { code: locals.apiError.code, error: locals.apiError.msg }
-        : {}),
-    };
-    if (PROBES.has(path)) log.debug('http', 'request', fields);
-    else log.info('http', 'request', fields);
-  });
+  const request: TrackedRequest = {
+    log,
+    req,
+    res,
+    locals,
+    route,
+    requestId,
+    started: process.hrtime.bigint(),
+  };
+  // A function of the module's, bound: a closure made per request lost its optimized code at
+  // every full collection (see `BatchCommand` in libs/redis/by-node.ts).
+  res.on('finish', logFinished.bind(null, request));
   return requestId;
+}
+
+interface TrackedRequest {
+  log: Logger;
+  req: IncomingMessage & { originalUrl?: string };
+  res: ServerResponse;
+  locals: RequestLocals;
+  route: string | (() => string);
+  requestId: string;
+  started: bigint;
+}
+
+function logFinished({ log, req, res, locals, route, requestId, started }: TrackedRequest): void {
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const path = (req.originalUrl ?? req.url ?? '').split('?')[0];
+  observeHttpRequest(
+    req.method ?? '',
+    typeof route === 'string' ? route : route(),
+    res.statusCode,
+    seconds,
+  );
+  const fields = {
+    requestId,
+    method: req.method,
+    path,
+    status: res.statusCode,
+    ms: Math.round(seconds * 1e4) / 10,
+    userId: locals.userId ?? null,
+    ...(res.statusCode >= 400 && locals.apiError
+      ? { code: locals.apiError.code, error: locals.apiError.msg }
+      : {}),
+  };
+  if (PROBES.has(path)) log.debug('http', 'request', fields);
+  else log.info('http', 'request', fields);
 }
 
 /** The request log and latency histogram of an express app (see `trackRequest`). */

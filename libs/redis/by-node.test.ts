@@ -1,4 +1,4 @@
-import type { ChainableCommander, Cluster, Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { startTestContext, type TestContext } from '../../test/harness';
 import { execByNode } from './by-node';
 import { isCluster } from './connect';
@@ -19,14 +19,14 @@ it('returns every reply in the order of the commands, whatever node served them'
   expect(new Set(keys.map(keySlot)).size).toBeGreaterThan(3);
   await execByNode(
     t.redis,
-    keys.map((key, i) => ({ key, add: (p) => p.set(key, String(i)) })),
+    keys.map((key, i) => ({ key, command: 'set', args: [key, String(i)] })),
     { replicated: true },
   );
   const values = await execByNode(
     t.redis,
     keys.flatMap((key) => [
-      { key, add: (p) => p.incr(key) },
-      { key, add: (p) => p.get(key) },
+      { key, command: 'incr', args: [key] },
+      { key, command: 'get', args: [key] },
     ]),
   );
   expect(values).toEqual(keys.flatMap((_, i) => [i + 1, String(i + 1)]));
@@ -41,14 +41,26 @@ it('throws the error of a failing command', async () => {
   await t.redis.set(key, 'not a number');
   await expect(
     execByNode(t.redis, [
-      { key: `${key}:other`, add: (p) => p.set(`${key}:other`, '1') },
-      { key, add: (p) => p.incr(key) },
+      { key: `${key}:other`, command: 'set', args: [`${key}:other`, '1'] },
+      { key, command: 'incr', args: [key] },
     ]),
   ).rejects.toThrow(/not an integer/);
 });
 
 it('runs nothing for no commands', async () => {
   expect(await execByNode(t.redis, [])).toEqual([]);
+});
+
+it('refuses a command the client does not have, before sending its pipeline', async () => {
+  const [key] = keysOnManySlots(1);
+  await t.redis.del(key);
+  await expect(
+    execByNode(t.redis, [
+      { key, command: 'set', args: [key, '1'] },
+      { key, command: 'notACommand', args: [key] },
+    ]),
+  ).rejects.toThrow('no Redis command notACommand');
+  expect(await t.redis.get(key)).toBeNull();
 });
 
 /** Hands an empty slot to another master, as resharding does, without telling ioredis. */
@@ -93,10 +105,7 @@ it('after a MOVED reply, reloads the slot map so that the next batch reaches the
   try {
     // ioredis still sends the slot to its old master, with a key that did not move: the
     // pipeline gets one MOVED and one success, and ioredis hands the MOVED back.
-    const batch = [moved, stays].map((key) => ({
-      key,
-      add: (p: ChainableCommander) => p.set(key, 'moved'),
-    }));
+    const batch = [moved, stays].map((key) => ({ key, command: 'set', args: [key, 'moved'] }));
     await expect(execByNode(cluster, batch)).rejects.toThrow(/^MOVED /);
     expect(cluster.slots[slot][0]).toBe(`${to.options.host}:${to.options.port}`);
     await expect(execByNode(cluster, batch)).resolves.toEqual(['OK', 'OK']);

@@ -15,25 +15,59 @@ export function slotGroups<T>(
   keyOf: (item: T) => string,
   max: number,
 ): T[][] {
+  // On one Redis every item goes in any group: no key is needed.
+  const keys = isCluster(redis) ? items.map(keyOf) : new Array<string>(items.length).fill('');
   const groups: T[][] = [];
-  const open = new Map<number, T[]>();
-  for (const item of items) {
-    const slot = isCluster(redis) ? keySlot(keyOf(item)) : 0;
+  for (const indexes of slotIndexGroups(redis, keys, max)) {
+    const group = new Array<T>(indexes.length);
+    for (let j = 0; j < indexes.length; j++) group[j] = items[indexes[j]];
+    groups.push(group);
+  }
+  return groups;
+}
+
+/** `slotGroups` of the items with these keys, as groups of their indexes. */
+export function slotIndexGroups(redis: RedisClient, keys: string[], max: number): number[][] {
+  const groups: number[][] = [];
+  const open = new Map<number, number[]>();
+  const cluster = isCluster(redis);
+  for (let i = 0; i < keys.length; i++) {
+    const slot = cluster ? keySlot(keys[i]) : 0;
     let group = open.get(slot);
     if (!group || group.length >= max) {
       group = [];
       groups.push(group);
       open.set(slot, group);
     }
-    group.push(item);
+    group.push(i);
   }
   return groups;
 }
 
-/** One command of a batch: the key that places it, and how to add it to a pipeline. */
-export interface BatchCommand {
+/**
+ * One command of a batch: the key that places it, the command (a Redis command or a script the
+ * client defined, as ioredis names its method) and its arguments. Data rather than a closure that
+ * adds it: V8 keeps a closure's optimized code only while a closure that ran it lives, so closures
+ * made per batch and dropped after one call lost theirs at every full collection and were
+ * compiled again (docs/benchmarks.md, "Closures compiled again").
+ */
+export interface BatchCommand extends RedisCommand {
   key: string;
-  add(pipeline: ChainableCommander): void;
+}
+
+/** A command by ioredis's name for it (a Redis command, or a script the client defined). */
+export interface RedisCommand {
+  command: string;
+  args: (string | number)[];
+}
+
+type CommandMethods = Record<string, ((...args: (string | number)[]) => unknown) | undefined>;
+
+/** Adds a command to a pipeline or transaction. */
+export function addCommand(pipeline: ChainableCommander, { command, args }: RedisCommand): void {
+  const method = (pipeline as unknown as CommandMethods)[command];
+  if (typeof method !== 'function') throw new Error(`no Redis command ${command}`);
+  method.apply(pipeline, args);
 }
 
 /**
@@ -60,7 +94,7 @@ export async function execByNode(
   if (commands.length === 0) return [];
   if (!isCluster(redis)) {
     const pipeline = redis.pipeline();
-    for (const command of commands) command.add(pipeline);
+    for (const command of commands) addCommand(pipeline, command);
     return replies(await pipeline.exec());
   }
   const groups = new Map<string, { indexes: number[]; replicas: number }>();
@@ -77,7 +111,7 @@ export async function execByNode(
   await Promise.all(
     [...groups.values()].map(async ({ indexes, replicas }) => {
       const pipeline = redis.pipeline();
-      for (const i of indexes) commands[i].add(pipeline);
+      for (const i of indexes) addCommand(pipeline, commands[i]);
       if (options.replicated && replicas > 0) pipeline.wait(1, REPLICA_WAIT_MS);
       const results = await pipeline.exec();
       // ioredis follows a pipeline's MOVED only when every command got it; with any other reply

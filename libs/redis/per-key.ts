@@ -23,7 +23,8 @@ export function perKeyCommands(placedBy: string, command: string, keys: string[]
     const chunk = keys.slice(i, i + KEYS_PER_CALL);
     calls.push({
       key: placedBy,
-      add: (p) => p.eval(PER_KEY_SCRIPT, chunk.length, ...chunk, command),
+      command: 'eval',
+      args: [PER_KEY_SCRIPT, chunk.length, ...chunk, command],
     });
   }
   return calls;

@@ -1,7 +1,6 @@
-import type { ChainableCommander } from 'ioredis';
 import type { AppContext, RedisClient } from '../core/context';
 import type { Logger } from '../core/log';
-import { execByNode, slotGroups } from './by-node';
+import { execByNode, slotGroups, type BatchCommand } from './by-node';
 
 /** How long a process keeps the requests it counted before adding them to Redis. */
 export const SYNC_INTERVAL_MS = 100;
@@ -39,9 +38,16 @@ type AddArgs = (string | number)[];
 type ScriptRedis = RedisClient & {
   chatWindowAdd(...args: AddArgs): Promise<Added>;
 };
-type ScriptPipeline = ChainableCommander & {
-  chatWindowAdd(...args: AddArgs): ChainableCommander;
-};
+
+/** A counter's increment on its way to Redis. */
+interface SyncEntry {
+  id: string;
+  key: string;
+  window: Window;
+  n: number;
+}
+
+const keyOfEntry = (entry: SyncEntry): string => entry.key;
 
 export interface WindowCount {
   /** Requests in the key's window, the one just counted included. */
@@ -146,41 +152,44 @@ export class WindowCounter {
 
   private async sync(): Promise<void> {
     const now = Date.now();
-    const batch: { id: string; window: Window; n: number }[] = [];
+    const batch: SyncEntry[] = [];
     for (const id of this.touched) {
       const window = this.windows.get(id);
       // A window that ended took its uncounted requests with it.
-      if (window && window.endsAt > now) batch.push({ id, window, n: window.unsynced });
+      if (window && window.endsAt > now) {
+        batch.push({ id, key: this.key(id), window, n: window.unsynced });
+      }
     }
     this.touched.clear();
     this.sweep(now);
     try {
-      const calls = slotGroups(this.redis, batch, ({ id }) => this.key(id), KEYS_PER_CALL);
-      const replies = await execByNode(
-        this.redis,
-        calls.map((call) => {
-          const keys = call.map(({ id }) => this.key(id));
-          return {
-            key: keys[0],
-            add: (p) =>
-              (p as ScriptPipeline).chatWindowAdd(
-                keys.length,
-                ...keys,
-                this.windowSeconds,
-                ...call.map(({ n }) => n),
-              ),
-          };
-        }),
-      );
+      const calls = slotGroups(this.redis, batch, keyOfEntry, KEYS_PER_CALL);
+      const commands: BatchCommand[] = [];
+      for (const call of calls) {
+        const keys: string[] = [];
+        const increments: number[] = [];
+        for (const { key, n } of call) {
+          keys.push(key);
+          increments.push(n);
+        }
+        commands.push({
+          key: keys[0],
+          command: 'chatWindowAdd',
+          args: [keys.length, ...keys, this.windowSeconds, ...increments],
+        });
+      }
+      const replies = await execByNode(this.redis, commands);
       const at = Date.now();
-      calls.forEach((call, c) => {
+      for (let c = 0; c < calls.length; c++) {
         const added = replies[c] as Added;
-        call.forEach(({ window, n }, i) => {
+        const call = calls[c];
+        for (let i = 0; i < call.length; i++) {
+          const { window, n } = call[i];
           window.synced = added[2 * i];
           window.unsynced -= n;
           window.endsAt = at + added[2 * i + 1];
-        });
-      });
+        }
+      }
       this.failing = false;
     } catch (err) {
       // Kept for the next sync; Redis's loss itself is logged by the connection.
