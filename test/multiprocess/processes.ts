@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../libs/core/config';
 import { redisEnv } from '../harness';
@@ -76,6 +77,15 @@ export async function startTier(
   const output: string[] = [];
   child.stdout?.on('data', (d: Buffer) => output.push(d.toString()));
   child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
+  // BENCH_OUTPUT_DIR: the child's output also goes to <dir>/<kind>-<pid>.log, for what V8 prints
+  // with flags such as --trace-opt (BENCH_NODE_ARGS).
+  if (process.env.BENCH_OUTPUT_DIR) {
+    const file = createWriteStream(
+      path.join(process.env.BENCH_OUTPUT_DIR, `${kind}-${child.pid}.log`),
+    );
+    child.stdout?.pipe(file, { end: false });
+    child.stderr?.pipe(file, { end: false });
+  }
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (options.startSeconds ?? 30) * 1000;
   for (;;) {
