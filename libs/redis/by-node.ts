@@ -1,5 +1,5 @@
 import { keySlot } from './key-slot';
-import type { ChainableCommander } from 'ioredis';
+import type { ChainableCommander, Cluster } from 'ioredis';
 import type { RedisClient } from '../core/context';
 import { isCluster } from './connect';
 
@@ -15,10 +15,13 @@ export function slotGroups<T>(
   keyOf: (item: T) => string,
   max: number,
 ): T[][] {
-  // On one Redis every item goes in any group: no key is needed.
-  const keys = isCluster(redis) ? items.map(keyOf) : new Array<string>(items.length).fill('');
   const groups: T[][] = [];
-  for (const indexes of slotIndexGroups(redis, keys, max)) {
+  // On one Redis any items go together: no key is needed, only groups of at most `max`.
+  if (!isCluster(redis)) {
+    for (let i = 0; i < items.length; i += max) groups.push(items.slice(i, i + max));
+    return groups;
+  }
+  for (const indexes of slotIndexGroups(redis, items.map(keyOf), max)) {
     const group = new Array<T>(indexes.length);
     for (let j = 0; j < indexes.length; j++) group[j] = items[indexes[j]];
     groups.push(group);
@@ -97,40 +100,63 @@ export async function execByNode(
     for (const command of commands) addCommand(pipeline, command);
     return replies(await pipeline.exec());
   }
-  const groups = new Map<string, { indexes: number[]; replicas: number }>();
-  commands.forEach(({ key }, i) => {
+  const groups = new Map<string, NodeGroup>();
+  for (let i = 0; i < commands.length; i++) {
     // A slot whose nodes are not known yet (topology still loading) gets a pipeline of its own.
-    const slot = keySlot(key);
+    const slot = keySlot(commands[i].key);
     const nodes = redis.slots[slot] ?? [];
     const node = nodes.length ? nodes.join(',') : `slot ${slot}`;
     const group = groups.get(node);
     if (group) group.indexes.push(i);
     else groups.set(node, { indexes: [i], replicas: Math.max(0, nodes.length - 1) });
-  });
+  }
   const out = new Array<unknown>(commands.length);
-  await Promise.all(
-    [...groups.values()].map(async ({ indexes, replicas }) => {
-      const pipeline = redis.pipeline();
-      for (const i of indexes) addCommand(pipeline, commands[i]);
-      if (options.replicated && replicas > 0) pipeline.wait(1, REPLICA_WAIT_MS);
-      const results = await pipeline.exec();
-      // ioredis follows a pipeline's MOVED only when every command got it; with any other reply
-      // in the pipeline (WAIT's, or a command whose slot did not move) it hands the error back
-      // and keeps its stale slot map, so every later batch would go to the old node again.
-      if (results?.some(([err]) => err?.message.startsWith('MOVED '))) {
-        await new Promise<void>((resolve) => redis.refreshSlotsCache(() => resolve()));
-      }
-      replies(results)
-        .slice(0, indexes.length)
-        .forEach((value, j) => (out[indexes[j]] = value));
-    }),
-  );
+  const sent: Promise<void>[] = [];
+  for (const group of groups.values()) {
+    sent.push(execNodeGroup(redis, commands, group, options.replicated ?? false, out));
+  }
+  await Promise.all(sent);
   return out;
 }
 
+/** The commands of one cluster node's slots, by their indexes in the batch. */
+interface NodeGroup {
+  indexes: number[];
+  replicas: number;
+}
+
+/** Runs one node's pipeline of a batch, writing its replies into `out` at their commands' places. */
+async function execNodeGroup(
+  redis: Cluster,
+  commands: BatchCommand[],
+  { indexes, replicas }: NodeGroup,
+  replicated: boolean,
+  out: unknown[],
+): Promise<void> {
+  const pipeline = redis.pipeline();
+  for (const i of indexes) addCommand(pipeline, commands[i]);
+  if (replicated && replicas > 0) pipeline.wait(1, REPLICA_WAIT_MS);
+  const results = await pipeline.exec();
+  // ioredis follows a pipeline's MOVED only when every command got it; with any other reply
+  // in the pipeline (WAIT's, or a command whose slot did not move) it hands the error back
+  // and keeps its stale slot map, so every later batch would go to the old node again.
+  if (results?.some(isMoved)) {
+    await new Promise<void>((resolve) => redis.refreshSlotsCache(() => resolve()));
+  }
+  const values = replies(results);
+  for (let j = 0; j < indexes.length; j++) out[indexes[j]] = values[j];
+}
+
+const isMoved = ([err]: [Error | null, unknown]): boolean =>
+  err?.message.startsWith('MOVED ') ?? false;
+
+/** A pipeline's replies, in order; throws the first command error. */
 function replies(results: [Error | null, unknown][] | null): unknown[] {
-  return (results ?? []).map(([err, value]) => {
+  const values = new Array<unknown>(results?.length ?? 0);
+  for (let i = 0; i < values.length; i++) {
+    const [err, value] = results![i];
     if (err) throw err;
-    return value;
-  });
+    values[i] = value;
+  }
+  return values;
 }
