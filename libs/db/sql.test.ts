@@ -1,6 +1,7 @@
+import { Client } from 'pg';
 import { Prisma } from '../../generated/prisma/client';
 import { startTestContext, type TestContext } from '../../test/harness';
-import { closeSqlPool, sqlPool, sqlRows } from './sql';
+import { closeSqlPool, inSqlTransaction, sqlPool, sqlRows } from './sql';
 
 /** The named statements the pool's one connection holds. */
 const preparedOn = async (t: TestContext): Promise<string[]> =>
@@ -46,5 +47,40 @@ describe('sqlRows with prepared, where DATABASE_PREPARED_STATEMENTS is off', () 
   it('runs the statement unnamed (PgBouncer in transaction mode cannot keep one)', async () => {
     expect(await sqlRows(sqlPool(t), lookup(1), { prepared: true })).toEqual([{ next: 2 }]);
     expect(await preparedOn(t)).toEqual([]);
+  });
+});
+
+describe('inSqlTransaction when the server ends the connection', () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await startTestContext({ DATABASE_POOL_SIZE: '1' });
+  });
+  afterAll(async () => {
+    await closeSqlPool(t);
+    await t.close();
+  });
+
+  it('fails the transaction, not the process, and the pool connects again', async () => {
+    const pool = sqlPool(t);
+    const admin = new Client({ connectionString: t.config.databaseUrl });
+    await admin.connect();
+    try {
+      const ended = inSqlTransaction(pool, async (client) => {
+        const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        // What a restart does to an open session, while the work waits on something else.
+        await admin.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+        await new Promise((resolve) => client.once('end', resolve));
+        await client.query('SELECT 1');
+      });
+      await expect(ended).rejects.toThrow();
+      expect(
+        await inSqlTransaction(
+          pool,
+          async (client) => (await client.query('SELECT 1 AS one')).rows,
+        ),
+      ).toEqual([{ one: 1 }]);
+    } finally {
+      await admin.end();
+    }
   });
 });

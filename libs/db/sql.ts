@@ -108,13 +108,24 @@ export async function closeSqlPool(ctx: AppContext): Promise<void> {
 /**
  * Runs `work` in one transaction on a client of `pool` (BEGIN ... COMMIT) and returns what it
  * returns. When anything throws it rolls back (a failed ROLLBACK is ignored: the first error is
- * the one worth reporting) and rethrows; the client goes back to the pool either way.
+ * the one worth reporting) and rethrows; the client goes back to the pool either way, or is
+ * dropped if its connection was lost.
+ *
+ * The pool listens for a connection's errors only while the client is idle in the pool. `work`
+ * may wait on other things between its statements (the job relay hands rows to Redis inside its
+ * transaction): a server that ends the connection then (a PostgreSQL restart) would raise an
+ * 'error' nobody listens for, which ends the process. Here it fails the transaction instead.
  */
 export async function inSqlTransaction<T>(
   pool: Pool,
   work: (client: PoolClient) => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect();
+  const connection: { lost?: Error } = {};
+  const onLost = (err: Error) => {
+    connection.lost = err;
+  };
+  client.on('error', onLost);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -124,6 +135,7 @@ export async function inSqlTransaction<T>(
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
-    client.release();
+    client.removeListener('error', onLost);
+    client.release(connection.lost);
   }
 }
