@@ -11,17 +11,24 @@ const preparedOn = async (t: TestContext): Promise<string[]> =>
 
 const lookup = (id: number) => Prisma.sql`SELECT ${id}::int + 1 AS next`;
 
-describe('sqlRows with prepared', () => {
+/** A context for the enclosing block whose plain pool holds one connection. */
+function contextWithOneConnection(env: Record<string, string> = {}): () => TestContext {
   let t: TestContext;
   beforeAll(async () => {
-    t = await startTestContext({ DATABASE_POOL_SIZE: '1' });
+    t = await startTestContext({ DATABASE_POOL_SIZE: '1', ...env });
   });
   afterAll(async () => {
     await closeSqlPool(t);
     await t.close();
   });
+  return () => t;
+}
+
+describe('sqlRows with prepared', () => {
+  const context = contextWithOneConnection();
 
   it('runs one named statement per text, parsed once however often it runs', async () => {
+    const t = context();
     const pool = sqlPool(t);
     expect(await sqlRows(pool, lookup(1), { prepared: true })).toEqual([{ next: 2 }]);
     expect(await sqlRows(pool, lookup(41), { prepared: true })).toEqual([{ next: 42 }]);
@@ -35,34 +42,20 @@ describe('sqlRows with prepared', () => {
 });
 
 describe('sqlRows with prepared, where DATABASE_PREPARED_STATEMENTS is off', () => {
-  let t: TestContext;
-  beforeAll(async () => {
-    t = await startTestContext({ DATABASE_POOL_SIZE: '1', DATABASE_PREPARED_STATEMENTS: 'false' });
-  });
-  afterAll(async () => {
-    await closeSqlPool(t);
-    await t.close();
-  });
+  const context = contextWithOneConnection({ DATABASE_PREPARED_STATEMENTS: 'false' });
 
   it('runs the statement unnamed (PgBouncer in transaction mode cannot keep one)', async () => {
-    expect(await sqlRows(sqlPool(t), lookup(1), { prepared: true })).toEqual([{ next: 2 }]);
-    expect(await preparedOn(t)).toEqual([]);
+    expect(await sqlRows(sqlPool(context()), lookup(1), { prepared: true })).toEqual([{ next: 2 }]);
+    expect(await preparedOn(context())).toEqual([]);
   });
 });
 
 describe('inSqlTransaction when the server ends the connection', () => {
-  let t: TestContext;
-  beforeAll(async () => {
-    t = await startTestContext({ DATABASE_POOL_SIZE: '1' });
-  });
-  afterAll(async () => {
-    await closeSqlPool(t);
-    await t.close();
-  });
+  const context = contextWithOneConnection();
 
   it('fails the transaction, not the process, and the pool connects again', async () => {
-    const pool = sqlPool(t);
-    const admin = new Client({ connectionString: t.config.databaseUrl });
+    const pool = sqlPool(context());
+    const admin = new Client({ connectionString: context().config.databaseUrl });
     await admin.connect();
     try {
       const ended = inSqlTransaction(pool, async (client) => {
@@ -73,12 +66,8 @@ describe('inSqlTransaction when the server ends the connection', () => {
         await client.query('SELECT 1');
       });
       await expect(ended).rejects.toThrow();
-      expect(
-        await inSqlTransaction(
-          pool,
-          async (client) => (await client.query('SELECT 1 AS one')).rows,
-        ),
-      ).toEqual([{ one: 1 }]);
+      const again = await inSqlTransaction(pool, async (client) => client.query('SELECT 1 AS one'));
+      expect(again.rows).toEqual([{ one: 1 }]);
     } finally {
       await admin.end();
     }
