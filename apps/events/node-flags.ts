@@ -7,6 +7,6 @@
  * The young generation keeps V8's default size. A 1 MB one kept 10,000 idle polls near 300 MB
  * while Prisma was loaded, but its scavenges took 40 to 70 % of the process during a message to
  * 10,000 waiting polls; without Prisma the same polls hold 225-260 MB either way
- * (docs/benchmarks.md, section 4).
+ * (`git show c6c1688:docs/benchmarks.md`, section 4).
  */
 export const EVENTS_NODE_FLAGS = ['--wasm-lazy-compilation'];

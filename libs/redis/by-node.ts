@@ -52,7 +52,7 @@ export function slotIndexGroups(redis: RedisClient, keys: string[], max: number)
  * client defined, as ioredis names its method) and its arguments. Data rather than a closure that
  * adds it: V8 keeps a closure's optimized code only while a closure that ran it lives, so closures
  * made per batch and dropped after one call lost theirs at every full collection and were
- * compiled again (docs/benchmarks.md, "Closures compiled again").
+ * compiled again (`git show c6c1688:docs/benchmarks.md`, "Closures compiled again").
  */
 export interface BatchCommand extends RedisCommand {
   key: string;
