@@ -114,7 +114,7 @@ export async function createUserInTransaction(
     select: { id: true, role: true },
   });
   // Guests who cannot access the new user (can_access_all_users_group) meet an "Unknown user",
-  // which clients declaring user_list_incomplete do without (libs/events/deliver.ts).
+  // which clients declaring user_list_incomplete do without (libs/protocol/events/realm-user.ts).
   const accessing = new Set(await usersWhoCanAccess(tx, user));
   await events.emit(
     input.realm.id,
