@@ -33,7 +33,7 @@ function exists(path: string, dir = root): boolean {
     .some((name) => rest.length === 0 || exists(rest.join('/'), join(dir, name)));
 }
 
-describe.each(['docs/architecture.md', 'README.md'])('%s', (doc) => {
+describe.each(['docs/architecture.md', 'docs/reliability.md', 'README.md'])('%s', (doc) => {
   it('names only paths that exist', () => {
     const paths = namedPaths(doc);
     expect(paths.length).toBeGreaterThan(0);
