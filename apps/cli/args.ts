@@ -27,3 +27,6 @@ export function optionalFlag(flags: Flags, name: string): string | undefined {
   const value = flags[name];
   return typeof value === 'string' ? value : undefined;
 }
+
+/** A command that ran and found the answer is "no" (exit 1 with its message, no stack). */
+export class CommandFailed extends Error {}

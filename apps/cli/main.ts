@@ -1,5 +1,5 @@
 import { ApiError } from '../../libs/core/errors';
-import { UsageError } from './args';
+import { CommandFailed, UsageError } from './args';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
 import { deleteUnclaimedAttachmentsCommand } from './commands/attachments';
 import { backupCommand, restoreCommand } from './commands/backup';
@@ -80,7 +80,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     run: registerPushServerCommand,
     help: '--contact-email E [--hostname H] (with PUSH_NOTIFICATION_BOUNCER_URL, ZULIP_ORG_ID, ZULIP_ORG_KEY)',
   },
-  migrate: { run: (ctx) => migrateCommand(ctx), help: '' },
+  migrate: { run: migrateCommand, help: '[--status | --check]' },
   'move-jobs-to-queue-slots': {
     run: moveJobsToQueueSlotsCommand,
     help: "(upgrade: with the workers stopped, moves pending jobs to their queue's own slot)",
@@ -113,10 +113,18 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const entry = command ? COMMANDS[command] : undefined;
   if (!entry) {
-    const asked = command === undefined || command === 'help' || command === '--help';
-    if (!asked) console.error(`unknown command ${command}`);
+    // Asked for, the usage is the answer (stdout, status 0); after a mistake it explains it.
+    if (command === undefined || ['help', '--help', '-h'].includes(command)) {
+      console.log(usage());
+      return 0;
+    }
+    console.error(`unknown command ${command}`);
     console.error(usage());
-    return asked ? 0 : 2;
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(`usage: npm run --silent cli -- ${command} ${entry.help}`.trimEnd());
+    return 0;
   }
   const json = rest.includes('--json');
   // Logs stay off stdout, which carries the command's answer.
@@ -128,12 +136,16 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (err) {
     const message =
-      err instanceof UsageError || err instanceof ApiError
+      err instanceof UsageError || err instanceof ApiError || err instanceof CommandFailed
         ? err.message
         : String((err as Error)?.stack ?? err);
     if (json) console.log(JSON.stringify({ error: message }));
     console.error(`${command}: ${message}`);
-    return err instanceof UsageError ? 2 : 1;
+    if (err instanceof UsageError) {
+      console.error(`usage: npm run --silent cli -- ${command} ${entry.help}`.trimEnd());
+      return 2;
+    }
+    return 1;
   } finally {
     await ctx.close();
   }

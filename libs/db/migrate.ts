@@ -140,6 +140,82 @@ export async function applyMigrations(
   return applied;
 }
 
+export interface MigrationStatus {
+  /** False when the database does not exist yet (every migration is then pending). */
+  databaseExists: boolean;
+  applied: { name: string; finishedAt: string }[];
+  pending: string[];
+  /** Started and never finished, nor marked rolled back: `migrate` refuses until resolved. */
+  failed: string[];
+  /** Applied, but the file on disk differs: `migrate` refuses. */
+  modified: string[];
+  /** Applied, but not on disk: the database is from a newer release. */
+  unknown: string[];
+}
+
+/**
+ * What `migrate` would do, read without changing anything: no database or table is created and
+ * no lock is taken.
+ */
+export async function migrationStatus(
+  databaseUrl: string,
+  dir: string = migrationsDir(),
+): Promise<MigrationStatus> {
+  const migrations = listMigrations(dir);
+  const status: MigrationStatus = {
+    databaseExists: true,
+    applied: [],
+    pending: [],
+    failed: [],
+    modified: [],
+    unknown: [],
+  };
+  const client = new Client({ connectionString: databaseUrl });
+  try {
+    await client.connect();
+  } catch (err) {
+    // 3D000: the database does not exist, which `migrate` creates.
+    if ((err as { code?: string }).code !== '3D000') throw err;
+    await client.end().catch(() => undefined);
+    return { ...status, databaseExists: false, pending: migrations.map((m) => m.name) };
+  }
+  try {
+    const table = await client.query<{ t: string | null }>(
+      `SELECT to_regclass('"_prisma_migrations"')::text AS t`,
+    );
+    const rows = table.rows[0].t
+      ? (
+          await client.query<AppliedRow>(
+            'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at',
+          )
+        ).rows
+      : [];
+    const onDisk = new Map(migrations.map((m) => [m.name, m]));
+    const done = new Set<string>();
+    for (const row of rows) {
+      if (row.rolled_back_at) continue;
+      if (!row.finished_at) {
+        status.failed.push(row.migration_name);
+        continue;
+      }
+      done.add(row.migration_name);
+      status.applied.push({
+        name: row.migration_name,
+        finishedAt: row.finished_at.toISOString(),
+      });
+      const file = onDisk.get(row.migration_name);
+      if (!file) status.unknown.push(row.migration_name);
+      else if (file.checksum !== row.checksum) status.modified.push(row.migration_name);
+    }
+    status.pending = migrations
+      .filter((m) => !done.has(m.name) && !status.failed.includes(m.name))
+      .map((m) => m.name);
+    return status;
+  } finally {
+    await client.end();
+  }
+}
+
 /** Creates the database `databaseUrl` names if it is missing; its name. */
 export async function ensureDatabase(databaseUrl: string): Promise<string> {
   const url = new URL(databaseUrl);
