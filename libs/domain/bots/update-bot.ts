@@ -6,10 +6,10 @@ import { checkFullName } from '../users/validate';
 import { BotType } from '../users/roles';
 import { botAdministratorIds } from '../permissions/bots';
 import { isHttpUrl } from './create-bot';
-import { botInclude, formatBotRecord, type ApiBotRecord } from './format-bot';
+import { botInclude, formatBotRecord } from './format-bot';
 import { ServiceInterface } from './service-token';
 import { findAdministrableBot } from './find-bot';
-import { realmBotEvent } from '../../protocol/events/realm-bot';
+import { botUpdate, realmBotEvent, type BotUpdatableField } from '../../protocol/events/realm-bot';
 
 export interface UpdateBotInput {
   fullName?: string;
@@ -69,14 +69,14 @@ export async function updateBot(
     if (bot.botOwnerId !== null) audience.add(bot.botOwnerId);
     // As Zulip: one event per changed property, each the bot's ID and that property.
     const record = formatBotRecord(updated, ctx.config.secretKey);
-    const changed: (keyof ApiBotRecord)[] = [];
+    const changed: BotUpdatableField[] = [];
     if (data.fullName !== undefined) changed.push('full_name');
     if (data.botOwnerId !== undefined) changed.push('owner_id');
     if (Object.keys(serviceChange).length) changed.push('services');
     for (const property of changed) {
       await events.emit(
         actor.realmId,
-        realmBotEvent({ op: 'update', bot: { user_id: bot.id, [property]: record[property] } }),
+        realmBotEvent({ op: 'update', bot: botUpdate(bot.id, property, record) }),
         [...audience],
       );
     }

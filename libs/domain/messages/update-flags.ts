@@ -8,6 +8,7 @@ import { accessMessage } from './access';
 import { EDITABLE_FLAGS, Flag, NON_EDITABLE_FLAGS, type EditableFlag } from './flags';
 import { displayTopic } from './topic-name';
 import type { EventFields } from '../../protocol/formatter';
+import type { UnreadMessageDetails } from '../../protocol/records';
 import {
   updateMessageFlagsEvent,
   type UpdateMessageFlagsEvent,
@@ -148,7 +149,7 @@ async function messageDetails(
   user: Pick<User, 'id'>,
   realm: Pick<Realm, 'id'>,
   ids: number[],
-): Promise<Record<string, Record<string, unknown>>> {
+): Promise<Record<string, UnreadMessageDetails>> {
   const rows = await tx.$queryRaw<DetailRow[]>(Prisma.sql`
     SELECT m.id, m.is_channel_message, m.subject, s.id AS stream_id, um.flags,
       (SELECT array_agg(sub.user_id ORDER BY sub.user_id) FROM subscriptions sub
@@ -157,16 +158,16 @@ async function messageDetails(
     FROM messages m JOIN user_messages um ON um.message_id = m.id AND um.user_id = ${user.id}
     LEFT JOIN streams s ON s.recipient_id = m.recipient_id
     WHERE m.id = ANY(${ids}::int[])`);
-  const details: Record<string, Record<string, unknown>> = {};
+  const details: Record<string, UnreadMessageDetails> = {};
   for (const row of rows) {
     const mentioned =
       (Number(row.flags) &
         (Flag.mentioned | Flag.stream_wildcard_mentioned | Flag.topic_wildcard_mentioned)) !==
       0;
-    const entry: Record<string, unknown> = row.is_channel_message
+    const entry: UnreadMessageDetails = row.is_channel_message
       ? {
           type: 'stream',
-          stream_id: row.stream_id,
+          stream_id: row.stream_id ?? 0,
           topic: displayTopic(row.subject, realm, true),
           unmuted_stream_msg: true,
         }

@@ -148,7 +148,7 @@ export async function setProfileValues(
       create: { userId, fieldId: field.id, value, renderedValue },
       update: { value, renderedValue },
     });
-    const entry: Record<string, unknown> = { id: field.id, value };
+    const entry: { id: number; value: string; rendered_value?: string } = { id: field.id, value };
     if (renderedValue !== null) entry.rendered_value = renderedValue;
     await events.emit(
       input.realm.id,

@@ -29,13 +29,11 @@ export async function updateRealmUserDefaults(
     });
     const audience = await realmUserAudience(tx, input.realm.id);
     for (const name of changed) {
+      const value = input.settings[name];
+      if (value === undefined) continue;
       await events.emit(
         input.realm.id,
-        realmUserSettingsDefaultsEvent({
-          op: 'update',
-          property: name,
-          value: input.settings[name],
-        }),
+        realmUserSettingsDefaultsEvent({ op: 'update', property: name, value }),
         audience,
       );
     }

@@ -98,11 +98,9 @@ export async function updateRealm(
     await tx.realm.update({ where: { id: realm.id }, data });
     const audience = await realmUserAudience(tx, realm.id);
     for (const name of changed) {
-      await events.emit(
-        realm.id,
-        realmEvent({ op: 'update', property: name, value: changes[name] }),
-        audience,
-      );
+      const value = changes[name];
+      if (value === undefined) continue;
+      await events.emit(realm.id, realmEvent({ op: 'update', property: name, value }), audience);
     }
     await applyRealmGroupSettings(tx, events, { realm, changes: groupChanges, audience });
   });

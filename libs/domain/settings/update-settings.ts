@@ -127,11 +127,9 @@ export async function updateSettings(ctx: AppContext, input: UpdateSettingsInput
     }
 
     for (const name of changed) {
-      const event = userSettingsEvent({
-        op: 'update',
-        property: name,
-        value: input.settings[name],
-      });
+      const value = input.settings[name];
+      if (value === undefined) continue;
+      const event = userSettingsEvent({ op: 'update', property: name, value });
       if (name === 'default_language') {
         event.language_name = LANGUAGES[String(input.settings[name])];
       }
@@ -190,12 +188,13 @@ export async function updateSettings(ctx: AppContext, input: UpdateSettingsInput
         audience,
       );
     }
-    if (changed.includes('timezone')) {
+    const timezone = input.settings.timezone;
+    if (changed.includes('timezone') && timezone !== undefined) {
       await events.emit(
         realm.id,
         realmUserEvent({
           op: 'update',
-          person: { email: actor.email, user_id: actor.id, timezone: input.settings.timezone },
+          person: { email: actor.email, user_id: actor.id, timezone },
         }),
         audience,
       );

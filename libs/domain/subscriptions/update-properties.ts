@@ -5,6 +5,7 @@ import { badRequest } from '../../core/errors';
 import { P, type Infer } from '../../core/schema';
 import type { AppContext } from '../../core/context';
 import { subscriptionEvent } from '../../protocol/events/subscription';
+import type { SubscriptionProperty } from '../../protocol/records';
 
 /** One item of `subscription_data`. */
 export const propertyChange = P.object({
@@ -45,7 +46,7 @@ export async function updateSubscriptionProperties(
           })
         : null;
       if (!stream || !sub) throw badRequest(`Not subscribed to channel ID ${change.stream_id}`);
-      const emit = (property: string, value: boolean | string) =>
+      const emit = (property: SubscriptionProperty, value: boolean | string) =>
         events.emit(
           realm.id,
           subscriptionEvent({ op: 'update', property, value, stream_id: stream.id }),
@@ -71,9 +72,10 @@ export async function updateSubscriptionProperties(
         await emit('is_muted', muted);
       } else if (property in BOOLEAN_COLUMNS) {
         if (typeof value !== 'boolean') throw badRequest(`${property} is not a boolean`);
-        const column = BOOLEAN_COLUMNS[property as keyof typeof BOOLEAN_COLUMNS];
+        const name = property as keyof typeof BOOLEAN_COLUMNS;
+        const column = BOOLEAN_COLUMNS[name];
         await tx.subscription.update({ where: { id: sub.id }, data: { [column]: value } });
-        await emit(property, value);
+        await emit(name, value);
       } else {
         throw badRequest(`Unknown subscription property: ${property}`);
       }

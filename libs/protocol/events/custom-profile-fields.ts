@@ -1,9 +1,10 @@
+import type { ApiCustomProfileField } from '../records';
 import { plainFormatter, type EventFields } from '../formatter';
 
 /** `custom_profile_fields` events. */
 export interface CustomProfileFieldsEvent {
   type: 'custom_profile_fields';
-  fields: object[];
+  fields: ApiCustomProfileField[];
 }
 
 export const customProfileFieldsEvent = (

@@ -1,9 +1,10 @@
+import type { ApiChannel } from '../records';
 import { plainFormatter, type EventFields } from '../formatter';
 
 /** `default_streams` events. */
 export interface DefaultStreamsEvent {
   type: 'default_streams';
-  default_streams: object[];
+  default_streams: ApiChannel[];
 }
 
 export const defaultStreamsEvent = (

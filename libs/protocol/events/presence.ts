@@ -1,3 +1,4 @@
+import type { LegacyClientPresence } from '../records';
 import { plainFormatter, type EventFields } from '../formatter';
 
 /** `presence` events. */
@@ -6,7 +7,8 @@ export interface PresenceEvent {
   user_id: number;
   email: string;
   server_timestamp: number;
-  presence: Record<string, object>;
+  /** By client name (`website`), in the legacy form. */
+  presence: Record<string, LegacyClientPresence>;
 }
 
 export const presenceEvent = (fields: EventFields<PresenceEvent>): PresenceEvent => ({

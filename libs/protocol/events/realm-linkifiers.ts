@@ -1,9 +1,10 @@
+import type { ApiLinkifier } from '../records';
 import { accepts, defineFormatter, type EventFields } from '../formatter';
 
 /** `realm_linkifiers` events. */
 export interface RealmLinkifiersEvent {
   type: 'realm_linkifiers';
-  realm_linkifiers: object[];
+  realm_linkifiers: ApiLinkifier[];
 }
 
 export const realmLinkifiersEvent = (

@@ -1,9 +1,10 @@
+import type { ApiPlayground } from '../records';
 import { plainFormatter, type EventFields } from '../formatter';
 
 /** `realm_playgrounds` events. */
 export interface RealmPlaygroundsEvent {
   type: 'realm_playgrounds';
-  realm_playgrounds: object[];
+  realm_playgrounds: ApiPlayground[];
 }
 
 export const realmPlaygroundsEvent = (

@@ -1,3 +1,4 @@
+import type { JsonValue } from '../records';
 import { plainFormatter, type EventFields } from '../formatter';
 
 /** `realm_user_settings_defaults` events. */
@@ -5,7 +6,7 @@ export interface RealmUserSettingsDefaultsEvent {
   type: 'realm_user_settings_defaults';
   op: 'update';
   property: string;
-  value: unknown;
+  value: JsonValue;
 }
 
 export const realmUserSettingsDefaultsEvent = (

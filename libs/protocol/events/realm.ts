@@ -1,9 +1,10 @@
+import type { JsonValue } from '../records';
 import { plainFormatter, type EventFields } from '../formatter';
 
 /** `realm` events. */
 export type RealmEvent =
-  | { type: 'realm'; op: 'update'; property: string; value: unknown }
-  | { type: 'realm'; op: 'update_dict'; property: 'default'; data: Record<string, unknown> }
+  | { type: 'realm'; op: 'update'; property: string; value: JsonValue }
+  | { type: 'realm'; op: 'update_dict'; property: 'default'; data: Record<string, JsonValue> }
   | { type: 'realm'; op: 'deactivated'; realm_id: number };
 
 export const realmEvent = (fields: EventFields<RealmEvent>): RealmEvent => ({

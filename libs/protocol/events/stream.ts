@@ -1,15 +1,16 @@
+import type { ApiChannel, JsonValue } from '../records';
 import { plainFormatter, type EventFields } from '../formatter';
 
 /** `stream` events. */
 export type StreamEvent =
-  | { type: 'stream'; op: 'create'; streams: object[]; for_unarchiving?: boolean }
-  | { type: 'stream'; op: 'delete'; streams: object[] }
+  | { type: 'stream'; op: 'create'; streams: ApiChannel[]; for_unarchiving?: boolean }
+  | { type: 'stream'; op: 'delete'; streams: ApiChannel[] }
   | ({ type: 'stream'; op: 'update'; stream_id: number; name: string } & StreamPropertyChange);
 
 /** One changed property of a channel, with the companions Zulip sends along. */
 export interface StreamPropertyChange {
   property: string;
-  value: unknown;
+  value: JsonValue;
   rendered_description?: string;
   history_public_to_subscribers?: boolean;
   is_web_public?: boolean;

@@ -1,10 +1,17 @@
+import type { ApiSubscription, SubscriptionProperty } from '../records';
 import { plainFormatter, type EventFields } from '../formatter';
 
 /** `subscription` events. */
 export type SubscriptionEvent =
-  | { type: 'subscription'; op: 'add'; subscriptions: object[] }
+  | { type: 'subscription'; op: 'add'; subscriptions: ApiSubscription[] }
   | { type: 'subscription'; op: 'remove'; subscriptions: { name: string; stream_id: number }[] }
-  | { type: 'subscription'; op: 'update'; stream_id: number; property: string; value: unknown }
+  | {
+      type: 'subscription';
+      op: 'update';
+      stream_id: number;
+      property: SubscriptionProperty;
+      value: boolean | string | null;
+    }
   | {
       type: 'subscription';
       op: 'peer_add' | 'peer_remove';

@@ -1,3 +1,4 @@
+import type { UnreadMessageDetails } from '../records';
 import { plainFormatter, type EventFields } from '../formatter';
 
 /** `update_message_flags` events. */
@@ -10,7 +11,7 @@ export interface UpdateMessageFlagsEvent {
   messages: number[];
   all: boolean;
   /** Mark-as-unread only: what clients need to rebuild unread counts. */
-  message_details?: Record<string, object>;
+  message_details?: Record<string, UnreadMessageDetails>;
 }
 
 export const updateMessageFlagsEvent = (

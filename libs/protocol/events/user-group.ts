@@ -1,9 +1,15 @@
+import type { ApiUserGroup } from '../records';
 import { plainFormatter, type EventFields } from '../formatter';
 
 /** `user_group` events. */
 export type UserGroupEvent =
-  | { type: 'user_group'; op: 'add'; group: object }
-  | { type: 'user_group'; op: 'update'; group_id: number; data: Record<string, unknown> }
+  | { type: 'user_group'; op: 'add'; group: ApiUserGroup }
+  | {
+      type: 'user_group';
+      op: 'update';
+      group_id: number;
+      data: Partial<Omit<ApiUserGroup, 'id' | 'members' | 'direct_subgroup_ids'>>;
+    }
   | {
       type: 'user_group';
       op: 'add_members' | 'remove_members';

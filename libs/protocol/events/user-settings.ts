@@ -1,3 +1,4 @@
+import type { JsonValue } from '../records';
 import { accepts, defineFormatter, type EventFields } from '../formatter';
 import { legacySettingsEventType } from '../legacy-settings';
 
@@ -6,7 +7,7 @@ export interface UserSettingsEvent {
   type: 'user_settings';
   op: 'update';
   property: string;
-  value: unknown;
+  value: JsonValue;
   /** With `default_language`: the language's name. */
   language_name?: string;
 }
@@ -16,7 +17,7 @@ export interface UpdateDisplaySettingsEvent {
   type: 'update_display_settings';
   user: string;
   setting_name: string;
-  setting: unknown;
+  setting: JsonValue;
   language_name?: string;
 }
 
@@ -24,7 +25,7 @@ export interface UpdateGlobalNotificationsEvent {
   type: 'update_global_notifications';
   user: string;
   notification_name: string;
-  setting: unknown;
+  setting: JsonValue;
 }
 
 export const userSettingsEvent = (fields: EventFields<UserSettingsEvent>): UserSettingsEvent => ({
