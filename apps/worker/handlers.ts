@@ -11,6 +11,8 @@ import { sendDueMissedMessageEmails } from '../../libs/domain/notifications/send
 import { sendPushNotifications } from '../../libs/domain/push/send-push-notifications';
 import { removePushNotifications } from '../../libs/domain/push/remove-push-notifications';
 import { syncPushDevice } from '../../libs/domain/push/sync-push-device';
+import { archiveExpiredMessages } from '../../libs/domain/retention/archive-expired-messages';
+import { purgeArchivedMessages } from '../../libs/domain/retention/purge-archived-messages';
 import { handler, type HandlerEntry } from './start-workers';
 
 /** One handler per job of the catalogue; startWorkers refuses to run if this list is not 1:1. */
@@ -42,4 +44,8 @@ export const jobHandlers: HandlerEntry[] = [
   }),
   handler(JobName.REMOVE_PUSH, (ctx, payload) => removePushNotifications(ctx, payload)),
   handler(JobName.PUSH_DEVICE, (ctx, payload) => syncPushDevice(ctx, payload)),
+  handler(JobName.ARCHIVE_EXPIRED_MESSAGES, async (ctx) => {
+    await archiveExpiredMessages(ctx);
+    await purgeArchivedMessages(ctx, { olderThanDays: ctx.config.archivedDataVacuumingDelayDays });
+  }),
 ];

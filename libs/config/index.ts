@@ -134,6 +134,7 @@ const envSchema = Joi.object({
   MAX_AVATAR_FILE_SIZE_MIB: Joi.number().integer().min(0).default(5),
   MAX_FILE_UPLOAD_SIZE_MIB: Joi.number().integer().min(0).default(25),
   UNCLAIMED_UPLOAD_RETENTION_DAYS: Joi.number().positive().default(21),
+  ARCHIVED_DATA_VACUUMING_DELAY_DAYS: Joi.number().min(0).default(30),
   OUTBOX_RETENTION_SECONDS: Joi.number().integer().min(0).default(3600),
   SMTP_HOST: Joi.string().allow('').default(''),
   SMTP_PORT: Joi.number().port().default(25),
@@ -253,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxAvatarFileSizeMib: value.MAX_AVATAR_FILE_SIZE_MIB,
     maxFileUploadSizeMib: value.MAX_FILE_UPLOAD_SIZE_MIB,
     unclaimedUploadRetentionDays: value.UNCLAIMED_UPLOAD_RETENTION_DAYS,
+    archivedDataVacuumingDelayDays: value.ARCHIVED_DATA_VACUUMING_DELAY_DAYS,
     outboxRetentionSeconds: value.OUTBOX_RETENTION_SECONDS,
     smtp: value.SMTP_HOST
       ? {

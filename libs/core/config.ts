@@ -65,6 +65,8 @@ export interface Config {
   maxFileUploadSizeMib: number;
   /** Uploads no message or scheduled message links are deleted after this many days (Zulip: 3 weeks). */
   unclaimedUploadRetentionDays: number;
+  /** Messages the retention policy archived are purged for good this many days later (Zulip's setting of that name). */
+  archivedDataVacuumingDelayDays: number;
   /** Published outbox events and done job rows are deleted this long after (OUTBOX_RETENTION_SECONDS). */
   outboxRetentionSeconds: number;
   smtp: { host: string; port: number; secure: boolean; user: string; password: string } | null;

@@ -38,6 +38,7 @@ export const JobName = {
   PUSH_MESSAGE: 'push-message',
   REMOVE_PUSH: 'remove-push',
   PUSH_DEVICE: 'push-device',
+  ARCHIVE_EXPIRED_MESSAGES: 'archive-expired-messages',
 } as const;
 export type JobNameValue = (typeof JobName)[keyof typeof JobName];
 
@@ -206,6 +207,19 @@ export const Jobs = {
       backoff: { type: 'exponential', delay: 2000 },
       removeOnComplete: true,
       removeOnFail: 5000,
+    },
+  }),
+  // Zulip runs archive_messages from cron; the retention is in days, so an hour's lag is nothing.
+  archiveExpiredMessages: defineJob<Record<string, never>>()({
+    name: JobName.ARCHIVE_EXPIRED_MESSAGES,
+    queue: QueueName.MAINTENANCE,
+    schema: Joi.object({}),
+    // The next run takes up where a failed one stopped: each batch commits on its own.
+    options: { attempts: 1, removeOnComplete: 100, removeOnFail: 100 },
+    repeat: {
+      schedulerId: 'hourly-archive-expired-messages',
+      everyMs: 60 * 60 * 1000,
+      payload: {},
     },
   }),
 } as const;

@@ -7,6 +7,8 @@ import type { TestContext } from '../../../test/harness';
 import { postToChannel } from '../../../test/message-factories';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
 import { deleteUnclaimedAttachments } from './delete-unclaimed';
+import { archiveExpiredMessages } from '../retention/archive-expired-messages';
+import { purgeArchivedMessages } from '../retention/purge-archived-messages';
 import { LocalUploadStore } from '../../storage/local-store';
 import { attachmentKey, spoolDir } from './storage';
 import { uploadFile } from './upload-file';
@@ -150,5 +152,32 @@ describe('deleteUnclaimedAttachments', () => {
     expect(await deleteUnclaimedAttachments(t, { olderThanDays: 9 })).toBeGreaterThanOrEqual(1);
     expect(await t.db.attachment.findUnique({ where: { id: tenDays.id } })).toBeNull();
     expect(onDisk(tenDays.pathId)).toBe(false);
+  });
+
+  it('keeps an upload an archived message links until the archive is purged', async () => {
+    const file = await upload(alice.user, 60, 'archived bytes');
+    const messageId = await postToChannel(
+      t,
+      org.realm,
+      alice.user,
+      channel,
+      'archived',
+      `[file](/user_uploads/${file.pathId})`,
+    );
+    await t.db.message.update({
+      where: { id: messageId },
+      data: { dateSent: new Date(Date.now() - 40 * DAY_MS) },
+    });
+    await t.db.realm.update({ where: { id: org.realm.id }, data: { messageRetentionDays: 30 } });
+    expect(await archiveExpiredMessages(t)).toBe(1);
+    expect(await t.db.attachmentMessage.count({ where: { attachmentId: file.id } })).toBe(0);
+
+    await deleteUnclaimedAttachments(t, { olderThanDays: 21 });
+    expect(onDisk(file.pathId)).toBe(true);
+
+    await purgeArchivedMessages(t, { olderThanDays: 0, now: new Date(Date.now() + 1000) });
+    await deleteUnclaimedAttachments(t, { olderThanDays: 21 });
+    expect(await t.db.attachment.findUnique({ where: { id: file.id } })).toBeNull();
+    expect(onDisk(file.pathId)).toBe(false);
   });
 });

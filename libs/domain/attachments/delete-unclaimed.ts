@@ -14,8 +14,8 @@ interface DeletedRow {
 }
 
 /**
- * Deletes uploads that no message and no scheduled message links and that are older than the
- * retention period (Zulip's do_delete_old_unclaimed_attachments): the rows, then their files.
+ * Deletes uploads that no message, archived message or scheduled message links and that are
+ * older than the retention period (Zulip's do_delete_old_unclaimed_attachments): the rows, then their files.
  * Each owner is sent an `attachment` remove event. Returns how many were deleted.
  */
 export async function deleteUnclaimedAttachments(
@@ -37,6 +37,9 @@ export async function deleteUnclaimedAttachments(
             AND NOT EXISTS (SELECT 1 FROM attachment_messages AS m WHERE m.attachment_id = a.id)
             AND NOT EXISTS (
               SELECT 1 FROM attachment_scheduled_messages AS s WHERE s.attachment_id = a.id
+            )
+            AND NOT EXISTS (
+              SELECT 1 FROM archived_attachment_messages AS x WHERE x.attachment_id = a.id
             )
           ORDER BY a.id
           LIMIT ${batchSize}
