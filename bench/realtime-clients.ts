@@ -1,8 +1,9 @@
 /**
  * Clients as the real-time benchmarks run them over HTTP: Basic auth, `POST /register`, then a
- * `GET /events` loop, and messages sent through `POST /messages` whose content `m<k>m` names them,
- * so every delivery is matched to its send. Used by bench/realtime-load.ts (one api and N events
- * processes) and bench/scale-out.ts (the nginx cluster).
+ * `GET /events` loop, and messages sent through `POST /messages` whose content names them (`m<k>m`,
+ * or `[m<k>]` in Markdown), so every delivery is matched to its send. Used by
+ * bench/realtime-load.ts (one api and N events processes) and bench/scale-out.ts (the nginx
+ * cluster).
  */
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -44,6 +45,15 @@ export const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
  * processes in turn.
  */
 const ownConnections = process.env.BENCH_CLIENT_CONNECTIONS === 'own';
+
+/** One HTTP call of a client: status and parsed JSON body. */
+export type Request = (
+  url: string,
+  method: string,
+  auth: string,
+  host: string,
+  body?: string,
+) => Promise<{ status: number; json: Record<string, unknown> }>;
 
 export function request(
   url: string,
@@ -91,6 +101,52 @@ export function request(
   });
 }
 
+/**
+ * The same call through a generic `fetch` client (Node's undici, one keep-alive pool for every
+ * client), as most client libraries make it: it sends the headers undici sends and the URL's own
+ * Host (`127.0.0.1:<port>`), not the organization's, so the server resolves the organization as
+ * it does for a server reached by address. `host` is ignored: fetch does not let a caller set it.
+ */
+export const fetchRequest: Request = async (url, method, auth, _host, body) => {
+  const res = await fetch(url, {
+    method,
+    headers: {
+      Authorization: auth,
+      ...(body !== undefined ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}),
+    },
+    body,
+  });
+  const text = await res.text();
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = { raw: text };
+  }
+  return { status: res.status, json };
+};
+
+/**
+ * The message number a delivered message's content names: `[m<k>]` (Markdown content, rendered or
+ * not) or `m<k>m` (plain content).
+ */
+export function messageNumberOf(content: string): number {
+  const match = /\[m(\d+)\]/.exec(content) ?? /m(\d+)m/.exec(content);
+  return Number(match?.[1]);
+}
+
+/**
+ * What `POST /register` asks for. `messages`: message events only, and only the state they need
+ * (`fetch_event_types`), as the benchmarks' clients did before issue 48. `full`: every event type
+ * and the whole initial state, as the mobile app and zulip-terminal register.
+ */
+export type RegisterShape = 'messages' | 'full';
+
+export const registerBody = (shape: RegisterShape): string =>
+  shape === 'full'
+    ? form({ apply_markdown: 'true', client_gravatar: 'true', slim_presence: 'true' })
+    : form({ event_types: '["message"]', fetch_event_types: '["message"]' });
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
@@ -106,8 +162,13 @@ export async function registerClients(options: {
   concurrency: number;
   eventsUrlOf: (index: number) => string;
   stats: Stats;
+  /** Default: `messages`, and node:http's `request`. */
+  shape?: RegisterShape;
+  call?: Request;
 }): Promise<{ clients: Client[]; registerMs: number[] }> {
   const { apiUrl, host, members, concurrency, eventsUrlOf, stats } = options;
+  const call = options.call ?? request;
+  const body = registerBody(options.shape ?? 'messages');
   const registerMs: number[] = [];
   const clients: Client[] = [];
   for (let i = 0; i < members.length; i += concurrency) {
@@ -115,14 +176,7 @@ export async function registerClients(options: {
     const made = await Promise.all(
       batch.map(async (m, j) => {
         const started = performance.now();
-        const registerOnce = () =>
-          request(
-            `${apiUrl}/api/v1/register`,
-            'POST',
-            m.auth,
-            host,
-            form({ event_types: '["message"]', fetch_event_types: '["message"]' }),
-          );
+        const registerOnce = () => call(`${apiUrl}/api/v1/register`, 'POST', m.auth, host, body);
         let res = await registerOnce();
         // A refusal past capacity says when to come back, as clients do.
         for (let retry = 0; res.status === 503 && retry < 10; retry++) {
@@ -151,7 +205,8 @@ export async function registerClients(options: {
 /**
  * Starts every client's `GET /events` loop. A message event counts as a delivery of message k
  * (from `sentAt`; `record`, by default into `stats`) the first time its client sees it. Returns
- * the function that stops the loops (polls in flight end with their answer).
+ * the function that stops the loops (polls in flight end with their answer). `call`: poll through
+ * this client instead of node:http's (BENCH_CLIENT_CONNECTIONS=own then does not apply).
  */
 export function startPolling(
   clients: Client[],
@@ -159,6 +214,7 @@ export function startPolling(
   sentAt: Map<number, number>,
   stats: Stats,
   record: (k: number, ms: number) => void = (_k, ms) => stats.deliveryMs.push(ms),
+  call?: Request,
 ): () => void {
   let running = true;
   const ownConnectionOf = ownConnections
@@ -166,13 +222,10 @@ export function startPolling(
     : null;
   const poll = (client: Client) => {
     if (!running) return;
-    request(
-      `${client.eventsUrl}/api/v1/events?queue_id=${client.queueId}&last_event_id=${client.lastEventId}`,
-      'GET',
-      client.auth,
-      host,
-      undefined,
-      ownConnectionOf?.get(client),
+    const url = `${client.eventsUrl}/api/v1/events?queue_id=${client.queueId}&last_event_id=${client.lastEventId}`;
+    (call
+      ? call(url, 'GET', client.auth, host)
+      : request(url, 'GET', client.auth, host, undefined, ownConnectionOf?.get(client))
     )
       .then(({ status, json }) => {
         const now = performance.now();
@@ -189,7 +242,9 @@ export function startPolling(
           if (e.id <= client.lastEventId) stats.outOfOrder++;
           client.lastEventId = Math.max(client.lastEventId, e.id);
           if (e.type !== 'message' || !e.message) continue;
-          const k = Number(/m(\d+)m/.exec(e.message.content)?.[1]);
+          const k = messageNumberOf(e.message.content);
+          // Messages the benchmark did not send (the welcome bot's, notices) name no number.
+          if (Number.isNaN(k)) continue;
           if (client.seen.has(k)) {
             stats.duplicates++;
             continue;

@@ -30,11 +30,25 @@
  *
  * BENCH_SERVER_LOG=<file> keeps what `npm start` logged (with BENCH_TOPOLOGY=all;
  * BENCH_LOG_LEVEL=debug adds the periodic tasks' own lines).
+ *
+ * The clients behave as real ones do (issue 48); each behaviour has a variable, and
+ * BENCH_CLIENT_LIKE=bench sets all of them to the benchmark's clients before issue 48:
+ * - BENCH_ACCOUNTS: `api` (default), accounts made through `POST /users` and `POST
+ *   /fetch_api_key`, channels through `POST /users/me/subscriptions`; `bulk`, rows inserted;
+ * - BENCH_HTTP: `fetch` (default), a generic fetch client (undici, one keep-alive pool) that sends
+ *   the server's address as Host; `http`, node:http with the organization's host name;
+ * - BENCH_REGISTER: `full` (default), every event type and the whole initial state; `messages`,
+ *   message events and their state only (`fetch_event_types`);
+ * - BENCH_SENDERS: `members` (default), each message from a member of its channel (the same
+ *   pseudo-random member for message k in every run); `one`, every message from the owner;
+ * - BENCH_CHANNEL_BY: `name` (default) or `id`, how `to` names the channel;
+ * - BENCH_CONTENT: `markdown` (default), e.g. `hello [m12] from 45`, bold, a link and in every
+ *   tenth message a mention of another member; `plain`, `m12m`.
  */
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { TestRealm } from '../test/factories';
+import type { TestRealm, TestUser } from '../test/factories';
 import { makeRealm, makeUser } from '../test/factories';
 import { makeChannel } from '../test/channel-factories';
 import { freePort } from '../test/free-port';
@@ -42,6 +56,7 @@ import { startTier, type Tier } from '../test/multiprocess/processes';
 import {
   agent,
   cpuMsOf,
+  fetchRequest,
   form,
   machineTicks,
   newStats,
@@ -50,8 +65,10 @@ import {
   request,
   rssMbOf,
   startPolling,
+  type Request,
 } from './realtime-clients';
-import { bulkMembers, percentile, sleep, withScratchWorld } from './scratch';
+import { basicAuth } from '../test/harness';
+import { bulkMembers, percentile, sleep, withScratchWorld, type BenchContext } from './scratch';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 2000);
 const CHANNEL_SIZE = Number(process.env.BENCH_CHANNEL_SIZE ?? 50);
@@ -79,20 +96,61 @@ const BOUNDS = { sendP50: 20, sendP99: 100, deliveryP50: 50, deliveryP99: 200 };
 const WORKER = process.env.BENCH_WORKER === '1';
 const OUTBOX_SAMPLE_SECONDS = Number(process.env.BENCH_OUTBOX_SAMPLE_SECONDS ?? 60);
 
+/** A behaviour's setting: its variable, else the bench's before issue 48 or the real client's. */
+function behaviour<T extends string>(name: string, real: T, bench: T): T {
+  const fallback = process.env.BENCH_CLIENT_LIKE === 'bench' ? bench : real;
+  return (process.env[name] ?? fallback) as T;
+}
+const CLIENT = {
+  accounts: behaviour<'api' | 'bulk'>('BENCH_ACCOUNTS', 'api', 'bulk'),
+  http: behaviour<'fetch' | 'http'>('BENCH_HTTP', 'fetch', 'http'),
+  register: behaviour<'full' | 'messages'>('BENCH_REGISTER', 'full', 'messages'),
+  senders: behaviour<'members' | 'one'>('BENCH_SENDERS', 'members', 'one'),
+  channelBy: behaviour<'name' | 'id'>('BENCH_CHANNEL_BY', 'name', 'id'),
+  content: behaviour<'markdown' | 'plain'>('BENCH_CONTENT', 'markdown', 'plain'),
+};
+const call: Request = CLIENT.http === 'fetch' ? fetchRequest : request;
+
+interface Member {
+  id: number;
+  auth: string;
+  fullName: string;
+}
+
 interface BenchChannel {
   id: number;
-  members: { id: number; auth: string }[];
+  name: string;
+  members: Member[];
+}
+
+/** Message k's sender among its channel's members: the same one in every run. */
+const senderOf = (k: number, channel: BenchChannel): Member =>
+  channel.members[(Math.imul(k, 2654435761) >>> 0) % channel.members.length];
+
+/** Message k as a person writes it: a little Markdown, and now and then a mention. */
+function markdownOf(k: number, sender: Member, channel: BenchChannel): string {
+  const senderIndex = channel.members.indexOf(sender);
+  const other = channel.members[(senderIndex + 1) % channel.members.length];
+  const mention = k % 10 === 0 ? ` cc @**${other.fullName}**` : '';
+  return `hello [m${k}] from ${senderIndex}, with **some bold** and [a link](https://example.com/notes/${k % 97})${mention}`;
 }
 
 const cpuMs = (tier: Tier) => cpuMsOf(tier.child.pid!);
 const rssMb = (tier: Tier) => rssMbOf(tier.child.pid!);
 
-async function main() {
-  const report = await withScratchWorld({}, async (ctx, config) => {
-    const org = await makeRealm(ctx);
-    const owner = await makeUser(ctx, org.realm, { fullName: 'Owner' });
-    const members = await bulkMembers(ctx, org.realm.id, CLIENTS, 'load');
-    const channels: { id: number; members: typeof members }[] = [];
+/** BENCH_CLIENTS accounts in channels of BENCH_CHANNEL_SIZE, the owner in every channel. */
+async function makeWorld(
+  ctx: BenchContext,
+  org: TestRealm,
+  owner: TestUser,
+  apiUrl: string,
+): Promise<{ members: Member[]; channels: BenchChannel[] }> {
+  const channels: BenchChannel[] = [];
+  if (CLIENT.accounts === 'bulk') {
+    const members = (await bulkMembers(ctx, org.realm.id, CLIENTS, 'load')).map((m, i) => ({
+      ...m,
+      fullName: `Bench load ${i}`,
+    }));
     for (let i = 0; i < CLIENTS; i += CHANNEL_SIZE) {
       const group = members.slice(i, i + CHANNEL_SIZE);
       const channel = await makeChannel(ctx, org.realm, {
@@ -106,8 +164,95 @@ async function main() {
           color: '#c2c2c2',
         })),
       });
-      channels.push({ id: channel.id, members: group });
+      channels.push({ id: channel.id, name: channel.name, members: group });
     }
+    return { members, channels };
+  }
+  // Through the API, as an administrator makes them: the server's operator grants the owner
+  // `can_create_users` (the CLI's job), the owner creates each account, and each user fetches
+  // its own API key with its password.
+  const admin = org.owner;
+  await ctx.db.user.update({ where: { id: admin.user.id }, data: { canCreateUsers: true } });
+  // A refusal past capacity says when to come back, as clients do.
+  const ok = async (
+    what: string,
+    attempt: () => Promise<{ status: number; json: Record<string, unknown> }>,
+  ) => {
+    let res = await attempt();
+    for (let retry = 0; res.status === 503 && retry < 10; retry++) {
+      await sleep(Number(res.json['retry-after'] ?? 1) * 1000);
+      res = await attempt();
+    }
+    if (res.status !== 200) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.json)}`);
+    return res.json;
+  };
+  const members: Member[] = [];
+  for (let i = 0; i < CLIENTS; i += REGISTER_CONCURRENCY) {
+    const batch = Array.from(
+      { length: Math.min(REGISTER_CONCURRENCY, CLIENTS - i) },
+      (_, j) => i + j,
+    );
+    members.push(
+      ...(await Promise.all(
+        batch.map(async (n) => {
+          const email = `load-${n}@bench.test`;
+          const password = `bench-password-${n}-${org.realm.id}`;
+          const fullName = `Bench load ${n}`;
+          const made = await ok('POST /users', () =>
+            call(
+              `${apiUrl}/api/v1/users`,
+              'POST',
+              admin.auth,
+              org.host,
+              form({ email, password, full_name: fullName }),
+            ),
+          );
+          const key = await ok('POST /fetch_api_key', () =>
+            call(
+              `${apiUrl}/api/v1/fetch_api_key`,
+              'POST',
+              '',
+              org.host,
+              form({ username: email, password }),
+            ),
+          );
+          return {
+            id: Number(made.user_id),
+            auth: basicAuth(email, String(key.api_key)),
+            fullName,
+          };
+        }),
+      )),
+    );
+  }
+  for (let i = 0; i < CLIENTS; i += CHANNEL_SIZE) {
+    const group = members.slice(i, i + CHANNEL_SIZE);
+    const name = `load-${i / CHANNEL_SIZE}`;
+    await ok('POST /users/me/subscriptions', () =>
+      call(
+        `${apiUrl}/api/v1/users/me/subscriptions`,
+        'POST',
+        admin.auth,
+        org.host,
+        form({
+          subscriptions: JSON.stringify([{ name }]),
+          principals: JSON.stringify([owner.user.id, ...group.map((m) => m.id)]),
+        }),
+      ),
+    );
+    const channel = await ctx.db.stream.findFirstOrThrow({
+      where: { realmId: org.realm.id, name },
+      select: { id: true },
+    });
+    channels.push({ id: channel.id, name, members: group });
+  }
+  return { members, channels };
+}
+
+async function main() {
+  const report = await withScratchWorld({}, async (ctx, config) => {
+    const org = await makeRealm(ctx);
+    const owner = await makeUser(ctx, org.realm, { fullName: 'Owner' });
 
     const env = {
       HEARTBEAT_SECONDS: '60',
@@ -150,6 +295,7 @@ async function main() {
         return counts;
       };
       try {
+        const { members, channels } = await makeWorld(ctx, org, owner, all.url);
         const result = await run(org, owner.auth, all, [all], members, channels, pollsWaiting);
         return { ...result, refusalsByReason: await refusalsByReason() };
       } finally {
@@ -191,6 +337,7 @@ async function main() {
     };
     const sampler = WORKER ? setInterval(() => void sample(), OUTBOX_SAMPLE_SECONDS * 1000) : null;
     try {
+      const { members, channels } = await makeWorld(ctx, org, owner, api.url);
       const result = await run(org, owner.auth, api, events, members, channels, pollsWaiting);
       if (WORKER) await sample();
       return WORKER ? { ...result, outbox } : result;
@@ -218,8 +365,8 @@ async function run(
   senderAuth: string,
   api: Tier,
   events: Tier[],
-  members: { id: number; auth: string }[],
-  channels: { id: number; members: { id: number; auth: string }[] }[],
+  members: Member[],
+  channels: BenchChannel[],
   pollsWaiting: () => Promise<number>,
 ) {
   const stats = newStats();
@@ -236,14 +383,23 @@ async function run(
     concurrency: REGISTER_CONCURRENCY,
     eventsUrlOf: (i) => events[i % events.length].url,
     stats,
+    shape: CLIENT.register,
+    call,
   });
   const registerSeconds = (performance.now() - registerStart) / 1000;
-  const stopPolling = startPolling(clients, org.host, sentAt, stats, (k, ms) => {
-    if (k <= total) stats.deliveryMs.push(ms);
-    const latencies = deliveriesOf.get(k) ?? [];
-    latencies.push(ms);
-    deliveriesOf.set(k, latencies);
-  });
+  const stopPolling = startPolling(
+    clients,
+    org.host,
+    sentAt,
+    stats,
+    (k, ms) => {
+      if (k <= total) stats.deliveryMs.push(ms);
+      const latencies = deliveriesOf.get(k) ?? [];
+      latencies.push(ms);
+      deliveriesOf.set(k, latencies);
+    },
+    call,
+  );
 
   const settleDeadline = Date.now() + 120_000;
   while ((await pollsWaiting()) < clients.length && Date.now() < settleDeadline) await sleep(100);
@@ -255,16 +411,20 @@ async function run(
   const statusOf = new Map<number, string>();
   const refused = new Set<number>();
   const accepted = new Set<number>();
-  const send = async (k: number, channel: (typeof channels)[number]) => {
+  const send = async (k: number, channel: BenchChannel) => {
+    const sender = senderOf(k, channel);
+    const body = form({
+      type: 'stream',
+      to: CLIENT.channelBy === 'name' ? channel.name : String(channel.id),
+      topic: 'load',
+      content: CLIENT.content === 'markdown' ? markdownOf(k, sender, channel) : `m${k}m`,
+    });
+    const auth = CLIENT.senders === 'members' ? sender.auth : senderAuth;
     const started = performance.now();
     sentAt.set(k, started);
-    const res = await request(
-      `${api.url}/api/v1/messages`,
-      'POST',
-      senderAuth,
-      org.host,
-      form({ type: 'stream', to: String(channel.id), topic: 'load', content: `m${k}m` }),
-    ).catch((err: unknown) => ({ status: 0, json: { error: String(err) } }));
+    const res = await call(`${api.url}/api/v1/messages`, 'POST', auth, org.host, body).catch(
+      (err: unknown) => ({ status: 0, json: { error: String(err) } }),
+    );
     const ms = performance.now() - started;
     answerMs.set(k, ms);
     if (k > 0 && k <= total && res.status === 200) stats.sendMs.push(ms);
@@ -363,6 +523,7 @@ async function run(
   const fmt = (x: number | undefined) => (x === undefined ? null : Math.round(x * 10) / 10);
   return {
     topology: TOPOLOGY,
+    clientBehaviour: CLIENT,
     processes: TOPOLOGY === 'all' ? processTreeOf(api.child.pid!).length : 1 + events.length,
     clients: CLIENTS,
     channelSize: CHANNEL_SIZE,
