@@ -9,6 +9,8 @@ import { accessMessage } from './access';
 import { Flag } from './flags';
 import { writePushRemovals } from '../notifications/enqueue-notifications';
 import { deleteMessageEvent } from '../../protocol/events/delete-message';
+import { streamEvent } from '../../protocol/events/stream';
+import { channelAudienceIds } from '../permissions/channels';
 
 type DeletedMessage = Pick<Message, 'id' | 'recipientId' | 'subject' | 'isChannelMessage'>;
 
@@ -50,6 +52,18 @@ export async function deleteMessagesInTransaction(
       where: { id: stream.id },
       data: { firstMessageId: next?.id ?? null },
     });
+    // Clients keep first_message_id from register; only this event tells them it moved on.
+    await events.emit(
+      realmId,
+      streamEvent({
+        op: 'update',
+        stream_id: stream.id,
+        name: stream.name,
+        property: 'first_message_id',
+        value: next?.id ?? null,
+      }),
+      [...(await channelAudienceIds(tx, realmId, stream))],
+    );
   }
   await events.emit(
     realmId,
