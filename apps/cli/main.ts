@@ -2,6 +2,7 @@ import { ApiError } from '../../libs/core/errors';
 import { CommandFailed, UsageError } from './args';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
 import { deleteUnclaimedAttachmentsCommand } from './commands/attachments';
+import { unlockUserCommand } from './commands/auth';
 import { backupCommand, restoreCommand } from './commands/backup';
 import { sendTestEmailCommand } from './commands/email';
 import { moveJobsToQueueSlotsCommand } from './commands/jobs';
@@ -66,6 +67,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     run: setPasswordCommand,
     help: '--realm S --user EMAIL|ID (--password P | --password-stdin)',
   },
+  'unlock-user': { run: unlockUserCommand, help: '--username EMAIL' },
   'regenerate-api-key': { run: regenerateApiKeyCommand, help: '--realm S --user EMAIL|ID' },
   zuliprc: { run: zuliprcCommand, help: '--realm S --user EMAIL|ID' },
   'delete-unclaimed-attachments': {
@@ -83,7 +85,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   migrate: { run: migrateCommand, help: '[--status | --check]' },
   'move-jobs-to-queue-slots': {
     run: moveJobsToQueueSlotsCommand,
-    help: "(upgrade: with the workers stopped, moves pending jobs to their queue's own slot)",
+    help: "(workers do it at start: moves jobs left under 0.1.0's shared prefix to their queue's slot)",
   },
   'seed-demo': {
     run: seedDemoCommand,

@@ -14,6 +14,7 @@ import {
 } from '../../libs/jobs';
 import { connectRedis, redisConnected } from '../../libs/redis/connect';
 import { startWhenReachable } from '../../libs/stores/starting';
+import { startReleaseSteps } from '../../libs/jobs/release-steps';
 import { logFailure } from '../../libs/stores/failures';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -55,6 +56,8 @@ export interface WorkerOptions {
 export interface RunningWorkers {
   /** Settles once the repeating jobs' schedules are in Redis (a failure is logged, not thrown). */
   scheduled: Promise<void>;
+  /** Settles after the release's upgrade steps first ran (`libs/jobs/release-steps.ts`). */
+  releaseSteps: Promise<void>;
   /** Stops taking jobs and waits for the jobs in flight to finish. */
   close(): Promise<void>;
 }
@@ -127,6 +130,7 @@ export function startWorkers(
   ctx.log.info('worker', 'workers started', { queues: queueNames });
   // Jobs written by transactions reach BullMQ through the relay; every worker process runs one.
   const relay = startJobRelay(ctx, options.relay);
+  const releaseSteps = startReleaseSteps(ctx);
   // Upserted now, or once Redis answers when the worker starts during an outage.
   const scheduling = startWhenReachable(ctx, 'job schedules', async () => {
     const ids = await upsertJobSchedulers(ctx);
@@ -139,8 +143,10 @@ export function startWorkers(
   const closeGraceMs = options.closeGraceMs ?? 6000;
   return {
     scheduled,
+    releaseSteps: releaseSteps.done,
     async close() {
       scheduling.cancel();
+      releaseSteps.stop();
       await relay.stop();
       // BullMQ's close waits for Redis (forever, during an outage): after the grace period, at
       // once while Redis is out of reach, the process goes on exiting, and a job still running

@@ -26,7 +26,8 @@ const autoId = (id: string | undefined) => id === undefined || /^\d+$/.test(id);
  * Cluster shard for all queues) to each queue's own prefix (`bullPrefix`), keeping each job's
  * name, data, options, stable ID and remaining delay; a job's earlier attempts are not carried.
  * The old schedules are removed (the worker upserts them under the new prefix when it starts).
- * Run it with the workers stopped; it may be run again, and moves what it left.
+ * Every worker runs it at start and every few minutes (`release-steps.ts`); a job a worker of
+ * the old release holds is left to it. It may be run again, and moves what it left.
  */
 export async function moveJobsToQueueSlots(
   ctx: AppContext,
@@ -36,29 +37,44 @@ export async function moveJobsToQueueSlots(
   for (const name of Object.values(QueueName)) {
     const old = new Queue(name, { connection: ctx.redis, prefix });
     old.on('error', (err) => logFailure(ctx.log, 'cli', 'old job queue error', err));
-    const move: QueueMove = { moved: 0, scheduledRunsDropped: 0, schedulersRemoved: 0, locked: 0 };
-    for (const scheduler of await old.getJobSchedulers()) {
-      if (await old.removeJobScheduler(scheduler.key)) move.schedulersRemoved++;
+    // Closed after: the workers run this every few minutes, and an open Queue keeps its
+    // listeners on the shared connection.
+    try {
+      report[name] = await moveQueue(ctx, old, prefix, name);
+    } finally {
+      await old.close();
     }
-    const target = jobQueue(ctx, name);
-    for (const job of await old.getJobs([...PENDING])) {
-      if (!job?.id) continue;
-      if ((await ctx.redis.exists(`${prefix}:${name}:${job.id}:lock`)) === 1) {
-        move.locked++;
-        continue;
-      }
-      if (job.repeatJobKey) {
-        await job.remove();
-        move.scheduledRunsDropped++;
-        continue;
-      }
-      await target.add(job.name, job.data, carriedOptions(job));
-      await job.remove();
-      move.moved++;
-    }
-    report[name] = move;
   }
   return report;
+}
+
+async function moveQueue(
+  ctx: AppContext,
+  old: Queue,
+  prefix: string,
+  name: QueueNameValue,
+): Promise<QueueMove> {
+  const move: QueueMove = { moved: 0, scheduledRunsDropped: 0, schedulersRemoved: 0, locked: 0 };
+  for (const scheduler of await old.getJobSchedulers()) {
+    if (await old.removeJobScheduler(scheduler.key)) move.schedulersRemoved++;
+  }
+  const target = jobQueue(ctx, name);
+  for (const job of await old.getJobs([...PENDING])) {
+    if (!job?.id) continue;
+    if ((await ctx.redis.exists(`${prefix}:${name}:${job.id}:lock`)) === 1) {
+      move.locked++;
+      continue;
+    }
+    if (job.repeatJobKey) {
+      await job.remove();
+      move.scheduledRunsDropped++;
+      continue;
+    }
+    await target.add(job.name, job.data, carriedOptions(job));
+    await job.remove();
+    move.moved++;
+  }
+  return move;
 }
 
 /** The options a moved job is added with: its own, with the delay still to run. */
