@@ -12,6 +12,7 @@ import { deleteMessageFormatter, type DeleteMessageEvent } from './events/delete
 import { draftsFormatter, type DraftsEvent } from './events/drafts';
 import { invitesChangedFormatter, type InvitesChangedEvent } from './events/invites-changed';
 import { messageFormatter, type MessageEvent } from './events/message';
+import { mutedTopicsFormatter, type MutedTopicsEvent } from './events/muted-topics';
 import { mutedUsersFormatter, type MutedUsersEvent } from './events/muted-users';
 import { presenceFormatter, type PresenceEvent } from './events/presence';
 import { reactionFormatter, type ReactionEvent } from './events/reaction';
@@ -53,6 +54,7 @@ export interface EventMap {
   drafts: DraftsEvent;
   invites_changed: InvitesChangedEvent;
   message: MessageEvent;
+  muted_topics: MutedTopicsEvent;
   muted_users: MutedUsersEvent;
   presence: PresenceEvent;
   reaction: ReactionEvent;
@@ -91,6 +93,7 @@ const formatters = {
   drafts: draftsFormatter,
   invites_changed: invitesChangedFormatter,
   message: messageFormatter,
+  muted_topics: mutedTopicsFormatter,
   muted_users: mutedUsersFormatter,
   presence: presenceFormatter,
   reaction: reactionFormatter,

@@ -8,6 +8,7 @@ import { requireRealmAdmin } from '../permissions/users';
 import { VisibilityPolicy } from '../user-topics/set-visibility';
 import { deleteMessagesInTransaction } from './delete-message';
 import { emptyTopicDisplayName } from './topic-name';
+import { emitMutedTopics } from '../user-topics/muted-topics';
 import { userTopicEvent } from '../../protocol/events/user-topic';
 
 /** Zulip's RETENTION_STREAM_MESSAGE_BATCH_SIZE, and how long one request keeps deleting. */
@@ -99,6 +100,7 @@ async function resetTopicVisibility(
   await tx.userTopic.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
   const now = Math.floor(Date.now() / 1000);
   for (const userId of new Set(rows.map((r) => r.user_id))) {
+    await emitMutedTopics(tx, events, realmId, userId);
     await events.emit(
       realmId,
       userTopicEvent({

@@ -5,6 +5,7 @@ import type { AppContext } from '../../core/context';
 import { channelAccessFor } from '../permissions/channels';
 import { equalsIgnoringCase } from '../../db/text-match';
 import { userTopicEvent } from '../../protocol/events/user-topic';
+import { emitMutedTopics } from './muted-topics';
 
 /** Per-topic visibility policies (Zulip's codes). */
 export const VisibilityPolicy = { INHERIT: 0, MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const;
@@ -69,6 +70,7 @@ export async function setTopicVisibility(
         },
       });
     }
+    await emitMutedTopics(tx, events, realm.id, user.id);
     await events.emit(
       realm.id,
       userTopicEvent({

@@ -1,7 +1,5 @@
+import { mutedTopicsOf } from '../../user-topics/muted-topics';
 import { wantedTypes, wants, type StateProvider } from './types';
-
-/** Visibility policy 1 is "muted"; the legacy `muted_topics` list carries only those. */
-const MUTED = 1;
 
 /**
  * `user_topics`, and the legacy `muted_topics`, which Zulip leaves out for a client that asks for
@@ -13,7 +11,6 @@ export const userTopicsState: StateProvider = {
     const rows = await ctx.db.userTopic.findMany({
       where: { userId: user.id },
       orderBy: { id: 'asc' },
-      include: { stream: { select: { name: true } } },
     });
     const out: Record<string, unknown> = {};
     if (wants(params, 'user_topic')) {
@@ -25,9 +22,7 @@ export const userTopicsState: StateProvider = {
       }));
     }
     if (wants(params, 'muted_topics') && (wantedTypes(params) === null || !out.user_topics)) {
-      out.muted_topics = rows
-        .filter((r) => r.visibilityPolicy === MUTED)
-        .map((r) => [r.stream.name, r.topicName, Math.floor(r.lastUpdated.getTime() / 1000)]);
+      out.muted_topics = await mutedTopicsOf(ctx.db, user.id);
     }
     return out;
   },
