@@ -24,6 +24,8 @@ import { checkAddressee } from './check-addressee';
 import { CHANNEL_TYPES, DIRECT_TYPES } from './types';
 import { oweNotificationDecision } from '../notifications/enqueue-notifications';
 import { messageEvent } from '../../protocol/events/message';
+import { streamEvent } from '../../protocol/events/stream';
+import { channelAudienceIds } from '../permissions/channels';
 
 export type SendType = (typeof CHANNEL_TYPES)[number] | (typeof DIRECT_TYPES)[number];
 
@@ -79,7 +81,9 @@ export async function sendMessage(
 
 /** Whether a channel message writes more than its own rows: upload links or bots to call. */
 const needsTransaction = (prepared: PreparedMessage): boolean =>
-  linkedUploadPathIds(prepared.rendered.html).length > 0 || mayCallBots(prepared);
+  linkedUploadPathIds(prepared.rendered.html).length > 0 ||
+  mayCallBots(prepared) ||
+  prepared.channel?.firstMessageId === null;
 
 /** Whether the message can trigger an outgoing-webhook bot, known without a query. */
 const mayCallBots = ({ input, channel, rendered }: PreparedMessage): boolean =>
@@ -225,12 +229,42 @@ export async function writeMessage(
     hadUploadLinks: false,
   });
   await emitMessage(events, prepared, message);
+  if (channel && channel.firstMessageId === null) {
+    await emitFirstMessageId(tx, events, channel, message);
+  }
   // Spec 4.22: outgoing-webhook bots mentioned or addressed get a job each; most messages can
   // trigger none, and skip the query.
   if (mayCallBots(prepared)) {
     await writeOutgoingWebhookJobs(tx, message.id, rendered.mentionedUserIds);
   }
   return { id: message.id };
+}
+
+/**
+ * A channel's first message: those who see the channel but do not receive the message learn its
+ * new first_message_id (recipients set it from the message event, as Zulip's clients do).
+ */
+async function emitFirstMessageId(
+  tx: Tx,
+  events: EventSink,
+  channel: Stream,
+  message: ComposedMessage,
+): Promise<void> {
+  const recipients = new Set(message.userIds);
+  const others = [...(await channelAudienceIds(tx, channel.realmId, channel))].filter(
+    (id) => !recipients.has(id),
+  );
+  await events.emit(
+    channel.realmId,
+    streamEvent({
+      op: 'update',
+      stream_id: channel.id,
+      name: channel.name,
+      property: 'first_message_id',
+      value: message.id,
+    }),
+    others,
+  );
 }
 
 /** A message ready to write: its id, its rows as statements, and its event. */
