@@ -11,6 +11,7 @@ import { externalContentRoutes } from './routes/external-content';
 import { userAvatarRoutes } from './routes/avatars';
 import { webClientRoutes } from './web-client';
 import { webSessionRoutes } from './web-session';
+import { passwordResetRoutes } from './accounts/password-reset';
 import { sessionAuth } from '../../libs/http/session';
 import { uploadFileRoutes } from './routes/uploads';
 
@@ -51,6 +52,7 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
     '/static',
     express.static(path.join(__dirname, 'static'), { maxAge: '1d', index: false }),
   );
+  app.use(passwordResetRoutes(ctx));
   app.use(webClientRoutes(ctx));
   app.get('/health', (_req, res) => {
     res.json({ result: 'success', msg: '' });

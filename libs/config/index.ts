@@ -187,6 +187,10 @@ const envSchema = Joi.object({
   RATE_LIMIT_API_WINDOW_SECONDS: Joi.number().integer().positive().default(60),
   RATE_LIMIT_AUTH_ATTEMPTS: Joi.number().integer().positive().default(10),
   RATE_LIMIT_AUTH_WINDOW_SECONDS: Joi.number().integer().positive().default(1800),
+  RATE_LIMIT_PASSWORD_RESET_PER_HOUR: Joi.number().integer().positive().default(2),
+  RATE_LIMIT_PASSWORD_RESET_PER_DAY: Joi.number().integer().positive().default(5),
+  RATE_LIMIT_SENDS_EMAIL_BY_IP_PER_DAY: Joi.number().integer().positive().default(5),
+  PASSWORD_RESET_TIMEOUT_SECONDS: Joi.number().integer().positive().default(86400),
 })
   .unknown(true)
   // The bouncer is reached only with the server's registration: all three or none.
@@ -314,6 +318,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiWindowSeconds: value.RATE_LIMIT_API_WINDOW_SECONDS,
       authAttempts: value.RATE_LIMIT_AUTH_ATTEMPTS,
       authWindowSeconds: value.RATE_LIMIT_AUTH_WINDOW_SECONDS,
+      passwordResetPerHour: value.RATE_LIMIT_PASSWORD_RESET_PER_HOUR,
+      passwordResetPerDay: value.RATE_LIMIT_PASSWORD_RESET_PER_DAY,
+      sendsEmailByIpPerDay: value.RATE_LIMIT_SENDS_EMAIL_BY_IP_PER_DAY,
     },
+    passwordResetTimeoutSeconds: value.PASSWORD_RESET_TIMEOUT_SECONDS,
   };
 }

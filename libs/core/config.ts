@@ -140,7 +140,14 @@ export interface Config {
     apiWindowSeconds: number;
     authAttempts: number;
     authWindowSeconds: number;
+    /** Zulip's password_reset_form_by_email: reset emails per address per hour and per day. */
+    passwordResetPerHour: number;
+    passwordResetPerDay: number;
+    /** Zulip's sends_email_by_ip: requests that send an email, per client address per day. */
+    sendsEmailByIpPerDay: number;
   };
+  /** How long a password reset link stays valid (it is also used up by the reset itself). */
+  passwordResetTimeoutSeconds: number;
 }
 
 export interface CamoConfig {

@@ -1,8 +1,9 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppContext } from '../core/context';
 import { ApiError, unauthorized } from '../core/errors';
+import { indexSession, sessionRecordKey } from '../domain/auth/user-sessions';
 
 /**
  * Browser sessions, for the web client's `/json/` requests (Zulip's model): an HttpOnly session
@@ -38,8 +39,7 @@ export function sessionCredentialKey(req: object): string {
 
 export const newToken = () => randomBytes(32).toString('base64url');
 
-const sessionKey = (ctx: AppContext, token: string) =>
-  `${ctx.config.redisPrefix}session:${createHash('sha256').update(token).digest('base64url')}`;
+const sessionKey = sessionRecordKey;
 
 export const csrfFailed = (reason: string) =>
   new ApiError('CSRF_FAILED', `CSRF error: ${reason}`, {}, 'forbidden');
@@ -86,7 +86,9 @@ export async function createSession(
 ): Promise<{ token: string; session: Session }> {
   const token = newToken();
   const session: Session = { ...fields, csrf: newToken() };
-  await ctx.redis.set(sessionKey(ctx, token), JSON.stringify(session), 'EX', SESSION_SECONDS);
+  const key = sessionKey(ctx, token);
+  await ctx.redis.set(key, JSON.stringify(session), 'EX', SESSION_SECONDS);
+  await indexSession(ctx, fields.userId, key, SESSION_SECONDS);
   return { token, session };
 }
 

@@ -23,3 +23,11 @@ export async function recordFailedAuthAttempt(ctx: AppContext, username: string)
     .penalty(username.toLowerCase(), 1)
     .catch(() => undefined);
 }
+
+/**
+ * Forgets the failed attempts of a username (Zulip's reset_authentication_attempt_count), as a
+ * password change does; true when there were some.
+ */
+export async function clearAuthAttempts(ctx: AppContext, username: string): Promise<boolean> {
+  return authLimiter(ctx).delete(username.trim().toLowerCase());
+}

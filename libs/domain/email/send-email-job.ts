@@ -1,7 +1,14 @@
 import type { EmailJobPayload } from '../../jobs/email';
 import type { AppContext } from '../../core/context';
 import { realmUrl } from '../realms/realm-url';
-import { deactivationEmail, emailChangeEmail, invitationEmail } from './templates';
+import { makeResetLink } from '../auth/password-reset-token';
+import {
+  deactivationEmail,
+  emailChangeEmail,
+  invitationEmail,
+  passwordResetEmail,
+  passwordResetNoAccountEmail,
+} from './templates';
 import { deliverEmail, type OutgoingEmail } from './transport';
 
 /** Builds the email a job stands for from the current rows; null when its row is gone or used. */
@@ -51,6 +58,32 @@ async function buildEmail(
         realmName: change.realm.name,
         realmUrl: realmUrl(change.realm.stringId, ctx.config),
         confirmationKey: change.confirmationKey,
+      });
+    }
+    case 'password-reset': {
+      const user = await ctx.db.user.findUnique({
+        where: { id: payload.userId },
+        include: { realm: true },
+      });
+      if (!user || !user.isActive) return null;
+      const url = realmUrl(user.realm.stringId, ctx.config);
+      const { uidb64, token } = makeResetLink(ctx.config.secretKey, user, payload.issuedAt);
+      return passwordResetEmail({
+        to: user.deliveryEmail,
+        realmName: user.realm.name,
+        realmUrl: url,
+        resetUrl: `${url}/accounts/password/reset/${uidb64}/${token}/`,
+        validHours: Math.max(1, Math.round(ctx.config.passwordResetTimeoutSeconds / 3600)),
+      });
+    }
+    case 'password-reset-no-account': {
+      const realm = await ctx.db.realm.findUnique({ where: { id: payload.realmId } });
+      if (!realm) return null;
+      return passwordResetNoAccountEmail({
+        to: payload.email,
+        realmName: realm.name,
+        realmUrl: realmUrl(realm.stringId, ctx.config),
+        deactivated: payload.deactivated,
       });
     }
   }

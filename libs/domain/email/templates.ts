@@ -68,6 +68,40 @@ export function emailChangeEmail(input: {
   ]);
 }
 
+/** Zulip's password_reset email for an active account: the one-use link. */
+export function passwordResetEmail(input: {
+  to: string;
+  realmName: string;
+  realmUrl: string;
+  resetUrl: string;
+  validHours: number;
+}): OutgoingEmail {
+  return compose(input.to, `Reset your password for ${input.realmName}`, [
+    'Hello,',
+    `Psst. Word on the street is that you need a new password for your account in ${input.realmName} (${input.realmUrl}).`,
+    `To reset your password, click the link below (it works once, for ${input.validHours} hours):\n${input.resetUrl}`,
+    'If you did not request this, you can ignore this email; your password stays as it is.',
+  ]);
+}
+
+/** The same request for an address with no active account here: says so, with no link. */
+export function passwordResetNoAccountEmail(input: {
+  to: string;
+  realmName: string;
+  realmUrl: string;
+  deactivated: boolean;
+}): OutgoingEmail {
+  const why = input.deactivated
+    ? `The account for ${input.to} in ${input.realmName} (${input.realmUrl}) is deactivated; ask the organization's administrators to reactivate it.`
+    : `There is no account in ${input.realmName} (${input.realmUrl}) for ${input.to}.`;
+  return compose(input.to, `Password reset request for ${input.realmName}`, [
+    'Hello,',
+    `Someone (possibly you) asked to reset the password for ${input.to} in ${input.realmName}.`,
+    why,
+    'If you did not request this, you can ignore this email.',
+  ]);
+}
+
 /** The operator's `send-test-email`: proves that SMTP settings deliver, as Zulip's command does. */
 export function testEmail(input: { to: string; externalHost: string }): OutgoingEmail {
   return compose(input.to, `Test email from ${input.externalHost}`, [
