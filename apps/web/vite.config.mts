@@ -1,11 +1,12 @@
 import { defineConfig } from 'vite';
 import preact from '@preact/preset-vite';
 import path from 'node:path';
+import { emojiSheet } from './emoji-plugin.mts';
 
 // Built by scripts/build.js into dist/apps/web, which the API tier serves at `/`.
 export default defineConfig({
   root: import.meta.dirname,
-  plugins: [preact()],
+  plugins: [preact(), emojiSheet(import.meta.dirname)],
   resolve: {
     alias: { react: 'preact/compat', 'react-dom': 'preact/compat' },
   },

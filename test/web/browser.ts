@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // Functions passed to page.evaluate run in the page: typed against the DOM.
-import { readFileSync } from 'node:fs';
-import { mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
@@ -11,6 +11,38 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
  * never downloads a browser): two people in two browser contexts, as the README describes.
  */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const ROOT = path.join(__dirname, '../..');
+
+function newest(dir: string): number {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(file) : statSync(file).mtimeMs);
+  }
+  return latest;
+}
+
+/**
+ * The web client built (Vite only) if its sources changed since: the test servers run the
+ * TypeScript, and serve the page from dist/apps/web.
+ */
+export function ensureWebBuilt(): void {
+  const page = path.join(ROOT, 'dist/apps/web/index.html');
+  if (existsSync(page) && statSync(page).mtimeMs >= newest(path.join(ROOT, 'apps/web'))) return;
+  execFileSync(
+    process.execPath,
+    [
+      path.join(ROOT, 'node_modules/vite/bin/vite.js'),
+      'build',
+      '--config',
+      'apps/web/vite.config.mts',
+      '--logLevel',
+      'warn',
+    ],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
+}
 
 export function launchBrowser(): Promise<Browser> {
   return puppeteer.launch({

@@ -118,8 +118,8 @@ export function twoPeopleInBrowsers(site: () => Site): void {
     const text = `hello from alice ${run}`;
     const message = await messageSelector(b.page, text);
     await b.page.click(`${message} button[aria-label="Add reaction"]`);
-    await b.page.waitForSelector('.picker .choices button');
-    await b.page.click('.picker .choices button[aria-label="+1"]');
+    await b.page.waitForSelector('.emoji-picker .choices button');
+    await b.page.click('.emoji-picker .choices button[aria-label="+1"]');
     const onA = await messageSelector(a.page, text);
     await a.page.waitForSelector(`${onA} .reaction`);
     const label = await a.page.$eval(`${onA} .reaction`, (e) => e.getAttribute('aria-label'));
@@ -128,7 +128,8 @@ export function twoPeopleInBrowsers(site: () => Site): void {
 
   it('A edits the message and B sees the edit', async () => {
     const message = await messageSelector(a.page, `hello from alice ${run}`);
-    await a.page.click(`${message} button[aria-label="Edit message"]`);
+    await a.page.click(`${message} button[aria-label="Message actions"]`);
+    await clickText(a.page, `${message} [role=menuitem]`, 'Edit message');
     const editor = `${message} textarea[aria-label="Edit message"]`;
     await a.page.waitForSelector(editor);
     await a.page.click(editor, { count: 3 });
@@ -149,7 +150,8 @@ export function twoPeopleInBrowsers(site: () => Site): void {
     // A's own copy comes as an event too, maybe after B's.
     await seeMessage(a.page, text);
     const message = await messageSelector(a.page, text);
-    await a.page.click(`${message} button[aria-label="Delete message"]`);
+    await a.page.click(`${message} button[aria-label="Message actions"]`);
+    await clickText(a.page, `${message} [role=menuitem]`, 'Delete message');
     await clickText(a.page, `${message} .confirm button`, 'Delete');
     await b.page.waitForFunction(
       (t) =>

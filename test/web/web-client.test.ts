@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { ensureBuilt } from '../../deploy/local/cluster';
 import { startTestContext, type TestContext } from '../harness';
 import { freePort } from '../free-port';
 import { startTier, type Tier } from '../multiprocess/processes';
+import { ensureWebBuilt } from './browser';
 import { twoPeople, twoPeopleInBrowsers, type Person } from './two-people';
 
 /**
@@ -18,12 +18,12 @@ let alice: Person;
 let bob: Person;
 
 beforeAll(async () => {
-  ensureBuilt();
+  ensureWebBuilt();
   port = await freePort();
   t = await startTestContext({ EXTERNAL_HOST: `127.0.0.1:${port}` });
   ({ alice, bob } = await twoPeople(t));
-  server = await startTier('all', t.config, {}, port);
-});
+  server = await startTier('all', t.config, {}, port, { startSeconds: 150 });
+}, 300_000);
 afterAll(async () => {
   await server?.stop();
   await t?.close();
@@ -38,7 +38,7 @@ describe('the web client, served by one process', () => {
     screenshots: path.join(__dirname, '../../docs/screenshots'),
     async restartEvents(meanwhile) {
       await server.stop('SIGKILL');
-      server = await startTier('all', t.config, {}, port);
+      server = await startTier('all', t.config, {}, port, { startSeconds: 150 });
       await meanwhile();
     },
   }));

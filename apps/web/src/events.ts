@@ -5,7 +5,7 @@ import type { ServerEvent } from './types';
 /**
  * Follows the server as Zulip's clients do: `POST /register` for the state and a queue, then
  * `GET /events` long-polls for ever. A lost queue (`BAD_EVENT_QUEUE_ID`, e.g. after the queue
- * expired) means registering again and reloading; a lost network means retrying the same queue
+ * expired) means registering again and reconciling the view in sight (no page reload); a lost network means retrying the same queue
  * with backoff, which misses nothing while the queue lives. Either way the page says
  * "reconnecting…" until a poll succeeds again.
  */
@@ -29,13 +29,34 @@ export class EventLoop {
       fetch_event_types: [
         'realm',
         'realm_user',
+        'realm_emoji',
         'subscription',
+        'stream',
         'message',
         'update_message_flags',
         'presence',
         'recent_private_conversations',
+        'user_settings',
+        'user_topic',
+        'muted_users',
+        'user_status',
+        'drafts',
+        'starred_messages',
       ],
-      client_capabilities: { notification_settings_null: true, bulk_message_deletion: true },
+      // What Zulip's web app declares: typing in channels and while editing, users' settings
+      // as one object, whole-message deletions, topics renamed to and from empty.
+      client_capabilities: {
+        notification_settings_null: true,
+        bulk_message_deletion: true,
+        user_avatar_url_field_optional: false,
+        stream_typing_notifications: true,
+        user_settings_object: true,
+        linkifier_url_template: true,
+        user_list_incomplete: false,
+        include_deactivated_groups: true,
+        archived_channels: true,
+        empty_topic_name: true,
+      },
     });
     this.queueId = state.queue_id as string;
     this.lastEventId = state.last_event_id as number;

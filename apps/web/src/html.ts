@@ -7,6 +7,11 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
     node.setAttribute('target', '_blank');
     node.setAttribute('rel', 'noopener noreferrer');
   }
+  // A spoiler's header is its button: reachable with the keyboard (Lightbox.tsx toggles it).
+  if (node.classList?.contains('spoiler-header')) {
+    node.setAttribute('tabindex', '0');
+    node.setAttribute('role', 'button');
+  }
   if (node.tagName === 'IMG' && !node.hasAttribute('alt')) {
     const link = node.closest('a');
     const name = link?.getAttribute('title') || link?.getAttribute('href')?.split('/').pop();

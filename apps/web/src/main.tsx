@@ -1,23 +1,36 @@
-import { render } from 'preact';
+import { render, type FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call } from './api';
 import { Compose } from './components/Compose';
+import { Lightbox } from './components/Lightbox';
 import { Login } from './components/Login';
-import {
-  MessageList,
-  PAGE,
-  fetchMessages,
-  loadNarrow,
-  loadNewer,
-  showNewest,
-  type MessagePage,
-} from './components/MessageList';
+import { MessageList } from './components/MessageList';
+import { Shortcuts, useShortcuts } from './components/Shortcuts';
 import { Sidebar } from './components/Sidebar';
 import { loadEmoji } from './emoji';
 import { EventLoop } from './events';
-import { store } from './store';
+import { sameNarrow } from './narrow';
+import { startNotifications } from './notify';
+import { narrowHash, parseHash, type Route } from './router';
+import { markNarrowRead, store } from './store';
 import type { Narrow } from './types';
+import { NarrowActions, Overlays, SearchBar, VIEWS as MORE_VIEWS } from './views';
 import './style.css';
+
+/**
+ * Views other than a message list, by the first part of their address: `#inbox` shows
+ * `VIEWS.inbox` with `path` [], `#settings/profile` shows `VIEWS.settings` with ['profile'].
+ * A view is a component; it reads the store and re-renders on its changes.
+ */
+export type ViewProps = { path: string[] };
+const VIEWS: Record<string, FunctionComponent<ViewProps>> = { ...MORE_VIEWS };
+
+/** Where the page opens when its address names nothing: the user's home view, if offered. */
+function home(): string {
+  const setting = String(store.userSettings.web_home_view ?? '');
+  const name = ({ inbox: 'inbox', recent_topics: 'recent' } as Record<string, string>)[setting];
+  return name && VIEWS[name] ? `#${name}` : '#feed';
+}
 
 async function loadTopics(streamId: number): Promise<void> {
   const { topics } = await call<{ topics: { name: string }[] }>(
@@ -44,51 +57,60 @@ function ownOrigin(url: string | undefined): string {
   }
 }
 
-function title(narrow: Narrow): string {
-  if (narrow.kind === 'stream') {
-    // Before registering, the channel is named by its messages.
-    const shown = store.messages[0]?.display_recipient;
-    const name =
-      store.subscriptions.get(narrow.streamId)?.name ??
-      (typeof shown === 'string' ? shown : 'channel');
-    return narrow.topic !== undefined ? `#${name} › ${narrow.topic}` : `#${name}`;
+export function narrowTitle(narrow: Narrow): string {
+  switch (narrow.kind) {
+    case 'stream': {
+      // Before registering, the channel is named by its messages.
+      const shown = store.messages[0]?.display_recipient;
+      const name =
+        store.subscriptions.get(narrow.streamId)?.name ??
+        (typeof shown === 'string' ? shown : 'channel');
+      return narrow.topic !== undefined
+        ? `#${name} › ${narrow.topic || 'general chat'}`
+        : `#${name}`;
+    }
+    case 'dm': {
+      const others = narrow.userIds.filter((id) => id !== store.me);
+      return others.length ? others.map((id) => store.userName(id)).join(', ') : 'Notes to self';
+    }
+    case 'feed':
+      return 'Combined feed';
+    case 'search': {
+      const t = narrow.terms;
+      if (t.length === 1 && t[0].operator === 'is' && t[0].operand === 'starred')
+        return 'Starred messages';
+      if (t.length === 1 && t[0].operator === 'is' && t[0].operand === 'mentioned')
+        return 'Mentions';
+      if (t.length === 1 && t[0].operator === 'sender')
+        return `Messages from ${store.userName(Number(t[0].operand))}`;
+      return `Search: ${t.map((x) => `${x.negated ? '-' : ''}${x.operator}:${Array.isArray(x.operand) ? x.operand.join(',') : x.operand}`).join(' ')}`;
+    }
   }
-  const others = narrow.userIds.filter((id) => id !== store.me);
-  return others.length ? others.map((id) => store.userName(id)).join(', ') : 'Notes to self';
 }
 
-/** The narrow's address, as Zulip's web app spells it (`#narrow/channel/7/topic/lunch`). */
-function narrowHash(narrow: Narrow): string {
-  if (narrow.kind === 'dm') return `#narrow/dm/${narrow.userIds.join(',')}`;
-  const topic = narrow.topic !== undefined ? `/topic/${encodeURIComponent(narrow.topic)}` : '';
-  return `#narrow/channel/${narrow.streamId}${topic}`;
-}
-
-function narrowOfHash(hash: string): Narrow | null {
-  const channel = /^#narrow\/(?:channel|stream)\/(\d+)[^/]*(?:\/topic\/([^/]*))?$/.exec(hash);
-  if (channel) {
-    const topic = channel[2] !== undefined ? decodeURIComponent(channel[2]) : undefined;
-    return { kind: 'stream', streamId: Number(channel[1]), topic };
-  }
-  const dm = /^#narrow\/dm\/([\d,]+)/.exec(hash);
-  return dm ? { kind: 'dm', userIds: dm[1].split(',').map(Number) } : null;
-}
-
-/** Opens a narrow: its messages, and its channel's topics. */
-async function openNarrow(narrow: Narrow, early?: Promise<MessagePage | null>): Promise<void> {
-  if (location.hash !== narrowHash(narrow)) history.replaceState(null, '', narrowHash(narrow));
-  store.narrow = narrow;
-  store.messages = [];
-  store.foundOldest = false;
-  store.changed();
+/** Opens a narrow: its cached messages at once, else its first page; and its channel's topics. */
+async function openNarrow(narrow: Narrow, near?: number): Promise<void> {
+  const cached = store.views.get(store.open(narrow).key);
+  const view = cached!;
   if (narrow.kind === 'stream' && !store.topics.has(narrow.streamId))
-    void loadTopics(narrow.streamId);
-  await loadNarrow(narrow, early);
+    void loadTopics(narrow.streamId).catch(() => undefined);
+  if (near !== undefined && !view.messages.some((m) => m.id === near)) {
+    view.messages = [];
+    view.loaded = false;
+    view.scroll = null;
+  }
+  if (near !== undefined) {
+    view.anchor = near;
+    view.selected = near;
+    view.scroll = null;
+  }
+  if (!view.loaded) await store.loadFirst(view, near);
 }
 
-function Chat({ onLogout }: { onLogout: () => void }) {
+function Chat({ route, onLogout }: { route: Route; onLogout: () => void }) {
   const [menuOpen, setMenuOpen] = useState(false);
-  const narrow = store.narrow;
+  const [help, setHelp] = useState(false);
+  useShortcuts(() => setHelp(true));
   useEffect(() => {
     // Presence: active while the page is open, as Zulip's web app reports it.
     const report = () =>
@@ -111,10 +133,10 @@ function Chat({ onLogout }: { onLogout: () => void }) {
       clearInterval(sweep);
     };
   }, []);
-  const choose = (n: Narrow) => {
-    setMenuOpen(false);
-    void openNarrow(n);
-  };
+  useEffect(() => setMenuOpen(false), [route]);
+  const view = route.kind === 'narrow' ? store.view : null;
+  const narrow = view?.narrow ?? null;
+  const View = route.kind === 'view' ? VIEWS[route.name] : undefined;
   return (
     <div class={menuOpen ? 'shell menu-open' : 'shell'}>
       <header class="topbar">
@@ -128,27 +150,48 @@ function Chat({ onLogout }: { onLogout: () => void }) {
         </button>
         {ownOrigin(store.realmIcon) && <img class="realm-icon" src={store.realmIcon} alt="" />}
         <span class="realm-name">{store.realmName}</span>
+        <SearchBar />
         {store.connection === 'reconnecting' && (
           <span class="reconnecting" role="status">
             reconnecting…
           </span>
         )}
         <span class="spacer" />
+        <button class="icon" aria-label="Keyboard shortcuts" onClick={() => setHelp(true)}>
+          ?
+        </button>
         <span class="me">{store.userName(store.me)}</span>
         <button class="secondary" onClick={onLogout}>
           Log out
         </button>
       </header>
-      <Sidebar narrow={narrow} onNarrow={choose} />
+      <Sidebar narrow={narrow} onNarrow={(n) => store.go(n)} />
       <main class="main">
-        {narrow ? (
+        {View ? (
+          <View path={route.kind === 'view' ? route.path : []} />
+        ) : route.kind === 'view' ? (
+          <p class="muted center">Nothing here: {route.name}.</p>
+        ) : view && narrow ? (
           <>
-            <h1 class="narrow-title">{title(narrow)}</h1>
+            <div class="narrow-header">
+              <h1 class="narrow-title">{narrowTitle(narrow)}</h1>
+              <button
+                class="secondary small"
+                onClick={() => void markNarrowRead(narrow)}
+                disabled={!view.messages.some((m) => store.unread.has(m.id))}
+              >
+                Mark as read
+              </button>
+              <NarrowActions narrow={narrow} />
+            </div>
             <MessageList
-              narrow={narrow}
-              messages={store.messages}
-              foundOldest={store.foundOldest}
+              key={view.key}
+              view={view}
+              messages={view.messages}
               me={store.me}
+              unreadSize={store.unread.size}
+              selected={view.selected}
+              loaded={view.loaded}
             />
             <Compose narrow={narrow} />
           </>
@@ -156,6 +199,9 @@ function Chat({ onLogout }: { onLogout: () => void }) {
           <p class="muted">Choose a channel or a person.</p>
         )}
       </main>
+      <Lightbox />
+      <Overlays />
+      {help && <Shortcuts onClose={() => setHelp(false)} />}
     </div>
   );
 }
@@ -164,55 +210,71 @@ function App() {
   const [, setVersion] = useState(0);
   const [phase, setPhase] = useState<'loading' | 'login' | 'chat'>('loading');
   const [settings, setSettings] = useState({ name: '', icon: '' });
+  const [route, setRoute] = useState<Route | null>(() => parseHash(location.hash));
 
   useEffect(() => store.subscribe(() => setVersion((v) => v + 1)), []);
 
+  useEffect(() => {
+    store.go = (narrow) => {
+      const hash = narrowHash(narrow, store.me);
+      if (location.hash !== hash) location.hash = hash;
+      else if (!store.narrow || !sameNarrow(store.narrow, narrow, store.me))
+        setRoute(parseHash(hash));
+    };
+    const follow = () => setRoute(parseHash(location.hash) ?? parseHash(home()));
+    addEventListener('hashchange', follow);
+    return () => removeEventListener('hashchange', follow);
+  }, []);
+
+  useEffect(() => {
+    if (phase !== 'chat' || !store.me) return;
+    if (route?.kind === 'narrow') void openNarrow(route.narrow, route.near);
+    else if (!route) setRoute(parseHash(home()));
+  }, [route, phase === 'chat' && store.me !== 0]);
+
   const start = async () => {
     const events = new EventLoop(async () => {
-      if (store.narrow) await loadNarrow(store.narrow);
       store.topics.clear();
+      await store.reconcile();
       if (store.narrow?.kind === 'stream') await loadTopics(store.narrow.streamId);
     });
-    // A linked channel's newest messages are asked for at once, beside registering, and shown
-    // as soon as they come: the first paint waits for one round trip, and not for the
-    // registration's (larger) answer.
-    const linked = narrowOfHash(location.hash);
-    const early =
-      linked?.kind === 'stream'
-        ? fetchMessages(linked, 'newest', PAGE).then(
-            (page) => {
-              if (!store.narrow && !store.me) {
-                store.narrow = linked;
-                showNewest(linked, page);
-                setPhase('chat');
-              }
-              return page;
-            },
-            () => null,
-          )
-        : null;
+    // A linked narrow's first page is asked for at once, beside registering, and shown as soon
+    // as it comes: the first paint waits for one round trip, and not for the registration's
+    // (larger) answer.
+    const linked = parseHash(location.hash);
+    let early: Promise<void> | null = null;
+    if (linked?.kind === 'narrow' && linked.narrow.kind === 'stream') {
+      const view = store.open(linked.narrow);
+      early = store.loadFirst(view, linked.near).then(
+        () => {
+          if (!store.me) setPhase('chat');
+        },
+        () => undefined,
+      );
+    }
     try {
       await events.register();
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) {
-        store.narrow = null;
+        store.view = null;
+        store.views.clear();
         return setPhase('login');
       }
       throw err;
     }
     events.start();
+    startNotifications();
     setPhase('chat');
-    document.title = store.realmName;
     void loadEmoji();
-    const first = [...store.subscriptions.values()].sort((a, b) => a.name.localeCompare(b.name))[0];
-    if (store.narrow) {
+    const view = store.view;
+    if (view && early) {
       // Shown before the queue existed: what was sent meanwhile, and the channel's topics.
-      const shown = store.narrow;
+      await early;
       store.changed();
-      if (shown.kind === 'stream') void loadTopics(shown.streamId);
-      void loadNewer(shown);
-    } else if (linked) void openNarrow(linked, early ?? undefined);
-    else if (first) void openNarrow({ kind: 'stream', streamId: first.stream_id });
+      if (view.narrow.kind === 'stream') void loadTopics(view.narrow.streamId);
+      await store.catchUp(view);
+    }
+    if (!linked) setRoute(parseHash(home()));
   };
 
   useEffect(() => {
@@ -224,7 +286,7 @@ function App() {
     )
       .then((s) => {
         setSettings({ name: s.realm_name, icon: ownOrigin(s.realm_icon) });
-        document.title = s.realm_name;
+        if (!store.me) document.title = s.realm_name;
       })
       .catch(() => undefined);
     void start();
@@ -240,7 +302,12 @@ function App() {
     return (
       <Login realmName={settings.name} realmIcon={settings.icon} onLogin={() => void start()} />
     );
-  return <Chat onLogout={() => void logout()} />;
+  return (
+    <Chat
+      route={route ?? { kind: 'narrow', narrow: { kind: 'feed' } }}
+      onLogout={() => void logout()}
+    />
+  );
 }
 
 render(<App />, document.getElementById('app')!);

@@ -1,4 +1,4 @@
-import type { Message, Narrow } from './types';
+import type { Message, Narrow, NarrowTerm } from './types';
 
 /** The people of a direct conversation other than me, sorted: its identity. */
 export function dmKey(userIds: number[], me: number): string {
@@ -14,33 +14,99 @@ export function messageDmKey(message: Message, me: number): string {
   );
 }
 
-export function inNarrow(message: Message, narrow: Narrow, me: number): boolean {
-  if (narrow.kind === 'stream') {
-    return (
-      message.type === 'stream' &&
-      message.stream_id === narrow.streamId &&
-      (narrow.topic === undefined || message.subject.toLowerCase() === narrow.topic.toLowerCase())
-    );
+const lower = (s: unknown) => String(s).toLowerCase();
+
+/**
+ * Whether a term holds for a message, as far as the client can tell without the server: `null`
+ * when it cannot (full-text search, `has:`), so live messages are not guessed into the narrow.
+ */
+function termHolds(term: NarrowTerm, m: Message, me: number): boolean | null {
+  const { operator, operand } = term;
+  switch (operator) {
+    case 'channel':
+    case 'stream':
+      return (
+        m.type === 'stream' &&
+        (typeof operand === 'number' || /^\d+$/.test(String(operand))
+          ? m.stream_id === Number(operand)
+          : lower(m.display_recipient) === lower(operand))
+      );
+    case 'topic':
+      return m.type === 'stream' && lower(m.subject) === lower(operand);
+    case 'sender':
+      return typeof operand === 'number' || /^\d+$/.test(String(operand))
+        ? m.sender_id === Number(operand)
+        : lower(m.sender_email) === lower(operand);
+    case 'dm': {
+      if (m.type !== 'private') return false;
+      const ids = Array.isArray(operand) ? operand : null;
+      return ids ? messageDmKey(m, me) === dmKey(ids, me) : null;
+    }
+    case 'is':
+      if (operand === 'dm' || operand === 'private') return m.type === 'private';
+      if (operand === 'starred') return !!m.flags?.includes('starred');
+      if (operand === 'mentioned')
+        return !!m.flags?.some((f) => f === 'mentioned' || f.endsWith('wildcard_mentioned'));
+      return null;
+    default:
+      return null;
   }
-  return message.type === 'private' && messageDmKey(message, me) === dmKey(narrow.userIds, me);
+}
+
+/** Whether a message belongs in a narrow; `false` where the client cannot tell. */
+export function inNarrow(message: Message, narrow: Narrow, me: number): boolean {
+  switch (narrow.kind) {
+    case 'stream':
+      return (
+        message.type === 'stream' &&
+        message.stream_id === narrow.streamId &&
+        (narrow.topic === undefined || lower(message.subject) === lower(narrow.topic))
+      );
+    case 'dm':
+      return message.type === 'private' && messageDmKey(message, me) === dmKey(narrow.userIds, me);
+    case 'feed':
+      return true;
+    case 'search':
+      return narrow.terms.every((t) => {
+        const holds = termHolds(t, message, me);
+        return holds !== null && holds !== !!t.negated;
+      });
+  }
 }
 
 /** The narrow in Zulip's `GET /messages` form. */
-export function apiNarrow(narrow: Narrow, me: number): { operator: string; operand: unknown }[] {
-  if (narrow.kind === 'stream') {
-    const terms: { operator: string; operand: unknown }[] = [
-      { operator: 'channel', operand: narrow.streamId },
-    ];
-    if (narrow.topic !== undefined) terms.push({ operator: 'topic', operand: narrow.topic });
-    return terms;
+export function apiNarrow(narrow: Narrow, me: number): NarrowTerm[] {
+  switch (narrow.kind) {
+    case 'stream': {
+      const terms: NarrowTerm[] = [{ operator: 'channel', operand: narrow.streamId }];
+      if (narrow.topic !== undefined) terms.push({ operator: 'topic', operand: narrow.topic });
+      return terms;
+    }
+    case 'dm': {
+      const others = narrow.userIds.filter((id) => id !== me);
+      return [{ operator: 'dm', operand: others.length ? others : [me] }];
+    }
+    case 'feed':
+      return [];
+    case 'search':
+      return narrow.terms;
   }
-  const others = narrow.userIds.filter((id) => id !== me);
-  return [{ operator: 'dm', operand: others.length ? others : [me] }];
+}
+
+/** A narrow's identity, for caching its messages and comparing narrows. */
+export function narrowKey(narrow: Narrow, me: number): string {
+  switch (narrow.kind) {
+    case 'stream':
+      return `s${narrow.streamId}${narrow.topic !== undefined ? `:${lower(narrow.topic)}` : ''}`;
+    case 'dm':
+      return `d${dmKey(narrow.userIds, me)}`;
+    case 'feed':
+      return 'feed';
+    case 'search':
+      return `q${JSON.stringify(narrow.terms)}`;
+  }
 }
 
 export function sameNarrow(a: Narrow, b: Narrow, me: number): boolean {
-  if (a.kind === 'stream' && b.kind === 'stream')
-    return a.streamId === b.streamId && a.topic === b.topic;
-  if (a.kind === 'dm' && b.kind === 'dm') return dmKey(a.userIds, me) === dmKey(b.userIds, me);
-  return false;
+  return narrowKey(a, me) === narrowKey(b, me);
 }

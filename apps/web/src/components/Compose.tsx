@@ -1,14 +1,22 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { call } from '../api';
-import { emojiChar, emojiMatches } from '../emoji';
+import { call, csrfToken } from '../api';
+import { emojiMatches, type EmojiChoice } from '../emoji';
 import { safeHtml } from '../html';
-import { store } from '../store';
+import { dmKey } from '../narrow';
+import { store, type Draft } from '../store';
 import type { Narrow } from '../types';
+import { Emoji, EmojiPicker } from './Emoji';
 
 interface Suggestion {
+  key: string;
   label: string;
+  emoji?: EmojiChoice;
   insert: string;
 }
+
+/** Where a message goes: a channel's topic or some people. */
+export type Target =
+  { kind: 'stream'; streamId: number; topic: string } | { kind: 'dm'; userIds: number[] };
 
 /** What the word before the caret asks to complete: `@name` or `:emoji`. */
 function suggestionsFor(text: string, caret: number): { start: number; list: Suggestion[] } | null {
@@ -19,72 +27,296 @@ function suggestionsFor(text: string, caret: number): { start: number; list: Sug
     const list = [...store.users.values()]
       .filter((u) => u.is_active !== false && u.full_name.toLowerCase().includes(q))
       .slice(0, 8)
-      .map((u) => ({ label: u.full_name, insert: `@**${u.full_name}** ` }));
+      .map((u) => ({ key: `u${u.user_id}`, label: u.full_name, insert: `@**${u.full_name}** ` }));
     return { start: caret - mention[2].length - 1, list };
   }
   const emoji = /(^|\s):([a-z0-9_+-]{2,})$/.exec(before);
   if (emoji) {
-    const list = emojiMatches(emoji[2]).map(([name, code]) => ({
-      label: `${emojiChar(code)} :${name}:`,
-      insert: `:${name}: `,
+    const list = emojiMatches(emoji[2]).map((c) => ({
+      key: `e${c.name}`,
+      label: `:${c.name}:`,
+      emoji: c,
+      insert: `:${c.name}: `,
     }));
     return { start: caret - emoji[2].length - 1, list };
   }
   return null;
 }
 
+/** Touch screens have no Shift+Enter to speak of: there Enter starts a new line. */
+const touch = () => matchMedia('(pointer: coarse)').matches;
+
+function targetOf(narrow: Narrow | null, previous: Target | null): Target | null {
+  if (narrow?.kind === 'stream')
+    return { kind: 'stream', streamId: narrow.streamId, topic: narrow.topic ?? '' };
+  if (narrow?.kind === 'dm') return { kind: 'dm', userIds: narrow.userIds };
+  return previous;
+}
+
+const targetKey = (t: Target | null) =>
+  !t
+    ? ''
+    : t.kind === 'stream'
+      ? `s${t.streamId}:${t.topic.toLowerCase()}`
+      : `d${dmKey(t.userIds, store.me)}`;
+
+/** The server's draft for a target, if any (drafts are kept with `/drafts`). */
+function draftFor(t: Target | null): Draft | undefined {
+  if (!t) return undefined;
+  const key = targetKey(t);
+  for (const d of store.drafts.values()) {
+    const dk =
+      d.type === 'stream'
+        ? `s${d.to[0]}:${d.topic.toLowerCase()}`
+        : d.type === 'private'
+          ? `d${dmKey(d.to, store.me)}`
+          : '';
+    if (dk === key) return d;
+  }
+  return undefined;
+}
+
 /**
- * The compose box: a channel and topic (or the conversation's people), Markdown with a preview,
- * @-mention and emoji completion, files dropped in, typing notifications. Enter sends,
- * Shift+Enter adds a line, Esc cancels.
+ * Saves what is typed as the target's draft on the server (`/drafts`), a second after the last
+ * key: a reload, or another device, finds it there.
  */
-export function Compose({ narrow }: { narrow: Narrow }) {
+async function saveDraft(t: Target, content: string): Promise<void> {
+  const existing = draftFor(t);
+  if (!content.trim()) {
+    if (existing?.id) {
+      store.drafts.delete(existing.id);
+      await call('DELETE', `/drafts/${existing.id}`).catch(() => undefined);
+    }
+    return;
+  }
+  const draft: Draft = {
+    type: t.kind === 'stream' ? 'stream' : 'private',
+    to: t.kind === 'stream' ? [t.streamId] : t.userIds.filter((id) => id !== store.me),
+    topic: t.kind === 'stream' ? t.topic : '',
+    content,
+    timestamp: Math.floor(Date.now() / 1000),
+  };
+  if (existing?.id) {
+    store.drafts.set(existing.id, { ...draft, id: existing.id });
+    await call('PATCH', `/drafts/${existing.id}`, { draft });
+  } else {
+    const { ids } = await call<{ ids: number[] }>('POST', '/drafts', { drafts: [draft] });
+    store.drafts.set(ids[0], { ...draft, id: ids[0] });
+  }
+}
+
+/** Uploads a file with progress (fetch reports none for request bodies). */
+function uploadFile(file: File, onProgress: (fraction: number) => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', '/json/user_uploads');
+    xhr.setRequestHeader('X-CSRFToken', csrfToken());
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable) onProgress(e.loaded / e.total);
+    };
+    xhr.onload = () => {
+      try {
+        const body = JSON.parse(xhr.responseText) as {
+          result: string;
+          msg?: string;
+          url?: string;
+          uri?: string;
+        };
+        if (xhr.status === 200 && body.result === 'success') resolve(body.url ?? body.uri ?? '');
+        else reject(new Error(body.msg ?? `HTTP ${xhr.status}`));
+      } catch {
+        reject(new Error(`HTTP ${xhr.status}`));
+      }
+    };
+    xhr.onerror = () => reject(new Error('The upload failed: no connection.'));
+    const body = new FormData();
+    body.append('file', file, file.name);
+    xhr.send(body);
+  });
+}
+
+function PeoplePicker({ ids, onChange }: { ids: number[]; onChange: (ids: number[]) => void }) {
+  const [query, setQuery] = useState('');
+  const others = ids.filter((id) => id !== store.me);
+  const matches = query
+    ? [...store.users.values()]
+        .filter(
+          (u) =>
+            u.is_active !== false &&
+            !others.includes(u.user_id) &&
+            u.full_name.toLowerCase().includes(query.toLowerCase()),
+        )
+        .slice(0, 6)
+    : [];
+  return (
+    <div class="people-picker">
+      <span>To:</span>
+      {others.map((id) => (
+        <span class="chip" key={id}>
+          {store.userName(id)}
+          <button
+            class="icon"
+            type="button"
+            aria-label={`Remove ${store.userName(id)}`}
+            onClick={() => onChange(others.filter((x) => x !== id))}
+          >
+            ×
+          </button>
+        </span>
+      ))}
+      <span class="input-wrap">
+        <input
+          aria-label="Add a person"
+          placeholder={others.length ? 'Add another person' : 'Add a person'}
+          value={query}
+          onInput={(e) => setQuery((e.currentTarget as HTMLInputElement).value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && matches[0]) {
+              e.preventDefault();
+              onChange([...others, matches[0].user_id]);
+              setQuery('');
+            }
+          }}
+        />
+        {matches.length > 0 && (
+          <ul class="suggestions" role="listbox" aria-label="People">
+            {matches.map((u, i) => (
+              <li
+                key={u.user_id}
+                role="option"
+                aria-selected={i === 0}
+                onMouseDown={(e) => {
+                  e.preventDefault();
+                  onChange([...others, u.user_id]);
+                  setQuery('');
+                }}
+              >
+                {u.full_name}
+              </li>
+            ))}
+          </ul>
+        )}
+      </span>
+    </div>
+  );
+}
+
+/**
+ * The compose box: a channel and topic (or the people of a direct message, one or several),
+ * Markdown with a preview, @-mention and emoji completion and an emoji picker, files pasted,
+ * dropped or attached (with progress), typing notifications, and drafts kept on the server.
+ * Enter sends (on touch screens it starts a line; Ctrl+Enter sends everywhere); Esc puts the
+ * text away as a draft, with Undo.
+ */
+export function Compose({ narrow }: { narrow: Narrow | null }) {
+  const [target, setTarget] = useState<Target | null>(() => targetOf(narrow, null));
   const [text, setText] = useState('');
-  const [streamId, setStreamId] = useState(narrow.kind === 'stream' ? narrow.streamId : 0);
-  const [topic, setTopic] = useState(narrow.kind === 'stream' ? (narrow.topic ?? '') : '');
   const [preview, setPreview] = useState<string | null>(null);
   const [error, setError] = useState('');
-  const [status, setStatus] = useState('');
+  const [uploads, setUploads] = useState<{ name: string; progress: number }[]>([]);
   const [suggest, setSuggest] = useState<{ start: number; list: Suggestion[] } | null>(null);
   const [selected, setSelected] = useState(0);
+  const [picker, setPicker] = useState(false);
+  const [undo, setUndo] = useState<{ target: Target | null; text: string } | null>(null);
   const box = useRef<HTMLTextAreaElement>(null);
   const typingSent = useRef(0);
+  const saveTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const requestSeen = useRef(store.composeRequest.seq);
+  const current = useRef({ target, text });
+  current.current = { target, text };
+
+  /** Puts the text of the target left as its draft now, before switching. */
+  const flushDraft = () => {
+    clearTimeout(saveTimer.current);
+    const { target: t, text: body } = current.current;
+    if (t && body !== (draftFor(t)?.content ?? '')) void saveDraft(t, body).catch(() => undefined);
+  };
+
+  const switchTo = (next: Target | null, insert = '') => {
+    flushDraft();
+    setTarget(next);
+    const draft = draftFor(next)?.content ?? '';
+    const value = insert ? (draft ? `${draft}\n${insert}` : insert) : draft;
+    setText(value);
+    setPreview(null);
+    setSuggest(null);
+    if (box.current) box.current.value = value;
+  };
 
   useEffect(() => {
-    if (narrow.kind === 'stream') {
-      setStreamId(narrow.streamId);
-      setTopic(narrow.topic ?? '');
+    if (narrow?.kind === 'stream' || narrow?.kind === 'dm') switchTo(targetOf(narrow, target));
+  }, [narrow && (narrow.kind === 'stream' || narrow.kind === 'dm') ? JSON.stringify(narrow) : '']);
+
+  // Replies, quotes and new topics asked for elsewhere (the keyboard, a message's menu).
+  const request = store.composeRequest;
+  useEffect(() => {
+    if (request.seq === requestSeen.current) return;
+    requestSeen.current = request.seq;
+    const next = request.target ? targetOf(request.target, target) : target;
+    if (targetKey(next) !== targetKey(target) || request.text) {
+      if (targetKey(next) === targetKey(target)) {
+        const value = text ? `${text}\n${request.text}` : request.text;
+        setText(value);
+        if (box.current) box.current.value = value;
+      } else switchTo(next, request.text);
     }
-    setPreview(null);
-  }, [narrow]);
+    requestAnimationFrame(() => {
+      const el = box.current;
+      if (!el) return;
+      el.focus();
+      el.setSelectionRange(el.value.length, el.value.length);
+    });
+  }, [request.seq]);
+
+  useEffect(() => () => flushDraft(), []);
 
   const typingTarget = () =>
-    narrow.kind === 'stream'
-      ? { type: 'stream', stream_id: streamId, topic }
-      : { type: 'direct', to: narrow.userIds.filter((id) => id !== store.me) };
+    target?.kind === 'stream'
+      ? { type: 'stream', stream_id: target.streamId, topic: target.topic }
+      : { type: 'direct', to: (target?.userIds ?? []).filter((id) => id !== store.me) };
 
   const typing = (op: 'start' | 'stop') => {
+    if (!target) return;
     if (op === 'start' && Date.now() - typingSent.current < 10_000) return;
     if (op === 'stop' && !typingSent.current) return;
     typingSent.current = op === 'start' ? Date.now() : 0;
     void call('POST', '/typing', { op, ...typingTarget() }).catch(() => undefined);
   };
 
-  const cancel = () => {
+  const setBody = (value: string) => {
+    setText(value);
+    clearTimeout(saveTimer.current);
+    const t = target;
+    if (t)
+      saveTimer.current = setTimeout(() => void saveDraft(t, value).catch(() => undefined), 1000);
+  };
+
+  /** Esc: the text goes to drafts and the box empties, with Undo. */
+  const putAway = () => {
+    if (text.trim()) {
+      flushDraft();
+      setUndo({ target, text });
+    }
     setText('');
     setPreview(null);
     setSuggest(null);
     typing('stop');
+    box.current?.blur();
   };
 
   const send = async () => {
-    if (!text.trim()) return;
+    if (!text.trim() || !target) return;
     setError('');
     try {
-      if (narrow.kind === 'stream') {
-        await call('POST', '/messages', { type: 'stream', to: streamId, topic, content: text });
+      if (target.kind === 'stream') {
+        await call('POST', '/messages', {
+          type: 'stream',
+          to: target.streamId,
+          topic: target.topic,
+          content: text,
+        });
       } else {
-        const to = narrow.userIds.filter((id) => id !== store.me);
+        const to = target.userIds.filter((id) => id !== store.me);
         await call('POST', '/messages', {
           type: 'direct',
           to: to.length ? to : [store.me],
@@ -92,29 +324,46 @@ export function Compose({ narrow }: { narrow: Narrow }) {
         });
       }
       typing('stop');
+      clearTimeout(saveTimer.current);
+      const draft = draftFor(target);
+      if (draft?.id) {
+        store.drafts.delete(draft.id);
+        void call('DELETE', `/drafts/${draft.id}`).catch(() => undefined);
+      }
       setText('');
       setPreview(null);
+      setUndo(null);
     } catch (err) {
       setError((err as Error).message);
     }
   };
 
-  const complete = (s: Suggestion) => {
-    if (!suggest || !box.current) return;
-    const { value, selectionStart: caret } = box.current;
-    const next = value.slice(0, suggest.start) + s.insert + value.slice(caret);
-    const at = suggest.start + s.insert.length;
+  const insertAtCaret = (insert: string, start?: number) => {
+    const el = box.current;
+    const value = el?.value ?? text;
+    const caret = el?.selectionStart ?? value.length;
+    const from = start ?? caret;
+    const next = value.slice(0, from) + insert + value.slice(caret);
+    const at = from + insert.length;
     // The box and its caret change now, not on a later frame: keys typed right after the
     // completion must land after it, not at a caret a frame late moves back.
-    box.current.value = next;
-    box.current.setSelectionRange(at, at);
-    setText(next);
+    if (el) {
+      el.value = next;
+      el.setSelectionRange(at, at);
+    }
+    setBody(next);
+  };
+
+  const complete = (s: Suggestion) => {
+    if (!suggest) return;
+    insertAtCaret(s.insert, suggest.start);
     setSuggest(null);
   };
 
   const onInput = (e: Event) => {
     const el = e.currentTarget as HTMLTextAreaElement;
-    setText(el.value);
+    setBody(el.value);
+    setUndo(null);
     setSelected(0);
     const found = suggestionsFor(el.value, el.selectionStart);
     setSuggest(found && found.list.length ? found : null);
@@ -136,15 +385,19 @@ export function Compose({ narrow }: { narrow: Narrow }) {
         return;
       }
       if (e.key === 'Escape') {
+        e.stopPropagation();
         setSuggest(null);
         return;
       }
     }
-    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    const sendKey =
+      e.key === 'Enter' && !e.isComposing && (e.ctrlKey || e.metaKey || (!e.shiftKey && !touch()));
+    if (sendKey) {
       e.preventDefault();
       void send();
     } else if (e.key === 'Escape') {
-      cancel();
+      e.stopPropagation();
+      putAway();
     }
   };
 
@@ -156,31 +409,31 @@ export function Compose({ narrow }: { narrow: Narrow }) {
     setPreview(rendered);
   };
 
-  const upload = async (files: FileList) => {
-    for (const file of Array.from(files)) {
-      setStatus(`Uploading ${file.name}…`);
-      const body = new FormData();
-      body.append('file', file, file.name);
+  const upload = async (files: File[]) => {
+    for (const file of files) {
+      setUploads((u) => [...u, { name: file.name, progress: 0 }]);
       try {
-        const res = await call<{ url?: string; uri?: string }>(
-          'POST',
-          '/user_uploads',
-          {},
-          { body },
+        const url = await uploadFile(file, (progress) =>
+          setUploads((u) => u.map((x) => (x.name === file.name ? { ...x, progress } : x))),
         );
-        const link = `[${file.name}](${res.url ?? res.uri})`;
-        setText((current) => (current ? `${current}\n${link}` : link));
-        setStatus('');
+        const link = `[${file.name}](${url})`;
+        const value = box.current?.value ?? '';
+        insertAtCaret(value && !value.endsWith('\n') ? `\n${link}` : link);
       } catch (err) {
-        setStatus('');
         setError((err as Error).message);
+      } finally {
+        setUploads((u) => u.filter((x) => x.name !== file.name));
       }
     }
   };
 
-  const place = store.typingPlace(
-    narrow.kind === 'stream' ? { kind: 'stream', streamId, topic } : narrow,
-  );
+  const place = target
+    ? store.typingPlace(
+        target.kind === 'stream'
+          ? { kind: 'stream', streamId: target.streamId, topic: target.topic }
+          : { kind: 'dm', userIds: target.userIds },
+      )
+    : '';
   const typists = store.typing.filter((t) => t.place === place && t.until > Date.now());
   const channels = [...store.subscriptions.values()].sort((a, b) => a.name.localeCompare(b.name));
 
@@ -191,43 +444,75 @@ export function Compose({ narrow }: { narrow: Narrow }) {
       onDragOver={(e) => e.preventDefault()}
       onDrop={(e) => {
         e.preventDefault();
-        if (e.dataTransfer?.files.length) void upload(e.dataTransfer.files);
+        if (e.dataTransfer?.files.length) void upload(Array.from(e.dataTransfer.files));
       }}
     >
       <p class="typing" aria-live="polite">
         {typists.length > 0 &&
-          `${typists.map((t) => store.userName(t.userId)).join(', ')} is typing…`}
+          `${typists.map((t) => store.userName(t.userId)).join(', ')} ${typists.length > 1 ? 'are' : 'is'} typing…`}
       </p>
-      {narrow.kind === 'stream' ? (
-        <div class="recipient">
-          <select
-            aria-label="Channel"
-            value={streamId}
-            onChange={(e) => setStreamId(Number((e.currentTarget as HTMLSelectElement).value))}
+      {undo && (
+        <p class="undo" role="status">
+          Draft saved.{' '}
+          <button
+            class="link"
+            onClick={() => {
+              switchTo(undo.target);
+              setText(undo.text);
+              if (box.current) box.current.value = undo.text;
+              setUndo(null);
+              box.current?.focus();
+            }}
           >
-            {channels.map((c) => (
-              <option key={c.stream_id} value={c.stream_id}>
-                # {c.name}
-              </option>
-            ))}
-          </select>
+            Undo
+          </button>
+        </p>
+      )}
+      <div class="recipient">
+        <select
+          aria-label="Send to"
+          value={
+            target?.kind === 'stream' ? String(target.streamId) : target?.kind === 'dm' ? 'dm' : ''
+          }
+          onChange={(e) => {
+            const v = (e.currentTarget as HTMLSelectElement).value;
+            switchTo(
+              v === 'dm'
+                ? { kind: 'dm', userIds: [] }
+                : {
+                    kind: 'stream',
+                    streamId: Number(v),
+                    topic: target?.kind === 'stream' ? target.topic : '',
+                  },
+            );
+          }}
+        >
+          {!target && <option value="">Choose…</option>}
+          {channels.map((c) => (
+            <option key={c.stream_id} value={c.stream_id}>
+              # {c.name}
+            </option>
+          ))}
+          <option value="dm">Direct message</option>
+        </select>
+        {target?.kind === 'stream' && (
           <input
             aria-label="Topic"
             placeholder="Topic"
-            value={topic}
+            value={target.topic}
             maxLength={60}
-            onInput={(e) => setTopic((e.currentTarget as HTMLInputElement).value)}
+            onInput={(e) =>
+              setTarget({ ...target, topic: (e.currentTarget as HTMLInputElement).value })
+            }
           />
-        </div>
-      ) : (
-        <div class="recipient">
-          To:{' '}
-          {narrow.userIds
-            .filter((id) => id !== store.me)
-            .map((id) => store.userName(id))
-            .join(', ') || 'yourself'}
-        </div>
-      )}
+        )}
+        {target?.kind === 'dm' && (
+          <PeoplePicker
+            ids={target.userIds}
+            onChange={(ids) => setTarget({ kind: 'dm', userIds: ids })}
+          />
+        )}
+      </div>
       {preview !== null ? (
         <div
           class="preview content"
@@ -239,17 +524,28 @@ export function Compose({ narrow }: { narrow: Narrow }) {
           <textarea
             ref={box}
             aria-label="Message"
-            placeholder="Write a message — Enter sends, Shift+Enter for a new line"
+            placeholder={
+              touch()
+                ? 'Write a message'
+                : 'Write a message — Enter sends, Shift+Enter for a new line'
+            }
             value={text}
             onInput={onInput}
             onKeyDown={onKeyDown}
             onBlur={() => typing('stop')}
+            onPaste={(e) => {
+              const files = Array.from(e.clipboardData?.files ?? []);
+              if (files.length) {
+                e.preventDefault();
+                void upload(files);
+              }
+            }}
           />
           {suggest && (
             <ul class="suggestions" role="listbox" aria-label="Suggestions">
               {suggest.list.map((s, i) => (
                 <li
-                  key={s.insert}
+                  key={s.key}
                   role="option"
                   aria-selected={i === selected}
                   onMouseDown={(e) => {
@@ -257,10 +553,21 @@ export function Compose({ narrow }: { narrow: Narrow }) {
                     complete(s);
                   }}
                 >
-                  {s.label}
+                  {s.emoji && <Emoji choice={s.emoji} />} {s.label}
                 </li>
               ))}
             </ul>
+          )}
+          {picker && (
+            <EmojiPicker
+              label="Insert an emoji"
+              onClose={() => setPicker(false)}
+              onPick={(c) => {
+                setPicker(false);
+                insertAtCaret(`:${c.name}: `);
+                box.current?.focus();
+              }}
+            />
           )}
         </div>
       )}
@@ -269,23 +576,38 @@ export function Compose({ narrow }: { narrow: Narrow }) {
           {error}
         </p>
       )}
-      {status && <p class="muted">{status}</p>}
+      {uploads.map((u) => (
+        <p class="upload" key={u.name}>
+          Uploading {u.name}…{' '}
+          <progress max={1} value={u.progress} aria-label={`Uploading ${u.name}`} />
+        </p>
+      ))}
       <div class="compose-actions">
         <label class="file-button">
           Attach
           <input
             type="file"
+            multiple
             class="visually-hidden"
             onChange={(e) => {
               const files = (e.currentTarget as HTMLInputElement).files;
-              if (files?.length) void upload(files);
+              if (files?.length) void upload(Array.from(files));
             }}
           />
         </label>
+        <button
+          class="secondary"
+          type="button"
+          aria-label="Insert emoji"
+          aria-expanded={picker}
+          onClick={() => setPicker(!picker)}
+        >
+          ☺
+        </button>
         <button class="secondary" onClick={() => void togglePreview()} disabled={!text}>
           {preview !== null ? 'Edit' : 'Preview'}
         </button>
-        <button onClick={() => void send()} disabled={!text.trim()}>
+        <button onClick={() => void send()} disabled={!text.trim() || !target}>
           Send
         </button>
       </div>

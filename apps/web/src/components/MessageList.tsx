@@ -1,94 +1,24 @@
 import { memo } from 'preact/compat';
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { VList, type VListHandle } from 'virtua';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { VList, type CacheSnapshot, type VListHandle } from 'virtua';
 import { call } from '../api';
-import { apiNarrow } from '../narrow';
-import { store } from '../store';
-import type { Message, Narrow } from '../types';
+import { messageDmKey } from '../narrow';
+import { store, type MessageView } from '../store';
+import type { Message } from '../types';
 import { MessageRow } from './MessageRow';
-
-export const PAGE = 100;
-
-export interface MessagePage {
-  messages: Message[];
-  found_oldest: boolean;
-  found_newest: boolean;
-}
-
-/**
- * Fetches a page of the narrow's messages: `numBefore` older than `anchor` (and the anchor itself
- * when it is 'newest'), or `numAfter` newer.
- */
-export async function fetchMessages(
-  narrow: Narrow,
-  anchor: number | 'newest',
-  numBefore: number,
-  numAfter = 0,
-): Promise<MessagePage> {
-  return call('GET', '/messages', {
-    anchor,
-    num_before: numBefore,
-    num_after: numAfter,
-    include_anchor: anchor === 'newest',
-    narrow: apiNarrow(narrow, store.me),
-    apply_markdown: true,
-    client_gravatar: false,
-  });
-}
-
-/**
- * Shows a page of the narrow's newest messages (on opening it, and after reconnecting);
- * `early`: the same page, already asked for while the page registered.
- */
-export async function loadNarrow(
-  narrow: Narrow,
-  early?: Promise<MessagePage | null>,
-): Promise<void> {
-  showNewest(narrow, (await early) ?? (await fetchMessages(narrow, 'newest', PAGE)));
-}
-
-export function showNewest(narrow: Narrow, { messages, found_oldest }: MessagePage): void {
-  if (store.narrow !== narrow) return;
-  store.messages = messages;
-  store.foundOldest = found_oldest;
-  store.changed();
-}
-
-/**
- * Adds the narrow's messages newer than those shown: the ones sent between fetching a page
- * before registering and the queue's start (later ones come as events).
- */
-export async function loadNewer(narrow: Narrow): Promise<void> {
-  for (;;) {
-    const last = store.messages[store.messages.length - 1];
-    if (!last) return loadNarrow(narrow);
-    const { messages, found_newest } = await fetchMessages(narrow, last.id, 0, PAGE);
-    if (store.narrow !== narrow) return;
-    const known = new Set(store.messages.map((m) => m.id));
-    const fresh = messages.filter((m) => !known.has(m.id));
-    if (fresh.length) {
-      store.messages = [...store.messages, ...fresh].sort((a, b) => a.id - b.id);
-      store.changed();
-    }
-    if (found_newest || !messages.length) return;
-  }
-}
 
 /** Marks the unread messages on screen as read, once each. */
 const pendingRead = new Set<number>();
-function markRead(ids: number[]): void {
+export function markRead(ids: number[]): void {
   const fresh = ids.filter((id) => store.unread.has(id) && !pendingRead.has(id));
   if (!fresh.length) return;
-  const places = fresh.map((id) => [id, store.unread.get(id)!] as const);
-  for (const id of fresh) {
-    pendingRead.add(id);
-    store.unread.delete(id);
-  }
+  for (const id of fresh) pendingRead.add(id);
+  store.readLocally(fresh);
   store.changed();
   void call('POST', '/messages/flags', { messages: fresh, op: 'add', flag: 'read' })
     .catch(() => {
       // Still unread on the server (unreachable for now): counted again, marked when next seen.
-      for (const [id, place] of places) store.unread.set(id, place);
+      store.unreadLocally(fresh);
       store.changed();
     })
     .finally(() => {
@@ -96,73 +26,161 @@ function markRead(ids: number[]): void {
     });
 }
 
+const dayFormat = new Intl.DateTimeFormat([], {
+  weekday: 'short',
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+});
+const dayOf = (ts: number) => new Date(ts * 1000).toDateString();
+
+/** Consecutive messages of one sender within this many seconds share a sender line. */
+const SAME_SENDER_WINDOW = 5 * 60;
+
+const recipientOf = (m: Message, me: number) =>
+  m.type === 'stream' ? `s${m.stream_id}:${m.subject.toLowerCase()}` : `d${messageDmKey(m, me)}`;
+
+/** The list on screen, for keyboard commands (one list shows at a time). */
+let shown: { view: MessageView; handle: VListHandle } | null = null;
+
+/** Moves the selection (Zulip's pointer) by `delta` messages, or to the end (`'end'`). */
+export function moveSelection(delta: number | 'end' | 'start'): void {
+  const view = store.view;
+  if (!view || !view.messages.length) return;
+  const list = view.messages;
+  const at = view.selected === null ? -1 : list.findIndex((m) => m.id === view.selected);
+  const index =
+    delta === 'end'
+      ? list.length - 1
+      : delta === 'start'
+        ? 0
+        : Math.max(0, Math.min(list.length - 1, (at < 0 ? list.length - 1 : at) + delta));
+  view.selected = list[index].id;
+  if (shown?.view === view) shown.handle.scrollToIndex(index, { align: 'nearest' });
+  markRead([list[index].id]);
+  store.changed();
+}
+
 interface Props {
-  narrow: Narrow;
-  /** The store's messages of the narrow: a new array whenever any of them changes. */
+  view: MessageView;
+  /** The view's messages: a new array whenever any of them changes. */
   messages: Message[];
-  foundOldest: boolean;
-  /** The reader, once registered (0 before): their own messages get edit and delete buttons. */
+  /** The reader, once registered (0 before). */
   me: number;
+  /** Changes when unread messages do (the rows show which are unread). */
+  unreadSize: number;
+  selected: number | null;
+  loaded: boolean;
 }
 
 /**
- * The narrow's messages in a virtualized list (only the rows on screen are in the DOM), stuck to
- * the bottom while the reader is there, loading older pages when they scroll near the top.
- * Memoised: the rest of the page changing (unread counts, presence, typing) leaves it alone.
+ * The narrow's messages in a virtualized list (only the rows on screen are in the DOM), grouped
+ * as Zulip groups them: a date line where the day changes, a recipient bar (channel › topic, or
+ * the conversation's people) where the conversation changes, and one sender line for a run of
+ * one sender's messages. Opens at the first unread message (or the newest), stays stuck to the
+ * bottom while the reader is there, and loads older and newer pages near either end.
+ * Memoised: the rest of the page changing (presence, typing) leaves it alone.
  */
-export const MessageList = memo(function MessageList({ narrow, messages, foundOldest, me }: Props) {
+export const MessageList = memo(function MessageList({
+  view,
+  messages,
+  me,
+  selected,
+  loaded,
+}: Props) {
   const list = useRef<VListHandle>(null);
   const [prepending, setPrepending] = useState(false);
-  const loading = useRef(false);
-  const atBottom = useRef(true);
+  const loading = useRef({ older: false, newer: false });
+  const atBottom = useRef(view.scroll?.atBottom ?? view.anchor === null);
+  const positioned = useRef(false);
   const count = messages.length;
+  const multiRecipient =
+    view.narrow.kind !== 'dm' &&
+    !(view.narrow.kind === 'stream' && view.narrow.topic !== undefined);
 
   const visibleIds = (): number[] => {
     const handle = list.current;
     if (!handle || !count) return [];
     const first = handle.findItemIndex(handle.scrollOffset);
-    const last = handle.findItemIndex(handle.scrollOffset + handle.viewportSize);
+    const last = handle.findItemIndex(handle.scrollOffset + handle.viewportSize - 1);
     return messages.slice(first, last + 1).map((m) => m.id);
   };
 
-  useEffect(() => {
-    atBottom.current = true;
-  }, [narrow]);
+  const save = () => {
+    const handle = list.current;
+    if (handle)
+      view.scroll = {
+        offset: handle.scrollOffset,
+        atBottom: atBottom.current,
+        cache: handle.cache,
+      };
+  };
 
   useEffect(() => {
-    if (atBottom.current && count) list.current?.scrollToIndex(count - 1, { align: 'end' });
+    const handle = list.current;
+    if (handle) shown = { view, handle };
+    return () => {
+      if (shown?.view === view) shown = null;
+    };
+  });
+
+  useLayoutEffect(() => {
+    const handle = list.current;
+    if (!handle || !count) return;
+    if (!positioned.current) {
+      positioned.current = true;
+      if (view.scroll && !view.scroll.atBottom) handle.scrollTo(view.scroll.offset);
+      else if (view.anchor !== null && !view.scroll) {
+        const index = messages.findIndex((m) => m.id >= view.anchor!);
+        if (index >= 0) {
+          handle.scrollToIndex(Math.max(0, index), { align: 'start' });
+          atBottom.current = false;
+          if (view.selected === null) view.selected = messages[index].id;
+        } else handle.scrollToIndex(count - 1, { align: 'end' });
+      } else handle.scrollToIndex(count - 1, { align: 'end' });
+      if (view.selected === null) view.selected = messages[count - 1].id;
+    } else if (atBottom.current) handle.scrollToIndex(count - 1, { align: 'end' });
+    setPrepending(false);
+  }, [count, loaded]);
+
+  useEffect(() => {
     // Unread messages are known once registered (`me` set), possibly after the first paint.
     if (document.visibilityState === 'visible') markRead(visibleIds());
-    setPrepending(false);
-  }, [count, narrow, me]);
+  }, [count, me]);
 
   const loadOlder = async () => {
-    if (loading.current || foundOldest || !count) return;
-    loading.current = true;
+    if (loading.current.older || view.foundOldest || !count) return;
+    loading.current.older = true;
     try {
-      const { messages: older, found_oldest } = await fetchMessages(narrow, messages[0].id, PAGE);
-      if (store.narrow !== narrow) return;
-      const known = new Set(store.messages.map((m) => m.id));
       setPrepending(true);
-      store.messages = [...older.filter((m) => !known.has(m.id)), ...store.messages];
-      store.foundOldest = found_oldest;
-      store.changed();
+      await store.loadOlder(view);
     } finally {
-      loading.current = false;
+      loading.current.older = false;
+    }
+  };
+
+  const loadNewer = async () => {
+    if (loading.current.newer || view.foundNewest || !count) return;
+    loading.current.newer = true;
+    try {
+      await store.loadNewer(view);
+    } finally {
+      loading.current.newer = false;
     }
   };
 
   const onScroll = (offset: number) => {
     const handle = list.current;
     if (!handle) return;
-    atBottom.current = offset + handle.viewportSize >= handle.scrollSize - 40;
-    if (offset < 400) void loadOlder();
+    atBottom.current = view.foundNewest && offset + handle.viewportSize >= handle.scrollSize - 40;
+    if (offset < 600) void loadOlder();
+    if (offset + handle.viewportSize > handle.scrollSize - 600) void loadNewer();
   };
 
   if (!count) {
     return (
       <div class="messages empty" role="log" aria-live="polite">
-        <p class="muted">{foundOldest ? 'No messages here yet.' : 'Loading…'}</p>
+        <p class="muted">{loaded ? 'No messages here yet.' : 'Loading…'}</p>
       </div>
     );
   }
@@ -175,17 +193,34 @@ export const MessageList = memo(function MessageList({ narrow, messages, foundOl
       role="log"
       aria-label="Messages"
       shift={prepending}
+      cache={view.scroll?.cache as CacheSnapshot | undefined}
       onScroll={onScroll}
-      onScrollEnd={() => markRead(visibleIds())}
+      onScrollEnd={() => {
+        save();
+        if (document.visibilityState === 'visible') markRead(visibleIds());
+      }}
     >
-      {(m: Message) => (
-        <MessageRow
-          key={m.id}
-          message={m}
-          me={me}
-          showTopic={narrow.kind === 'stream' && narrow.topic === undefined}
-        />
-      )}
+      {(m: Message, i: number) => {
+        const prev = i > 0 ? messages[i - 1] : undefined;
+        const newDay = !prev || dayOf(prev.timestamp) !== dayOf(m.timestamp);
+        const newRecipient = !prev || newDay || recipientOf(prev, me) !== recipientOf(m, me);
+        const sameSender =
+          !newRecipient &&
+          prev!.sender_id === m.sender_id &&
+          m.timestamp - prev!.timestamp < SAME_SENDER_WINDOW;
+        return (
+          <MessageRow
+            key={m.id}
+            message={m}
+            me={me}
+            day={newDay ? dayFormat.format(m.timestamp * 1000) : null}
+            recipientBar={newRecipient && (multiRecipient || newDay || !prev)}
+            showSender={!sameSender}
+            unread={store.unread.has(m.id)}
+            selected={selected === m.id}
+          />
+        );
+      }}
     </VList>
   );
 });

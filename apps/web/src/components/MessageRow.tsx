@@ -1,15 +1,30 @@
 import { memo } from 'preact/compat';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
-import { QUICK_REACTIONS, emojiChar, emojiMatches } from '../emoji';
+import { loadEmojiSheet, loadKatex } from '../emoji';
 import { messageNodes } from '../html';
+import { dmKey, messageDmKey } from '../narrow';
 import { store } from '../store';
-import type { Message, Reaction } from '../types';
+import type { Message, Narrow, Reaction } from '../types';
+import { Emoji, EmojiPicker } from './Emoji';
 
 // One formatter for every row: toLocaleTimeString builds a new one on each call, which made it
 // a sixth of the script time of drawing rows while scrolling.
 const clock = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
 const time = (ts: number) => clock.format(ts * 1000);
+
+/** An avatar if it is served by us (the CSP loads no image from elsewhere), else initials. */
+function Avatar({ message }: { message: Message }) {
+  const url = message.avatar_url ?? '';
+  const ours = url.startsWith('/') && !url.startsWith('//');
+  return ours ? (
+    <img class="avatar" src={url} alt="" />
+  ) : (
+    <span class="avatar" aria-hidden="true">
+      {message.sender_full_name.slice(0, 1)}
+    </span>
+  );
+}
 
 /**
  * The message's sanitized content, copied from the nodes made when it was first drawn: cloning
@@ -18,9 +33,50 @@ const time = (ts: number) => clock.format(ts * 1000);
 function Content({ message }: { message: Message }) {
   const box = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {
-    box.current?.replaceChildren(messageNodes(message).cloneNode(true));
+    const el = box.current;
+    if (!el) return;
+    el.replaceChildren(messageNodes(message).cloneNode(true));
+    if (el.querySelector('span.emoji')) loadEmojiSheet();
+    if (el.querySelector('.katex')) loadKatex();
   }, [message]);
   return <div class="content" ref={box} />;
+}
+
+/** The narrow a message's recipient bar links to. */
+export function narrowOf(m: Message, me: number, withTopic = true): Narrow {
+  if (m.type === 'stream')
+    return { kind: 'stream', streamId: m.stream_id!, topic: withTopic ? m.subject : undefined };
+  return { kind: 'dm', userIds: messageDmKey(m, me).split(',').map(Number) };
+}
+
+function RecipientBar({ message, me }: { message: Message; me: number }) {
+  const go = (n: Narrow) => store.go(n);
+  if (message.type === 'stream') {
+    const sub = store.subscriptions.get(message.stream_id!);
+    const name =
+      sub?.name ??
+      (typeof message.display_recipient === 'string' ? message.display_recipient : 'channel');
+    return (
+      <div class="recipient-bar" style={{ borderLeftColor: sub?.color ?? 'var(--border)' }}>
+        <button class="link" onClick={() => go(narrowOf(message, me, false))}>
+          #{name}
+        </button>
+        <span aria-hidden="true">›</span>
+        <button class="link topic" onClick={() => go(narrowOf(message, me))}>
+          {message.subject || 'general chat'}
+        </button>
+      </div>
+    );
+  }
+  const key = messageDmKey(message, me);
+  const names = key === String(me) ? 'You' : key.split(',').map((id) => store.userName(Number(id)));
+  return (
+    <div class="recipient-bar dm">
+      <button class="link" onClick={() => go({ kind: 'dm', userIds: key.split(',').map(Number) })}>
+        You and {Array.isArray(names) ? names.join(', ') : 'yourself'}
+      </button>
+    </div>
+  );
 }
 
 function Reactions({ message, me }: { message: Message; me: number }) {
@@ -38,18 +94,23 @@ function Reactions({ message, me }: { message: Message; me: number }) {
       {[...groups.values()].map((list) => {
         const mine = list.some((r) => r.user_id === me);
         const names = list.map((r) => store.userName(r.user_id)).join(', ');
+        const r = list[0];
         return (
           <button
-            key={list[0].emoji_code}
+            key={r.emoji_code}
             class={mine ? 'reaction mine' : 'reaction'}
             aria-pressed={mine}
-            title={`${names} reacted with :${list[0].emoji_name}:`}
-            aria-label={`${list[0].emoji_name}: ${list.length}, ${names}`}
-            onClick={() => void toggle(list[0], mine)}
+            title={`${names} reacted with :${r.emoji_name}:`}
+            aria-label={`${r.emoji_name}: ${list.length}, ${names}`}
+            onClick={() => void toggle(r, mine)}
           >
-            {list[0].reaction_type === 'unicode_emoji'
-              ? emojiChar(list[0].emoji_code)
-              : `:${list[0].emoji_name}:`}{' '}
+            <Emoji
+              choice={{
+                name: r.emoji_name,
+                code: r.emoji_code,
+                type: r.reaction_type === 'unicode_emoji' ? 'unicode_emoji' : 'realm_emoji',
+              }}
+            />{' '}
             {list.length}
           </button>
         );
@@ -58,42 +119,11 @@ function Reactions({ message, me }: { message: Message; me: number }) {
   );
 }
 
-function ReactionPicker({ message, onClose }: { message: Message; onClose: () => void }) {
-  const [query, setQuery] = useState('');
-  const choices = query
-    ? emojiMatches(query, 12)
-    : QUICK_REACTIONS.map((name): [string, string] => [name, store.emoji.get(name) ?? '']);
-  const react = async (name: string) => {
-    onClose();
-    await call('POST', `/messages/${message.id}/reactions`, { emoji_name: name });
-  };
-  return (
-    <div class="picker" role="dialog" aria-label="Add a reaction">
-      <input
-        aria-label="Search emoji"
-        placeholder="Search emoji"
-        value={query}
-        autoFocus
-        onInput={(e) => setQuery((e.currentTarget as HTMLInputElement).value)}
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') onClose();
-          if (e.key === 'Enter' && choices[0]) void react(choices[0][0]);
-        }}
-      />
-      <div class="choices">
-        {choices.map(([name, code]) => (
-          <button key={name} title={`:${name}:`} aria-label={name} onClick={() => void react(name)}>
-            {code ? emojiChar(code) : `:${name}:`}
-          </button>
-        ))}
-      </div>
-    </div>
-  );
-}
-
 function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
   const [text, setText] = useState<string | null>(null);
+  const [topic, setTopic] = useState(message.subject);
   const [error, setError] = useState('');
+  const mine = message.sender_id === store.me;
   useEffect(() => {
     // The Markdown source, fetched once: the list holds only the rendered HTML.
     void call<{ message: { content: string } }>('GET', `/messages/${message.id}`, {
@@ -106,7 +136,13 @@ function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
   if (text === null) return <p class="muted">{error || 'Loading…'}</p>;
   const save = async () => {
     try {
-      await call('PATCH', `/messages/${message.id}`, { content: text });
+      const changes: Record<string, string> = {};
+      if (mine) changes.content = text;
+      if (message.type === 'stream' && topic !== message.subject) {
+        changes.topic = topic;
+        changes.propagate_mode = 'change_all';
+      }
+      await call('PATCH', `/messages/${message.id}`, changes);
       onDone();
     } catch (err) {
       setError((err as Error).message);
@@ -114,13 +150,25 @@ function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
   };
   return (
     <div class="editor">
+      {message.type === 'stream' && (
+        <input
+          aria-label="Topic of this message"
+          value={topic}
+          maxLength={60}
+          onInput={(e) => setTopic((e.currentTarget as HTMLInputElement).value)}
+        />
+      )}
       <textarea
         aria-label="Edit message"
         value={text}
+        readOnly={!mine}
         autoFocus
         onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
         onKeyDown={(e) => {
-          if (e.key === 'Escape') onDone();
+          if (e.key === 'Escape') {
+            e.stopPropagation();
+            onDone();
+          }
           if (e.key === 'Enter' && !e.shiftKey) {
             e.preventDefault();
             void save();
@@ -140,41 +188,107 @@ function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
   );
 }
 
+/** The message's address, as Zulip's web app links to it. */
+export function permalink(m: Message, me: number): string {
+  const where =
+    m.type === 'stream'
+      ? `channel/${m.stream_id}/topic/${encodeURIComponent(m.subject)}`
+      : `dm/${dmKey(messageDmKey(m, me).split(',').map(Number), me)}`;
+  return `${location.origin}${location.pathname}#narrow/${where}/near/${m.id}`;
+}
+
+/** Message actions shared by the row's buttons and the keyboard. */
+export const messageActions = {
+  star: (m: Message) =>
+    call('POST', '/messages/flags', {
+      messages: [m.id],
+      op: m.flags?.includes('starred') ? 'remove' : 'add',
+      flag: 'starred',
+    }),
+  markUnread: (m: Message) =>
+    call('POST', '/messages/flags', { messages: [m.id], op: 'remove', flag: 'read' }),
+  /** Quotes the message into the compose box, as Zulip's "Quote and reply". */
+  quote: async (m: Message) => {
+    const { message } = await call<{ message: { content: string } }>('GET', `/messages/${m.id}`, {
+      apply_markdown: false,
+    });
+    const fence = message.content.includes('```') ? '````' : '```';
+    const text = `@_**${m.sender_full_name}|${m.sender_id}** [said](${permalink(m, store.me)}):\n${fence}quote\n${message.content}\n${fence}\n`;
+    store.requestCompose(narrowOf(m, store.me), text);
+  },
+};
+
+type Mode = 'view' | 'edit' | 'react' | 'menu' | 'confirm-delete';
+
+/** A message's mode set from outside (the keyboard: `e` edits, `:` reacts). */
+export const rowModes = new Map<number, (mode: Mode) => void>();
+
 /**
- * One message. Memoised: a row draws again only when its message (replaced by the store on any
- * change) or its topic label changes, not whenever anything in the store does.
+ * One message, with what precedes it in the list: a date line, a recipient bar, the sender's
+ * line (left out when the same sender goes on). Memoised: a row draws again only when one of
+ * its props changes, not whenever anything in the store does.
  */
 export const MessageRow = memo(function MessageRow({
   message,
   me,
-  showTopic,
+  day,
+  recipientBar,
+  showSender,
+  unread,
+  selected,
 }: {
   message: Message;
   /** The reader (0 until registered): their own messages can be edited and deleted. */
   me: number;
-  showTopic: boolean;
+  day: string | null;
+  recipientBar: boolean;
+  showSender: boolean;
+  unread: boolean;
+  selected: boolean;
 }) {
-  const [mode, setMode] = useState<'view' | 'edit' | 'react' | 'confirm-delete'>('view');
+  const [mode, setMode] = useState<Mode>('view');
+  const [copied, setCopied] = useState(false);
+  useEffect(() => {
+    rowModes.set(message.id, setMode);
+    return () => {
+      rowModes.delete(message.id);
+    };
+  }, [message.id]);
   const mine = message.sender_id === me;
+  const starred = !!message.flags?.includes('starred');
+  const classes = ['message'];
+  if (!showSender) classes.push('continued');
+  if (unread) classes.push('is-unread');
+  if (selected) classes.push('selected');
+  const close = () => setMode('view');
   return (
-    <article
-      class="message"
-      data-message-id={message.id}
-      aria-label={`Message from ${message.sender_full_name}`}
-    >
-      <header>
-        <span class="avatar" aria-hidden="true">
-          {message.sender_full_name.slice(0, 1)}
-        </span>
-        <strong class="sender">{message.sender_full_name}</strong>
-        {showTopic && message.type === 'stream' && (
-          <span class="topic-label">› {message.subject}</span>
+    <div class="row" data-message-id={message.id}>
+      {day && (
+        <div class="date-line" role="separator" aria-label={day}>
+          <span>{day}</span>
+        </div>
+      )}
+      {recipientBar && <RecipientBar message={message} me={me} />}
+      <article
+        class={classes.join(' ')}
+        data-message-id={message.id}
+        aria-label={`Message from ${message.sender_full_name}${unread ? ', unread' : ''}`}
+      >
+        {showSender ? (
+          <header>
+            <Avatar message={message} />
+            <strong class="sender">{message.sender_full_name}</strong>
+            <time dateTime={new Date(message.timestamp * 1000).toISOString()}>
+              {time(message.timestamp)}
+            </time>
+          </header>
+        ) : (
+          <time class="side-time" dateTime={new Date(message.timestamp * 1000).toISOString()}>
+            {time(message.timestamp)}
+          </time>
         )}
-        <time dateTime={new Date(message.timestamp * 1000).toISOString()}>
-          {time(message.timestamp)}
-        </time>
-        {message.last_edit_timestamp && <span class="muted">(edited)</span>}
         <span class="actions">
+          {message.last_edit_timestamp && <span class="edited">(edited)</span>}
           <button
             class="icon"
             aria-label="Add reaction"
@@ -182,40 +296,104 @@ export const MessageRow = memo(function MessageRow({
           >
             ☺
           </button>
-          {mine && (
-            <button class="icon" aria-label="Edit message" onClick={() => setMode('edit')}>
-              ✎
-            </button>
-          )}
-          {mine && (
-            <button
-              class="icon"
-              aria-label="Delete message"
-              onClick={() => setMode('confirm-delete')}
-            >
-              🗑
-            </button>
-          )}
+          <button
+            class={starred ? 'icon star starred' : 'icon star'}
+            aria-label={starred ? 'Unstar message' : 'Star message'}
+            aria-pressed={starred}
+            onClick={() => void messageActions.star(message)}
+          >
+            {starred ? '★' : '☆'}
+          </button>
+          <button
+            class="icon"
+            aria-label="Message actions"
+            aria-expanded={mode === 'menu'}
+            onClick={() => setMode(mode === 'menu' ? 'view' : 'menu')}
+          >
+            ⋯
+          </button>
         </span>
-      </header>
-      {mode === 'edit' ? (
-        <Editor message={message} onDone={() => setMode('view')} />
-      ) : (
-        <Content message={message} />
-      )}
-      {mode === 'confirm-delete' && (
-        <div class="confirm" role="alert">
-          Delete this message?{' '}
-          <button class="danger" onClick={() => void call('DELETE', `/messages/${message.id}`)}>
-            Delete
-          </button>
-          <button class="secondary" onClick={() => setMode('view')}>
-            Cancel
-          </button>
-        </div>
-      )}
-      {message.reactions.length > 0 && <Reactions message={message} me={me} />}
-      {mode === 'react' && <ReactionPicker message={message} onClose={() => setMode('view')} />}
-    </article>
+        {mode === 'menu' && (
+          <div class="menu" role="menu" aria-label="Message actions">
+            <button
+              role="menuitem"
+              onClick={() => {
+                close();
+                void messageActions.quote(message);
+              }}
+            >
+              Quote and reply
+            </button>
+            <button
+              role="menuitem"
+              onClick={() => {
+                void navigator.clipboard
+                  ?.writeText(permalink(message, me))
+                  .then(() => setCopied(true));
+                history.replaceState(null, '', permalink(message, me));
+                close();
+              }}
+            >
+              Copy link to message
+            </button>
+            <button
+              role="menuitem"
+              onClick={() => {
+                close();
+                void messageActions.markUnread(message);
+              }}
+            >
+              Mark as unread from here
+            </button>
+            {(mine || message.type === 'stream') && (
+              <button role="menuitem" onClick={() => setMode('edit')}>
+                {mine ? 'Edit message' : 'Move or rename topic'}
+              </button>
+            )}
+            {mine && (
+              <button role="menuitem" onClick={() => setMode('confirm-delete')}>
+                Delete message
+              </button>
+            )}
+          </div>
+        )}
+        {copied && (
+          <span class="visually-hidden" role="status">
+            Link copied
+          </span>
+        )}
+        {mode === 'edit' ? (
+          <Editor message={message} onDone={close} />
+        ) : (
+          <Content message={message} />
+        )}
+        {mode === 'confirm-delete' && (
+          <div class="confirm" role="alert">
+            Delete this message?{' '}
+            <button class="danger" onClick={() => void call('DELETE', `/messages/${message.id}`)}>
+              Delete
+            </button>
+            <button class="secondary" onClick={close}>
+              Cancel
+            </button>
+          </div>
+        )}
+        {message.reactions.length > 0 && <Reactions message={message} me={me} />}
+        {mode === 'react' && (
+          <EmojiPicker
+            label="Add a reaction"
+            onClose={close}
+            onPick={(c) => {
+              close();
+              void call('POST', `/messages/${message.id}/reactions`, {
+                emoji_name: c.name,
+                emoji_code: c.code,
+                reaction_type: c.type,
+              });
+            }}
+          />
+        )}
+      </article>
+    </div>
   );
 });

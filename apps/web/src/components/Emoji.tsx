@@ -1,0 +1,128 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import {
+  QUICK_REACTIONS,
+  emojiMatches,
+  loadCatalog,
+  loadEmojiSheet,
+  type EmojiCatalog,
+  type EmojiChoice,
+} from '../emoji';
+import { store } from '../store';
+
+/** One emoji drawn from the sprite sheet (Unicode) or its image (custom). */
+export function Emoji({ choice }: { choice: EmojiChoice }) {
+  if (choice.type !== 'unicode_emoji') {
+    const url = choice.url ?? store.customEmoji.get(choice.name)?.source_url;
+    return <img class="emoji" src={url} alt={`:${choice.name}:`} />;
+  }
+  loadEmojiSheet();
+  return (
+    <span
+      class={`emoji emoji-${choice.code}`}
+      role="img"
+      aria-label={choice.name.replace(/_/g, ' ')}
+    >
+      :{choice.name}:
+    </span>
+  );
+}
+
+/**
+ * A full emoji picker: search by name, or browse Unicode's categories (and the organization's
+ * own emoji); arrow keys move, Enter picks, Esc closes.
+ */
+export function EmojiPicker({
+  onPick,
+  onClose,
+  label,
+}: {
+  onPick: (choice: EmojiChoice) => void;
+  onClose: () => void;
+  label: string;
+}) {
+  const [query, setQuery] = useState('');
+  const [catalog, setCatalog] = useState<EmojiCatalog | null>(null);
+  const [active, setActive] = useState(0);
+  const grid = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    void loadCatalog().then(setCatalog);
+  }, []);
+
+  const custom: EmojiChoice[] = [...store.customEmoji.values()]
+    .filter((e) => !e.deactivated)
+    .map((e) => ({ name: e.name, code: e.id, type: 'realm_emoji', url: e.source_url }));
+  const quick: EmojiChoice[] = QUICK_REACTIONS.flatMap((name) => {
+    const code = store.emoji.get(name);
+    return code ? [{ name, code, type: 'unicode_emoji' as const }] : [];
+  });
+  const sections: { name: string; list: EmojiChoice[] }[] = query
+    ? [{ name: 'Results', list: emojiMatches(query, 80) }]
+    : [
+        { name: 'Popular', list: quick },
+        ...(custom.length ? [{ name: 'Custom', list: custom }] : []),
+        ...(catalog ?? []).map((c) => ({
+          name: c.name,
+          list: c.emoji.map(([code, name]) => ({ name, code, type: 'unicode_emoji' as const })),
+        })),
+      ];
+  const flat = sections.flatMap((s) => s.list);
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    const move = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 8, ArrowUp: -8 }[e.key];
+    if (move !== undefined) {
+      e.preventDefault();
+      const next = Math.max(0, Math.min(flat.length - 1, active + move));
+      setActive(next);
+      grid.current?.querySelector(`[data-i="${next}"]`)?.scrollIntoView({ block: 'nearest' });
+    } else if (e.key === 'Enter') {
+      e.preventDefault();
+      if (flat[active]) onPick(flat[active]);
+    } else if (e.key === 'Escape') {
+      e.preventDefault();
+      e.stopPropagation();
+      onClose();
+    }
+  };
+
+  let i = 0;
+  return (
+    <div class="emoji-picker" role="dialog" aria-label={label} onKeyDown={onKeyDown}>
+      <input
+        aria-label="Search emoji"
+        placeholder="Search emoji"
+        value={query}
+        autoFocus
+        onInput={(e) => {
+          setQuery((e.currentTarget as HTMLInputElement).value);
+          setActive(0);
+        }}
+      />
+      <div class="emoji-grid" ref={grid}>
+        {sections.map((s) => (
+          <section key={s.name} aria-label={s.name}>
+            <h3>{s.name}</h3>
+            <div class="choices">
+              {s.list.map((c) => {
+                const at = i++;
+                return (
+                  <button
+                    key={`${s.name}-${c.name}`}
+                    type="button"
+                    data-i={at}
+                    class={at === active ? 'active' : undefined}
+                    title={`:${c.name}:`}
+                    aria-label={c.name}
+                    onClick={() => onPick(c)}
+                  >
+                    <Emoji choice={c} />
+                  </button>
+                );
+              })}
+            </div>
+          </section>
+        ))}
+        {query && !flat.length && <p class="muted">No emoji match.</p>}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,211 @@
+import { useEffect, useRef } from 'preact/hooks';
+import { call } from '../api';
+import { markNarrowRead, store, type UnreadPlace } from '../store';
+import type { Message, Narrow } from '../types';
+import { moveSelection } from './MessageList';
+import { messageActions, narrowOf, rowModes } from './MessageRow';
+
+/** Zulip's reading and composing shortcuts that this client has, as its help lists them. */
+export const SHORTCUTS: [string, string][] = [
+  ['j / ↓', 'Next message'],
+  ['k / ↑', 'Previous message'],
+  ['End / G', 'Last message'],
+  ['Home', 'First message'],
+  ['n', 'Next unread topic'],
+  ['p', 'Next unread direct message'],
+  ['r / Enter', 'Reply to the selected message'],
+  ['R', 'Reply to its sender only'],
+  ['>', 'Quote and reply'],
+  ['c', 'New topic in this channel'],
+  ['x', 'New direct message'],
+  ['s', 'Go to the selected message’s conversation'],
+  ['S', 'Go to its channel'],
+  ['Esc', 'Close; in the compose box, put the text away as a draft (with Undo)'],
+  ['Ctrl+Enter', 'Send (Enter sends too, except on touch screens)'],
+  ['*', 'Star or unstar the selected message'],
+  ['+', 'Thumbs up on the selected message'],
+  [':', 'React to the selected message'],
+  ['e', 'Edit the selected message'],
+  ['U', 'Mark as unread from the selected message'],
+  ['Shift+A', 'Mark this conversation as read'],
+  ['/', 'Search'],
+  ['?', 'This help'],
+];
+
+const selectedMessage = (): Message | undefined =>
+  store.view?.messages.find((m) => m.id === store.view?.selected);
+
+/** The unread topic or conversation after the one in view, in the sidebar's order. */
+export function nextUnread(kind: 'topic' | 'dm'): Narrow | null {
+  const places = new Map<string, { place: UnreadPlace; first: number }>();
+  for (const [id, place] of store.unread) {
+    if ('dm' in place !== (kind === 'dm')) continue;
+    const key = 'dm' in place ? `d${place.dm}` : `s${place.streamId}:${place.topic.toLowerCase()}`;
+    const seen = places.get(key);
+    if (!seen || id < seen.first) places.set(key, { place, first: id });
+  }
+  const name = (p: UnreadPlace) =>
+    'dm' in p ? '' : (store.subscriptions.get(p.streamId)?.name ?? '').toLowerCase();
+  const list = [...places.entries()].sort(([, a], [, b]) =>
+    kind === 'dm'
+      ? a.first - b.first
+      : name(a.place).localeCompare(name(b.place)) || a.first - b.first,
+  );
+  if (!list.length) return null;
+  const here = store.narrow;
+  const hereKey =
+    here?.kind === 'stream'
+      ? `s${here.streamId}:${(here.topic ?? '').toLowerCase()}`
+      : here?.kind === 'dm'
+        ? `d${[...new Set(here.userIds)]
+            .filter((id) => id !== store.me)
+            .sort((a, b) => a - b)
+            .join(',')}`
+        : '';
+  const at = list.findIndex(([key]) => key === hereKey);
+  const [, next] = list[(at + 1) % list.length];
+  if (at >= 0 && list.length === 1) return null;
+  const p = next.place;
+  return 'dm' in p
+    ? { kind: 'dm', userIds: p.dm.split(',').map(Number) }
+    : { kind: 'stream', streamId: p.streamId, topic: p.topic };
+}
+
+/** The page's keyboard commands, when no text field has the focus. */
+export function useShortcuts(showHelp: () => void): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
+      const target = e.target as HTMLElement;
+      if (target.closest('input, textarea, select, [contenteditable], [role=dialog]')) return;
+      const m = selectedMessage();
+      const run = (action: () => void) => {
+        e.preventDefault();
+        action();
+      };
+      switch (e.key) {
+        case 'j':
+        case 'ArrowDown':
+          return run(() => moveSelection(1));
+        case 'k':
+        case 'ArrowUp':
+          return run(() => moveSelection(-1));
+        case 'End':
+        case 'G':
+          return run(() => moveSelection('end'));
+        case 'Home':
+          return run(() => moveSelection('start'));
+        case 'PageDown':
+          return run(() => moveSelection(10));
+        case 'PageUp':
+          return run(() => moveSelection(-10));
+        case 'n':
+        case 'p': {
+          const next = nextUnread(e.key === 'n' ? 'topic' : 'dm');
+          return run(() => next && store.go(next));
+        }
+        case 'r':
+        case 'Enter':
+          if (target.closest('button, a')) return;
+          return run(() => store.requestCompose(m ? narrowOf(m, store.me) : store.narrow));
+        case 'R':
+          return run(() => m && store.requestCompose({ kind: 'dm', userIds: [m.sender_id] }));
+        case '>':
+          return run(() => m && void messageActions.quote(m));
+        case 'c': {
+          const n = store.narrow;
+          const streamId =
+            n?.kind === 'stream' ? n.streamId : m?.type === 'stream' ? m.stream_id! : undefined;
+          return run(() => {
+            store.requestCompose(
+              streamId !== undefined ? { kind: 'stream', streamId, topic: '' } : null,
+            );
+            requestAnimationFrame(() =>
+              document.querySelector<HTMLInputElement>('input[aria-label=Topic]')?.focus(),
+            );
+          });
+        }
+        case 'x':
+          return run(() => {
+            store.requestCompose({ kind: 'dm', userIds: [] });
+            requestAnimationFrame(() =>
+              document.querySelector<HTMLInputElement>('input[aria-label="Add a person"]')?.focus(),
+            );
+          });
+        case 's':
+          return run(() => m && store.go(narrowOf(m, store.me)));
+        case 'S':
+          return run(() => m && store.go(narrowOf(m, store.me, false)));
+        case '*':
+          return run(() => m && void messageActions.star(m));
+        case '+':
+          return run(
+            () =>
+              m &&
+              void call('POST', `/messages/${m.id}/reactions`, { emoji_name: '+1' }).catch(() =>
+                call('DELETE', `/messages/${m.id}/reactions`, { emoji_name: '+1' }),
+              ),
+          );
+        case ':':
+          return run(() => m && rowModes.get(m.id)?.('react'));
+        case 'e':
+          return run(() => m && rowModes.get(m.id)?.('edit'));
+        case 'U':
+          return run(() => m && void messageActions.markUnread(m));
+        case 'A':
+          return run(() => {
+            const narrow = store.narrow;
+            if (narrow) void markNarrowRead(narrow);
+          });
+        case '/':
+          return run(() =>
+            document.querySelector<HTMLInputElement>('[role=search] input')?.focus(),
+          );
+        case '?':
+          return run(showHelp);
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+}
+
+/** The help overlay (`?`). */
+export function Shortcuts({ onClose }: { onClose: () => void }) {
+  const close = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    close.current?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' || e.key === '?') {
+        e.preventDefault();
+        onClose();
+      }
+    };
+    document.addEventListener('keydown', onKey, true);
+    return () => document.removeEventListener('keydown', onKey, true);
+  }, []);
+  return (
+    <div class="overlay" onClick={(e) => e.target === e.currentTarget && onClose()}>
+      <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="shortcuts-title">
+        <header>
+          <h2 id="shortcuts-title">Keyboard shortcuts</h2>
+          <button ref={close} class="secondary" onClick={onClose}>
+            Close
+          </button>
+        </header>
+        <table class="shortcuts">
+          <tbody>
+            {SHORTCUTS.map(([keys, what]) => (
+              <tr key={keys}>
+                <th scope="row">
+                  <kbd>{keys}</kbd>
+                </th>
+                <td>{what}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,740 @@
+/// <reference lib="dom" />
+// Functions passed to page.evaluate run in the page: typed against the DOM.
+import path from 'node:path';
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import { makeRealm, makeUser } from '../factories';
+import { freePort } from '../free-port';
+import { startTestContext, type TestContext } from '../harness';
+import { startTier, type Tier } from '../multiprocess/processes';
+import {
+  accessibilityViolations,
+  clickText,
+  ensureWebBuilt,
+  launchBrowser,
+  logIn,
+  openPage,
+  pngImage,
+  screenshot,
+  seeMessage,
+  type Watched,
+} from './browser';
+
+/**
+ * The web client as a team lives in it (issue 43): three people in three browser contexts of one
+ * chromium, against one `all` process. The race of a message arriving while a conversation's
+ * history loads, a lost event queue, typing in channels, a conversation's grouping, emoji, rich
+ * content, the keyboard, drafts, notifications and the phone. Writes screenshots of the main
+ * views, in both themes, to docs/screenshots.
+ */
+jest.setTimeout(120_000);
+
+const SCREENSHOTS = path.join(__dirname, '../../docs/screenshots');
+const PASSWORD = 'a long browser password';
+
+interface Person {
+  id: number;
+  email: string;
+  fullName: string;
+  auth: string;
+}
+
+let t: TestContext;
+let server: Tier;
+let browser: Browser;
+let alice: Person;
+let bob: Person;
+let carol: Person;
+let a: Watched;
+let b: Watched;
+let channelId: number;
+const CHANNEL = 'design';
+/** The event queues Alice's page polls, as it asks for them. */
+const alicesQueues: string[] = [];
+
+async function api<T = Record<string, unknown>>(
+  who: Person,
+  method: string,
+  route: string,
+  form: Record<string, string> = {},
+): Promise<T> {
+  const query = method === 'GET' ? `?${new URLSearchParams(form)}` : '';
+  const res = await fetch(`${server.url}/api/v1${route}${query}`, {
+    method,
+    headers: { Authorization: who.auth, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: method === 'GET' ? undefined : new URLSearchParams(form).toString(),
+  });
+  const body = (await res.json()) as T & { result: string };
+  if (res.status !== 200) throw new Error(`${method} ${route}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+const say = async (who: Person, topic: string, content: string) =>
+  (
+    await api<{ id: number }>(who, 'POST', '/messages', {
+      type: 'stream',
+      to: CHANNEL,
+      topic,
+      content,
+    })
+  ).id;
+
+/** The `#design` item of a page's sidebar: its unread count, or 0. */
+const channelUnread = (page: Page) =>
+  page.evaluate((name) => {
+    const item = [...document.querySelectorAll('.sidebar .nav-item')].find((e) =>
+      e.textContent?.includes(`# ${name}`),
+    );
+    return Number(item?.querySelector('.unread')?.textContent ?? 0);
+  }, CHANNEL);
+
+beforeAll(async () => {
+  ensureWebBuilt();
+  const port = await freePort();
+  t = await startTestContext({ EXTERNAL_HOST: `127.0.0.1:${port}` });
+  const org = await makeRealm(t, { stringId: '', name: 'Acme Corp' });
+  const person = async (fullName: string): Promise<Person> => {
+    const u = await makeUser(t, org.realm, { fullName, password: PASSWORD });
+    return { id: u.user.id, email: u.email, fullName, auth: u.auth };
+  };
+  alice = await person('Alice Adams');
+  bob = await person('Bob Brown');
+  carol = await person('Carol Chen');
+  // A busy machine takes a while to start the server from its TypeScript.
+  server = await startTier('all', t.config, {}, port, { startSeconds: 150 });
+  await api(alice, 'POST', '/users/me/subscriptions', {
+    subscriptions: JSON.stringify([{ name: CHANNEL, description: 'How things look' }]),
+    principals: JSON.stringify([alice.email, bob.email, carol.email]),
+  });
+  const { stream_id } = await api<{ stream_id: number }>(alice, 'GET', '/get_stream_id', {
+    stream: CHANNEL,
+  });
+  channelId = stream_id;
+  // A morning's conversation, read by Alice.
+  const lines: [Person, string, string][] = [
+    [bob, 'launch plan', 'Morning! The **launch** checklist is in the doc :tada:'],
+    [bob, 'launch plan', 'Two things left: the banner, and the emails.'],
+    [carol, 'launch plan', 'I can take the banner. Draft by noon?'],
+    [alice, 'launch plan', 'Perfect, thanks Carol :+1:'],
+    [
+      carol,
+      'colour tokens',
+      'New tokens:\n\n| name | light | dark |\n|---|---|---|\n| bg | #f7f7f8 | #17191c |',
+    ],
+    [bob, 'colour tokens', '```ts\nconst accent = tokens.get("accent"); // shared\n```'],
+    [carol, 'colour tokens', 'Contrast check: $$\\frac{L_1 + 0.05}{L_2 + 0.05} \\geq 4.5$$'],
+    [alice, 'colour tokens', '```spoiler The answer\nIt passes, 7.2:1\n```'],
+  ];
+  for (const [who, topic, content] of lines) await say(who, topic, content);
+  await api(alice, 'POST', '/mark_all_as_read');
+  browser = await launchBrowser();
+  a = await openPage(browser, server.url);
+  b = await openPage(browser, server.url);
+  a.page.on('request', (req) => {
+    const queue = /\/json\/events\?.*queue_id=([^&]+)/.exec(req.url());
+    if (queue) alicesQueues.push(decodeURIComponent(queue[1]));
+  });
+  await logIn(a.page, alice.email, PASSWORD);
+  await logIn(b.page, bob.email, PASSWORD);
+}, 300_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await t?.close();
+});
+
+describe('the web client, as a team uses it', () => {
+  it('keeps a message that arrives while the history loads, and counts it read once seen', async () => {
+    // Alice's history answer is held back 1.5 s; Bob writes meanwhile.
+    await a.page.setRequestInterception(true);
+    let held = 0;
+    const hold = (req: HTTPRequest) => {
+      if (req.isInterceptResolutionHandled()) return;
+      if (req.url().includes('/json/messages?') && req.url().includes('first_unread')) {
+        held++;
+        setTimeout(() => void req.continue(), 1500);
+      } else void req.continue();
+    };
+    a.page.on('request', hold);
+    try {
+      await clickText(a.page, '.sidebar .nav-item', `# ${CHANNEL}`);
+      await a.page.waitForFunction(() => document.querySelector('.messages.empty'));
+      const live = `arrived while loading ${Date.now()}`;
+      const id = await say(bob, 'launch plan', live);
+      await seeMessage(a.page, live);
+      // The history comes after it, and it stays, in order, after the history.
+      await seeMessage(a.page, 'Draft by noon?');
+      await new Promise((r) => setTimeout(r, 300));
+      await seeMessage(a.page, live, 1000);
+      const order = await a.page.$$eval('.message', (els) =>
+        els.map((e) => Number(e.getAttribute('data-message-id'))),
+      );
+      expect(order).toEqual([...order].sort((x, y) => x - y));
+      expect(order).toContain(id);
+      expect(held).toBe(1);
+      // Seen on screen: read in the sidebar and on the server.
+      await a.page.waitForFunction(
+        (name) =>
+          ![...document.querySelectorAll('.sidebar .nav-item')].some(
+            (e) => e.textContent?.includes(`# ${name}`) && e.querySelector('.unread'),
+          ),
+        { timeout: 5_000 },
+        CHANNEL,
+      );
+      const { message } = await api<{ message: { flags: string[] } }>(
+        alice,
+        'GET',
+        `/messages/${id}`,
+      );
+      expect(message.flags).toContain('read');
+    } finally {
+      a.page.off('request', hold);
+      await a.page.setRequestInterception(false);
+    }
+  });
+
+  it('a message that arrives while another conversation loads counts as unread there', async () => {
+    await a.page.setRequestInterception(true);
+    const hold = (req: HTTPRequest) => {
+      if (req.isInterceptResolutionHandled()) return;
+      if (req.url().includes('/json/messages?') && req.url().includes('first_unread'))
+        setTimeout(() => void req.continue(), 1500);
+      else void req.continue();
+    };
+    a.page.on('request', hold);
+    try {
+      await clickText(a.page, '.sidebar .nav-item', bob.fullName);
+      const elsewhere = `in the channel while alice loads a DM ${Date.now()}`;
+      await say(carol, 'launch plan', elsewhere);
+      await a.page.waitForFunction(() => document.querySelector('.messages'));
+      await a.page.waitForFunction(
+        (name) =>
+          [...document.querySelectorAll('.sidebar .nav-item')].some(
+            (e) =>
+              e.textContent?.includes(`# ${name}`) &&
+              e.querySelector('.unread')?.textContent === '1',
+          ),
+        { timeout: 5_000 },
+        CHANNEL,
+      );
+    } finally {
+      a.page.off('request', hold);
+      await a.page.setRequestInterception(false);
+    }
+    // Back in the channel (cached, and current): the message is there and gets read.
+    await clickText(a.page, '.sidebar .nav-item', `# ${CHANNEL}`);
+    await seeMessage(a.page, 'in the channel while alice loads a DM');
+    await a.page.waitForFunction(
+      (name) =>
+        ![...document.querySelectorAll('.sidebar .nav-item')].some(
+          (e) => e.textContent?.includes(`# ${name}`) && e.querySelector('.unread'),
+        ),
+      { timeout: 5_000 },
+      CHANNEL,
+    );
+    expect(await channelUnread(a.page)).toBe(0);
+  });
+
+  it('after its event queue is lost, registers again and catches up without reloading', async () => {
+    await a.page.evaluate(() => {
+      (window as unknown as { stillHere: boolean }).stillHere = true;
+    });
+    const queue = alicesQueues.at(-1);
+    expect(queue).toBeTruthy();
+    const edited = await say(bob, 'launch plan', 'a line bob will edit');
+    await seeMessage(a.page, 'a line bob will edit');
+    await a.page.setOfflineMode(true);
+    await api(alice, 'DELETE', '/events', { queue_id: queue! });
+    const missed = `sent while alice had no queue ${Date.now()}`;
+    await say(bob, 'launch plan', missed);
+    await api(bob, 'PATCH', `/messages/${edited}`, { content: 'a line bob edited meanwhile' });
+    await a.page.setOfflineMode(false);
+    await seeMessage(a.page, missed, 30_000);
+    await seeMessage(a.page, 'a line bob edited meanwhile', 30_000);
+    await a.page.waitForFunction(() => !document.querySelector('.reconnecting'), {
+      timeout: 30_000,
+    });
+    // The same page (no reload), and live on its new queue.
+    expect(
+      await a.page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere),
+    ).toBe(true);
+    const after = `after the new queue ${Date.now()}`;
+    await say(bob, 'launch plan', after);
+    await seeMessage(a.page, after);
+  });
+
+  it('shows who is typing in a channel topic', async () => {
+    await a.page.goto(`${server.url}/#narrow/channel/${channelId}/topic/launch.20plan`);
+    await seeMessage(a.page, 'Draft by noon?');
+    await b.page.goto(`${server.url}/#narrow/channel/${channelId}/topic/launch.20plan`);
+    await seeMessage(b.page, 'Draft by noon?');
+    await b.page.click('textarea[aria-label=Message]');
+    await b.page.type('textarea[aria-label=Message]', 'typing something');
+    await a.page.waitForFunction(
+      (name) => document.querySelector('.typing')?.textContent?.includes(name),
+      { timeout: 5_000 },
+      bob.fullName,
+    );
+    await b.page.keyboard.press('Enter');
+    await seeMessage(a.page, 'typing something');
+  });
+
+  it('groups messages under recipient bars, with sender lines collapsed and a date line', async () => {
+    await a.page.goto(`${server.url}/#narrow/channel/${channelId}`);
+    await seeMessage(a.page, 'Draft by noon?');
+    const shape = await a.page.evaluate(() => ({
+      bars: [...document.querySelectorAll('.recipient-bar')].map((e) => e.textContent),
+      dates: document.querySelectorAll('.date-line').length,
+      continued: document.querySelectorAll('.message.continued').length,
+      senders: document.querySelectorAll('.message header .sender').length,
+      messages: document.querySelectorAll('.message').length,
+    }));
+    expect(shape.bars.some((t) => t?.includes('launch plan'))).toBe(true);
+    expect(shape.bars.some((t) => t?.includes('colour tokens'))).toBe(true);
+    expect(shape.dates).toBeGreaterThanOrEqual(1);
+    // Bob's two first lines share one sender line.
+    expect(shape.continued).toBeGreaterThanOrEqual(1);
+    expect(shape.senders).toBeLessThan(shape.messages);
+  });
+
+  it('draws emoji from the sprite sheet, custom emoji, and reacts through the picker', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([pngImage()], { type: 'image/png' }), 'shipit.png');
+    const res = await fetch(`${server.url}/api/v1/realm/emoji/shipit`, {
+      method: 'POST',
+      headers: { Authorization: alice.auth },
+      body: form,
+    });
+    expect(res.status).toBe(200);
+    const text = `Ship it :shipit: :rocket: ${Date.now()}`;
+    await say(bob, 'launch plan', text);
+    await seeMessage(a.page, text);
+    await a.page.waitForFunction(
+      () => {
+        const span = document.querySelector<HTMLElement>('.content span.emoji.emoji-1f680');
+        const img = document.querySelector<HTMLImageElement>('.content img.emoji');
+        if (!span || !img?.complete || !img.naturalWidth) return false;
+        const style = getComputedStyle(span);
+        return (
+          style.backgroundImage.includes('/assets/') && span.getBoundingClientRect().width > 12
+        );
+      },
+      { timeout: 10_000 },
+    );
+    // The sheet itself loads (from our origin).
+    const sheet = await a.page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .some((e) => e.name.includes('/assets/') && e.name.endsWith('.png')),
+    );
+    expect(sheet).toBe(true);
+    // A reaction found by searching the picker, seen by Bob.
+    const row = await a.page.evaluate(
+      (t) =>
+        [...document.querySelectorAll('.message')]
+          .find((e) => e.textContent?.includes(t))
+          ?.getAttribute('data-message-id'),
+      text,
+    );
+    await a.page.click(`.message[data-message-id="${row}"] button[aria-label="Add reaction"]`);
+    await a.page.waitForSelector('.emoji-picker input');
+    await a.page.type('.emoji-picker input', 'party');
+    await a.page.waitForSelector('.emoji-picker .choices button[aria-label="tada"]');
+    await a.page.keyboard.press('ArrowRight');
+    await a.page.click('.emoji-picker .choices button[aria-label="tada"]');
+    await b.page.goto(`${server.url}/#narrow/channel/${channelId}/topic/launch.20plan`);
+    await b.page.waitForSelector(
+      `.message[data-message-id="${row}"] .reaction .emoji.emoji-1f389`,
+      { timeout: 10_000 },
+    );
+  });
+
+  it('shows math, tables, spoilers, highlighted code and images in a viewer', async () => {
+    await a.page.goto(`${server.url}/#narrow/channel/${channelId}/topic/colour.20tokens`);
+    await seeMessage(a.page, 'Contrast check');
+    // KaTeX's stylesheet hides the MathML copy: the formula shows once.
+    await a.page.waitForFunction(
+      () => {
+        const mathml = document.querySelector('.content .katex-mathml');
+        return mathml && getComputedStyle(mathml).position === 'absolute';
+      },
+      { timeout: 10_000 },
+    );
+    const looks = await a.page.evaluate(() => {
+      const td = document.querySelector('.content td')!;
+      const keyword = document.querySelector('.codehilite .kd, .codehilite .k')!;
+      const plain = document.querySelector('.codehilite pre')!;
+      const spoiler = document.querySelector('.content .spoiler-content')!;
+      return {
+        border: getComputedStyle(td).borderTopWidth,
+        keyword: getComputedStyle(keyword).color,
+        plain: getComputedStyle(plain).color,
+        spoiler: getComputedStyle(spoiler).display,
+      };
+    });
+    expect(looks.border).toBe('1px');
+    expect(looks.keyword).not.toBe(looks.plain);
+    expect(looks.spoiler).toBe('none');
+    await a.page.click('.content .spoiler-header');
+    expect(
+      await a.page.$eval('.content .spoiler-content', (e) => getComputedStyle(e).display),
+    ).toBe('block');
+    // KaTeX's fonts come from our origin.
+    await a.page.waitForFunction(
+      () =>
+        performance
+          .getEntriesByType('resource')
+          .some((e) => e.name.startsWith(location.origin) && /KaTeX_.*\.woff2/.test(e.name)),
+      { timeout: 10_000 },
+    );
+    await screenshot(a.page, SCREENSHOTS, 'rich-content');
+    // An uploaded image opens in the viewer; Esc closes it.
+    const upload = new FormData();
+    upload.append('file', new Blob([pngImage()], { type: 'image/png' }), 'mockup.png');
+    const up = await fetch(`${server.url}/api/v1/user_uploads`, {
+      method: 'POST',
+      headers: { Authorization: carol.auth },
+      body: upload,
+    });
+    const { url } = (await up.json()) as { url: string };
+    await say(carol, 'colour tokens', `The mockup: [mockup.png](${url})`);
+    await a.page.waitForFunction(
+      () => {
+        const img = document.querySelector<HTMLImageElement>('.message_inline_image img');
+        return img?.complete && img.naturalWidth > 0;
+      },
+      { timeout: 10_000 },
+    );
+    await a.page.click('.message_inline_image img');
+    await a.page.waitForFunction(
+      () => {
+        const img = document.querySelector<HTMLImageElement>('.lightbox img');
+        return img?.complete && img.naturalWidth > 0;
+      },
+      { timeout: 10_000 },
+    );
+    await a.page.keyboard.press('Escape');
+    await a.page.waitForFunction(() => !document.querySelector('.lightbox'));
+  });
+
+  it('reads and replies with the keyboard; Esc keeps the draft; a reload restores it', async () => {
+    await a.page.goto(`${server.url}/#narrow/channel/${channelId}`);
+    await seeMessage(a.page, 'Draft by noon?');
+    await a.page.click('.narrow-title');
+    const selected = () =>
+      a.page.evaluate(() =>
+        Number(document.querySelector('.message.selected')?.getAttribute('data-message-id')),
+      );
+    const last = await selected();
+    await a.page.keyboard.press('k');
+    await a.page.keyboard.press('k');
+    const earlier = await selected();
+    expect(earlier).toBeLessThan(last);
+    await a.page.keyboard.press('j');
+    expect(await selected()).toBeGreaterThan(earlier);
+    // `?` shows the help; Esc closes it.
+    await a.page.keyboard.press('?');
+    await a.page.waitForSelector('.shortcuts');
+    await a.page.keyboard.press('Escape');
+    await a.page.waitForFunction(() => !document.querySelector('.shortcuts'));
+    // `r` replies in the selected message's topic.
+    await a.page.keyboard.press('r');
+    await a.page.waitForFunction(
+      () => document.activeElement?.getAttribute('aria-label') === 'Message',
+    );
+    const topic = await a.page.$eval(
+      'input[aria-label=Topic]',
+      (e) => (e as HTMLInputElement).value,
+    );
+    expect(['launch plan', 'colour tokens']).toContain(topic);
+    const draft = `a draft that must survive ${Date.now()}`;
+    await a.page.type('textarea[aria-label=Message]', draft);
+    // Esc puts it away, with Undo.
+    await a.page.keyboard.press('Escape');
+    expect(
+      await a.page.$eval('textarea[aria-label=Message]', (e) => (e as HTMLTextAreaElement).value),
+    ).toBe('');
+    await clickText(a.page, '.undo button', 'Undo');
+    expect(
+      await a.page.$eval('textarea[aria-label=Message]', (e) => (e as HTMLTextAreaElement).value),
+    ).toBe(draft);
+    // Kept by the server: a reload finds it in the conversation.
+    await a.page.waitForFunction(
+      async (d) => {
+        const res = await fetch('/json/drafts');
+        const body = (await res.json()) as { drafts: { content: string }[] };
+        return body.drafts.some((x) => x.content === d);
+      },
+      { timeout: 10_000, polling: 500 },
+      draft,
+    );
+    await a.page.goto(
+      `${server.url}/#narrow/channel/${channelId}/topic/${encodeURIComponent(topic).replace(/%/g, '.')}`,
+    );
+    await a.page.waitForFunction(
+      (d) =>
+        document.querySelector<HTMLTextAreaElement>('textarea[aria-label=Message]')?.value === d,
+      { timeout: 10_000 },
+      draft,
+    );
+    // Sent: the draft is gone from the server.
+    await a.page.click('textarea[aria-label=Message]');
+    await a.page.keyboard.press('Enter');
+    await seeMessage(b.page, draft);
+    await a.page.waitForFunction(
+      async (d) => {
+        const body = (await (await fetch('/json/drafts')).json()) as {
+          drafts: { content: string }[];
+        };
+        return !body.drafts.some((x) => x.content === d);
+      },
+      { timeout: 10_000, polling: 500 },
+      draft,
+    );
+  });
+
+  it('n goes to the next unread topic; stars, quotes, links and marks unread', async () => {
+    await a.page.goto(`${server.url}/#narrow/dm/${bob.id}`);
+    await a.page.waitForSelector('textarea[aria-label=Message]');
+    await say(carol, 'colour tokens', `unread for n ${Date.now()}`);
+    await a.page.waitForFunction(
+      (name) =>
+        [...document.querySelectorAll('.sidebar .nav-item')].some(
+          (e) => e.textContent?.includes(`# ${name}`) && e.querySelector('.unread'),
+        ),
+      {},
+      CHANNEL,
+    );
+    await a.page.click('.narrow-title');
+    await a.page.keyboard.press('n');
+    await a.page.waitForFunction(() => decodeURIComponent(location.hash).includes('colour'));
+    await seeMessage(a.page, 'unread for n');
+    const id = await a.page.evaluate(() =>
+      Number(document.querySelector('.message.selected')?.getAttribute('data-message-id')),
+    );
+    expect(id).toBeGreaterThan(0);
+    const row = `.message[data-message-id="${id}"]`;
+    // Star, seen by the server.
+    await a.page.click(`${row} button[aria-label="Star message"]`);
+    await a.page.waitForSelector(`${row} button[aria-label="Unstar message"]`);
+    // Mark as unread from here: counted again.
+    await a.page.click(`${row} button[aria-label="Message actions"]`);
+    await clickText(a.page, `${row} [role=menuitem]`, 'Mark as unread');
+    await a.page.waitForFunction(
+      (name) =>
+        [...document.querySelectorAll('.sidebar .nav-item')].some(
+          (e) => e.textContent?.includes(`# ${name}`) && e.querySelector('.unread'),
+        ),
+      { timeout: 5_000 },
+      CHANNEL,
+    );
+    // Mark the topic read from its header.
+    await clickText(a.page, '.narrow-header button', 'Mark as read');
+    await a.page.waitForFunction(
+      (name) =>
+        ![...document.querySelectorAll('.sidebar .nav-item')].some(
+          (e) => e.textContent?.includes(`# ${name}`) && e.querySelector('.unread'),
+        ),
+      { timeout: 5_000 },
+      CHANNEL,
+    );
+    // Quote and reply fills the compose box with a quote and a link to the message.
+    await a.page.click(`${row} button[aria-label="Message actions"]`);
+    await clickText(a.page, `${row} [role=menuitem]`, 'Quote and reply');
+    await a.page.waitForFunction(
+      (mid) => {
+        const v =
+          document.querySelector<HTMLTextAreaElement>('textarea[aria-label=Message]')?.value ?? '';
+        return v.includes('```quote') && v.includes(`/near/${mid}`);
+      },
+      { timeout: 5_000 },
+      id,
+    );
+    await a.page.keyboard.press('Escape');
+    // A permalink opens the conversation at that message.
+    await a.page.goto(
+      `${server.url}/#narrow/channel/${channelId}/topic/colour.20tokens/near/${id}`,
+    );
+    await a.page.waitForSelector(`${row}.selected`, { timeout: 10_000 });
+    expect(
+      await api<{ message: { flags: string[] } }>(alice, 'GET', `/messages/${id}`).then(
+        (r) => r.message.flags,
+      ),
+    ).toContain('starred');
+  });
+
+  it('sends a group direct message, pasting an upload with progress', async () => {
+    await a.page.goto(`${server.url}/#feed`);
+    await a.page.waitForSelector('.messages');
+    await a.page.click('.narrow-title');
+    await a.page.keyboard.press('x');
+    await a.page.waitForFunction(
+      () => document.activeElement?.getAttribute('aria-label') === 'Add a person',
+    );
+    for (const name of ['Bob', 'Carol']) {
+      await a.page.type('input[aria-label="Add a person"]', name);
+      await a.page.waitForSelector('.people-picker [role=option]');
+      await a.page.keyboard.press('Enter');
+    }
+    const text = `to both of you ${Date.now()}`;
+    await a.page.click('textarea[aria-label=Message]');
+    // A pasted image is uploaded and linked.
+    await a.page.evaluate(
+      (bytes) => {
+        const file = new File([new Uint8Array(bytes)], 'pasted.png', { type: 'image/png' });
+        const data = new DataTransfer();
+        data.items.add(file);
+        document
+          .querySelector('textarea[aria-label=Message]')!
+          .dispatchEvent(
+            new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
+          );
+      },
+      [...pngImage()],
+    );
+    await a.page.waitForFunction(
+      () =>
+        document
+          .querySelector<HTMLTextAreaElement>('textarea[aria-label=Message]')
+          ?.value.includes('/user_uploads/'),
+      { timeout: 10_000 },
+    );
+    await a.page.type('textarea[aria-label=Message]', `\n${text}`);
+    await a.page.keyboard.press('Enter');
+    const c = await openPage(browser, server.url);
+    await logIn(c.page, carol.email, PASSWORD);
+    await c.page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('.sidebar .nav-item')].some((e) =>
+          e.textContent?.includes('Alice Adams, Bob Brown'),
+        ),
+      { timeout: 10_000 },
+    );
+    await clickText(c.page, '.sidebar .nav-item', 'Alice Adams, Bob Brown');
+    await seeMessage(c.page, text);
+    await c.page.browserContext().close();
+  });
+
+  it('notifies as the settings ask: desktop, and the unread count in the title', async () => {
+    await a.page.goto(`${server.url}/#narrow/channel/${channelId}`);
+    await seeMessage(a.page, 'Draft by noon?');
+    await a.page.evaluate(() => {
+      // The browser's Notification, recorded: headless chromium shows none.
+      const shown: string[] = [];
+      (window as unknown as { shown: string[] }).shown = shown;
+      class Recorded {
+        static permission = 'granted';
+        static requestPermission = async () => 'granted';
+        onclick: (() => void) | null = null;
+        constructor(title: string) {
+          shown.push(title);
+        }
+        close() {}
+      }
+      (window as unknown as { Notification: unknown }).Notification = Recorded;
+    });
+    await api(alice, 'PATCH', '/settings', { enable_desktop_notifications: 'true' });
+    const text = `a direct word ${Date.now()}`;
+    await api(bob, 'POST', '/messages', {
+      type: 'direct',
+      to: JSON.stringify([alice.id]),
+      content: text,
+    });
+    await a.page.waitForFunction(
+      (name) =>
+        ((window as unknown as { shown: string[] }).shown ?? []).some((t) => t.includes(name)),
+      { timeout: 10_000 },
+      bob.fullName,
+    );
+    await a.page.waitForFunction(() => /^\(\d+\) /.test(document.title), { timeout: 5_000 });
+    expect(await a.page.$eval('link[rel=icon]', (e) => (e as HTMLLinkElement).href)).toMatch(
+      /^data:image\/png/,
+    );
+    // Turned off: no notification for the next one.
+    await api(alice, 'PATCH', '/settings', { enable_desktop_notifications: 'false' });
+    await new Promise((r) => setTimeout(r, 500));
+    const before = await a.page.evaluate(
+      () => (window as unknown as { shown: string[] }).shown.length,
+    );
+    await api(bob, 'POST', '/messages', {
+      type: 'direct',
+      to: JSON.stringify([alice.id]),
+      content: `quiet ${Date.now()}`,
+    });
+    await a.page.waitForFunction(
+      (n) => /^\((\d+)\) /.exec(document.title)?.[1] === String(n),
+      { timeout: 5_000 },
+      2,
+    );
+    expect(
+      await a.page.evaluate(() => (window as unknown as { shown: string[] }).shown.length),
+    ).toBe(before);
+  });
+
+  it('looks right in both themes and on a phone, with no serious axe findings', async () => {
+    await a.page.setViewport({ width: 1200, height: 800 });
+    await a.page.goto(`${server.url}/#narrow/channel/${channelId}`);
+    await seeMessage(a.page, 'Draft by noon?');
+    for (const theme of ['light', 'dark']) {
+      await a.page.evaluate((th) => (document.documentElement.dataset.theme = th), theme);
+      await a.page.waitForFunction(() => document.querySelector('span.emoji'));
+      await new Promise((r) => setTimeout(r, 300));
+      await screenshot(
+        a.page,
+        SCREENSHOTS,
+        theme === 'light' ? 'conversation' : 'conversation-dark',
+      );
+      expect(await accessibilityViolations(a.page)).toEqual([]);
+    }
+    // A phone: touch, 390x844.
+    await a.page.setViewport({
+      width: 390,
+      height: 844,
+      isMobile: true,
+      hasTouch: true,
+      deviceScaleFactor: 2,
+    });
+    await a.page.reload();
+    await seeMessage(a.page, 'Draft by noon?');
+    expect(await a.page.evaluate(() => matchMedia('(pointer: coarse)').matches)).toBe(true);
+    for (const theme of ['light', 'dark']) {
+      await a.page.evaluate((th) => (document.documentElement.dataset.theme = th), theme);
+      await new Promise((r) => setTimeout(r, 300));
+      const small = await a.page.evaluate(() =>
+        [
+          ...document.querySelectorAll<HTMLElement>(
+            'button, input, select, textarea, a, [role=button], label.file-button',
+          ),
+        ]
+          .filter((e) => !e.closest('.content') && e.offsetParent !== null)
+          .filter((e) => {
+            const r = e.getBoundingClientRect();
+            return r.width > 0 && (r.width < 24 || r.height < 24);
+          })
+          .map(
+            (e) => `${e.tagName} ${e.getAttribute('aria-label') ?? e.textContent?.slice(0, 20)}`,
+          ),
+      );
+      expect(small).toEqual([]);
+      // Nothing wider than the screen: no sideways scrolling, headers on one line.
+      expect(await a.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        390,
+      );
+      const topbar = await a.page.$eval('.topbar', (e) => e.getBoundingClientRect().height);
+      expect(topbar).toBeLessThan(60);
+      await screenshot(a.page, SCREENSHOTS, theme === 'light' ? 'phone' : 'phone-dark');
+      expect(await accessibilityViolations(a.page)).toEqual([]);
+    }
+    // On a touch screen Enter starts a new line.
+    await a.page.evaluate(() => (document.documentElement.dataset.theme = 'light'));
+    await a.page.tap('textarea[aria-label=Message]');
+    await a.page.type('textarea[aria-label=Message]', 'first');
+    await a.page.keyboard.press('Enter');
+    await a.page.type('textarea[aria-label=Message]', 'second');
+    expect(
+      await a.page.$eval('textarea[aria-label=Message]', (e) => (e as HTMLTextAreaElement).value),
+    ).toMatch(/first\nsecond$/);
+    await a.page.setViewport({ width: 1200, height: 800 });
+    expect(a.problems).toEqual([]);
+    expect(b.problems).toEqual([]);
+  });
+});
