@@ -1,6 +1,7 @@
 import { store, topicKey } from '../store';
 import { dmKey, sameNarrow } from '../narrow';
 import type { Narrow } from '../types';
+import { ViewLinks, presenceOf } from '../views';
 
 interface Props {
   narrow: Narrow | null;
@@ -25,6 +26,7 @@ export function Sidebar({ narrow, onNarrow }: Props) {
   const current = (n: Narrow) => (narrow && sameNarrow(narrow, n, me) ? 'page' : undefined);
   return (
     <nav class="sidebar" aria-label="Conversations">
+      <ViewLinks narrow={narrow} />
       <h2>Channels</h2>
       <ul>
         {channels.map((c) => {
@@ -86,9 +88,9 @@ export function Sidebar({ narrow, onNarrow }: Props) {
               onClick={() => onNarrow({ kind: 'dm', userIds: [u.user_id] })}
             >
               <span
-                class={store.isActive(u.user_id) ? 'presence active' : 'presence'}
+                class={`presence ${presenceOf(u.user_id)}`}
                 role="img"
-                aria-label={store.isActive(u.user_id) ? 'active' : 'offline'}
+                aria-label={presenceOf(u.user_id)}
               />
               <span class="name">{u.full_name}</span>
               <Count n={unread.dms.get(dmKey([u.user_id], me)) ?? 0} />

@@ -1,0 +1,433 @@
+import { useEffect, useState } from 'preact/hooks';
+import { call } from '../api';
+import { store } from '../store';
+import type { User } from '../types';
+import { allChannels } from './Channels';
+import { ROLE_NAMES, Avatar } from './People';
+import { showView, type AdminTab } from './route';
+import { Tabs } from './Settings';
+import { viewState } from './state';
+import { useAction, ActionStatus } from './action';
+
+const TABS: [AdminTab, string][] = [
+  ['organization', 'Organization'],
+  ['users', 'Users'],
+  ['invitations', 'Invitations'],
+];
+
+/** Roles an administrator may give; only owners make owners, as in Zulip. */
+function grantableRoles(): [number, string][] {
+  return Object.entries(ROLE_NAMES)
+    .map(([role, name]): [number, string] => [Number(role), name])
+    .filter(([role]) => role !== 100 || viewState.role === 100);
+}
+
+/** Organization administration, for owners and administrators. */
+export function Admin({ tab }: { tab: AdminTab }) {
+  viewState.sync();
+  if (!viewState.isAdmin())
+    return (
+      <>
+        <h1 class="narrow-title">Organization settings</h1>
+        <p class="view-body muted">Only owners and administrators manage the organization.</p>
+      </>
+    );
+  return (
+    <>
+      <h1 class="narrow-title">Organization settings</h1>
+      <div class="view-body">
+        <Tabs
+          tabs={TABS}
+          current={tab}
+          label="Organization sections"
+          onChoose={(t) => showView({ kind: 'admin', tab: t })}
+        />
+        {tab === 'organization' && <OrganizationSettings />}
+        {tab === 'users' && <Users />}
+        {tab === 'invitations' && <Invitations />}
+      </div>
+    </>
+  );
+}
+
+function OrganizationSettings() {
+  const realm = viewState.realm;
+  const [name, setName] = useState(String(realm.name ?? store.realmName));
+  const [description, setDescription] = useState(String(realm.description ?? ''));
+  const action = useAction();
+  const toggles = useAction();
+  const patch = (params: Record<string, string | number | boolean>) =>
+    call('PATCH', '/realm', params);
+  const checks: [string, string][] = [
+    ['invite_required', 'Invitations are required to join'],
+    ['emails_restricted_to_domains', "Restrict new accounts to the organization's email domains"],
+    ['allow_message_editing', 'Allow people to edit their messages'],
+    ['mandatory_topics', 'Require topics in channel messages'],
+    ['enable_spectator_access', 'Allow web-public channels (readable without an account)'],
+    ['send_welcome_emails', 'Send emails introducing the organization to new members'],
+  ];
+  return (
+    <>
+      <form
+        class="settings-form"
+        aria-label="Organization profile"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const params: Record<string, string> = {};
+          if (name.trim() !== realm.name) params.name = name.trim();
+          if (description !== (realm.description ?? '')) params.description = description;
+          if (Object.keys(params).length) void action.run(() => patch(params));
+        }}
+      >
+        <label>
+          Organization name
+          <input
+            value={name}
+            required
+            maxLength={40}
+            onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
+          />
+        </label>
+        <label>
+          Organization description
+          <textarea
+            value={description}
+            onInput={(e) => setDescription((e.currentTarget as HTMLTextAreaElement).value)}
+          />
+        </label>
+        <ActionStatus action={action} />
+        <div class="form-actions">
+          <button type="submit" disabled={action.busy}>
+            Save changes
+          </button>
+        </div>
+      </form>
+      <fieldset class="settings-form">
+        <legend>Main settings</legend>
+        {checks
+          .filter(([key]) => key in realm)
+          .map(([key, label]) => (
+            <label key={key} class="check">
+              <input
+                type="checkbox"
+                checked={!!realm[key]}
+                onChange={(e) =>
+                  void toggles.run(() =>
+                    patch({ [key]: (e.currentTarget as HTMLInputElement).checked }),
+                  )
+                }
+              />
+              {label}
+            </label>
+          ))}
+        <ActionStatus action={toggles} />
+      </fieldset>
+    </>
+  );
+}
+
+function Users() {
+  const [users, setUsers] = useState<User[]>([]);
+  const [filter, setFilter] = useState('');
+  const action = useAction();
+  const load = () =>
+    void call<{ members: User[] }>('GET', '/users').then((r) =>
+      setUsers(r.members.filter((u) => !u.is_bot)),
+    );
+  // Fetched again when the store changes (a role or deactivation event).
+  const version = [...store.users.values()].map((u) => `${u.role}${u.is_active}`).join();
+  useEffect(load, [version]);
+  const run = (task: () => Promise<unknown>) =>
+    void action.run(task).then((ok) => {
+      if (ok) load();
+    });
+  const shown = users
+    .filter(
+      (u) => !filter || `${u.full_name} ${u.email}`.toLowerCase().includes(filter.toLowerCase()),
+    )
+    .sort(
+      (a, b) => Number(b.is_active) - Number(a.is_active) || a.full_name.localeCompare(b.full_name),
+    );
+  return (
+    <div class="settings-form">
+      <input
+        type="search"
+        aria-label="Filter users"
+        placeholder="Filter users"
+        value={filter}
+        onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)}
+      />
+      <ActionStatus action={action} />
+      <table class="admin-users">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Role</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((u) => {
+            const self = u.user_id === store.me;
+            return (
+              <tr key={u.user_id} class={u.is_active ? undefined : 'deactivated'}>
+                <td>
+                  <span class="admin-user">
+                    <Avatar user={u} size={24} />
+                    <span>
+                      {u.full_name}
+                      <span class="muted admin-email">{u.email}</span>
+                    </span>
+                  </span>
+                </td>
+                <td>
+                  <select
+                    aria-label={`Role of ${u.full_name}`}
+                    value={String(u.role ?? 400)}
+                    disabled={self || !u.is_active || (u.role === 100 && viewState.role !== 100)}
+                    onChange={(e) =>
+                      run(() =>
+                        call('PATCH', `/users/${u.user_id}`, {
+                          role: Number((e.currentTarget as HTMLSelectElement).value),
+                        }),
+                      )
+                    }
+                  >
+                    {grantableRoles()
+                      .concat(u.role === 100 && viewState.role !== 100 ? [[100, 'Owner']] : [])
+                      .map(([role, name]) => (
+                        <option key={role} value={String(role)}>
+                          {name}
+                        </option>
+                      ))}
+                  </select>
+                </td>
+                <td>
+                  {!self &&
+                    (u.is_active ? (
+                      <button
+                        class="danger small"
+                        aria-label={`Deactivate ${u.full_name}`}
+                        onClick={() => run(() => call('DELETE', `/users/${u.user_id}`))}
+                      >
+                        Deactivate
+                      </button>
+                    ) : (
+                      <button
+                        class="small"
+                        aria-label={`Reactivate ${u.full_name}`}
+                        onClick={() => run(() => call('POST', `/users/${u.user_id}/reactivate`))}
+                      >
+                        Reactivate
+                      </button>
+                    ))}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+interface Invite {
+  id: number;
+  email?: string;
+  is_multiuse: boolean;
+  link_url?: string;
+  invited_as: number;
+  expiry_date: number | null;
+  invited_by_user_id: number;
+}
+
+const EXPIRY: [string, string][] = [
+  ['1440', '1 day'],
+  ['14400', '10 days'],
+  ['43200', '30 days'],
+  ['', 'Never'],
+];
+
+function Invitations() {
+  const [emails, setEmails] = useState('');
+  const [role, setRole] = useState('400');
+  const [expiry, setExpiry] = useState('14400');
+  const [channels, setChannels] = useState<Set<number>>(new Set());
+  const [link, setLink] = useState('');
+  const [invites, setInvites] = useState<Invite[]>([]);
+  const send = useAction();
+  const list = useAction();
+  const load = () =>
+    void call<{ invites: Invite[] }>('GET', '/invites').then((r) => setInvites(r.invites));
+  useEffect(load, []);
+  const common = () => ({
+    invite_as: Number(role),
+    stream_ids: [...channels],
+    invite_expires_in_minutes: expiry ? Number(expiry) : 'null',
+  });
+  const after = (ok: boolean) => {
+    if (ok) load();
+  };
+  return (
+    <>
+      <form
+        class="settings-form"
+        aria-label="Invite people"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send
+            .run(() =>
+              call('POST', '/invites', {
+                invitee_emails: emails
+                  .split(/[\s,;]+/)
+                  .filter(Boolean)
+                  .join(','),
+                ...common(),
+              }),
+            )
+            .then((ok) => {
+              if (ok) setEmails('');
+              after(ok);
+            });
+        }}
+      >
+        <h2>Invite people</h2>
+        <label>
+          Emails (one per line, or separated by commas)
+          <textarea
+            value={emails}
+            onInput={(e) => setEmails((e.currentTarget as HTMLTextAreaElement).value)}
+          />
+        </label>
+        <label>
+          Invite as
+          <select
+            value={role}
+            onChange={(e) => setRole((e.currentTarget as HTMLSelectElement).value)}
+          >
+            {grantableRoles().map(([r, name]) => (
+              <option key={r} value={String(r)}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          The invitation expires after
+          <select
+            value={expiry}
+            onChange={(e) => setExpiry((e.currentTarget as HTMLSelectElement).value)}
+          >
+            {EXPIRY.map(([value, label]) => (
+              <option key={label} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <fieldset>
+          <legend>Channels they join</legend>
+          {allChannels().map((c) => (
+            <label key={c.stream_id} class="check">
+              <input
+                type="checkbox"
+                checked={channels.has(c.stream_id)}
+                onChange={(e) => {
+                  const next = new Set(channels);
+                  if ((e.currentTarget as HTMLInputElement).checked) next.add(c.stream_id);
+                  else next.delete(c.stream_id);
+                  setChannels(next);
+                }}
+              />
+              #{c.name}
+            </label>
+          ))}
+        </fieldset>
+        <ActionStatus action={send} saved="Invitations sent." />
+        <div class="form-actions wrap">
+          <button type="submit" disabled={send.busy}>
+            Send invitations
+          </button>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() =>
+              void send
+                .run(async () => {
+                  const r = await call<{ invite_link: string }>(
+                    'POST',
+                    '/invites/multiuse',
+                    common(),
+                  );
+                  setLink(r.invite_link);
+                })
+                .then(after)
+            }
+          >
+            Create an invitation link
+          </button>
+        </div>
+        {link && (
+          <label>
+            Invitation link
+            <input
+              readOnly
+              value={link}
+              class="invite-link"
+              onFocus={(e) => (e.currentTarget as HTMLInputElement).select()}
+            />
+          </label>
+        )}
+      </form>
+      <section class="settings-form" aria-labelledby="invites-heading">
+        <h2 id="invites-heading">Invitations</h2>
+        <ActionStatus action={list} saved="Done." />
+        {!invites.length && <p class="muted">No invitations are waiting.</p>}
+        <ul class="invite-list">
+          {invites.map((i) => (
+            <li key={`${i.is_multiuse}${i.id}`} class="invite-row">
+              <span class="invite-who">
+                {i.is_multiuse ? 'Invitation link' : i.email}
+                <span class="muted">
+                  {' '}
+                  as {ROLE_NAMES[i.invited_as] ?? 'member'}, by{' '}
+                  {store.userName(i.invited_by_user_id)}
+                  {i.expiry_date
+                    ? `, expires ${new Date(i.expiry_date * 1000).toLocaleDateString()}`
+                    : ', never expires'}
+                </span>
+              </span>
+              {!i.is_multiuse && (
+                <button
+                  class="secondary small"
+                  aria-label={`Resend the invitation to ${i.email}`}
+                  onClick={() =>
+                    void list.run(() => call('POST', `/invites/${i.id}/resend`)).then(after)
+                  }
+                >
+                  Resend
+                </button>
+              )}
+              <button
+                class="danger small"
+                aria-label={`Revoke the invitation ${i.is_multiuse ? 'link' : `to ${i.email}`}`}
+                onClick={() =>
+                  void list
+                    .run(() =>
+                      call(
+                        'DELETE',
+                        i.is_multiuse ? `/invites/multiuse/${i.id}` : `/invites/${i.id}`,
+                      ),
+                    )
+                    .then(after)
+                }
+              >
+                Revoke
+              </button>
+            </li>
+          ))}
+        </ul>
+      </section>
+    </>
+  );
+}

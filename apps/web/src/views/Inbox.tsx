@@ -1,0 +1,136 @@
+import { call } from '../api';
+import { store } from '../store';
+import type { Narrow } from '../types';
+import { topicMuted } from './muting';
+import { VISIBILITY, viewState } from './state';
+
+interface TopicRow {
+  topic: string;
+  count: number;
+  maxId: number;
+}
+
+/**
+ * Zulip's Inbox: every conversation with unread messages, direct messages first, then each
+ * channel with its unread topics (muted ones left out), newest first.
+ */
+export function Inbox({ onNarrow }: { onNarrow: (n: Narrow) => void }) {
+  const dms = new Map<string, { count: number; maxId: number }>();
+  const channels = new Map<number, Map<string, TopicRow>>();
+  for (const [id, place] of store.unread) {
+    if ('dm' in place) {
+      const row = dms.get(place.dm) ?? { count: 0, maxId: 0 };
+      dms.set(place.dm, { count: row.count + 1, maxId: Math.max(row.maxId, id) });
+    } else {
+      if (topicMuted(place.streamId, place.topic)) continue;
+      const topics = channels.get(place.streamId) ?? new Map<string, TopicRow>();
+      const key = place.topic.toLowerCase();
+      const row = topics.get(key) ?? { topic: place.topic, count: 0, maxId: 0 };
+      topics.set(key, { ...row, count: row.count + 1, maxId: Math.max(row.maxId, id) });
+      channels.set(place.streamId, topics);
+    }
+  }
+  const dmRows = [...dms].sort((a, b) => b[1].maxId - a[1].maxId);
+  const channelRows = [...channels]
+    .map(([streamId, topics]) => ({
+      streamId,
+      name:
+        store.subscriptions.get(streamId)?.name ??
+        viewState.channels.get(streamId)?.name ??
+        `channel ${streamId}`,
+      color: store.subscriptions.get(streamId)?.color ?? 'var(--border)',
+      topics: [...topics.values()].sort((a, b) => b.maxId - a.maxId),
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  const markRead = (narrow: { operator: string; operand: unknown }[]) =>
+    void call('POST', '/messages/flags/narrow', {
+      anchor: 'oldest',
+      num_before: 0,
+      num_after: 5000,
+      op: 'add',
+      flag: 'read',
+      narrow,
+    });
+  return (
+    <>
+      <h1 class="narrow-title">Inbox</h1>
+      <div class="view-body inbox">
+        {!dmRows.length && !channelRows.length && <p class="muted">You have no unread messages.</p>}
+        {dmRows.length > 0 && (
+          <section aria-labelledby="inbox-dms">
+            <h2 id="inbox-dms" class="inbox-header">
+              Direct messages
+            </h2>
+            <ul class="inbox-list">
+              {dmRows.map(([key, row]) => {
+                const ids = key.split(',').map(Number);
+                const names = ids.map((id) => store.userName(id)).join(', ');
+                return (
+                  <li key={key} class="inbox-row">
+                    <button
+                      class="link-button"
+                      onClick={() => onNarrow({ kind: 'dm', userIds: ids })}
+                    >
+                      {names}
+                    </button>
+                    <span class="unread" aria-label={`${row.count} unread`}>
+                      {row.count}
+                    </span>
+                  </li>
+                );
+              })}
+            </ul>
+          </section>
+        )}
+        {channelRows.map((c) => (
+          <section key={c.streamId} aria-label={`#${c.name}`}>
+            <h2 class="inbox-header">
+              <span class="swatch" style={{ background: c.color }} aria-hidden="true" />
+              <button
+                class="link-button"
+                onClick={() => onNarrow({ kind: 'stream', streamId: c.streamId })}
+              >
+                #{c.name}
+              </button>
+              <span
+                class="unread"
+                aria-label={`${c.topics.reduce((n, t) => n + t.count, 0)} unread`}
+              >
+                {c.topics.reduce((n, t) => n + t.count, 0)}
+              </span>
+              <button
+                class="secondary small"
+                aria-label={`Mark #${c.name} as read`}
+                onClick={() => markRead([{ operator: 'channel', operand: c.streamId }])}
+              >
+                Mark read
+              </button>
+            </h2>
+            <ul class="inbox-list">
+              {c.topics.map((t) => (
+                <li key={t.topic} class="inbox-row">
+                  {viewState.visibility(c.streamId, t.topic) === VISIBILITY.followed && (
+                    <span class="followed-mark" role="img" aria-label="followed">
+                      ★
+                    </span>
+                  )}
+                  <button
+                    class="link-button"
+                    onClick={() =>
+                      onNarrow({ kind: 'stream', streamId: c.streamId, topic: t.topic })
+                    }
+                  >
+                    {t.topic || '(no topic)'}
+                  </button>
+                  <span class="unread" aria-label={`${t.count} unread`}>
+                    {t.count}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          </section>
+        ))}
+      </div>
+    </>
+  );
+}
