@@ -3,7 +3,12 @@ import { eventsHandlers } from '../events/app';
 import { jobHandlers } from '../worker/handlers';
 import { startWorkers } from '../worker/start-workers';
 import { startEventsTier } from '../../libs/events/events-tier';
-import { watchEventsTier, watchJobQueues, watchOutbox } from '../../libs/metrics';
+import {
+  watchEventsTier,
+  watchJobQueues,
+  watchOutbox,
+  watchReadReplicas,
+} from '../../libs/metrics';
 import { attachPrincipalCache } from '../../libs/http/principal-cache';
 import type { Config } from '../../libs/core/config';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
@@ -31,6 +36,7 @@ async function main(config: Config) {
   const workers = startWorkers(ctx, jobHandlers);
   watchEventsTier(ctx, events);
   watchOutbox(ctx);
+  watchReadReplicas(ctx);
   watchJobQueues(ctx);
   ops.booted();
   runUntilSignal(ctx, [

@@ -1,3 +1,4 @@
+import { watchReadReplicas } from '../../libs/metrics';
 import { attachPrincipalCache } from '../../libs/http/principal-cache';
 import { configOrExit, createAppContext } from '../../libs/runtime/context';
 import { startOpsServer } from '../../libs/runtime/ops-server';
@@ -12,6 +13,7 @@ async function main() {
     unfedTtlSeconds: 0,
   });
   const server = await startApiServer(ctx);
+  watchReadReplicas(ctx);
   ops.booted();
   runUntilSignal(ctx, [
     () => new Promise<void>((resolve) => server.close(() => resolve())),

@@ -142,3 +142,67 @@ function postgresUser(): { uid: number; gid: number } {
   const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres']).toString().trim());
   return { uid: id('-u'), gid: id('-g') };
 }
+
+/**
+ * A streaming replica of a private PostgreSQL (`pg_basebackup -R`: a standby that follows the
+ * primary's WAL), on its own port; `pause`/`resume` stop and restart its replay, to make it lag.
+ */
+export interface PrivateReplica extends PrivateStore {
+  pauseReplay(): Promise<void>;
+  resumeReplay(): Promise<void>;
+}
+
+export async function startPrivateReplica(
+  primaryPort: number,
+  port: number,
+  logFile: string,
+): Promise<PrivateReplica> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'chat-pg-replica-'));
+  const data = path.join(dir, 'data');
+  const { uid, gid } = postgresUser();
+  chownSync(dir, uid, gid);
+  const asPostgres = (binary: string, ...args: string[]) =>
+    execFileSync('runuser', ['-u', 'postgres', '--', path.join(PG_BIN, binary), ...args], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).toString();
+  asPostgres(
+    'pg_basebackup',
+    ...['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', data],
+    ...['-R', '-X', 'stream', '-c', 'fast', '--no-sync'],
+  );
+  const pgLog = path.join(dir, 'postgres.log');
+  const options = [
+    `-p ${port}`,
+    "-c listen_addresses='127.0.0.1'",
+    `-c unix_socket_directories='${dir}'`,
+    '-c max_connections=200',
+    '-c hot_standby=on',
+  ].join(' ');
+  const start = async () => {
+    asPostgres('pg_ctl', '-D', data, '-l', pgLog, '-o', options, '-w', 'start');
+    await waitForPort(port, 'postgres replica');
+  };
+  const stop = async () => {
+    asPostgres('pg_ctl', '-D', data, '-m', 'fast', '-w', 'stop');
+  };
+  const psql = (sql: string) =>
+    asPostgres('psql', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-Atc', sql);
+  await start();
+  return {
+    url: `postgresql://postgres@127.0.0.1:${port}`,
+    stop,
+    start,
+    async pauseReplay() {
+      psql('SELECT pg_wal_replay_pause()');
+    },
+    async resumeReplay() {
+      psql('SELECT pg_wal_replay_resume()');
+    },
+    async destroy() {
+      await stop().catch(() => undefined);
+      execFileSync('cp', [pgLog, logFile]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

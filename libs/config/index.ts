@@ -74,6 +74,17 @@ const envSchema = Joi.object({
   DATABASE_POOL_SIZE: Joi.number().integer().min(1).max(1000).default(10),
   DATABASE_IDLE_SECONDS: Joi.number().integer().min(1).max(86_400).default(300),
   DATABASE_PREPARED_STATEMENTS: Joi.boolean().default(true),
+  DATABASE_REPLICA_URLS: Joi.string()
+    .allow('')
+    .default('')
+    .custom((value: string) => {
+      for (const url of commaList(value)) {
+        if (!/^postgres(ql)?:\/\/[^/]/.test(url))
+          throw new Error(`"${url}" is not a postgresql:// URL`);
+      }
+      return value;
+    }),
+  DATABASE_REPLICA_MAX_LAG_SECONDS: Joi.number().positive().default(5),
   REDIS_URL: Joi.alternatives()
     .try(
       Joi.string().uri({ scheme: ['redis', 'rediss'] }),
@@ -224,6 +235,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     env: value.NODE_ENV,
     databaseUrl: value.DATABASE_URL,
     databasePoolSize: value.DATABASE_POOL_SIZE,
+    databaseReplicaUrls: commaList(value.DATABASE_REPLICA_URLS),
+    databaseReplicaMaxLagSeconds: value.DATABASE_REPLICA_MAX_LAG_SECONDS,
     databaseIdleSeconds: value.DATABASE_IDLE_SECONDS,
     databasePreparedStatements: value.DATABASE_PREPARED_STATEMENTS,
     redisUrl: value.REDIS_URL,

@@ -10,6 +10,10 @@ export interface Config {
   databaseUrl: string;
   /** PostgreSQL connections each process may open (its pool's size). */
   databasePoolSize: number;
+  /** Streaming replicas that reads tolerating lag may use (libs/db/read-replicas.ts). */
+  databaseReplicaUrls: string[];
+  /** A replica further behind the primary than this is skipped. */
+  databaseReplicaMaxLagSeconds: number;
   /**
    * How long a pooled PostgreSQL connection may sit idle before it closes. Long: a new connection
    * costs its server process a fork and cold caches, and a pool that closed its connections after

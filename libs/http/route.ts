@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Realm } from '../../generated/prisma/client';
 import type { AppContext } from '../core/context';
+import { noteWrite } from '../db/read-replicas';
 import type { Poller, Principal } from './auth';
 import { parseParams, type ParamSpec, type ParamsOf } from './params';
 import { identifyCaller, principalCacheOf, realmOfRequest } from './principal-cache';
@@ -93,7 +94,11 @@ function authedRoute(
       const body = await handle({ ctx, params: values, req, ...principal });
       // A request that may have changed users or organizations answers once the cache has
       // heard of it, so the client's next request is judged on the new rows.
-      if (settles && req.method !== 'GET') await principalCacheOf(ctx)?.settle();
+      if (req.method !== 'GET') {
+        if (settles) await principalCacheOf(ctx)?.settle();
+        // The user's next reads on a replica wait until it has replayed this request's writes.
+        await noteWrite(ctx, principal.user.id);
+      }
       send(res, body, ignored);
     } catch (err) {
       next(err);

@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppContext } from '../core/context';
+import { replicaStats } from '../db/read-replicas';
 import { sqlPool } from '../db/sql';
 import { DISPATCH_GROUP } from '../events/domain-stream';
 import type { EventsTier } from '../events/events-tier';
@@ -19,6 +20,7 @@ const sources: {
   events?: { ctx: AppContext; tier: EventsTier; partitions: number[] };
   outbox?: AppContext;
   jobQueues?: Queue[];
+  replicas?: AppContext;
 } = {};
 
 /**
@@ -169,6 +171,46 @@ export const overloadRefusals = new Counter({
   registers: [],
 });
 
+export const replicaReads = new Counter({
+  name: 'chat_db_replica_reads_total',
+  help: "Reads that may use a replica, by where they went: a replica, or the primary because none was usable or none had replayed the user's own write.",
+  labelNames: ['target'] as const,
+  registers: [],
+  collect() {
+    const stats = sources.replicas && replicaStats(sources.replicas);
+    if (!stats) return;
+    this.reset();
+    for (const [target, count] of Object.entries(stats.reads)) this.inc({ target }, count);
+  },
+});
+
+export const replicaSkips = new Counter({
+  name: 'chat_db_replica_skips_total',
+  help: 'Times a replica was passed over for a read, by reason (down, lagging, behind_own_write).',
+  labelNames: ['reason'] as const,
+  registers: [],
+  collect() {
+    const stats = sources.replicas && replicaStats(sources.replicas);
+    if (!stats) return;
+    this.reset();
+    for (const [reason, count] of Object.entries(stats.skips)) this.inc({ reason }, count);
+  },
+});
+
+export const replicaLag = new Gauge({
+  name: 'chat_db_replica_lag_seconds',
+  help: 'How far each read replica is behind the primary, as this process last saw it.',
+  labelNames: ['replica'] as const,
+  registers: [],
+  aggregator: 'max',
+  collect() {
+    const stats = sources.replicas && replicaStats(sources.replicas);
+    if (!stats) return;
+    for (const [url, seconds] of stats.lagSeconds)
+      this.set({ replica: new URL(url).host }, seconds);
+  },
+});
+
 function register(...metrics: (Counter<string> | Gauge<string> | Histogram<string>)[]): void {
   for (const metric of metrics) {
     const { name } = metric as unknown as { name: string };
@@ -217,6 +259,13 @@ export function watchEventsTier(ctx: AppContext, tier: EventsTier): void {
 export function observeDispatchLatency(streamEntryId: string, now = Date.now()): void {
   const ms = Number(streamEntryId.split('-')[0]);
   if (Number.isFinite(ms)) dispatchLatency.observe(Math.max(0, now - ms) / 1000);
+}
+
+/** Where the reads that may use a replica went (`DATABASE_REPLICA_URLS`). */
+export function watchReadReplicas(ctx: AppContext): void {
+  if (ctx.config.databaseReplicaUrls.length === 0) return;
+  sources.replicas = ctx;
+  register(replicaReads, replicaSkips, replicaLag);
 }
 
 /** Committed outbox rows not yet on a domain stream. */

@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from '../config';
 import type { Config } from '../core/config';
 import type { Db } from '../db/client';
 import { closeSqlPool } from '../db/sql';
+import { closeReadReplicas } from '../db/read-replicas';
 import { flushPublishedMarks } from '../events/outbox';
 import type { AppContext } from '../core/context';
 import { createLogger } from '../log';
@@ -53,6 +54,7 @@ export function createAppContext(
       } finally {
         await db?.$disconnect();
         await closeSqlPool(ctx);
+        await closeReadReplicas(ctx);
         redis.disconnect();
       }
     },

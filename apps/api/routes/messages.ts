@@ -21,6 +21,7 @@ import { messageHistory } from '../../../libs/domain/messages/message-history';
 import { renderMessage } from '../../../libs/domain/messages/render-message';
 import { CHANNEL_TYPES, DIRECT_TYPES } from '../../../libs/domain/messages/types';
 import { incompatibleParameters, missingArgument } from '../../../libs/core/errors';
+import { readDb } from '../../../libs/db/read-replicas';
 import { authed, authedLeavingPrincipals } from '../../../libs/http/route';
 
 const sendSpec = {
@@ -194,13 +195,18 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
           params.anchor !== undefined ||
           params.use_first_unread_anchor;
         if (windowed) throw incompatibleParameters(MESSAGE_IDS_EXCLUDES);
-        return { ...(await getMessages(ctx.db, { ...common, messageIds: params.message_ids })) };
+        return {
+          ...(await getMessages(await readDb(ctx, user.id), {
+            ...common,
+            messageIds: params.message_ids,
+          })),
+        };
       }
       let anchor = params.anchor;
       if (params.use_first_unread_anchor) anchor = 'first_unread';
       if (anchor === undefined) throw missingArgument('anchor');
       return {
-        ...(await getMessages(ctx.db, {
+        ...(await getMessages(await readDb(ctx, user.id), {
           ...common,
           anchor,
           numBefore: params.num_before,

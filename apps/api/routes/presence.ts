@@ -11,6 +11,7 @@ import { updatePresence, type PresenceStatus } from '../../../libs/domain/presen
 import { userIdFromPathSegment } from '../../../libs/domain/users/lookup-user';
 import { badRequest } from '../../../libs/core/errors';
 import { authed } from '../../../libs/http/route';
+import { noteWrite, readDb } from '../../../libs/db/read-replicas';
 
 export function presenceRoutes(router: Router, ctx: AppContext): void {
   router.post(
@@ -33,7 +34,9 @@ export function presenceRoutes(router: Router, ctx: AppContext): void {
         await updatePresence(ctx, { user, status: params.status as PresenceStatus, now });
         const lastUpdateId = params.last_update_id ?? null;
         if (params.ping_only) return { presence_last_update_id: lastUpdateId ?? -1 };
-        const response = await realmPresence(ctx.db, {
+        // The list may come from a replica, once it holds the update just made.
+        await noteWrite(ctx, user.id);
+        const response = await realmPresence(await readDb(ctx, user.id), {
           viewer: user,
           lastUpdateId,
           historyLimitDays: params.history_limit_days ?? DEFAULT_HISTORY_LIMIT_DAYS,
@@ -47,7 +50,7 @@ export function presenceRoutes(router: Router, ctx: AppContext): void {
   router.get(
     '/realm/presence',
     authed(ctx, {}, async ({ user }) => {
-      const { presences, server_timestamp } = await realmPresence(ctx.db, {
+      const { presences, server_timestamp } = await realmPresence(await readDb(ctx, user.id), {
         viewer: user,
         lastUpdateId: null,
         historyLimitDays: DEFAULT_HISTORY_LIMIT_DAYS,

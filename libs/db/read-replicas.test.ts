@@ -1,0 +1,204 @@
+/**
+ * Reads on a real streaming replica (`pg_basebackup -R`, a second postgres on another port) of a
+ * private PostgreSQL that this file starts, through the API as clients call it.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import request from 'supertest';
+import type { Express } from 'express';
+import { createApiApp } from '../../apps/api/app';
+import {
+  startPrivatePostgres,
+  startPrivateReplica,
+  type PrivateReplica,
+  type PrivateStore,
+} from '../../deploy/local/private-stores';
+import { loadConfig } from '../config';
+import type { AppContext } from '../core/context';
+import { createLogger } from '../log';
+import { metricsRegistry, watchReadReplicas } from '../metrics';
+import { connectRedis } from '../redis/connect';
+import { makeRealm, makeUser, type TestUser } from '../../test/factories';
+import { freePort } from '../../test/free-port';
+import { deleteKeys, TEST_REDIS_URL } from '../../test/harness';
+import { createDb } from './client';
+import { applyMigrations } from './migrate';
+import { closeReadReplicas, parseLsn, replicaStats } from './read-replicas';
+import { closeSqlPool } from './sql';
+
+const MAX_LAG_SECONDS = 3;
+const logs = mkdtempSync(path.join(tmpdir(), 'read-replicas-test-'));
+let primary: PrivateStore;
+let replica: PrivateReplica;
+let ctx: AppContext;
+let app: Express;
+let host: string;
+let alice: TestUser;
+let bob: TestUser;
+let channelName: string;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(what: string, check: () => Promise<boolean> | boolean, ms = 20_000) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await sleep(100);
+  }
+}
+
+const stats = () => {
+  const found = replicaStats(ctx);
+  if (!found) throw new Error('no replica state');
+  return found;
+};
+
+async function channelHistory(who: TestUser): Promise<string[]> {
+  const res = await request(app)
+    .get('/api/v1/messages')
+    .set('Host', host)
+    .set('Authorization', who.auth)
+    .query({
+      anchor: 'newest',
+      num_before: 50,
+      num_after: 0,
+      narrow: JSON.stringify([{ operator: 'channel', operand: channelName }]),
+      apply_markdown: 'false',
+    });
+  expect(res.status).toBe(200);
+  return (res.body as { messages: { content: string }[] }).messages.map((m) => m.content);
+}
+
+async function send(who: TestUser, content: string): Promise<void> {
+  const res = await request(app)
+    .post('/api/v1/messages')
+    .set('Host', host)
+    .set('Authorization', who.auth)
+    .type('form')
+    .send({ type: 'stream', to: channelName, topic: 'replicas', content });
+  expect(res.status).toBe(200);
+}
+
+beforeAll(async () => {
+  const [primaryPort, replicaPort] = [await freePort(), await freePort()];
+  primary = await startPrivatePostgres(primaryPort, path.join(logs, 'primary.log'));
+  const admin = new Client({ connectionString: `${primary.url}/postgres` });
+  await admin.connect();
+  await admin.query('CREATE DATABASE chat');
+  await admin.end();
+  await applyMigrations(`${primary.url}/chat`);
+  replica = await startPrivateReplica(primaryPort, replicaPort, path.join(logs, 'replica.log'));
+
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: `${primary.url}/chat`,
+    DATABASE_REPLICA_URLS: `${replica.url}/chat`,
+    DATABASE_REPLICA_MAX_LAG_SECONDS: String(MAX_LAG_SECONDS),
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_PREFIX: `test:replicas:${randomBytes(4).toString('hex')}:`,
+    EXTERNAL_HOST: 'chat.test',
+    BCRYPT_ROUNDS: '4',
+    LOG_LEVEL: 'error',
+    LOG_FORMAT: 'pretty',
+    RATE_LIMIT_API_REQUESTS: '1000000',
+    OVERLOAD_EVENT_LOOP_LAG_MS: '60000',
+    OVERLOAD_ANSWER_TARGET_MS: '60000',
+  });
+  ctx = {
+    db: createDb(config.databaseUrl, { maxConnections: 5 }),
+    redis: connectRedis(config),
+    config,
+    log: createLogger({ level: 'error', format: 'pretty' }),
+  };
+  app = createApiApp(ctx);
+  watchReadReplicas(ctx);
+  const org = await makeRealm(ctx);
+  host = org.host;
+  alice = await makeUser(ctx, org.realm, { fullName: 'Alice Replica' });
+  bob = await makeUser(ctx, org.realm, { fullName: 'Bob Replica' });
+  channelName = `replicas-${randomBytes(3).toString('hex')}`;
+  const subscribed = await request(app)
+    .post('/api/v1/users/me/subscriptions')
+    .set('Host', host)
+    .set('Authorization', alice.auth)
+    .type('form')
+    .send({
+      subscriptions: JSON.stringify([{ name: channelName }]),
+      principals: JSON.stringify([alice.user.id, bob.user.id]),
+    });
+  expect(subscribed.status).toBe(200);
+}, 120_000);
+
+afterAll(async () => {
+  await closeReadReplicas(ctx);
+  await closeSqlPool(ctx);
+  await ctx.db.$disconnect();
+  await deleteKeys(ctx.redis, `${ctx.config.redisPrefix}*`);
+  ctx.redis.disconnect();
+  await replica?.destroy();
+  await primary?.destroy();
+  rmSync(logs, { recursive: true, force: true });
+});
+
+describe('read replicas', () => {
+  it('parses WAL positions so that they compare in order', () => {
+    expect(parseLsn('0/16B3748') < parseLsn('0/16B3750')).toBe(true);
+    expect(parseLsn('0/FFFFFFFF') < parseLsn('1/0')).toBe(true);
+  });
+
+  it('serves history from a replica, and a user its own writes from the primary', async () => {
+    await send(alice, 'before the pause');
+    // Once the replica has replayed that, Bob's history comes from it.
+    await waitFor('the replica serves Bob', async () => {
+      const before = stats().reads.replica;
+      const seen = await channelHistory(bob);
+      return seen.includes('before the pause') && stats().reads.replica > before;
+    });
+
+    await replica.pauseReplay();
+    await send(alice, 'while the replica is paused');
+    const ownWrites = stats().reads.primary_own_write;
+    // Alice reads her own message at once: the replica is behind her write, so the primary.
+    expect(await channelHistory(alice)).toContain('while the replica is paused');
+    expect(stats().reads.primary_own_write).toBe(ownWrites + 1);
+
+    // Bob, who wrote nothing, still reads the paused replica, which lacks the new message...
+    const replicaReads = stats().reads.replica;
+    expect(await channelHistory(bob)).not.toContain('while the replica is paused');
+    expect(stats().reads.replica).toBe(replicaReads + 1);
+
+    // ...until it lags past the bound; then it is skipped and the primary answers him.
+    await waitFor('the lagging replica is skipped', async () =>
+      (await channelHistory(bob)).includes('while the replica is paused'),
+    );
+    expect(stats().skips.lagging).toBeGreaterThan(0);
+    const metrics = await metricsRegistry.metrics();
+    expect(metrics).toMatch(/chat_db_replica_skips_total\{reason="lagging"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/chat_db_replica_lag_seconds\{replica="127\.0\.0\.1:\d+"[^}]*\} /);
+
+    await replica.resumeReplay();
+    await waitFor('the replica serves again', async () => {
+      const before = stats().reads.replica;
+      await channelHistory(bob);
+      return stats().reads.replica > before;
+    });
+  }, 90_000);
+
+  it('skips a replica that is down, and uses it again once it is back', async () => {
+    await replica.stop();
+    await waitFor('the replica is seen down', async () => {
+      const before = stats().skips.down;
+      expect(await channelHistory(bob)).toContain('before the pause');
+      return stats().skips.down > before;
+    });
+    await replica.start();
+    await waitFor('the replica serves again', async () => {
+      const before = stats().reads.replica;
+      await channelHistory(bob);
+      return stats().reads.replica > before;
+    });
+  }, 90_000);
+});

@@ -1,0 +1,227 @@
+import { Pool } from 'pg';
+import type { AppContext } from '../core/context';
+import type { Db } from './client';
+import { sqlPool } from './sql';
+
+/**
+ * Reads that tolerate a little lag (message history and search, presence) may go to streaming
+ * replicas (`DATABASE_REPLICA_URLS`). The rule, in docs/scaling.md: a user reads its own writes.
+ * After a request of the user's that may have written commits, the primary's WAL position is kept
+ * in Redis for a minute (`noteWrite`); a read of that user's goes to a replica only once the
+ * replica has replayed past it, else to the primary. A replica that is down, or lags behind where
+ * the primary was `DATABASE_REPLICA_MAX_LAG_SECONDS` ago, is skipped.
+ */
+
+/** How often each process asks the primary and its replicas where their WAL is. */
+const PROBE_MS = 250;
+/** A probe that takes longer than this counts the replica as down. */
+const PROBE_TIMEOUT_MS = 1000;
+/** A user's last write position is kept this long: far longer than any replica may lag. */
+const WRITE_TTL_SECONDS = 60;
+
+/** Why a read went where it went; counted for the `chat_db_replica_reads_total` metric. */
+export type ReadTarget = 'replica' | 'primary_no_replica' | 'primary_own_write';
+export type ReplicaSkip = 'down' | 'lagging' | 'behind_own_write';
+
+interface Replica {
+  url: string;
+  db: Db;
+  /** A pool of one connection for the probe, so a busy read pool never delays it. */
+  probe: Pool;
+  /** The last WAL position it had replayed, as a number; null until the first probe answers. */
+  replayed: bigint | null;
+  up: boolean;
+  lagging: boolean;
+}
+
+export interface ReplicaStats {
+  reads: Record<ReadTarget, number>;
+  skips: Record<ReplicaSkip, number>;
+  /** Per replica: seconds behind the primary's position, as of the last probe (0: caught up). */
+  lagSeconds: Map<string, number>;
+}
+
+interface ReadReplicas {
+  replicas: Replica[];
+  primaryProbe: Pool;
+  /** The primary's WAL position at recent probes, oldest first, to judge each replica's lag. */
+  primaryHistory: { at: number; lsn: bigint }[];
+  next: number;
+  timer: NodeJS.Timeout;
+  stats: ReplicaStats;
+}
+
+const byContext = new WeakMap<AppContext, ReadReplicas>();
+
+/** `X/Y` (two hex numbers) as one comparable number. */
+export function parseLsn(lsn: string): bigint {
+  const [high, low] = lsn.split('/');
+  return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
+}
+
+function writeKey(ctx: AppContext, userId: number): string {
+  return `${ctx.config.redisPrefix}wal:${userId}`;
+}
+
+function replicasOf(ctx: AppContext): ReadReplicas | null {
+  const urls = ctx.config.databaseReplicaUrls;
+  if (urls.length === 0) return null;
+  let state = byContext.get(ctx);
+  if (!state) {
+    // Loaded on first use, as libs/runtime/context.ts loads Prisma: processes without replicas
+    // never need it here.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load in CommonJS
+    const { createDb } = require('./client') as typeof import('./client');
+    const created: ReadReplicas = {
+      replicas: urls.map((url) => ({
+        url,
+        db: createDb(url, {
+          maxConnections: ctx.config.databasePoolSize,
+          idleSeconds: ctx.config.databaseIdleSeconds,
+        }),
+        probe: probePool(url),
+        replayed: null,
+        up: false,
+        lagging: false,
+      })),
+      primaryProbe: probePool(ctx.config.databaseUrl),
+      primaryHistory: [],
+      next: 0,
+      timer: setInterval(() => void probeAll(ctx, created), PROBE_MS).unref(),
+      stats: {
+        reads: { replica: 0, primary_no_replica: 0, primary_own_write: 0 },
+        skips: { down: 0, lagging: 0, behind_own_write: 0 },
+        lagSeconds: new Map(),
+      },
+    };
+    byContext.set(ctx, created);
+    void probeAll(ctx, created);
+    state = created;
+  }
+  return state;
+}
+
+function probePool(url: string): Pool {
+  const pool = new Pool({
+    connectionString: url,
+    max: 1,
+    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+    statement_timeout: PROBE_TIMEOUT_MS,
+  });
+  // An idle probe connection that a restart ends must not end the process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+async function probeAll(ctx: AppContext, state: ReadReplicas): Promise<void> {
+  const now = Date.now();
+  try {
+    const { rows } = await state.primaryProbe.query<{ lsn: string }>(
+      'SELECT pg_current_wal_lsn()::text AS lsn',
+    );
+    state.primaryHistory.push({ at: now, lsn: parseLsn(rows[0].lsn) });
+  } catch {
+    // Without the primary's position the replicas' lag is judged on the positions known so far.
+  }
+  const maxLagMs = ctx.config.databaseReplicaMaxLagSeconds * 1000;
+  while (state.primaryHistory.length > 1 && state.primaryHistory[1].at <= now - maxLagMs) {
+    state.primaryHistory.shift();
+  }
+  // The primary's position maxLag ago: a replica that has not replayed that far lags too much.
+  const bound = state.primaryHistory[0]?.at <= now - maxLagMs ? state.primaryHistory[0] : null;
+  const latest = state.primaryHistory.at(-1);
+  await Promise.all(
+    state.replicas.map(async (replica) => {
+      try {
+        const { rows } = await replica.probe.query<{ lsn: string | null }>(
+          'SELECT pg_last_wal_replay_lsn()::text AS lsn',
+        );
+        if (rows[0].lsn === null) throw new Error('not a standby');
+        replica.replayed = parseLsn(rows[0].lsn);
+        replica.up = true;
+      } catch {
+        replica.up = false;
+        return;
+      }
+      replica.lagging = bound !== null && (replica.replayed ?? 0n) < bound.lsn;
+      state.stats.lagSeconds.set(replica.url, replicaLagSeconds(state, replica, latest, now));
+    }),
+  );
+}
+
+/** Seconds since the primary was at the position the replica has replayed (0 if caught up). */
+function replicaLagSeconds(
+  state: ReadReplicas,
+  replica: Replica,
+  latest: { at: number; lsn: bigint } | undefined,
+  now: number,
+): number {
+  if (!latest || replica.replayed === null || replica.replayed >= latest.lsn) return 0;
+  const passed = state.primaryHistory.find((sample) => sample.lsn > (replica.replayed ?? 0n));
+  return passed ? (now - passed.at) / 1000 : 0;
+}
+
+/**
+ * The client to read from for `userId`: a replica that is up, not lagging and past the user's
+ * last write, in turn; otherwise the primary. One Redis read when replicas are configured; none
+ * otherwise.
+ */
+export async function readDb(ctx: AppContext, userId: number): Promise<Db> {
+  const state = replicasOf(ctx);
+  if (!state) return ctx.db;
+  const ownWrite = await ctx.redis.get(writeKey(ctx, userId));
+  const mustReach = ownWrite === null ? null : BigInt(ownWrite);
+  let behindOwnWrite = false;
+  for (let i = 0; i < state.replicas.length; i++) {
+    const replica = state.replicas[(state.next + i) % state.replicas.length];
+    if (!replica.up) {
+      state.stats.skips.down++;
+    } else if (replica.lagging) {
+      state.stats.skips.lagging++;
+    } else if (mustReach !== null && (replica.replayed ?? 0n) < mustReach) {
+      state.stats.skips.behind_own_write++;
+      behindOwnWrite = true;
+    } else {
+      state.next = (state.next + i + 1) % state.replicas.length;
+      state.stats.reads.replica++;
+      return replica.db;
+    }
+  }
+  state.stats.reads[behindOwnWrite ? 'primary_own_write' : 'primary_no_replica']++;
+  return ctx.db;
+}
+
+/**
+ * Called once a request of the user's that may have written has been carried out, before it is
+ * answered: the user's next reads wait for a replica that has replayed this far.
+ */
+export async function noteWrite(ctx: AppContext, userId: number): Promise<void> {
+  const state = replicasOf(ctx);
+  if (!state) return;
+  const { rows } = await sqlPool(ctx).query<{ lsn: string }>(
+    'SELECT pg_current_wal_lsn()::text AS lsn',
+  );
+  await ctx.redis.set(
+    writeKey(ctx, userId),
+    parseLsn(rows[0].lsn).toString(),
+    'EX',
+    WRITE_TTL_SECONDS,
+  );
+}
+
+/** What the metrics report; null without replicas. */
+export function replicaStats(ctx: AppContext): ReplicaStats | null {
+  return byContext.get(ctx)?.stats ?? null;
+}
+
+export async function closeReadReplicas(ctx: AppContext): Promise<void> {
+  const state = byContext.get(ctx);
+  if (!state) return;
+  byContext.delete(ctx);
+  clearInterval(state.timer);
+  await state.primaryProbe.end();
+  for (const replica of state.replicas) {
+    await replica.probe.end();
+    await replica.db.$disconnect();
+  }
+}
