@@ -16,7 +16,7 @@ const LIBRARY_LAYERS = [
   ['events'],
   ['metrics'],
   ['domain'],
-  ['backup'],
+  ['backup', 'import-export'],
   ['http'],
   ['runtime'],
 ];

@@ -5,6 +5,7 @@ import { deleteUnclaimedAttachmentsCommand } from './commands/attachments';
 import { unlockUserCommand } from './commands/auth';
 import { backupCommand, restoreCommand } from './commands/backup';
 import { sendTestEmailCommand } from './commands/email';
+import { exportCommand, importCommand } from './commands/import-export';
 import { moveJobsToQueueSlotsCommand } from './commands/jobs';
 import { migrateCommand } from './commands/migrate';
 import { grantCreateUsersCommand } from './commands/permissions';
@@ -77,6 +78,11 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   'move-uploads-to-s3': { run: moveUploadsToS3Command, help: '[--from DIR] [--delete-local]' },
   'send-test-email': { run: sendTestEmailCommand, help: '--to EMAIL' },
   backup: { run: backupCommand, help: '--to DIR' },
+  import: {
+    run: importCommand,
+    help: '--from PATH --subdomain S [--format zulip|slack|mattermost] [--team NAME] [--skip-missing] [--max-unpacked-gib N]',
+  },
+  export: { run: exportCommand, help: '--realm S --to FILE (.tar.gz in Zulip export format)' },
   restore: { run: restoreCommand, help: '--from DIR (into an empty database)' },
   'register-push-server': {
     run: registerPushServerCommand,
