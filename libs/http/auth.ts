@@ -43,6 +43,17 @@ export async function requestRealm(
   return realm;
 }
 
+async function hostRealm(
+  ctx: AppContext,
+  req: Pick<IncomingMessage, 'headers'>,
+  realmOfHost: HostResolver | undefined,
+): Promise<Realm> {
+  if (!realmOfHost) return requestRealm(ctx, req);
+  const realm = await realmOfHost(req);
+  if (!realm) throw nonexistentSubdomain();
+  return realm;
+}
+
 /** What the credential checks need of a user row and its organization. */
 interface CredentialRows {
   user: { email: string; realmId: number; isSystemBot: boolean; isActive: boolean };
@@ -68,14 +79,20 @@ function basicCredential(req: Pick<IncomingMessage, 'headers'>): { email: string
   return { email, hash: hashApiKey(apiKey) };
 }
 
+/** Which organization a request's Host header reaches (null: none). */
+export type HostResolver = (req: Pick<IncomingMessage, 'headers'>) => Promise<Realm | null>;
+
 /**
  * Resolves the caller of an authenticated endpoint, refusing bad keys and deactivated accounts.
  * The user and its organization come in one lookup; the host is checked against that
- * organization without another query when it names the organization's own subdomain.
+ * organization without another query when it names the organization's own subdomain, and
+ * otherwise (a server reached by its address) through `realmOfHost`, which a principal cache
+ * answers from memory.
  */
 export async function authenticate(
   ctx: AppContext,
   req: Pick<IncomingMessage, 'headers'>,
+  realmOfHost?: HostResolver,
 ): Promise<Principal> {
   const { email, hash } = basicCredential(req);
   const found = await ctx.db.user.findUnique({
@@ -85,7 +102,7 @@ export async function authenticate(
   const ownHost =
     found !== null &&
     subdomainOf(req.headers.host, ctx.config.externalHost) === found.realm.stringId;
-  const realm = ownHost ? found.realm : await requestRealm(ctx, req);
+  const realm = ownHost ? found.realm : await hostRealm(ctx, req, realmOfHost);
   if (!found) throw invalidApiKey();
   const { realm: _realm, ...user } = found;
   void _realm;
@@ -105,11 +122,13 @@ export interface Poller {
 /**
  * `authenticate` for the event-queue tier, in one plain SQL query, so that a process serving polls
  * never loads Prisma. A host that does not name the user's own subdomain (a server reached by IP
- * address, several organizations) takes `authenticate`'s path, which resolves it.
+ * address, several organizations) is resolved by `realmOfHost` when given; if that is not the
+ * user's organization, or none is given, it takes `authenticate`'s path, which refuses it.
  */
 export async function identifyPoller(
   ctx: AppContext,
   req: Pick<IncomingMessage, 'headers'>,
+  realmOfHost?: HostResolver,
 ): Promise<Poller> {
   const { email, hash } = basicCredential(req);
   const { rows } = await sqlPool(ctx).query<{
@@ -129,8 +148,11 @@ export async function identifyPoller(
   );
   const row = rows[0];
   if (!row) throw invalidApiKey();
-  if (subdomainOf(req.headers.host, ctx.config.externalHost) !== row.string_id) {
-    const { user, realm } = await authenticate(ctx, req);
+  if (
+    subdomainOf(req.headers.host, ctx.config.externalHost) !== row.string_id &&
+    (!realmOfHost || (await realmOfHost(req))?.id !== row.realm_id)
+  ) {
+    const { user, realm } = await authenticate(ctx, req, realmOfHost);
     return { user, realm };
   }
   const realm = { id: row.realm_id, deactivated: row.deactivated };

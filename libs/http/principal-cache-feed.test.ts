@@ -59,6 +59,32 @@ describe('principal cache with PostgreSQL change notifications', () => {
     await until(async () => (await me(user)).status === 401);
   });
 
+  it('resolves a host that names no organization once, not for every credential', async () => {
+    // A server reached by its address, as a generic HTTP client reaches it.
+    const byAddress = (caller: TestUser) =>
+      request(app)
+        .get('/api/v1/users/me')
+        .set('Host', '127.0.0.1:9991')
+        .set('Authorization', caller.auth);
+    const [first, second] = [await makeUser(t, org.realm), await makeUser(t, org.realm)];
+    expect((await byAddress(first)).status).toBe(200);
+    // A change the triggers do not report: a host looked up again would now reach a deactivated
+    // organization, one answered from memory still reaches the active one.
+    await t.db.$executeRawUnsafe('ALTER TABLE realms DISABLE TRIGGER USER');
+    try {
+      await t.db.realm.update({ where: { id: org.realm.id }, data: { deactivated: true } });
+    } finally {
+      await t.db.$executeRawUnsafe('ALTER TABLE realms ENABLE TRIGGER USER');
+    }
+    try {
+      const res = await byAddress(second);
+      expect(res.status).toBe(200);
+      expect(res.body.user_id).toBe(second.user.id);
+    } finally {
+      await t.db.realm.update({ where: { id: org.realm.id }, data: { deactivated: false } });
+    }
+  });
+
   it('refuses a user deactivated through the API from the very next request', async () => {
     const admin = await makeUser(t, org.realm, { role: Role.ADMINISTRATOR });
     const user = await makeUser(t, org.realm);

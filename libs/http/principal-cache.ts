@@ -283,7 +283,12 @@ export function attachPrincipalCache(
   ctx: AppContext,
   options: CacheLifetimes,
 ): Promise<() => Promise<void>> {
-  const cache = new PrincipalCache({ ...options, lookup: authenticate });
+  // A host that does not name the caller's organization (a server reached by its address) is
+  // resolved from the cache's memory of hosts, not with two more queries per credential.
+  const cache: PrincipalCache = new PrincipalCache({
+    ...options,
+    lookup: (c, req) => authenticate(c, req, (r) => cache.realmForHost(c, r.headers.host)),
+  });
   attached.set(ctx, cache);
   return listen(ctx, cache);
 }
@@ -296,7 +301,10 @@ export function attachPollerCache(
   ctx: AppContext,
   options: CacheLifetimes,
 ): Promise<() => Promise<void>> {
-  const cache = new PrincipalCache<Poller>({ ...options, lookup: identifyPoller });
+  const cache: PrincipalCache<Poller> = new PrincipalCache<Poller>({
+    ...options,
+    lookup: (c, req) => identifyPoller(c, req, (r) => cache.realmForHost(c, r.headers.host)),
+  });
   pollers.set(ctx, cache);
   return listen(ctx, cache);
 }
