@@ -5,7 +5,7 @@ import { sqlPool } from './sql';
 
 /**
  * Reads that tolerate a little lag (message history and search, presence) may go to streaming
- * replicas (`DATABASE_REPLICA_URLS`). The rule, in docs/scaling.md: a user reads its own writes.
+ * replicas (`DATABASE_REPLICA_URLS`), which take turns with the primary. The rule, in docs/scaling.md: a user reads its own writes.
  * After a request of the user's that may have written commits, the primary's WAL position is kept
  * in Redis for a minute (`noteWrite`); a read of that user's goes to a replica only once the
  * replica has replayed past it, else to the primary. A replica that is down, or lags behind where
@@ -20,7 +20,7 @@ const PROBE_TIMEOUT_MS = 1000;
 const WRITE_TTL_SECONDS = 60;
 
 /** Why a read went where it went; counted for the `chat_db_replica_reads_total` metric. */
-export type ReadTarget = 'replica' | 'primary_no_replica' | 'primary_own_write';
+export type ReadTarget = 'replica' | 'primary_turn' | 'primary_no_replica' | 'primary_own_write';
 export type ReplicaSkip = 'down' | 'lagging' | 'behind_own_write';
 
 interface Replica {
@@ -89,7 +89,7 @@ function replicasOf(ctx: AppContext): ReadReplicas | null {
       next: 0,
       timer: setInterval(() => void probeAll(ctx, created), PROBE_MS).unref(),
       stats: {
-        reads: { replica: 0, primary_no_replica: 0, primary_own_write: 0 },
+        reads: { replica: 0, primary_turn: 0, primary_no_replica: 0, primary_own_write: 0 },
         skips: { down: 0, lagging: 0, behind_own_write: 0 },
         lagSeconds: new Map(),
       },
@@ -162,18 +162,29 @@ function replicaLagSeconds(
 }
 
 /**
- * The client to read from for `userId`: a replica that is up, not lagging and past the user's
- * last write, in turn; otherwise the primary. One Redis read when replicas are configured; none
- * otherwise.
+ * The client to read from for `userId`. The primary and the replicas take turns; a replica that
+ * is down, lagging or not yet past the user's last write passes its turn to the next. One Redis
+ * read when replicas are configured; none otherwise.
  */
 export async function readDb(ctx: AppContext, userId: number): Promise<Db> {
   const state = replicasOf(ctx);
   if (!state) return ctx.db;
   const ownWrite = await ctx.redis.get(writeKey(ctx, userId));
   const mustReach = ownWrite === null ? null : BigInt(ownWrite);
+  const turns = state.replicas.length + 1;
   let behindOwnWrite = false;
-  for (let i = 0; i < state.replicas.length; i++) {
-    const replica = state.replicas[(state.next + i) % state.replicas.length];
+  for (let i = 0; i < turns; i++) {
+    const turn = (state.next + i) % turns;
+    const replica = state.replicas[turn - 1];
+    if (replica === undefined) {
+      // The primary's own turn: it is always current, so no other candidate is needed.
+      if (i === 0) {
+        state.next = (turn + 1) % turns;
+        state.stats.reads.primary_turn++;
+        return ctx.db;
+      }
+      continue;
+    }
     if (!replica.up) {
       state.stats.skips.down++;
     } else if (replica.lagging) {
@@ -182,11 +193,12 @@ export async function readDb(ctx: AppContext, userId: number): Promise<Db> {
       state.stats.skips.behind_own_write++;
       behindOwnWrite = true;
     } else {
-      state.next = (state.next + i + 1) % state.replicas.length;
+      state.next = (turn + 1) % turns;
       state.stats.reads.replica++;
       return replica.db;
     }
   }
+  state.next = (state.next + 1) % turns;
   state.stats.reads[behindOwnWrite ? 'primary_own_write' : 'primary_no_replica']++;
   return ctx.db;
 }
