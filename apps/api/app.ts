@@ -12,6 +12,7 @@ import { userAvatarRoutes } from './routes/avatars';
 import { webClientRoutes } from './web-client';
 import { webSessionRoutes } from './web-session';
 import { passwordResetRoutes } from './accounts/password-reset';
+import { socialAuthRoutes } from './accounts/social';
 import { sessionAuth } from '../../libs/http/session';
 import { uploadFileRoutes } from './routes/uploads';
 
@@ -53,6 +54,7 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
     express.static(path.join(__dirname, 'static'), { maxAge: '1d', index: false }),
   );
   app.use(passwordResetRoutes(ctx));
+  app.use(socialAuthRoutes(ctx));
   app.use(webClientRoutes(ctx));
   app.get('/health', (_req, res) => {
     res.json({ result: 'success', msg: '' });

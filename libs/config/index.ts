@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { isIP } from 'node:net';
 import { createHmac } from 'node:crypto';
-import type { Config, RedisClusterConfig, ReplicaSlot } from '../core/config';
+import type { Config, OidcIdpConfig, RedisClusterConfig, ReplicaSlot } from '../core/config';
 
 const commaList = (value: string): string[] =>
   value
@@ -202,10 +202,59 @@ const envSchema = Joi.object({
   RATE_LIMIT_PASSWORD_RESET_PER_DAY: Joi.number().integer().positive().default(5),
   RATE_LIMIT_SENDS_EMAIL_BY_IP_PER_DAY: Joi.number().integer().positive().default(5),
   PASSWORD_RESET_TIMEOUT_SECONDS: Joi.number().integer().positive().default(86400),
+  SOCIAL_AUTH_OIDC_ENABLED_IDPS: Joi.string()
+    .allow('')
+    .default('')
+    .custom((v: string) => (parseOidcIdps(v), v)),
 })
   .unknown(true)
   // The bouncer is reached only with the server's registration: all three or none.
   .and('PUSH_NOTIFICATION_BOUNCER_URL', 'ZULIP_ORG_ID', 'ZULIP_ORG_KEY');
+
+const IDP_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+
+const oidcIdpSchema = Joi.object({
+  oidc_url: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .required(),
+  display_name: Joi.string().max(60).required(),
+  display_icon: Joi.string()
+    .uri({ scheme: ['http', 'https'], allowRelative: true })
+    .allow(null),
+  client_id: Joi.string().required(),
+  secret: Joi.string().allow('').default(''),
+  auto_signup: Joi.boolean().default(false),
+  limit_to_subdomains: Joi.array().items(Joi.string().allow('')).allow(null),
+}).unknown(false);
+
+/** SOCIAL_AUTH_OIDC_ENABLED_IDPS: `{"<name>": {oidc_url, display_name, client_id, ...}}`. */
+function parseOidcIdps(text: string): OidcIdpConfig[] {
+  if (text.trim() === '') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error('SOCIAL_AUTH_OIDC_ENABLED_IDPS is not JSON');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new Error('SOCIAL_AUTH_OIDC_ENABLED_IDPS must be an object of providers by name');
+  }
+  return Object.entries(parsed).map(([name, entry]) => {
+    if (!IDP_NAME.test(name)) throw new Error(`OIDC provider name "${name}" is not [a-z0-9_-]`);
+    const { value, error } = oidcIdpSchema.validate(entry);
+    if (error) throw new Error(`OIDC provider "${name}": ${error.message}`);
+    return {
+      name,
+      oidcUrl: String(value.oidc_url).replace(/\/+$/, ''),
+      displayName: value.display_name,
+      displayIcon: value.display_icon ?? null,
+      clientId: value.client_id,
+      secret: value.secret,
+      autoSignup: value.auto_signup,
+      limitToSubdomains: value.limit_to_subdomains ?? null,
+    };
+  });
+}
 
 export class ConfigError extends Error {}
 
@@ -336,5 +385,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sendsEmailByIpPerDay: value.RATE_LIMIT_SENDS_EMAIL_BY_IP_PER_DAY,
     },
     passwordResetTimeoutSeconds: value.PASSWORD_RESET_TIMEOUT_SECONDS,
+    oidcIdps: parseOidcIdps(value.SOCIAL_AUTH_OIDC_ENABLED_IDPS),
   };
 }

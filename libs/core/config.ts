@@ -152,6 +152,23 @@ export interface Config {
   };
   /** How long a password reset link stays valid (it is also used up by the reset itself). */
   passwordResetTimeoutSeconds: number;
+  /** OpenID Connect providers (Zulip's SOCIAL_AUTH_OIDC_ENABLED_IDPS), in the order configured. */
+  oidcIdps: OidcIdpConfig[];
+}
+
+export interface OidcIdpConfig {
+  /** The key in SOCIAL_AUTH_OIDC_ENABLED_IDPS: names the provider in URLs and server_settings. */
+  name: string;
+  /** The issuer; its discovery document is `<oidc_url>/.well-known/openid-configuration`. */
+  oidcUrl: string;
+  displayName: string;
+  displayIcon: string | null;
+  clientId: string;
+  secret: string;
+  /** Whether a first sign-in with no account creates one (Zulip's auto_signup, default off). */
+  autoSignup: boolean;
+  /** Subdomains that may use it; null: every organization. */
+  limitToSubdomains: string[] | null;
 }
 
 export interface CamoConfig {

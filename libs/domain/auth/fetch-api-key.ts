@@ -9,6 +9,7 @@ import {
 import type { AppContext } from '../../core/context';
 import { decryptApiKey } from '../users/api-keys';
 import { checkAuthAttempts, recordFailedAuthAttempt } from './auth-attempts';
+import { realmAllows } from './methods';
 
 export interface FetchedApiKey {
   api_key: string;
@@ -39,7 +40,7 @@ export async function fetchApiKey(
   username: string,
   password: string,
 ): Promise<FetchedApiKey> {
-  if (!ctx.config.passwordAuthEnabled) throw passwordAuthDisabled();
+  if (!ctx.config.passwordAuthEnabled || !realmAllows(realm, 'Email')) throw passwordAuthDisabled();
   if (realm.deactivated) throw realmDeactivated();
   const email = username.trim().toLowerCase();
   await checkAuthAttempts(ctx, email);

@@ -1,5 +1,7 @@
 import type { Config } from '../../core/config';
 import type { Realm } from '../../../generated/prisma/client';
+import { externalMethods, type ExternalMethod } from '../auth/external-methods';
+import { realmAllows } from '../auth/methods';
 import { realmIconUrl, realmUrl } from '../realms/realm-url';
 import { FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../version';
 
@@ -8,13 +10,7 @@ const EXTERNAL_PROVIDERS = ['github', 'gitlab', 'azuread', 'apple', 'google'] as
 
 export interface ServerSettings {
   authentication_methods: Record<string, boolean>;
-  external_authentication_methods: {
-    name: string;
-    display_name: string;
-    display_icon: string | null;
-    login_url: string;
-    signup_url: string;
-  }[];
+  external_authentication_methods: ExternalMethod[];
   zulip_feature_level: number;
   zulip_version: string;
   zulip_merge_base: string;
@@ -42,7 +38,9 @@ export function serverSettings(
   realm: Realm | null,
   renderedDescription: string,
 ): ServerSettings {
-  const passwordEnabled = config.passwordAuthEnabled;
+  const passwordEnabled =
+    config.passwordAuthEnabled && (realm === null || realmAllows(realm, 'Email'));
+  const external = externalMethods(config, realm);
   const authenticationMethods: Record<string, boolean> = {
     password: passwordEnabled,
     dev: false,
@@ -50,12 +48,12 @@ export function serverSettings(
     ldap: false,
     remoteuser: false,
     saml: false,
-    'openid connect': false,
+    'openid connect': external.some((method) => method.name.startsWith('oidc:')),
   };
   for (const provider of EXTERNAL_PROVIDERS) authenticationMethods[provider] = false;
   const settings: ServerSettings = {
     authentication_methods: authenticationMethods,
-    external_authentication_methods: [],
+    external_authentication_methods: external,
     zulip_feature_level: FEATURE_LEVEL,
     zulip_version: SERVER_VERSION,
     zulip_merge_base: SERVER_MERGE_BASE,
