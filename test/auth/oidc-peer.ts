@@ -13,6 +13,8 @@ export interface OidcPeer {
   issuer: string;
   /** The account the next sign-in authenticates as. */
   signInAs(account: OidcAccount): Promise<void>;
+  /** Alters the ID token of the next token response (see oidc-provider.mjs). */
+  tamperNext(mode: 'forged' | 'expired' | 'audience' | 'nonce'): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,6 +46,13 @@ export async function startOidcPeer(
         body: JSON.stringify(account),
       });
       if (res.status !== 204) throw new Error(`oidc-provider refused the account: ${res.status}`);
+    },
+    async tamperNext(mode) {
+      const res = await fetch(`${issuer}/test/tamper`, {
+        method: 'POST',
+        body: JSON.stringify({ mode }),
+      });
+      if (res.status !== 204) throw new Error(`oidc-provider refused to tamper: ${res.status}`);
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -2,8 +2,11 @@
 // its own process on loopback: `node test/auth/oidc-provider.mjs` with PORT and CLIENTS (a JSON
 // list of {client_id, client_secret, redirect_uris}). Sign-in needs no form: the account that
 // authenticates is the one last posted to /test/account ({sub, email, email_verified, name}).
+// POST /test/tamper {mode} alters the ID token of the next token response, to test refusals:
+// `forged` (signed by another key), `expired`, `audience` and `nonce` (re-signed by the real key).
 import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
+import { SignJWT, decodeJwt, importJWK } from 'jose';
 import Provider from 'oidc-provider';
 
 const port = Number(process.env.PORT);
@@ -14,6 +17,36 @@ let current = null;
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'test-key', alg: 'RS256', use: 'sig' };
+
+const { privateKey: otherKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+let tamper = null;
+
+async function tampered(idToken, mode) {
+  const claims = decodeJwt(idToken);
+  const now = Math.floor(Date.now() / 1000);
+  if (mode === 'expired') Object.assign(claims, { iat: now - 7200, exp: now - 3600 });
+  if (mode === 'audience') claims.aud = 'some-other-client';
+  if (mode === 'nonce') claims.nonce = 'not-the-nonce-sent';
+  const key = mode === 'forged' ? otherKey : await importJWK(jwk, 'RS256');
+  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: jwk.kid }).sign(key);
+}
+
+/** Holds the token endpoint's answer and rewrites its ID token before it leaves. */
+function tamperWith(res, mode) {
+  const chunks = [];
+  const end = res.end.bind(res);
+  res.write = (chunk) => (chunks.push(Buffer.from(chunk)), true);
+  res.end = (chunk) => {
+    if (chunk) chunks.push(Buffer.from(chunk));
+    const body = JSON.parse(Buffer.concat(chunks).toString());
+    tampered(body.id_token, mode).then((token) => {
+      const out = JSON.stringify({ ...body, id_token: token });
+      res.setHeader('content-length', Buffer.byteLength(out));
+      end(out);
+    });
+    return res;
+  };
+}
 
 const provider = new Provider(issuer, {
   clients: clients.map((c) => ({
@@ -66,6 +99,19 @@ const server = http.createServer((req, res) => {
       res.writeHead(204).end();
     });
     return;
+  }
+  if (req.method === 'POST' && req.url === '/test/tamper') {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      tamper = JSON.parse(body).mode;
+      res.writeHead(204).end();
+    });
+    return;
+  }
+  if (req.url.startsWith('/token') && tamper) {
+    tamperWith(res, tamper);
+    tamper = null;
   }
   if (req.url.startsWith('/interaction/')) {
     interaction(req, res).catch((err) => res.writeHead(500).end(String(err)));

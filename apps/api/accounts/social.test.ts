@@ -232,6 +232,18 @@ describe('refusals', () => {
     expect((await usersMe(replay)).status).toBe(401);
   });
 
+  it.each(['forged', 'expired', 'audience', 'nonce'] as const)(
+    'an ID token %s is refused and leaves no session',
+    async (mode) => {
+      await peer.signInAs({ sub: 'owner', email: org.owner.email, email_verified: true });
+      await peer.tamperNext(mode);
+      const { res, agent } = await signIn('/accounts/login/social/oidc/keycloak');
+      expect(res.status).toBe(401);
+      expect(await res.text()).toContain('could not be verified');
+      expect((await usersMe(agent)).status).toBe(401);
+    },
+  );
+
   it('a `next` on another host is refused (no open redirect)', async () => {
     for (const next of ['//evil.example/', 'https://evil.example/', '/\\evil.example']) {
       const res = await new RedirectAgent().get(
