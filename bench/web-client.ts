@@ -58,7 +58,8 @@ async function main() {
   await withScratchWorld({ EXTERNAL_HOST: `127.0.0.1:${port}` }, async (ctx, config) => {
     const org = await makeRealm(ctx, { stringId: '', name: 'Bench' });
     const reader = await makeUser(ctx, org.realm, { fullName: 'Reader', password: 'bench pw 1' });
-    const start = () => startTier('all', config, { RATE_LIMIT_API_REQUESTS: '1000000' }, port);
+    const start = () =>
+      startTier('all', config, { RATE_LIMIT_API_REQUESTS: '1000000' }, port, { startSeconds: 150 });
     let server = await start();
     const api = async (method: string, route: string, form: Record<string, string>) => {
       const res = await fetch(`${server.url}/api/v1${route}`, {
@@ -146,6 +147,12 @@ async function main() {
           page.setDefaultNavigationTimeout(120_000);
           await page.goto(server.url);
           await logIn(page, reader.email, 'bench pw 1');
+          // A reader who keeps up: the channels open at their newest messages, not at the
+          // first unread (which would be their first message).
+          await fetch(`${server.url}/api/v1/mark_all_as_read`, {
+            method: 'POST',
+            headers: { Authorization: reader.auth },
+          });
 
           const paints: number[] = [];
           for (let i = 0; i < LOADS; i++) {
@@ -208,6 +215,37 @@ async function main() {
           console.log(`  all: ${paints.map((p) => p.toFixed(0)).join(' ')}`);
           for (const file of bundleSizes(dist!))
             console.log(`${file.name}: ${file.bytes} B, ${file.gzipped} B gzipped`);
+
+          // Switching between two conversations already opened once (cached): from the click
+          // on the sidebar to the other's newest message on screen.
+          const switches: number[] = [];
+          const names = ['bench-1k', 'bench-many'];
+          for (let i = 0; i < 2 * LOADS + 2; i++) {
+            const to = names[(i + 1) % 2];
+            const ms = await page.evaluate(async (name) => {
+              const item = [...document.querySelectorAll<HTMLElement>('.sidebar .nav-item')].find(
+                (e) => e.textContent?.includes(`# ${name}`),
+              )!;
+              const started = performance.now();
+              item.click();
+              for (;;) {
+                await new Promise((resolve) => requestAnimationFrame(resolve));
+                const shown = [...document.querySelectorAll('.message .content')].some((e) =>
+                  e.textContent?.includes(`The last of ${name}`),
+                );
+                if (shown) return performance.now() - started;
+                if (performance.now() - started > 60_000) return -1;
+              }
+            }, to);
+            // The first visit of each is a load, not a switch.
+            if (i >= 2) switches.push(ms);
+          }
+          switches.sort((a, b) => a - b);
+          console.log(
+            `switching conversations, cached (${switches.length} switches): median ` +
+              `${percentile(switches, 50).toFixed(0)} ms, p90 ${percentile(switches, 90).toFixed(0)} ms, ` +
+              `worst ${switches[switches.length - 1].toFixed(0)} ms (load average ${loadAverage()})`,
+          );
 
           await page.goto('about:blank');
           await page.goto(`${server.url}/#narrow/channel/${many}`, {

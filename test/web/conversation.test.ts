@@ -26,7 +26,7 @@ import {
  * content, the keyboard, drafts, notifications and the phone. Writes screenshots of the main
  * views, in both themes, to docs/screenshots.
  */
-jest.setTimeout(120_000);
+jest.setTimeout(240_000);
 
 const SCREENSHOTS = path.join(__dirname, '../../docs/screenshots');
 const PASSWORD = 'a long browser password';
@@ -77,6 +77,42 @@ const say = async (who: Person, topic: string, content: string) =>
       content,
     })
   ).id;
+
+/** Opens an address of the page and waits until it is registered (the sidebar shows). */
+async function visit(page: Page, hash: string): Promise<void> {
+  await page.goto(`${server.url}/${hash}`);
+  await page.waitForSelector('.sidebar .nav-item', { timeout: 20_000 });
+}
+
+/** Waits for a message anywhere in the list: scrolled to the top first (rows off screen are not drawn). */
+async function seeEarlier(page: Page, text: string): Promise<void> {
+  await page.waitForFunction(
+    (t) => {
+      const list = document.querySelector('.messages');
+      if (list) list.scrollTop = 0;
+      return [...document.querySelectorAll('.message .content')].some((e) =>
+        e.textContent?.includes(t),
+      );
+    },
+    { timeout: 15_000, polling: 200 },
+    text,
+  );
+}
+
+/** Waits for a new message: the list scrolled to its end first. */
+async function seeNew(page: Page, text: string): Promise<void> {
+  await page.waitForFunction(
+    (t) => {
+      const list = document.querySelector('.messages');
+      if (list) list.scrollTop = list.scrollHeight;
+      return [...document.querySelectorAll('.message .content')].some((e) =>
+        e.textContent?.includes(t),
+      );
+    },
+    { timeout: 15_000, polling: 200 },
+    text,
+  );
+}
 
 /** The `#design` item of a page's sidebar: its unread count, or 0. */
 const channelUnread = (page: Page) =>
@@ -135,7 +171,7 @@ beforeAll(async () => {
   });
   await logIn(a.page, alice.email, PASSWORD);
   await logIn(b.page, bob.email, PASSWORD);
-}, 300_000);
+}, 600_000);
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
@@ -242,14 +278,15 @@ describe('the web client, as a team uses it', () => {
     expect(queue).toBeTruthy();
     const edited = await say(bob, 'launch plan', 'a line bob will edit');
     await seeMessage(a.page, 'a line bob will edit');
-    await a.page.setOfflineMode(true);
+    // Away (the page, kept in the back/forward cache, ends its poll) while the queue goes.
+    await a.page.goto('about:blank');
     await api(alice, 'DELETE', '/events', { queue_id: queue! });
     const missed = `sent while alice had no queue ${Date.now()}`;
     await say(bob, 'launch plan', missed);
     await api(bob, 'PATCH', `/messages/${edited}`, { content: 'a line bob edited meanwhile' });
-    await a.page.setOfflineMode(false);
-    await seeMessage(a.page, missed, 30_000);
-    await seeMessage(a.page, 'a line bob edited meanwhile', 30_000);
+    await a.page.goBack();
+    await seeNew(a.page, missed);
+    await seeNew(a.page, 'a line bob edited meanwhile');
     await a.page.waitForFunction(() => !document.querySelector('.reconnecting'), {
       timeout: 30_000,
     });
@@ -259,14 +296,16 @@ describe('the web client, as a team uses it', () => {
     ).toBe(true);
     const after = `after the new queue ${Date.now()}`;
     await say(bob, 'launch plan', after);
-    await seeMessage(a.page, after);
+    await seeNew(a.page, after);
   });
 
   it('shows who is typing in a channel topic', async () => {
-    await a.page.goto(`${server.url}/#narrow/channel/${channelId}/topic/launch.20plan`);
-    await seeMessage(a.page, 'Draft by noon?');
-    await b.page.goto(`${server.url}/#narrow/channel/${channelId}/topic/launch.20plan`);
-    await seeMessage(b.page, 'Draft by noon?');
+    for (const { page } of [a, b]) {
+      await page.goto(`${server.url}/#narrow/channel/${channelId}/topic/launch.20plan`);
+      await seeMessage(page, 'Draft by noon?');
+      // Registered (its queue exists): the sidebar shows.
+      await page.waitForSelector('.sidebar .nav-item');
+    }
     await b.page.click('textarea[aria-label=Message]');
     await b.page.type('textarea[aria-label=Message]', 'typing something');
     await a.page.waitForFunction(
@@ -279,8 +318,8 @@ describe('the web client, as a team uses it', () => {
   });
 
   it('groups messages under recipient bars, with sender lines collapsed and a date line', async () => {
-    await a.page.goto(`${server.url}/#narrow/channel/${channelId}`);
-    await seeMessage(a.page, 'Draft by noon?');
+    await visit(a.page, `#narrow/channel/${channelId}`);
+    await seeEarlier(a.page, 'Draft by noon?');
     const shape = await a.page.evaluate(() => ({
       bars: [...document.querySelectorAll('.recipient-bar')].map((e) => e.textContent),
       dates: document.querySelectorAll('.date-line').length,
@@ -298,7 +337,11 @@ describe('the web client, as a team uses it', () => {
 
   it('draws emoji from the sprite sheet, custom emoji, and reacts through the picker', async () => {
     const form = new FormData();
-    form.append('file', new Blob([pngImage()], { type: 'image/png' }), 'shipit.png');
+    form.append(
+      'file',
+      new Blob([new Uint8Array(pngImage())], { type: 'image/png' }),
+      'shipit.png',
+    );
     const res = await fetch(`${server.url}/api/v1/realm/emoji/shipit`, {
       method: 'POST',
       headers: { Authorization: alice.auth },
@@ -306,8 +349,9 @@ describe('the web client, as a team uses it', () => {
     });
     expect(res.status).toBe(200);
     const text = `Ship it :shipit: :rocket: ${Date.now()}`;
+    await visit(a.page, `#narrow/channel/${channelId}/topic/launch.20plan`);
     await say(bob, 'launch plan', text);
-    await seeMessage(a.page, text);
+    await seeNew(a.page, text);
     await a.page.waitForFunction(
       () => {
         const span = document.querySelector<HTMLElement>('.content span.emoji.emoji-1f680');
@@ -341,7 +385,7 @@ describe('the web client, as a team uses it', () => {
     await a.page.waitForSelector('.emoji-picker .choices button[aria-label="tada"]');
     await a.page.keyboard.press('ArrowRight');
     await a.page.click('.emoji-picker .choices button[aria-label="tada"]');
-    await b.page.goto(`${server.url}/#narrow/channel/${channelId}/topic/launch.20plan`);
+    await visit(b.page, `#narrow/channel/${channelId}/topic/launch.20plan`);
     await b.page.waitForSelector(
       `.message[data-message-id="${row}"] .reaction .emoji.emoji-1f389`,
       { timeout: 10_000 },
@@ -349,8 +393,8 @@ describe('the web client, as a team uses it', () => {
   });
 
   it('shows math, tables, spoilers, highlighted code and images in a viewer', async () => {
-    await a.page.goto(`${server.url}/#narrow/channel/${channelId}/topic/colour.20tokens`);
-    await seeMessage(a.page, 'Contrast check');
+    await visit(a.page, `#narrow/channel/${channelId}/topic/colour.20tokens`);
+    await seeEarlier(a.page, 'Contrast check');
     // KaTeX's stylesheet hides the MathML copy: the formula shows once.
     await a.page.waitForFunction(
       () => {
@@ -389,7 +433,11 @@ describe('the web client, as a team uses it', () => {
     await screenshot(a.page, SCREENSHOTS, 'rich-content');
     // An uploaded image opens in the viewer; Esc closes it.
     const upload = new FormData();
-    upload.append('file', new Blob([pngImage()], { type: 'image/png' }), 'mockup.png');
+    upload.append(
+      'file',
+      new Blob([new Uint8Array(pngImage())], { type: 'image/png' }),
+      'mockup.png',
+    );
     const up = await fetch(`${server.url}/api/v1/user_uploads`, {
       method: 'POST',
       headers: { Authorization: carol.auth },
@@ -404,7 +452,9 @@ describe('the web client, as a team uses it', () => {
       },
       { timeout: 10_000 },
     );
-    await a.page.click('.message_inline_image img');
+    await a.page.evaluate(() =>
+      document.querySelector<HTMLElement>('.message_inline_image img')!.click(),
+    );
     await a.page.waitForFunction(
       () => {
         const img = document.querySelector<HTMLImageElement>('.lightbox img');
@@ -417,8 +467,8 @@ describe('the web client, as a team uses it', () => {
   });
 
   it('reads and replies with the keyboard; Esc keeps the draft; a reload restores it', async () => {
-    await a.page.goto(`${server.url}/#narrow/channel/${channelId}`);
-    await seeMessage(a.page, 'Draft by noon?');
+    await visit(a.page, `#narrow/channel/${channelId}`);
+    await a.page.waitForSelector('.message');
     await a.page.click('.narrow-title');
     const selected = () =>
       a.page.evaluate(() =>
@@ -470,6 +520,7 @@ describe('the web client, as a team uses it', () => {
     await a.page.goto(
       `${server.url}/#narrow/channel/${channelId}/topic/${encodeURIComponent(topic).replace(/%/g, '.')}`,
     );
+    await a.page.reload();
     await a.page.waitForFunction(
       (d) =>
         document.querySelector<HTMLTextAreaElement>('textarea[aria-label=Message]')?.value === d,
@@ -479,7 +530,7 @@ describe('the web client, as a team uses it', () => {
     // Sent: the draft is gone from the server.
     await a.page.click('textarea[aria-label=Message]');
     await a.page.keyboard.press('Enter');
-    await seeMessage(b.page, draft);
+    await seeNew(a.page, draft);
     await a.page.waitForFunction(
       async (d) => {
         const body = (await (await fetch('/json/drafts')).json()) as {
@@ -493,7 +544,7 @@ describe('the web client, as a team uses it', () => {
   });
 
   it('n goes to the next unread topic; stars, quotes, links and marks unread', async () => {
-    await a.page.goto(`${server.url}/#narrow/dm/${bob.id}`);
+    await visit(a.page, `#narrow/dm/${bob.id}`);
     await a.page.waitForSelector('textarea[aria-label=Message]');
     await say(carol, 'colour tokens', `unread for n ${Date.now()}`);
     await a.page.waitForFunction(
@@ -554,6 +605,7 @@ describe('the web client, as a team uses it', () => {
     await a.page.goto(
       `${server.url}/#narrow/channel/${channelId}/topic/colour.20tokens/near/${id}`,
     );
+    await a.page.reload();
     await a.page.waitForSelector(`${row}.selected`, { timeout: 10_000 });
     expect(
       await api<{ message: { flags: string[] } }>(alice, 'GET', `/messages/${id}`).then(
@@ -563,7 +615,7 @@ describe('the web client, as a team uses it', () => {
   });
 
   it('sends a group direct message, pasting an upload with progress', async () => {
-    await a.page.goto(`${server.url}/#feed`);
+    await visit(a.page, `#feed`);
     await a.page.waitForSelector('.messages');
     await a.page.click('.narrow-title');
     await a.page.keyboard.press('x');
@@ -615,8 +667,8 @@ describe('the web client, as a team uses it', () => {
   });
 
   it('notifies as the settings ask: desktop, and the unread count in the title', async () => {
-    await a.page.goto(`${server.url}/#narrow/channel/${channelId}`);
-    await seeMessage(a.page, 'Draft by noon?');
+    await visit(a.page, `#narrow/channel/${channelId}`);
+    await a.page.waitForSelector('.message');
     await a.page.evaluate(() => {
       // The browser's Notification, recorded: headless chromium shows none.
       const shown: string[] = [];
@@ -671,9 +723,43 @@ describe('the web client, as a team uses it', () => {
   });
 
   it('looks right in both themes and on a phone, with no serious axe findings', async () => {
+    // A channel with a conversation as a team has it, for the screenshots.
+    await api(alice, 'POST', '/users/me/subscriptions', {
+      subscriptions: JSON.stringify([{ name: 'product', description: 'What we ship' }]),
+      principals: JSON.stringify([alice.email, bob.email, carol.email]),
+    });
+    const product = (
+      await api<{ stream_id: number }>(alice, 'GET', '/get_stream_id', { stream: 'product' })
+    ).stream_id;
+    const talk: [Person, string, string][] = [
+      [carol, 'release 2.4', 'The release notes for **2.4** are up for review :memo:'],
+      [carol, 'release 2.4', 'Mostly the search work, plus the new Inbox.'],
+      [bob, 'release 2.4', 'Read them, looks great. One nit: the upgrade step needs the new flag:'],
+      [bob, 'release 2.4', '```bash\n./manage upgrade --keep-drafts\n```'],
+      [alice, 'release 2.4', '@**Bob Brown** good catch, fixed :+1:'],
+      [carol, 'release 2.4', 'Shipping at 3 pm then :rocket:'],
+      [bob, 'onboarding', 'Who is pairing with the new designer tomorrow?'],
+      [alice, 'onboarding', 'Me! I will show the design tokens and the review flow.'],
+      [carol, 'onboarding', 'I booked the small room 10-12 :calendar:'],
+      [alice, 'release 2.4', 'Tagged and deployed :tada: thanks everyone'],
+    ];
+    let lastId = 0;
+    for (const [who, topic, content] of talk)
+      lastId = (
+        await api<{ id: number }>(who, 'POST', '/messages', {
+          type: 'stream',
+          to: 'product',
+          topic,
+          content,
+        })
+      ).id;
+    await api(bob, 'POST', `/messages/${lastId}/reactions`, { emoji_name: 'tada' });
+    await api(carol, 'POST', `/messages/${lastId}/reactions`, { emoji_name: 'tada' });
+    await api(carol, 'POST', `/messages/${lastId}/reactions`, { emoji_name: 'heart' });
+    await api(alice, 'POST', '/mark_all_as_read');
     await a.page.setViewport({ width: 1200, height: 800 });
-    await a.page.goto(`${server.url}/#narrow/channel/${channelId}`);
-    await seeMessage(a.page, 'Draft by noon?');
+    await visit(a.page, `#narrow/channel/${product}`);
+    await seeMessage(a.page, 'Tagged and deployed');
     for (const theme of ['light', 'dark']) {
       await a.page.evaluate((th) => (document.documentElement.dataset.theme = th), theme);
       await a.page.waitForFunction(() => document.querySelector('span.emoji'));
@@ -694,7 +780,7 @@ describe('the web client, as a team uses it', () => {
       deviceScaleFactor: 2,
     });
     await a.page.reload();
-    await seeMessage(a.page, 'Draft by noon?');
+    await seeMessage(a.page, 'Tagged and deployed');
     expect(await a.page.evaluate(() => matchMedia('(pointer: coarse)').matches)).toBe(true);
     for (const theme of ['light', 'dark']) {
       await a.page.evaluate((th) => (document.documentElement.dataset.theme = th), theme);

@@ -15,6 +15,7 @@ export class EventLoop {
   private stopped = false;
   private polling = false;
   private controller: AbortController | null = null;
+  private kicked = false;
 
   constructor(private readonly onReload: () => Promise<void>) {}
 
@@ -73,6 +74,12 @@ export class EventLoop {
     addEventListener('pageshow', (event) => {
       if (event.persisted) this.resume();
     });
+    // Back online: the poll in flight may be on a dead connection, or on a queue that expired
+    // meanwhile; a new poll finds out now rather than at the next heartbeat.
+    addEventListener('online', () => {
+      this.kicked = true;
+      this.controller?.abort();
+    });
     void this.loop();
   }
 
@@ -121,6 +128,9 @@ export class EventLoop {
         if (events.some((e) => e.type !== 'heartbeat')) store.changed();
       } catch (err) {
         if (this.stopped) return;
+        const kicked = this.kicked;
+        this.kicked = false;
+        if (kicked && err instanceof DOMException && err.name === 'AbortError') continue;
         this.setConnection('reconnecting');
         if (err instanceof ApiError && err.code === 'BAD_EVENT_QUEUE_ID') {
           await this.reregister();

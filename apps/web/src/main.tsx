@@ -104,6 +104,7 @@ async function openNarrow(narrow: Narrow, near?: number): Promise<void> {
     view.selected = near;
     view.scroll = null;
   }
+  store.changed();
   if (!view.loaded) await store.loadFirst(view, near);
 }
 

@@ -8,7 +8,7 @@ import {
 } from '../../../libs/protocol/state-reducer';
 import { call } from './api';
 import type { Message, Narrow, Reaction, ServerEvent, Subscription, User } from './types';
-import { apiNarrow, dmKey, inNarrow, messageDmKey, narrowKey } from './narrow';
+import { apiNarrow, dmKey, inNarrow, narrowKey } from './narrow';
 
 /** Where an unread message is, for counting it per channel, topic and conversation. */
 export type UnreadPlace = { streamId: number; topic: string } | { dm: string };

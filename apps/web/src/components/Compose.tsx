@@ -260,7 +260,16 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
         if (box.current) box.current.value = value;
       } else switchTo(next, request.text);
     }
+    // The first thing left to fill in: the people, the topic, or the message.
     requestAnimationFrame(() => {
+      const section = box.current?.closest('.compose');
+      const first =
+        next?.kind === 'dm' && !next.userIds.length
+          ? section?.querySelector<HTMLInputElement>('input[aria-label="Add a person"]')
+          : next?.kind === 'stream' && !next.topic && !request.text
+            ? section?.querySelector<HTMLInputElement>('input[aria-label=Topic]')
+            : null;
+      if (first) return first.focus();
       const el = box.current;
       if (!el) return;
       el.focus();

@@ -139,6 +139,8 @@ export const MessageList = memo(function MessageList({
         } else handle.scrollToIndex(count - 1, { align: 'end' });
       } else handle.scrollToIndex(count - 1, { align: 'end' });
       if (view.selected === null) view.selected = messages[count - 1].id;
+      // The selection shows (the list was drawn before it was chosen).
+      queueMicrotask(() => store.changed());
     } else if (atBottom.current) handle.scrollToIndex(count - 1, { align: 'end' });
     setPrepending(false);
   }, [count, loaded]);

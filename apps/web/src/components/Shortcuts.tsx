@@ -116,22 +116,14 @@ export function useShortcuts(showHelp: () => void): void {
           const n = store.narrow;
           const streamId =
             n?.kind === 'stream' ? n.streamId : m?.type === 'stream' ? m.stream_id! : undefined;
-          return run(() => {
+          return run(() =>
             store.requestCompose(
               streamId !== undefined ? { kind: 'stream', streamId, topic: '' } : null,
-            );
-            requestAnimationFrame(() =>
-              document.querySelector<HTMLInputElement>('input[aria-label=Topic]')?.focus(),
-            );
-          });
+            ),
+          );
         }
         case 'x':
-          return run(() => {
-            store.requestCompose({ kind: 'dm', userIds: [] });
-            requestAnimationFrame(() =>
-              document.querySelector<HTMLInputElement>('input[aria-label="Add a person"]')?.focus(),
-            );
-          });
+          return run(() => store.requestCompose({ kind: 'dm', userIds: [] }));
         case 's':
           return run(() => m && store.go(narrowOf(m, store.me)));
         case 'S':
