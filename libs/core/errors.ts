@@ -125,6 +125,19 @@ export const serverOverloaded = (retryAfterSeconds: number) =>
     'unavailable',
   );
 
+/**
+ * A transaction lost to concurrent ones on the same rows (a deadlock or a serialization failure)
+ * as many times as it was run again: nothing was changed, and the client may send it again
+ * after `retryAfterSeconds`. Clients treat it as the overload it is.
+ */
+export const writeConflict = (retryAfterSeconds: number) =>
+  new ApiError(
+    'SERVER_OVERLOADED',
+    'Too many concurrent changes to the same data; try again shortly',
+    { 'retry-after': retryAfterSeconds },
+    'unavailable',
+  );
+
 export const streamDoesNotExistById = (streamId: number) =>
   new ApiError('STREAM_DOES_NOT_EXIST', `Channel with ID '${streamId}' does not exist`, {
     stream_id: streamId,

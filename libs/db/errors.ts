@@ -97,3 +97,55 @@ export function databaseUnreachable(err: unknown): boolean {
     /^(Client has encountered a connection error|Connection terminated)/.test(err.message)
   );
 }
+
+interface ConstraintCause extends DriverCause {
+  constraint?: { index?: string; fields?: string[] };
+}
+
+/** The driver adapter's account of a failed statement, whichever error carries it. */
+function causeOf(err: Error): ConstraintCause | undefined {
+  if (err instanceof Prisma.PrismaClientKnownRequestError) {
+    return (err.meta?.driverAdapterError as { cause?: ConstraintCause } | undefined)?.cause;
+  }
+  if (err.name === 'DriverAdapterError') return err.cause as ConstraintCause | undefined;
+  return undefined;
+}
+
+/**
+ * PostgreSQL's SQLSTATE of a failed statement: from Prisma (its driver adapter's cause, or the
+ * code Prisma gave it), or from node-postgres's own error on plain SQL (`sqlPool`).
+ */
+export function sqlState(err: unknown): string | undefined {
+  if (!types.isNativeError(err)) return undefined;
+  const cause = causeOf(err);
+  if (cause?.originalCode) return cause.originalCode;
+  if (cause?.kind === 'UniqueConstraintViolation') return '23505';
+  if (cause?.kind === 'TransactionWriteConflict') return '40001';
+  if (err instanceof Prisma.PrismaClientKnownRequestError) {
+    if (err.code === 'P2002') return '23505';
+    if (err.code === 'P2034') return '40001';
+    return undefined;
+  }
+  const { code } = err as { code?: unknown };
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/**
+ * A deadlock (40P01) or a serialization failure (40001): the transaction lost a race with
+ * another one, did nothing, and may simply run again.
+ */
+export const transactionConflict = (err: unknown): boolean => {
+  const state = sqlState(err);
+  return state === '40P01' || state === '40001';
+};
+
+/**
+ * A unique violation (23505) of `constraint`: a concurrent request wrote the same key first.
+ * Only that constraint counts, so that any other failure still reports itself.
+ */
+export function uniqueViolation(err: unknown, constraint: string): boolean {
+  if (sqlState(err) !== '23505' || !types.isNativeError(err)) return false;
+  const named =
+    causeOf(err)?.constraint?.index ?? (err as { constraint?: unknown }).constraint ?? undefined;
+  return typeof named === 'string' ? named === constraint : err.message.includes(constraint);
+}

@@ -3,6 +3,7 @@ import { Pool, types, type PoolClient } from 'pg';
 import type { Prisma } from '../../generated/prisma/client';
 import type { AppContext } from '../core/context';
 import { databaseUnreachable } from './errors';
+import { retryingConflicts } from './retry';
 
 const pools = new WeakMap<AppContext, Pool>();
 /** Whether a pool's connections may keep named statements (DATABASE_PREPARED_STATEMENTS). */
@@ -107,16 +108,24 @@ export async function closeSqlPool(ctx: AppContext): Promise<void> {
 
 /**
  * Runs `work` in one transaction on a client of `pool` (BEGIN ... COMMIT) and returns what it
- * returns. When anything throws it rolls back (a failed ROLLBACK is ignored: the first error is
- * the one worth reporting) and rethrows; the client goes back to the pool either way, or is
- * dropped if its connection was lost.
+ * returns; a deadlock or serialization failure runs it again (`retryingConflicts`). When
+ * anything throws it rolls back (a failed ROLLBACK is ignored: the first error is the one worth
+ * reporting) and rethrows; the client goes back to the pool either way, or is dropped if its
+ * connection was lost.
  *
  * The pool listens for a connection's errors only while the client is idle in the pool. `work`
  * may wait on other things between its statements (the job relay hands rows to Redis inside its
  * transaction): a server that ends the connection then (a PostgreSQL restart) would raise an
  * 'error' nobody listens for, which ends the process. Here it fails the transaction instead.
  */
-export async function inSqlTransaction<T>(
+export function inSqlTransaction<T>(
+  pool: Pool,
+  work: (client: PoolClient) => Promise<T>,
+): Promise<T> {
+  return retryingConflicts(() => sqlTransactionOnce(pool, work));
+}
+
+async function sqlTransactionOnce<T>(
   pool: Pool,
   work: (client: PoolClient) => Promise<T>,
 ): Promise<T> {

@@ -1,6 +1,7 @@
 import { Prisma } from '../../generated/prisma/client';
 import type { AppContext } from '../core/context';
 import type { Tx } from '../db/client';
+import { retryingConflicts } from '../db/retry';
 import { sqlPool, sqlRows } from '../db/sql';
 import type { DomainEvent } from '../protocol/catalogue';
 import { appendToDomainStream } from './domain-stream';
@@ -170,21 +171,26 @@ export async function publishOutbox(ctx: AppContext, rows: CommittedEvent[]): Pr
 
 /**
  * One domain action = one transaction: the rows and their events commit together, and the
- * events are published after commit.
+ * events are published after commit. An action that reads a row and writes it back locks it
+ * first, inside (docs/architecture.md, "Read-modify-write"); a transaction that deadlocked or
+ * failed to serialize runs again, whole, with new events (`retryingConflicts`), so `action` must
+ * do nothing outside the database that a second run would repeat.
  */
 export async function inTransaction<T>(
   ctx: AppContext,
   action: (tx: Tx, events: EventSink) => Promise<T>,
 ): Promise<T> {
   let sink: EventSink | null = null;
-  const result = await ctx.db.$transaction(
-    async (tx) => {
-      sink = new EventSink((sql) => tx.$queryRaw(sql));
-      const result = await action(tx, sink);
-      await sink.flush();
-      return result;
-    },
-    { timeout: 30000, maxWait: 10000 },
+  const result = await retryingConflicts(() =>
+    ctx.db.$transaction(
+      async (tx) => {
+        sink = new EventSink((sql) => tx.$queryRaw(sql));
+        const result = await action(tx, sink);
+        await sink.flush();
+        return result;
+      },
+      { timeout: 30000, maxWait: 10000 },
+    ),
   );
   await publishCommitted(ctx, (sink as EventSink | null)?.rows ?? []);
   return result;

@@ -1,5 +1,11 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { connectionWaitTimedOut, databaseUnreachable, inputRefusedByDatabase } from '../db/errors';
+import {
+  connectionWaitTimedOut,
+  databaseUnreachable,
+  inputRefusedByDatabase,
+  transactionConflict,
+} from '../db/errors';
+import { CONFLICT_RETRY_AFTER_SECONDS } from '../db/retry';
 import { redisUnreachable } from '../redis/errors';
 import type { Logger } from '../core/log';
 import {
@@ -10,6 +16,7 @@ import {
   requestTooLarge,
   serverNotReady,
   serverOverloaded,
+  writeConflict,
   type FailureKind,
 } from '../core/errors';
 import { malformedMultipart } from './malformed-multipart';
@@ -94,6 +101,9 @@ export function errorResponse(
     // a pooled connection. Nothing of the request was done.
     countRefusal('db_wait_timeout');
     apiError = serverOverloaded(RETRY_AFTER_SECONDS);
+  } else if (transactionConflict(err)) {
+    // A deadlock or serialization failure outside the transaction helpers, which run again.
+    apiError = writeConflict(CONFLICT_RETRY_AFTER_SECONDS);
   } else if (databaseUnreachable(err) || redisUnreachable(err)) {
     // At debug: the process's store watch logs the outage once, and each request's 503 is in
     // the request log.
