@@ -1,5 +1,6 @@
 import type { Message, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
+import { lockRow, type LockStrength } from '../../db/locks';
 import { badRequest } from '../../core/errors';
 import { canReadChannelHistory } from '../permissions/messages';
 import { Flag } from './flags';
@@ -41,4 +42,20 @@ export async function accessMessage(
     }
   }
   throw invalidMessage();
+}
+
+/**
+ * `accessMessage` on the message's row locked until the transaction ends (Zulip's
+ * `access_message(..., lock_message=True)`): what the action then reads of it is the last
+ * committed version, and nobody else changes it before the action's writes commit. A message
+ * deleted meanwhile answers "Invalid message(s)", as if it had never been there.
+ */
+export async function accessLockedMessage(
+  tx: Tx,
+  user: Pick<User, 'id' | 'role' | 'realmId'>,
+  messageId: number,
+  strength: LockStrength = 'FOR NO KEY UPDATE',
+): Promise<AccessibleMessage> {
+  if (!(await lockRow(tx, 'messages', messageId, strength))) throw invalidMessage();
+  return accessMessage(tx, user, messageId);
 }

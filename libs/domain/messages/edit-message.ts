@@ -6,6 +6,7 @@ import {
   type User,
 } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
+import { lockRows } from '../../db/locks';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
 import { linkifyTopic, renderMarkdown, type RenderedMarkdown } from '../../markdown';
@@ -21,7 +22,7 @@ import {
 import { claimAttachments } from '../attachments/claim-attachments';
 import type { ApiAttachment } from '../attachments/format-attachment';
 import { messageAudience } from './message-audience';
-import { accessMessage } from './access';
+import { accessLockedMessage } from './access';
 import { normalizeContent } from './content';
 import { Flag, flagNames } from './flags';
 import { isMeMessage } from './format-message';
@@ -95,16 +96,11 @@ export async function editMessage(
   ) {
     throw badRequest('Invalid propagate_mode without topic edit');
   }
-  // A message the user cannot read answers like a missing one, so an edit cannot probe for IDs.
-  const { message } = await accessMessage(ctx.db, user, input.messageId);
-  // One instant for the permission time limits, the history entries and the event.
-  const now = new Date();
-
+  // Rendering reads only the organization's emoji and linkifiers, none of the message: it runs
+  // before the transaction, so the message's row is not held locked while it does.
   let newContent: string | undefined;
   let rendered: RenderedMarkdown | undefined;
   if (input.content !== undefined) {
-    const refusal = contentEditRefusal({ realm, editor: user, message, now });
-    if (refusal) throw badRequest(refusal);
     // Zulip turns an emptied message into "(deleted)" rather than refusing it.
     newContent = input.content.trim() === '' ? '(deleted)' : normalizeContent(input.content);
     rendered = await renderMarkdown(
@@ -113,70 +109,81 @@ export async function editMessage(
     );
   }
 
-  let oldStream: Stream | null = null;
-  if (message.isChannelMessage) {
-    oldStream = await ctx.db.stream.findFirst({ where: { recipientId: message.recipientId } });
-  }
-  let newTopic: string | undefined;
-  if (input.topic !== undefined) {
-    if (!oldStream) throw badRequest('Direct messages cannot have topics.');
-    newTopic = normalizeTopic(input.topic, realm);
-    // The same topic is no move (no history entry, no notice); a change of case is a rename.
-    if (newTopic === message.subject) newTopic = undefined;
-  }
-  let newStream: Stream | null = null;
-  if (input.streamId !== undefined) {
-    if (!oldStream) throw badRequest('Direct messages cannot be moved to channels.');
-    if (input.streamId !== oldStream.id) {
-      newStream = await ctx.db.stream.findFirst({
-        where: { id: input.streamId, realmId: realm.id },
-      });
-      // A channel the user cannot see answers like a missing one.
-      if (!newStream || !(await canAccessChannel(ctx.db, user, newStream))) {
-        throw badRequest('Invalid channel ID');
+  return inTransaction(ctx, async (tx, events) => {
+    // The row locked first, then every check on it: two edits at once take turns, and each
+    // writes its history entry onto the other's (Zulip's access_message with lock_message).
+    // A message the user cannot read answers like a missing one, so an edit cannot probe for IDs.
+    const { message } = await accessLockedMessage(tx, user, input.messageId);
+    // One instant for the permission time limits, the history entries and the event.
+    const now = new Date();
+    if (newContent !== undefined) {
+      const refusal = contentEditRefusal({ realm, editor: user, message, now });
+      if (refusal) throw badRequest(refusal);
+    }
+
+    let oldStream: Stream | null = null;
+    if (message.isChannelMessage) {
+      oldStream = await tx.stream.findFirst({ where: { recipientId: message.recipientId } });
+    }
+    let newTopic: string | undefined;
+    if (input.topic !== undefined) {
+      if (!oldStream) throw badRequest('Direct messages cannot have topics.');
+      newTopic = normalizeTopic(input.topic, realm);
+      // The same topic is no move (no history entry, no notice); a change of case is a rename.
+      if (newTopic === message.subject) newTopic = undefined;
+    }
+    let newStream: Stream | null = null;
+    if (input.streamId !== undefined) {
+      if (!oldStream) throw badRequest('Direct messages cannot be moved to channels.');
+      if (input.streamId !== oldStream.id) {
+        newStream = await tx.stream.findFirst({
+          where: { id: input.streamId, realmId: realm.id },
+        });
+        // A channel the user cannot see answers like a missing one.
+        if (!newStream || !(await canAccessChannel(tx, user, newStream))) {
+          throw badRequest('Invalid channel ID');
+        }
       }
     }
-  }
-  if (newTopic !== undefined) {
-    // Resolving or unresolving (adding or removing the prefix) is governed by
-    // can_resolve_topics_group alone, not by the topic-move rules and their time limit; an unset
-    // group lets nobody.
-    const resolving = isResolveToggle(message.subject, newTopic);
-    if (resolving) {
-      const groupId = realm.canResolveTopicsGroupId;
-      const ok =
-        groupId !== null && (await groupsContainingUser(ctx.db, user.id, [groupId])).has(groupId);
-      if (!ok) throw badRequest("You don't have permission to resolve topics.");
-    } else {
-      const refusal = await moveRefusal(ctx.db, {
+    if (newTopic !== undefined) {
+      // Resolving or unresolving (adding or removing the prefix) is governed by
+      // can_resolve_topics_group alone, not by the topic-move rules and their time limit; an
+      // unset group lets nobody.
+      const resolving = isResolveToggle(message.subject, newTopic);
+      if (resolving) {
+        const groupId = realm.canResolveTopicsGroupId;
+        const ok =
+          groupId !== null && (await groupsContainingUser(tx, user.id, [groupId])).has(groupId);
+        if (!ok) throw badRequest("You don't have permission to resolve topics.");
+      } else {
+        const refusal = await moveRefusal(tx, {
+          realm,
+          mover: user,
+          message,
+          kind: 'topic',
+          now,
+        });
+        if (refusal) throw badRequest(refusal);
+      }
+    }
+    // Moving into a channel needs the right to move and the right to post there.
+    if (newStream) {
+      const refusal = await moveRefusal(tx, {
         realm,
         mover: user,
         message,
-        kind: 'topic',
+        kind: 'channel',
         now,
       });
       if (refusal) throw badRequest(refusal);
+      const sendRefusal = await channelSendRefusal(tx, user, newStream);
+      if (sendRefusal) throw insufficientPermission(sendRefusal);
     }
-  }
-  // Moving into a channel needs the right to move and the right to post there.
-  if (newStream) {
-    const refusal = await moveRefusal(ctx.db, {
-      realm,
-      mover: user,
-      message,
-      kind: 'channel',
-      now,
-    });
-    if (refusal) throw badRequest(refusal);
-    const sendRefusal = await channelSendRefusal(ctx.db, user, newStream);
-    if (sendRefusal) throw insufficientPermission(sendRefusal);
-  }
-  // Only unchanged fields were sent: success, with nothing written and no event.
-  if (newContent === undefined && newTopic === undefined && !newStream) {
-    return { detachedUploads: [] };
-  }
+    // Only unchanged fields were sent: success, with nothing written and no event.
+    if (newContent === undefined && newTopic === undefined && !newStream) {
+      return { detachedUploads: [] };
+    }
 
-  return inTransaction(ctx, async (tx, events) => {
     let detachedUploads: ApiAttachment[] = [];
     const moved =
       newTopic !== undefined || newStream
@@ -293,12 +300,21 @@ function moveData(topic: string | undefined, stream: Stream | null, movedAt: Dat
 /** The topic is matched ignoring case, as Zulip identifies topics; `change_later` includes this one. */
 async function messagesToMove(tx: Tx, message: Message, mode: PropagateMode): Promise<Message[]> {
   if (mode === 'change_one') return [message];
+  const inTopic = {
+    recipientId: message.recipientId,
+    subject: equalsIgnoringCase(message.subject),
+    ...(mode === 'change_later' ? { id: { gte: message.id } } : {}),
+  };
+  const found = await tx.message.findMany({ where: inTopic, select: { id: true } });
+  // Each moved message gets a history entry written onto what it held: locked, then read again,
+  // so an edit of one of them committed meanwhile is kept, and one moved away meanwhile stays.
+  const locked = await lockRows(
+    tx,
+    'messages',
+    found.map((m) => m.id),
+  );
   return tx.message.findMany({
-    where: {
-      recipientId: message.recipientId,
-      subject: equalsIgnoringCase(message.subject),
-      ...(mode === 'change_later' ? { id: { gte: message.id } } : {}),
-    },
+    where: { ...inTopic, id: { in: [...locked], ...inTopic.id } },
     orderBy: { id: 'asc' },
   });
 }
