@@ -1,12 +1,17 @@
 import type { Realm, User } from '../../../generated/prisma/client';
+import type { Db, Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
-import { ApiError, reactionAlreadyExists } from '../../core/errors';
+import { reactionAlreadyExists } from '../../core/errors';
+import { uniqueViolation } from '../../db/errors';
 import type { AppContext } from '../../core/context';
-import { accessMessage } from '../messages/access';
+import { accessLockedMessage } from '../messages/access';
 import { Flag } from '../messages/flags';
 import { checkEmoji, emojiForName, type EmojiIdentity } from './emoji-identity';
 import { messageAudience } from '../messages/message-audience';
 import { reactionEvent, type ReactionEvent } from '../../protocol/events/reaction';
+
+/** One user's reaction with one emoji: the unique index a second identical reaction violates. */
+const REACTION_KEY = 'reactions_user_id_message_id_reaction_type_emoji_code_key';
 
 export interface ReactionInput {
   user: User;
@@ -18,18 +23,18 @@ export interface ReactionInput {
 }
 
 export async function resolveEmoji(
-  ctx: AppContext,
+  db: Db | Tx,
   realm: Pick<Realm, 'id'>,
   input: Pick<ReactionInput, 'emojiName' | 'emojiCode' | 'reactionType'>,
 ): Promise<EmojiIdentity> {
   if (input.emojiCode !== undefined && input.reactionType !== undefined) {
-    return checkEmoji(ctx.db, realm.id, {
+    return checkEmoji(db, realm.id, {
       emojiName: input.emojiName ?? '',
       emojiCode: input.emojiCode,
       reactionType: input.reactionType,
     });
   }
-  return emojiForName(ctx.db, realm.id, input.emojiName ?? '');
+  return emojiForName(db, realm.id, input.emojiName ?? '');
 }
 
 export const reactionEventFor = ({
@@ -55,9 +60,11 @@ export const reactionEventFor = ({
 
 /** POST /messages/{message_id}/reactions (Zulip's check_add_reaction). */
 export async function addReaction(ctx: AppContext, input: ReactionInput): Promise<void> {
-  const { flags } = await accessMessage(ctx.db, input.user, input.messageId);
-  let emoji = await resolveEmoji(ctx, input.realm, input);
   await inTransaction(ctx, async (tx, events) => {
+    // The message locked, then checked: reactions to it take turns, so "already there" is read
+    // from what the last of them committed.
+    const { flags } = await accessLockedMessage(tx, input.user, input.messageId);
+    let emoji = await resolveEmoji(tx, input.realm, input);
     const mine = await tx.reaction.findFirst({
       where: {
         messageId: input.messageId,
@@ -98,9 +105,9 @@ export async function addReaction(ctx: AppContext, input: ReactionInput): Promis
         },
       });
     } catch (err) {
-      if (err instanceof ApiError) throw err;
-      // A concurrent identical request won the unique index.
-      throw reactionAlreadyExists();
+      // Only the reaction's own unique key means "already there"; anything else reports itself.
+      if (uniqueViolation(err, REACTION_KEY)) throw reactionAlreadyExists();
+      throw err;
     }
     await events.emit(
       input.realm.id,
