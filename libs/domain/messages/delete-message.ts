@@ -5,7 +5,7 @@ import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { deleteRefusal } from '../permissions/messages';
 import { messageAudience } from './message-audience';
-import { accessMessage } from './access';
+import { accessLockedMessage } from './access';
 import { Flag } from './flags';
 import { writePushRemovals } from '../notifications/enqueue-notifications';
 import { deleteMessageEvent } from '../../protocol/events/delete-message';
@@ -81,15 +81,17 @@ export async function deleteMessage(
   ctx: AppContext,
   input: { user: User; realm: Realm; messageId: number },
 ): Promise<void> {
-  const { message } = await accessMessage(ctx.db, input.user, input.messageId);
-  const refusal = await deleteRefusal(ctx.db, {
-    realm: input.realm,
-    user: input.user,
-    message,
-    now: new Date(),
+  await inTransaction(ctx, async (tx, events) => {
+    // Locked, then checked: of two deletes at once, the second finds no message, as Zulip's
+    // access_message(..., lock_message=True) has it.
+    const { message } = await accessLockedMessage(tx, input.user, input.messageId, 'FOR UPDATE');
+    const refusal = await deleteRefusal(tx, {
+      realm: input.realm,
+      user: input.user,
+      message,
+      now: new Date(),
+    });
+    if (refusal) throw badRequest(refusal);
+    await deleteMessagesInTransaction(tx, events, input.realm.id, [message]);
   });
-  if (refusal) throw badRequest(refusal);
-  await inTransaction(ctx, (tx, events) =>
-    deleteMessagesInTransaction(tx, events, input.realm.id, [message]),
-  );
 }
