@@ -1,5 +1,6 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
+import { lockRow, lockRows } from '../../db/locks';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import Joi from 'joi';
 import { badRequest } from '../../core/errors';
@@ -163,20 +164,36 @@ export async function subscribeWithin(
 ): Promise<SubscribeResult> {
   const { input, requested, descriptions, renderedDescriptions, colors } = prepared;
   const { actor, realm } = input;
-  const existing = await tx.stream.findMany({
-    where: {
-      realmId: realm.id,
-      OR: [...requested.values()].map((name) => ({
-        name: equalsIgnoringCase(name),
-      })),
-    },
-  });
+  const findExisting = () =>
+    tx.stream.findMany({
+      where: {
+        realmId: realm.id,
+        OR: [...requested.values()].map((name) => ({
+          name: equalsIgnoringCase(name),
+        })),
+      },
+    });
+  let existing = await findExisting();
+  if (existing.length < requested.size) {
+    // A channel to create: creations in the organization take turns on its row, and the names
+    // are read again once it is this request's turn, so two requests for one new name make one
+    // channel, and the second subscribes to it.
+    await lockRow(tx, 'realms', realm.id);
+    existing = await findExisting();
+  }
   const existingByKey = new Map(existing.map((s) => [s.name.toLowerCase(), s]));
   const toCreate = [...requested.entries()].filter(([key]) => !existingByKey.has(key));
 
   const targets = input.principals?.length
     ? await resolvePrincipals(tx, realm.id, input.principals)
     : [actor];
+  // A user's subscriptions change one request at a time: what insertSubscriptions reads of them
+  // is what it writes over.
+  await lockRows(
+    tx,
+    'users',
+    targets.map((u) => u.id),
+  );
   const othersTargeted = targets.some((u) => u.id !== actor.id);
 
   // Permission to create channels of the requested kind.

@@ -1,5 +1,6 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
+import { lockRows } from '../../db/locks';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import { channelAudienceIds } from '../permissions/channels';
@@ -52,6 +53,13 @@ export async function unsubscribeWithin(
   const targets = input.principals?.length
     ? await resolvePrincipals(tx, realm.id, input.principals)
     : [actor];
+  // A user's subscriptions change one request at a time (as in subscribe): of two removals at
+  // once, the second finds nothing left to remove.
+  await lockRows(
+    tx,
+    'users',
+    targets.map((u) => u.id),
+  );
   const others = targets.some((u) => u.id !== actor.id);
   const access = await channelAccess(tx, actor, streams, realm);
   for (const stream of streams) {
