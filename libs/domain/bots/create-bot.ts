@@ -1,11 +1,12 @@
 import type { Realm, User } from '../../../generated/prisma/client';
+import { uniqueViolation } from '../../db/errors';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { canCreateBot } from '../permissions/bots';
 import { emailDomainFor } from '../realms/email-domain';
 import { realmHost } from '../realms/realm-url';
-import { createUserInTransaction } from '../users/create-user';
+import { createUserInTransaction, lockEmail } from '../users/create-user';
 import { BotType, Role } from '../users/roles';
 import { botAdministratorIds } from '../permissions/bots';
 import { botInclude, formatBotRecord } from './format-bot';
@@ -72,6 +73,8 @@ export async function createBot(ctx: AppContext, input: CreateBotInput): Promise
   const email = botEmail(ctx, input.realm, shortName);
 
   return inTransaction(ctx, async (tx, events) => {
+    // Two requests for one name at once take turns here, so the second finds the first's bot.
+    await lockEmail(tx, input.realm.id, email);
     const taken = await tx.user.findFirst({
       where: { realmId: input.realm.id, OR: [{ email }, { deliveryEmail: email }] },
       select: { id: true },
@@ -105,5 +108,9 @@ export async function createBot(ctx: AppContext, input: CreateBotInput): Promise
       [...(await botAdministratorIds(tx, input.realm.id, input.actor.id))],
     );
     return { bot: user, apiKey, serviceToken };
+  }).catch((err: unknown) => {
+    if (uniqueViolation(err, 'users_realm_id_email_key'))
+      throw badRequest('Username already in use');
+    throw err;
   });
 }

@@ -1,5 +1,6 @@
 import bcrypt from 'bcrypt';
 import type { Tx } from '../../db/client';
+import { lockKey } from '../../db/locks';
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import { badRequest } from '../../core/errors';
 import { inTransaction, type EventSink } from '../../events/outbox';
@@ -43,6 +44,13 @@ export async function hashPassword(ctx: AppContext, password: string): Promise<s
 }
 
 /**
+ * Holds an address until the transaction ends: two accounts created at once with one email take
+ * turns, and the second is told the address is taken, as it would be without the race.
+ */
+export const lockEmail = (tx: Tx, realmId: number, email: string): Promise<void> =>
+  lockKey(tx, `user-email:${realmId}:${email.toLowerCase()}`);
+
+/**
  * Creates a user or bot inside the caller's transaction: the row with a fresh API key, its
  * personal recipient, its system-group memberships and (for people) the organization's default
  * channels plus any requested ones; tells the organization with `realm_user` add events and the
@@ -59,6 +67,7 @@ export async function createUserInTransaction(
   if (input.bot && !Object.values(BotType).includes(input.bot.type as never)) {
     throw badRequest('Invalid bot type');
   }
+  await lockEmail(tx, input.realm.id, email);
   const taken = await tx.user.findFirst({
     where: { realmId: input.realm.id, OR: [{ email }, { deliveryEmail: email }] },
     select: { id: true },
@@ -93,7 +102,8 @@ export async function createUserInTransaction(
   });
 
   const groups = await systemGroupIds(tx, input.realm.id);
-  await setRoleGroupMembership(tx, {
+  await setRoleGroupMembership(tx, events, {
+    realmId: input.realm.id,
     groups,
     userId: user.id,
     role: input.role,
