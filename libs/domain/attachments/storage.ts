@@ -34,9 +34,32 @@ export function sanitizeFileName(name: string): string {
   return value === '' || value === '.' || value === '..' ? 'uploaded-file' : value;
 }
 
+/** The longest name a file system gives one path segment (NAME_MAX on Linux), in bytes. */
+const MAX_SEGMENT_BYTES = 255;
+/** An extension kept when a name is shortened: `.` and up to this many characters. */
+const MAX_KEPT_EXTENSION = 16;
+
+/**
+ * A sanitized name cut to MAX_SEGMENT_BYTES of UTF-8, keeping its extension (what the file is
+ * served as) and whole characters: a longer segment fails on local disk with ENAMETOOLONG.
+ */
+export function shortenFileName(name: string): string {
+  if (Buffer.byteLength(name) <= MAX_SEGMENT_BYTES) return name;
+  const dot = name.lastIndexOf('.');
+  const extension = dot > 0 && name.length - dot <= MAX_KEPT_EXTENSION + 1 ? name.slice(dot) : '';
+  let budget = MAX_SEGMENT_BYTES - Buffer.byteLength(extension);
+  let stem = '';
+  for (const char of name.slice(0, name.length - extension.length)) {
+    budget -= Buffer.byteLength(char);
+    if (budget < 0) break;
+    stem += char;
+  }
+  return stem + extension;
+}
+
 /** `<realm_id>/<random>/<sanitized name>`: unguessable, and the URL still ends in the name. */
 export const newPathId = (realmId: number, fileName: string) =>
-  `${realmId}/${randomBytes(18).toString('base64url')}/${sanitizeFileName(fileName)}`;
+  `${realmId}/${randomBytes(18).toString('base64url')}/${shortenFileName(sanitizeFileName(fileName))}`;
 
 export const uploadUrl = (pathId: string) => `/user_uploads/${pathId}`;
 
