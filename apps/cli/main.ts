@@ -77,7 +77,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   },
   'move-uploads-to-s3': { run: moveUploadsToS3Command, help: '[--from DIR] [--delete-local]' },
   'send-test-email': { run: sendTestEmailCommand, help: '--to EMAIL' },
-  backup: { run: backupCommand, help: '--to DIR' },
+  backup: { run: backupCommand, help: '(--to DIR | --into ROOT [--keep N])' },
   import: {
     run: importCommand,
     help: '--from PATH --subdomain S [--format zulip|slack|mattermost] [--team NAME] [--skip-missing] [--max-unpacked-gib N]',

@@ -1,11 +1,10 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import mime from 'mime-types';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { AppContext } from '../core/context';
 import { applyMigrations, ensureDatabase, listMigrations } from '../db/migrate';
-import { LocalUploadStore } from '../storage/local-store';
 import { uploadStore } from '../storage/upload-store';
-import { copyLocalUploads } from '../storage/copy-store';
 import { sha256Of } from './backup';
 import {
   BACKUP_FORMAT,
@@ -14,9 +13,10 @@ import {
   secretKeyFingerprint,
   type BackupManifest,
 } from './manifest';
-import { libpqConnection, pgTool } from './pg-tools';
+import { BackupRefused, checkRestoreVersion, libpqConnection, pgTool } from './pg-tools';
 
-export class RestoreRefused extends Error {}
+/** A restore that would not be sound, refused before anything changed. */
+export class RestoreRefused extends BackupRefused {}
 
 /** Reads and checks a backup's manifest and dump against this server, before anything changes. */
 export async function checkBackup(ctx: AppContext, dir: string): Promise<BackupManifest> {
@@ -47,6 +47,22 @@ export async function checkBackup(ctx: AppContext, dir: string): Promise<BackupM
   if ((await sha256Of(dump)) !== manifest.database.sha256) {
     throw new RestoreRefused(`${dump} does not match the manifest's checksum`);
   }
+  for (const file of manifest.uploads.files) {
+    const copy = path.join(dir, manifest.uploads.dir, ...file.key.split('/'));
+    const size = await stat(copy).then(
+      (s) => s.size,
+      () => null,
+    );
+    if (size === null) {
+      throw new RestoreRefused(`upload ${file.key} is missing from the backup (${copy})`);
+    }
+    if (size !== file.bytes || (await sha256Of(copy)) !== file.sha256) {
+      throw new RestoreRefused(
+        `upload ${file.key} does not match the manifest's checksum: the backup is damaged (${copy})`,
+      );
+    }
+  }
+  await checkRestoreVersion(manifest.database.pg_dump_major);
   return manifest;
 }
 
@@ -89,26 +105,26 @@ export async function restoreBackup(ctx: AppContext, dir: string) {
     pg.env,
   );
   const applied = await applyMigrations(ctx.config.databaseUrl);
-  const uploadsDir = path.join(dir, manifest.uploads.dir);
-  const hasUploads = await readdir(uploadsDir).then(
-    (entries) => entries.length > 0,
-    () => false,
-  );
-  const copied = hasUploads
-    ? await copyLocalUploads(new LocalUploadStore(uploadsDir), uploadStore(ctx.config), {
-        removeLocal: false,
-      })
-    : { copied: 0, bytes: 0 };
-  if (copied.copied !== manifest.uploads.objects) {
-    throw new Error(
-      `restored ${copied.copied} stored objects of the ${manifest.uploads.objects} the manifest lists`,
-    );
+  const store = uploadStore(ctx.config);
+  let bytes = 0;
+  for (const file of manifest.uploads.files) {
+    const copy = path.join(dir, manifest.uploads.dir, ...file.key.split('/'));
+    await store.putFile(file.key, copy, mime.lookup(file.key) || null, { keepSource: true });
+    if (!(await store.exists(file.key))) {
+      throw new Error(`'${file.key}' did not arrive in the ${store.kind} store`);
+    }
+    bytes += file.bytes;
   }
   return {
     database,
     schema_version: manifest.schema_version,
     migrations_applied: applied,
-    uploads: { store: uploadStore(ctx.config).kind, objects: copied.copied, bytes: copied.bytes },
+    uploads: {
+      store: store.kind,
+      objects: manifest.uploads.files.length,
+      bytes,
+      missing_at_backup: manifest.uploads.missing,
+    },
     backup_created_at: manifest.created_at,
   };
 }

@@ -81,11 +81,30 @@ it('restores messages and uploads into a new database that the API then serves',
   expect(backup).toMatchObject({ dir: backupDir, schema_version: manifest.schema_version });
   expect(manifest).toMatchObject({
     format: 'chat-server-backup',
-    format_version: 1,
+    format_version: 2,
     feature_level: expect.any(Number),
     schema_version: expect.stringMatching(/^\d{14}_/),
-    database: { file: 'database.dump', format: 'pg_dump custom' },
-    uploads: { dir: 'uploads', source: 's3', objects: 1, bytes: 14 },
+    database: {
+      file: 'database.dump',
+      format: 'pg_dump custom',
+      postgresql_major: expect.any(Number),
+      pg_dump_major: expect.any(Number),
+    },
+    uploads: {
+      dir: 'uploads',
+      source: 's3',
+      objects: 1,
+      bytes: 14,
+      reused: 0,
+      missing: [],
+      files: [
+        {
+          key: expect.stringMatching(/^files\/.+\/minutes\.txt$/),
+          bytes: 14,
+          sha256: expect.any(String),
+        },
+      ],
+    },
   });
   // pg_dump's custom format starts with PGDMP.
   expect(readFileSync(path.join(backupDir, 'database.dump')).subarray(0, 5).toString()).toBe(
@@ -119,7 +138,7 @@ it('restores messages and uploads into a new database that the API then serves',
     database: restoredDb,
     schema_version: manifest.schema_version,
     migrations_applied: [],
-    uploads: { store: 'local', objects: 1, bytes: 14 },
+    uploads: { store: 'local', objects: 1, bytes: 14, missing_at_backup: [] },
   });
   // Restoring over it again is refused: the database is no longer empty.
   await expect(
@@ -164,4 +183,4 @@ it('restores messages and uploads into a new database that the API then serves',
     .set('Host', org.host)
     .set('Authorization', alice.auth);
   expect(me.body).toMatchObject({ user_id: alice.user.id, email: alice.email });
-}, 120000);
+}, 300000);
