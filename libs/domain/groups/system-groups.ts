@@ -1,6 +1,9 @@
 import type { Db, Tx } from '../../db/client';
 import { Role, type RoleCode } from '../users/roles';
 import { isRealmMember } from '../permissions/roles';
+import type { EventSink } from '../../events/outbox';
+import { userGroupEvent } from '../../protocol/events/user-group';
+import { realmUserIds } from './access-group';
 
 /** Zulip's system groups, most to least privileged; each contains the previous one as a subgroup. */
 export const SYSTEM_GROUP_NAMES = [
@@ -83,22 +86,54 @@ export async function systemGroupIds(db: Db | Tx, realmId: number): Promise<Syst
 
 /**
  * Puts a user in the system groups their role implies. Members are also full members while the
- * organization's waiting period is over for them.
+ * organization's waiting period is over for them. The organization's users learn each group's
+ * change (`user_group` remove_members, then add_members), as Zulip's do_change_user_role tells them.
  */
 export async function setRoleGroupMembership(
   tx: Tx,
+  events: EventSink,
   {
+    realmId,
     groups,
     userId,
     role,
     isFullMember,
-  }: { groups: SystemGroupIds; userId: number; role: RoleCode; isFullMember: boolean },
+  }: {
+    realmId: number;
+    groups: SystemGroupIds;
+    userId: number;
+    role: RoleCode;
+    isFullMember: boolean;
+  },
 ): Promise<void> {
   const roleGroupIds = SYSTEM_GROUP_NAMES.map((name) => groups[name]);
+  const before = await tx.userGroupMembership.findMany({
+    where: { userId, userGroupId: { in: roleGroupIds } },
+    select: { userGroupId: true },
+  });
   await tx.userGroupMembership.deleteMany({ where: { userId, userGroupId: { in: roleGroupIds } } });
   const direct = [groups[ROLE_SYSTEM_GROUP[role]]];
   if (isRealmMember({ role }) && isFullMember) direct.push(groups['role:fullmembers']);
   await tx.userGroupMembership.createMany({
     data: direct.map((userGroupId) => ({ userGroupId, userId })),
   });
+  const was = new Set(before.map((m) => m.userGroupId));
+  const removed = [...was].filter((id) => !direct.includes(id));
+  const added = direct.filter((id) => !was.has(id));
+  if (!removed.length && !added.length) return;
+  const audience = await realmUserIds(tx, realmId);
+  for (const id of removed) {
+    await events.emit(
+      realmId,
+      userGroupEvent({ op: 'remove_members', group_id: id, user_ids: [userId] }),
+      audience,
+    );
+  }
+  for (const id of added) {
+    await events.emit(
+      realmId,
+      userGroupEvent({ op: 'add_members', group_id: id, user_ids: [userId] }),
+      audience,
+    );
+  }
 }

@@ -26,7 +26,8 @@ export async function changeRole(
     const updated = await tx.user.update({ where: { id: target.id }, data: { role } });
     const realm = await tx.realm.findUniqueOrThrow({ where: { id: target.realmId } });
     const groups = await systemGroupIds(tx, target.realmId);
-    await setRoleGroupMembership(tx, {
+    await setRoleGroupMembership(tx, events, {
+      realmId: target.realmId,
       groups,
       userId: target.id,
       role,
