@@ -1,3 +1,4 @@
+import { formatProfileField } from '../../profile-fields/format-profile-field';
 import type { StateProvider } from './types';
 
 /** Zulip's field types, as `custom_profile_field_types` describes them. */
@@ -20,17 +21,7 @@ export const customProfileFieldsState: StateProvider = {
       orderBy: [{ order: 'asc' }, { id: 'asc' }],
     });
     return {
-      custom_profile_fields: rows.map((f) => ({
-        id: f.id,
-        name: f.name,
-        hint: f.hint,
-        type: f.type,
-        field_data: f.fieldData,
-        order: f.order,
-        display_in_profile_summary: f.displayInProfileSummary,
-        required: f.required,
-        editable_by_user: f.editableByUser,
-      })),
+      custom_profile_fields: rows.map(formatProfileField),
       custom_profile_field_types: FIELD_TYPES,
     };
   },
