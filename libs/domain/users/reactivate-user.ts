@@ -5,6 +5,12 @@ import type { AppContext } from '../../core/context';
 import { canAdministerUsers, usersWhoCanAccess } from '../permissions/users';
 import { setActive } from './set-active';
 import { realmUserEvent } from '../../protocol/events/realm-user';
+import { userGroupEvent } from '../../protocol/events/user-group';
+import type { Tx } from '../../db/client';
+import type { EventSink } from '../../events/outbox';
+import { emitPeerAdd } from '../subscriptions/peer-events';
+import { realmUserIds } from '../groups/access-group';
+import { RecipientType } from '../recipients';
 
 /**
  * `POST /users/{user_id}/reactivate`: an administrator (or, with `actor` null, the operator)
@@ -28,5 +34,46 @@ export async function reactivateUser(
       realmUserEvent({ op: 'update', person: { user_id: target.id, is_active: true } }),
       await usersWhoCanAccess(tx, target),
     );
+    await emitReturnToChannelsAndGroups(tx, events, realm.id, target.id);
   });
+}
+
+/**
+ * Clients dropped a deactivated user from subscriber lists and groups (as Zulip's do): the
+ * reactivated user's channels and groups get them back with peer_add and add_members events.
+ */
+async function emitReturnToChannelsAndGroups(
+  tx: Tx,
+  events: EventSink,
+  realmId: number,
+  userId: number,
+): Promise<void> {
+  const subs = await tx.subscription.findMany({
+    where: { userId, active: true, recipient: { type: RecipientType.STREAM } },
+    select: { recipientId: true },
+  });
+  const streams = await tx.stream.findMany({
+    where: { recipientId: { in: subs.map((s) => s.recipientId) } },
+  });
+  await emitPeerAdd(
+    tx,
+    events,
+    realmId,
+    streams,
+    subs.map((s) => ({ userId, recipientId: s.recipientId })),
+  );
+  const memberships = await tx.userGroupMembership.findMany({
+    where: { userId, userGroup: { named: true } },
+    select: { userGroupId: true },
+    orderBy: { userGroupId: 'asc' },
+  });
+  if (!memberships.length) return;
+  const audience = await realmUserIds(tx, realmId);
+  for (const { userGroupId } of memberships) {
+    await events.emit(
+      realmId,
+      userGroupEvent({ op: 'add_members', group_id: userGroupId, user_ids: [userId] }),
+      audience,
+    );
+  }
 }
