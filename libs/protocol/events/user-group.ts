@@ -1,5 +1,5 @@
 import type { ApiUserGroup } from '../records';
-import { plainFormatter, type EventFields } from '../formatter';
+import { accepts, defineFormatter, type EventFields } from '../formatter';
 
 /** `user_group` events. */
 export type UserGroupEvent =
@@ -23,9 +23,31 @@ export type UserGroupEvent =
       direct_subgroup_ids: number[];
     };
 
+/** What a client without include_deactivated_groups learns of a group's deactivation. */
+export interface UserGroupRemoveEvent {
+  type: 'user_group';
+  op: 'remove';
+  group_id: number;
+}
+
 export const userGroupEvent = (fields: EventFields<UserGroupEvent>): UserGroupEvent => ({
   ...fields,
   type: 'user_group',
 });
 
-export const userGroupFormatter = plainFormatter<UserGroupEvent>();
+export const userGroupFormatter = defineFormatter({
+  reads: ['eventTypes', 'capabilities'],
+  owner: () => [],
+  format(event: UserGroupEvent, settings): (UserGroupEvent | UserGroupRemoveEvent)[] {
+    if (!accepts(settings, 'user_group')) return [];
+    // Clients that do not keep deactivated groups drop the group, as Zulip tells them (FL 294).
+    if (
+      event.op === 'update' &&
+      event.data.deactivated === true &&
+      !settings.capabilities.include_deactivated_groups
+    ) {
+      return [{ type: 'user_group', op: 'remove', group_id: event.group_id }];
+    }
+    return [event];
+  },
+});
