@@ -1,3 +1,4 @@
+import { lockRow } from '../../db/locks';
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
@@ -8,6 +9,8 @@ import { botAdministratorIds } from '../permissions/bots';
 import { isHttpUrl } from './create-bot';
 import { botInclude, formatBotRecord } from './format-bot';
 import { ServiceInterface } from './service-token';
+import { usersWhoCanAccess } from '../permissions/users';
+import { realmUserEvent, type RealmUserUpdate } from '../../protocol/events/realm-user';
 import { findAdministrableBot } from './find-bot';
 import { botUpdate, realmBotEvent, type BotUpdatableField } from '../../protocol/events/realm-bot';
 
@@ -26,6 +29,8 @@ export async function updateBot(
   input: UpdateBotInput,
 ): Promise<Record<string, unknown>> {
   return inTransaction(ctx, async (tx, events) => {
+    // The bot's row locked first, then read and checked.
+    await lockRow(tx, 'users', botId);
     const bot = await findAdministrableBot(tx, actor, botId);
     const data: { fullName?: string; botOwnerId?: number } = {};
     const response: Record<string, unknown> = {};
@@ -79,6 +84,19 @@ export async function updateBot(
         realmBotEvent({ op: 'update', bot: botUpdate(bot.id, property, record) }),
         [...audience],
       );
+    }
+    // Everyone who sees the bot in realm_users learns its new name and owner too (Zulip's
+    // do_change_full_name and do_change_bot_owner send both events).
+    const person: RealmUserUpdate[] =
+      data.fullName !== undefined ? [{ user_id: bot.id, full_name: updated.fullName }] : [];
+    if (data.botOwnerId !== undefined) {
+      person.push({ user_id: bot.id, bot_owner_id: updated.botOwnerId });
+    }
+    if (person.length) {
+      const viewers = await usersWhoCanAccess(tx, updated);
+      for (const change of person) {
+        await events.emit(actor.realmId, realmUserEvent({ op: 'update', person: change }), viewers);
+      }
     }
     return response;
   });
