@@ -1,8 +1,8 @@
 /**
  * The API's records (users, channels, subscriptions, bots, groups, ...) as the routes return them
  * and as `POST /register` and the events carry them. The domain's formatters are typed with
- * these, so an event payload and the route's answer cannot disagree. Types only: the web
- * client's bundle imports them too.
+ * these, so an event payload and the route's answer cannot disagree. Types, and one list of
+ * names: the web client's bundle imports them too.
  */
 
 /** A JSON value, for the settings whose names and types come from the server's columns. */

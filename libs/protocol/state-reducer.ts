@@ -19,10 +19,10 @@
  * - `RegisterState`: the state as `POST /register` returns it (the parts the reducer keeps).
  * - `ReducibleEvent`: every event a queue delivers (the typed catalogue's client forms).
  * - `userInGroupSetting(state, userId, setting)`: whether a user is in a group-setting value.
- * - `REDUCED_EVENT_TYPES`: the event types (and ops) the reducer has a case for.
  */
 import type { ClientEvent } from './catalogue';
 import type { ApiMessage } from './message-payload';
+import { USER_GROUP_SETTINGS } from './records';
 import type {
   ApiBotRecord,
   ApiChannel,
@@ -134,12 +134,22 @@ export interface ReducerOptions {
   slimPresence: boolean;
   /** `include_subscribers`: channels carry their `subscribers`. */
   includeSubscribers: boolean;
+  /**
+   * `client_gravatar`: a new user's Gravatar URL is left for the client to compute (null).
+   * Zulip does so only for users whose email everyone may see; a pure reducer cannot know that.
+   */
+  clientGravatar?: boolean;
 }
 
 /** The options for a state from its registration's parameters. */
 export function reducerOptions(
   state: RegisterState,
-  params: { userId?: number; slim_presence?: boolean; include_subscribers?: boolean },
+  params: {
+    userId?: number;
+    slim_presence?: boolean;
+    include_subscribers?: boolean;
+    client_gravatar?: boolean;
+  },
 ): ReducerOptions {
   const userId = params.userId ?? state.user_id;
   if (userId === undefined) throw new StateReducerError('the user id is not in the state');
@@ -147,7 +157,8 @@ export function reducerOptions(
     userId,
     email: state.email,
     slimPresence: params.slim_presence ?? false,
-    includeSubscribers: params.include_subscribers ?? true,
+    includeSubscribers: params.include_subscribers ?? false,
+    clientGravatar: params.client_gravatar ?? false,
   };
 }
 
@@ -162,50 +173,6 @@ const ROLE_OWNER = 100;
 const ROLE_ADMINISTRATOR = 200;
 const ROLE_MODERATOR = 300;
 const ROLE_GUEST = 600;
-
-/** The event types, and for those with ops, the ops, the reducer has a case for. */
-export const REDUCED_EVENT_TYPES: Readonly<Record<string, readonly string[] | null>> = {
-  alert_words: null,
-  attachment: null,
-  custom_profile_fields: null,
-  default_streams: null,
-  delete_message: null,
-  drafts: ['add', 'update', 'remove'],
-  heartbeat: null,
-  invites_changed: null,
-  message: null,
-  muted_users: null,
-  presence: null,
-  reaction: ['add', 'remove'],
-  realm: ['update', 'update_dict', 'deactivated'],
-  realm_bot: ['add', 'update', 'delete'],
-  realm_domains: ['add', 'change', 'remove'],
-  realm_emoji: ['update'],
-  realm_linkifiers: null,
-  realm_playgrounds: null,
-  realm_user: ['add', 'update', 'remove'],
-  realm_user_settings_defaults: ['update'],
-  scheduled_messages: ['add', 'update', 'remove'],
-  stream: ['create', 'delete', 'update'],
-  subscription: ['add', 'remove', 'update', 'peer_add', 'peer_remove'],
-  typing: ['start', 'stop'],
-  update_display_settings: null,
-  update_global_notifications: null,
-  update_message: null,
-  update_message_flags: ['add', 'remove'],
-  user_group: [
-    'add',
-    'update',
-    'add_members',
-    'remove_members',
-    'add_subgroups',
-    'remove_subgroups',
-    'remove',
-  ],
-  user_settings: ['update'],
-  user_status: null,
-  user_topic: null,
-};
 
 /** Applies every event, in order; returns `state`. */
 export function applyEvents(
@@ -305,6 +272,8 @@ export function applyEvent(
       break;
     case 'user_settings':
       if (state.user_settings) state.user_settings[event.property] = clone(event.value);
+      // A legacy client's top-level copy, which its own legacy event also updates.
+      setTopLevel(state, event.property, event.value);
       break;
     case 'update_display_settings':
       setTopLevel(state, event.setting_name, event.setting);
@@ -317,6 +286,9 @@ export function applyEvent(
       break;
     case 'user_topic':
       applyUserTopic(state, event);
+      break;
+    case 'muted_topics':
+      if (state.muted_topics) state.muted_topics = clone(event.muted_topics);
       break;
     default:
       throw new StateReducerError(`no case for event type ${(event as { type: string }).type}`);
@@ -352,11 +324,82 @@ function applyRealm(state: RegisterState, event: RealmEvent, options: ReducerOpt
   const changes: [string, JsonValue][] =
     event.op === 'update' ? [[event.property, event.value]] : Object.entries(event.data);
   for (const [name, value] of changes) {
+    if (name === 'max_file_upload_size_mib') {
+      all.max_file_upload_size_mib = value;
+      continue;
+    }
     all[`realm_${name}`] = clone(value);
     if (name === 'plan_type') all.zulip_plan_is_not_limited = value !== 2;
     if (name === 'jitsi_server_url') all.jitsi_server_url = value ?? all.server_jitsi_server_url;
+    if (name === 'message_edit_history_visibility_policy') {
+      all.realm_allow_edit_history = value !== 3;
+    }
+    if (name === 'authentication_methods' && isRecord(value)) {
+      const enabled = (method: string) => {
+        const entry = value[method];
+        return isRecord(entry) && entry.enabled === true;
+      };
+      all.realm_email_auth_enabled = enabled('Email');
+      all.realm_password_auth_enabled = enabled('Email') || enabled('LDAP');
+    }
+    const legacy = LEGACY_POLICIES[name];
+    if (legacy) all[legacy.key] = legacyPolicy(state, value, legacy);
   }
   refreshPermissions(state, options.userId);
+}
+
+const isRecord = (value: JsonValue | undefined): value is { [key: string]: JsonValue } =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+interface LegacyPolicy {
+  key: string;
+  /** Policy value by system group name. */
+  values: Record<string, number>;
+  /** The value for any other group: the broadest policy. */
+  broadest: number;
+}
+
+/** Zulip's deprecated policy enums, each derived from a group setting (FL 264, 280, 352). */
+const COMMON_POLICY: Record<string, number> = {
+  'role:members': 1,
+  'role:administrators': 2,
+  'role:fullmembers': 3,
+  'role:moderators': 4,
+};
+const LEGACY_POLICIES: Record<string, LegacyPolicy> = {
+  can_create_public_channel_group: {
+    key: 'realm_create_public_stream_policy',
+    values: COMMON_POLICY,
+    broadest: 1,
+  },
+  can_create_private_channel_group: {
+    key: 'realm_create_private_stream_policy',
+    values: COMMON_POLICY,
+    broadest: 1,
+  },
+  can_create_web_public_channel_group: {
+    key: 'realm_create_web_public_stream_policy',
+    values: { 'role:administrators': 2, 'role:moderators': 4, 'role:nobody': 6, 'role:owners': 7 },
+    broadest: 4,
+  },
+  can_mention_many_users_group: {
+    key: 'realm_wildcard_mention_policy',
+    values: {
+      'role:everyone': 1,
+      'role:members': 2,
+      'role:fullmembers': 3,
+      'role:administrators': 5,
+      'role:nobody': 6,
+      'role:moderators': 7,
+    },
+    broadest: 1,
+  },
+};
+
+function legacyPolicy(state: RegisterState, value: JsonValue, policy: LegacyPolicy): number {
+  const group =
+    typeof value === 'number' ? state.realm_user_groups?.find((g) => g.id === value) : undefined;
+  return (group && policy.values[group.name]) ?? policy.broadest;
 }
 
 // ---- users -------------------------------------------------------------------------------------
@@ -378,9 +421,11 @@ function applyRealmUser(
   if (event.op === 'add') {
     if (!state.realm_users) return;
     const person = clone(event.person);
-    const list = person.is_active ? state.realm_users : state.realm_non_active_users;
+    if (options.clientGravatar && person.avatar_url?.startsWith('https://secure.gravatar.com/')) {
+      person.avatar_url = null;
+    }
     removeUser(state, person.user_id);
-    list?.push(person);
+    (person.is_active ? state.realm_users : state.realm_non_active_users)?.push(person);
     return;
   }
   if (event.op === 'remove') {
@@ -397,15 +442,39 @@ function applyRealmUser(
     removeUser(state, user.user_id);
     (person.is_active ? state.realm_users : state.realm_non_active_users).push(user);
   }
-  if ('is_active' in person && state.realm_user_groups) {
-    // Groups list their active members only.
-    for (const group of state.realm_user_groups) {
-      if (person.is_active) continue;
-      group.members = group.members.filter((id) => id !== person.user_id);
-    }
-  }
+  if ('is_active' in person && !person.is_active) forgetDeactivated(state, person.user_id, options);
   if ('role' in person || 'is_active' in person) refreshPermissions(state, options.userId);
 }
+
+/** A deactivated user leaves subscriber lists, groups and anonymous group settings (as in Zulip). */
+function forgetDeactivated(state: RegisterState, userId: number, options: ReducerOptions): void {
+  const without = (ids: number[]) => ids.filter((id) => id !== userId);
+  if (options.includeSubscribers) {
+    for (const entry of [
+      ...(state.subscriptions ?? []),
+      ...(state.unsubscribed ?? []),
+      ...(state.never_subscribed ?? []),
+    ]) {
+      if (entry.subscribers) entry.subscribers = without(entry.subscribers);
+    }
+  }
+  const anonymous = (setting: GroupSettingValue) => {
+    if (typeof setting !== 'number') setting.direct_members = without(setting.direct_members);
+  };
+  for (const group of state.realm_user_groups ?? []) {
+    group.members = without(group.members);
+    for (const name of USER_GROUP_SETTINGS) anonymous(group[name]);
+  }
+  if (state.realm_user_groups) {
+    for (const [name, value] of Object.entries(members(state))) {
+      if (name.startsWith('realm_can_') && isGroupSetting(value)) anonymous(value);
+    }
+  }
+}
+
+const isGroupSetting = (value: JsonValue | undefined): value is GroupSettingValue =>
+  typeof value === 'number' ||
+  (isRecord(value) && Array.isArray(value.direct_members) && Array.isArray(value.direct_subgroups));
 
 function removeUser(state: RegisterState, userId: number): void {
   if (state.realm_users) state.realm_users = state.realm_users.filter((u) => u.user_id !== userId);
@@ -519,6 +588,11 @@ function applyUserGroup(
   if (event.op === 'add') {
     groups.push(clone(event.group));
     groups.sort((a, b) => a.id - b.id);
+    return;
+  }
+  if (event.op === 'remove') {
+    state.realm_user_groups = groups.filter((g) => g.id !== event.group_id);
+    refreshPermissions(state, options.userId);
     return;
   }
   const group = groups.find((g) => g.id === event.group_id);
@@ -671,6 +745,7 @@ function applySubscription(
         const sub = state.subscriptions?.find((s) => s.stream_id === id);
         if (state.subscriptions)
           state.subscriptions = state.subscriptions.filter((s) => s.stream_id !== id);
+        if (sub?.subscribers) sub.subscribers = sub.subscribers.filter((u) => u !== options.userId);
         if (sub && state.unsubscribed) {
           state.unsubscribed.push(sub);
           state.unsubscribed.sort(byName);
@@ -758,6 +833,14 @@ function applyMessage(
   }
   if (state.starred_messages && flags.includes('starred')) {
     state.starred_messages = sortedUnion(state.starred_messages, [message.id]);
+  }
+  if (message.type === 'stream') {
+    // A channel's first message: Zulip's apply_event sets it here, with no event of its own.
+    for (const entry of [...(state.subscriptions ?? []), ...(state.streams ?? [])]) {
+      if (entry.stream_id === message.stream_id && entry.first_message_id === null) {
+        entry.first_message_id = message.id;
+      }
+    }
   }
 }
 
