@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { call } from '../api';
+import { loginHref, ownIcon, useExternalMethods } from '../auth/external-methods';
 
 interface Props {
   realmName: string;
@@ -10,6 +11,7 @@ interface Props {
 export function Login({ realmName, realmIcon, onLogin }: Props) {
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  const external = useExternalMethods();
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -48,6 +50,25 @@ export function Login({ realmName, realmIcon, onLogin }: Props) {
         <button type="submit" disabled={busy}>
           Log in
         </button>
+        <a class="login-forgot" href="/accounts/password/reset/">
+          Forgot your password?
+        </a>
+        {external.length > 0 && (
+          <div class="login-external" aria-label="Other ways to log in">
+            {external.map((method) => {
+              const href = loginHref(method);
+              const icon = ownIcon(method.display_icon);
+              return (
+                href && (
+                  <a key={method.name} class="login-external-button" href={href}>
+                    {icon && <img src={icon} alt="" width={20} height={20} />}
+                    Log in with {method.display_name}
+                  </a>
+                )
+              );
+            })}
+          </div>
+        )}
       </form>
     </main>
   );
