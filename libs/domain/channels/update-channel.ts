@@ -1,3 +1,4 @@
+import { lockRow } from '../../db/locks';
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
@@ -73,6 +74,8 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
         ).html
       : undefined;
   await inTransaction(ctx, async (tx, events) => {
+    // The channel's row locked first: two changes of it at once take turns, each reading what the other wrote.
+    await lockRow(tx, 'streams', input.streamId);
     const { stream, content } = await channelForAdmin(tx, actor, realm, input.streamId);
     // Who could see the channel before: a privacy change also reaches those who lose sight of it.
     const before = [...(await channelAudienceIds(tx, realm.id, stream))];

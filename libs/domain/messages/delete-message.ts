@@ -1,5 +1,6 @@
 import { Prisma, type Message, type Realm, type User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
+import { lockRow } from '../../db/locks';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
@@ -29,9 +30,12 @@ export async function deleteMessagesInTransaction(
   const ids = messages.map((m) => m.id).sort((a, b) => a - b);
   const [first] = messages;
   const audience = await messageAudience(tx, ids);
-  const stream = first.isChannelMessage
-    ? await tx.stream.findFirst({ where: { recipientId: first.recipientId } })
+  const channel = first.isChannelMessage
+    ? await tx.stream.findFirst({ where: { recipientId: first.recipientId }, select: { id: true } })
     : null;
+  // The channel's first_message_id is read and written back below: locked, then read.
+  if (channel) await lockRow(tx, 'streams', channel.id);
+  const stream = channel ? await tx.stream.findUnique({ where: { id: channel.id } }) : null;
   // Notifications of deleted messages still on someone's phone are cleared (a job each user).
   const pushed = await tx.$queryRaw<{ user_id: number; message_ids: number[] }[]>(Prisma.sql`
     SELECT user_id, array_agg(message_id ORDER BY message_id) AS message_ids FROM user_messages
