@@ -1,3 +1,4 @@
+import { lockRow } from '../../db/locks';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
@@ -20,6 +21,8 @@ export async function updateGroupMembers(
     throw badRequest('Nothing to do. Specify at least one of "add" or "delete".');
   }
   await inTransaction(ctx, async (tx, events) => {
+    // The group locked first: membership changes of one group take turns.
+    await lockRow(tx, 'user_groups', input.groupId);
     const group = await namedGroup(tx, realm.id, input.groupId);
     const access = await userGroupAccess(tx, actor, realm, group);
     const add = await activeUserIds(tx, realm.id, input.add);

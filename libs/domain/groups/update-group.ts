@@ -1,3 +1,4 @@
+import { lockRow } from '../../db/locks';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
@@ -38,6 +39,8 @@ export async function updateUserGroup(ctx: AppContext, input: UpdateGroupInput):
     throw badRequest('No new data supplied');
   }
   await inTransaction(ctx, async (tx, events) => {
+    // The group locked first, then read and checked: changes of it take turns.
+    await lockRow(tx, 'user_groups', input.groupId);
     const group = await namedGroup(tx, realm.id, input.groupId);
     if (group.isSystemGroup) throw badRequest('Insufficient permission');
     const access = await userGroupAccess(tx, actor, realm, group);

@@ -1,3 +1,4 @@
+import { lockRow } from '../../db/locks';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
@@ -17,6 +18,8 @@ export async function updateSubgroups(
     throw badRequest('Nothing to do. Specify at least one of "add" or "delete".');
   }
   await inTransaction(ctx, async (tx, events) => {
+    // The group locked first: subgroup changes of one group take turns.
+    await lockRow(tx, 'user_groups', input.groupId);
     const group = await namedGroup(tx, realm.id, input.groupId);
     const access = await userGroupAccess(tx, actor, realm, group);
     if (!access.manage) throw badRequest('Insufficient permission');
