@@ -1,3 +1,4 @@
+import { lockRow } from '../../db/locks';
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
@@ -12,6 +13,8 @@ export async function removeAlertWords(
   words: string[],
 ): Promise<string[]> {
   return inTransaction(ctx, async (tx, events) => {
+    // A user's alert words change one request at a time (under the user's row).
+    await lockRow(tx, 'users', user.id);
     // Compared here rather than with Prisma's case-insensitive `equals`, which becomes ILIKE:
     // a word ending in a backslash is a broken LIKE pattern there.
     const unwanted = new Set(cleanAlertWords(words).map((w) => w.toLowerCase()));

@@ -1,3 +1,4 @@
+import { lockRow } from '../../db/locks';
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
@@ -16,6 +17,8 @@ export async function deleteAttachment(
 ): Promise<void> {
   const { actor, attachmentId } = input;
   const pathId = await inTransaction(ctx, async (tx, events) => {
+    // A user's uploads change one request at a time: of two deletes, the second finds none.
+    await lockRow(tx, 'users', actor.id);
     const attachment = await tx.attachment.findFirst({
       where: { id: attachmentId, realmId: actor.realmId, ownerId: actor.id },
     });

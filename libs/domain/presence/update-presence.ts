@@ -1,3 +1,4 @@
+import { lockRow } from '../../db/locks';
 import { Prisma, type User, type UserPresence } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
@@ -63,6 +64,8 @@ export async function updatePresence(
   const { user, status, now } = input;
   if (!user.presenceEnabled) return;
   await inTransaction(ctx, async (tx, events) => {
+    // One user's presence changes one request at a time: two first reports do not both insert.
+    await lockRow(tx, 'users', user.id);
     const realm = await tx.realm.findUniqueOrThrow({
       where: { id: user.realmId },
       select: { presenceDisabled: true },

@@ -1,3 +1,4 @@
+import { lockRow } from '../../db/locks';
 import bcrypt from 'bcrypt';
 import { randomBytes } from 'node:crypto';
 import type { Realm, User } from '../../../generated/prisma/client';
@@ -85,6 +86,8 @@ export async function updateSettings(ctx: AppContext, input: UpdateSettingsInput
   );
 
   await inTransaction(ctx, async (tx, events) => {
+    // The user's row locked first: settings changes of one user take turns.
+    await lockRow(tx, 'users', actor.id);
     if (newEmail !== undefined) {
       const taken = await tx.user.findFirst({
         where: {

@@ -1,3 +1,4 @@
+import { lockRow } from '../../db/locks';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import Joi from 'joi';
@@ -36,6 +37,8 @@ export async function updateSubscriptionProperties(
 ): Promise<void> {
   const { actor, realm } = input;
   await inTransaction(ctx, async (tx, events) => {
+    // A user's subscriptions change one request at a time (under the user's row, as in subscribe).
+    await lockRow(tx, 'users', actor.id);
     for (const change of input.changes) {
       const stream = await tx.stream.findFirst({
         where: { id: change.stream_id, realmId: realm.id },

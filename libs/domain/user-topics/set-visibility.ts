@@ -1,3 +1,4 @@
+import { lockRow } from '../../db/locks';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
@@ -39,6 +40,8 @@ export async function setTopicVisibility(
   const recipientId = stream.recipientId;
   const now = new Date();
   await inTransaction(ctx, async (tx, events) => {
+    // A user's topic settings change one request at a time (under the user's row).
+    await lockRow(tx, 'users', user.id);
     const existing = await tx.userTopic.findMany({
       where: {
         userId: user.id,

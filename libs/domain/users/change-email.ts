@@ -2,6 +2,8 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import type { Tx } from '../../db/client';
+import { lockRow } from '../../db/locks';
+import { lockEmail } from './create-user';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import { canChangeUserEmails, usersWhoCanAccess } from '../permissions/users';
 import { normalizeEmail } from './validate';
@@ -19,6 +21,9 @@ export async function applyEmailChange(
 ): Promise<void> {
   const { realm, target, newEmail, audience } = input;
   if (newEmail === target.deliveryEmail) return;
+  // The user's row and the new address held until commit: two changes to one address take turns.
+  await lockRow(tx, 'users', target.id);
+  await lockEmail(tx, realm.id, newEmail);
   const taken = await tx.user.findFirst({
     where: {
       realmId: realm.id,
