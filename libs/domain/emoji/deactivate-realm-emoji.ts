@@ -1,3 +1,4 @@
+import { lockRow } from '../../db/locks';
 import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
@@ -12,6 +13,8 @@ export async function deactivateRealmEmoji(
 ): Promise<void> {
   const { actor, name } = input;
   await inTransaction(ctx, async (tx, events) => {
+    // The organization's emoji change one request at a time (under its row).
+    await lockRow(tx, 'realms', actor.realmId);
     const emoji = await tx.realmEmoji.findFirst({
       where: { realmId: actor.realmId, name, deactivated: false },
     });

@@ -1,4 +1,5 @@
 import type { User } from '../../../generated/prisma/client';
+import { lockRow } from '../../db/locks';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../../core/context';
@@ -80,6 +81,8 @@ export async function uploadRealmEmoji(
   const ext = IMAGE_TYPES[file.mimetype];
   if (!ext || !hasImageSignature(ext, file.buffer)) throw badRequest('Invalid image format');
   await inTransaction(ctx, async (tx, events) => {
+    // The organization's emoji change one request at a time: two uploads of one name make one.
+    await lockRow(tx, 'realms', actor.realmId);
     const clash = await tx.realmEmoji.findFirst({
       where: { realmId: actor.realmId, name, deactivated: false },
     });

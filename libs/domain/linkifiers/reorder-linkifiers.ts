@@ -1,3 +1,4 @@
+import { lockRow } from '../../db/locks';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
@@ -15,6 +16,8 @@ export async function reorderLinkifiers(
     throw badRequest('The ordered list must not contain duplicated linkifiers');
   }
   await inTransaction(ctx, async (tx, events) => {
+    // The organization's linkifiers change one request at a time (under its row).
+    await lockRow(tx, 'realms', input.realm.id);
     const rows = await tx.realmFilter.findMany({
       where: { realmId: input.realm.id },
       select: { id: true },

@@ -1,3 +1,4 @@
+import { lockRow } from '../../db/locks';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
@@ -12,6 +13,8 @@ export async function reorderProfileFields(
 ): Promise<void> {
   requireRealmAdmin(input.actor);
   await inTransaction(ctx, async (tx, events) => {
+    // The organization's profile fields change one request at a time (under its row).
+    await lockRow(tx, 'realms', input.realm.id);
     const rows = await tx.customProfileField.findMany({
       where: { realmId: input.realm.id },
       select: { id: true },

@@ -1,3 +1,4 @@
+import { lockRow } from '../../db/locks';
 import Joi from 'joi';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { P, type InferShape } from '../../core/schema';
@@ -89,6 +90,8 @@ export async function updateRealm(
   const changed = names.filter((n) => current[column(n)] !== changes[n]);
   if (changed.length === 0 && Object.keys(groupChanges).length === 0) return;
   await inTransaction(ctx, async (tx, events) => {
+    // The organization's row locked first: settings changes take turns.
+    await lockRow(tx, 'realms', realm.id);
     const data: Record<string, unknown> = {};
     for (const name of changed) data[column(name)] = changes[name];
     // topicsPolicy is the modern form of mandatory_topics: keep both in step.
