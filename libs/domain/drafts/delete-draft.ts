@@ -12,8 +12,8 @@ export async function deleteDraft(
   draftId: number,
 ): Promise<void> {
   checkSyncEnabled(user);
-  await ownDraft(ctx, user, draftId);
   await inTransaction(ctx, async (tx, events) => {
+    await ownDraft(tx, user, draftId);
     await tx.draft.delete({ where: { id: draftId } });
     await events.emit(realm.id, draftsEvent({ op: 'remove', draft_id: draftId }), [user.id]);
   });

@@ -16,9 +16,9 @@ export async function editDraft(
   }: { user: User; realm: Realm; draftId: number; draft: DraftInput },
 ): Promise<void> {
   checkSyncEnabled(user);
-  await ownDraft(ctx, user, draftId);
   const [row] = await draftRows(ctx, user, realm, [input]);
   await inTransaction(ctx, async (tx, events) => {
+    await ownDraft(tx, user, draftId);
     const updated = await tx.draft.update({ where: { id: draftId }, data: row });
     await events.emit(realm.id, draftsEvent({ op: 'update', draft: formatDraft(updated) }), [
       user.id,

@@ -2,6 +2,8 @@ import type { Draft, Realm, User } from '../../../generated/prisma/client';
 import { badRequest, notFound } from '../../core/errors';
 import { P, type Infer } from '../../core/schema';
 import type { AppContext } from '../../core/context';
+import type { Tx } from '../../db/client';
+import { lockRow } from '../../db/locks';
 import { channelAccess } from '../permissions/channels';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../limits';
 
@@ -95,8 +97,10 @@ export async function draftRows(
   });
 }
 
-export async function ownDraft(ctx: AppContext, user: User, draftId: number): Promise<Draft> {
-  const draft = await ctx.db.draft.findFirst({ where: { id: draftId, userId: user.id } });
+export async function ownDraft(tx: Tx, user: User, draftId: number): Promise<Draft> {
+  // Locked, then read: of an edit and a delete at once, the later one finds what the first left.
+  await lockRow(tx, 'drafts', draftId);
+  const draft = await tx.draft.findFirst({ where: { id: draftId, userId: user.id } });
   if (!draft) throw notFound('Draft does not exist');
   return draft;
 }

@@ -1,4 +1,5 @@
 import type { User } from '../../../generated/prisma/client';
+import { lockRow } from '../../db/locks';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
 import { retireDeliveries } from './schedule-delivery';
@@ -16,6 +17,8 @@ export async function deleteScheduledMessage(
   scheduledMessageId: number,
 ): Promise<void> {
   await inTransaction(ctx, async (tx, events) => {
+    // Locked, then read: of two deletes at once, the second finds none.
+    await lockRow(tx, 'scheduled_messages', scheduledMessageId, 'FOR UPDATE');
     const sm = await accessScheduledMessage(tx, sender, scheduledMessageId);
     await tx.scheduledMessage.delete({ where: { id: sm.id } });
     await retireDeliveries(tx, sm.id);

@@ -1,6 +1,7 @@
 import { linkScheduledAttachments } from '../attachments/claim-attachments';
 import type { Prisma, Realm, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
+import { lockRow } from '../../db/locks';
 import { inTransaction } from '../../events/outbox';
 import { badRequest, notFound } from '../../core/errors';
 import type { AppContext } from '../../core/context';
@@ -44,7 +45,7 @@ export async function accessScheduledMessage(
 
 /** The stored message's `to` as the API takes it: channel ID, or the conversation's user IDs. */
 async function existingTarget(
-  db: Db,
+  db: Db | Tx,
   sm: ScheduledMessageWithRecipient,
 ): Promise<{ type: ScheduledType; to: ScheduledTarget }> {
   const { recipient } = sm;
@@ -93,25 +94,27 @@ export async function updateScheduledMessage(
       ? undefined
       : checkDeliveryTime(scheduledDeliveryTimestamp);
 
-  const sm = await accessScheduledMessage(ctx.db, sender, scheduledMessageId);
-  if (sm.delivered) throw badRequest('Scheduled message was already sent');
-  if (sm.failed && at === undefined) {
-    throw badRequest('Scheduled delivery time must be in the future.');
-  }
-
-  let checked: CheckedScheduledMessage | null = null;
-  if (type !== undefined || to !== undefined || topic !== undefined || content !== undefined) {
-    const existing = await existingTarget(ctx.db, sm);
-    const newType = type ?? existing.type;
-    checked = await checkScheduledMessage(ctx, sender, realm, {
-      type: newType,
-      to: to ?? existing.to,
-      topic: isChannelType(newType) ? (topic ?? sm.subject) : undefined,
-      content: content ?? sm.content,
-    });
-  }
-
   await inTransaction(ctx, async (tx, events) => {
+    // Locked, then read and checked: a partial edit keeps what an edit committed meanwhile wrote.
+    await lockRow(tx, 'scheduled_messages', scheduledMessageId);
+    const sm = await accessScheduledMessage(tx, sender, scheduledMessageId);
+    if (sm.delivered) throw badRequest('Scheduled message was already sent');
+    if (sm.failed && at === undefined) {
+      throw badRequest('Scheduled delivery time must be in the future.');
+    }
+
+    let checked: CheckedScheduledMessage | null = null;
+    if (type !== undefined || to !== undefined || topic !== undefined || content !== undefined) {
+      const existing = await existingTarget(tx, sm);
+      const newType = type ?? existing.type;
+      checked = await checkScheduledMessage(ctx, sender, realm, {
+        type: newType,
+        to: to ?? existing.to,
+        topic: isChannelType(newType) ? (topic ?? sm.subject) : undefined,
+        content: content ?? sm.content,
+      });
+    }
+
     const data: Prisma.ScheduledMessageUncheckedUpdateInput = {};
     if (checked) {
       data.recipientId = await checked.recipientId(tx);
