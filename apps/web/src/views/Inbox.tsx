@@ -1,5 +1,4 @@
-import { call } from '../api';
-import { store } from '../store';
+import { markNarrowRead, store } from '../store';
 import type { Narrow } from '../types';
 import { topicMuted } from './muting';
 import { VISIBILITY, viewState } from './state';
@@ -42,15 +41,6 @@ export function Inbox({ onNarrow }: { onNarrow: (n: Narrow) => void }) {
       topics: [...topics.values()].sort((a, b) => b.maxId - a.maxId),
     }))
     .sort((a, b) => a.name.localeCompare(b.name));
-  const markRead = (narrow: { operator: string; operand: unknown }[]) =>
-    void call('POST', '/messages/flags/narrow', {
-      anchor: 'oldest',
-      num_before: 0,
-      num_after: 5000,
-      op: 'add',
-      flag: 'read',
-      narrow,
-    });
   return (
     <>
       <h1 class="narrow-title">Inbox</h1>
@@ -100,10 +90,9 @@ export function Inbox({ onNarrow }: { onNarrow: (n: Narrow) => void }) {
               </span>
               <button
                 class="secondary small"
-                aria-label={`Mark #${c.name} as read`}
-                onClick={() => markRead([{ operator: 'channel', operand: c.streamId }])}
+                onClick={() => void markNarrowRead({ kind: 'stream', streamId: c.streamId })}
               >
-                Mark read
+                Mark read<span class="visually-hidden"> #{c.name}</span>
               </button>
             </h2>
             <ul class="inbox-list">

@@ -188,10 +188,9 @@ export function SearchBar() {
               role="option"
               aria-selected={i === active}
               class={i === active ? 'active' : undefined}
-              onMouseDown={(e) => {
-                e.preventDefault();
-                take(s.query);
-              }}
+              // The box keeps the focus (and its list) through the click.
+              onMouseDown={(e) => e.preventDefault()}
+              onClick={() => take(s.query)}
             >
               {s.label}
             </li>

@@ -302,6 +302,13 @@ const NOTIFICATIONS: [string, [string, string][]][] = [
   ],
 ];
 
+/** The sounds the server offers (`available_notification_sounds`), and none. */
+function sounds(): string[] {
+  const offered = (store.state.available_notification_sounds ?? []) as string[];
+  const current = String(store.userSettings.notification_sound ?? 'zulip');
+  return [...new Set([...offered, current, 'none'])];
+}
+
 function NotificationSettings() {
   const { action, set } = useSetting();
   const s = store.userSettings;
@@ -333,7 +340,7 @@ function NotificationSettings() {
               set('notification_sound', (e.currentTarget as HTMLSelectElement).value)
             }
           >
-            {['zulip', 'ding', 'chime-saved', 'none'].map((sound) => (
+            {sounds().map((sound) => (
               <option key={sound} value={sound}>
                 {sound}
               </option>

@@ -207,7 +207,9 @@ const darkQuery =
   typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : null;
 
 export function applyTheme(): void {
-  const scheme = Number(store.userSettings.color_scheme ?? 1);
+  // The register state, which events change at once (the store's copy follows on its next render).
+  const settings = (store.state.user_settings ?? {}) as Record<string, unknown>;
+  const scheme = Number(settings.color_scheme ?? 1);
   const dark = scheme === 2 || (scheme === 1 && !!darkQuery?.matches);
   document.documentElement.dataset.theme = dark ? 'dark' : 'light';
 }
