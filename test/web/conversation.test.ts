@@ -348,10 +348,11 @@ describe('the web client, as a team uses it', () => {
       body: form,
     });
     expect(res.status).toBe(200);
-    const text = `Ship it :shipit: :rocket: ${Date.now()}`;
+    const stamp = `shipping ${Date.now()}`;
+    const text = `Ship it :shipit: :rocket: ${stamp}`;
     await visit(a.page, `#narrow/channel/${channelId}/topic/launch.20plan`);
     await say(bob, 'launch plan', text);
-    await seeNew(a.page, text);
+    await seeNew(a.page, stamp);
     await a.page.waitForFunction(
       () => {
         const span = document.querySelector<HTMLElement>('.content span.emoji.emoji-1f680');
@@ -377,7 +378,7 @@ describe('the web client, as a team uses it', () => {
         [...document.querySelectorAll('.message')]
           .find((e) => e.textContent?.includes(t))
           ?.getAttribute('data-message-id'),
-      text,
+      stamp,
     );
     await a.page.click(`.message[data-message-id="${row}"] button[aria-label="Add reaction"]`);
     await a.page.waitForSelector('.emoji-picker input');
@@ -474,6 +475,7 @@ describe('the web client, as a team uses it', () => {
       a.page.evaluate(() =>
         Number(document.querySelector('.message.selected')?.getAttribute('data-message-id')),
       );
+    await a.page.keyboard.press('End');
     const last = await selected();
     await a.page.keyboard.press('k');
     await a.page.keyboard.press('k');
@@ -650,7 +652,10 @@ describe('the web client, as a team uses it', () => {
           ?.value.includes('/user_uploads/'),
       { timeout: 10_000 },
     );
-    await a.page.type('textarea[aria-label=Message]', `\n${text}`);
+    await a.page.keyboard.down('Shift');
+    await a.page.keyboard.press('Enter');
+    await a.page.keyboard.up('Shift');
+    await a.page.type('textarea[aria-label=Message]', text);
     await a.page.keyboard.press('Enter');
     const c = await openPage(browser, server.url);
     await logIn(c.page, carol.email, PASSWORD);
@@ -763,7 +768,8 @@ describe('the web client, as a team uses it', () => {
     for (const theme of ['light', 'dark']) {
       await a.page.evaluate((th) => (document.documentElement.dataset.theme = th), theme);
       await a.page.waitForFunction(() => document.querySelector('span.emoji'));
-      await new Promise((r) => setTimeout(r, 300));
+      // Presence and the sidebar's state drawn, avatars loaded.
+      await new Promise((r) => setTimeout(r, 1000));
       await screenshot(
         a.page,
         SCREENSHOTS,
@@ -791,7 +797,12 @@ describe('the web client, as a team uses it', () => {
             'button, input, select, textarea, a, [role=button], label.file-button',
           ),
         ]
-          .filter((e) => !e.closest('.content') && e.offsetParent !== null)
+          .filter(
+            (e) =>
+              !e.closest('.content') &&
+              !e.classList.contains('visually-hidden') &&
+              e.offsetParent !== null,
+          )
           .filter((e) => {
             const r = e.getBoundingClientRect();
             return r.width > 0 && (r.width < 24 || r.height < 24);

@@ -439,13 +439,14 @@ export class Store {
     anchor: number | 'newest' | 'first_unread',
     numBefore: number,
     numAfter: number,
+    includeAnchor = typeof anchor !== 'number',
   ): Promise<MessagePage & { since: number }> {
     const since = this.eventSeq;
     const page = await call<MessagePage>('GET', '/messages', {
       anchor,
       num_before: numBefore,
       num_after: numAfter,
-      include_anchor: typeof anchor !== 'number',
+      include_anchor: includeAnchor,
       narrow: apiNarrow(narrow, this.me),
       apply_markdown: true,
       client_gravatar: false,
@@ -518,7 +519,7 @@ export class Store {
   loadFirst(view: MessageView, near?: number): Promise<void> {
     if (view.pending) return view.pending;
     const anchor = near ?? (view.narrow.kind === 'search' ? 'newest' : 'first_unread');
-    view.pending = this.fetchPage(view.narrow, anchor, PAGE, anchor === 'newest' ? 0 : PAGE)
+    view.pending = this.fetchPage(view.narrow, anchor, PAGE, anchor === 'newest' ? 0 : PAGE, true)
       .then((page) => {
         this.addPage(view, page, 'first');
         if (near !== undefined) view.anchor = near;

@@ -314,22 +314,26 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
   };
 
   const send = async () => {
-    if (!text.trim() || !target) return;
+    const content = box.current?.value ?? text;
+    if (!content.trim() || !target) return;
     setError('');
+    // Emptied at once: what is typed while the message goes is the next message.
+    setText('');
+    if (box.current) box.current.value = '';
     try {
       if (target.kind === 'stream') {
         await call('POST', '/messages', {
           type: 'stream',
           to: target.streamId,
           topic: target.topic,
-          content: text,
+          content,
         });
       } else {
         const to = target.userIds.filter((id) => id !== store.me);
         await call('POST', '/messages', {
           type: 'direct',
           to: to.length ? to : [store.me],
-          content: text,
+          content,
         });
       }
       typing('stop');
@@ -339,11 +343,15 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
         store.drafts.delete(draft.id);
         void call('DELETE', `/drafts/${draft.id}`).catch(() => undefined);
       }
-      setText('');
       setPreview(null);
       setUndo(null);
     } catch (err) {
       setError((err as Error).message);
+      // Not sent: the text comes back, before anything typed since.
+      const now = box.current?.value ?? '';
+      const back = now ? `${content}\n${now}` : content;
+      setText(back);
+      if (box.current) box.current.value = back;
     }
   };
 
