@@ -9,6 +9,7 @@ import { tierApp } from '../../libs/http/tier-app';
 import { apiRouter } from './routes';
 import { externalContentRoutes } from './routes/external-content';
 import { userAvatarRoutes } from './routes/avatars';
+import { realmExportFileRoutes } from './routes/realm-export';
 import { webClientRoutes } from './web-client';
 import { webSessionRoutes } from './web-session';
 import { passwordResetRoutes } from './accounts/password-reset';
@@ -42,6 +43,7 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
   app.use('/user_uploads', sessionAuth(ctx, false));
   app.use(uploadFileRoutes(ctx));
   app.use(externalContentRoutes(ctx));
+  app.use(realmExportFileRoutes(ctx));
   app.use(userAvatarRoutes(ctx));
   // The emoji names register's `server_emoji_data_url` points clients to.
   const emojiData = JSON.stringify(emojiApiData());

@@ -13,6 +13,7 @@ import { removePushNotifications } from '../../libs/domain/push/remove-push-noti
 import { syncPushDevice } from '../../libs/domain/push/sync-push-device';
 import { archiveExpiredMessages } from '../../libs/domain/retention/archive-expired-messages';
 import { purgeArchivedMessages } from '../../libs/domain/retention/purge-archived-messages';
+import { runRealmExport } from '../../libs/import-export/run-realm-export';
 import { handler, type HandlerEntry } from './start-workers';
 
 /** One handler per job of the catalogue; startWorkers refuses to run if this list is not 1:1. */
@@ -48,4 +49,5 @@ export const jobHandlers: HandlerEntry[] = [
     await archiveExpiredMessages(ctx);
     await purgeArchivedMessages(ctx, { olderThanDays: ctx.config.archivedDataVacuumingDelayDays });
   }),
+  handler(JobName.REALM_EXPORT, (ctx, payload) => runRealmExport(ctx, payload)),
 ];

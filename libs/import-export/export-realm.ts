@@ -43,6 +43,48 @@ export interface ExportSummary {
 
 type Row = Record<string, unknown>;
 
+/**
+ * `full`: everything (`cli export`, Zulip's export with consent); `public`: what every member
+ * can read (`POST /export/realm`, Zulip's public export): messages of public channels only,
+ * and the uploads they link.
+ */
+export type ExportScope = 'full' | 'public';
+
+interface Scope {
+  /** Condition on a messages row aliased `t` (`$1` the organization). */
+  messages: string;
+  /** The ids of the exported messages. */
+  messageIds: string;
+  /** Condition on an attachments row aliased `t`. */
+  attachments: string;
+}
+
+function scopeOf(scope: ExportScope): Scope {
+  if (scope === 'full') {
+    return {
+      messages: 'TRUE',
+      messageIds: 'SELECT id FROM messages WHERE realm_id = $1',
+      attachments: 't.realm_id = $1',
+    };
+  }
+  const publicChannel = `t.recipient_id IN (SELECT recipient_id FROM streams
+    WHERE realm_id = $1 AND NOT invite_only AND recipient_id IS NOT NULL)`;
+  const messageIds = `SELECT t.id FROM messages t WHERE t.realm_id = $1 AND ${publicChannel}`;
+  return {
+    messages: publicChannel,
+    messageIds,
+    attachments: `t.realm_id = $1 AND t.id IN (SELECT attachment_id FROM attachment_messages
+      WHERE message_id IN (${messageIds}))`,
+  };
+}
+
+/** A table's rows of the export: those of the organization, narrowed to the scope's messages. */
+function scopedWhere(spec: TableSpec, scope: Scope): string {
+  if (spec.refs.message_id === 'zerver_message') return `t.message_id IN (${scope.messageIds})`;
+  if (spec.table === 'attachments') return scope.attachments;
+  return spec.where;
+}
+
 /** Fields Zulip's NamedUserGroup holds; the rest of a group row is its UserGroup base. */
 const NAMED_GROUP_FIELDS = new Set(['id', 'realm', 'named']);
 
@@ -71,11 +113,12 @@ async function* pagedRows(
   spec: TableSpec,
   columns: Column[],
   realmId: number,
+  where = spec.where,
 ): AsyncGenerator<Row> {
   const select = columns.map((c) => exportExpression(c)).join(', ');
   if (!spec.hasId) {
     const { rows } = await client.query<Row>(
-      `SELECT ${select} FROM "${spec.table}" t WHERE ${spec.where}`,
+      `SELECT ${select} FROM "${spec.table}" t WHERE ${where}`,
       [realmId],
     );
     for (const row of rows) yield toRecord(spec, columns, row);
@@ -84,7 +127,7 @@ async function* pagedRows(
   let after = 0;
   for (;;) {
     const { rows } = await client.query<Row>(
-      `SELECT ${select} FROM "${spec.table}" t WHERE (${spec.where}) AND t.id > $2
+      `SELECT ${select} FROM "${spec.table}" t WHERE (${where}) AND t.id > $2
         ORDER BY t.id LIMIT ${PAGE}`,
       [realmId, after],
     );
@@ -109,8 +152,9 @@ async function collect(it: AsyncIterable<Row>): Promise<Row[]> {
  */
 export async function exportRealm(
   ctx: AppContext,
-  input: { realmId: number; file: string; progress?: ProgressReporter },
+  input: { realmId: number; file: string; scope?: ExportScope; progress?: ProgressReporter },
 ): Promise<ExportSummary> {
+  const scope = scopeOf(input.scope ?? 'full');
   const progress = input.progress ?? noProgress;
   const work = await mkdtemp(path.join(os.tmpdir(), 'realm-export-'));
   const top = `zulip-export-${input.realmId}-${Date.now().toString(36)}`;
@@ -124,9 +168,16 @@ export async function exportRealm(
     ]);
     if (!realm.rows[0]) throw new Error(`no organization with id ${input.realmId}`);
 
-    const counts = await writeRealmJson(ctx, client, input.realmId, dir, progress);
-    const messages = await writeMessages(client, input.realmId, dir, progress, counts.messages);
-    const uploads = await writeFiles(ctx, client, input.realmId, dir, progress);
+    const counts = await writeRealmJson(ctx, client, input.realmId, dir, scope, progress);
+    const messages = await writeMessages(
+      client,
+      input.realmId,
+      dir,
+      scope,
+      progress,
+      counts.messages,
+    );
+    const uploads = await writeFiles(ctx, client, input.realmId, dir, scope, progress);
     await client.query('COMMIT');
 
     await mkdir(path.dirname(path.resolve(input.file)), { recursive: true });
@@ -159,6 +210,7 @@ async function writeRealmJson(
   client: PoolClient,
   realmId: number,
   dir: string,
+  scope: Scope,
   progress: ProgressReporter,
 ): Promise<{ users: number; messages: number }> {
   const out = new JsonWriter(path.join(dir, 'realm.json'));
@@ -210,7 +262,7 @@ async function writeRealmJson(
 
   for (const spec of [...SIMPLE_TABLES, ...MESSAGE_CHILDREN]) {
     const columns = await exportColumns(client, spec);
-    const rows = pagedRows(client, spec, columns, realmId);
+    const rows = pagedRows(client, spec, columns, realmId, scopedWhere(spec, scope));
     if (spec.zulip !== 'zerver_attachment') {
       await table(spec.zulip, rows);
       continue;
@@ -219,7 +271,7 @@ async function writeRealmJson(
     const attachments = await collect(rows);
     const links = await client.query<{ attachment_id: number; message_id: number }>(
       `SELECT attachment_id, message_id FROM attachment_messages
-        WHERE attachment_id IN (SELECT id FROM attachments WHERE realm_id = $1)`,
+        WHERE message_id IN (${scope.messageIds})`,
       [realmId],
     );
     const byAttachment = new Map<number, number[]>();
@@ -247,7 +299,7 @@ async function writeRealmJson(
   await out.write('\n}\n');
   await out.close();
   const count = await client.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM messages WHERE realm_id = $1',
+    `SELECT count(*)::int AS n FROM messages t WHERE t.realm_id = $1 AND ${scope.messages}`,
     [realmId],
   );
   return { users: users.length, messages: count.rows[0].n };
@@ -257,6 +309,7 @@ async function writeMessages(
   client: PoolClient,
   realmId: number,
   dir: string,
+  scope: Scope,
   progress: ProgressReporter,
   total: number,
 ): Promise<number> {
@@ -276,7 +329,8 @@ async function writeMessages(
   for (;;) {
     const { rows } = await client.query<Row>(
       `SELECT ${select}, t.sending_client_name FROM messages t
-        WHERE t.realm_id = $1 AND t.id > $2 ORDER BY t.id LIMIT ${MESSAGES_PER_FILE}`,
+        WHERE t.realm_id = $1 AND t.id > $2 AND ${scope.messages}
+        ORDER BY t.id LIMIT ${MESSAGES_PER_FILE}`,
       [realmId, after],
     );
     if (rows.length === 0) break;
@@ -317,6 +371,7 @@ async function writeFiles(
   client: PoolClient,
   realmId: number,
   dir: string,
+  scope: Scope,
   progress: ProgressReporter,
 ): Promise<number> {
   const store = uploadStore(ctx.config);
@@ -338,7 +393,8 @@ async function writeFiles(
     create_time: number;
   }>(
     `SELECT id, path_id, owner_id, size, content_type, extract(epoch FROM create_time)::float8 AS create_time
-       FROM attachments WHERE realm_id = $1 ORDER BY id`,
+       FROM attachments t WHERE ${scope.attachments}
+       ORDER BY id`,
     [realmId],
   );
   for (const a of attachments.rows) {

@@ -38,6 +38,7 @@ export const JobName = {
   PUSH_MESSAGE: 'push-message',
   REMOVE_PUSH: 'remove-push',
   PUSH_DEVICE: 'push-device',
+  REALM_EXPORT: 'realm-export',
   ARCHIVE_EXPIRED_MESSAGES: 'archive-expired-messages',
 } as const;
 export type JobNameValue = (typeof JobName)[keyof typeof JobName];
@@ -49,6 +50,10 @@ export interface OutgoingWebhookPayload {
 
 export interface ScheduledDeliveryPayload {
   scheduledMessageId: number;
+}
+
+export interface RealmExportPayload {
+  exportId: number;
 }
 
 /** The retention period is read from the running worker's config, so the job carries nothing. */
@@ -221,6 +226,13 @@ export const Jobs = {
       everyMs: 60 * 60 * 1000,
       payload: {},
     },
+  }),
+  // An export can take minutes; a failed one is reported to the admins, who ask again.
+  realmExport: defineJob<RealmExportPayload>()({
+    name: JobName.REALM_EXPORT,
+    queue: QueueName.MAINTENANCE,
+    schema: Joi.object({ exportId: Joi.number().integer().required() }),
+    options: { attempts: 1, removeOnComplete: 100, removeOnFail: 100 },
   }),
 } as const;
 

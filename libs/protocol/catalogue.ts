@@ -19,6 +19,7 @@ import { reactionFormatter, type ReactionEvent } from './events/reaction';
 import { realmFormatter, type RealmEvent } from './events/realm';
 import { realmBotFormatter, type RealmBotEvent } from './events/realm-bot';
 import { realmDomainsFormatter, type RealmDomainsEvent } from './events/realm-domains';
+import { realmExportFormatter, type RealmExportEvent } from './events/realm-export';
 import { realmEmojiFormatter, type RealmEmojiEvent } from './events/realm-emoji';
 import { realmLinkifiersFormatter, type RealmLinkifiersEvent } from './events/realm-linkifiers';
 import { realmPlaygroundsFormatter, type RealmPlaygroundsEvent } from './events/realm-playgrounds';
@@ -61,6 +62,7 @@ export interface EventMap {
   realm: RealmEvent;
   realm_bot: RealmBotEvent;
   realm_domains: RealmDomainsEvent;
+  realm_export: RealmExportEvent;
   realm_emoji: RealmEmojiEvent;
   realm_linkifiers: RealmLinkifiersEvent;
   realm_playgrounds: RealmPlaygroundsEvent;
@@ -100,6 +102,7 @@ const formatters = {
   realm: realmFormatter,
   realm_bot: realmBotFormatter,
   realm_domains: realmDomainsFormatter,
+  realm_export: realmExportFormatter,
   realm_emoji: realmEmojiFormatter,
   realm_linkifiers: realmLinkifiersFormatter,
   realm_playgrounds: realmPlaygroundsFormatter,

@@ -18,6 +18,7 @@ import { inviteRoutes } from './invites';
 import { linkifierRoutes } from './linkifiers';
 import { profileFieldRoutes } from './profile-fields';
 import { realmDomainRoutes } from './realm-domains';
+import { realmExportRoutes } from './realm-export';
 import { realmEmojiRoutes } from './realm-emoji';
 import { avatarRoutes } from './avatars';
 import { realmSettingsRoutes } from './realm-settings';
@@ -53,6 +54,7 @@ export function apiRouter(ctx: AppContext): Router {
     realmEmojiRoutes,
     realmSettingsRoutes,
     realmDomainRoutes,
+    realmExportRoutes,
     inviteRoutes,
     botRoutes,
     messageRoutes,
