@@ -142,3 +142,23 @@ describe('push notification bouncer', () => {
     ).toThrow(ConfigError);
   });
 });
+
+describe('SECRET_KEY in production', () => {
+  const production = (secretKey: string) => () =>
+    loadConfig({ NODE_ENV: 'production', SECRET_KEY: secretKey });
+
+  it("refuses the example files' placeholders and short keys, naming the fix", () => {
+    expect(production('REPLACE-with-openssl-rand-base64-48')).toThrow(
+      '"SECRET_KEY" is a placeholder: set a random one (openssl rand -base64 48)',
+    );
+    expect(production('development-secret-key-not-for-production')).toThrow('placeholder');
+    expect(production('k3Jd9sLq0aP2mZx7')).toThrow(
+      '"SECRET_KEY" must be at least 32 characters in production',
+    );
+  });
+
+  it('accepts a random key of 32 characters or more', () => {
+    const key = 'vY2pL9qR4sT7uW1xZ3aB5cD8eF0gH6jK';
+    expect(production(key)().secretKey).toBe(key);
+  });
+});

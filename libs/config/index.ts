@@ -119,7 +119,19 @@ const envSchema = Joi.object({
     .min(16)
     .when('NODE_ENV', {
       is: 'production',
-      then: Joi.required(),
+      // A key copied from an example file, or short enough to guess, protects no API key.
+      then: Joi.string()
+        .required()
+        .min(32)
+        .pattern(/replace|changeme|change-me|placeholder|example|not-for-production|secret-key/i, {
+          invert: true,
+        })
+        .messages({
+          'string.min':
+            '"SECRET_KEY" must be at least 32 characters in production (openssl rand -base64 48)',
+          'string.pattern.invert.base':
+            '"SECRET_KEY" is a placeholder: set a random one (openssl rand -base64 48)',
+        }),
       otherwise: Joi.optional().default('development-secret-key-not-for-production'),
     }),
   BCRYPT_ROUNDS: Joi.number().integer().min(4).max(15).default(10),

@@ -4,7 +4,7 @@ import path from 'node:path';
 import zulip from 'zulip-js';
 import { startCluster, type Cluster } from '../../deploy/local/cluster';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../factories';
-import { clusterApi, clusterEnv, form } from '../cluster-env';
+import { CLUSTER_SECRET_KEY, clusterApi, clusterEnv, form } from '../cluster-env';
 import { startTestContext, type TestContext } from '../harness';
 
 /**
@@ -22,7 +22,10 @@ let alice: TestUser;
 let bob: TestUser;
 
 beforeAll(async () => {
-  t = await startTestContext({ EXTERNAL_HOST: `127.0.0.1:${BASE_PORT}` });
+  t = await startTestContext({
+    EXTERNAL_HOST: `127.0.0.1:${BASE_PORT}`,
+    SECRET_KEY: CLUSTER_SECRET_KEY,
+  });
   org = await makeRealm(t, { stringId: '' });
   alice = await makeUser(t, org.realm, { fullName: 'Alice' });
   bob = await makeUser(t, org.realm, { fullName: 'Bob' });

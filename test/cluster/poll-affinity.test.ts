@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCluster, type Cluster } from '../../deploy/local/cluster';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../factories';
-import { clusterApi, clusterEnv, form } from '../cluster-env';
+import { CLUSTER_SECRET_KEY, clusterApi, clusterEnv, form } from '../cluster-env';
 import { startTestContext, type TestContext } from '../harness';
 
 /**
@@ -21,7 +21,10 @@ let org: TestRealm;
 let users: TestUser[];
 
 beforeAll(async () => {
-  t = await startTestContext({ EXTERNAL_HOST: `127.0.0.1:${BASE_PORT}` });
+  t = await startTestContext({
+    EXTERNAL_HOST: `127.0.0.1:${BASE_PORT}`,
+    SECRET_KEY: CLUSTER_SECRET_KEY,
+  });
   org = await makeRealm(t, { stringId: '' });
   // Users of every partition (a user's partition is its id modulo the partition count).
   users = [];

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCluster, type Cluster } from '../../deploy/local/cluster';
-import { clusterEnv } from '../cluster-env';
+import { CLUSTER_SECRET_KEY, clusterEnv } from '../cluster-env';
 import { startTestContext, type TestContext } from '../harness';
 import { twoPeople, twoPeopleInBrowsers, type Person } from '../web/two-people';
 
@@ -21,7 +21,10 @@ let alice: Person;
 let bob: Person;
 
 beforeAll(async () => {
-  t = await startTestContext({ EXTERNAL_HOST: `127.0.0.1:${BASE_PORT}` });
+  t = await startTestContext({
+    EXTERNAL_HOST: `127.0.0.1:${BASE_PORT}`,
+    SECRET_KEY: CLUSTER_SECRET_KEY,
+  });
   ({ alice, bob } = await twoPeople(t));
   cluster = await startCluster({
     dir: mkdtempSync(path.join(tmpdir(), 'chat-web-cluster-')),
