@@ -28,13 +28,17 @@ export function Admin({ tab }: { tab: AdminTab }) {
   if (!viewState.isAdmin())
     return (
       <>
-        <h1 class="narrow-title">Organization settings</h1>
+        <div class="narrow-header">
+          <h1 class="narrow-title">Organization settings</h1>
+        </div>
         <p class="view-body muted">Only owners and administrators manage the organization.</p>
       </>
     );
   return (
     <>
-      <h1 class="narrow-title">Organization settings</h1>
+      <div class="narrow-header">
+        <h1 class="narrow-title">Organization settings</h1>
+      </div>
       <div class="view-body">
         <Tabs
           tabs={TABS}

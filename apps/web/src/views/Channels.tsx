@@ -85,7 +85,9 @@ export function Channels({
     streamId !== undefined ? allChannels().find((c) => c.stream_id === streamId) : undefined;
   return (
     <>
-      <h1 class="narrow-title">Channels</h1>
+      <div class="narrow-header">
+        <h1 class="narrow-title">Channels</h1>
+      </div>
       <div class="view-body split">
         <section class="split-list" aria-label="Channel list">
           <div class="view-controls">

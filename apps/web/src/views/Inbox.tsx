@@ -43,7 +43,9 @@ export function Inbox({ onNarrow }: { onNarrow: (n: Narrow) => void }) {
     .sort((a, b) => a.name.localeCompare(b.name));
   return (
     <>
-      <h1 class="narrow-title">Inbox</h1>
+      <div class="narrow-header">
+        <h1 class="narrow-title">Inbox</h1>
+      </div>
       <div class="view-body inbox">
         {!dmRows.length && !channelRows.length && <p class="muted">You have no unread messages.</p>}
         {dmRows.length > 0 && (

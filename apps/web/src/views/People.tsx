@@ -78,7 +78,9 @@ export function People() {
     .sort((a, b) => a.full_name.localeCompare(b.full_name));
   return (
     <>
-      <h1 class="narrow-title">People</h1>
+      <div class="narrow-header">
+        <h1 class="narrow-title">People</h1>
+      </div>
       <div class="view-body">
         <div class="view-controls">
           <input

@@ -121,7 +121,9 @@ export function Recent({ onNarrow }: { onNarrow: (n: Narrow) => void }) {
     .sort((a, b) => b.lastId - a.lastId);
   return (
     <>
-      <h1 class="narrow-title">Recent conversations</h1>
+      <div class="narrow-header">
+        <h1 class="narrow-title">Recent conversations</h1>
+      </div>
       <div class="view-body">
         <div class="view-controls">
           <input

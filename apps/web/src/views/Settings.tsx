@@ -48,7 +48,9 @@ const patchSettings = (params: Record<string, string | number | boolean>) =>
 export function Settings({ tab }: { tab: SettingsTab }) {
   return (
     <>
-      <h1 class="narrow-title">Personal settings</h1>
+      <div class="narrow-header">
+        <h1 class="narrow-title">Personal settings</h1>
+      </div>
       <div class="view-body">
         <Tabs
           tabs={TABS}
