@@ -48,7 +48,7 @@ async function main() {
     const report = await withScratchWorld(env, async (ctx, config) => {
       const org = await makeRealm(ctx, { stringId: '', ownerPassword: PASSWORD });
       await peer.signInAs({ sub: 'owner', email: org.owner.email, email_verified: true });
-      const server = await startTier('api', config, env, port);
+      const server = await startTier('api', config, env, port, { startSeconds: 150 });
       try {
         const password: number[] = [];
         const oidc: number[] = [];
