@@ -21,8 +21,6 @@ export interface ImportRealmInput {
   from: string;
   subdomain: string;
   format?: ImportFormat;
-  /** Mattermost: the team that becomes the organization (needed when the export has several). */
-  team?: string;
   onMissing?: 'skip' | 'stop';
   limits?: UnpackLimits;
   progress?: ProgressReporter;

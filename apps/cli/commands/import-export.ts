@@ -61,13 +61,13 @@ async function plainErrors<T>(work: () => Promise<T>): Promise<T> {
 export class InputError extends UsageError {}
 
 /**
- * `import --from PATH --subdomain S [--format zulip|slack|mattermost] [--skip-missing]`:
+ * `import --from PATH --subdomain S [--format zulip] [--skip-missing]`:
  * a new organization from another server's export.
  */
 export async function importCommand(ctx: AppContext, argv: string[]) {
   const flags = parseFlags(
     argv,
-    ['from', 'subdomain', 'format', 'team', 'max-unpacked-gib'],
+    ['from', 'subdomain', 'format', 'max-unpacked-gib'],
     ['skip-missing'],
   );
   const from = path.resolve(requireFlag(flags, 'from'));
@@ -88,7 +88,6 @@ export async function importCommand(ctx: AppContext, argv: string[]) {
         from,
         subdomain: subdomain === 'root' ? '' : subdomain,
         format: format as ImportFormat | undefined,
-        team: optionalFlag(flags, 'team'),
         onMissing: flags['skip-missing'] ? 'skip' : 'stop',
         limits:
           maxGib === undefined
