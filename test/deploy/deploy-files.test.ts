@@ -488,6 +488,16 @@ describe('Kubernetes', () => {
 });
 
 describe('nginx', () => {
+  it('allows one body size in every config, room for the largest upload the server takes', () => {
+    const limits = ['chat.conf', 'compose.conf', 'single-host.conf', 'single-host-tls.conf'].map(
+      (f) =>
+        [...read(`deploy/nginx/${f}`).matchAll(/client_max_body_size (\d+)m;/g)].map((m) => m[1]),
+    );
+    expect(new Set(limits.flat())).toEqual(new Set(['26']));
+    expect(limits.every((l) => l.length > 0)).toBe(true);
+    expect(26).toBeGreaterThan(loadConfig({}).maxFileUploadSizeMib);
+  });
+
   /** `nginx -t` on a file as it would be included from /etc/nginx/nginx.conf's http block. */
   function nginxTest(conf: string): string {
     const dir = mkdtempSync(path.join(tmpdir(), 'nginx-t-'));
