@@ -4,6 +4,8 @@
 // authenticates is the one last posted to /test/account ({sub, email, email_verified, name}).
 // POST /test/tamper {mode} alters the ID token of the next token response, to test refusals:
 // `forged` (signed by another key), `expired`, `audience` and `nonce` (re-signed by the real key).
+import { Buffer } from 'node:buffer';
+import process from 'node:process';
 import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import { SignJWT, decodeJwt, importJWK } from 'jose';
