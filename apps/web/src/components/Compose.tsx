@@ -247,6 +247,15 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
     if (narrow?.kind === 'stream' || narrow?.kind === 'dm') switchTo(targetOf(narrow, target));
   }, [narrow && (narrow.kind === 'stream' || narrow.kind === 'dm') ? JSON.stringify(narrow) : '']);
 
+  // Registered after the box showed (a linked conversation paints first): its draft, if any.
+  useEffect(() => {
+    if (!store.me || current.current.text) return;
+    const draft = draftFor(current.current.target)?.content;
+    if (!draft) return;
+    setText(draft);
+    if (box.current) box.current.value = draft;
+  }, [store.me]);
+
   // Replies, quotes and new topics asked for elsewhere (the keyboard, a message's menu).
   const request = store.composeRequest;
   useEffect(() => {
