@@ -196,6 +196,7 @@ export function applyEvent(
     case 'attachment':
     case 'invites_changed':
     case 'reaction':
+    case 'realm_export':
       // No part of the register state: messages, typing and uploads are fetched on their own.
       break;
     case 'alert_words':

@@ -16,6 +16,8 @@ const WITHOUT_CASE: Record<string, string> = {
   'attachment:remove': 'no case yet',
   'realm:deactivated': 'the deactivated realm refuses the fresh register that would compare',
   'realm:update_dict': 'no case yet (authentication methods, icon and logo)',
+  realm_export:
+    'administrators only, not part of the register state (Zulip ignores it); no case yet',
   'realm_emoji:update': 'a custom emoji needs an image upload; no case yet',
   'realm_user:remove': 'needs a guest losing access to a user; no case yet',
   'realm_user:update:avatar_url': 'avatar upload; no case yet',
