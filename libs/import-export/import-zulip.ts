@@ -666,7 +666,9 @@ class ImportRun {
         ['old_id', 'new_id'],
         loaded.map((r) => [r.id as number, local.get(r.id as number) as number]),
       );
-      const um = tables[USER_MESSAGES.zulip];
+      // A skipped message's rows go with it (the message was reported once already).
+      const kept = new Set(loaded.map((r) => r.id as number));
+      const um = tables[USER_MESSAGES.zulip].filter((r) => kept.has(r.message as number));
       if (this.options.markRead) {
         for (const r of um) r.flags_mask = Number(r.flags_mask ?? r.flags ?? 0) | 1;
       }

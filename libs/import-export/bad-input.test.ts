@@ -1,0 +1,71 @@
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startTestContext, type TestContext } from '../../test/harness';
+import { importRealm } from './import-realm';
+
+jest.setTimeout(120_000);
+
+const FIXTURE = path.join(__dirname, '../../test/fixtures/import/zulip-small');
+let t: TestContext;
+let work: string;
+
+beforeAll(async () => {
+  t = await startTestContext();
+  work = await mkdtemp(path.join(os.tmpdir(), 'bad-input-'));
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+  await t.close();
+});
+
+/** A copy of the fixture with its first messages file changed by `edit`. */
+async function withMessages(
+  name: string,
+  edit: (data: { zerver_message: Record<string, unknown>[] }) => void,
+) {
+  const dir = path.join(work, name);
+  await cp(FIXTURE, dir, { recursive: true });
+  const file = path.join(dir, 'messages-000001.json');
+  const data = JSON.parse(await readFile(file, 'utf8'));
+  edit(data);
+  await writeFile(file, JSON.stringify(data));
+  return dir;
+}
+
+describe('bad input', () => {
+  it('ignores unknown fields and counts them', async () => {
+    const dir = await withMessages('unknown', (d) => {
+      for (const m of d.zerver_message) m.future_field = 1;
+    });
+    const summary = await importRealm(t, { from: dir, subdomain: 'unknown' });
+    expect(summary.messages).toBe(3);
+    expect(summary.ignoredFields).toEqual({ 'zerver_message.future_field': 3 });
+  });
+
+  it('stops on a message from a missing user, naming file and record; goes on if asked', async () => {
+    const dir = await withMessages('missing', (d) => {
+      d.zerver_message[1].sender = 999;
+    });
+    const realms = await t.db.realm.count();
+    await expect(importRealm(t, { from: dir, subdomain: 'missing' })).rejects.toThrow(
+      'messages-000001.json, zerver_message[1]: sender names a missing zerver_userprofile 999',
+    );
+    expect(await t.db.realm.count()).toBe(realms);
+    const summary = await importRealm(t, { from: dir, subdomain: 'missing', onMissing: 'skip' });
+    expect(summary).toMatchObject({ messages: 2, missingCount: 1 });
+    expect(summary.missing[0]).toMatchObject({
+      file: 'messages-000001.json',
+      record: 'zerver_message[1]',
+    });
+  });
+
+  it('names the record of a value of the wrong type', async () => {
+    const dir = await withMessages('types', (d) => {
+      d.zerver_message[2].date_sent = 'yesterday';
+    });
+    await expect(importRealm(t, { from: dir, subdomain: 'types' })).rejects.toThrow(
+      'messages-000001.json, zerver_message[2]: date_sent is not timestamp: "yesterday"',
+    );
+  });
+});
