@@ -60,16 +60,31 @@ describe('POST /streams/{stream_id}/delete_topic', () => {
     expect(await remaining(doomed)).toBe(0);
     expect(await remaining(kept)).toBe(1);
 
+    // The channel's first message was among them, so its subscribers hear the new first one too.
     const events = await eventsAfter(t, mark);
+    expect(events.map((e) => e.event.type)).toEqual([
+      'stream',
+      'delete_message',
+      'muted_topics',
+      'user_topic',
+    ]);
     expect(events[0].event).toEqual({
+      type: 'stream',
+      op: 'update',
+      property: 'first_message_id',
+      value: kept[0],
+      stream_id: channel.id,
+      name: channel.name,
+    });
+    expect(events[1].event).toEqual({
       type: 'delete_message',
       message_type: 'stream',
       message_ids: doomed,
       stream_id: channel.id,
       topic: 'Old News',
     });
-    expect(events[0].users).toContain(alice.user.id);
-    expect(events[1]).toEqual({
+    expect(events[1].users).toContain(alice.user.id);
+    expect(events[3]).toEqual({
       event: {
         type: 'user_topic',
         stream_id: channel.id,
