@@ -1,31 +1,10 @@
 import type { Service, User } from '../../../generated/prisma/client';
+import type { ApiBot, ApiBotRecord, ApiBotService } from '../../protocol/records';
 import { decryptApiKey } from '../users/api-keys';
 import { avatarUrl } from '../users/avatar';
 import { BotType } from '../users/roles';
 
-export interface ApiBotService {
-  base_url: string;
-  interface: number;
-  token: string;
-}
-
-/** A bot as `GET /bots` describes it to its owner or an administrator. */
-export interface ApiBot {
-  user_id: number;
-  username: string;
-  email: string;
-  full_name: string;
-  bot_type: number | null;
-  is_active: boolean;
-  api_key: string;
-  avatar_url: string;
-  default_sending_stream: string | null;
-  default_events_register_stream: string | null;
-  default_all_public_streams: boolean;
-  owner: string | null;
-  owner_id: number | null;
-  services: ApiBotService[] | { config_data: Record<string, string>; service_name: string }[];
-}
+export type { ApiBot, ApiBotRecord, ApiBotService };
 
 export type BotWithRelations = User & {
   services: Service[];
@@ -64,9 +43,6 @@ export function formatBot(bot: BotWithRelations, secretKey: string): ApiBot {
           : [],
   };
 }
-
-/** A bot as `realm_bot` add events carry it: `GET /bots`'s form less its `username` and `owner`. */
-export type ApiBotRecord = Omit<ApiBot, 'username' | 'owner'>;
 
 export function formatBotRecord(bot: BotWithRelations, secretKey: string): ApiBotRecord {
   const { username: _username, owner: _owner, ...record } = formatBot(bot, secretKey);

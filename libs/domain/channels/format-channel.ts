@@ -1,32 +1,10 @@
 import { Prisma, type Stream } from '../../../generated/prisma/client';
+import type { ApiChannel } from '../../protocol/records';
 import type { Db, Tx } from '../../db/client';
-import { serializeGroupSettings, type GroupSettingValue } from '../groups/group-setting-value';
+import { serializeGroupSettings } from '../groups/group-setting-value';
 
-/** A channel in Zulip's API shape (spec 2.2). */
-export interface ChannelDict {
-  stream_id: number;
-  name: string;
-  is_archived: boolean;
-  description: string;
-  rendered_description: string;
-  date_created: number;
-  creator_id: number | null;
-  invite_only: boolean;
-  is_web_public: boolean;
-  stream_post_policy: number;
-  is_announcement_only: boolean;
-  message_retention_days: number | null;
-  history_public_to_subscribers: boolean;
-  first_message_id: number | null;
-  is_recently_active: boolean;
-  can_add_subscribers_group: GroupSettingValue;
-  can_remove_subscribers_group: GroupSettingValue;
-  can_administer_channel_group: GroupSettingValue;
-  can_send_message_group: GroupSettingValue;
-  can_subscribe_group: GroupSettingValue;
-  stream_weekly_traffic: number | null;
-  is_default?: boolean;
-}
+/** A channel in Zulip's API shape (spec 2.2): the API record of libs/protocol. */
+export type ChannelDict = ApiChannel;
 
 /** Legacy `stream_post_policy` (deprecated FL 333) derived from `can_send_message_group`. */
 const POST_POLICY_BY_GROUP: Record<string, number> = {

@@ -1,14 +1,7 @@
 import type { Draft } from '../../../generated/prisma/client';
+import type { ApiDraft } from '../../protocol/records';
 
-/** A draft as the API shows it. */
-export interface ApiDraft {
-  id: number;
-  type: '' | 'stream' | 'private';
-  to: number[];
-  topic: string;
-  content: string;
-  timestamp: number;
-}
+export type { ApiDraft };
 
 export function formatDraft(draft: Draft): ApiDraft {
   return {

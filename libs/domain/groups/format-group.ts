@@ -1,16 +1,13 @@
 import type { UserGroup } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
-import { serializeGroupSettings, type GroupSettingValue } from './group-setting-value';
+import {
+  USER_GROUP_SETTINGS,
+  type ApiUserGroup,
+  type UserGroupSetting,
+} from '../../protocol/records';
+import { serializeGroupSettings } from './group-setting-value';
 
-export const USER_GROUP_SETTINGS = [
-  'can_add_members_group',
-  'can_join_group',
-  'can_leave_group',
-  'can_manage_group',
-  'can_mention_group',
-  'can_remove_members_group',
-] as const;
-export type UserGroupSetting = (typeof USER_GROUP_SETTINGS)[number];
+export { USER_GROUP_SETTINGS, type UserGroupSetting };
 
 export const GROUP_SETTING_COLUMN = {
   can_add_members_group: 'canAddMembersGroupId',
@@ -31,17 +28,7 @@ export const GROUP_SETTING_RULES = {
   can_remove_members_group: { allowEveryone: false },
 } as const satisfies Record<UserGroupSetting, object>;
 
-export type UserGroupDict = {
-  id: number;
-  name: string;
-  description: string;
-  members: number[];
-  direct_subgroup_ids: number[];
-  is_system_group: boolean;
-  creator_id: number | null;
-  date_created: number | null;
-  deactivated: boolean;
-} & Record<UserGroupSetting, GroupSettingValue>;
+export type UserGroupDict = ApiUserGroup;
 
 /** Named groups in Zulip's `user_groups` shape, in bulk (three queries). */
 export async function formatUserGroups(db: Db | Tx, groups: UserGroup[]): Promise<UserGroupDict[]> {

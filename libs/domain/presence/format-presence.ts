@@ -1,5 +1,7 @@
 /** Presence rows as the API shows them, in the modern (keyed by user ID) and legacy (by email) formats. */
 
+import type { LegacyClientPresence, LegacyPresence, ModernPresence } from '../../protocol/records';
+
 export interface PresenceRow {
   userId: number;
   email: string;
@@ -8,22 +10,7 @@ export interface PresenceRow {
   lastConnectedTime: Date | null;
 }
 
-export interface ModernPresence {
-  active_timestamp: number;
-  idle_timestamp: number;
-}
-
-export interface LegacyClientPresence {
-  client: string;
-  status: 'active' | 'idle';
-  timestamp: number;
-  pushable: boolean;
-}
-
-export interface LegacyPresence {
-  website: LegacyClientPresence;
-  aggregated: Omit<LegacyClientPresence, 'pushable'>;
-}
+export type { LegacyClientPresence, LegacyPresence, ModernPresence };
 
 /** A user counts as offline when the last connection is older than this. */
 export const OFFLINE_THRESHOLD_SECONDS = 140;

@@ -1,16 +1,7 @@
 import type { CustomProfileField } from '../../../generated/prisma/client';
+import type { ApiCustomProfileField } from '../../protocol/records';
 
-export interface ApiProfileField {
-  id: number;
-  type: number;
-  order: number;
-  name: string;
-  hint: string;
-  field_data: string;
-  display_in_profile_summary?: boolean;
-  required: boolean;
-  editable_by_user: boolean;
-}
+export type ApiProfileField = ApiCustomProfileField;
 
 export function formatProfileField(field: CustomProfileField): ApiProfileField {
   const result: ApiProfileField = {

@@ -1,18 +1,9 @@
 import type { Recipient, ScheduledMessage } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { RecipientType } from '../recipients';
+import type { ApiScheduledMessage } from '../../protocol/records';
 
-/** Zulip's `ScheduledMessage` dict (GET /scheduled_messages, `scheduled_messages` events). */
-export interface ApiScheduledMessage {
-  scheduled_message_id: number;
-  type: 'stream' | 'private';
-  to: number | number[];
-  topic?: string;
-  content: string;
-  rendered_content: string;
-  scheduled_delivery_timestamp: number;
-  failed: boolean;
-}
+export type { ApiScheduledMessage };
 
 export type ScheduledMessageWithRecipient = ScheduledMessage & { recipient: Recipient };
 

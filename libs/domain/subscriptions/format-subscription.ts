@@ -1,20 +1,10 @@
 import type { Stream, Subscription } from '../../../generated/prisma/client';
+import type { ApiSubscription } from '../../protocol/records';
 import type { Db, Tx } from '../../db/client';
-import { formatChannels, type ChannelDict } from '../channels/format-channel';
+import { formatChannels } from '../channels/format-channel';
 
-/** A subscription as `GET /users/me/subscriptions` and `subscription` add events carry it. */
-export interface SubscriptionDict extends Omit<ChannelDict, 'is_default'> {
-  color: string;
-  is_muted: boolean;
-  in_home_view: boolean;
-  pin_to_top: boolean;
-  desktop_notifications: boolean | null;
-  audible_notifications: boolean | null;
-  push_notifications: boolean | null;
-  email_notifications: boolean | null;
-  wildcard_mentions_notify: boolean | null;
-  subscribers?: number[];
-}
+/** A subscription as the API returns it: the API record of libs/protocol. */
+export type SubscriptionDict = ApiSubscription;
 
 /** Active subscriber IDs of each recipient, in one query. */
 export async function subscriberIdsByRecipient(

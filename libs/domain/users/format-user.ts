@@ -2,35 +2,9 @@ import type { Prisma } from '../../../generated/prisma/client';
 import { canSeeDeliveryEmail } from '../permissions/email-visibility';
 import { avatarUrlFor } from './avatar';
 import { roleFlags } from '../permissions/roles';
+import type { ApiUser, ProfileData, ProfileDataEntry } from '../../protocol/records';
 
-export interface ProfileDataEntry {
-  value: string;
-  rendered_value?: string;
-}
-export type ProfileData = Record<string, ProfileDataEntry>;
-
-/** A user as `GET /users`, `GET /users/{id}` and `realm_user` events show it. */
-export interface ApiUser {
-  email: string;
-  user_id: number;
-  avatar_version: number;
-  is_admin: boolean;
-  is_owner: boolean;
-  is_guest: boolean;
-  role: number;
-  is_bot: boolean;
-  full_name: string;
-  timezone: string;
-  is_active: boolean;
-  date_joined: string;
-  delivery_email: string | null;
-  avatar_url?: string | null;
-  bot_type?: number | null;
-  bot_owner_id?: number | null;
-  /** Only for the server's own bots (Zulip's cross-realm bots). */
-  is_system_bot?: boolean;
-  profile_data?: ProfileData;
-}
+export type { ApiUser, ProfileData, ProfileDataEntry };
 
 export interface FormatUserOptions {
   viewer: { id: number; role: number };
