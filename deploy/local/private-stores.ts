@@ -97,45 +97,57 @@ export async function startPrivateRedis(port: number, logFile: string): Promise<
 
 /** A PostgreSQL 15 cluster in a temporary directory, run as the postgres user. */
 export async function startPrivatePostgres(port: number, logFile: string): Promise<PrivateStore> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'chat-chaos-pg-'));
+  const server = postgresDir('chat-chaos-pg-');
+  mkdirSync(server.data);
+  chownSync(server.data, server.uid, server.gid);
+  server.asPostgres('initdb', '-D', server.data, '-U', 'postgres', '-A', 'trust', '--no-sync');
+  return server.serve(port, logFile);
+}
+
+/**
+ * A temporary directory owned by postgres, its `data` folder not yet made, and how to run a
+ * server on it: started with pg_ctl on `port` (loopback only), stopped as `systemctl restart`
+ * does (fast shutdown: open sessions are terminated), its log copied to `logFile` at the end.
+ */
+function postgresDir(prefix: string) {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
   const data = path.join(dir, 'data');
-  mkdirSync(data);
   const { uid, gid } = postgresUser();
   chownSync(dir, uid, gid);
-  chownSync(data, uid, gid);
-  const asPostgres = (binary: string, ...args: string[]) =>
+  const asPostgres = (binary: string, ...args: string[]): string =>
     execFileSync('runuser', ['-u', 'postgres', '--', path.join(PG_BIN, binary), ...args], {
       cwd: dir,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-  asPostgres('initdb', '-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync');
-  // pg_ctl's log file must be writable by postgres; it is copied to logFile's place at the end.
-  const pgLog = path.join(dir, 'postgres.log');
-  const options = [
-    `-p ${port}`,
-    "-c listen_addresses='127.0.0.1'",
-    `-c unix_socket_directories='${dir}'`,
-    '-c max_connections=200',
-  ].join(' ');
-  const start = async () => {
-    asPostgres('pg_ctl', '-D', data, '-l', pgLog, '-o', options, '-w', 'start');
-    await waitForPort(port, 'postgres');
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).toString();
+  const serve = async (port: number, logFile: string): Promise<PrivateStore> => {
+    // pg_ctl's log file must be writable by postgres; it is copied to logFile's place at the end.
+    const pgLog = path.join(dir, 'postgres.log');
+    const options = [
+      `-p ${port}`,
+      "-c listen_addresses='127.0.0.1'",
+      `-c unix_socket_directories='${dir}'`,
+      '-c max_connections=200',
+    ].join(' ');
+    const start = async () => {
+      asPostgres('pg_ctl', '-D', data, '-l', pgLog, '-o', options, '-w', 'start');
+      await waitForPort(port, 'postgres');
+    };
+    const stop = async () => {
+      asPostgres('pg_ctl', '-D', data, '-m', 'fast', '-w', 'stop');
+    };
+    await start();
+    return {
+      url: `postgresql://postgres@127.0.0.1:${port}`,
+      stop,
+      start,
+      async destroy() {
+        await stop().catch(() => undefined);
+        execFileSync('cp', [pgLog, logFile]);
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   };
-  const stop = async () => {
-    // What `systemctl restart postgresql` does: fast shutdown, open sessions are terminated.
-    asPostgres('pg_ctl', '-D', data, '-m', 'fast', '-w', 'stop');
-  };
-  await start();
-  return {
-    url: `postgresql://postgres@127.0.0.1:${port}`,
-    stop,
-    start,
-    async destroy() {
-      await stop().catch(() => undefined);
-      execFileSync('cp', [pgLog, logFile]);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { dir, data, uid, gid, asPostgres, serve };
 }
 
 function postgresUser(): { uid: number; gid: number } {
@@ -145,7 +157,8 @@ function postgresUser(): { uid: number; gid: number } {
 
 /**
  * A streaming replica of a private PostgreSQL (`pg_basebackup -R`: a standby that follows the
- * primary's WAL), on its own port; `pause`/`resume` stop and restart its replay, to make it lag.
+ * primary's WAL), on its own port; `pauseReplay`/`resumeReplay` stop and restart its replay, to
+ * make it lag.
  */
 export interface PrivateReplica extends PrivateStore {
   pauseReplay(): Promise<void>;
@@ -157,52 +170,22 @@ export async function startPrivateReplica(
   port: number,
   logFile: string,
 ): Promise<PrivateReplica> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'chat-pg-replica-'));
-  const data = path.join(dir, 'data');
-  const { uid, gid } = postgresUser();
-  chownSync(dir, uid, gid);
-  const asPostgres = (binary: string, ...args: string[]) =>
-    execFileSync('runuser', ['-u', 'postgres', '--', path.join(PG_BIN, binary), ...args], {
-      cwd: dir,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    }).toString();
-  asPostgres(
+  const server = postgresDir('chat-pg-replica-');
+  server.asPostgres(
     'pg_basebackup',
-    ...['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', data],
+    ...['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', server.data],
     ...['-R', '-X', 'stream', '-c', 'fast', '--no-sync'],
   );
-  const pgLog = path.join(dir, 'postgres.log');
-  const options = [
-    `-p ${port}`,
-    "-c listen_addresses='127.0.0.1'",
-    `-c unix_socket_directories='${dir}'`,
-    '-c max_connections=200',
-    '-c hot_standby=on',
-  ].join(' ');
-  const start = async () => {
-    asPostgres('pg_ctl', '-D', data, '-l', pgLog, '-o', options, '-w', 'start');
-    await waitForPort(port, 'postgres replica');
-  };
-  const stop = async () => {
-    asPostgres('pg_ctl', '-D', data, '-m', 'fast', '-w', 'stop');
-  };
+  const store = await server.serve(port, logFile);
   const psql = (sql: string) =>
-    asPostgres('psql', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-Atc', sql);
-  await start();
+    server.asPostgres('psql', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-Atc', sql);
   return {
-    url: `postgresql://postgres@127.0.0.1:${port}`,
-    stop,
-    start,
+    ...store,
     async pauseReplay() {
       psql('SELECT pg_wal_replay_pause()');
     },
     async resumeReplay() {
       psql('SELECT pg_wal_replay_resume()');
-    },
-    async destroy() {
-      await stop().catch(() => undefined);
-      execFileSync('cp', [pgLog, logFile]);
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
