@@ -337,7 +337,8 @@ describe('with can_access_all_users_group = role:everyone', () => {
     await makeUser(t, org.realm, { fullName: 'Frank' });
     const events = await eventsAfter(t, mark);
     expect(events.every((e) => e.users.includes(guest.user.id))).toBe(true);
-    expect(events.map((e) => (e.event.person as { full_name: string }).full_name)).toEqual([
+    const people = events.filter((e) => e.event.type === 'realm_user');
+    expect(people.map((e) => (e.event.person as { full_name: string }).full_name)).toEqual([
       'Alice Again',
       'Frank',
     ]);

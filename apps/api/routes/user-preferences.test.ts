@@ -151,8 +151,10 @@ describe('POST /user_topics', () => {
       visibility_policy: 0,
     });
     expect(await t.db.userTopic.count({ where: { userId: member.user.id } })).toBe(0);
+    // Each change also sends the legacy muted_topics list first, as Zulip still does.
     const events = (await eventsAfter(t, mark)).map((e) => e.event);
     expect(events).toEqual([
+      { type: 'muted_topics', muted_topics: [[channel.name, 'Lunch', expect.any(Number)]] },
       {
         type: 'user_topic',
         stream_id: channel.id,
@@ -160,7 +162,9 @@ describe('POST /user_topics', () => {
         last_updated: expect.any(Number),
         visibility_policy: 1,
       },
+      { type: 'muted_topics', muted_topics: [] },
       expect.objectContaining({ topic_name: 'lunch', visibility_policy: 3 }),
+      { type: 'muted_topics', muted_topics: [] },
       expect.objectContaining({ topic_name: 'LUNCH', visibility_policy: 0 }),
     ]);
   });
