@@ -384,8 +384,13 @@ describe('the web client, as a team uses it', () => {
     await a.page.waitForSelector('.emoji-picker input');
     await a.page.type('.emoji-picker input', 'tad');
     await a.page.waitForSelector('.emoji-picker .choices button[aria-label="tada"]');
-    await a.page.keyboard.press('ArrowRight');
-    await a.page.click('.emoji-picker .choices button[aria-label="tada"]');
+    // Chosen with the keyboard: a mouse click on a picker opened low in the list lands on the
+    // list instead (a defect noted in docs/web-client.md).
+    const index = await a.page.$eval('.emoji-picker .choices button[aria-label="tada"]', (e) =>
+      Number(e.getAttribute('data-i')),
+    );
+    for (let i = 0; i < index; i++) await a.page.keyboard.press('ArrowRight');
+    await a.page.keyboard.press('Enter');
     await visit(b.page, `#narrow/channel/${channelId}/topic/launch.20plan`);
     await b.page.waitForSelector(
       `.message[data-message-id="${row}"] .reaction .emoji.emoji-1f389`,
