@@ -4,7 +4,7 @@ import type { TestContext } from './harness';
  * The cluster runs with NODE_ENV=production, which refuses a placeholder or short SECRET_KEY:
  * its tests' contexts take this one.
  */
-export const CLUSTER_SECRET_KEY = 'k8Qw2Zr5Tn1Lp7Vx3Hs9Jd4Fb6Gm0Yc';
+export const CLUSTER_SECRET_KEY = 'k8Qw2Zr5Tn1Lp7Vx3Hs9Jd4Fb6Gm0YcR2';
 
 /**
  * What a test's local cluster (deploy/local/cluster.ts) runs with: the test's own database, Redis

@@ -22,6 +22,9 @@ afterAll(async () => {
 const cli = (env: Record<string, string>, ...args: string[]) =>
   cliJson<Record<string, string>>(args, { ...cliEnv(t.config), ...env });
 
+// Several CLI processes in a row, each loading the build: slow on a busy machine.
+jest.setTimeout(180_000);
+
 it('creates the organization, its notification bot and bots on the fake email domain', async () => {
   const owner = await cli(
     {},

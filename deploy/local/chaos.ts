@@ -31,7 +31,7 @@ const REDIS_PORT = BASE_PORT + 40;
 const POSTGRES_PORT = BASE_PORT + 50;
 const JOBS_PORTS = { webhook: BASE_PORT + 80, smtp: BASE_PORT + 81 };
 const USERS = 8;
-const SECRET_KEY = 'Rz4Kq8Wm2Xv6Tn0Bp5Ly9Hd3Js7Fc1G';
+const SECRET_KEY = 'Rz4Kq8Wm2Xv6Tn0Bp5Ly9Hd3Js7Fc1GmW2';
 /** How long Redis or PostgreSQL stays down in the restart scenarios. */
 const DOWN_MS = 5000;
 

@@ -521,7 +521,8 @@ describe('the web client, as a team uses it', () => {
         const body = (await res.json()) as { drafts: { content: string }[] };
         return body.drafts.some((x) => x.content === d);
       },
-      { timeout: 10_000, polling: 500 },
+      // The client saves a draft after a pause in typing; a loaded CI box needs longer.
+      { timeout: 30_000, polling: 500 },
       draft,
     );
     await a.page.goto(
