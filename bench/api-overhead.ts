@@ -22,7 +22,7 @@ import path from 'node:path';
 import { makeRealm, makeUser } from '../test/factories';
 import { startTier, type Tier } from '../test/multiprocess/processes';
 import type { Config } from '../libs/core/config';
-import { withScratchWorld } from './scratch';
+import { withScratchWorld } from './scratch-world';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);

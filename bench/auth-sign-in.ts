@@ -14,7 +14,7 @@ import { makeRealm } from '../test/factories';
 import { freePort } from '../test/free-port';
 import { RedirectAgent, startOidcPeer } from '../test/auth/oidc-peer';
 import { startTier } from '../test/multiprocess/processes';
-import { percentile, round, withScratchWorld } from './scratch';
+import { percentile, round, withScratchWorld } from './scratch-world';
 
 const SIGN_INS = Number(process.env.BENCH_SIGN_INS ?? 60);
 const WARM_UP = 10;

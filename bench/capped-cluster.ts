@@ -22,7 +22,7 @@ import {
   type Client,
   type Stats,
 } from './realtime-clients';
-import { round } from './scratch';
+import { round } from './scratch-world';
 
 const CGROUP_ROOT = '/sys/fs/cgroup/cpu';
 

@@ -12,7 +12,7 @@
 import http from 'node:http';
 import { makeRealm, makeUser } from '../test/factories';
 import { startTier } from '../test/multiprocess/processes';
-import { percentile, withScratchWorld } from './scratch';
+import { percentile, withScratchWorld } from './scratch-world';
 
 const CHARS = Number(process.env.BENCH_CHARS ?? 9000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);

@@ -24,7 +24,7 @@ import { makeChannel } from '../test/channel-factories';
 import { makeRealm, makeUser } from '../test/factories';
 import { startTier, type Tier } from '../test/multiprocess/processes';
 import { agent, newStats, registerClients, sendMessage, startPolling } from './realtime-clients';
-import { bulkMembers, sleep, withScratchWorld } from './scratch';
+import { bulkMembers, sleep, withScratchWorld } from './scratch-world';
 
 const CLIENTS = Number(process.env.COUNT_CLIENTS ?? 500);
 const CHANNEL_SIZE = Number(process.env.COUNT_CHANNEL_SIZE ?? 50);

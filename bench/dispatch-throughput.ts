@@ -14,7 +14,7 @@ import { appendToDomainStream } from '../libs/events/domain-stream';
 import { QueueStore } from '../libs/events/queue-store';
 import { makeRealm } from '../test/factories';
 import { startTier, type Tier } from '../test/multiprocess/processes';
-import { benchQueue, bulkMembers, sleep, withScratchWorld } from './scratch';
+import { benchQueue, bulkMembers, sleep, withScratchWorld } from './scratch-world';
 
 const USERS = Number(process.env.BENCH_USERS ?? 2000);
 const ENVELOPES = Number(process.env.BENCH_ENVELOPES ?? 2000);

@@ -32,7 +32,7 @@ import {
   sleep,
   withScratchWorld,
   type BenchContext,
-} from './scratch';
+} from './scratch-world';
 
 const POLLS = Number(process.env.BENCH_POLLS ?? 5000);
 const SIZES = (process.env.BENCH_SIZES ?? '10,1000,10000').split(',').map(Number);

@@ -22,7 +22,7 @@ import {
   sleep,
   withScratchWorld,
   type BenchContext,
-} from './scratch';
+} from './scratch-world';
 
 const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 2000);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 5);

@@ -16,7 +16,7 @@
  * is away, the missed-message email rows and jobs, the push job. Pushes themselves are not
  * sent (the push job is counted, not run): this measures the decision, not the bouncer.
  *
- * Environment: TEST_PG_URL and REDIS_URL (bench/scratch.ts), BENCH_MEMBERS,
+ * Environment: TEST_PG_URL and REDIS_URL (bench/scratch-world.ts), BENCH_MEMBERS,
  * BENCH_ACTIVE, BENCH_DEVICES, BENCH_MESSAGES.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -35,7 +35,7 @@ import {
   postChannelMessage,
   withApiServer,
   withScratchWorld,
-} from './scratch';
+} from './scratch-world';
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 10000);
 const ACTIVE = Number(process.env.BENCH_ACTIVE ?? 2000);

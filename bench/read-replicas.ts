@@ -23,11 +23,11 @@ import {
   startPrivateReplica,
   type PrivateStore,
 } from '../deploy/local/private-stores';
-import { loadConfig } from '../libs/config';
+import { loadConfig } from '../libs/config/load-config';
 import type { AppContext } from '../libs/core/context';
 import { createDb } from '../libs/db/client';
 import { applyMigrations } from '../libs/db/migrate';
-import { createLogger } from '../libs/log';
+import { createLogger } from '../libs/log/create-logger';
 import { connectRedis } from '../libs/redis/connect';
 import { makeRealm, makeUser } from '../test/factories';
 import { freePort } from '../test/free-port';

@@ -9,7 +9,7 @@
  * quiet Redis: other clients' writes show up in the deltas.
  */
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../libs/config';
+import { loadConfig } from '../libs/config/load-config';
 import { QueueStore } from '../libs/events/queue-store';
 import { DEFAULT_CAPABILITIES } from '../libs/protocol/queue';
 import type { RedisClient } from '../libs/core/context';

@@ -10,7 +10,7 @@
 import { makeRealm, makeUser } from '../test/factories';
 import { makeChannel } from '../test/channel-factories';
 import { startTier } from '../test/multiprocess/processes';
-import { bulkMembers, percentile, withScratchWorld } from './scratch';
+import { bulkMembers, percentile, withScratchWorld } from './scratch-world';
 
 const USERS = Number(process.env.BENCH_USERS ?? 2000);
 const REGISTERS = Number(process.env.BENCH_REGISTERS ?? 200);

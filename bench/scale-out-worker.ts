@@ -26,7 +26,7 @@ import {
   type ScaleWorld,
 } from './capped-cluster';
 import { form, newStats, request, type Client, type Stats } from './realtime-clients';
-import { quantile as p, round, sleep, type BenchContext } from './scratch';
+import { quantile as p, round, sleep, type BenchContext } from './scratch-world';
 
 const env = process.env;
 const LEAD_MS = Number(env.SCALE_LEAD_SECONDS ?? 2) * 1000;

@@ -47,7 +47,7 @@ import {
 } from './capped-cluster';
 import { agent, newStats, request, sendMessage, type Client, type Stats } from './realtime-clients';
 import { MEASURES, workerScaleOut, type Measure } from './scale-out-worker';
-import { bulkMembers, quantile as p, round, sleep, withScratchWorld } from './scratch';
+import { bulkMembers, quantile as p, round, sleep, withScratchWorld } from './scratch-world';
 
 type ScaledTier = 'events' | 'api' | 'worker';
 const env = process.env;

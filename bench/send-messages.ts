@@ -6,7 +6,7 @@
  * messages through the real HTTP API (in-process server on loopback, Basic auth, form body) one
  * at a time and prints messages per second and p50/p99 latency per channel size.
  *
- * Environment: TEST_PG_URL and REDIS_URL (bench/scratch.ts), BENCH_MESSAGES (per channel;
+ * Environment: TEST_PG_URL and REDIS_URL (bench/scratch-world.ts), BENCH_MESSAGES (per channel;
  * default 200), BENCH_SIZES (channel sizes, comma-separated; default 10,1000,10000).
  *
  * Per channel size it also prints how much `user_messages` grew per message sent: rows, table
@@ -24,7 +24,7 @@ import {
   postChannelMessage,
   withApiServer,
   withScratchWorld,
-} from './scratch';
+} from './scratch-world';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 200);
 const SIZES = (process.env.BENCH_SIZES ?? '10,1000,10000').split(',').map(Number);

@@ -30,7 +30,7 @@ import { freePort } from '../test/free-port';
 import { startTier } from '../test/multiprocess/processes';
 import { launchBrowser, logIn } from '../test/web/browser';
 import { profileBrowser } from './browser-profile';
-import { percentile, withScratchWorld } from './scratch';
+import { percentile, withScratchWorld } from './scratch-world';
 
 const MANY = Number(process.env.BENCH_MANY ?? 10_000);
 const LOADS = Number(process.env.BENCH_LOADS ?? 7);

@@ -17,7 +17,7 @@ import { makeRealm, makeUser } from '../test/factories';
 import { freePort } from '../test/free-port';
 import { startTier } from '../test/multiprocess/processes';
 import { launchBrowser, logIn } from '../test/web/browser';
-import { percentile, withScratchWorld } from './scratch';
+import { percentile, withScratchWorld } from './scratch-world';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);

@@ -1,5 +1,5 @@
 import type { AppContext } from '../libs/core/context';
-import { eventsForQueue, type DomainEvent } from '../libs/protocol/catalogue';
+import { eventsForQueue, type DomainEvent } from '../libs/protocol/event-catalogue';
 import {
   DEFAULT_CAPABILITIES,
   type ClientCapabilities,

@@ -2,7 +2,7 @@ import type { RequestListener } from 'node:http';
 import request from 'supertest';
 import { createEventsApp } from '../apps/events/app';
 import { startEventsTier, type EventsTier } from '../libs/events/events-tier';
-import { type QueueInfo } from '../libs/events/types';
+import { type QueueInfo } from '../libs/events/queue-info';
 import { DEFAULT_CAPABILITIES } from '../libs/protocol/queue';
 import type { AlertWordsEvent } from '../libs/protocol/events/alert-words';
 import type { ApiMessage } from '../libs/protocol/message-payload';

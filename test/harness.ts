@@ -1,11 +1,11 @@
 import type { Express } from 'express';
 import { randomBytes } from 'node:crypto';
 import { createApiApp } from '../apps/api/app';
-import { loadConfig } from '../libs/config';
+import { loadConfig } from '../libs/config/load-config';
 import type { Config } from '../libs/core/config';
 import { createDb } from '../libs/db/client';
 import type { AppContext, RedisClient } from '../libs/core/context';
-import { createLogger } from '../libs/log';
+import { createLogger } from '../libs/log/create-logger';
 import { connectRedis, isCluster } from '../libs/redis/connect';
 import {
   databaseUrl,

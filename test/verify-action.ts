@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { eventsForQueue, type DomainEvent } from '../libs/protocol/catalogue';
+import { eventsForQueue, type DomainEvent } from '../libs/protocol/event-catalogue';
 import { DEFAULT_CAPABILITIES, type ClientCapabilities } from '../libs/protocol/queue';
 import {
   applyEvents,

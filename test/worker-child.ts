@@ -4,9 +4,9 @@
  */
 import { jobHandlers } from '../apps/worker/handlers';
 import { startWorkers } from '../apps/worker/start-workers';
-import { loadConfig } from '../libs/config';
+import { loadConfig } from '../libs/config/load-config';
 import { deliverScheduledMessage } from '../libs/domain/scheduled-messages/deliver-scheduled-message';
-import { createAppContext } from '../libs/runtime/context';
+import { createAppContext } from '../libs/runtime/create-app-context';
 
 const ctx = createAppContext(loadConfig(process.env), { maxConnections: 3 });
 const lockMs = Number(process.env.TEST_WORKER_LOCK_MS ?? 1000);

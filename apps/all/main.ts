@@ -11,7 +11,7 @@ import {
 } from '../../libs/metrics';
 import { attachPrincipalCache } from '../../libs/http/principal-cache';
 import type { Config } from '../../libs/core/config';
-import { configOrExit, createAppContext } from '../../libs/runtime/context';
+import { configOrExit, createAppContext } from '../../libs/runtime/create-app-context';
 import { closeServingPolls } from '../../libs/runtime/drain';
 import { runClustered } from '../../libs/runtime/cluster';
 import { startOpsServer } from '../../libs/runtime/ops-server';

@@ -1,10 +1,10 @@
 import bcrypt from 'bcrypt';
 import request from 'supertest';
 import { createApiApp } from './app';
-import { loadConfig } from '../../libs/config';
+import { loadConfig } from '../../libs/config/load-config';
 import { createDb } from '../../libs/db/client';
 import { dummyPasswordHash } from '../../libs/domain/auth/fetch-api-key';
-import { createLogger } from '../../libs/log';
+import { createLogger } from '../../libs/log/create-logger';
 import { connectRedis } from '../../libs/redis/connect';
 import { databaseUrl } from '../../test/databases';
 import { TEST_REDIS_URL } from '../../test/harness';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type request from 'supertest';
-import { loadConfig } from '../../libs/config';
+import { loadConfig } from '../../libs/config/load-config';
 import type { AppContext } from '../../libs/core/context';
 import { Role } from '../../libs/domain/users/roles';
 import { makeUser, type TestUser } from '../../test/factories';

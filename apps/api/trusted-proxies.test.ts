@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../libs/config';
+import { loadConfig } from '../../libs/config/load-config';
 import type { AppContext } from '../../libs/core/context';
-import { createLogger } from '../../libs/log';
+import { createLogger } from '../../libs/log/create-logger';
 import { createApiApp } from './app';
 
 /** Issue 11: X-Forwarded-For is believed only from TRUSTED_PROXIES, so clients cannot pick req.ip. */

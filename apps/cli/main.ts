@@ -1,6 +1,6 @@
 import { ApiError } from '../../libs/core/errors';
 import { CommandFailed, UsageError } from './args';
-import { configOrExit, createAppContext } from '../../libs/runtime/context';
+import { configOrExit, createAppContext } from '../../libs/runtime/create-app-context';
 import { deleteUnclaimedAttachmentsCommand } from './commands/attachments';
 import { unlockUserCommand } from './commands/auth';
 import { backupCommand, restoreCommand } from './commands/backup';

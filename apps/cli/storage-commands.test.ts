@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { loadConfig } from '../../libs/config';
+import { loadConfig } from '../../libs/config/load-config';
 import type { AppContext } from '../../libs/core/context';
 import { LocalUploadStore } from '../../libs/storage/local-store';
 import { cliEnv, cliJson, runCli } from '../../test/cli';

@@ -1,6 +1,6 @@
 import { watchEventsTier, watchOutbox } from '../../libs/metrics';
 import { attachPollerCache } from '../../libs/http/principal-cache';
-import { configOrExit, createAppContext } from '../../libs/runtime/context';
+import { configOrExit, createAppContext } from '../../libs/runtime/create-app-context';
 import { startOpsServer } from '../../libs/runtime/ops-server';
 import { runUntilSignal } from '../../libs/runtime/shutdown';
 import { startEventsServer } from './server';

@@ -1,5 +1,5 @@
 import { watchJobQueues } from '../../libs/metrics';
-import { configOrExit, createAppContext } from '../../libs/runtime/context';
+import { configOrExit, createAppContext } from '../../libs/runtime/create-app-context';
 import { logFailure } from '../../libs/stores/failures';
 import { startOpsServer } from '../../libs/runtime/ops-server';
 import { runUntilSignal } from '../../libs/runtime/shutdown';

@@ -13,7 +13,7 @@ import {
   type QueueNameValue,
 } from '../../libs/jobs';
 import { connectRedis, redisConnected } from '../../libs/redis/connect';
-import { startWhenReachable } from '../../libs/stores/starting';
+import { startWhenReachable } from '../../libs/stores/start-when-reachable';
 import { startReleaseSteps } from '../../libs/jobs/release-steps';
 import { logFailure } from '../../libs/stores/failures';
 

@@ -9,11 +9,11 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'pg';
-import { loadConfig } from '../../libs/config';
+import { loadConfig } from '../../libs/config/load-config';
 import { createRealm } from '../../libs/domain/realms/create-realm';
 import { createUser } from '../../libs/domain/users/create-user';
 import { Role } from '../../libs/domain/users/roles';
-import { createAppContext } from '../../libs/runtime/context';
+import { createAppContext } from '../../libs/runtime/create-app-context';
 import { Chaos, sleep, type ScenarioResult, type User } from './chaos-load';
 import {
   scheduledKill,

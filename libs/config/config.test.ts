@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '.';
+import { ConfigError, loadConfig } from './load-config';
 
 describe('listening port', () => {
   it('is API_PORT, else PORT, else 9991', () => {

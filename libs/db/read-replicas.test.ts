@@ -16,9 +16,9 @@ import {
   type PrivateReplica,
   type PrivateStore,
 } from '../../deploy/local/private-stores';
-import { loadConfig } from '../config';
+import { loadConfig } from '../config/load-config';
 import type { AppContext } from '../core/context';
-import { createLogger } from '../log';
+import { createLogger } from '../log/create-logger';
 import { metricsRegistry, watchReadReplicas } from '../metrics';
 import { connectRedis } from '../redis/connect';
 import { makeRealm, makeUser, type TestUser } from '../../test/factories';

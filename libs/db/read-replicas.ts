@@ -68,7 +68,7 @@ function replicasOf(ctx: AppContext): ReadReplicas | null {
   if (urls.length === 0) return null;
   let state = byContext.get(ctx);
   if (!state) {
-    // Loaded on first use, as libs/runtime/context.ts loads Prisma: processes without replicas
+    // Loaded on first use, as libs/runtime/create-app-context.ts loads Prisma: processes without replicas
     // never need it here.
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load in CommonJS
     const { createDb } = require('./client') as typeof import('./client');

@@ -1,5 +1,5 @@
 import { channelMessage, labelled, queueSettings } from '../../test/events-factories';
-import type { ClientEvent } from '../protocol/catalogue';
+import type { ClientEvent } from '../protocol/event-catalogue';
 import { messageEvent } from '../protocol/events/message';
 import type { QueueSettings } from '../protocol/queue';
 import {

@@ -1,4 +1,4 @@
-import { QueueEventFormatter, reachesPublicQueues } from '../protocol/catalogue';
+import { QueueEventFormatter, reachesPublicQueues } from '../protocol/event-catalogue';
 import type { QueueSettings } from '../protocol/queue';
 import type { DomainEventEnvelope } from './domain-stream';
 import type { AppendResult, QueueAppend } from './queue-store';

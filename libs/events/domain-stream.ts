@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext, RedisClient } from '../core/context';
 import { execByNode, type BatchCommand } from '../redis/by-node';
 import { eventKeys, partitionOf } from './keys';
-import { reachesPublicQueues, type DomainEvent } from '../protocol/catalogue';
+import { reachesPublicQueues, type DomainEvent } from '../protocol/event-catalogue';
 import type { CommittedEvent } from './outbox';
 
 export const DISPATCH_GROUP = 'dispatchers';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../core/context';
 import { connectRedis } from '../redis/connect';
-import { startWhenReachable } from '../stores/starting';
+import { startWhenReachable } from '../stores/start-when-reachable';
 import { logFailure } from '../stores/failures';
 import { Dispatcher } from './dispatcher';
 import { eventKeys } from './keys';

@@ -1,6 +1,6 @@
 import { badEventQueueId, badRequest } from '../core/errors';
 import type { PollResult, QueueStore } from './queue-store';
-import type { QueuedEvent, QueueInfo } from './types';
+import type { QueuedEvent, QueueInfo } from './queue-info';
 import { carriedEvents } from './wake-protocol';
 import type { PollWait, Waker } from './waker';
 

@@ -3,9 +3,9 @@ import type { AppContext } from '../core/context';
 import type { Tx } from '../db/client';
 import { retryingConflicts } from '../db/retry';
 import { sqlPool, sqlRows } from '../db/sql';
-import type { DomainEvent } from '../protocol/catalogue';
+import type { DomainEvent } from '../protocol/event-catalogue';
 import { appendToDomainStream } from './domain-stream';
-import type { JobNameValue, JobType } from '../jobs/catalogue';
+import type { JobNameValue, JobType } from '../jobs/job-catalogue';
 import { insertJobRows, jobRows, type JobRows, type JobToWrite } from '../jobs/outbox';
 
 /** A committed outbox row, as both the after-commit publisher and the sweeper read it. */

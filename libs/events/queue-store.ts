@@ -9,7 +9,7 @@ import {
   type RedisCommand,
 } from '../redis/by-node';
 import { eventKeys, partitionOf, type EventKeys } from './keys';
-import type { ClientEvent } from '../protocol/catalogue';
+import type { ClientEvent } from '../protocol/event-catalogue';
 import {
   DEFAULT_CAPABILITIES,
   type ClientCapabilities,
@@ -19,7 +19,7 @@ import {
 import { DistinctTexts } from './distinct-texts';
 import { shownAtRegistration } from './wake-protocol';
 import { queueIdIn } from './partition-owners';
-import type { QueuedEvent, QueueInfo, RegistrationSnapshot } from './types';
+import type { QueuedEvent, QueueInfo, RegistrationSnapshot } from './queue-info';
 
 /**
  * Event queues live entirely in Redis, so any `events` replica can serve any queue (key layout in

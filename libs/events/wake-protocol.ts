@@ -1,5 +1,5 @@
-import type { ClientEvent } from '../protocol/catalogue';
-import type { QueuedEvent, RegistrationSnapshot } from './types';
+import type { ClientEvent } from '../protocol/event-catalogue';
+import type { QueuedEvent, RegistrationSnapshot } from './queue-info';
 
 /*
  * The rules by which a long-poll learns of new events without reading its queue twice (see

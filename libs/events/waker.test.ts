@@ -1,5 +1,5 @@
 import { labelled } from '../../test/events-factories';
-import { loadConfig } from '../config';
+import { loadConfig } from '../config/load-config';
 import { connectRedis } from '../redis/connect';
 import { TEST_REDIS_CLUSTER_NODES, TEST_REDIS_URL } from '../../test/harness';
 import { parseWakeMessage, WakeMessage, Waker } from './waker';

@@ -2,7 +2,7 @@ import type { RedisClient } from '../core/context';
 import type { BatchCommand } from '../redis/by-node';
 import { isCluster } from '../redis/connect';
 import { DistinctTexts } from './distinct-texts';
-import type { ClientEvent } from '../protocol/catalogue';
+import type { ClientEvent } from '../protocol/event-catalogue';
 import { mergeWakeups, READ_QUEUE, type Wakeup } from './wake-protocol';
 
 /**

@@ -1,6 +1,6 @@
 import bodyParser from 'body-parser';
 import type { RequestHandler } from 'express';
-import { BODY_LIMITS, bodyLimit, MAX_PARAMETERS } from './limits';
+import { BODY_LIMITS, bodyLimit, MAX_PARAMETERS } from './body-limits';
 import { multipartFields } from './multipart-fields';
 
 /**

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { ApiError, badRequest, invalidJsonArgument, missingArgument } from '../core/errors';
 import type { Encoding, InferShape, Shape } from '../core/schema';
-import { valueProblem } from './limits';
+import { valueProblem } from './body-limits';
 
 /** A route's parameters by name, each declared once with core/schema's `P`. */
 export type ParamSpec = Shape;

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
-import { BOOT_PART, partsStarting } from '../stores/starting';
+import { BOOT_PART, partsStarting } from '../stores/start-when-reachable';
 import { redisConnectionError } from '../redis/connect';
 
 export interface Readiness {

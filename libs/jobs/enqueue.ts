@@ -6,7 +6,7 @@ import {
   type JobNameValue,
   type JobPayloads,
   type QueueNameValue,
-} from './catalogue';
+} from './job-catalogue';
 import { jobQueue } from './queues';
 
 export interface EnqueueOptions {

@@ -1,4 +1,4 @@
-export * from './catalogue';
+export * from './job-catalogue';
 export * from './email';
 export * from './enqueue';
 export * from './notifications';

@@ -3,7 +3,7 @@ import { isCluster } from '../redis/connect';
 import { keySlot } from '../redis/key-slot';
 import { startTestContext, type TestContext } from '../../test/harness';
 import { moveJobsToQueueSlots } from './move-to-queue-slots';
-import { QueueName, type QueueNameValue } from './catalogue';
+import { QueueName, type QueueNameValue } from './job-catalogue';
 import { bullPrefix, jobQueue, sharedBullPrefix } from './queues';
 
 /**

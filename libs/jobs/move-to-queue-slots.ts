@@ -1,7 +1,7 @@
 import { Queue, type Job, type JobsOptions } from 'bullmq';
 import type { AppContext } from '../core/context';
 import { logFailure } from '../stores/failures';
-import { QueueName, type QueueNameValue } from './catalogue';
+import { QueueName, type QueueNameValue } from './job-catalogue';
 import { jobQueue, sharedBullPrefix } from './queues';
 
 /** What `moveJobsToQueueSlots` did, per queue. */

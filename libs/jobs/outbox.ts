@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '../../generated/prisma/client';
 import type { Tx } from '../db/client';
-import { validatePayload, type JobNameValue, type JobType } from './catalogue';
+import { validatePayload, type JobNameValue, type JobType } from './job-catalogue';
 
 export interface WriteJobOptions {
   /** Stable job ID: a second row with the same ID is not written, and BullMQ keeps one job. */

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import type { Config } from '../core/config';
 import type { AppContext } from '../core/context';
 import { logFailure } from '../stores/failures';
-import type { QueueNameValue } from './catalogue';
+import type { QueueNameValue } from './job-catalogue';
 
 /**
  * BullMQ key prefix of one queue, under the deployment's Redis prefix. The braces are a hash

@@ -5,7 +5,7 @@ import { organization, type Organization } from '../../test/organization';
 import { startPrivateRedis, type PrivateRedis } from '../../test/private-redis';
 import { waitFor } from '../../test/worker-factories';
 import type { TestContext } from '../../test/harness';
-import { jobCatalogue, Jobs, QueueName } from './catalogue';
+import { jobCatalogue, Jobs, QueueName } from './job-catalogue';
 import { bullPrefix } from './queues';
 import { writeJob } from './outbox';
 import { pruneOutboxes, reconcileJobs, relayJobs, startJobRelay } from './relay';

@@ -1,7 +1,7 @@
 import type { AppContext } from '../core/context';
 import { inSqlTransaction, sqlPool } from '../db/sql';
 import { logFailure } from '../stores/failures';
-import type { JobNameValue } from './catalogue';
+import type { JobNameValue } from './job-catalogue';
 import { handOverJobs, upsertJobSchedulers } from './enqueue';
 
 export interface RelayOptions {

@@ -1,6 +1,6 @@
 import type { AppContext } from '../core/context';
 import { logFailure } from '../stores/failures';
-import { startWhenReachable } from '../stores/starting';
+import { startWhenReachable } from '../stores/start-when-reachable';
 import { moveJobsToQueueSlots } from './move-to-queue-slots';
 
 /** Again while the process runs: an API replica of the release before may still enqueue there. */

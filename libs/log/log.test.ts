@@ -1,4 +1,4 @@
-import { createLogger } from '.';
+import { createLogger } from './create-logger';
 
 /** Fields whose reads are counted: formatting a line reads them, dropping it must not. */
 function watchedFields() {

@@ -8,7 +8,7 @@ import { mentionsPlugin, scanMentionCandidates } from './mentions';
 import { mixedBulletsPlugin } from './mixed-bullets';
 import { continueQuotesAfterEmptyLines } from './quote-continuation';
 import { normalizeListIndentation, syntaxPlugin } from './syntax';
-import { textPassPlugin } from './text-pass';
+import { textPassPlugin } from './links-and-emoji';
 import { timestampPlugin } from './timestamps';
 import { normalizeWhitespace } from './whitespace';
 import type { MarkdownContext, MentionableUser, RenderedMarkdown } from './types';

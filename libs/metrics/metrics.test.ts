@@ -10,7 +10,7 @@ import { eventKeys } from '../events/keys';
 import { enqueueJob, JobName } from '../jobs';
 import type { LogFields } from '../core/log';
 import { startOpsServer, type OpsServer } from '../runtime/ops-server';
-import { BOOT_PART, startingUntilDone } from '../stores/starting';
+import { BOOT_PART, startingUntilDone } from '../stores/start-when-reachable';
 import type { TestUser } from '../../test/factories';
 import type { TestContext } from '../../test/harness';
 import { makeChannel } from '../../test/channel-factories';

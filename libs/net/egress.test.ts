@@ -1,5 +1,5 @@
 import type { LookupFunction } from 'node:net';
-import { loadConfig } from '../config';
+import { loadConfig } from '../config/load-config';
 import { startHttpReceiver, type HttpReceiver } from '../../test/worker-factories';
 import { addressPolicy } from './address-policy';
 import { egressRequest, MAX_RESPONSE_BYTES, type EgressRequest } from './egress';

@@ -1,5 +1,5 @@
 import { channelMessage, queueSettings } from '../../test/events-factories';
-import { eventsForQueue, QueueEventFormatter, type ClientEvent } from './catalogue';
+import { eventsForQueue, QueueEventFormatter, type ClientEvent } from './event-catalogue';
 import { deleteMessageEvent } from './events/delete-message';
 import { messageEvent, type MessageEventInput } from './events/message';
 import { userSettingsEvent } from './events/user-settings';

@@ -20,7 +20,7 @@
  * - `ReducibleEvent`: every event a queue delivers (the typed catalogue's client forms).
  * - `userInGroupSetting(state, userId, setting)`: whether a user is in a group-setting value.
  */
-import type { ClientEvent } from './catalogue';
+import type { ClientEvent } from './event-catalogue';
 import type { ApiMessage } from './message-payload';
 import { USER_GROUP_SETTINGS } from './records';
 import type {

@@ -1,4 +1,4 @@
-import type { ClientEvent } from './catalogue';
+import type { ClientEvent } from './event-catalogue';
 import type { BotUpdate } from './events/realm-bot';
 import type { RealmUserUpdate } from './events/realm-user';
 

@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { Config } from '../core/config';
 import type { Logger } from '../core/log';
-import { createLogger } from '../log';
+import { createLogger } from '../log/create-logger';
 import { startClusterOpsServer } from './cluster-ops';
 
 /** A worker that exits this soon after its start is crash-looping: the next fork waits longer. */

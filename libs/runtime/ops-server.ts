@@ -4,7 +4,7 @@ import type { AppContext } from '../core/context';
 import { NO_SNIFF } from '../http/no-sniff';
 import { podReadiness, readiness } from '../http/probes';
 import { labelTier, metricsRegistry } from '../metrics';
-import { BOOT_PART, startingUntilDone } from '../stores/starting';
+import { BOOT_PART, startingUntilDone } from '../stores/start-when-reachable';
 import { answerClusterOps } from './cluster-ops';
 
 export interface OpsServer {

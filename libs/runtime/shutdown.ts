@@ -1,6 +1,6 @@
 import { markDraining } from '../http/probes';
 import { dropDownRedisConnections } from '../redis/connect';
-import type { RunningContext } from './context';
+import type { RunningContext } from './create-app-context';
 import { logFailure } from '../stores/failures';
 
 /**

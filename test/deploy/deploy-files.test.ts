@@ -13,7 +13,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, PersistentVolumeClaim, Secret, Service } from 'kubernetes-models/v1';
 import { ensureNginx } from '../../deploy/local/cluster';
 import { renderNginxConfig } from '../../deploy/local/nginx-config';
-import { loadConfig } from '../../libs/config';
+import { loadConfig } from '../../libs/config/load-config';
 import * as metrics from '../../libs/metrics';
 import { EVENTS_NODE_FLAGS } from '../../apps/events/node-flags';
 

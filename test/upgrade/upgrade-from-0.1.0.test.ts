@@ -12,7 +12,7 @@ import { startWorkers, type RunningWorkers } from '../../apps/worker/start-worke
 import type { AppContext } from '../../libs/core/context';
 import { createDb } from '../../libs/db/client';
 import { applyMigrations, listMigrations, migrationsDir } from '../../libs/db/migrate';
-import { QueueName } from '../../libs/jobs/catalogue';
+import { QueueName } from '../../libs/jobs/job-catalogue';
 import { bullPrefix, sharedBullPrefix } from '../../libs/jobs/queues';
 import { databaseUrl, withAdminClient } from '../databases';
 import type { TestUser } from '../factories';

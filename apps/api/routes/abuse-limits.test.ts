@@ -2,7 +2,7 @@ import request from 'supertest';
 import type { Stream } from '../../../generated/prisma/client';
 import { makeBot } from '../../../test/factories';
 import type { TestContext } from '../../../test/harness';
-import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../../libs/http/limits';
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../../libs/http/body-limits';
 import { type Organization, organization } from '../../../test/organization';
 
 /** Issue 11: limits that hold under abuse, each answered with Zulip's error envelope. */

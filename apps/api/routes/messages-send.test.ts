@@ -4,7 +4,7 @@ import type { TestContext } from '../../../test/harness';
 import { systemGroupIds } from '../../../libs/domain/groups/system-groups';
 import { makeChannel } from '../../../test/channel-factories';
 import { expectOpenApiResponse } from '../../../test/openapi';
-import { eventsForQueue, type DomainEvent } from '../../../libs/protocol/catalogue';
+import { eventsForQueue, type DomainEvent } from '../../../libs/protocol/event-catalogue';
 import { queueSettings } from '../../../test/events-factories';
 import { type Organization, organization } from '../../../test/organization';
 

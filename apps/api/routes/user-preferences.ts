@@ -15,7 +15,7 @@ import {
   VISIBILITY_POLICIES,
 } from '../../../libs/domain/user-topics/set-visibility';
 import { updateMutedTopic } from '../../../libs/domain/user-topics/legacy-muted-topics';
-import { MAX_TOPIC_LENGTH } from '../../../libs/domain/limits';
+import { MAX_TOPIC_LENGTH } from '../../../libs/domain/length-limits';
 import { authed } from '../../../libs/http/route';
 
 const words = P.array(P.string(Joi.string().allow('').max(MAX_ALERT_WORD_LENGTH))).required();

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { badRequest } from '../../core/errors';
 import { P } from '../../core/schema';
-import { MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH } from '../limits';
+import { MAX_STREAM_DESCRIPTION_LENGTH, MAX_STREAM_NAME_LENGTH } from '../length-limits';
 
 /** Zulip's channel-name rules: trimmed, non-empty, bounded, no control or NUL characters. */
 export function checkChannelName(raw: string): string {

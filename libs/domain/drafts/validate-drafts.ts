@@ -5,7 +5,7 @@ import type { AppContext } from '../../core/context';
 import type { Tx } from '../../db/client';
 import { lockRow } from '../../db/locks';
 import { channelAccess } from '../permissions/channels';
-import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../limits';
+import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../length-limits';
 
 /** A draft as clients send it. */
 export const draftInput = P.object({

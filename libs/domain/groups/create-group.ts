@@ -3,7 +3,7 @@ import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { canCreateUserGroups } from '../permissions/user-groups';
-import { MAX_USER_GROUP_NAME_LENGTH } from '../limits';
+import { MAX_USER_GROUP_NAME_LENGTH } from '../length-limits';
 import { activeUserIds, checkGroupName, realmUserIds } from './access-group';
 import {
   formatUserGroups,

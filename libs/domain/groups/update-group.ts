@@ -4,7 +4,7 @@ import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { userGroupAccess } from '../permissions/user-groups';
-import { MAX_USER_GROUP_NAME_LENGTH } from '../limits';
+import { MAX_USER_GROUP_NAME_LENGTH } from '../length-limits';
 import { checkGroupName, namedGroup, realmUserIds } from './access-group';
 import { GROUP_SETTING_COLUMN, GROUP_SETTING_RULES, type UserGroupSetting } from './format-group';
 import {

@@ -1,5 +1,5 @@
 import { badRequest } from '../../core/errors';
-import { MAX_MESSAGE_LENGTH } from '../limits';
+import { MAX_MESSAGE_LENGTH } from '../length-limits';
 
 export const TRUNCATION_NOTICE = '\n[message truncated]';
 

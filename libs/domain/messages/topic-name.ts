@@ -1,7 +1,7 @@
 import type { Realm } from '../../../generated/prisma/client';
 import { badRequest } from '../../core/errors';
 import { EMPTY_TOPIC_FALLBACK_NAME } from '../../protocol/topics';
-import { MAX_TOPIC_LENGTH } from '../limits';
+import { MAX_TOPIC_LENGTH } from '../length-limits';
 
 /** The legacy placeholder clients send for "no topic" (read as the empty topic since FL 370). */
 export const NO_TOPIC = '(no topic)';

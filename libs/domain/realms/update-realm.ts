@@ -8,7 +8,7 @@ import type { AppContext } from '../../core/context';
 import { requireRealmOwner } from '../permissions/roles';
 import { realmUserAudience, requireRealmAdmin } from '../permissions/users';
 import { LANGUAGES } from '../settings/user-settings';
-import { MAX_TOPIC_LENGTH } from '../limits';
+import { MAX_TOPIC_LENGTH } from '../length-limits';
 import { applyRealmGroupSettings, type RealmGroupSettingChanges } from './realm-group-settings';
 import { realmEvent } from '../../protocol/events/realm';
 

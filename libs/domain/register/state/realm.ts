@@ -10,7 +10,7 @@ import {
   MAX_STREAM_DESCRIPTION_LENGTH,
   MAX_STREAM_NAME_LENGTH,
   MAX_TOPIC_LENGTH,
-} from '../../limits';
+} from '../../length-limits';
 import type { StateProvider } from './types';
 
 /** Zulip's Realm.PLAN_TYPE_LIMITED (Zulip Cloud Free). */

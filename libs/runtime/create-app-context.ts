@@ -1,11 +1,11 @@
-import { ConfigError, loadConfig } from '../config';
+import { ConfigError, loadConfig } from '../config/load-config';
 import type { Config } from '../core/config';
 import type { Db } from '../db/client';
 import { closeSqlPool } from '../db/sql';
 import { closeReadReplicas } from '../db/read-replicas';
 import { flushPublishedMarks } from '../events/outbox';
 import type { AppContext } from '../core/context';
-import { createLogger } from '../log';
+import { createLogger } from '../log/create-logger';
 import { connectRedis, redisConnected } from '../redis/connect';
 import { flushWindowCounters } from '../redis/window-counter';
 import { watchStores } from './store-watch';

@@ -1,4 +1,4 @@
-import type { ClientEvent } from '../protocol/catalogue';
+import type { ClientEvent } from '../protocol/event-catalogue';
 import type { QueueSettings } from '../protocol/queue';
 
 /** Everything about a queue; stored as a Redis hash so any events replica can serve it. */
