@@ -1,5 +1,6 @@
 // Compiles the apps to JavaScript in dist/ (tsc, no bundler), bundles the web client, and copies the files they read at run
-// time beside them: the static files the API serves and the SQL migrations the runner applies.
+// time beside them: the static files the API serves, the SQL migrations the runner applies and the
+// events tier's Redis scripts.
 const { execFileSync } = require('node:child_process');
 const { cpSync, rmSync } = require('node:fs');
 const path = require('node:path');
@@ -15,7 +16,7 @@ execFileSync(
     stdio: 'inherit',
   },
 );
-for (const dir of ['apps/api/static', 'prisma/migrations']) {
+for (const dir of ['apps/api/static', 'prisma/migrations', 'libs/events/scripts']) {
   cpSync(path.join(root, dir), path.join(dist, dir), { recursive: true });
 }
 // The web client (apps/web), bundled by Vite into dist/apps/web, which the API tier serves at `/`.

@@ -70,7 +70,7 @@ function newestMtime(dir: string): number {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestMtime(full));
-    else if (/\.(ts|tsx|css|html)$/.test(entry.name))
+    else if (/\.(ts|tsx|css|html|lua)$/.test(entry.name))
       newest = Math.max(newest, statSync(full).mtimeMs);
   }
   return newest;

@@ -8,6 +8,7 @@ import type { StreamEntry } from './dispatch-plan';
 import { QueueDirectory } from './queue-directory';
 import type { QueueStore } from './queue-store';
 import { LocalWakeups } from './local-wakeups';
+import { withScripts } from './lua-scripts';
 import type { Waker } from './waker';
 import { logFailure } from '../stores/failures';
 import { partitionOwners } from './partition-owners';
@@ -16,16 +17,6 @@ import { partitionOwners } from './partition-owners';
 export const LEASE_MS = 5000;
 const TICK_MS = 1000;
 const BATCH = 500;
-
-const RENEW_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0
-`;
-
-const RELEASE_SCRIPT =
-  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
 /**
  * Moves envelopes from the domain streams into event queues. Users are split over
@@ -176,8 +167,8 @@ class PartitionLoop {
     this.running = false;
     await this.loop?.catch(() => undefined);
     if (this.leading && redisConnected(this.ctx.redis)) {
-      await this.ctx.redis
-        .eval(RELEASE_SCRIPT, 1, this.leaseKey, this.consumer)
+      await withScripts(this.ctx.redis)
+        .chatLeaseRelease(this.leaseKey, this.consumer)
         .catch(() => undefined);
     }
     this.leading = false;
@@ -187,7 +178,11 @@ class PartitionLoop {
   private async holdLease(): Promise<boolean> {
     const now = Date.now();
     if (this.leading && now - this.renewedAt < TICK_MS) return true;
-    const got = await this.ctx.redis.eval(RENEW_SCRIPT, 1, this.leaseKey, this.consumer, LEASE_MS);
+    const got = await withScripts(this.ctx.redis).chatLeaseRenew(
+      this.leaseKey,
+      this.consumer,
+      LEASE_MS,
+    );
     if (Number(got) === 1) this.renewedAt = now;
     return Number(got) === 1;
   }

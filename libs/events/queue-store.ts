@@ -10,16 +10,21 @@ import {
 } from '../redis/by-node';
 import { eventKeys, partitionOf, type EventKeys } from './keys';
 import type { ClientEvent } from '../protocol/event-catalogue';
-import {
-  DEFAULT_CAPABILITIES,
-  type ClientCapabilities,
-  type QueueNarrowTerm,
-  type QueueSettings,
-} from '../protocol/queue';
+import type { QueueSettings } from '../protocol/queue';
 import { DistinctTexts } from './distinct-texts';
 import { shownAtRegistration } from './wake-protocol';
 import { queueIdIn } from './partition-owners';
 import type { QueuedEvent, QueueInfo, RegistrationSnapshot } from './queue-info';
+import {
+  markOf,
+  parseQueue,
+  parseSettingsText,
+  queueHashFields,
+  settingsText,
+  splitSettingsText,
+  type SharedSettings,
+} from './queue-hash';
+import { withScripts, type ScriptRedis } from './lua-scripts';
 
 /**
  * Event queues live entirely in Redis, so any `events` replica can serve any queue (key layout in
@@ -34,117 +39,6 @@ import type { QueuedEvent, QueueInfo, RegistrationSnapshot } from './queue-info'
  * 120 ms more in Redis. Queue keys carry a TTL a minute longer than the idle limit, pushed back by
  * every poll, as a backstop to the garbage collector.
  */
-
-/**
- * Polls of many queues in one script call (one per slot on a cluster), each as one poll alone
- * would run: checks the owner, marks the queue used, drops acknowledged events, reads the rest
- * and, when there are none and the caller will wait, records its wake-up channel. A queue's hash
- * fields change in one HSET. The keys' TTL is pushed back when the last push is older than the
- * refresh interval (`ttl_at`), not on every poll: the TTL is only a backstop a minute longer than
- * the idle limit, and the two PEXPIREs were a quarter of the commands a poll ran. A call costs
- * Redis more than the commands it runs, so the polls that arrive together share one.
- * KEYS: per queue, its hash and its event list. ARGV: now, TTL ms, TTL refresh interval ms, then
- * per queue: user id, last acknowledged event id ('' for none), wake-up channel ('' when not
- * waiting).
- * Returns per queue {-1} (no queue, or one registered before event lists), {-2} (another user's
- * queue), {-3, error} (its commands failed; the other queues' polls stand) or
- * {0, snapshot, elements, first id, last id}.
- */
-const POLL_SCRIPT = `
-local now, ttl, refresh = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
-local function poll(hash, list, user, acked, waiter)
-  local fields = redis.call('HMGET', hash, 'user', 'first_id', 'last_id', 'snapshot', 'ttl_at')
-  if not fields[1] or not fields[2] then return {-1} end
-  if fields[1] ~= user then return {-2} end
-  local changes = {'last_access', ARGV[1]}
-  if not fields[5] or now - tonumber(fields[5]) >= refresh then
-    redis.call('PEXPIRE', hash, ttl)
-    redis.call('PEXPIRE', list, ttl)
-    changes[#changes + 1] = 'ttl_at'
-    changes[#changes + 1] = ARGV[1]
-  end
-  local first, last = tonumber(fields[2]), tonumber(fields[3])
-  if acked ~= '' then
-    local upto = math.min(tonumber(acked), last)
-    if upto >= first then
-      redis.call('LTRIM', list, upto - first + 1, -1)
-      first = upto + 1
-      changes[#changes + 1] = 'first_id'
-      changes[#changes + 1] = first
-    end
-  end
-  -- The list holds the events first..last: a re-poll that acknowledged all of them reads nothing.
-  local elements = {}
-  if first <= last then elements = redis.call('LRANGE', list, 0, -1) end
-  if #elements == 0 and waiter ~= '' then
-    changes[#changes + 1] = 'waiter'
-    changes[#changes + 1] = waiter
-  end
-  redis.call('HSET', hash, unpack(changes))
-  return {0, fields[4] or '', elements, first, last}
-end
-local replies = {}
-for q = 1, #KEYS / 2 do
-  local a = 3 * q + 1
-  local ok, reply = pcall(poll, KEYS[2 * q - 1], KEYS[2 * q], ARGV[a], ARGV[a + 1], ARGV[a + 2])
-  if not ok then reply = {-3, type(reply) == 'table' and reply.err or tostring(reply)} end
-  replies[q] = reply
-end
-return replies
-`;
-
-/**
- * Appends, for each of several queues in turn, the events one domain-stream entry produced for it.
- * A queue is fed by one partition, in stream order, so an entry at or below the queue's `mark` was
- * appended already (a dispatcher redelivering after a crash) and is skipped; marks are compared as
- * strings, in the fixed-width form of `markOf`. Each stored element comes once however many queues
- * receive it (a message to a big channel is one text for most of them). A list just created gets
- * the queue's TTL. Four commands a queue at most: Redis runs this for 10,000 queues at once.
- * KEYS: queue hash and event list of each queue. ARGV: TTL ms, the number of distinct elements K,
- * the K elements, then per queue: mark ('' for none), count n, n indexes (0-based) into the
- * elements.
- * Returns per queue {last id, waiter channel or ''}; last id -1: no such queue, -2: already
- * appended.
- */
-const APPEND_SCRIPT = `
-local at = tonumber(ARGV[2]) + 3
-local out = {}
-for q = 1, #KEYS, 2 do
-  local hash, events = KEYS[q], KEYS[q + 1]
-  local mark, n = ARGV[at], tonumber(ARGV[at + 1])
-  local first = at + 2
-  at = first + n
-  local last, waiter = -1, ''
-  local fields = redis.call('HMGET', hash, 'last_id', 'first_id', 'mark', 'waiter')
-  if fields[1] and fields[2] then
-    if mark ~= '' and fields[3] and mark <= fields[3] then
-      last = -2
-    else
-      local elements = {}
-      for i = first, first + n - 1 do elements[#elements + 1] = ARGV[tonumber(ARGV[i]) + 3] end
-      if redis.call('RPUSH', events, unpack(elements)) == n then
-        redis.call('PEXPIRE', events, ARGV[1])
-      end
-      last = tonumber(fields[1]) + n
-      waiter = fields[4] or ''
-      if mark ~= '' then redis.call('HSET', hash, 'last_id', last, 'mark', mark, 'waiter', '')
-      else redis.call('HSET', hash, 'last_id', last, 'waiter', '') end
-    end
-  end
-  out[#out + 1] = last
-  out[#out + 1] = waiter
-end
-return out
-`;
-
-/**
- * A domain-stream entry id (`<ms>-<seq>`) as a queue's mark: fixed width, so that marks compare as
- * strings in the order of their entries.
- */
-export const markOf = (entryId: string): string => {
-  const [ms, seq] = entryId.split('-');
-  return `${ms.padStart(15, '0')}-${(seq ?? '0').padStart(20, '0')}`;
-};
 
 /**
  * How often polls push back a queue's TTL (`idleSeconds` + 60 s): the key then lives at least
@@ -169,37 +63,8 @@ interface PendingPoll {
   fail(err: unknown): void;
 }
 
-/**
- * Deletes a queue if it has been idle past the cutoff and returns {'gone', owner, realm} for the
- * caller to clean the partition's sets; a queue polled since returns {'kept', last access}, which
- * the caller writes to the access index (polls leave the index alone: one command fewer each).
- * KEYS: queue hash, event list. ARGV: cutoff.
- */
-const GC_SCRIPT = `
-local fields = redis.call('HMGET', KEYS[1], 'last_access', 'user', 'realm')
-if fields[1] and tonumber(fields[1]) > tonumber(ARGV[1]) then return {'kept', fields[1]} end
-redis.call('DEL', KEYS[1], KEYS[2])
-return {'gone', fields[2] or '', fields[3] or ''}
-`;
-
-/** One queue's part of a poll script's reply (see POLL_SCRIPT). */
+/** One queue's part of a poll script's reply (see scripts/queue-poll.lua). */
 type PollReply = [number, string?, string[]?, number?, number?];
-
-type ScriptRedis = RedisClient & {
-  chatQueueAppend(...args: (string | number)[]): Promise<(number | string)[]>;
-  chatQueueGc(queueKey: string, eventsKey: string, cutoff: number): Promise<string[]>;
-};
-
-function withScripts(redis: RedisClient): ScriptRedis {
-  const r = redis as ScriptRedis;
-  if (typeof r.chatQueueAppend !== 'function') {
-    // The number of keys comes first in each call: one call polls or appends to many queues.
-    redis.defineCommand('chatQueuePoll', { lua: POLL_SCRIPT });
-    redis.defineCommand('chatQueueAppend', { lua: APPEND_SCRIPT });
-    redis.defineCommand('chatQueueGc', { numberOfKeys: 2, lua: GC_SCRIPT });
-  }
-  return r;
-}
 
 export type NewQueue = Omit<QueueInfo, 'id' | 'lastAccess' | 'snapshot'>;
 
@@ -323,25 +188,7 @@ export class QueueStore {
     const info: QueueInfo = { ...input, id, lastAccess: Date.now() };
     const key = this.keys.queue(info.id);
     // The hash exists before the sets name the queue, so dispatch never takes it for a stale id.
-    await this.redis
-      .multi()
-      .hset(key, {
-        user: info.userId,
-        realm: info.realmId,
-        event_types: JSON.stringify(info.eventTypes),
-        narrow: JSON.stringify(info.narrow),
-        all_public_streams: info.allPublicStreams ? '1' : '0',
-        apply_markdown: info.applyMarkdown ? '1' : '0',
-        client_gravatar: info.clientGravatar ? '1' : '0',
-        slim_presence: info.slimPresence ? '1' : '0',
-        capabilities: JSON.stringify(info.capabilities),
-        client: info.client,
-        last_access: info.lastAccess,
-        last_id: -1,
-        first_id: 0,
-      })
-      .pexpire(key, this.ttlMs)
-      .exec();
+    await this.redis.multi().hset(key, queueHashFields(info)).pexpire(key, this.ttlMs).exec();
     const partition = this.partitionOf(info.userId);
     const sets = this.redis.multi();
     sets.sadd(this.keys.userQueues(partition, info.userId), info.id);
@@ -646,75 +493,4 @@ export class QueueStore {
     }
     return removed;
   }
-}
-
-/** The settings shared by queues registered alike: all of QueueSettings but the ids. */
-type SharedSettings = Omit<QueueSettings, 'id' | 'userId' | 'realmId'>;
-
-/**
- * A queue's entry in its partition's settings index: `<user id> <realm id> <settings JSON>`, the
- * JSON the same text for every queue registered alike.
- */
-function settingsText(info: NewQueue): string {
-  const shared: SharedSettings = {
-    eventTypes: info.eventTypes,
-    narrow: info.narrow,
-    allPublicStreams: info.allPublicStreams,
-    applyMarkdown: info.applyMarkdown,
-    clientGravatar: info.clientGravatar,
-    slimPresence: info.slimPresence,
-    capabilities: info.capabilities,
-    client: info.client,
-  };
-  return `${info.userId} ${info.realmId} ${JSON.stringify(shared)}`;
-}
-
-/** A settings-index entry's owner and its settings JSON, unparsed. */
-function splitSettingsText(text: string): { userId: number; realmId: number; json: string } {
-  const user = text.indexOf(' ');
-  const realm = text.indexOf(' ', user + 1);
-  return {
-    userId: Number(text.slice(0, user)),
-    realmId: Number(text.slice(user + 1, realm)),
-    json: text.slice(realm + 1),
-  };
-}
-
-/** A queue's settings from its settings-index entry; `shared` parses each distinct JSON once. */
-function parseSettingsText(
-  id: string,
-  text: string,
-  shared: Map<string, SharedSettings>,
-): QueueSettings {
-  const { userId, realmId, json } = splitSettingsText(text);
-  let settings = shared.get(json);
-  if (!settings) {
-    const parsed = JSON.parse(json) as SharedSettings;
-    settings = { ...parsed, capabilities: { ...DEFAULT_CAPABILITIES, ...parsed.capabilities } };
-    shared.set(json, settings);
-  }
-  return { id, userId, realmId, ...settings };
-}
-
-/** A queue's settings from its hash; null when the queue is gone. */
-export function parseQueue(id: string, hash: Record<string, string>): QueueInfo | null {
-  if (!hash || !hash.user) return null;
-  return {
-    id,
-    userId: Number(hash.user),
-    realmId: Number(hash.realm),
-    eventTypes: JSON.parse(hash.event_types) as string[] | null,
-    narrow: JSON.parse(hash.narrow) as QueueNarrowTerm[],
-    allPublicStreams: hash.all_public_streams === '1',
-    applyMarkdown: hash.apply_markdown === '1',
-    clientGravatar: hash.client_gravatar === '1',
-    slimPresence: hash.slim_presence === '1',
-    capabilities: {
-      ...DEFAULT_CAPABILITIES,
-      ...(JSON.parse(hash.capabilities) as Partial<ClientCapabilities>),
-    },
-    client: hash.client ?? '',
-    lastAccess: Number(hash.last_access),
-    ...(hash.snapshot ? { snapshot: JSON.parse(hash.snapshot) as RegistrationSnapshot } : {}),
-  };
 }

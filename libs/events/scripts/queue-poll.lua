@@ -1,0 +1,53 @@
+-- Polls of many queues in one script call (one per slot on a cluster), each as one poll alone
+-- would run: checks the owner, marks the queue used, drops acknowledged events, reads the rest
+-- and, when there are none and the caller will wait, records its wake-up channel. A queue's hash
+-- fields change in one HSET. The keys' TTL is pushed back when the last push is older than the
+-- refresh interval (`ttl_at`), not on every poll: the TTL is only a backstop a minute longer than
+-- the idle limit, and the two PEXPIREs were a quarter of the commands a poll ran. A call costs
+-- Redis more than the commands it runs, so the polls that arrive together share one.
+-- KEYS: per queue, its hash and its event list. ARGV: now, TTL ms, TTL refresh interval ms, then
+-- per queue: user id, last acknowledged event id ('' for none), wake-up channel ('' when not
+-- waiting).
+-- Returns per queue {-1} (no queue, or one registered before event lists), {-2} (another user's
+-- queue), {-3, error} (its commands failed; the other queues' polls stand) or
+-- {0, snapshot, elements, first id, last id}.
+local now, ttl, refresh = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local function poll(hash, list, user, acked, waiter)
+  local fields = redis.call('HMGET', hash, 'user', 'first_id', 'last_id', 'snapshot', 'ttl_at')
+  if not fields[1] or not fields[2] then return {-1} end
+  if fields[1] ~= user then return {-2} end
+  local changes = {'last_access', ARGV[1]}
+  if not fields[5] or now - tonumber(fields[5]) >= refresh then
+    redis.call('PEXPIRE', hash, ttl)
+    redis.call('PEXPIRE', list, ttl)
+    changes[#changes + 1] = 'ttl_at'
+    changes[#changes + 1] = ARGV[1]
+  end
+  local first, last = tonumber(fields[2]), tonumber(fields[3])
+  if acked ~= '' then
+    local upto = math.min(tonumber(acked), last)
+    if upto >= first then
+      redis.call('LTRIM', list, upto - first + 1, -1)
+      first = upto + 1
+      changes[#changes + 1] = 'first_id'
+      changes[#changes + 1] = first
+    end
+  end
+  -- The list holds the events first..last: a re-poll that acknowledged all of them reads nothing.
+  local elements = {}
+  if first <= last then elements = redis.call('LRANGE', list, 0, -1) end
+  if #elements == 0 and waiter ~= '' then
+    changes[#changes + 1] = 'waiter'
+    changes[#changes + 1] = waiter
+  end
+  redis.call('HSET', hash, unpack(changes))
+  return {0, fields[4] or '', elements, first, last}
+end
+local replies = {}
+for q = 1, #KEYS / 2 do
+  local a = 3 * q + 1
+  local ok, reply = pcall(poll, KEYS[2 * q - 1], KEYS[2 * q], ARGV[a], ARGV[a + 1], ARGV[a + 2])
+  if not ok then reply = {-3, type(reply) == 'table' and reply.err or tostring(reply)} end
+  replies[q] = reply
+end
+return replies
