@@ -87,46 +87,9 @@ export function startWorkers(
   const byName = checkHandlers(entries);
   const queueNames = [...new Set(Object.values(jobCatalogue).map((d) => d.queue))];
   const connection = connectRedis(ctx.config, { maxRetriesPerRequest: null, log: ctx.log });
-  const workers = queueNames.map((queueName) => {
-    const worker = new Worker(
-      queueName,
-      async (job: Job) => {
-        const name = job.name as JobNameValue;
-        const entry = byName.get(name);
-        if (!entry || jobCatalogue[name].queue !== queueName) {
-          throw new Error(`No handler for job "${job.name}" on queue "${queueName}"`);
-        }
-        const payload = validatePayload(name, job.data);
-        const attempts = job.opts.attempts ?? 1;
-        const attempt = job.attemptsMade + 1;
-        await entry.handle(ctx, payload as never, { attempt, isLastAttempt: attempt >= attempts });
-        // Not done before it succeeded: a job Redis loses before this line is handed over again.
-        if (job.id) await markJobDone(ctx, job.id);
-      },
-      {
-        connection,
-        prefix: queueLocation(ctx.config, queueName).prefix,
-        concurrency: options.concurrency?.[queueName] ?? 5,
-        lockDuration: options.lockDurationMs ?? 30000,
-        stalledInterval: options.stalledIntervalMs ?? 30000,
-        maxStalledCount: 2,
-      },
-    );
-    worker.on('failed', (job, err) => {
-      if (job?.id && job.attemptsMade >= (job.opts.attempts ?? 1)) {
-        void markJobDone(ctx, job.id).catch(() => undefined);
-      }
-      ctx.log.warn('worker', 'job failed', {
-        queue: queueName,
-        job: job?.name,
-        id: job?.id,
-        attempt: job?.attemptsMade,
-        error: err.message,
-      });
-    });
-    worker.on('error', (err) => logFailure(ctx.log, 'worker', 'worker error', err));
-    return worker;
-  });
+  const workers = queueNames.map((queueName) =>
+    startQueueWorker(ctx, { queueName, byName, connection, options }),
+  );
   ctx.log.info('worker', 'workers started', { queues: queueNames });
   // Jobs written by transactions reach BullMQ through the relay; every worker process runs one.
   const relay = startJobRelay(ctx, options.relay);
@@ -166,4 +129,55 @@ export function startWorkers(
       connection.disconnect();
     },
   };
+}
+
+/** The worker of one queue: runs each job by its handler and logs the failures. */
+function startQueueWorker(
+  ctx: AppContext,
+  on: {
+    queueName: string;
+    byName: Map<JobNameValue, HandlerEntry>;
+    connection: ReturnType<typeof connectRedis>;
+    options: WorkerOptions;
+  },
+): Worker {
+  const { queueName, byName, connection, options } = on;
+  const worker = new Worker(
+    queueName,
+    async (job: Job) => {
+      const name = job.name as JobNameValue;
+      const entry = byName.get(name);
+      if (!entry || jobCatalogue[name].queue !== queueName) {
+        throw new Error(`No handler for job "${job.name}" on queue "${queueName}"`);
+      }
+      const payload = validatePayload(name, job.data);
+      const attempts = job.opts.attempts ?? 1;
+      const attempt = job.attemptsMade + 1;
+      await entry.handle(ctx, payload as never, { attempt, isLastAttempt: attempt >= attempts });
+      // Not done before it succeeded: a job Redis loses before this line is handed over again.
+      if (job.id) await markJobDone(ctx, job.id);
+    },
+    {
+      connection,
+      prefix: queueLocation(ctx.config, queueName).prefix,
+      concurrency: options.concurrency?.[queueName] ?? 5,
+      lockDuration: options.lockDurationMs ?? 30000,
+      stalledInterval: options.stalledIntervalMs ?? 30000,
+      maxStalledCount: 2,
+    },
+  );
+  worker.on('failed', (job, err) => {
+    if (job?.id && job.attemptsMade >= (job.opts.attempts ?? 1)) {
+      void markJobDone(ctx, job.id).catch(() => undefined);
+    }
+    ctx.log.warn('worker', 'job failed', {
+      queue: queueName,
+      job: job?.name,
+      id: job?.id,
+      attempt: job?.attemptsMade,
+      error: err.message,
+    });
+  });
+  worker.on('error', (err) => logFailure(ctx.log, 'worker', 'worker error', err));
+  return worker;
 }

@@ -207,12 +207,6 @@ export function parseSchema(
   const schema = getSchemaAst(source);
   const models = schema.list.filter((b): b is Model => b.type === 'model');
   const modelNames = new Set(models.map((m) => m.name));
-  const tableOf = (m: Model): string => {
-    const map = m.properties.find(
-      (p): p is BlockAttribute => p.type === 'attribute' && p.name === 'map',
-    );
-    return map ? unquote(positionalArg(map.args)) : m.name;
-  };
   const tables = new Map(models.map((m) => [m.name, tableOf(m)]));
   const columnsByModel = new Map<string, Map<string, ColumnInfo>>();
   for (const m of models) {
@@ -225,86 +219,113 @@ export function parseSchema(
     }
     columnsByModel.set(m.name, cols);
   }
+  const all: SchemaModels = { models, tables, columnsByModel };
+  return models.map((m) => modelInfo(all, m));
+}
 
-  return models.map((m): ModelInfo => {
-    const table = tables.get(m.name)!;
-    const cols = columnsByModel.get(m.name)!;
-    const colNames = (fields: string[]): string[] =>
-      fields.map((f) => {
-        const c = cols.get(f);
-        if (!c) throw new Error(`${m.name}: unknown field ${f}`);
-        return c.column;
-      });
-    const named = (
-      attribute: { args?: { value: unknown }[] },
-      columns: string[],
-      suffix: 'pkey' | 'key' | 'idx',
-    ): IndexInfo => {
-      const explicit = keyArg(attribute.args, 'map');
-      return {
-        name: explicit ? unquote(explicit) : defaultConstraintName(table, columns, suffix),
-        columns,
-      };
-    };
+/** A schema's models, with their tables and scalar columns, for looking relations up. */
+interface SchemaModels {
+  models: Model[];
+  tables: Map<string, string>;
+  columnsByModel: Map<string, Map<string, ColumnInfo>>;
+}
 
-    let primaryKey: IndexInfo | undefined;
-    const uniques: IndexInfo[] = [];
-    const indexes: IndexInfo[] = [];
-    const foreignKeys: ForeignKeyInfo[] = [];
+/** One model's table, as the fields, indexes and keys of its columns. */
+interface ModelTable {
+  model: string;
+  table: string;
+  cols: Map<string, ColumnInfo>;
+}
 
-    for (const p of m.properties) {
-      if (p.type === 'field') {
-        const id = attr(p, 'id');
-        if (id) primaryKey = named(id, colNames([p.name]), 'pkey');
-        const unique = attr(p, 'unique');
-        if (unique) uniques.push(named(unique, colNames([p.name]), 'key'));
-        const rel = attr(p, 'relation');
-        const fields = rel && keyArg(rel.args, 'fields');
-        if (rel && fields) {
-          const target = typeof p.fieldType === 'string' ? p.fieldType : p.fieldType.name;
-          const targetModel = models.find((x) => x.name === target)!;
-          const targetCols = columnsByModel.get(target)!;
-          const columns = colNames(arrayArg(fields));
-          const refs = arrayArg(keyArg(rel.args, 'references')).map(
-            (f) => targetCols.get(f)!.column,
-          );
-          const onDeleteArg = keyArg(rel.args, 'onDelete');
-          const onUpdateArg = keyArg(rel.args, 'onUpdate');
-          const allRequired = arrayArg(fields).every((f) => !cols.get(f)!.optional);
-          const explicit = keyArg(rel.args, 'map');
-          foreignKeys.push({
-            field: p.name,
-            name: explicit ? unquote(explicit) : defaultConstraintName(table, columns, 'fkey'),
-            columns,
-            referencedModel: target,
-            referencedTable: tableOf(targetModel),
-            referencedColumns: refs,
-            onDelete: onDeleteArg
-              ? ACTIONS[String(onDeleteArg)]
-              : allRequired
-                ? 'RESTRICT'
-                : 'SET NULL',
-            onUpdate: onUpdateArg ? ACTIONS[String(onUpdateArg)] : 'CASCADE',
-          });
-        }
-      } else if (p.type === 'attribute' && p.kind === 'object') {
-        if (p.name === 'id')
-          primaryKey = named(p, colNames(arrayArg(positionalArg(p.args))), 'pkey');
-        if (p.name === 'unique')
-          uniques.push(named(p, colNames(arrayArg(positionalArg(p.args))), 'key'));
-        if (p.name === 'index')
-          indexes.push(named(p, colNames(arrayArg(positionalArg(p.args))), 'idx'));
-      }
-    }
-    if (!primaryKey) throw new Error(`${m.name} has no primary key`);
-    return {
-      name: m.name,
-      table,
-      columns: [...cols.values()],
-      primaryKey,
-      uniques,
-      indexes,
-      foreignKeys,
-    };
+function tableOf(m: Model): string {
+  const map = m.properties.find(
+    (p): p is BlockAttribute => p.type === 'attribute' && p.name === 'map',
+  );
+  return map ? unquote(positionalArg(map.args)) : m.name;
+}
+
+function columnNames({ model, cols }: ModelTable, fields: string[]): string[] {
+  return fields.map((f) => {
+    const c = cols.get(f);
+    if (!c) throw new Error(`${model}: unknown field ${f}`);
+    return c.column;
   });
+}
+
+/** An index or key on `columns`, by its `map:` name or the one Prisma gives it. */
+function named(
+  { table }: ModelTable,
+  attribute: { args?: { value: unknown }[] },
+  columns: string[],
+  suffix: 'pkey' | 'key' | 'idx',
+): IndexInfo {
+  const explicit = keyArg(attribute.args, 'map');
+  return {
+    name: explicit ? unquote(explicit) : defaultConstraintName(table, columns, suffix),
+    columns,
+  };
+}
+
+function modelInfo(all: SchemaModels, m: Model): ModelInfo {
+  const own: ModelTable = {
+    model: m.name,
+    table: all.tables.get(m.name)!,
+    cols: all.columnsByModel.get(m.name)!,
+  };
+  let primaryKey: IndexInfo | undefined;
+  const uniques: IndexInfo[] = [];
+  const indexes: IndexInfo[] = [];
+  const foreignKeys: ForeignKeyInfo[] = [];
+
+  for (const p of m.properties) {
+    if (p.type === 'field') {
+      const id = attr(p, 'id');
+      if (id) primaryKey = named(own, id, columnNames(own, [p.name]), 'pkey');
+      const unique = attr(p, 'unique');
+      if (unique) uniques.push(named(own, unique, columnNames(own, [p.name]), 'key'));
+      const foreignKey = foreignKeyOf(all, own, p);
+      if (foreignKey) foreignKeys.push(foreignKey);
+    } else if (p.type === 'attribute' && p.kind === 'object') {
+      const columns = () => columnNames(own, arrayArg(positionalArg(p.args)));
+      if (p.name === 'id') primaryKey = named(own, p, columns(), 'pkey');
+      if (p.name === 'unique') uniques.push(named(own, p, columns(), 'key'));
+      if (p.name === 'index') indexes.push(named(own, p, columns(), 'idx'));
+    }
+  }
+  if (!primaryKey) throw new Error(`${m.name} has no primary key`);
+  return {
+    name: m.name,
+    table: own.table,
+    columns: [...own.cols.values()],
+    primaryKey,
+    uniques,
+    indexes,
+    foreignKeys,
+  };
+}
+
+/** The foreign key a relation field declares with `fields:`; null for other fields. */
+function foreignKeyOf(all: SchemaModels, own: ModelTable, p: Field): ForeignKeyInfo | null {
+  const rel = attr(p, 'relation');
+  const fields = rel && keyArg(rel.args, 'fields');
+  if (!rel || !fields) return null;
+  const target = typeof p.fieldType === 'string' ? p.fieldType : p.fieldType.name;
+  const targetModel = all.models.find((x) => x.name === target)!;
+  const targetCols = all.columnsByModel.get(target)!;
+  const columns = columnNames(own, arrayArg(fields));
+  const refs = arrayArg(keyArg(rel.args, 'references')).map((f) => targetCols.get(f)!.column);
+  const onDeleteArg = keyArg(rel.args, 'onDelete');
+  const onUpdateArg = keyArg(rel.args, 'onUpdate');
+  const allRequired = arrayArg(fields).every((f) => !own.cols.get(f)!.optional);
+  const explicit = keyArg(rel.args, 'map');
+  return {
+    field: p.name,
+    name: explicit ? unquote(explicit) : defaultConstraintName(own.table, columns, 'fkey'),
+    columns,
+    referencedModel: target,
+    referencedTable: tableOf(targetModel),
+    referencedColumns: refs,
+    onDelete: onDeleteArg ? ACTIONS[String(onDeleteArg)] : allRequired ? 'RESTRICT' : 'SET NULL',
+    onUpdate: onUpdateArg ? ACTIONS[String(onUpdateArg)] : 'CASCADE',
+  };
 }

@@ -3,7 +3,7 @@ import { sqlPool } from '../db/sql';
 import { execByNode, type BatchCommand } from '../redis/by-node';
 import { perKeyCommands, perKeyReplies } from '../redis/per-key';
 import type { QueueSettings } from '../protocol/queue';
-import type { QueueAppend } from './queue-store';
+import type { AppendResult, QueueAppend } from './queue-store';
 import {
   batchAudience,
   freshItems,
@@ -61,9 +61,44 @@ export interface PartitionBatch {
  */
 export async function deliverBatches(
   ctx: AppContext,
-  { keys, directory, local }: DeliveryTarget,
+  target: DeliveryTarget,
   batches: PartitionBatch[],
 ): Promise<number> {
+  const { directory, local } = target;
+  const planned = await lookUp(ctx, target.keys, batches);
+  const resolving: ReturnType<QueueDirectory['resolve']>[] = [];
+  for (const { partition, sets } of planned) {
+    resolving.push(directory.resolve(partition, queueIdsOf(sets)));
+  }
+  const resolved = await Promise.all(resolving);
+  const emails = await emailsFor(ctx, planned, resolved);
+  const appends: QueueAppend[][] = [];
+  for (let i = 0; i < planned.length; i++) {
+    const live = new Map<string, QueueSettings>();
+    for (const queue of resolved[i].live) live.set(queue.id, queue);
+    appends.push(planAppends(planned[i].fresh, planned[i].sets, live, (id) => emails.get(id)));
+  }
+  const results = await directory.store.append(appends.flat());
+  const { finish, localWakeups } = finishCommands(ctx, target, {
+    planned,
+    resolved,
+    appends,
+    results,
+  });
+  local?.end(localWakeups);
+  await execByNode(ctx.redis, finish);
+  return results.length;
+}
+
+/**
+ * Round 1: parses the batches and reads, in one round trip, which of their outbox rows were
+ * delivered already and the queue-id sets of the users and realms they name.
+ */
+async function lookUp(
+  ctx: AppContext,
+  keys: EventKeys,
+  batches: PartitionBatch[],
+): Promise<PlannedPart[]> {
   // Loops rather than callbacks: closures made per batch lost their optimized code at every
   // full collection and were compiled again (see `BatchCommand`).
   const parts: Part[] = [];
@@ -109,24 +144,27 @@ export async function deliverBatches(
     for (const realmId of part.publicRealms) sets.publicOfRealm.set(realmId, members[m++]);
     planned.push({ ...part, fresh: freshItems(part.items, deliveredBy), sets });
   }
+  return planned;
+}
 
-  const resolving: ReturnType<QueueDirectory['resolve']>[] = [];
-  for (const { partition, sets } of planned) {
-    resolving.push(directory.resolve(partition, queueIdsOf(sets)));
-  }
-  const resolved = await Promise.all(resolving);
-  const emails = await emailsFor(ctx, planned, resolved);
-  const appends: QueueAppend[][] = [];
-  for (let i = 0; i < planned.length; i++) {
-    const live = new Map<string, QueueSettings>();
-    for (const queue of resolved[i].live) live.set(queue.id, queue);
-    appends.push(planAppends(planned[i].fresh, planned[i].sets, live, (id) => emails.get(id)));
-  }
-  const results = await directory.store.append(appends.flat());
-
+/**
+ * Round 4's commands: acknowledgement and trimming of the entries, clean-up of the queues found
+ * gone and wake-up messages for other processes; and the wake-ups of this process's own polls.
+ */
+function finishCommands(
+  ctx: AppContext,
+  { directory, local }: DeliveryTarget,
+  round: {
+    planned: PlannedPart[];
+    resolved: { gone: string[] }[];
+    appends: QueueAppend[][];
+    results: AppendResult[];
+  },
+): { finish: BatchCommand[]; localWakeups: [string, Wakeup][] } {
+  const { planned, resolved, appends, results } = round;
   const finish: BatchCommand[] = [];
   const localWakeups: [string, Wakeup][] = [];
-  at = 0;
+  let at = 0;
   for (let i = 0; i < planned.length; i++) {
     const { partition, sets, streamKey, entries } = planned[i];
     const partResults = results.slice(at, (at += appends[i].length));
@@ -150,9 +188,7 @@ export async function deliverBatches(
       finish.push(wakeCommand(ctx.redis, channel, message));
     }
   }
-  local?.end(localWakeups);
-  await execByNode(ctx.redis, finish);
-  return results.length;
+  return { finish, localWakeups };
 }
 
 /** One partition's batch, parsed, with whose queues it may reach. */

@@ -205,6 +205,12 @@ export async function exportRealm(
   }
 }
 
+/** Writes one table of realm.json; returns how many rows it holds. */
+type TableWriter = (
+  key: string,
+  rows: Iterable<unknown> | AsyncIterable<unknown>,
+) => Promise<number>;
+
 async function writeRealmJson(
   ctx: AppContext,
   client: PoolClient,
@@ -216,7 +222,7 @@ async function writeRealmJson(
   const out = new JsonWriter(path.join(dir, 'realm.json'));
   await out.write('{\n');
   let first = true;
-  const table = async (key: string, rows: Iterable<unknown> | AsyncIterable<unknown>) => {
+  const table: TableWriter = async (key, rows) => {
     const n = await out.array(key, rows, first);
     first = false;
     progress({ stage: `realm.json ${key}`, done: n, total: n });
@@ -226,6 +232,34 @@ async function writeRealmJson(
   for (const spec of [REALM, RECIPIENTS, STREAMS, DM_GROUPS]) {
     await table(spec.zulip, pagedRows(client, spec, await exportColumns(client, spec), realmId));
   }
+  const users = await exportUsers(ctx, client, realmId);
+  await table(USERS.zulip, users);
+  await writeUserGroups(client, realmId, table);
+  for (const spec of [...SIMPLE_TABLES, ...MESSAGE_CHILDREN]) {
+    const columns = await exportColumns(client, spec);
+    const rows = pagedRows(client, spec, columns, realmId, scopedWhere(spec, scope));
+    if (spec.zulip === 'zerver_attachment') {
+      await table(spec.zulip, await withAttachmentMessages(client, realmId, scope, rows));
+    } else await table(spec.zulip, rows);
+  }
+
+  const clients = await client.query<{ id: number; name: string }>(
+    `SELECT row_number() OVER (ORDER BY name)::int AS id, name
+       FROM (SELECT DISTINCT sending_client_name AS name FROM messages WHERE realm_id = $1) c`,
+    [realmId],
+  );
+  await table('zerver_client', clients.rows);
+  await out.write('\n}\n');
+  await out.close();
+  const count = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM messages t WHERE t.realm_id = $1 AND ${scope.messages}`,
+    [realmId],
+  );
+  return { users: users.length, messages: count.rows[0].n };
+}
+
+/** The organization's users, each with its API key. */
+async function exportUsers(ctx: AppContext, client: PoolClient, realmId: number): Promise<Row[]> {
   const users = await collect(
     pagedRows(client, USERS, await exportColumns(client, USERS), realmId),
   );
@@ -239,9 +273,15 @@ async function writeRealmJson(
     // Zulip's export carries each API key, so bots keep working after a move.
     user.api_key = stored ? decryptApiKey(stored, ctx.config.secretKey) : null;
   }
-  await table(USERS.zulip, users);
+  return users;
+}
 
-  // Zulip keeps a group's name and settings in NamedUserGroup, its id in UserGroup.
+/** Zulip keeps a group's name and settings in NamedUserGroup, its id in UserGroup. */
+async function writeUserGroups(
+  client: PoolClient,
+  realmId: number,
+  table: TableWriter,
+): Promise<void> {
   const groups = await collect(
     pagedRows(client, USER_GROUPS, await exportColumns(client, USER_GROUPS), realmId),
   );
@@ -259,50 +299,32 @@ async function writeRealmJson(
         return named;
       }),
   );
+}
 
-  for (const spec of [...SIMPLE_TABLES, ...MESSAGE_CHILDREN]) {
-    const columns = await exportColumns(client, spec);
-    const rows = pagedRows(client, spec, columns, realmId, scopedWhere(spec, scope));
-    if (spec.zulip !== 'zerver_attachment') {
-      await table(spec.zulip, rows);
-      continue;
-    }
-    // Zulip writes an attachment's messages as a list of ids in its row.
-    const attachments = await collect(rows);
-    const links = await client.query<{ attachment_id: number; message_id: number }>(
-      `SELECT attachment_id, message_id FROM attachment_messages
-        WHERE message_id IN (${scope.messageIds})`,
-      [realmId],
-    );
-    const byAttachment = new Map<number, number[]>();
-    for (const l of links.rows) {
-      const list = byAttachment.get(l.attachment_id) ?? [];
-      list.push(l.message_id);
-      byAttachment.set(l.attachment_id, list);
-    }
-    await table(
-      spec.zulip,
-      attachments.map((a) => ({
-        ...a,
-        messages: byAttachment.get(a.id as number) ?? [],
-        scheduled_messages: [],
-      })),
-    );
+/** Zulip writes an attachment's messages as a list of ids in its row. */
+async function withAttachmentMessages(
+  client: PoolClient,
+  realmId: number,
+  scope: Scope,
+  rows: AsyncIterable<Row>,
+): Promise<Row[]> {
+  const attachments = await collect(rows);
+  const links = await client.query<{ attachment_id: number; message_id: number }>(
+    `SELECT attachment_id, message_id FROM attachment_messages
+      WHERE message_id IN (${scope.messageIds})`,
+    [realmId],
+  );
+  const byAttachment = new Map<number, number[]>();
+  for (const l of links.rows) {
+    const list = byAttachment.get(l.attachment_id) ?? [];
+    list.push(l.message_id);
+    byAttachment.set(l.attachment_id, list);
   }
-
-  const clients = await client.query<{ id: number; name: string }>(
-    `SELECT row_number() OVER (ORDER BY name)::int AS id, name
-       FROM (SELECT DISTINCT sending_client_name AS name FROM messages WHERE realm_id = $1) c`,
-    [realmId],
-  );
-  await table('zerver_client', clients.rows);
-  await out.write('\n}\n');
-  await out.close();
-  const count = await client.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM messages t WHERE t.realm_id = $1 AND ${scope.messages}`,
-    [realmId],
-  );
-  return { users: users.length, messages: count.rows[0].n };
+  return attachments.map((a) => ({
+    ...a,
+    messages: byAttachment.get(a.id as number) ?? [],
+    scheduled_messages: [],
+  }));
 }
 
 async function writeMessages(
@@ -365,6 +387,32 @@ async function writeMessages(
   return done;
 }
 
+/** Where files are copied from and to, and for which organization. */
+interface FileExport {
+  store: ReturnType<typeof uploadStore>;
+  client: PoolClient;
+  realmId: number;
+  dir: string;
+}
+
+/** Copies an object out of the store; its size, or null when the store lacks it. */
+async function copyOut(
+  store: FileExport['store'],
+  key: string,
+  file: string,
+): Promise<number | null> {
+  const object = await store.read(key);
+  if (!object) return null;
+  await mkdir(path.dirname(file), { recursive: true });
+  await pipeline(object.body, createWriteStream(file));
+  return object.length;
+}
+
+async function writeRecords(dir: string, records: Row[]): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'records.json'), JSON.stringify(records, null, 1));
+}
+
 /** Copies uploads, uploaded avatars and custom emoji out of the store, each with records.json. */
 async function writeFiles(
   ctx: AppContext,
@@ -374,15 +422,18 @@ async function writeFiles(
   scope: Scope,
   progress: ProgressReporter,
 ): Promise<number> {
-  const store = uploadStore(ctx.config);
-  const copyOut = async (key: string, file: string): Promise<number | null> => {
-    const object = await store.read(key);
-    if (!object) return null;
-    await mkdir(path.dirname(file), { recursive: true });
-    await pipeline(object.body, createWriteStream(file));
-    return object.length;
-  };
+  const files: FileExport = { store: uploadStore(ctx.config), client, realmId, dir };
+  const uploads = await writeUploads(files, scope, progress);
+  await writeAvatars(files);
+  await writeEmoji(files);
+  return uploads;
+}
 
+async function writeUploads(
+  { store, client, realmId, dir }: FileExport,
+  scope: Scope,
+  progress: ProgressReporter,
+): Promise<number> {
   const uploads: Row[] = [];
   const attachments = await client.query<{
     id: number;
@@ -398,7 +449,8 @@ async function writeFiles(
     [realmId],
   );
   for (const a of attachments.rows) {
-    const size = await copyOut(attachmentKey(a.path_id), path.join(dir, 'uploads', a.path_id));
+    const file = path.join(dir, 'uploads', a.path_id);
+    const size = await copyOut(store, attachmentKey(a.path_id), file);
     if (size === null) continue;
     uploads.push({
       path: a.path_id,
@@ -411,9 +463,11 @@ async function writeFiles(
     });
     progress({ stage: 'uploads', done: uploads.length, total: attachments.rows.length });
   }
-  await mkdir(path.join(dir, 'uploads'), { recursive: true });
-  await writeFile(path.join(dir, 'uploads', 'records.json'), JSON.stringify(uploads, null, 1));
+  await writeRecords(path.join(dir, 'uploads'), uploads);
+  return uploads.length;
+}
 
+async function writeAvatars({ store, client, realmId, dir }: FileExport): Promise<void> {
   const avatars: Row[] = [];
   const users = await client.query<{ id: number; email: string }>(
     `SELECT id, email FROM users WHERE realm_id = $1 AND avatar_source = 'U' ORDER BY id`,
@@ -422,7 +476,7 @@ async function writeFiles(
   for (const u of users.rows) {
     const keys = avatarKeys({ id: u.id, realmId });
     for (const key of [keys.small, keys.medium]) {
-      if ((await copyOut(key, path.join(dir, 'avatars', key))) === null) continue;
+      if ((await copyOut(store, key, path.join(dir, 'avatars', key))) === null) continue;
       avatars.push({
         path: key,
         s3_path: key,
@@ -432,9 +486,10 @@ async function writeFiles(
       });
     }
   }
-  await mkdir(path.join(dir, 'avatars'), { recursive: true });
-  await writeFile(path.join(dir, 'avatars', 'records.json'), JSON.stringify(avatars, null, 1));
+  await writeRecords(path.join(dir, 'avatars'), avatars);
+}
 
+async function writeEmoji({ store, client, realmId, dir }: FileExport): Promise<void> {
   const emoji: Row[] = [];
   const rows = await client.query<{
     id: number;
@@ -448,7 +503,7 @@ async function writeFiles(
   );
   for (const e of rows.rows) {
     const key = emojiImageKey(realmId, e.file_name);
-    if ((await copyOut(key, path.join(dir, 'emoji', key))) === null) continue;
+    if ((await copyOut(store, key, path.join(dir, 'emoji', key))) === null) continue;
     emoji.push({
       path: key,
       s3_path: key,
@@ -458,7 +513,5 @@ async function writeFiles(
       name: e.name,
     });
   }
-  await mkdir(path.join(dir, 'emoji'), { recursive: true });
-  await writeFile(path.join(dir, 'emoji', 'records.json'), JSON.stringify(emoji, null, 1));
-  return uploads.length;
+  await writeRecords(path.join(dir, 'emoji'), emoji);
 }

@@ -59,6 +59,72 @@ function lineText(state: MarkdownIt.StateBlock, line: number): string {
 }
 
 /**
+ * Where a fence's content ends, and whether a closing fence ends it (else its container's end
+ * or an outdented line does).
+ */
+function fenceEnd(
+  state: MarkdownIt.StateBlock,
+  at: { startLine: number; endLine: number; fence: string; kind: FenceKind },
+): { contentEnd: number; closed: boolean } {
+  const stack: { fence: string; container: boolean }[] = [
+    { fence: at.fence, container: at.kind === 'quote' || at.kind === 'spoiler' },
+  ];
+  let nextLine = at.startLine + 1;
+  for (; nextLine < at.endLine; nextLine++) {
+    const empty = state.isEmpty(nextLine);
+    if (!empty && state.sCount[nextLine] < state.blkIndent) break;
+    const text = lineText(state, nextLine).replace(/\s+$/, '');
+    const top = stack[stack.length - 1];
+    if (text === top.fence) {
+      stack.pop();
+      if (stack.length === 0) return { contentEnd: nextLine, closed: true };
+    } else if (top.container) {
+      const inner = FENCE_RE.exec(text);
+      if (inner) {
+        const innerKind = fenceKind(inner[2] ?? '');
+        stack.push({
+          fence: inner[1],
+          container: innerKind === 'quote' || innerKind === 'spoiler',
+        });
+      }
+    }
+  }
+  return { contentEnd: nextLine, closed: false };
+}
+
+function pushQuote(
+  state: MarkdownIt.StateBlock,
+  { startLine, contentEnd, fence }: { startLine: number; contentEnd: number; fence: string },
+): void {
+  const openToken = state.push('blockquote_open', 'blockquote', 1);
+  openToken.markup = fence;
+  openToken.map = [startLine, state.line];
+  state.md.block.tokenize(state, startLine + 1, contentEnd);
+  state.push('blockquote_close', 'blockquote', -1).markup = fence;
+}
+
+function pushSpoiler(
+  state: MarkdownIt.StateBlock,
+  { startLine, contentEnd, header }: { startLine: number; contentEnd: number; header: string },
+): void {
+  const env = zulipEnv(state.env);
+  state.push('zulip_spoiler_open', 'div', 1).map = [startLine, state.line];
+  if (header) {
+    state.push('paragraph_open', 'p', 1);
+    const inline = state.push('inline', '', 0);
+    inline.content = header;
+    inline.map = [startLine, startLine + 1];
+    inline.children = [];
+    state.push('paragraph_close', 'p', -1);
+  }
+  state.push('zulip_spoiler_middle', 'div', 0);
+  env.spoilerDepth += 1;
+  state.md.block.tokenize(state, startLine + 1, contentEnd);
+  env.spoilerDepth -= 1;
+  state.push('zulip_spoiler_close', 'div', -1);
+}
+
+/**
  * Block rule for Zulip's fences (replaces markdown-it's `fence`). Like Zulip's
  * FencedBlockPreprocessor, a fence closes only on a line equal to its opening fence; inside
  * quote and spoiler fences, nested fences are tracked so their closers don't end the outer one.
@@ -82,35 +148,8 @@ function zulipFence(
   const lang = open[2] || (env.spoilerDepth > 0 ? '' : (env.ctx.defaultCodeBlockLanguage ?? ''));
   const header = (open[3] ?? '').trim();
   const kind = fenceKind(lang);
-  const stack: { fence: string; container: boolean }[] = [
-    { fence, container: kind === 'quote' || kind === 'spoiler' },
-  ];
-  let nextLine = startLine + 1;
-  let closed = false;
-  for (; nextLine < endLine; nextLine++) {
-    const empty = state.isEmpty(nextLine);
-    if (!empty && state.sCount[nextLine] < state.blkIndent) break;
-    const text = lineText(state, nextLine).replace(/\s+$/, '');
-    const top = stack[stack.length - 1];
-    if (text === top.fence) {
-      stack.pop();
-      if (stack.length === 0) {
-        closed = true;
-        break;
-      }
-    } else if (top.container) {
-      const inner = FENCE_RE.exec(text);
-      if (inner) {
-        const innerKind = fenceKind(inner[2] ?? '');
-        stack.push({
-          fence: inner[1],
-          container: innerKind === 'quote' || innerKind === 'spoiler',
-        });
-      }
-    }
-  }
-  const contentEnd = nextLine;
-  state.line = closed ? nextLine + 1 : nextLine;
+  const { contentEnd, closed } = fenceEnd(state, { startLine, endLine, fence, kind });
+  state.line = closed ? contentEnd + 1 : contentEnd;
 
   if (kind === 'code' || kind === 'math') {
     const token = state.push(
@@ -130,28 +169,8 @@ function zulipFence(
   const oldLineMax = state.lineMax;
   state.parentType = 'blockquote';
   state.lineMax = contentEnd;
-  if (kind === 'quote') {
-    const openToken = state.push('blockquote_open', 'blockquote', 1);
-    openToken.markup = fence;
-    openToken.map = [startLine, state.line];
-    state.md.block.tokenize(state, startLine + 1, contentEnd);
-    state.push('blockquote_close', 'blockquote', -1).markup = fence;
-  } else {
-    state.push('zulip_spoiler_open', 'div', 1).map = [startLine, state.line];
-    if (header) {
-      state.push('paragraph_open', 'p', 1);
-      const inline = state.push('inline', '', 0);
-      inline.content = header;
-      inline.map = [startLine, startLine + 1];
-      inline.children = [];
-      state.push('paragraph_close', 'p', -1);
-    }
-    state.push('zulip_spoiler_middle', 'div', 0);
-    env.spoilerDepth += 1;
-    state.md.block.tokenize(state, startLine + 1, contentEnd);
-    env.spoilerDepth -= 1;
-    state.push('zulip_spoiler_close', 'div', -1);
-  }
+  if (kind === 'quote') pushQuote(state, { startLine, contentEnd, fence });
+  else pushSpoiler(state, { startLine, contentEnd, header });
   state.parentType = oldParent;
   state.lineMax = oldLineMax;
   state.line = closed ? contentEnd + 1 : contentEnd;

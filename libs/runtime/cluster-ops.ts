@@ -49,24 +49,14 @@ export function answerClusterOps(ctx: AppContext): void {
   });
 }
 
-/**
- * The primary's ops port: `/metrics` summed over the workers (prom-client's cluster aggregation),
- * `/healthz` for the primary, and `/readyz` and `/readyz/pod` ready only when every worker says so.
- */
-export async function startClusterOpsServer(
-  config: Config,
-  log: Logger,
-  workers: () => Worker[],
-  stopping: () => boolean,
-): Promise<void> {
-  if (config.metricsPort === null) return;
-  const aggregator = new AggregatorRegistry();
+/** Asks a worker for its probe answer; a worker silent past PROBE_TIMEOUT_MS is not ready. */
+function workerProbe(): (worker: Worker, path: ProbePath) => Promise<ProbeAnswer> {
   let nextId = 0;
   const pending = new Map<number, (answer: ProbeAnswer) => void>();
   cluster.on('message', (_worker, message: ProbeAnswer) => {
     if (message?.type === PROBE_ANSWER) pending.get(message.id)?.(message);
   });
-  const ask = (worker: Worker, path: ProbePath) =>
+  return (worker, path) =>
     new Promise<ProbeAnswer>((resolve) => {
       const id = nextId++;
       const timer = setTimeout(() => {
@@ -86,6 +76,47 @@ export async function startClusterOpsServer(
       const request: ProbeRequest = { type: PROBE_REQUEST, id, path };
       worker.send(request);
     });
+}
+
+/** The cluster's readiness: ready when every live worker is and the primary is not stopping. */
+async function clusterReadiness(
+  workers: Worker[],
+  stopping: () => boolean,
+  ask: (worker: Worker) => Promise<ProbeAnswer>,
+): Promise<{ ready: boolean; body: Record<string, unknown> }> {
+  const live = workers.filter((w) => w.isConnected());
+  const answers = await Promise.all(live.map(ask));
+  const ready = !stopping() && live.length > 0 && answers.every((a) => a.ready);
+  // The stores' state on top, as a single process's probe says it, an unready worker's
+  // causes (`postgres`, `redis`, `starting`...) winning; each worker's own answer below.
+  const causes = [...answers]
+    .sort((a, b) => Number(b.ready) - Number(a.ready))
+    .map(({ body }) => {
+      const { pid: _pid, ready: _ready, ...cause } = body as Record<string, unknown>;
+      return cause;
+    });
+  const body = {
+    ...Object.assign({}, ...causes),
+    ready,
+    draining: stopping(),
+    workers: answers.map((a) => a.body),
+  };
+  return { ready, body };
+}
+
+/**
+ * The primary's ops port: `/metrics` summed over the workers (prom-client's cluster aggregation),
+ * `/healthz` for the primary, and `/readyz` and `/readyz/pod` ready only when every worker says so.
+ */
+export async function startClusterOpsServer(
+  config: Config,
+  log: Logger,
+  workers: () => Worker[],
+  stopping: () => boolean,
+): Promise<void> {
+  if (config.metricsPort === null) return;
+  const aggregator = new AggregatorRegistry();
+  const ask = workerProbe();
 
   const server = createServer((req, res) => {
     const reply = (status: number, type: string, body: string) => {
@@ -95,25 +126,9 @@ export async function startClusterOpsServer(
     if (req.method !== 'GET') return reply(405, 'text/plain', 'method not allowed\n');
     if (path === '/healthz') return reply(200, 'application/json', '{"status":"ok"}');
     if (path === '/readyz' || path === '/readyz/pod') {
-      const live = workers().filter((w) => w.isConnected());
-      void Promise.all(live.map((w) => ask(w, path))).then((answers) => {
-        const ready = !stopping() && live.length > 0 && answers.every((a) => a.ready);
-        // The stores' state on top, as a single process's probe says it, an unready worker's
-        // causes (`postgres`, `redis`, `starting`...) winning; each worker's own answer below.
-        const causes = [...answers]
-          .sort((a, b) => Number(b.ready) - Number(a.ready))
-          .map(({ body }) => {
-            const { pid: _pid, ready: _ready, ...cause } = body as Record<string, unknown>;
-            return cause;
-          });
-        const body = {
-          ...Object.assign({}, ...causes),
-          ready,
-          draining: stopping(),
-          workers: answers.map((a) => a.body),
-        };
-        reply(ready ? 200 : 503, 'application/json', JSON.stringify(body));
-      });
+      void clusterReadiness(workers(), stopping, (worker) => ask(worker, path)).then(
+        ({ ready, body }) => reply(ready ? 200 : 503, 'application/json', JSON.stringify(body)),
+      );
       return;
     }
     if (path === '/metrics') {

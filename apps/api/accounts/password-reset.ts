@@ -37,16 +37,24 @@ const page =
  */
 export function passwordResetRoutes(ctx: AppContext): Router {
   const router = Router();
-  const realmOrFail = async (req: Request) => {
-    const realm = await realmOfRequest(ctx, req);
-    if (!realm) throw nonexistentSubdomain();
-    return realm;
-  };
+  resetRequestRoutes(router, ctx);
+  resetLinkRoutes(router, ctx);
+  return router;
+}
 
+/** The organization a page is asked of; none is an error page. */
+async function realmOrFail(ctx: AppContext, req: Request) {
+  const realm = await realmOfRequest(ctx, req);
+  if (!realm) throw nonexistentSubdomain();
+  return realm;
+}
+
+/** Asking for a reset link. */
+function resetRequestRoutes(router: Router, ctx: AppContext): void {
   router.get(
     '/accounts/password/reset/',
     page('Reset your password', async (req, res) => {
-      await realmOrFail(req);
+      await realmOrFail(ctx, req);
       const csrf = formCsrf(ctx, req, res);
       sendPage(
         res,
@@ -64,7 +72,7 @@ export function passwordResetRoutes(ctx: AppContext): Router {
     '/accounts/password/reset/',
     page('Reset your password', async (req, res) => {
       checkFormCsrf(req);
-      const realm = await realmOrFail(req);
+      const realm = await realmOrFail(ctx, req);
       await requestPasswordReset(ctx, { realm, email: field(req, 'email'), ip: req.ip ?? '' });
       res.redirect(302, '/accounts/password/reset/done/');
     }),
@@ -78,11 +86,14 @@ export function passwordResetRoutes(ctx: AppContext): Router {
       '<p>Check your email in a few minutes to finish the process.</p>',
     );
   });
+}
 
+/** The emailed link: setting the new password. */
+function resetLinkRoutes(router: Router, ctx: AppContext): void {
   router.get(
     '/accounts/password/reset/:uidb64/:token/',
     page('Set a new password', async (req, res) => {
-      const realm = await realmOrFail(req);
+      const realm = await realmOrFail(ctx, req);
       const { uidb64, token } = linkOf(req);
       if (!(await resetLinkTarget(ctx, { realm, uidb64, token }))) throw invalidResetLink();
       const csrf = formCsrf(ctx, req, res);
@@ -106,7 +117,7 @@ export function passwordResetRoutes(ctx: AppContext): Router {
     '/accounts/password/reset/:uidb64/:token/',
     page('Set a new password', async (req, res) => {
       checkFormCsrf(req);
-      const realm = await realmOrFail(req);
+      const realm = await realmOrFail(ctx, req);
       const password = field(req, 'new_password1');
       if (password !== field(req, 'new_password2')) {
         sendPage(res, 400, 'Set a new password', '<p role="alert">The passwords differ.</p>');
@@ -126,5 +137,4 @@ export function passwordResetRoutes(ctx: AppContext): Router {
       '<p>Your password has been changed. <a href="/login">Log in</a> with it.</p>',
     );
   });
-  return router;
 }

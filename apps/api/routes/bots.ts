@@ -19,6 +19,12 @@ const botId = { bot_id: P.int().required() };
 const storageKeys = { keys: P.array(P.string(Joi.string())) };
 
 export function botRoutes(router: Router, ctx: AppContext): void {
+  botAccountRoutes(router, ctx);
+  botStorageRoutes(router, ctx);
+}
+
+/** Bot accounts: creating, listing, changing, deactivating, API keys. */
+function botAccountRoutes(router: Router, ctx: AppContext): void {
   router.post(
     '/bots',
     authed(
@@ -91,6 +97,10 @@ export function botRoutes(router: Router, ctx: AppContext): void {
       api_key: await regenerateBotApiKey(ctx, user, params.bot_id),
     })),
   );
+}
+
+/** Bot storage and a bot's zuliprc. */
+function botStorageRoutes(router: Router, ctx: AppContext): void {
   // Bot storage, for the bot runner's state handler; Zulip serves it to any account.
   router.put(
     '/bot_storage',

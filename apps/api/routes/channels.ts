@@ -26,6 +26,12 @@ const flag = (dflt: boolean) => P.bool().default(dflt);
 const streamId = { stream_id: P.int().required() };
 
 export function channelRoutes(router: Router, ctx: AppContext): void {
+  channelReadRoutes(router, ctx);
+  channelChangeRoutes(router, ctx);
+}
+
+/** Reading channels and their subscribers. */
+function channelReadRoutes(router: Router, ctx: AppContext): void {
   router.get(
     '/streams',
     authed(
@@ -77,6 +83,10 @@ export function channelRoutes(router: Router, ctx: AppContext): void {
       subscribers: await channelMembers(ctx.db, user, realm, params.stream_id),
     })),
   );
+}
+
+/** Changing and archiving channels, and the default channels. */
+function channelChangeRoutes(router: Router, ctx: AppContext): void {
   router.patch(
     '/streams/:stream_id',
     authed(

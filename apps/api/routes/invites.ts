@@ -34,6 +34,12 @@ const targetsOf = (p: ParamsOf<typeof targetSpec>, streamIds: number[]): InviteT
 const inviteId = { invite_id: P.int().required() };
 
 export function inviteRoutes(router: Router, ctx: AppContext): void {
+  invitationCreateRoutes(router, ctx);
+  invitationUseRoutes(router, ctx);
+}
+
+/** Listing and sending invitations. */
+function invitationCreateRoutes(router: Router, ctx: AppContext): void {
   router.get(
     '/invites',
     authed(ctx, {}, async ({ user, realm }) => ({ invites: await listInvites(ctx, user, realm) })),
@@ -81,6 +87,10 @@ export function inviteRoutes(router: Router, ctx: AppContext): void {
       await revokeMultiuseInvite(ctx, user, realm, params.invite_id);
     }),
   );
+}
+
+/** Redeeming, revoking and resending invitations. */
+function invitationUseRoutes(router: Router, ctx: AppContext): void {
   // Our own sign-up endpoint (not in Zulip's API): redeems an invitation's confirmation key.
   router.post(
     '/invites/redeem',

@@ -68,6 +68,15 @@ const MESSAGE_IDS_EXCLUDES = [
 const messageIdSpec = { message_id: P.int().required() };
 
 export function messageRoutes(router: Router, ctx: AppContext): void {
+  messageEditRoutes(router, ctx);
+  messageFlagRoutes(router, ctx);
+  messageReadRoutes(router, ctx);
+  messageLookupRoutes(router, ctx);
+  messageSendRoute(router, ctx);
+}
+
+/** Editing and deleting one message, and its edit history. */
+function messageEditRoutes(router: Router, ctx: AppContext): void {
   router.patch(
     '/messages/:message_id',
     authed(
@@ -111,6 +120,10 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
       ...(await messageHistory(ctx.db, { user, realm, messageId: params.message_id })),
     })),
   );
+}
+
+/** Flags and read marks. */
+function messageFlagRoutes(router: Router, ctx: AppContext): void {
   router.post(
     '/messages/flags',
     authed(
@@ -177,6 +190,10 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
         }),
     ),
   );
+}
+
+/** Reading messages: by narrow (a window around an anchor) or by IDs. */
+function messageReadRoutes(router: Router, ctx: AppContext): void {
   router.get(
     '/messages',
     authed(ctx, getSpec, async ({ user, realm, params }) => {
@@ -216,6 +233,10 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
       };
     }),
   );
+}
+
+/** Whether messages match a narrow, one message by ID, and rendering a draft. */
+function messageLookupRoutes(router: Router, ctx: AppContext): void {
   router.get(
     '/messages/matches_narrow',
     authed(
@@ -257,6 +278,10 @@ export function messageRoutes(router: Router, ctx: AppContext): void {
       }),
     ),
   );
+}
+
+/** Sending a message. */
+function messageSendRoute(router: Router, ctx: AppContext): void {
   router.post(
     '/messages',
     authedLeavingPrincipals(ctx, sendSpec, async ({ user, realm, params, req }) =>

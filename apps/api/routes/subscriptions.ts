@@ -42,6 +42,12 @@ const subscribeSpec = {
 };
 
 export function subscriptionRoutes(router: Router, ctx: AppContext): void {
+  subscriptionChangeRoutes(router, ctx);
+  subscriptionPropertyRoutes(router, ctx);
+}
+
+/** Listing, adding and removing subscriptions. */
+function subscriptionChangeRoutes(router: Router, ctx: AppContext): void {
   router.get(
     '/users/me/subscriptions',
     authed(ctx, { include_subscribers: P.bool().default(false) }, async ({ user, params }) => ({
@@ -90,6 +96,10 @@ export function subscriptionRoutes(router: Router, ctx: AppContext): void {
       }),
     ),
   );
+}
+
+/** Subscription properties, and one user's subscription status. */
+function subscriptionPropertyRoutes(router: Router, ctx: AppContext): void {
   router.patch(
     '/users/me/subscriptions',
     authed(

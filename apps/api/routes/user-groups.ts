@@ -46,6 +46,13 @@ const membershipRoute = (
   });
 
 export function userGroupRoutes(router: Router, ctx: AppContext): void {
+  userGroupListRoutes(router, ctx);
+  userGroupUpdateRoutes(router, ctx);
+  userGroupMemberRoutes(router, ctx);
+}
+
+/** Listing and creating groups. */
+function userGroupListRoutes(router: Router, ctx: AppContext): void {
   router.get(
     '/user_groups',
     authed(
@@ -88,6 +95,10 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
       }),
     ),
   );
+}
+
+/** Changing and deactivating a group. */
+function userGroupUpdateRoutes(router: Router, ctx: AppContext): void {
   router.patch(
     '/user_groups/:user_group_id',
     authed(
@@ -122,6 +133,10 @@ export function userGroupRoutes(router: Router, ctx: AppContext): void {
       await deactivateUserGroup(ctx, { actor: user, realm, groupId: params.user_group_id });
     }),
   );
+}
+
+/** Members and subgroups. */
+function userGroupMemberRoutes(router: Router, ctx: AppContext): void {
   router.post('/user_groups/:user_group_id/members', membershipRoute(ctx, updateGroupMembers));
   router.get(
     '/user_groups/:user_group_id/members',

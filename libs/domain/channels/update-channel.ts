@@ -1,7 +1,7 @@
 import { lockRow } from '../../db/locks';
-import type { Realm, Stream, User } from '../../../generated/prisma/client';
+import type { Prisma, Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
-import { inTransaction } from '../../events/outbox';
+import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import { renderMarkdown } from '../../markdown';
 import type { AppContext } from '../../core/context';
@@ -60,6 +60,14 @@ const CONTENT_ACCESS_SETTINGS: ChannelGroupSetting[] = [
   'can_subscribe_group',
 ];
 
+/** A channel as one request changes it: `current` is the row as last written. */
+interface ChannelChange {
+  tx: Tx;
+  events: EventSink;
+  realm: Realm;
+  current: Stream;
+}
+
 /** `PATCH /streams/{stream_id}` (spec 4.3 and the channel transitions of section 3). */
 export async function updateChannel(ctx: AppContext, input: UpdateChannelInput): Promise<void> {
   const { actor, realm } = input;
@@ -79,58 +87,25 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
     const { stream, content } = await channelForAdmin(tx, actor, realm, input.streamId);
     // Who could see the channel before: a privacy change also reaches those who lose sight of it.
     const before = [...(await channelAudienceIds(tx, realm.id, stream))];
-    let current = stream;
+    const change: ChannelChange = { tx, events, realm, current: stream };
     // First, so the request's other changes apply to the restored channel.
     if (input.isArchived === false) {
-      ({ stream: current } = await unarchiveChannel(ctx, tx, events, realm, current));
+      ({ stream: change.current } = await unarchiveChannel(ctx, tx, events, realm, stream));
     }
-    // One event per changed property, as Zulip sends them, each to the channel's audience at that
-    // point; `name` is the current name, except on a rename, which carries the old one.
-    const emit = async (
-      fields: StreamPropertyChange & { name?: string },
-      extraUsers: number[] = [],
-    ) => {
-      const audience = [...(await channelAudienceIds(tx, realm.id, current))];
-      await events.emit(
-        realm.id,
-        streamEvent({ op: 'update', stream_id: current.id, name: current.name, ...fields }),
-        [...new Set([...audience, ...extraUsers])],
-      );
-    };
-
-    if (input.newName !== undefined) {
-      // The clash check ignores case but skips this channel, so a change of case alone is allowed.
-      const name = checkChannelName(input.newName);
-      if (name === stream.name) throw badRequest('Channel already has that name.');
-      const clash = await tx.stream.findFirst({
-        where: {
-          realmId: realm.id,
-          id: { not: stream.id },
-          name: equalsIgnoringCase(name),
-        },
-      });
-      if (clash) throw badRequest(`Channel name '${name}' is already taken.`);
-      const oldName = current.name;
-      current = await tx.stream.update({ where: { id: stream.id }, data: { name } });
-      await emit({ property: 'name', value: name, name: oldName });
-    }
-
+    if (input.newName !== undefined) await rename(change, input.newName);
     if (input.description !== undefined && rendered !== undefined) {
-      current = await tx.stream.update({
-        where: { id: stream.id },
-        data: { description: input.description, renderedDescription: rendered },
-      });
-      await emit({
+      await update(change, { description: input.description, renderedDescription: rendered });
+      await emitChange(change, {
         property: 'description',
         value: input.description,
         rendered_description: rendered,
       });
     }
-
-    await updatePrivacy(ctx, tx, input, current, content).then(async (next) => {
-      if (!next) return;
-      current = next;
-      await emit(
+    const next = await updatePrivacy(ctx, tx, input, change.current, content);
+    if (next) {
+      change.current = next;
+      await emitChange(
+        change,
         {
           property: 'invite_only',
           value: next.inviteOnly,
@@ -139,56 +114,102 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
         },
         before,
       );
-    });
-
+    }
     // Retention deletes messages, so it needs more than channel administration (the oracle says
     // who).
     if (input.messageRetentionDays !== undefined) {
       requireCanSetChannelRetention(actor);
-      current = await tx.stream.update({
-        where: { id: stream.id },
-        data: { messageRetentionDays: input.messageRetentionDays },
+      await update(change, { messageRetentionDays: input.messageRetentionDays });
+      await emitChange(change, {
+        property: 'message_retention_days',
+        value: input.messageRetentionDays,
       });
-      await emit({ property: 'message_retention_days', value: input.messageRetentionDays });
     }
-
-    for (const [setting, update] of Object.entries(input.groupSettings) as [
-      ChannelGroupSetting,
-      GroupSettingUpdate,
-    ][]) {
-      if (CONTENT_ACCESS_SETTINGS.includes(setting) && !content) {
-        throw badRequest('Invalid channel ID');
-      }
-      const column = SETTING_COLUMN[setting];
-      const oldId = current[column] as number;
-      // Channel permissions never name role:internet (Zulip's allow_internet_group=False).
-      const changed = await applyGroupSettingUpdate(tx, {
-        realmId: realm.id,
-        settingName: setting,
-        currentGroupId: oldId,
-        update,
-        rules: { allowInternet: false },
-      });
-      if (!changed) continue;
-      current = await tx.stream.update({
-        where: { id: stream.id },
-        data: { [column]: changed.groupId },
-      });
-      // An anonymous group (an ad-hoc set of users and groups) belonged to this setting alone.
-      await dropAnonymousGroup(tx, oldId);
-      await emit({ property: setting, value: changed.value });
-    }
-
+    await updateGroupSettings(change, input.groupSettings, content);
     // Last, so that it sees the channel's new privacy.
     if (input.isDefaultStream !== undefined) {
       await setDefaultChannel(tx, events, {
         actor,
         realm,
-        stream: current,
+        stream: change.current,
         isDefault: input.isDefaultStream,
       });
     }
   });
+}
+
+async function update(change: ChannelChange, data: Prisma.StreamUpdateInput): Promise<void> {
+  change.current = await change.tx.stream.update({ where: { id: change.current.id }, data });
+}
+
+/**
+ * One event per changed property, as Zulip sends them, each to the channel's audience at that
+ * point; `name` is the current name, except on a rename, which carries the old one.
+ */
+async function emitChange(
+  change: ChannelChange,
+  fields: StreamPropertyChange & { name?: string },
+  extraUsers: number[] = [],
+): Promise<void> {
+  const { tx, events, realm, current } = change;
+  const audience = [...(await channelAudienceIds(tx, realm.id, current))];
+  await events.emit(
+    realm.id,
+    streamEvent({ op: 'update', stream_id: current.id, name: current.name, ...fields }),
+    [...new Set([...audience, ...extraUsers])],
+  );
+}
+
+async function rename(change: ChannelChange, newName: string): Promise<void> {
+  // The clash check ignores case but skips this channel, so a change of case alone is allowed.
+  const name = checkChannelName(newName);
+  const oldName = change.current.name;
+  if (name === oldName) throw badRequest('Channel already has that name.');
+  const clash = await change.tx.stream.findFirst({
+    where: {
+      realmId: change.realm.id,
+      id: { not: change.current.id },
+      name: equalsIgnoringCase(name),
+    },
+  });
+  if (clash) throw badRequest(`Channel name '${name}' is already taken.`);
+  await update(change, { name });
+  await emitChange(change, { property: 'name', value: name, name: oldName });
+}
+
+/** The channel's permission settings; `content`: the actor has content access. */
+async function updateGroupSettings(
+  change: ChannelChange,
+  updates: UpdateChannelInput['groupSettings'],
+  content: boolean,
+): Promise<void> {
+  const { tx, realm } = change;
+  for (const [setting, update] of Object.entries(updates) as [
+    ChannelGroupSetting,
+    GroupSettingUpdate,
+  ][]) {
+    if (CONTENT_ACCESS_SETTINGS.includes(setting) && !content) {
+      throw badRequest('Invalid channel ID');
+    }
+    const column = SETTING_COLUMN[setting];
+    const oldId = change.current[column] as number;
+    // Channel permissions never name role:internet (Zulip's allow_internet_group=False).
+    const changed = await applyGroupSettingUpdate(tx, {
+      realmId: realm.id,
+      settingName: setting,
+      currentGroupId: oldId,
+      update,
+      rules: { allowInternet: false },
+    });
+    if (!changed) continue;
+    change.current = await tx.stream.update({
+      where: { id: change.current.id },
+      data: { [column]: changed.groupId },
+    });
+    // An anonymous group (an ad-hoc set of users and groups) belonged to this setting alone.
+    await dropAnonymousGroup(tx, oldId);
+    await emitChange(change, { property: setting, value: changed.value });
+  }
 }
 
 /**

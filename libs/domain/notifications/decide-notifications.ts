@@ -38,6 +38,22 @@ export interface DecisionOutcome {
   pushes: number;
 }
 
+/** The message as the rules read it. */
+interface MessageFacts {
+  sender_id: number;
+  recipient_id: number;
+  subject: string;
+  stream_id: number | null;
+}
+
+/** A recipient the rules tell about the message, by email, push or both. */
+interface Candidate {
+  row: FactsRow;
+  email: TriggerName | null;
+  push: TriggerName | null;
+  pushWhileOnline: boolean;
+}
+
 /**
  * Job handler (notify-message): decides, in the worker and never in the send path, who is told
  * about a message by email and by push, and queues that work. Emails wait as rows in PostgreSQL
@@ -49,9 +65,7 @@ export async function decideMessageNotifications(
   ctx: AppContext,
   payload: { messageId: number },
 ): Promise<DecisionOutcome> {
-  const [message] = await ctx.db.$queryRaw<
-    { sender_id: number; recipient_id: number; subject: string; stream_id: number | null }[]
-  >(Prisma.sql`
+  const [message] = await ctx.db.$queryRaw<MessageFacts[]>(Prisma.sql`
     SELECT m.sender_id, m.recipient_id, m.subject, s.id AS stream_id
     FROM messages m LEFT JOIN streams s ON s.recipient_id = m.recipient_id
     WHERE m.id = ${payload.messageId}`);
@@ -59,8 +73,45 @@ export async function decideMessageNotifications(
     await decided(ctx.db, payload.messageId);
     return { recipients: 0, emails: 0, pushes: 0 };
   }
+  const rows = await readRecipientFacts(ctx.db, payload.messageId, message);
+  const candidates = rows.flatMap((row) => candidateOf(ctx, message, row) ?? []);
+  if (candidates.length === 0) {
+    await decided(ctx.db, payload.messageId);
+    return { recipients: rows.length, emails: 0, pushes: 0 };
+  }
 
-  const rows = await ctx.db.$queryRaw<FactsRow[]>(Prisma.sql`
+  const away = await awayUsers(
+    ctx,
+    candidates.map((c) => ({
+      userId: c.row.user_id,
+      lastActiveMs: c.row.last_active_time?.getTime() ?? null,
+    })),
+  );
+  const emails = candidates.filter((c) => c.email && away.has(c.row.user_id));
+  const pushes = candidates.filter((c) => c.push && (away.has(c.row.user_id) || c.pushWhileOnline));
+
+  // The email rows, the jobs that send them and the decision's end commit together.
+  await ctx.db.$transaction(async (tx) => {
+    if (emails.length) await queueEmails(tx, payload.messageId, emails);
+    if (pushes.length) {
+      await writeJob(
+        tx,
+        Jobs.pushMessage,
+        {
+          messageId: payload.messageId,
+          recipients: pushes.map((c) => ({ userId: c.row.user_id, trigger: c.push as string })),
+        },
+        { jobId: `push-message-${payload.messageId}` },
+      );
+    }
+    await decided(tx, payload.messageId);
+  });
+  return { recipients: rows.length, emails: emails.length, pushes: pushes.length };
+}
+
+/** Each recipient's copy of the message but the sender's, with what the rules read, in one query. */
+function readRecipientFacts(db: Db, messageId: number, message: MessageFacts): Promise<FactsRow[]> {
+  return db.$queryRaw<FactsRow[]>(Prisma.sql`
     SELECT um.user_id, um.flags, u.is_bot,
       EXISTS (SELECT 1 FROM muted_users mu
               WHERE mu.user_profile_id = um.user_id AND mu.muted_user_id = ${message.sender_id})
@@ -84,112 +135,73 @@ export async function decideMessageNotifications(
     LEFT JOIN user_topics ut
       ON ut.user_id = um.user_id AND ut.stream_id = ${message.stream_id ?? -1}
       AND lower(ut.topic_name) = lower(${message.subject})
-    WHERE um.message_id = ${payload.messageId} AND um.user_id <> ${message.sender_id}
+    WHERE um.message_id = ${messageId} AND um.user_id <> ${message.sender_id}
       AND (um.flags & 1) = 0 AND u.is_active`);
+}
 
-  const candidates: {
-    row: FactsRow;
-    email: TriggerName | null;
-    push: TriggerName | null;
-    pushWhileOnline: boolean;
-  }[] = [];
-  for (const row of rows) {
-    const decision = decideNotifications({
-      userId: row.user_id,
-      senderId: message.sender_id,
-      isBot: row.is_bot,
-      flags: Number(row.flags),
-      senderMuted: row.sender_muted,
-      settings: {
-        enableOfflineEmailNotifications: row.enable_offline_email_notifications,
-        enableOfflinePushNotifications: row.enable_offline_push_notifications,
-        enableOnlinePushNotifications: row.enable_online_push_notifications,
-        enableStreamEmailNotifications: row.enable_stream_email_notifications,
-        enableStreamPushNotifications: row.enable_stream_push_notifications,
-        enableFollowedTopicEmailNotifications: row.enable_followed_topic_email_notifications,
-        enableFollowedTopicPushNotifications: row.enable_followed_topic_push_notifications,
-        enableFollowedTopicWildcardMentionsNotify:
-          row.enable_followed_topic_wildcard_mentions_notify,
-        wildcardMentionsNotify: row.wildcard_mentions_notify,
-      },
-      channel:
-        message.stream_id !== null && row.subscribed
-          ? {
-              subscription: {
-                isMuted: row.is_muted ?? false,
-                emailNotifications: row.email_notifications,
-                pushNotifications: row.push_notifications,
-                wildcardMentionsNotify: row.sub_wildcard_mentions_notify,
-              },
-              topicVisibility: row.visibility_policy,
-            }
-          : null,
-    });
-    // Without a device (or a bouncer) a push has nowhere to go.
-    const push = row.has_device && ctx.config.pushBouncer ? decision.push : null;
-    if (decision.email || push) {
-      candidates.push({
-        row,
-        email: decision.email,
-        push,
-        pushWhileOnline: decision.pushWhileOnline,
-      });
-    }
-  }
-  if (candidates.length === 0) {
-    await decided(ctx.db, payload.messageId);
-    return { recipients: rows.length, emails: 0, pushes: 0 };
-  }
-
-  const away = await awayUsers(
-    ctx,
-    candidates.map((c) => ({
-      userId: c.row.user_id,
-      lastActiveMs: c.row.last_active_time?.getTime() ?? null,
-    })),
-  );
-  const emails = candidates.filter((c) => c.email && away.has(c.row.user_id));
-  const pushes = candidates.filter((c) => c.push && (away.has(c.row.user_id) || c.pushWhileOnline));
-
-  // The email rows, the jobs that send them and the decision's end commit together.
-  await ctx.db.$transaction(async (tx) => {
-    if (emails.length) {
-      // A user with a batch being collected joins it; otherwise a batch starts, due after the
-      // user's batching period. The no-op update returns (and locks) the batch a concurrent
-      // decision just created, which a plain read of the statement's snapshot would miss.
-      const due = await tx.$queryRaw<{ due_at: number }[]>(Prisma.sql`
-        WITH t AS (
-          SELECT * FROM unnest(${emails.map((c) => c.row.user_id)}::int[],
-                               ${emails.map((c) => c.email)}::text[],
-                               ${emails.map((c) => c.row.batching_seconds)}::int[]) AS t(u, trig, period)),
-        batch AS (
-          INSERT INTO missed_message_email_batches (user_id, due_at)
-          SELECT u, now() + make_interval(secs => period) FROM t
-          ON CONFLICT (user_id) DO UPDATE SET due_at = missed_message_email_batches.due_at
-          RETURNING user_id, due_at),
-        inserted AS (
-          INSERT INTO missed_message_emails (user_id, message_id, trigger, scheduled_at)
-          SELECT t.u, ${payload.messageId}, t.trig, batch.due_at
-          FROM t JOIN batch ON batch.user_id = t.u
-          ON CONFLICT (user_id, message_id) DO NOTHING
-          RETURNING scheduled_at)
-        SELECT DISTINCT (ceil(extract(epoch FROM scheduled_at)) * 1000)::float8 AS due_at FROM inserted`);
-      await writeMissedMessageEmailJobs(tx, [...new Set(due.map((d) => Number(d.due_at)))]);
-    }
-    if (pushes.length) {
-      await writeJob(
-        tx,
-        Jobs.pushMessage,
-        {
-          messageId: payload.messageId,
-          recipients: pushes.map((c) => ({ userId: c.row.user_id, trigger: c.push as string })),
-        },
-        { jobId: `push-message-${payload.messageId}` },
-      );
-    }
-    await decided(tx, payload.messageId);
+/** What the rules decide for one recipient; null when they tell it nothing. */
+function candidateOf(ctx: AppContext, message: MessageFacts, row: FactsRow): Candidate | null {
+  const decision = decideNotifications({
+    userId: row.user_id,
+    senderId: message.sender_id,
+    isBot: row.is_bot,
+    flags: Number(row.flags),
+    senderMuted: row.sender_muted,
+    settings: {
+      enableOfflineEmailNotifications: row.enable_offline_email_notifications,
+      enableOfflinePushNotifications: row.enable_offline_push_notifications,
+      enableOnlinePushNotifications: row.enable_online_push_notifications,
+      enableStreamEmailNotifications: row.enable_stream_email_notifications,
+      enableStreamPushNotifications: row.enable_stream_push_notifications,
+      enableFollowedTopicEmailNotifications: row.enable_followed_topic_email_notifications,
+      enableFollowedTopicPushNotifications: row.enable_followed_topic_push_notifications,
+      enableFollowedTopicWildcardMentionsNotify: row.enable_followed_topic_wildcard_mentions_notify,
+      wildcardMentionsNotify: row.wildcard_mentions_notify,
+    },
+    channel:
+      message.stream_id !== null && row.subscribed
+        ? {
+            subscription: {
+              isMuted: row.is_muted ?? false,
+              emailNotifications: row.email_notifications,
+              pushNotifications: row.push_notifications,
+              wildcardMentionsNotify: row.sub_wildcard_mentions_notify,
+            },
+            topicVisibility: row.visibility_policy,
+          }
+        : null,
   });
-  return { recipients: rows.length, emails: emails.length, pushes: pushes.length };
+  // Without a device (or a bouncer) a push has nowhere to go.
+  const push = row.has_device && ctx.config.pushBouncer ? decision.push : null;
+  if (!decision.email && !push) return null;
+  return { row, email: decision.email, push, pushWhileOnline: decision.pushWhileOnline };
+}
+
+/**
+ * Writes the email rows and the jobs that send them. A user with a batch being collected joins
+ * it; otherwise a batch starts, due after the user's batching period. The no-op update returns
+ * (and locks) the batch a concurrent decision just created, which a plain read of the
+ * statement's snapshot would miss.
+ */
+async function queueEmails(tx: Tx, messageId: number, emails: Candidate[]): Promise<void> {
+  const due = await tx.$queryRaw<{ due_at: number }[]>(Prisma.sql`
+    WITH t AS (
+      SELECT * FROM unnest(${emails.map((c) => c.row.user_id)}::int[],
+                           ${emails.map((c) => c.email)}::text[],
+                           ${emails.map((c) => c.row.batching_seconds)}::int[]) AS t(u, trig, period)),
+    batch AS (
+      INSERT INTO missed_message_email_batches (user_id, due_at)
+      SELECT u, now() + make_interval(secs => period) FROM t
+      ON CONFLICT (user_id) DO UPDATE SET due_at = missed_message_email_batches.due_at
+      RETURNING user_id, due_at),
+    inserted AS (
+      INSERT INTO missed_message_emails (user_id, message_id, trigger, scheduled_at)
+      SELECT t.u, ${messageId}, t.trig, batch.due_at
+      FROM t JOIN batch ON batch.user_id = t.u
+      ON CONFLICT (user_id, message_id) DO NOTHING
+      RETURNING scheduled_at)
+    SELECT DISTINCT (ceil(extract(epoch FROM scheduled_at)) * 1000)::float8 AS due_at FROM inserted`);
+  await writeMissedMessageEmailJobs(tx, [...new Set(due.map((d) => Number(d.due_at)))]);
 }
 
 /** The decision is made and its work queued: nothing is owed for this message any more. */

@@ -107,48 +107,61 @@ async function sendUserEmails(ctx: AppContext, userId: number, due: Date): Promi
   }
   let sent = 0;
   for (const rows of buckets.values()) {
-    const delivered = await ctx.db.$transaction(
-      async (tx) => {
-        const ids = rows.map((r) => r.message_id);
-        const locked = await tx.$queryRaw<{ message_id: number; trigger: string }[]>(
-          Prisma.sql`
-          SELECT message_id, trigger FROM missed_message_emails
-          WHERE user_id = ${userId} AND message_id = ANY(${ids}::int[]) AND sent_at IS NULL
-          FOR UPDATE SKIP LOCKED`,
-        );
-        if (locked.length === 0) return false;
-        const unread = await tx.$queryRaw<{ message_id: number }[]>(Prisma.sql`
-          SELECT message_id FROM user_messages
-          WHERE user_id = ${userId} AND message_id = ANY(${locked.map((l) => l.message_id)}::int[])
-            AND (flags & 1) = 0`);
-        const unreadIds = new Set(unread.map((u) => u.message_id));
-        const wanted = locked.filter(
-          (l) =>
-            unreadIds.has(l.message_id) &&
-            user.isActive &&
-            (!PERSONAL.has(l.trigger) || user.enableOfflineEmailNotifications),
-        );
-        let delivered = false;
-        if (wanted.length) {
-          const email = await buildEmail(
-            ctx,
-            user,
-            rows[0],
-            wanted.map((w) => w.message_id),
-          );
-          await deliverEmail(ctx, email);
-          delivered = true;
-        }
-        await tx.$executeRaw(Prisma.sql`
-          UPDATE missed_message_emails SET sent_at = now()
-          WHERE user_id = ${userId} AND message_id = ANY(${locked.map((l) => l.message_id)}::int[])`);
-        return delivered;
-      },
-      { timeout: 90_000, maxWait: 10_000 },
-    );
+    const delivered = await sendConversation(ctx, user, rows);
     if (delivered) sent += 1;
   }
   return sent;
+}
+
+/**
+ * One conversation's email, inside a transaction holding its rows locked (rows another worker
+ * holds are skipped); whether an email went out.
+ */
+function sendConversation(
+  ctx: AppContext,
+  user: UserWithRealm,
+  rows: PendingRow[],
+): Promise<boolean> {
+  const userId = user.id;
+  return ctx.db.$transaction(
+    async (tx) => {
+      const ids = rows.map((r) => r.message_id);
+      const locked = await tx.$queryRaw<{ message_id: number; trigger: string }[]>(
+        Prisma.sql`
+        SELECT message_id, trigger FROM missed_message_emails
+        WHERE user_id = ${userId} AND message_id = ANY(${ids}::int[]) AND sent_at IS NULL
+        FOR UPDATE SKIP LOCKED`,
+      );
+      if (locked.length === 0) return false;
+      const unread = await tx.$queryRaw<{ message_id: number }[]>(Prisma.sql`
+        SELECT message_id FROM user_messages
+        WHERE user_id = ${userId} AND message_id = ANY(${locked.map((l) => l.message_id)}::int[])
+          AND (flags & 1) = 0`);
+      const unreadIds = new Set(unread.map((u) => u.message_id));
+      const wanted = locked.filter(
+        (l) =>
+          unreadIds.has(l.message_id) &&
+          user.isActive &&
+          (!PERSONAL.has(l.trigger) || user.enableOfflineEmailNotifications),
+      );
+      let delivered = false;
+      if (wanted.length) {
+        const email = await buildEmail(
+          ctx,
+          user,
+          rows[0],
+          wanted.map((w) => w.message_id),
+        );
+        await deliverEmail(ctx, email);
+        delivered = true;
+      }
+      await tx.$executeRaw(Prisma.sql`
+        UPDATE missed_message_emails SET sent_at = now()
+        WHERE user_id = ${userId} AND message_id = ANY(${locked.map((l) => l.message_id)}::int[])`);
+      return delivered;
+    },
+    { timeout: 90_000, maxWait: 10_000 },
+  );
 }
 
 type UserWithRealm = Prisma.UserGetPayload<{ include: { realm: true } }>;

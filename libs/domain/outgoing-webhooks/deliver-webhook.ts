@@ -1,3 +1,4 @@
+import type { Message, Service } from '../../../generated/prisma/client';
 import type { OutgoingWebhookPayload } from '../../jobs';
 import { ApiError } from '../../core/errors';
 import { countWebhookCall } from '../../metrics';
@@ -6,7 +7,7 @@ import { ServiceInterface } from '../bots/service-token';
 import type { AppContext } from '../../core/context';
 import { formatMessages } from '../messages/format-message';
 import { BotType } from '../users/roles';
-import { callBot, type BotRequest } from './call-bot';
+import { callBot, type BotRequest, type CallOutcome } from './call-bot';
 import { notifyBotOwner } from './notify-owner';
 import { nativePayload, slackPayload } from './payload';
 import { postInConversation, type Delivery } from './post-as-bot';
@@ -66,40 +67,55 @@ export async function deliverOutgoingWebhook(
     allowEmptyTopicName: true,
   });
   const d: Delivery = { realm, bot, dict };
-  const trigger: WebhookTrigger = message.isChannelMessage ? 'mention' : 'direct_message';
+  const request = await botRequest(ctx, d, { message, service });
+  if (!request) return;
+  const outcome = await callBot(service.baseUrl, request, {
+    timeoutSeconds: ctx.config.outgoingWebhookTimeoutSeconds,
+    policy: addressPolicy(ctx.config.outgoingWebhookAllowedHosts),
+  });
+  countWebhookCall(outcome);
+  await actOnOutcome(ctx, d, { outcome, run, message, service });
+}
 
-  let request: BotRequest;
-  if (service.interface === ServiceInterface.SLACK) {
-    if (!message.isChannelMessage) {
-      await failInConversation(ctx, d, "Slack outgoing webhooks don't support direct messages.");
-      return;
-    }
-    request = {
-      body: slackPayload({
-        bot,
-        service,
-        realm,
-        config: ctx.config,
-        message,
-        dict,
-        trigger,
-      }).toString(),
-      contentType: 'application/x-www-form-urlencoded',
-    };
-  } else {
-    request = {
+/** What the bot's interface posts to it; null (told in the conversation) when it cannot. */
+async function botRequest(
+  ctx: AppContext,
+  d: Delivery,
+  { message, service }: { message: Message; service: Service },
+): Promise<BotRequest | null> {
+  const { realm, bot, dict } = d;
+  const trigger: WebhookTrigger = message.isChannelMessage ? 'mention' : 'direct_message';
+  if (service.interface !== ServiceInterface.SLACK) {
+    return {
       body: JSON.stringify(nativePayload({ bot, service, message, dict, trigger })),
       contentType: 'application/json',
     };
   }
+  if (!message.isChannelMessage) {
+    await failInConversation(ctx, d, "Slack outgoing webhooks don't support direct messages.");
+    return null;
+  }
+  return {
+    body: slackPayload({
+      bot,
+      service,
+      realm,
+      config: ctx.config,
+      message,
+      dict,
+      trigger,
+    }).toString(),
+    contentType: 'application/x-www-form-urlencoded',
+  };
+}
 
-  const timeoutSeconds = ctx.config.outgoingWebhookTimeoutSeconds;
-  const outcome = await callBot(service.baseUrl, request, {
-    timeoutSeconds,
-    policy: addressPolicy(ctx.config.outgoingWebhookAllowedHosts),
-  });
-  countWebhookCall(outcome);
-
+/** Acts on the bot's answer: its reply posted, or the failure told and retried or reported. */
+async function actOnOutcome(
+  ctx: AppContext,
+  d: Delivery,
+  call: { outcome: CallOutcome; run: JobAttempt; message: Message; service: Service },
+): Promise<void> {
+  const { outcome, run, message, service } = call;
   if (outcome.kind === 'denied') {
     // What Zulip's egress proxy (Smokescreen) answers for such an address: a 407, reported in
     // the conversation and to the owner, without retries.
@@ -112,7 +128,7 @@ export async function deliverOutgoingWebhook(
   if (outcome.kind === 'timeout' || outcome.kind === 'connection') {
     const failureMessage =
       outcome.kind === 'timeout'
-        ? `Request timed out after ${timeoutSeconds} seconds.`
+        ? `Request timed out after ${ctx.config.outgoingWebhookTimeoutSeconds} seconds.`
         : 'A connection error occurred. Is my bot server down?';
     if (!run.isLastAttempt) throw new RetryableWebhookError(failureMessage);
     await failInConversation(ctx, d, 'Bot is unavailable');

@@ -162,25 +162,9 @@ export async function subscribeWithin(
   events: EventSink,
   prepared: PreparedSubscribe,
 ): Promise<SubscribeResult> {
-  const { input, requested, descriptions, renderedDescriptions, colors } = prepared;
+  const { input, requested } = prepared;
   const { actor, realm } = input;
-  const findExisting = () =>
-    tx.stream.findMany({
-      where: {
-        realmId: realm.id,
-        OR: [...requested.values()].map((name) => ({
-          name: equalsIgnoringCase(name),
-        })),
-      },
-    });
-  let existing = await findExisting();
-  if (existing.length < requested.size) {
-    // A channel to create: creations in the organization take turns on its row, and the names
-    // are read again once it is this request's turn, so two requests for one new name make one
-    // channel, and the second subscribes to it.
-    await lockRow(tx, 'realms', realm.id);
-    existing = await findExisting();
-  }
+  const existing = await findRequestedChannels(tx, realm, requested);
   const existingByKey = new Map(existing.map((s) => [s.name.toLowerCase(), s]));
   const toCreate = [...requested.entries()].filter(([key]) => !existingByKey.has(key));
 
@@ -195,27 +179,95 @@ export async function subscribeWithin(
     targets.map((u) => u.id),
   );
   const othersTargeted = targets.some((u) => u.id !== actor.id);
+  if (toCreate.length) await requireCanCreate(ctx, tx, input);
+  const { allowed, unauthorized } = await authorizeExisting(tx, input, {
+    existing,
+    othersTargeted,
+    creating: toCreate.length > 0,
+  });
+  const created = await createChannels(tx, events, { prepared, toCreate, targets });
+  const channels = [...allowed, ...created];
+  const { subscribed, already } = await subscribeTargets(tx, events, {
+    prepared,
+    channels,
+    targets,
+  });
+  await sendSubscribedYouMessages(ctx, tx, events, {
+    realm,
+    actor,
+    targets,
+    subscribed,
+    created,
+  });
+  // After the subscriptions, so the new channels' subscribers receive their notices.
+  await sendChannelCreationNotices(ctx, tx, events, {
+    realm,
+    actor,
+    created,
+    announce: input.announce,
+  });
 
-  // Permission to create channels of the requested kind.
-  if (toCreate.length) {
-    const kind = input.isWebPublic ? 'web-public' : input.inviteOnly ? 'private' : 'public';
-    if (input.isWebPublic && !webPublicChannelsEnabled(ctx.config, realm)) {
-      throw badRequest('Web-public channels are not enabled.');
-    }
-    if (!(await canCreateChannel(tx, actor, realm, kind))) {
-      throw badRequest('Insufficient permission');
-    }
-    if (input.messageRetentionDays !== undefined) requireCanSetChannelRetention(actor);
-    if (input.isDefaultStream && !canManageDefaultChannels(actor)) {
-      throw badRequest('Insufficient permission');
-    }
-    if (input.isDefaultStream && input.inviteOnly) {
-      throw badRequest('A default channel cannot be private.');
-    }
+  const result: SubscribeResult = { subscribed, already_subscribed: already };
+  if (!input.authorizationErrorsFatal) result.unauthorized = unauthorized;
+  return result;
+}
+
+/** The requested channels that exist, read again after taking turns when one is to be made. */
+async function findRequestedChannels(
+  tx: Tx,
+  realm: Realm,
+  requested: Map<string, string>,
+): Promise<Stream[]> {
+  const findExisting = () =>
+    tx.stream.findMany({
+      where: {
+        realmId: realm.id,
+        OR: [...requested.values()].map((name) => ({
+          name: equalsIgnoringCase(name),
+        })),
+      },
+    });
+  const existing = await findExisting();
+  if (existing.length === requested.size) return existing;
+  // A channel to create: creations in the organization take turns on its row, and the names
+  // are read again once it is this request's turn, so two requests for one new name make one
+  // channel, and the second subscribes to it.
+  await lockRow(tx, 'realms', realm.id);
+  return findExisting();
+}
+
+/** Permission to create channels of the requested kind. */
+async function requireCanCreate(ctx: AppContext, tx: Tx, input: SubscribeInput): Promise<void> {
+  const { actor, realm } = input;
+  const kind = input.isWebPublic ? 'web-public' : input.inviteOnly ? 'private' : 'public';
+  if (input.isWebPublic && !webPublicChannelsEnabled(ctx.config, realm)) {
+    throw badRequest('Web-public channels are not enabled.');
   }
-  // Authorization on existing channels (spec 2.2), then on subscribing others at all.
+  if (!(await canCreateChannel(tx, actor, realm, kind))) {
+    throw badRequest('Insufficient permission');
+  }
+  if (input.messageRetentionDays !== undefined) requireCanSetChannelRetention(actor);
+  if (input.isDefaultStream && !canManageDefaultChannels(actor)) {
+    throw badRequest('Insufficient permission');
+  }
+  if (input.isDefaultStream && input.inviteOnly) {
+    throw badRequest('A default channel cannot be private.');
+  }
+}
+
+/**
+ * Authorization on existing channels (spec 2.2), then on subscribing others at all: the channels
+ * the request may subscribe its targets to, and the names of the others.
+ */
+async function authorizeExisting(
+  tx: Tx,
+  input: SubscribeInput,
+  request: { existing: Stream[]; othersTargeted: boolean; creating: boolean },
+): Promise<{ allowed: Stream[]; unauthorized: string[] }> {
+  const { actor, realm } = input;
+  const { existing, othersTargeted } = request;
   const realmAdd = othersTargeted ? await canAddSubscribersInRealm(tx, actor, realm) : false;
-  if (othersTargeted && toCreate.length && !realmAdd) throw badRequest('Insufficient permission');
+  if (othersTargeted && request.creating && !realmAdd) throw badRequest('Insufficient permission');
   const access = await channelAccess(tx, actor, existing, realm);
   const unauthorized: string[] = [];
   const allowed: Stream[] = [];
@@ -229,23 +281,41 @@ export async function subscribeWithin(
     if (othersTargeted) throw badRequest('Insufficient permission');
     throw badRequest(`Unable to access channel (${unauthorized[0]}).`);
   }
+  return { allowed, unauthorized };
+}
 
-  // Creation.
-  const groups = await systemGroupIds(tx, realm.id);
+/** The group settings a request gives its new channels, as group IDs. */
+async function channelGroupSettingIds(
+  tx: Tx,
+  input: SubscribeInput,
+): Promise<Partial<Record<ChannelGroupSetting, number>>> {
   const settingIds: Partial<Record<ChannelGroupSetting, number>> = {};
-  if (toCreate.length) {
-    for (const setting of CHANNEL_GROUP_SETTINGS) {
-      const value = input.groupSettings[setting];
-      if (value !== undefined) {
-        settingIds[setting] = await resolveGroupSetting(tx, {
-          realmId: realm.id,
-          settingName: setting,
-          value,
-          rules: { allowInternet: false },
-        });
-      }
+  for (const setting of CHANNEL_GROUP_SETTINGS) {
+    const value = input.groupSettings[setting];
+    if (value !== undefined) {
+      settingIds[setting] = await resolveGroupSetting(tx, {
+        realmId: input.realm.id,
+        settingName: setting,
+        value,
+        rules: { allowInternet: false },
+      });
     }
   }
+  return settingIds;
+}
+
+/** Creates the channels that do not exist yet and tells who may see them. */
+async function createChannels(
+  tx: Tx,
+  events: EventSink,
+  request: { prepared: PreparedSubscribe; toCreate: [string, string][]; targets: User[] },
+): Promise<Stream[]> {
+  const { prepared, toCreate, targets } = request;
+  const { input, descriptions, renderedDescriptions } = prepared;
+  const { actor, realm } = input;
+  if (toCreate.length === 0) return [];
+  const groups = await systemGroupIds(tx, realm.id);
+  const settingIds = await channelGroupSettingIds(tx, input);
   const created: Stream[] = [];
   for (const [key, name] of toCreate) {
     const stream = await insertChannel(tx, groups, {
@@ -287,14 +357,21 @@ export async function subscribeWithin(
       : audience;
     await events.emit(realm.id, streamEvent({ op: 'create', streams: [dict] }), withTargets);
   }
+  return created;
+}
 
-  // Subscription.
-  const channels = [...allowed, ...created];
+/** Subscribes each target to each channel; the response's names, by user ID, new and already. */
+async function subscribeTargets(
+  tx: Tx,
+  events: EventSink,
+  request: { prepared: PreparedSubscribe; channels: Stream[]; targets: User[] },
+): Promise<{ subscribed: Record<string, string[]>; already: Record<string, string[]> }> {
+  const { prepared, channels, targets } = request;
   const pairs = channels.flatMap((stream) =>
     targets.map((u) => ({
       userId: u.id,
       recipientId: stream.recipientId as number,
-      color: colors.get(stream.name.toLowerCase()),
+      color: prepared.colors.get(stream.name.toLowerCase()),
     })),
   );
   const fresh = await insertSubscriptions(tx, pairs);
@@ -307,25 +384,8 @@ export async function subscribeWithin(
       (bucket[String(u.id)] ??= []).push(stream.name);
     }
   }
-  await emitSubscriptionEvents(tx, events, realm.id, channels, fresh);
-  await sendSubscribedYouMessages(ctx, tx, events, {
-    realm,
-    actor,
-    targets,
-    subscribed,
-    created,
-  });
-  // After the subscriptions, so the new channels' subscribers receive their notices.
-  await sendChannelCreationNotices(ctx, tx, events, {
-    realm,
-    actor,
-    created,
-    announce: input.announce,
-  });
-
-  const result: SubscribeResult = { subscribed, already_subscribed: already };
-  if (!input.authorizationErrorsFatal) result.unauthorized = unauthorized;
-  return result;
+  await emitSubscriptionEvents(tx, events, prepared.input.realm.id, channels, fresh);
+  return { subscribed, already };
 }
 
 async function emitSubscriptionEvents(
