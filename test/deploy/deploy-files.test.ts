@@ -129,8 +129,27 @@ it("compose's nginx configuration is deploy/nginx/chat.conf with compose's servi
     listen: '8080',
     api: ['api:9991'],
     events: ['events:9992'],
+    resolver: '127.0.0.11 valid=10s ipv6=off',
   });
-  expect(code(read('deploy/nginx/compose.conf'))).toBe(code(rendered));
+  const compose = read('deploy/nginx/compose.conf');
+  expect(code(compose)).toBe(code(rendered));
+  // Replicas are looked up again through Docker's DNS: every upstream has a zone and resolves
+  // its servers, which open-source nginx does from 1.27.3.
+  expect(compose).toMatch(/^resolver 127\.0\.0\.11 valid=10s/m);
+  const servers = [...compose.matchAll(/^\s*server [a-z0-9.-]+:\d+[^;]*;/gm)].map((m) => m[0].trim());
+  expect(servers.length).toBe(2);
+  for (const server of servers) expect(server).toMatch(/ resolve;$/);
+  expect(compose.match(/^\s*zone \S+ 64k;/gm)).toHaveLength(2);
+  const image = (
+    load(read('deploy/compose/compose.yaml')) as {
+      services: { nginx: { image: string } };
+    }
+  ).services.nginx.image;
+  const [major, minor] = image
+    .replace(/^nginx:/, '')
+    .split('.')
+    .map(Number);
+  expect(major * 100 + minor).toBeGreaterThanOrEqual(128);
 });
 
 describe('compose', () => {
@@ -142,6 +161,15 @@ describe('compose', () => {
     restart?: string;
     depends_on?: Record<string, { condition: string }>;
     healthcheck?: { test: string[] };
+  };
+  type Hardened = Service & {
+    read_only?: boolean;
+    cap_drop?: string[];
+    cap_add?: string[];
+    security_opt?: string[];
+    tmpfs?: string[];
+    deploy?: { resources?: { limits?: { cpus?: string; memory?: string } } };
+    logging?: object;
   };
   const raw = load(read('deploy/compose/compose.yaml')) as {
     services: Record<string, Service & { '<<'?: Service }>;
@@ -197,23 +225,60 @@ describe('compose', () => {
     }
   });
 
-  it('keeps secrets in chat.env, which the example fills, and shares the uploads', () => {
+  it('gives each service only its own secrets, which the examples fill, and shares the uploads', () => {
     const text = read('deploy/compose/compose.yaml');
     expect(text).not.toMatch(/POSTGRES_PASSWORD:|postgresql:\/\/[^@\s]*:[^@\s]*@/);
-    const example = read('deploy/compose/chat.env.example');
-    for (const key of ['POSTGRES_PASSWORD', 'DATABASE_URL', 'SECRET_KEY']) {
-      expect(example).toMatch(new RegExp(`^${key}=`, 'm'));
+    const keys = (file: string) =>
+      [...read(file).matchAll(/^([A-Z0-9_]+)=/gm)].map((m) => m[1]).sort();
+    // The database's password never reaches the tiers, SECRET_KEY never the database.
+    expect(keys('deploy/compose/postgres.env.example')).toEqual(['POSTGRES_PASSWORD']);
+    const app = keys('deploy/compose/app.env.example');
+    expect(app).toEqual(expect.arrayContaining(['DATABASE_URL', 'SECRET_KEY']));
+    expect(app).not.toContain('POSTGRES_PASSWORD');
+    for (const file of ['app.env', 'postgres.env']) {
+      expect(read('.gitignore')).toMatch(
+        new RegExp(`^deploy/compose/${file.replace('.', '\\.')}$`, 'm'),
+      );
     }
-    expect(read('.gitignore')).toMatch(/^deploy\/compose\/chat\.env$/m);
     // The tiers mount the uploads volume where the image keeps UPLOADS_DIR.
     expect(read('deploy/compose/Dockerfile')).toMatch(/mkdir -p var\/uploads/);
-    for (const tier of ['migrate', 'api', 'events', 'worker', 'postgres']) {
-      expect(services[tier].env_file).toEqual(['chat.env']);
+    for (const tier of ['migrate', 'api', 'events', 'worker']) {
+      expect(services[tier].env_file).toEqual(['app.env']);
     }
+    expect(services.postgres.env_file).toEqual(['postgres.env']);
+    for (const name of ['redis', 'nginx']) expect(services[name].env_file).toBeUndefined();
     for (const tier of ['api', 'events', 'worker']) {
       expect(services[tier].volumes).toContain('uploads:/app/var/uploads');
     }
     expect(compose.volumes).toHaveProperty('uploads');
+  });
+
+  it('runs every service read-only, without capabilities it does not need, limited and rotated', () => {
+    const needs: Record<string, string[]> = {
+      postgres: ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'SETGID', 'SETUID'],
+      redis: ['CHOWN', 'SETGID', 'SETUID'],
+      nginx: ['CHOWN', 'SETGID', 'SETUID'],
+    };
+    for (const [name, service] of Object.entries(services) as [string, Hardened][]) {
+      expect({ name, read_only: service.read_only, cap_drop: service.cap_drop }).toEqual({
+        name,
+        read_only: true,
+        cap_drop: ['ALL'],
+      });
+      expect({ name, cap_add: service.cap_add }).toEqual({ name, cap_add: needs[name] });
+      expect(service.security_opt).toEqual(['no-new-privileges:true']);
+      expect(service.tmpfs).toContain('/tmp');
+      const limits = service.deploy?.resources?.limits;
+      expect({ name, cpus: Number(limits?.cpus) > 0, memory: limits?.memory }).toEqual({
+        name,
+        cpus: true,
+        memory: expect.stringMatching(/^\d+[mg]$/),
+      });
+      expect({ name, logging: service.logging }).toEqual({
+        name,
+        logging: { driver: 'json-file', options: { 'max-size': '10m', 'max-file': '5' } },
+      });
+    }
   });
 });
 
