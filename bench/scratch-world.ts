@@ -42,7 +42,7 @@ export async function withScratchWorld<T>(
     LOG_LEVEL: 'error',
     ...env,
   });
-  const ctx = createAppContext(config, { maxConnections: 10 });
+  const ctx = createAppContext(config, { maxConnections: 10, logStream: 'stderr' });
   try {
     return await run(ctx, config);
   } finally {

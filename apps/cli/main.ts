@@ -136,7 +136,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const json = rest.includes('--json');
   // Logs stay off stdout, which carries the command's answer.
-  const ctx = createAppContext(configOrExit(), { logLevel: 'warn', maxConnections: 2 });
+  const ctx = createAppContext(configOrExit(), {
+    logLevel: 'warn',
+    maxConnections: 2,
+    logStream: 'stderr',
+  });
   try {
     const result = await entry.run(ctx, rest);
     if (json) console.log(JSON.stringify(result));

@@ -166,7 +166,9 @@ async function main() {
   };
   try {
     const cluster = await startCluster({ dir, basePort: BASE_PORT, env });
-    const ctx = createAppContext(loadConfig({ ...env, LOG_LEVEL: 'warn' }));
+    const ctx = createAppContext(loadConfig({ ...env, LOG_LEVEL: 'warn' }), {
+      logStream: 'stderr',
+    });
     // A pool, not one connection: PostgreSQL's restart ends its connections, and a pool opens
     // new ones (an idle one's end is reported as an error event, which is expected here).
     const db = new Pool({ connectionString: env.DATABASE_URL, max: 2 });

@@ -18,8 +18,16 @@ function wrap(inner: winston.Logger): Logger {
   };
 }
 
-/** JSON lines on stderr in production; stdout stays free for CLI output. */
-export function createLogger(options: { level: string; format: 'json' | 'pretty' }): Logger {
+/**
+ * JSON lines (LOG_FORMAT=json) on stdout, where container runtimes, systemd's journal and log
+ * agents read a service's output; the CLI and the local tools log on stderr (`stream`), as their
+ * stdout carries their answers.
+ */
+export function createLogger(options: {
+  level: string;
+  format: 'json' | 'pretty';
+  stream?: 'stdout' | 'stderr';
+}): Logger {
   const format =
     options.format === 'json'
       ? winston.format.combine(winston.format.timestamp(), winston.format.json())
@@ -35,7 +43,9 @@ export function createLogger(options: { level: string; format: 'json' | 'pretty'
       level: options.level,
       format,
       transports: [
-        new winston.transports.Console({ stderrLevels: Object.keys(winston.config.npm.levels) }),
+        new winston.transports.Console({
+          stderrLevels: options.stream === 'stderr' ? Object.keys(winston.config.npm.levels) : [],
+        }),
       ],
     }),
   );

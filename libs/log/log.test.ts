@@ -14,18 +14,37 @@ function watchedFields() {
 
 describe('createLogger', () => {
   let lines: string[];
-  let write: jest.SpyInstance;
+  let errorLines: string[];
+  const streams = console as unknown as { _stdout: unknown; _stderr: unknown };
+  const saved = { stdout: streams._stdout, stderr: streams._stderr };
+  const sink = (into: () => string[]) => ({
+    write: (chunk: unknown) => {
+      into().push(String(chunk));
+      return true;
+    },
+  });
 
   beforeEach(() => {
     lines = [];
-    // winston's console transport writes to console._stderr (process.stderr, but not in jest).
-    const { _stderr: stderr } = console as unknown as { _stderr: NodeJS.WritableStream };
-    write = jest.spyOn(stderr, 'write').mockImplementation((chunk: unknown) => {
-      lines.push(String(chunk));
-      return true;
-    });
+    errorLines = [];
+    // winston's console transport writes to console._stdout and console._stderr, which jest's
+    // console points both at its stderr: each gets a sink of its own here.
+    streams._stdout = sink(() => lines);
+    streams._stderr = sink(() => errorLines);
   });
-  afterEach(() => write.mockRestore());
+  afterEach(() => {
+    streams._stdout = saved.stdout;
+    streams._stderr = saved.stderr;
+  });
+
+  it('writes on stdout, or on stderr when asked (the CLI, whose stdout is its answer)', () => {
+    createLogger({ level: 'info', format: 'json' }).error('http', 'to stdout');
+    createLogger({ level: 'info', format: 'json', stream: 'stderr' }).info('cli', 'to stderr');
+    expect(lines.map((l) => (JSON.parse(l) as { message: string }).message)).toEqual(['to stdout']);
+    expect(errorLines.map((l) => (JSON.parse(l) as { message: string }).message)).toEqual([
+      'to stderr',
+    ]);
+  });
 
   it('writes a JSON line at or above its level with the category and fields', () => {
     const log = createLogger({ level: 'info', format: 'json' });

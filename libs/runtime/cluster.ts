@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { Config } from '../core/config';
 import type { Logger } from '../core/log';
 import { createLogger } from '../log/create-logger';
+import { logNodeWarnings } from '../log/node-warnings';
 import { startClusterOpsServer } from './cluster-ops';
 
 /** A worker that exits this soon after its start is crash-looping: the next fork waits longer. */
@@ -35,6 +36,7 @@ export function runClustered(config: Config, serve: () => Promise<void>): void {
     return;
   }
   const log = createLogger({ level: config.logLevel, format: config.logFormat });
+  logNodeWarnings(log);
   void runPrimary(config, count, log);
 }
 

@@ -6,6 +6,7 @@ import { closeReadReplicas } from '../db/read-replicas';
 import { flushPublishedMarks } from '../events/outbox';
 import type { AppContext } from '../core/context';
 import { createLogger } from '../log/create-logger';
+import { logNodeWarnings } from '../log/node-warnings';
 import { connectRedis, redisConnected } from '../redis/connect';
 import { flushWindowCounters } from '../redis/window-counter';
 import { watchStores } from './store-watch';
@@ -21,12 +22,17 @@ export function createAppContext(
     maxConnections?: number;
     /** Log each PostgreSQL or Redis outage once (a serving tier; see `watchStores`). */
     watchStores?: boolean;
+    /** stdout (the tiers); stderr for the CLI and tools whose stdout is their answer. */
+    logStream?: 'stdout' | 'stderr';
   } = {},
 ): RunningContext {
   const log = createLogger({
     level: options.logLevel ?? config.logLevel,
     format: config.logFormat,
+    stream: options.logStream,
   });
+  // Node's own warnings (deprecations, MaxListeners...) become log lines like any other.
+  logNodeWarnings(log);
   const redis = connectRedis(config, { log });
   // Prisma is loaded and its client built on first use: an events process that serves polls
   // never needs it (see `sqlPool`), and it costs a process over 100 MB once used.
