@@ -65,11 +65,25 @@ export async function realmSnapshot(ctx: AppContext, realmId: number): Promise<R
     FROM messages m JOIN users snd ON snd.id = m.sender_id JOIN recipients r ON r.id = m.recipient_id
     WHERE m.realm_id = $1 ORDER BY m.id`);
   const prefix = `/user_uploads/${realmId}/`;
+  const names = await q(`SELECT 'user' AS kind, id, email AS name FROM users WHERE realm_id = $1
+    UNION ALL SELECT 'channel', id, name FROM streams WHERE realm_id = $1
+    UNION ALL SELECT 'group', id, name FROM user_groups WHERE realm_id = $1`);
+  const nameOf = new Map(
+    names.map((n) => [`${n.kind as string}:${n.id as number}`, n.name as string]),
+  );
+  const named = (kind: string) => (_: string, before: string, id: string) =>
+    `${before}${String(nameOf.get(`${kind}:${id}`) ?? `missing ${id}`)}`;
   for (const m of messages) {
     delete m.id;
     // The organization's id is the first segment of upload paths; the rest must match.
     m.content = String(m.content).split(prefix).join('/user_uploads/REALM/');
-    m.rendered_content = String(m.rendered_content).split(prefix).join('/user_uploads/REALM/');
+    // Mentions and channel links carry ids: compared by what they name.
+    m.rendered_content = String(m.rendered_content)
+      .split(prefix)
+      .join('/user_uploads/REALM/')
+      .replace(/(data-user-id=")(\d+)/g, named('user'))
+      .replace(/(data-user-group-id=")(\d+)/g, named('group'))
+      .replace(/(data-stream-id="|\/#narrow\/channel\/)(\d+)/g, named('channel'));
   }
   const attachments = await q(`SELECT a.path_id, a.file_name, a.size, a.content_type,
       a.create_time::text, u.email AS owner, a.is_realm_public,

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AppContext } from '../core/context';
@@ -9,11 +9,15 @@ import {
   unpackZip,
   type UnpackLimits,
 } from './archive';
+import { sqlPool } from '../db/sql';
+import { checkSubdomain } from '../domain/realms/create-realm';
+import { ConvertReport } from './convert/report';
+import { SlackConverter } from './convert/slack';
 import { ImportError } from './errors';
 import { importZulipExport, type ImportSummary } from './import-zulip';
 import { noProgress, type ProgressReporter } from './progress';
 
-export const IMPORT_FORMATS = ['zulip'] as const;
+export const IMPORT_FORMATS = ['zulip', 'slack'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 export interface ImportRealmInput {
@@ -22,6 +26,8 @@ export interface ImportRealmInput {
   subdomain: string;
   format?: ImportFormat;
   onMissing?: 'skip' | 'stop';
+  /** Slack: a token sent when fetching files the export does not hold. */
+  slackToken?: string;
   limits?: UnpackLimits;
   progress?: ProgressReporter;
 }
@@ -39,10 +45,59 @@ async function rootOf(dir: string): Promise<string> {
 export async function detectFormat(dir: string): Promise<ImportFormat> {
   const names = new Set(await readdir(dir));
   if (names.has('realm.json')) return 'zulip';
+  if (names.has('users.json') && names.has('channels.json')) return 'slack';
   throw new ImportError(
     path.basename(dir),
-    'not a format this server imports (a Zulip export has realm.json at its root)',
+    'not a format this server imports (at its root, a Zulip export has realm.json, a Slack ' +
+      'export users.json and channels.json)',
   );
+}
+
+export interface ConvertedSummary {
+  /** Files a Slack export names but neither holds nor could be fetched. */
+  filesNotFetched: string[];
+  filesFetched: number;
+  /** Reactions left out for an emoji the export does not define, by name. */
+  unknownEmoji: Record<string, number>;
+}
+
+/** Refused before any work: an import into an existing organization's subdomain. */
+async function checkFree(ctx: AppContext, subdomain: string) {
+  const taken = await sqlPool(ctx).query('SELECT 1 FROM realms WHERE string_id = $1', [
+    checkSubdomain(subdomain),
+  ]);
+  if (taken.rowCount) {
+    throw new ImportError('--subdomain', `an organization '${subdomain}' already exists`);
+  }
+}
+
+/**
+ * A Slack export converted into Zulip's export format under `out`, as Zulip's own converters do
+ * before its import; what the conversion could not carry is in `report`.
+ */
+async function convert(
+  ctx: AppContext,
+  job: {
+    format: 'slack';
+    dir: string;
+    out: string;
+    input: ImportRealmInput;
+    report: ConvertReport;
+    progress: ProgressReporter;
+  },
+): Promise<number> {
+  const { dir, out, input, report, progress } = job;
+  await mkdir(out, { recursive: true });
+  const result = await new SlackConverter({
+    dir,
+    out,
+    realmName: input.subdomain || 'Imported organization',
+    report,
+    config: ctx.config,
+    token: input.slackToken,
+    progress,
+  }).convert();
+  return result.filesFetched;
 }
 
 /**
@@ -52,8 +107,10 @@ export async function detectFormat(dir: string): Promise<ImportFormat> {
 export async function importRealm(
   ctx: AppContext,
   input: ImportRealmInput,
-): Promise<ImportSummary & { format: ImportFormat }> {
+): Promise<ImportSummary & ConvertedSummary & { format: ImportFormat }> {
   const progress = input.progress ?? noProgress;
+  const onMissing = input.onMissing ?? 'stop';
+  await checkFree(ctx, input.subdomain);
   const info = await stat(input.from).catch(() => null);
   if (!info) throw new ImportError(input.from, 'no such file or directory');
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'realm-import-'));
@@ -73,13 +130,31 @@ export async function importRealm(
       dir = await rootOf(dir);
     }
     const format = input.format ?? (await detectFormat(dir));
+    const report = new ConvertReport(onMissing);
+    let filesFetched = 0;
+    if (format !== 'zulip') {
+      const out = path.join(scratch, 'converted');
+      filesFetched = await convert(ctx, { format, dir, out, input, report, progress });
+      dir = out;
+    }
     const summary = await importZulipExport(ctx, {
       dir,
       subdomain: input.subdomain,
-      onMissing: input.onMissing ?? 'stop',
+      onMissing,
+      // Zulip's converters mark imported history read; its own exports keep their flags.
+      markRead: format !== 'zulip',
       progress,
     });
-    return { format, ...summary };
+    return {
+      format,
+      ...summary,
+      ignoredFields: { ...report.ignoredFields, ...summary.ignoredFields },
+      missing: [...report.missing, ...summary.missing].slice(0, 100),
+      missingCount: report.missingCount + summary.missingCount,
+      filesNotFetched: report.filesNotFetched,
+      filesFetched,
+      unknownEmoji: report.unknownEmoji,
+    };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

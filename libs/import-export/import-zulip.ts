@@ -85,7 +85,7 @@ class IdMaps {
   private readonly maps = new Map<string, Map<number, number>>();
   set(table: string, from: number, to: number) {
     let map = this.maps.get(table);
-    if (!map) this.maps.set(table, (map = new Map()));
+    if (!map) this.maps.set(table, (map = new Map<number, number>()));
     map.set(from, to);
   }
   get(table: string, from: number): number | undefined {
@@ -254,7 +254,47 @@ class ImportRun {
       throw new ImportError('--subdomain', `an organization '${this.subdomain}' already exists`);
     }
 
-    // Every id the tables point at is chosen before any row is written.
+    await this.allocateAllIds();
+    await this.loadOrganizationTables();
+
+    await client.query(
+      'CREATE TEMP TABLE import_message_ids (old_id int PRIMARY KEY, new_id int NOT NULL) ON COMMIT DROP',
+    );
+    const { messages, userMessages } = await this.loadMessages();
+    await client.query(
+      `UPDATE streams s SET first_message_id =
+         (SELECT min(m.id) FROM messages m WHERE m.recipient_id = s.recipient_id)
+        WHERE s.realm_id = $1`,
+      [this.realmId],
+    );
+    let reactions = 0;
+    for (const spec of MESSAGE_CHILDREN) {
+      const n = await this.loadViaMessageMap(spec, data[spec.zulip] ?? []);
+      if (spec.zulip === 'zerver_reaction') reactions = n;
+    }
+    await this.loadAttachmentMessages();
+
+    const files = await this.storeFiles(stored);
+    this.progress({ stage: 'commit', done: 0 });
+    return {
+      realmId: this.realmId,
+      subdomain: this.subdomain,
+      users: (data[USERS.zulip] ?? []).length,
+      channels: (data[STREAMS.zulip] ?? []).length,
+      messages,
+      userMessages,
+      reactions,
+      ...files,
+      ignoredFields: this.ignored,
+      missing: this.missing,
+      missingCount: this.missingCount,
+      newApiKeys: this.newKeys,
+    };
+  }
+
+  /** Every id the tables point at, chosen before any row is written. */
+  private async allocateAllIds(): Promise<void> {
+    const { client, data } = this;
     for (const spec of [
       REALM,
       USERS,
@@ -276,7 +316,11 @@ class ImportRun {
     }
     this.oldRealmId = data[REALM.zulip][0].id as number;
     this.realmId = this.maps.get(REALM.zulip, this.oldRealmId) as number;
+  }
 
+  /** The organization's tables but the messages and what points at them. */
+  private async loadOrganizationTables(): Promise<void> {
+    const { client, data } = this;
     const lateRealm: Record<string, number | null> = {};
     await this.load(REALM, data[REALM.zulip], {
       late: REALM_LATE_REFS,
@@ -319,40 +363,6 @@ class ImportRun {
       'INSERT INTO presence_sequences (realm_id) VALUES ($1) ON CONFLICT DO NOTHING',
       [this.realmId],
     );
-
-    await client.query(
-      'CREATE TEMP TABLE import_message_ids (old_id int PRIMARY KEY, new_id int NOT NULL) ON COMMIT DROP',
-    );
-    const { messages, userMessages } = await this.loadMessages();
-    await client.query(
-      `UPDATE streams s SET first_message_id =
-         (SELECT min(m.id) FROM messages m WHERE m.recipient_id = s.recipient_id)
-        WHERE s.realm_id = $1`,
-      [this.realmId],
-    );
-    let reactions = 0;
-    for (const spec of MESSAGE_CHILDREN) {
-      const n = await this.loadViaMessageMap(spec, data[spec.zulip] ?? []);
-      if (spec.zulip === 'zerver_reaction') reactions = n;
-    }
-    await this.loadAttachmentMessages();
-
-    const files = await this.storeFiles(stored);
-    this.progress({ stage: 'commit', done: 0 });
-    return {
-      realmId: this.realmId,
-      subdomain: this.subdomain,
-      users: (data[USERS.zulip] ?? []).length,
-      channels: (data[STREAMS.zulip] ?? []).length,
-      messages,
-      userMessages,
-      reactions,
-      ...files,
-      ignoredFields: this.ignored,
-      missing: this.missing,
-      missingCount: this.missingCount,
-      newApiKeys: this.newKeys,
-    };
   }
 
   private apiKey(record: Row): string {
@@ -425,7 +435,9 @@ class ImportRun {
     if (spec.zulip === 'zerver_customprofilefieldvalue') {
       // A "user" field's value lists user ids, which the import renumbers.
       const userFields = new Set(
-        (this.data.zerver_customprofilefield ?? []).filter((f) => f.type === 6).map((f) => f.id),
+        (this.data.zerver_customprofilefield ?? [])
+          .filter((f) => (f.field_type ?? f.type) === 6)
+          .map((f) => f.id),
       );
       return {
         transform: (r) => {
@@ -450,11 +462,34 @@ class ImportRun {
     return [String(this.realmId), ...rest].join('/');
   }
 
-  /** Message text links uploads by path, whose first segment is the organization's id. */
+  /**
+   * Message text links uploads and custom emoji images by path, whose first segment is the
+   * organization's id.
+   */
   private rewriteLinks(text: unknown): unknown {
     if (typeof text !== 'string' || this.oldRealmId === this.realmId) return text;
-    const from = `/user_uploads/${this.oldRealmId}/`;
-    return text.includes(from) ? text.split(from).join(`/user_uploads/${this.realmId}/`) : text;
+    let out = text;
+    for (const root of ['/user_uploads/', '/user_avatars/']) {
+      const from = `${root}${this.oldRealmId}/`;
+      if (out.includes(from)) out = out.split(from).join(`${root}${this.realmId}/`);
+    }
+    return out;
+  }
+
+  /**
+   * Rendered HTML names users, groups and channels by id (mentions, channel links), which the
+   * import renumbers; an id the input lacks stays as written.
+   */
+  private remapRendered(html: unknown): unknown {
+    if (typeof html !== 'string' || !html.includes('data-')) return html;
+    const swap = (table: string) => (whole: string, prefix: string, id: string) => {
+      const mapped = this.maps.get(table, Number(id));
+      return mapped === undefined ? whole : `${prefix}${mapped}`;
+    };
+    return html
+      .replace(/(data-user-id=")(\d+)/g, swap(USERS.zulip))
+      .replace(/(data-user-group-id=")(\d+)/g, swap(USER_GROUPS.zulip))
+      .replace(/(data-stream-id="|\/#narrow\/channel\/)(\d+)/g, swap(STREAMS.zulip));
   }
 
   /** Loads a table's records with COPY, remapping ids and references; returns rows written. */
@@ -549,7 +584,7 @@ class ImportRun {
         continue;
       }
       if (p.kind === 'computed') {
-        values.push((hooks.computed?.[name]?.(r, index) ?? null) as CopyValue);
+        values.push(hooks.computed?.[name]?.(r, index) ?? null);
         continue;
       }
       const raw = p.keys.map((k) => r[k]).find((v) => v !== undefined);
@@ -573,7 +608,7 @@ class ImportRun {
           return this.lacking(
             file,
             label,
-            `${fieldName(spec, name)} names a missing ${target} ${String(raw)}`,
+            `${fieldName(spec, name)} names a missing ${target} ${JSON.stringify(raw)}`,
           );
         }
         values.push(mapped);
@@ -623,7 +658,10 @@ class ImportRun {
       .filter((f) => /^messages-\d+\.json$/.test(f))
       .sort();
     const clients = new Map(
-      (this.data.zerver_client ?? []).map((c) => [c.id as number, String(c.name ?? '')]),
+      (this.data.zerver_client ?? []).map((c) => [
+        c.id as number,
+        typeof c.name === 'string' ? c.name : '',
+      ]),
     );
     const recipientTypes = new Map(
       (this.data[RECIPIENTS.zulip] ?? []).map((r) => [r.id as number, r.type as number]),
@@ -643,7 +681,7 @@ class ImportRun {
       records.forEach((r, i) => local.set(r.id as number, ids[i]));
       for (const r of records) {
         r.content = this.rewriteLinks(r.content);
-        r.rendered_content = this.rewriteLinks(r.rendered_content);
+        r.rendered_content = this.remapRendered(this.rewriteLinks(r.rendered_content));
         if (r.is_channel_message === undefined) {
           r.is_channel_message = recipientTypes.get(r.recipient as number) === 2;
         }
@@ -704,7 +742,15 @@ class ImportRun {
     const plan = await this.plan(spec, records[0]);
     this.countIgnored(spec, records, plan);
     // The message reference is kept as written, to be joined against the map.
-    const hooks: LoadHooks = { keep: new Set([MESSAGES.zulip, spec.zulip]) };
+    const hooks: LoadHooks = {
+      keep: new Set([MESSAGES.zulip, spec.zulip]),
+      // A reaction with a custom emoji names the emoji by id, which the import renumbers.
+      transform: (r) => {
+        if (r.reaction_type !== 'realm_emoji') return;
+        const id = this.maps.get('zerver_realmemoji', Number(r.emoji_code));
+        if (id !== undefined) r.emoji_code = String(id);
+      },
+    };
     const rows: CopyValue[][] = [];
     records.forEach((r, i) => {
       const row = this.row(spec, plan, r, `${spec.zulip}[${i}]`, 'realm.json', hooks, i);

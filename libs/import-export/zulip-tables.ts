@@ -226,6 +226,9 @@ export const SIMPLE_TABLES: TableSpec[] = [
     zulip: 'zerver_customprofilefield',
     table: 'custom_profile_fields',
     refs: { realm_id: R },
+    // Zulip's field is `field_type`; exports written here before this travelled as `type`.
+    rename: { type: 'field_type' },
+    aliases: { type: ['type'] },
     where: 't.realm_id = $1',
     hasId: true,
   },

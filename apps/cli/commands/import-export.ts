@@ -61,15 +61,19 @@ async function plainErrors<T>(work: () => Promise<T>): Promise<T> {
 export class InputError extends UsageError {}
 
 /**
- * `import --from PATH --subdomain S [--format zulip] [--skip-missing]`:
- * a new organization from another server's export.
+ * `import --from PATH --subdomain S [--format zulip|slack]
+ * [--slack-token X] [--on-missing stop|skip]`: a new organization from another server's export.
  */
 export async function importCommand(ctx: AppContext, argv: string[]) {
   const flags = parseFlags(
     argv,
-    ['from', 'subdomain', 'format', 'max-unpacked-gib'],
+    ['from', 'subdomain', 'format', 'max-unpacked-gib', 'slack-token', 'on-missing'],
     ['skip-missing'],
   );
+  const onMissing = optionalFlag(flags, 'on-missing') ?? (flags['skip-missing'] ? 'skip' : 'stop');
+  if (onMissing !== 'skip' && onMissing !== 'stop') {
+    throw new UsageError('--on-missing must be stop or skip');
+  }
   const from = path.resolve(requireFlag(flags, 'from'));
   const subdomain = optionalFlag(flags, 'subdomain');
   if (subdomain === undefined) throw new UsageError('--subdomain is required');
@@ -88,7 +92,8 @@ export async function importCommand(ctx: AppContext, argv: string[]) {
         from,
         subdomain: subdomain === 'root' ? '' : subdomain,
         format: format as ImportFormat | undefined,
-        onMissing: flags['skip-missing'] ? 'skip' : 'stop',
+        onMissing,
+        slackToken: optionalFlag(flags, 'slack-token') ?? process.env.SLACK_TOKEN,
         limits:
           maxGib === undefined
             ? undefined
