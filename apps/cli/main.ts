@@ -80,7 +80,9 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   backup: { run: backupCommand, help: '(--to DIR | --into ROOT [--keep N])' },
   import: {
     run: importCommand,
-    help: '--from PATH --subdomain S [--format zulip] [--skip-missing] [--max-unpacked-gib N]',
+    help:
+      '--from PATH --subdomain S [--format zulip|slack|mattermost] [--team T] [--slack-token X] ' +
+      '[--on-missing stop|skip] [--max-unpacked-gib N]',
   },
   export: { run: exportCommand, help: '--realm S --to FILE (.tar.gz in Zulip export format)' },
   restore: { run: restoreCommand, help: '--from DIR (into an empty database)' },

@@ -11,13 +11,14 @@ import {
 } from './archive';
 import { sqlPool } from '../db/sql';
 import { checkSubdomain } from '../domain/realms/create-realm';
+import { MattermostConverter, mattermostFile } from './convert/mattermost';
 import { ConvertReport } from './convert/report';
 import { SlackConverter } from './convert/slack';
 import { ImportError } from './errors';
 import { importZulipExport, type ImportSummary } from './import-zulip';
 import { noProgress, type ProgressReporter } from './progress';
 
-export const IMPORT_FORMATS = ['zulip', 'slack'] as const;
+export const IMPORT_FORMATS = ['zulip', 'slack', 'mattermost'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 export interface ImportRealmInput {
@@ -26,6 +27,8 @@ export interface ImportRealmInput {
   subdomain: string;
   format?: ImportFormat;
   onMissing?: 'skip' | 'stop';
+  /** Mattermost: the team to import, when the export holds several. */
+  team?: string;
   /** Slack: a token sent when fetching files the export does not hold. */
   slackToken?: string;
   limits?: UnpackLimits;
@@ -46,15 +49,16 @@ export async function detectFormat(dir: string): Promise<ImportFormat> {
   const names = new Set(await readdir(dir));
   if (names.has('realm.json')) return 'zulip';
   if (names.has('users.json') && names.has('channels.json')) return 'slack';
+  if (await mattermostFile(dir)) return 'mattermost';
   throw new ImportError(
     path.basename(dir),
     'not a format this server imports (at its root, a Zulip export has realm.json, a Slack ' +
-      'export users.json and channels.json)',
+      'export users.json and channels.json, a Mattermost bulk export a .jsonl file)',
   );
 }
 
 export interface ConvertedSummary {
-  /** Files a Slack export names but neither holds nor could be fetched. */
+  /** Files a Slack or Mattermost export names but neither holds nor could be fetched. */
   filesNotFetched: string[];
   filesFetched: number;
   /** Reactions left out for an emoji the export does not define, by name. */
@@ -72,13 +76,13 @@ async function checkFree(ctx: AppContext, subdomain: string) {
 }
 
 /**
- * A Slack export converted into Zulip's export format under `out`, as Zulip's own converters do
- * before its import; what the conversion could not carry is in `report`.
+ * A Slack or Mattermost export converted into Zulip's export format under `out`, as Zulip's
+ * own converters do before its import; what the conversion could not carry is in `report`.
  */
 async function convert(
   ctx: AppContext,
   job: {
-    format: 'slack';
+    format: 'slack' | 'mattermost';
     dir: string;
     out: string;
     input: ImportRealmInput;
@@ -88,16 +92,28 @@ async function convert(
 ): Promise<number> {
   const { dir, out, input, report, progress } = job;
   await mkdir(out, { recursive: true });
-  const result = await new SlackConverter({
+  const realmName = input.subdomain || 'Imported organization';
+  if (job.format === 'slack') {
+    const result = await new SlackConverter({
+      dir,
+      out,
+      realmName,
+      report,
+      config: ctx.config,
+      token: input.slackToken,
+      progress,
+    }).convert();
+    return result.filesFetched;
+  }
+  await new MattermostConverter({
     dir,
     out,
-    realmName: input.subdomain || 'Imported organization',
+    team: input.team,
+    realmName,
     report,
-    config: ctx.config,
-    token: input.slackToken,
     progress,
   }).convert();
-  return result.filesFetched;
+  return 0;
 }
 
 /**

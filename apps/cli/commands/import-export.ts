@@ -61,13 +61,13 @@ async function plainErrors<T>(work: () => Promise<T>): Promise<T> {
 export class InputError extends UsageError {}
 
 /**
- * `import --from PATH --subdomain S [--format zulip|slack]
+ * `import --from PATH --subdomain S [--format zulip|slack|mattermost] [--team T]
  * [--slack-token X] [--on-missing stop|skip]`: a new organization from another server's export.
  */
 export async function importCommand(ctx: AppContext, argv: string[]) {
   const flags = parseFlags(
     argv,
-    ['from', 'subdomain', 'format', 'max-unpacked-gib', 'slack-token', 'on-missing'],
+    ['from', 'subdomain', 'format', 'max-unpacked-gib', 'team', 'slack-token', 'on-missing'],
     ['skip-missing'],
   );
   const onMissing = optionalFlag(flags, 'on-missing') ?? (flags['skip-missing'] ? 'skip' : 'stop');
@@ -93,6 +93,7 @@ export async function importCommand(ctx: AppContext, argv: string[]) {
         subdomain: subdomain === 'root' ? '' : subdomain,
         format: format as ImportFormat | undefined,
         onMissing,
+        team: optionalFlag(flags, 'team'),
         slackToken: optionalFlag(flags, 'slack-token') ?? process.env.SLACK_TOKEN,
         limits:
           maxGib === undefined
