@@ -2,6 +2,9 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestContext, type TestContext } from '../../test/harness';
+import { rows } from '../../test/imported-realm';
+import { avatarKeys } from '../domain/users/set-avatar';
+import { uploadStore } from '../storage/upload-store';
 import { importRealm } from './import-realm';
 
 jest.setTimeout(120_000);
@@ -27,7 +30,9 @@ async function withMessages(
   const dir = path.join(work, name);
   await cp(FIXTURE, dir, { recursive: true });
   const file = path.join(dir, 'messages-000001.json');
-  const data = JSON.parse(await readFile(file, 'utf8'));
+  const data = JSON.parse(await readFile(file, 'utf8')) as {
+    zerver_message: Record<string, unknown>[];
+  };
   edit(data);
   await writeFile(file, JSON.stringify(data));
   return dir;
@@ -67,5 +72,28 @@ describe('bad input', () => {
     await expect(importRealm(t, { from: dir, subdomain: 'types' })).rejects.toThrow(
       'messages-000001.json, zerver_message[2]: date_sent is not timestamp: "yesterday"',
     );
+  });
+});
+
+describe('the Zulip fixture', () => {
+  it('brings its custom emoji, an avatar and a reaction with the emoji, renumbered', async () => {
+    const summary = await importRealm(t, { from: FIXTURE, subdomain: 'fixture' });
+    expect(summary).toMatchObject({ emoji: 1, avatars: 2, reactions: 1, missingCount: 0 });
+    const [reaction] = await rows(
+      t,
+      summary.realmId,
+      `SELECT e.name, r.reaction_type FROM reactions r JOIN messages m ON m.id = r.message_id
+         JOIN realm_emoji e ON e.id::text = r.emoji_code AND e.realm_id = m.realm_id
+        WHERE m.realm_id = $1`,
+    );
+    expect(reaction).toEqual({ name: 'party', reaction_type: 'realm_emoji' });
+    const [user] = await rows(
+      t,
+      summary.realmId,
+      `SELECT id, avatar_source FROM users WHERE realm_id = $1 AND email = 'user1@bench.example'`,
+    );
+    expect(user.avatar_source).toBe('U');
+    const keys = avatarKeys({ id: user.id as number, realmId: summary.realmId });
+    expect(await uploadStore(t.config).exists(keys.medium)).toBe(true);
   });
 });
