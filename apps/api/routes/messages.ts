@@ -16,7 +16,8 @@ import {
 import { updateMessageFlags } from '../../../libs/domain/messages/update-flags';
 import { updateFlagsForNarrow } from '../../../libs/domain/messages/update-flags-narrow';
 import { deleteMessage } from '../../../libs/domain/messages/delete-message';
-import { editMessage, PROPAGATE_MODES } from '../../../libs/domain/messages/edit-message';
+import { editMessage } from '../../../libs/domain/messages/edit-message';
+import { PROPAGATE_MODES } from '../../../libs/domain/messages/edit-request';
 import { messageHistory } from '../../../libs/domain/messages/message-history';
 import { renderMessage } from '../../../libs/domain/messages/render-message';
 import { CHANNEL_TYPES, DIRECT_TYPES } from '../../../libs/domain/messages/types';

@@ -8,6 +8,8 @@ import {
   channelAccessFor,
   isOpenPublicChannel,
 } from '../permissions/channels';
+import { checkAccess, Permission, requireAccess } from '../permissions/access';
+import { isWebPublicChannel } from '../permissions/channel-kinds';
 import { formatChannels, type ChannelDict } from './format-channel';
 import { equalsIgnoringCase } from '../../db/text-match';
 
@@ -51,7 +53,7 @@ export async function listChannels(
     if ((o.includeAll || o.includeAllActive) && a.metadata) return true;
     if (o.includeSubscribed && a.subscribed) return true;
     if (o.includePublic && isOpenPublicChannel(user, s)) return true;
-    if (o.includeWebPublic && s.isWebPublic) return true;
+    if (o.includeWebPublic && isWebPublicChannel(s)) return true;
     if (o.includeCanAccessContent && a.content) return true;
     if (ownerRecipients.has(s.recipientId ?? -1) && a.metadata) return true;
     return false;
@@ -75,8 +77,11 @@ export async function accessibleChannel(
 ): Promise<Stream> {
   const stream = await db.stream.findFirst({ where: { id: streamId, realmId: realm.id } });
   if (!stream) throw badRequest('Invalid channel ID');
-  const access = await channelAccessFor(db, user, stream, realm);
-  if (!access.metadata) throw badRequest('Invalid channel ID');
+  await requireAccess(db, {
+    auth: { user },
+    permission: Permission.ChannelMetadata,
+    ids: [stream.id],
+  });
   return stream;
 }
 
@@ -90,9 +95,14 @@ export async function channelIdByName(
   const stream = await db.stream.findFirst({
     where: { realmId: realm.id, name: equalsIgnoringCase(name.trim()) },
   });
-  if (!stream) throw badRequest(`Invalid channel name '${name}'`);
-  const access = await channelAccessFor(db, user, stream, realm);
-  if (!access.metadata) throw badRequest(`Invalid channel name '${name}'`);
+  const visible = stream
+    ? await checkAccess(db, {
+        auth: { user },
+        permission: Permission.ChannelMetadata,
+        ids: [stream.id],
+      })
+    : new Set<number>();
+  if (!stream || !visible.has(stream.id)) throw badRequest(`Invalid channel name '${name}'`);
   return stream.id;
 }
 

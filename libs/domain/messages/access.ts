@@ -1,16 +1,13 @@
 import type { Message, User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { lockRow, type LockStrength } from '../../db/locks';
-import { badRequest } from '../../core/errors';
-import { canReadChannelHistory } from '../permissions/messages';
+import { invalidMessage, Permission, requireAccess } from '../permissions/access';
 import { Flag } from './flags';
 
 type Reader = Db | Tx;
 
 /** Flags shown for a channel message the user reads from history without a UserMessage row. */
 export const HISTORICAL_FLAGS = Flag.read | Flag.historical;
-
-export const invalidMessage = () => badRequest('Invalid message(s)');
 
 export interface AccessibleMessage {
   message: Message;
@@ -19,29 +16,24 @@ export interface AccessibleMessage {
 }
 
 /**
- * Zulip's access_message: the user received the message (a UserMessage row), or it is in a
- * channel whose history the user may read. Anything else is "Invalid message(s)", never a hint
- * that the message exists.
+ * Zulip's access_message: `Permission.MessageRead` (the user received the message, or may read
+ * its channel's history), then the message with the user's flags. Anything else is "Invalid
+ * message(s)", never a hint that the message exists.
  */
 export async function accessMessage(
   db: Reader,
   user: Pick<User, 'id' | 'role' | 'realmId'>,
   messageId: number,
 ): Promise<AccessibleMessage> {
-  const message = await db.message.findUnique({ where: { id: messageId } });
-  if (!message || message.realmId !== user.realmId) throw invalidMessage();
-  const um = await db.userMessage.findUnique({
-    where: { userId_messageId: { userId: user.id, messageId } },
-    select: { flags: true },
+  await requireAccess(db, { auth: { user }, permission: Permission.MessageRead, ids: [messageId] });
+  const message = await db.message.findUnique({
+    where: { id: messageId },
+    include: { userMessages: { where: { userId: user.id }, select: { flags: true } } },
   });
-  if (um) return { message, flags: Number(um.flags) };
-  if (message.isChannelMessage) {
-    const stream = await db.stream.findFirst({ where: { recipientId: message.recipientId } });
-    if (stream && (await canReadChannelHistory(db, user, stream))) {
-      return { message, flags: null };
-    }
-  }
-  throw invalidMessage();
+  if (!message) throw invalidMessage();
+  const { userMessages, ...row } = message;
+  const [copy] = userMessages;
+  return { message: row, flags: copy ? Number(copy.flags) : null };
 }
 
 /**

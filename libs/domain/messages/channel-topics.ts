@@ -1,7 +1,7 @@
 import { Prisma, type Realm, type User } from '../../../generated/prisma/client';
 import type { Db } from '../../db/client';
 import { badRequest } from '../../core/errors';
-import { canAccessChannel, canReadChannelHistory } from '../permissions/messages';
+import { checkAccess, Permission, requireAccess } from '../permissions/access';
 import { displayTopic } from './topic-name';
 
 /**
@@ -16,10 +16,12 @@ export async function channelTopics(
   const stream = await db.stream.findFirst({
     where: { id: input.streamId, realmId: input.realm.id },
   });
-  if (!stream || !(await canAccessChannel(db, input.user, stream))) {
-    throw badRequest('Invalid channel ID');
-  }
-  const fullHistory = await canReadChannelHistory(db, input.user, stream);
+  if (!stream) throw badRequest('Invalid channel ID');
+  const auth = { user: input.user };
+  await requireAccess(db, { auth, permission: Permission.ChannelTopics, ids: [stream.id] });
+  const fullHistory = (
+    await checkAccess(db, { auth, permission: Permission.ChannelHistory, ids: [stream.id] })
+  ).has(stream.id);
   const rows = await db.$queryRaw<{ name: string; max_id: number }[]>(Prisma.sql`
     SELECT DISTINCT ON (lower(m.subject)) m.subject AS name, max(m.id) OVER (PARTITION BY lower(m.subject)) AS max_id
     FROM messages m

@@ -2,10 +2,9 @@ import { Prisma, type Message, type Realm, type User } from '../../../generated/
 import type { Tx } from '../../db/client';
 import { lockRow } from '../../db/locks';
 import { inTransaction, type EventSink } from '../../events/outbox';
-import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { deleteRefusal } from '../permissions/messages';
-import { messageAudience } from './message-audience';
+import { Permission, requireAccess } from '../permissions/access';
+import { messageAudience } from '../permissions/message-audience';
 import { accessLockedMessage } from './access';
 import { Flag } from './flags';
 import { writePushRemovals } from '../notifications/enqueue-notifications';
@@ -89,13 +88,11 @@ export async function deleteMessage(
     // Locked, then checked: of two deletes at once, the second finds no message, as Zulip's
     // access_message(..., lock_message=True) has it.
     const { message } = await accessLockedMessage(tx, input.user, input.messageId, 'FOR UPDATE');
-    const refusal = await deleteRefusal(tx, {
-      realm: input.realm,
-      user: input.user,
-      message,
-      now: new Date(),
+    await requireAccess(tx, {
+      auth: { user: input.user, realm: input.realm },
+      permission: Permission.MessageDelete,
+      ids: [message.id],
     });
-    if (refusal) throw badRequest(refusal);
     await deleteMessagesInTransaction(tx, events, input.realm.id, [message]);
   });
 }

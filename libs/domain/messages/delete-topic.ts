@@ -3,7 +3,8 @@ import type { Tx } from '../../db/client';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { canAccessChannel, canReadChannelHistory } from '../permissions/messages';
+import { checkAccess, Permission, requireAccess } from '../permissions/access';
+import { isHistoryPublicToSubscribers } from '../permissions/channel-kinds';
 import { requireRealmAdmin } from '../permissions/users';
 import { VisibilityPolicy } from '../user-topics/set-visibility';
 import { deleteMessagesInTransaction } from './delete-message';
@@ -37,13 +38,15 @@ export async function deleteTopic(
   const stream = await ctx.db.stream.findFirst({
     where: { id: input.streamId, realmId: realm.id },
   });
-  if (!stream || stream.recipientId === null || !(await canAccessChannel(ctx.db, actor, stream))) {
-    throw badRequest('Invalid channel ID');
-  }
+  if (!stream || stream.recipientId === null) throw badRequest('Invalid channel ID');
+  const auth = { user: actor };
+  await requireAccess(ctx.db, { auth, permission: Permission.ChannelTopics, ids: [stream.id] });
   const recipientId = stream.recipientId;
   // Older clients name the empty topic by its display name.
   const topic = input.topicName === emptyTopicDisplayName(realm) ? '' : input.topicName;
-  const fullHistory = await canReadChannelHistory(ctx.db, actor, stream);
+  const fullHistory = (
+    await checkAccess(ctx.db, { auth, permission: Permission.ChannelHistory, ids: [stream.id] })
+  ).has(stream.id);
   const { batchSize, timeBudgetMs } = input.limits ?? DEFAULT_LIMITS;
   const deadline = Date.now() + timeBudgetMs;
 
@@ -89,7 +92,7 @@ async function resetTopicVisibility(
     SELECT ut.id, ut.user_id FROM user_topics ut
     WHERE ut.stream_id = ${stream.id} AND lower(ut.topic_name) = lower(${topic})
       ${
-        stream.historyPublicToSubscribers
+        isHistoryPublicToSubscribers(stream)
           ? Prisma.empty
           : Prisma.sql`AND NOT EXISTS (
               SELECT 1 FROM user_messages um JOIN messages m ON m.id = um.message_id

@@ -3,7 +3,7 @@ import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { canAccessChannel } from '../permissions/messages';
+import { Permission, requireAccess } from '../permissions/access';
 import { Flag } from './flags';
 import { emptyTopicDisplayName, NO_TOPIC } from './topic-name';
 import { applyFlagChange } from './update-flags';
@@ -34,9 +34,12 @@ export async function markAllAsRead(
 
 async function channelFor(ctx: AppContext, user: User, streamId: number) {
   const stream = await ctx.db.stream.findFirst({ where: { id: streamId, realmId: user.realmId } });
-  if (!stream || !(await canAccessChannel(ctx.db, user, stream))) {
-    throw badRequest('Invalid channel ID');
-  }
+  if (!stream) throw badRequest('Invalid channel ID');
+  await requireAccess(ctx.db, {
+    auth: { user },
+    permission: Permission.ChannelTopics,
+    ids: [stream.id],
+  });
   return stream;
 }
 

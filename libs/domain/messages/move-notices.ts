@@ -5,7 +5,7 @@ import { hashEncode, streamNarrowUrl } from '../../markdown/mentions';
 import { findNotificationBot } from '../bots/notification-bot';
 import { sendChannelNotice, silentMention } from '../channels/channel-notices';
 import type { AppContext } from '../../core/context';
-import { canReadChannelHistory } from '../permissions/messages';
+import { checkAccess, Permission } from '../permissions/access';
 import { realmUrl } from '../realms/realm-url';
 import { deleteMessagesInTransaction } from './delete-message';
 import { RESOLVED_TOPIC_PREFIX } from './topic-name';
@@ -207,7 +207,12 @@ async function hasVisibleMessages(
     subject: equalsIgnoringCase(topic),
     id: { notIn: excluded },
   };
-  if (!(await canReadChannelHistory(tx, user, stream))) {
+  const readable = await checkAccess(tx, {
+    auth: { user },
+    permission: Permission.ChannelHistory,
+    ids: [stream.id],
+  });
+  if (!readable.has(stream.id)) {
     where.userMessages = { some: { userId: user.id } };
   }
   return (await tx.message.findFirst({ where, select: { id: true } })) !== null;

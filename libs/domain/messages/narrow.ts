@@ -4,7 +4,8 @@ import Joi from 'joi';
 import { ApiError, badNarrow, badNarrowCombination } from '../../core/errors';
 import { P, type Infer } from '../../core/schema';
 import { seesAllPublicChannels } from '../permissions/channels';
-import { canReadChannelHistory } from '../permissions/messages';
+import { checkAccess, Permission } from '../permissions/access';
+import { publicChannelRecipientsSql } from '../permissions/channel-kinds';
 import { RecipientType } from '../recipients';
 import { accessMessage } from './access';
 import { huddleHash } from './addressees';
@@ -204,6 +205,20 @@ async function findUserIds(
   return ids;
 }
 
+/** May the user read the channel's history without having received it? */
+async function readsHistory(
+  db: Reader,
+  user: Pick<User, 'id' | 'role' | 'realmId'>,
+  channelId: number,
+): Promise<boolean> {
+  const readable = await checkAccess(db, {
+    auth: { user },
+    permission: Permission.ChannelHistory,
+    ids: [channelId],
+  });
+  return readable.has(channelId);
+}
+
 /** Turns a narrow into SQL conditions (Zulip's NarrowBuilder), resolving names once. */
 export async function compileNarrow(
   db: Reader,
@@ -224,7 +239,7 @@ export async function compileNarrow(
         const channel = await findChannel(db, realm, operand);
         if (!channel) throw badNarrow('unknown channel');
         cond = Prisma.sql`m.recipient_id = ${channel.recipientId}`;
-        if (!negated && (await canReadChannelHistory(db, user, channel))) includeHistory = true;
+        if (!negated && (await readsHistory(db, user, channel.id))) includeHistory = true;
         break;
       }
       case 'channels':
@@ -232,8 +247,7 @@ export async function compileNarrow(
         if (text !== 'public' && text !== 'web-public')
           throw badNarrow(`unknown channels operand ${text}`);
         const webOnly = text === 'web-public';
-        cond = Prisma.sql`m.recipient_id IN (SELECT recipient_id FROM streams s WHERE s.realm_id = ${realm.id}
-          AND NOT s.invite_only AND (${!webOnly} OR s.is_web_public))`;
+        cond = Prisma.sql`m.recipient_id IN (${publicChannelRecipientsSql(realm.id, webOnly)})`;
         if (!negated && seesAllPublicChannels(user)) includeHistory = true;
         break;
       }
@@ -250,32 +264,11 @@ export async function compileNarrow(
         break;
       }
       case 'dm':
-      case 'pm-with': {
-        const ids = [...new Set([user.id, ...(await findUserIds(db, realm, user, operand))])];
-        let recipientId: number | null | undefined;
-        if (ids.length === 1) recipientId = user.recipientId;
-        else {
-          const group = await db.directMessageGroup.findUnique({
-            where: { huddleHash: huddleHash(ids) },
-          });
-          recipientId = group?.recipientId;
-        }
-        cond = recipientId
-          ? Prisma.sql`(NOT m.is_channel_message AND m.recipient_id = ${recipientId})`
-          : Prisma.sql`FALSE`;
-        break;
-      }
+      case 'pm-with':
       case 'dm-including':
-      case 'group-pm-with': {
-        const [id] = await findUserIds(db, realm, user, operand);
-        const groupsOnly = operator === 'group-pm-with';
-        cond = Prisma.sql`(NOT m.is_channel_message AND (
-          m.recipient_id IN (SELECT s.recipient_id FROM subscriptions s JOIN recipients r ON r.id = s.recipient_id
-            WHERE r.type = ${RecipientType.DIRECT_MESSAGE_GROUP} AND s.user_id = ${id}
-            AND (${!groupsOnly} OR (SELECT count(*) FROM subscriptions s2 WHERE s2.recipient_id = s.recipient_id) > 2))
-          OR (${id === user.id && !groupsOnly} AND m.recipient_id = ${user.recipientId ?? -1})))`;
+      case 'group-pm-with':
+        cond = await conversationCondition(db, { realm, user, operator, operand });
         break;
-      }
       case 'is':
         cond = isCondition(text, user.id);
         break;
@@ -301,6 +294,44 @@ export async function compileNarrow(
     conditions.push(negated ? Prisma.sql`NOT (${cond})` : cond);
   }
   return { conditions, includeHistory, search };
+}
+
+/** The direct-message operators: one conversation, or the conversations including a user. */
+async function conversationCondition(
+  db: Reader,
+  {
+    realm,
+    user,
+    operator,
+    operand,
+  }: {
+    realm: Pick<Realm, 'id'>;
+    user: Pick<User, 'id' | 'role' | 'realmId' | 'recipientId'>;
+    operator: string;
+    operand: NarrowOperand;
+  },
+): Promise<Prisma.Sql> {
+  if (operator === 'dm' || operator === 'pm-with') {
+    const ids = [...new Set([user.id, ...(await findUserIds(db, realm, user, operand))])];
+    let recipientId: number | null | undefined;
+    if (ids.length === 1) recipientId = user.recipientId;
+    else {
+      const group = await db.directMessageGroup.findUnique({
+        where: { huddleHash: huddleHash(ids) },
+      });
+      recipientId = group?.recipientId;
+    }
+    return recipientId
+      ? Prisma.sql`(NOT m.is_channel_message AND m.recipient_id = ${recipientId})`
+      : Prisma.sql`FALSE`;
+  }
+  const [id] = await findUserIds(db, realm, user, operand);
+  const groupsOnly = operator === 'group-pm-with';
+  return Prisma.sql`(NOT m.is_channel_message AND (
+    m.recipient_id IN (SELECT s.recipient_id FROM subscriptions s JOIN recipients r ON r.id = s.recipient_id
+      WHERE r.type = ${RecipientType.DIRECT_MESSAGE_GROUP} AND s.user_id = ${id}
+      AND (${!groupsOnly} OR (SELECT count(*) FROM subscriptions s2 WHERE s2.recipient_id = s.recipient_id) > 2))
+    OR (${id === user.id && !groupsOnly} AND m.recipient_id = ${user.recipientId ?? -1})))`;
 }
 
 function isCondition(operand: string, userId: number): Prisma.Sql {

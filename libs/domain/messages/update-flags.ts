@@ -4,7 +4,7 @@ import { inTransaction, type EventSink } from '../../events/outbox';
 import { writePushRemovals } from '../notifications/enqueue-notifications';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { accessMessage } from './access';
+import { Permission, requireAccess } from '../permissions/access';
 import { EDITABLE_FLAGS, Flag, NON_EDITABLE_FLAGS, type EditableFlag } from './flags';
 import { displayTopic } from './topic-name';
 import type { EventFields } from '../../protocol/formatter';
@@ -70,7 +70,7 @@ export async function applyFlagChange(
   });
   const have = new Set(existing.map((e) => e.messageId));
   const historical = ids.filter((id) => !have.has(id));
-  for (const id of historical) await accessMessage(tx, user, id);
+  await requireAccess(tx, { auth: { user }, permission: Permission.MessageRead, ids: historical });
   if (historical.length && op === 'add') {
     const base = Flag.historical | (flag === 'read' ? 0 : Flag.read);
     await tx.$executeRaw(Prisma.sql`

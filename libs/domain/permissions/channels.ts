@@ -2,6 +2,8 @@ import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Config } from '../../core/config';
 import { badRequest } from '../../core/errors';
 import type { Db, Tx } from '../../db/client';
+import { channelMemberships, type ChannelMembershipRow } from './access-queries';
+import type { ChannelKind } from './channel-kinds';
 import { groupsContainingUser } from './groups';
 import {
   ascendingIds,
@@ -10,21 +12,6 @@ import {
   isRealmOwner,
   realmUserIdsByRole,
 } from './roles';
-
-/** The channel columns the channel rules read. */
-export type ChannelPermissionRow = Pick<
-  Stream,
-  | 'id'
-  | 'inviteOnly'
-  | 'isWebPublic'
-  | 'isArchived'
-  | 'recipientId'
-  | 'canAddSubscribersGroupId'
-  | 'canAdministerChannelGroupId'
-  | 'canRemoveSubscribersGroupId'
-  | 'canSendMessageGroupId'
-  | 'canSubscribeGroupId'
->;
 
 export type ChannelActor = Pick<User, 'id' | 'role' | 'realmId'>;
 
@@ -78,6 +65,13 @@ export const canSeeSubscribers = (
   access: Pick<ChannelAccess, 'content'>,
 ): boolean => !channel.inviteOnly || access.content || isRealmAdmin(user);
 
+/**
+ * Whether a channel's subscribers are shown to users who never subscribed to it (register's
+ * `never_subscribed`): for public channels only, administrators included.
+ */
+export const showsSubscribersToOutsiders = (channel: Pick<Stream, 'inviteOnly'>): boolean =>
+  !channel.inviteOnly;
+
 /** Default channels (`is_default_stream`, `/default_streams`) are set by administrators. */
 export const canManageDefaultChannels = (user: Pick<User, 'role'>): boolean => isRealmAdmin(user);
 
@@ -89,76 +83,65 @@ export function requireCanSetChannelRetention(user: Pick<User, 'role'>): void {
 /**
  * Channel rules of spec 2.2: administrators administer every channel and remove subscribers as
  * if in the groups; non-guests may subscribe to any public channel; `can_subscribe_group` and
- * `can_add_subscribers_group` members get content access to private channels.
+ * `can_add_subscribers_group` members get content access to private channels. One query for any
+ * number of channels; a channel of another organization gets no entry.
  */
 export async function channelAccess(
   db: Db | Tx,
   user: ChannelActor,
-  channels: ChannelPermissionRow[],
+  channels: Pick<Stream, 'id'>[],
   realm: Pick<Realm, 'canAddSubscribersGroupId'>,
 ): Promise<Map<number, ChannelAccess>> {
   const out = new Map<number, ChannelAccess>();
   if (channels.length === 0) return out;
-  const recipientIds = channels.map((c) => c.recipientId).filter((id): id is number => id !== null);
-  const groupIds = new Set<number>();
-  for (const c of channels) {
-    groupIds.add(c.canAddSubscribersGroupId);
-    groupIds.add(c.canAdministerChannelGroupId);
-    groupIds.add(c.canRemoveSubscribersGroupId);
-    groupIds.add(c.canSendMessageGroupId);
-    groupIds.add(c.canSubscribeGroupId);
-  }
-  if (realm.canAddSubscribersGroupId) groupIds.add(realm.canAddSubscribersGroupId);
-  const [subs, inGroups] = await Promise.all([
-    db.subscription.findMany({
-      where: { userId: user.id, active: true, recipientId: { in: recipientIds } },
-      select: { recipientId: true },
-    }),
-    groupsContainingUser(db, user.id, [...groupIds]),
-  ]);
-  const subscribedTo = new Set(subs.map((s) => s.recipientId));
-  const realmAdd = realm.canAddSubscribersGroupId
-    ? inGroups.has(realm.canAddSubscribersGroupId)
-    : false;
-  for (const c of channels) {
-    const subscribed = c.recipientId !== null && subscribedTo.has(c.recipientId);
-    const inSubscribeGroup = inGroups.has(c.canSubscribeGroupId);
-    const inAddGroup = inGroups.has(c.canAddSubscribersGroupId);
-    const inAdminGroup = inGroups.has(c.canAdministerChannelGroupId);
-    const content = subscribed || channelOpenTo(user, c) || inSubscribeGroup || inAddGroup;
-    const administer = isRealmAdmin(user) || inAdminGroup;
-    const metadata = content || administer;
-    // Archived channels still take subscription changes (FL 362) but no messages.
-    const subscribeSelf = subscribed || isOpenPublicChannel(user, c) || inSubscribeGroup;
-    const addSubscribers =
-      inAddGroup || (content && (realmAdd || administer)) || (administer && !c.inviteOnly);
-    const removeSubscribers =
-      isRealmAdmin(user) || (metadata && inGroups.has(c.canRemoveSubscribersGroupId));
-    out.set(c.id, {
-      subscribed,
-      content,
-      metadata,
-      administer,
-      subscribeSelf,
-      addSubscribers,
-      removeSubscribers,
-    });
-  }
+  const rows = await channelMemberships(db, user, {
+    ids: channels.map((c) => c.id),
+    realmAddGroupId: realm.canAddSubscribersGroupId,
+  });
+  for (const row of rows) out.set(row.id, accessFrom(user, row));
   return out;
+}
+
+const NO_ACCESS: ChannelAccess = {
+  subscribed: false,
+  content: false,
+  metadata: false,
+  administer: false,
+  subscribeSelf: false,
+  addSubscribers: false,
+  removeSubscribers: false,
+};
+
+function accessFrom(user: ChannelActor, row: ChannelMembershipRow): ChannelAccess {
+  const { subscribed, inSubscribeGroup, inAddGroup } = row;
+  const content = subscribed || channelOpenTo(user, row) || inSubscribeGroup || inAddGroup;
+  const administer = isRealmAdmin(user) || row.inAdminGroup;
+  const metadata = content || administer;
+  return {
+    subscribed,
+    content,
+    metadata,
+    administer,
+    // Archived channels still take subscription changes (FL 362) but no messages.
+    subscribeSelf: subscribed || isOpenPublicChannel(user, row) || inSubscribeGroup,
+    addSubscribers:
+      inAddGroup ||
+      (content && (row.inRealmAddGroup || administer)) ||
+      (administer && !row.inviteOnly),
+    removeSubscribers: isRealmAdmin(user) || (metadata && row.inRemoveGroup),
+  };
 }
 
 /** One channel's access; see `channelAccess`. */
 export async function channelAccessFor(
   db: Db | Tx,
   user: ChannelActor,
-  channel: ChannelPermissionRow,
+  channel: Pick<Stream, 'id'>,
   realm: Pick<Realm, 'canAddSubscribersGroupId'>,
 ): Promise<ChannelAccess> {
   const map = await channelAccess(db, user, [channel], realm);
-  return map.get(channel.id) as ChannelAccess;
+  return map.get(channel.id) ?? NO_ACCESS;
 }
-
-export type ChannelKind = 'public' | 'private' | 'web-public';
 
 /** Organization-level creation permissions for each kind of channel. */
 export async function canCreateChannel(

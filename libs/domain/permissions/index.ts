@@ -1,8 +1,17 @@
 /**
- * The permission oracle: every "may this user do X" question is answered by a function exported
- * from this folder, one file per area (groups, email visibility, channels, messages, ...).
- * Routes and actions never compare roles or group IDs themselves.
+ * The permission oracle: every "may this user do X" question is answered here, one file per area.
+ * Routes and actions never compare roles or group IDs, nor test a channel's kind, themselves.
+ * - Questions about objects (messages, channels, scheduled messages) go through the one entry
+ *   point, `requireAccess` / `checkAccess({ auth, permission, ids })` (access.ts), answered as
+ *   sets of IDs by set queries (access-queries.ts).
+ * - Organization-wide questions (may this user create a channel, invite, ...) are predicates on
+ *   the user and the organization's settings; roles are compared only in roles.ts, channel kinds
+ *   read only in channel-kinds.ts.
+ * - Who hears of a change (`channelAudienceIds`, `messageAudience`) are sets of user IDs.
  */
+export { checkAccess, Permission, requireAccess, type AccessRequest } from './access';
+export { channelKindOf, isPrivateChannel, isWebPublicChannel } from './channel-kinds';
+export { messageAudience } from './message-audience';
 export { canSeeDeliveryEmail, EmailVisibility } from './email-visibility';
 export { canAdministerBot, canCreateBot, seesAllBots } from './bots';
 export { groupsContainingUser, isUserInGroup, recursiveGroupMemberIds } from './groups';
@@ -26,13 +35,5 @@ export {
   roleFlags,
 } from './roles';
 export { canCreateUserGroups, userGroupAccess, type GroupAccess } from './user-groups';
-export {
-  canAccessChannel,
-  canReadChannelHistory,
-  channelSendRefusal,
-  contentEditRefusal,
-  deleteRefusal,
-  mentionRefusal,
-  moveRefusal,
-} from './messages';
+export { channelSendRefusal, mentionRefusal } from './messages';
 export { canAccessAttachment } from './attachments';

@@ -52,31 +52,6 @@ export async function channelSendRefusal(
   return notAuthorized;
 }
 
-/**
- * May the user read the channel's messages they did not receive (Zulip's
- * has_message_access for channel history)? Public channels for non-guests; otherwise a
- * subscription to a channel whose history is public to subscribers.
- */
-export async function canReadChannelHistory(
-  db: Reader,
-  user: Pick<User, 'id' | 'role'>,
-  channel: Pick<Stream, 'inviteOnly' | 'historyPublicToSubscribers' | 'recipientId'>,
-): Promise<boolean> {
-  if (isOpenPublicChannel(user, channel)) return true;
-  if (!channel.historyPublicToSubscribers) return false;
-  return isSubscribed(db, user.id, channel.recipientId);
-}
-
-/** May the user see that the channel exists and read its topics (spec 4.16)? */
-export async function canAccessChannel(
-  db: Reader,
-  user: Pick<User, 'id' | 'role'>,
-  channel: Pick<Stream, 'inviteOnly' | 'recipientId'>,
-): Promise<boolean> {
-  if (isOpenPublicChannel(user, channel)) return true;
-  return isSubscribed(db, user.id, channel.recipientId);
-}
-
 const secondsSince = (date: Date, now: Date) => (now.getTime() - date.getTime()) / 1000;
 
 /** Why editing the content of a message is refused, or null (Zulip's check_edit_message content rules). */
@@ -147,6 +122,20 @@ export async function moveRefusal(
       : "The time limit for editing this message's channel has passed";
   }
   return null;
+}
+
+/**
+ * Why resolving or unresolving a topic (adding or removing the prefix) is refused, or null: it is
+ * governed by `can_resolve_topics_group` alone, not by the topic-move rules and their time limit;
+ * an unset group lets nobody.
+ */
+export async function resolveRefusal(
+  db: Reader,
+  { realm, user }: { realm: Pick<Realm, 'canResolveTopicsGroupId'>; user: Pick<User, 'id'> },
+): Promise<string | null> {
+  const groupId = realm.canResolveTopicsGroupId;
+  const ok = groupId !== null && (await groupsContainingUser(db, user.id, [groupId])).has(groupId);
+  return ok ? null : "You don't have permission to resolve topics.";
 }
 
 /** May the user delete the message (Zulip's validate_can_delete_message)? */

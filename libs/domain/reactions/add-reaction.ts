@@ -7,7 +7,7 @@ import type { AppContext } from '../../core/context';
 import { accessLockedMessage } from '../messages/access';
 import { Flag } from '../messages/flags';
 import { checkEmoji, emojiForName, type EmojiIdentity } from './emoji-identity';
-import { messageAudience } from '../messages/message-audience';
+import { messageAudience } from '../permissions/message-audience';
 import { reactionEvent, type ReactionEvent } from '../../protocol/events/reaction';
 
 /** One user's reaction with one emoji: the unique index a second identical reaction violates. */

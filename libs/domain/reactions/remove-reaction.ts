@@ -9,7 +9,7 @@ import {
   type ReactionType,
 } from './emoji-identity';
 import { reactionEventFor, type ReactionInput } from './add-reaction';
-import { messageAudience } from '../messages/message-audience';
+import { messageAudience } from '../permissions/message-audience';
 
 /** DELETE /messages/{message_id}/reactions (Zulip's remove_reaction backend). */
 export async function removeReaction(ctx: AppContext, input: ReactionInput): Promise<void> {

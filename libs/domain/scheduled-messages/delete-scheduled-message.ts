@@ -1,4 +1,4 @@
-import type { User } from '../../../generated/prisma/client';
+import { Permission, type AccessUser } from '../permissions/access';
 import { lockRow } from '../../db/locks';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
@@ -13,13 +13,17 @@ import { scheduledMessagesEvent } from '../../protocol/events/scheduled-messages
  */
 export async function deleteScheduledMessage(
   ctx: AppContext,
-  sender: Pick<User, 'id' | 'realmId'>,
+  sender: AccessUser,
   scheduledMessageId: number,
 ): Promise<void> {
   await inTransaction(ctx, async (tx, events) => {
     // Locked, then read: of two deletes at once, the second finds none.
     await lockRow(tx, 'scheduled_messages', scheduledMessageId, 'FOR UPDATE');
-    const sm = await accessScheduledMessage(tx, sender, scheduledMessageId);
+    const sm = await accessScheduledMessage(tx, {
+      user: sender,
+      permission: Permission.ScheduledMessageDelete,
+      scheduledMessageId,
+    });
     await tx.scheduledMessage.delete({ where: { id: sm.id } });
     await retireDeliveries(tx, sm.id);
     await events.emit(

@@ -6,6 +6,7 @@ import { inTransaction } from '../../events/outbox';
 import { badRequest, notFound } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { RecipientType } from '../recipients';
+import { Permission, requireAccess, type AccessUser } from '../permissions/access';
 import {
   checkDeliveryTime,
   checkScheduledMessage,
@@ -29,14 +30,25 @@ export interface ScheduledMessageChanges {
   scheduledDeliveryTimestamp?: number;
 }
 
-/** Zulip's access_scheduled_message: only the sender's own "send later" messages exist. */
+/**
+ * Zulip's access_scheduled_message: only the sender's own "send later" messages exist
+ * (`Permission.ScheduledMessageUpdate` and `ScheduledMessageDelete`).
+ */
 export async function accessScheduledMessage(
   db: Db | Tx,
-  user: Pick<User, 'id'>,
-  scheduledMessageId: number,
+  {
+    user,
+    permission,
+    scheduledMessageId,
+  }: {
+    user: AccessUser;
+    permission: Permission.ScheduledMessageUpdate | Permission.ScheduledMessageDelete;
+    scheduledMessageId: number;
+  },
 ): Promise<ScheduledMessageWithRecipient> {
-  const row = await db.scheduledMessage.findFirst({
-    where: { id: scheduledMessageId, senderId: user.id, deliveryType: 1 },
+  await requireAccess(db, { auth: { user }, permission, ids: [scheduledMessageId] });
+  const row = await db.scheduledMessage.findUnique({
+    where: { id: scheduledMessageId },
     include: { recipient: true },
   });
   if (!row) throw notFound('Scheduled message does not exist');
@@ -59,20 +71,8 @@ async function existingTarget(
   return { type: 'private', to: members.map((m) => m.userId) };
 }
 
-/**
- * PATCH /scheduled_messages/{id}: Zulip's edit_scheduled_message. Any change to the
- * addressees, topic or content re-checks the whole message; a new time clears a failure.
- * Emits `scheduled_messages` op update with the full dict and moves the delivery job.
- */
-export async function updateScheduledMessage(
-  ctx: AppContext,
-  {
-    sender,
-    realm,
-    scheduledMessageId,
-    changes,
-  }: { sender: User; realm: Realm; scheduledMessageId: number; changes: ScheduledMessageChanges },
-): Promise<void> {
+/** The checks that need no database; the new delivery time, when one is asked for. */
+function checkChanges(changes: ScheduledMessageChanges): Date | undefined {
   const { type, to, topic, content, scheduledDeliveryTimestamp } = changes;
   if (
     type === undefined &&
@@ -89,15 +89,36 @@ export async function updateScheduledMessage(
   if (type !== undefined && isChannelType(type) && topic === undefined) {
     throw badRequest('Topic required when updating scheduled message type to channel.');
   }
-  const at =
-    scheduledDeliveryTimestamp === undefined
-      ? undefined
-      : checkDeliveryTime(scheduledDeliveryTimestamp);
+  return scheduledDeliveryTimestamp === undefined
+    ? undefined
+    : checkDeliveryTime(scheduledDeliveryTimestamp);
+}
+
+/**
+ * PATCH /scheduled_messages/{id}: Zulip's edit_scheduled_message. Any change to the
+ * addressees, topic or content re-checks the whole message; a new time clears a failure.
+ * Emits `scheduled_messages` op update with the full dict and moves the delivery job.
+ */
+export async function updateScheduledMessage(
+  ctx: AppContext,
+  {
+    sender,
+    realm,
+    scheduledMessageId,
+    changes,
+  }: { sender: User; realm: Realm; scheduledMessageId: number; changes: ScheduledMessageChanges },
+): Promise<void> {
+  const { type, to, topic, content } = changes;
+  const at = checkChanges(changes);
 
   await inTransaction(ctx, async (tx, events) => {
     // Locked, then read and checked: a partial edit keeps what an edit committed meanwhile wrote.
     await lockRow(tx, 'scheduled_messages', scheduledMessageId);
-    const sm = await accessScheduledMessage(tx, sender, scheduledMessageId);
+    const sm = await accessScheduledMessage(tx, {
+      user: sender,
+      permission: Permission.ScheduledMessageUpdate,
+      scheduledMessageId,
+    });
     if (sm.delivered) throw badRequest('Scheduled message was already sent');
     if (sm.failed && at === undefined) {
       throw badRequest('Scheduled delivery time must be in the future.');

@@ -1,7 +1,7 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import type { Db } from '../../db/client';
 import { badRequest } from '../../core/errors';
-import { channelAccessFor } from '../permissions/channels';
+import { Permission, requireAccess } from '../permissions/access';
 import { RecipientType } from '../recipients';
 import {
   formatSubscriptions,
@@ -46,8 +46,11 @@ export async function subscriptionStatus(
   if (!target) throw badRequest('No such user');
   const stream = await db.stream.findFirst({ where: { id: streamId, realmId: realm.id } });
   if (!stream) throw badRequest('Invalid channel ID');
-  const access = await channelAccessFor(db, viewer, stream, realm);
-  if (!access.metadata) throw badRequest('Invalid channel ID');
+  await requireAccess(db, {
+    auth: { user: viewer },
+    permission: Permission.ChannelMetadata,
+    ids: [stream.id],
+  });
   const sub = await db.subscription.findFirst({
     where: { userId, recipientId: stream.recipientId ?? -1, active: true },
     select: { id: true },

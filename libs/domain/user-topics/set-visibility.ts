@@ -3,7 +3,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { channelAccessFor } from '../permissions/channels';
+import { Permission, requireAccess } from '../permissions/access';
 import { equalsIgnoringCase } from '../../db/text-match';
 import { userTopicEvent } from '../../protocol/events/user-topic';
 import { emitMutedTopics } from './muted-topics';
@@ -34,8 +34,11 @@ export async function setTopicVisibility(
   });
   if (!stream || stream.recipientId === null) throw badRequest('Invalid channel ID');
   if (input.visibilityPolicy !== VisibilityPolicy.INHERIT) {
-    const access = await channelAccessFor(ctx.db, user, stream, realm);
-    if (!access.content) throw badRequest('Invalid channel ID');
+    await requireAccess(ctx.db, {
+      auth: { user },
+      permission: Permission.ChannelRead,
+      ids: [stream.id],
+    });
   }
   const recipientId = stream.recipientId;
   const now = new Date();

@@ -4,7 +4,7 @@ import {
   formatSubscriptions,
   subscriberIdsByRecipient,
 } from '../../subscriptions/format-subscription';
-import { canSeeUnsubscribed } from '../../permissions/channels';
+import { canSeeUnsubscribed, showsSubscribersToOutsiders } from '../../permissions/channels';
 import { channelsForUser } from './channels';
 import type { StateProvider } from './types';
 
@@ -31,7 +31,7 @@ export const subscriptionState: StateProvider = {
     // Subscribers of private channels the user never joined are not theirs to see.
     const neverSubscribed = (await formatChannels(ctx.db, never)).map(
       (entry, i): ChannelDict & { subscribers?: number[] } =>
-        subscribers && !never[i].inviteOnly
+        subscribers && showsSubscribersToOutsiders(never[i])
           ? { ...entry, subscribers: subscribers.get(never[i].recipientId ?? -1) ?? [] }
           : entry,
     );
