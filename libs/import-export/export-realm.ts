@@ -11,6 +11,7 @@ import { decryptApiKey } from '../domain/users/api-keys';
 import { attachmentKey } from '../domain/attachments/storage';
 import { avatarKeys } from '../domain/users/set-avatar';
 import { emojiImageKey } from '../domain/emoji/upload-realm-emoji';
+import { publicChannelRecipientsText } from '../domain/permissions/channel-kinds';
 import { uploadStore } from '../storage/upload-store';
 import { exportExpression, tableColumns, type Column } from './columns';
 import { JsonWriter } from './json-out';
@@ -67,8 +68,7 @@ function scopeOf(scope: ExportScope): Scope {
       attachments: 't.realm_id = $1',
     };
   }
-  const publicChannel = `t.recipient_id IN (SELECT recipient_id FROM streams
-    WHERE realm_id = $1 AND NOT invite_only AND recipient_id IS NOT NULL)`;
+  const publicChannel = `t.recipient_id IN (${publicChannelRecipientsText('$1')})`;
   const messageIds = `SELECT t.id FROM messages t WHERE t.realm_id = $1 AND ${publicChannel}`;
   return {
     messages: publicChannel,

@@ -5,6 +5,7 @@ import { createRealm } from '../../../libs/domain/realms/create-realm';
 import { realmUrl } from '../../../libs/domain/realms/realm-url';
 import { insertSubscriptions } from '../../../libs/domain/subscriptions/insert-subscriptions';
 import { createUser } from '../../../libs/domain/users/create-user';
+import { isPrivateChannel } from '../../../libs/domain/permissions/channel-kinds';
 import { isRealmAdmin } from '../../../libs/domain/permissions/roles';
 import { Role, type RoleCode } from '../../../libs/domain/users/roles';
 import { inTransaction } from '../../../libs/events/outbox';
@@ -60,7 +61,7 @@ export async function seedDemoCommand(ctx: AppContext, argv: string[]) {
         creatorId: created.owner.user.id,
         inviteOnly: spec.inviteOnly,
       });
-      const members = users.filter((u) => !spec.inviteOnly || isRealmAdmin(u));
+      const members = users.filter((u) => !isPrivateChannel(spec) || isRealmAdmin(u));
       await insertSubscriptions(
         tx,
         members.map((u) => ({ userId: u.user.id, recipientId: stream.recipientId! })),

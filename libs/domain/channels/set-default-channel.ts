@@ -3,6 +3,7 @@ import type { Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import { canManageDefaultChannels } from '../permissions/channels';
+import { isPrivateChannel } from '../permissions/channel-kinds';
 import { formatChannels } from './format-channel';
 import { defaultStreamsEvent } from '../../protocol/events/default-streams';
 
@@ -22,7 +23,7 @@ export async function setDefaultChannel(
 ): Promise<void> {
   if (!canManageDefaultChannels(actor)) throw badRequest('Must be an organization administrator');
   if (isDefault) {
-    if (stream.inviteOnly) throw badRequest('Private channels cannot be made default.');
+    if (isPrivateChannel(stream)) throw badRequest('Private channels cannot be made default.');
     await tx.defaultStream.upsert({
       where: { streamId: stream.id },
       create: { realmId: realm.id, streamId: stream.id },

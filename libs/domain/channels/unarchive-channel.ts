@@ -4,6 +4,7 @@ import type { EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { channelAudienceIds } from '../permissions/channels';
+import { isPrivateChannel } from '../permissions/channel-kinds';
 import { CHANNEL_EVENTS_TOPIC, sendChannelNotice } from './channel-notices';
 import { formatChannels } from './format-channel';
 import { streamEvent } from '../../protocol/events/stream';
@@ -23,7 +24,7 @@ export async function unarchiveChannel(
   stream: Stream,
 ): Promise<{ stream: Stream; noticeId: number | null }> {
   if (!stream.isArchived) throw badRequest('Channel is not currently deactivated');
-  if (stream.inviteOnly) {
+  if (isPrivateChannel(stream)) {
     // Subscriptions of deactivated users count: reactivating one restores the access.
     const subscribers = await tx.subscription.count({
       where: { recipientId: stream.recipientId ?? -1, active: true },
@@ -33,7 +34,7 @@ export async function unarchiveChannel(
   const restored = await tx.stream.update({
     where: { id: stream.id },
     // A private channel cannot stay web-public (a state older archiving could leave behind).
-    data: { isArchived: false, ...(stream.inviteOnly ? { isWebPublic: false } : {}) },
+    data: { isArchived: false, ...(isPrivateChannel(stream) ? { isWebPublic: false } : {}) },
   });
   const audience = [...(await channelAudienceIds(tx, realm.id, restored))];
   await events.emit(

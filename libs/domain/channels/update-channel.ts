@@ -18,6 +18,11 @@ import {
 } from '../permissions/channels';
 import type { ChannelGroupSetting } from '../subscriptions/subscribe';
 import { channelAudienceIds } from '../permissions/channels';
+import {
+  isHistoryPublicToSubscribers,
+  isPrivateChannel,
+  isWebPublicChannel,
+} from '../permissions/channel-kinds';
 import { unarchiveChannel } from './unarchive-channel';
 import { checkChannelDescription, checkChannelName } from './validate-channel';
 import { equalsIgnoringCase } from '../../db/text-match';
@@ -257,7 +262,7 @@ async function updatePrivacy(
       throw badRequest('Insufficient permission');
     }
   }
-  if (webPublic && !stream.isWebPublic) {
+  if (webPublic && !isWebPublicChannel(stream)) {
     if (!webPublicChannelsEnabled(ctx.config, input.realm)) {
       throw badRequest('Web-public channels are not enabled.');
     }
@@ -266,9 +271,9 @@ async function updatePrivacy(
     }
   }
   if (
-    inviteOnly === stream.inviteOnly &&
-    webPublic === stream.isWebPublic &&
-    history === stream.historyPublicToSubscribers
+    inviteOnly === isPrivateChannel(stream) &&
+    webPublic === isWebPublicChannel(stream) &&
+    history === isHistoryPublicToSubscribers(stream)
   ) {
     return null;
   }

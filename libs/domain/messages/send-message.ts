@@ -26,6 +26,7 @@ import { oweNotificationDecision } from '../notifications/enqueue-notifications'
 import { messageEvent } from '../../protocol/events/message';
 import { streamEvent } from '../../protocol/events/stream';
 import { channelAudienceIds } from '../permissions/channels';
+import { isPrivateChannel } from '../permissions/channel-kinds';
 
 export type SendType = (typeof CHANNEL_TYPES)[number] | (typeof DIRECT_TYPES)[number];
 
@@ -402,7 +403,7 @@ async function emitMessage(
       flags: flagNames(groups[0][0]),
       rawContent: content,
       userFlags: groups.length > 1 ? userFlags : undefined,
-      publicChannel: channel !== null && !channel.inviteOnly,
+      publicChannel: channel !== null && !isPrivateChannel(channel),
       senderQueueId: input.queueId,
       localId: input.localId,
     }),

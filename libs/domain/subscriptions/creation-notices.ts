@@ -1,5 +1,6 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
+import { channelKindOf, isHistoryPublicToSubscribers } from '../permissions/channel-kinds';
 import type { EventSink } from '../../events/outbox';
 import {
   CHANNEL_EVENTS_TOPIC,
@@ -22,9 +23,9 @@ export function newChannelsAnnouncement(actor: User, created: Pick<Stream, 'name
 function policyName(
   stream: Pick<Stream, 'inviteOnly' | 'isWebPublic' | 'historyPublicToSubscribers'>,
 ) {
-  if (stream.isWebPublic) return 'Web-public';
-  if (!stream.inviteOnly) return 'Public';
-  return stream.historyPublicToSubscribers
+  const kind = channelKindOf(stream);
+  if (kind !== 'private') return kind === 'web-public' ? 'Web-public' : 'Public';
+  return isHistoryPublicToSubscribers(stream)
     ? 'Private, shared history'
     : 'Private, protected history';
 }

@@ -7,6 +7,12 @@ import { badRequest } from '../../core/errors';
 import { P, type Infer } from '../../core/schema';
 import { renderMarkdown } from '../../markdown';
 import { channelAudienceIds } from '../permissions/channels';
+import {
+  channelKindOf,
+  historyPublicForNewChannel,
+  isPrivateChannel,
+  isWebPublicChannel,
+} from '../permissions/channel-kinds';
 import { formatChannels } from '../channels/format-channel';
 import { insertChannel } from '../channels/insert-channel';
 import { requireNonGuest } from '../permissions/users';
@@ -239,8 +245,8 @@ async function findRequestedChannels(
 /** Permission to create channels of the requested kind. */
 async function requireCanCreate(ctx: AppContext, tx: Tx, input: SubscribeInput): Promise<void> {
   const { actor, realm } = input;
-  const kind = input.isWebPublic ? 'web-public' : input.inviteOnly ? 'private' : 'public';
-  if (input.isWebPublic && !webPublicChannelsEnabled(ctx.config, realm)) {
+  const kind = channelKindOf(input);
+  if (isWebPublicChannel(input) && !webPublicChannelsEnabled(ctx.config, realm)) {
     throw badRequest('Web-public channels are not enabled.');
   }
   if (!(await canCreateChannel(tx, actor, realm, kind))) {
@@ -250,7 +256,7 @@ async function requireCanCreate(ctx: AppContext, tx: Tx, input: SubscribeInput):
   if (input.isDefaultStream && !canManageDefaultChannels(actor)) {
     throw badRequest('Insufficient permission');
   }
-  if (input.isDefaultStream && input.inviteOnly) {
+  if (input.isDefaultStream && isPrivateChannel(input)) {
     throw badRequest('A default channel cannot be private.');
   }
 }
@@ -327,9 +333,7 @@ async function createChannels(
       inviteOnly: input.inviteOnly,
       isWebPublic: input.isWebPublic,
       // Zulip forces full history on public and web-public channels.
-      historyPublicToSubscribers: input.inviteOnly
-        ? (input.historyPublicToSubscribers ?? false)
-        : true,
+      historyPublicToSubscribers: historyPublicForNewChannel(input),
       messageRetentionDays: input.messageRetentionDays ?? null,
       canAddSubscribersGroupId: settingIds.can_add_subscribers_group,
       canRemoveSubscribersGroupId: settingIds.can_remove_subscribers_group,
@@ -352,7 +356,7 @@ async function createChannels(
   for (const stream of created) {
     const [dict] = await formatChannels(tx, [stream]);
     const audience = [...(await channelAudienceIds(tx, realm.id, stream))];
-    const withTargets = stream.inviteOnly
+    const withTargets = isPrivateChannel(stream)
       ? [...new Set([...audience, ...targets.map((u) => u.id)])]
       : audience;
     await events.emit(realm.id, streamEvent({ op: 'create', streams: [dict] }), withTargets);
