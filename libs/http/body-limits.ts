@@ -1,6 +1,6 @@
 /**
  * Limits every request is held to, whoever sends it. Uploads (`POST /user_uploads`,
- * `POST /realm/emoji/{name}`, `POST /users/me/avatar`) parse their own bodies and follow their file size settings instead.
+ * `POST /realm/emoji/{name}`, `POST /users/me/avatar`, `POST /realm/icon`) parse their own bodies and follow their file size settings instead.
  */
 
 /** A form, JSON or multipart body (its fields, not uploaded files), unless the route says more. */

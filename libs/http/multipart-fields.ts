@@ -12,6 +12,7 @@ const OWN_PARSER_ROUTES = [
   /^\/(api\/v1|json)\/realm\/emoji\/[^/]+$/,
   /^\/(api\/v1|json)\/user_uploads$/,
   /^\/(api\/v1|json)\/users\/me\/avatar$/,
+  /^\/(api\/v1|json)\/realm\/icon$/,
 ];
 
 export function multipartFields(limits: { fieldSize: number; fields: number }): RequestHandler {

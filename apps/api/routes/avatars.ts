@@ -44,12 +44,16 @@ export function avatarRoutes(router: Router, ctx: AppContext): void {
   );
 }
 
-/** `<realm_id>/<user_id>[-medium].png`, `<realm_id>/emoji/images/<file>`: nothing else. */
-const AVATAR_KEY = /^\d+\/(\d+(-medium)?\.png|emoji\/images\/\d+\.(png|gif|jpg|webp))$/;
+/**
+ * `<realm_id>/<user_id>[-medium].png`, `<realm_id>/emoji/images/<file>`, the organization's icon
+ * `<realm_id>/realm/icon.png`: nothing else.
+ */
+const AVATAR_KEY =
+  /^\d+\/(\d+(-medium)?\.png|realm\/icon\.png|emoji\/images\/\d+\.(png|gif|jpg|webp))$/;
 
 /**
- * `/user_avatars/...`: avatars and custom emoji, public as Zulip serves them (clients load them
- * in `<img>` tags without credentials; the names carry a version or an ID).
+ * `/user_avatars/...`: avatars, custom emoji and organization icons, public as Zulip serves them
+ * (clients load them in `<img>` tags without credentials; the names carry a version or an ID).
  */
 export function userAvatarRoutes(ctx: AppContext): Router {
   const router = Router();

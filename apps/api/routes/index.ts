@@ -19,6 +19,7 @@ import { linkifierRoutes } from './linkifiers';
 import { profileFieldRoutes } from './profile-fields';
 import { realmDomainRoutes } from './realm-domains';
 import { realmExportRoutes } from './realm-export';
+import { realmIconRoutes } from './realm-icon';
 import { realmEmojiRoutes } from './realm-emoji';
 import { avatarRoutes } from './avatars';
 import { realmSettingsRoutes } from './realm-settings';
@@ -55,6 +56,7 @@ export function apiRouter(ctx: AppContext): Router {
     realmSettingsRoutes,
     realmDomainRoutes,
     realmExportRoutes,
+    realmIconRoutes,
     inviteRoutes,
     botRoutes,
     messageRoutes,

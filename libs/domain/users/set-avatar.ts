@@ -22,7 +22,7 @@ export interface AvatarImage {
 }
 
 /** Square PNGs cut from the middle of any image sharp decodes, as Zulip's resize_avatar does. */
-async function squarePng(image: Buffer, size: number): Promise<Buffer> {
+export async function squarePng(image: Buffer, size: number): Promise<Buffer> {
   // libvips is loaded on the first avatar, not in every process that serves the API.
   const { default: sharp } = await import('sharp');
   try {

@@ -112,7 +112,7 @@ const LEGACY_POLICIES = [
 ] as const;
 
 /** Zulip's upload limits for avatars, organization icons and logos (MiB). */
-const MAX_IMAGE_FILE_SIZE_MIB = 5;
+export const MAX_IMAGE_FILE_SIZE_MIB = 5;
 const DEFAULT_JITSI_SERVER_URL = 'https://meet.jit.si';
 /** How often clients report presence, and when a silent user counts as offline (Zulip's values). */
 const PRESENCE_PING_INTERVAL_SECONDS = 60;
