@@ -5,7 +5,9 @@ import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import { channelAudienceIds } from '../permissions/channels';
 import type { AppContext } from '../../core/context';
-import { channelAccess } from '../permissions/channels';
+import { canSeeUnsubscribed, channelAccess } from '../permissions/channels';
+import { formatChannels } from '../channels/format-channel';
+import { streamEvent } from '../../protocol/events/stream';
 import { emitGuestAccessEvents } from './guest-access-events';
 import { resolvePrincipals } from './subscribe';
 import { equalsIgnoringCase } from '../../db/text-match';
@@ -91,6 +93,17 @@ export async function unsubscribeWithin(
           subscriptions: [{ name: stream.name, stream_id: stream.id }],
         }),
         [userId],
+      );
+    }
+    // Whoever no longer sees the channel at all (a private one, or a public one for a guest) is
+    // told it is gone, as Zulip's send_subscription_remove_events does; register then lists it
+    // in neither `streams` nor `unsubscribed`.
+    const losing = targets.filter((u) => userIds.includes(u.id) && !canSeeUnsubscribed(u, stream));
+    if (losing.length) {
+      await events.emit(
+        realm.id,
+        streamEvent({ op: 'delete', streams: await formatChannels(tx, [stream]) }),
+        losing.map((u) => u.id),
       );
     }
     const audience = [...(await channelAudienceIds(tx, realm.id, stream))];

@@ -25,8 +25,12 @@ export const subscriptionState: StateProvider = {
     const never: Stream[] = [];
     for (const stream of streams) {
       const sub = subs.get(stream.id);
-      if (sub) (sub.active ? active : former).push({ sub, stream });
-      else if (canSeeUnsubscribed(user, stream)) never.push(stream);
+      // A channel left that the user no longer sees is in no list (Zulip's
+      // has_metadata_access_to_previously_subscribed_stream): unsubscribing sent its deletion.
+      if (sub?.active) active.push({ sub, stream });
+      else if (!canSeeUnsubscribed(user, stream)) continue;
+      else if (sub) former.push({ sub, stream });
+      else never.push(stream);
     }
     // Subscribers of private channels the user never joined are not theirs to see.
     const neverSubscribed = (await formatChannels(ctx.db, never)).map(
