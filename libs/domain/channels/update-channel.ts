@@ -29,6 +29,9 @@ import { equalsIgnoringCase } from '../../db/text-match';
 import { channelForAdmin } from './channel-for-admin';
 import { setDefaultChannel } from './set-default-channel';
 import { streamEvent, type StreamPropertyChange } from '../../protocol/events/stream';
+import { subscriptionEvent } from '../../protocol/events/subscription';
+import { subscriberIdsByRecipient } from '../subscriptions/format-subscription';
+import { formatChannels } from './format-channel';
 
 export interface UpdateChannelInput {
   actor: User;
@@ -90,7 +93,7 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
     // The channel's row locked first: two changes of it at once take turns, each reading what the other wrote.
     await lockRow(tx, 'streams', input.streamId);
     const { stream, content } = await channelForAdmin(tx, actor, realm, input.streamId);
-    // Who could see the channel before: a privacy change also reaches those who lose sight of it.
+    // Who could see the channel before: a privacy change tells those who lose sight of it.
     const before = [...(await channelAudienceIds(tx, realm.id, stream))];
     const change: ChannelChange = { tx, events, realm, current: stream };
     // First, so the request's other changes apply to the restored channel.
@@ -109,16 +112,12 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
     const next = await updatePrivacy(ctx, tx, input, change.current, content);
     if (next) {
       change.current = next;
-      await emitChange(
-        change,
-        {
-          property: 'invite_only',
-          value: next.inviteOnly,
-          history_public_to_subscribers: next.historyPublicToSubscribers,
-          is_web_public: next.isWebPublic,
-        },
-        before,
-      );
+      await emitPrivacyChange(change, before, {
+        property: 'invite_only',
+        value: next.inviteOnly,
+        history_public_to_subscribers: next.historyPublicToSubscribers,
+        is_web_public: next.isWebPublic,
+      });
     }
     // Retention deletes messages, so it needs more than channel administration (the oracle says
     // who).
@@ -154,14 +153,49 @@ async function update(change: ChannelChange, data: Prisma.StreamUpdateInput): Pr
 async function emitChange(
   change: ChannelChange,
   fields: StreamPropertyChange & { name?: string },
-  extraUsers: number[] = [],
 ): Promise<void> {
   const { tx, events, realm, current } = change;
-  const audience = [...(await channelAudienceIds(tx, realm.id, current))];
   await events.emit(
     realm.id,
     streamEvent({ op: 'update', stream_id: current.id, name: current.name, ...fields }),
-    [...new Set([...audience, ...extraUsers])],
+    [...(await channelAudienceIds(tx, realm.id, current))],
+  );
+}
+
+/**
+ * A privacy change as Zulip's do_change_stream_permission tells it: whoever loses sight of the
+ * channel gets a `stream` `delete`, whoever gains it a `create` and a `peer_add` of its
+ * subscribers (they knew none of them), and those who saw it before and after the update.
+ */
+async function emitPrivacyChange(
+  change: ChannelChange,
+  before: number[],
+  fields: StreamPropertyChange,
+): Promise<void> {
+  const { tx, events, realm, current } = change;
+  const after = await channelAudienceIds(tx, realm.id, current);
+  const gained = [...after].filter((id) => !before.includes(id));
+  const lost = before.filter((id) => !after.has(id));
+  const streams = await formatChannels(tx, [current]);
+  await events.emit(realm.id, streamEvent({ op: 'delete', streams }), lost);
+  await events.emit(realm.id, streamEvent({ op: 'create', streams }), gained);
+  const recipientId = current.recipientId ?? -1;
+  const subscribers = (await subscriberIdsByRecipient(tx, [recipientId])).get(recipientId) ?? [];
+  if (subscribers.length) {
+    await events.emit(
+      realm.id,
+      subscriptionEvent({
+        op: 'peer_add',
+        stream_ids: [current.id],
+        user_ids: subscribers,
+      }),
+      gained,
+    );
+  }
+  await events.emit(
+    realm.id,
+    streamEvent({ op: 'update', stream_id: current.id, name: current.name, ...fields }),
+    before.filter((id) => after.has(id)),
   );
 }
 
