@@ -16,10 +16,7 @@ afterAll(() => org.close());
 jest.setTimeout(300_000);
 
 describe('verify_action: channels and subscriptions', () => {
-  // A known defect the harness found: a user who unsubscribes from a private channel keeps it in
-  // `streams`, for no `stream` `delete` event tells the client it is out of reach. `failing`
-  // passes while the defect stands and fails once it is fixed, so the fix must turn it back.
-  it.failing('create, subscribe, properties, update, default, archive', async () => {
+  it('create, subscribe, properties, update, default, archive', async () => {
     const { hamlet, iago, cordelia } = org.users;
     const v = new ActionVerifier(org, [hamlet, iago]);
     await v.step(() =>

@@ -59,7 +59,11 @@ export async function archiveChannel(
     );
     await events.emit(
       input.realm.id,
-      streamEvent({ op: 'delete', streams: await formatChannels(tx, [archived]) }),
+      streamEvent({
+        op: 'delete',
+        streams: await formatChannels(tx, [archived]),
+        internal: { archiving: true },
+      }),
       audience,
     );
   });
