@@ -19,6 +19,7 @@ import { uploadFileRoutes } from './routes/uploads';
 
 /**
  * The stateless API tier: every `/api/v1` route except the event queue's, the same routes under
+import { thumbnailRoutes } from './routes/thumbnail';
  * `/json` for the web client's session, and the web client itself at `/`. `events` mounts the
  * event queue's routes too, when one process serves every tier on one origin.
  */
@@ -48,6 +49,8 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
   // The emoji names register's `server_emoji_data_url` points clients to.
   const emojiData = JSON.stringify(emojiApiData());
   app.get(EMOJI_DATA_PATH, (_req, res) => {
+  // Where image previews point when the camo proxy is off.
+  app.use(thumbnailRoutes(ctx));
     res.type('json').set('Cache-Control', 'public, max-age=86400').send(emojiData);
   });
   // Zulip's static paths that API responses name, e.g. the avatar of users a guest cannot access.
