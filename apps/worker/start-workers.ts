@@ -135,7 +135,7 @@ export function startWorkers(
 function startQueueWorker(
   ctx: AppContext,
   on: {
-    queueName: string;
+    queueName: QueueNameValue;
     byName: Map<JobNameValue, HandlerEntry>;
     connection: ReturnType<typeof connectRedis>;
     options: WorkerOptions;

@@ -114,6 +114,15 @@ describe('CAMO_URI', () => {
     ).toBe('k'.repeat(16));
     expect(() => loadConfig({ CAMO_URI: '/x/', CAMO_KEY: 'short' })).toThrow(ConfigError);
   });
+
+  it('takes CAMO_KEY_PREVIOUS as a comma-separated list of keys of 16 characters or more', () => {
+    const env = { CAMO_URI: '/x/', CAMO_KEY: 'n'.repeat(16) };
+    expect(loadConfig(env).camo?.previousKeys).toEqual([]);
+    const keys = loadConfig({ ...env, CAMO_KEY_PREVIOUS: `${'a'.repeat(16)}, ${'b'.repeat(20)},` })
+      .camo?.previousKeys;
+    expect(keys).toEqual(['a'.repeat(16), 'b'.repeat(20)]);
+    expect(() => loadConfig({ ...env, CAMO_KEY_PREVIOUS: 'short' })).toThrow(ConfigError);
+  });
 });
 
 describe('push notification bouncer', () => {

@@ -205,6 +205,17 @@ const envSchema = Joi.object({
     .custom((v: string) => (v === '' || v.endsWith('/') ? v : `${v}/`)),
   CAMO_KEY: Joi.string().min(16),
   CAMO_MAX_SIZE_MIB: Joi.number().positive().default(25),
+  CAMO_KEY_PREVIOUS: Joi.string()
+    .allow('')
+    .default('')
+    .custom((v: string) => {
+      const keys = v
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean);
+      if (keys.some((k) => k.length < 16)) throw new Error('each key needs 16 characters or more');
+      return keys.join(',');
+    }),
   CAMO_TIMEOUT_SECONDS: Joi.number().positive().default(10),
   RATE_LIMIT_API_REQUESTS: Joi.number().integer().positive().default(200),
   RATE_LIMIT_API_WINDOW_SECONDS: Joi.number().integer().positive().default(60),
@@ -400,3 +411,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oidcIdps: parseOidcIdps(value.SOCIAL_AUTH_OIDC_ENABLED_IDPS),
   };
 }
+          previousKeys: value.CAMO_KEY_PREVIOUS ? value.CAMO_KEY_PREVIOUS.split(',') : [],

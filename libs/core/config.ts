@@ -193,3 +193,8 @@ export interface RedisClusterConfig {
   username?: string;
   password?: string;
 }
+  /**
+   * CAMO_KEY_PREVIOUS: keys still accepted for links signed before a rotation (messages keep the
+   * links they were rendered with); new links are signed with `key` alone.
+   */
+  previousKeys: string[];

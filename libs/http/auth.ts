@@ -22,7 +22,7 @@ export interface Principal {
 /** Splits `Authorization: Basic base64(email:api_key)`; the key never contains ':'. */
 export function parseBasicAuth(header: string | undefined): { email: string; apiKey: string } {
   if (!header) throw unauthorized('Missing authorization header for basic auth');
-  const [scheme, credentials, ...rest] = header.trim().split(/\s+/);
+  const [scheme = '', credentials, ...rest] = header.trim().split(/\s+/);
   if (scheme.toLowerCase() !== 'basic') {
     throw badRequest('This endpoint requires HTTP basic authentication.');
   }

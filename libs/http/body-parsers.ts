@@ -15,7 +15,7 @@ export function bodyParsers(): RequestHandler {
         bodyParser.urlencoded({ extended: false, limit, parameterLimit: MAX_PARAMETERS }),
         bodyParser.json({ limit }),
         multipartFields({ fieldSize: limit, fields: MAX_PARAMETERS }),
-      ] as RequestHandler[],
+      ] as [RequestHandler, RequestHandler, RequestHandler],
     ]),
   );
   return (req, res, next) => {

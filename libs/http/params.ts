@@ -43,7 +43,8 @@ function label(path: (string | number)[]): string {
 
 /** Turns Joi's first error into Zulip's wording for the same failure. */
 function toApiError(error: Joi.ValidationError): ApiError {
-  const detail = error.details[0];
+  const [detail] = error.details;
+  if (!detail) return badRequest(error.message);
   const name = label(detail.path);
   const ctx = detail.context ?? {};
   switch (detail.type) {

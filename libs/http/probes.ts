@@ -28,13 +28,11 @@ export async function readiness(ctx: AppContext): Promise<Readiness> {
       () => 'ok',
       (err: unknown) => (err instanceof Error ? err.message : String(err)),
     );
-  const [postgres, redis] = await Promise.all([
+  const [postgres, redisCheck] = await Promise.all([
     check(sqlPool(ctx).query('SELECT 1')),
     check(ctx.redis.ping()),
-  ]).then(([postgres, redis]) => [
-    postgres,
-    redis === 'ok' ? redis : (redisConnectionError(ctx.redis) ?? redis),
   ]);
+  const redis = redisCheck === 'ok' ? redisCheck : (redisConnectionError(ctx.redis) ?? redisCheck);
   const waiting = partsStarting();
   return {
     ready: postgres === 'ok' && redis === 'ok' && waiting.length === 0,

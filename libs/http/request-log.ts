@@ -63,7 +63,7 @@ interface TrackedRequest {
 
 function logFinished({ log, req, res, locals, route, requestId, started }: TrackedRequest): void {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const path = (req.originalUrl ?? req.url ?? '').split('?')[0];
+  const [path = ''] = (req.originalUrl ?? req.url ?? '').split('?');
   observeHttpRequest(
     req.method ?? '',
     typeof route === 'string' ? route : route(),

@@ -1,3 +1,4 @@
+import { at } from '../core/at';
 import { keySlot } from './key-slot';
 import type { ChainableCommander, Cluster } from 'ioredis';
 import type { RedisClient } from '../core/context';
@@ -23,7 +24,7 @@ export function slotGroups<T>(
   }
   for (const indexes of slotIndexGroups(redis, items.map(keyOf), max)) {
     const group = new Array<T>(indexes.length);
-    for (let j = 0; j < indexes.length; j++) group[j] = items[indexes[j]];
+    for (let j = 0; j < indexes.length; j++) group[j] = at(items, at(indexes, j));
     groups.push(group);
   }
   return groups;
@@ -35,7 +36,7 @@ export function slotIndexGroups(redis: RedisClient, keys: string[], max: number)
   const open = new Map<number, number[]>();
   const cluster = isCluster(redis);
   for (let i = 0; i < keys.length; i++) {
-    const slot = cluster ? keySlot(keys[i]) : 0;
+    const slot = cluster ? keySlot(at(keys, i)) : 0;
     let group = open.get(slot);
     if (!group || group.length >= max) {
       group = [];
@@ -103,7 +104,7 @@ export async function execByNode(
   const groups = new Map<string, NodeGroup>();
   for (let i = 0; i < commands.length; i++) {
     // A slot whose nodes are not known yet (topology still loading) gets a pipeline of its own.
-    const slot = keySlot(commands[i].key);
+    const slot = keySlot(at(commands, i).key);
     const nodes = redis.slots[slot] ?? [];
     const node = nodes.length ? nodes.join(',') : `slot ${slot}`;
     const group = groups.get(node);
@@ -134,7 +135,7 @@ async function execNodeGroup(
   out: unknown[],
 ): Promise<void> {
   const pipeline = redis.pipeline();
-  for (const i of indexes) addCommand(pipeline, commands[i]);
+  for (const i of indexes) addCommand(pipeline, at(commands, i));
   if (replicated && replicas > 0) pipeline.wait(1, REPLICA_WAIT_MS);
   const results = await pipeline.exec();
   // ioredis follows a pipeline's MOVED only when every command got it; with any other reply
@@ -144,7 +145,7 @@ async function execNodeGroup(
     await new Promise<void>((resolve) => redis.refreshSlotsCache(() => resolve()));
   }
   const values = replies(results);
-  for (let j = 0; j < indexes.length; j++) out[indexes[j]] = values[j];
+  for (let j = 0; j < indexes.length; j++) out[at(indexes, j)] = values[j];
 }
 
 const isMoved = ([err]: [Error | null, unknown]): boolean =>
@@ -154,7 +155,7 @@ const isMoved = ([err]: [Error | null, unknown]): boolean =>
 function replies(results: [Error | null, unknown][] | null): unknown[] {
   const values = new Array<unknown>(results?.length ?? 0);
   for (let i = 0; i < values.length; i++) {
-    const [err, value] = results![i];
+    const [err, value] = at(results ?? [], i);
     if (err) throw err;
     values[i] = value;
   }

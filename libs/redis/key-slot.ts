@@ -1,3 +1,5 @@
+import { at } from '../core/at';
+
 /** CRC16-CCITT (XModem) table, the checksum Redis Cluster hashes keys with. */
 const TABLE = (() => {
   const table = new Uint16Array(256);
@@ -21,6 +23,6 @@ export function keySlot(key: string): number {
     if (close > open + 1) bytes = bytes.subarray(open + 1, close);
   }
   let crc = 0;
-  for (const byte of bytes) crc = ((crc << 8) & 0xffff) ^ TABLE[((crc >> 8) ^ byte) & 0xff];
+  for (const byte of bytes) crc = ((crc << 8) & 0xffff) ^ at(TABLE, ((crc >> 8) ^ byte) & 0xff);
   return crc % 16384;
 }

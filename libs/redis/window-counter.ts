@@ -1,3 +1,4 @@
+import { at } from '../core/at';
 import type { AppContext, RedisClient } from '../core/context';
 import type { Logger } from '../core/log';
 import { execByNode, slotGroups, type BatchCommand } from './by-node';
@@ -124,6 +125,7 @@ export class WindowCounter {
     this.windows.set(id, window);
     try {
       const [count, msLeft] = await added;
+      if (count === undefined || msLeft === undefined) throw new Error('no count from Redis');
       window.synced = count;
       window.endsAt = Date.now() + msLeft;
       window.opening = undefined;
@@ -173,21 +175,21 @@ export class WindowCounter {
           increments.push(n);
         }
         commands.push({
-          key: keys[0],
+          key: at(keys, 0),
           command: 'chatWindowAdd',
           args: [keys.length, ...keys, this.windowSeconds, ...increments],
         });
       }
       const replies = await execByNode(this.redis, commands);
-      const at = Date.now();
+      const syncedAt = Date.now();
       for (let c = 0; c < calls.length; c++) {
         const added = replies[c] as Added;
-        const call = calls[c];
+        const call = at(calls, c);
         for (let i = 0; i < call.length; i++) {
-          const { window, n } = call[i];
-          window.synced = added[2 * i];
+          const { window, n } = at(call, i);
+          window.synced = at(added, 2 * i);
           window.unsynced -= n;
-          window.endsAt = at + added[2 * i + 1];
+          window.endsAt = syncedAt + at(added, 2 * i + 1);
         }
       }
       this.failing = false;

@@ -256,3 +256,33 @@ describe('GET /external_content/<digest>/<hex url>', () => {
     }
   });
 });
+
+describe('CAMO_KEY rotation', () => {
+  it('serves links signed with a CAMO_KEY_PREVIOUS key and signs new ones with CAMO_KEY', async () => {
+    const NEW_KEY = 'camo-new-key-9876543210';
+    const env = { CAMO_URI: '/external_content/', OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
+    const rotated = await organization({
+      env: { ...env, CAMO_KEY: NEW_KEY, CAMO_KEY_PREVIOUS: ` ${KEY} ,` },
+    });
+    const done = await organization({ env: { ...env, CAMO_KEY: NEW_KEY } });
+    try {
+      const image = `${base}/cat.png`;
+      const old = await request(rotated.t.app).get(camoPath(image, KEY));
+      expect(old.status).toBe(200);
+      expect(old.headers['content-type']).toBe('image/png');
+      const current = await request(rotated.t.app).get(camoPath(image, NEW_KEY));
+      expect(current.status).toBe(200);
+      const rendered = await rotated.as(rotated.owner).post('/messages/render', { content: image });
+      expect(rendered.body.rendered).toContain(camoPath(image, NEW_KEY));
+      expect(rendered.body.rendered).not.toContain(camoPath(image, KEY));
+      const other = await request(rotated.t.app).get(camoPath(image, 'a-third-key-0123456789'));
+      expect(other.status).toBe(403);
+      // Once CAMO_KEY_PREVIOUS is dropped, the old links end.
+      const ended = await request(done.t.app).get(camoPath(image, KEY));
+      expect(ended.status).toBe(403);
+    } finally {
+      await rotated.close();
+      await done.close();
+    }
+  });
+});

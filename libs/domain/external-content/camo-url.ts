@@ -15,18 +15,21 @@ export function camoUrl(camo: Pick<CamoConfig, 'uri' | 'key'>, url: string): str
 }
 
 /**
- * The http(s) URL a camo path names, when its digest is the one CAMO_KEY gives it; null for a
- * forged, altered or malformed path.
+ * The http(s) URL a camo path names, when its digest is the one CAMO_KEY (or a key of
+ * CAMO_KEY_PREVIOUS, during a rotation) gives it; null for a forged, altered or malformed path.
  */
 export function camoTarget(
-  camo: Pick<CamoConfig, 'key'>,
+  camo: Pick<CamoConfig, 'key' | 'previousKeys'>,
   digest: string,
   hexUrl: string,
 ): URL | null {
   if (!/^[0-9a-f]{40}$/i.test(digest) || !/^(?:[0-9a-f]{2})+$/i.test(hexUrl)) return null;
   const url = Buffer.from(hexUrl, 'hex').toString('utf8');
-  const expected = Buffer.from(digestOf(camo.key, url), 'hex');
-  if (!timingSafeEqual(expected, Buffer.from(digest, 'hex'))) return null;
+  const given = Buffer.from(digest, 'hex');
+  const signed = [camo.key, ...camo.previousKeys].some((key) =>
+    timingSafeEqual(Buffer.from(digestOf(key, url), 'hex'), given),
+  );
+  if (!signed) return null;
   try {
     const parsed = new URL(url);
     return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed : null;
