@@ -54,6 +54,8 @@ export interface PushBouncerStandIn {
   rejectTokens: Set<string>;
   /** Registered tokens the push service rejects at delivery: the bouncer deletes them. */
   deadTokens: Set<string>;
+  /** The `realm` part of push/notify answers: whether the organization may push (zilencer's can_push). */
+  realmAnswer: { can_push: boolean; expected_end_timestamp: number | null };
   close(): Promise<void>;
 }
 
@@ -183,6 +185,7 @@ export async function startPushBouncer(): Promise<PushBouncerStandIn> {
     failNext: 0,
     rejectTokens: new Set(),
     deadTokens: new Set(),
+    realmAnswer: { can_push: true, expected_end_timestamp: null },
     close: async () => undefined,
   };
   const answer = (res: ServerResponse, status: number, body: Record<string, unknown>) => {
@@ -330,7 +333,7 @@ export async function startPushBouncer(): Promise<PushBouncerStandIn> {
             android_devices: (p.android_devices as string[]).filter((t) => !have(2).has(t)),
             apple_devices: (p.apple_devices as string[]).filter((t) => !have(1).has(t)),
           },
-          realm: { can_push: true, expected_end_timestamp: null },
+          realm: bouncer.realmAnswer,
         });
       }
       case 'push/test_notification': {

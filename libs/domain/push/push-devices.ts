@@ -9,6 +9,7 @@ import {
   type NotifyResponse,
 } from './bouncer-client';
 import { PushKind } from './push-kind';
+import { recordPushAvailability } from './record-push-availability';
 import type { PushRealm } from './push-payloads';
 
 /**
@@ -56,7 +57,8 @@ export async function pushTarget(
 
 /**
  * Sends one notification through the bouncer, then forgets the tokens the bouncer says it
- * deleted (FCM or APNs rejected them), as Zulip does.
+ * deleted (FCM or APNs rejected them) and records whether the organization may still push (the
+ * bouncer's can_push), as Zulip does.
  */
 export async function notifyThroughBouncer(
   ctx: AppContext,
@@ -72,6 +74,7 @@ export async function notifyThroughBouncer(
     android_devices: target.androidTokens,
     apple_devices: target.appleTokens,
   });
+  if (answer.realm) await recordPushAvailability(ctx, target.realm.id, answer.realm);
   const { android_devices: android, apple_devices: apple } = answer.deleted_devices;
   if (android.length || apple.length) {
     await ctx.db.pushDeviceToken.deleteMany({

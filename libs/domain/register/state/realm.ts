@@ -62,8 +62,10 @@ export function realmSettings(
   }
   const url = realmUrl(realm.stringId, config);
   out.realm_date_created = Math.floor(realm.dateCreated.getTime() / 1000);
-  // Mobile push works exactly when the server is registered with a push bouncer.
-  out.realm_push_notifications_enabled = config.pushBouncer !== null;
+  // Mobile push works when the server is registered with a push bouncer and the bouncer's last
+  // answer for the organization (can_push) allowed it.
+  out.realm_push_notifications_enabled =
+    config.pushBouncer !== null && realm.pushNotificationsEnabled;
   out.realm_push_notifications_enabled_end_timestamp = realm.pushNotificationsEnabledEndTime
     ? Math.floor(realm.pushNotificationsEnabledEndTime.getTime() / 1000)
     : null;
