@@ -8,6 +8,7 @@ import {
   redecideLostNotifications,
 } from '../../libs/domain/notifications/decide-notifications';
 import { sendDueMissedMessageEmails } from '../../libs/domain/notifications/send-missed-message-emails';
+import { notifyCollectedQueue } from '../../libs/domain/notifications/notify-collected-queue';
 import { sendPushNotifications } from '../../libs/domain/push/send-push-notifications';
 import { removePushNotifications } from '../../libs/domain/push/remove-push-notifications';
 import { syncPushDevice } from '../../libs/domain/push/sync-push-device';
@@ -32,6 +33,9 @@ export const jobHandlers: HandlerEntry[] = [
   }),
   handler(JobName.NOTIFY_MESSAGE, async (ctx, payload) => {
     await decideMessageNotifications(ctx, payload);
+  }),
+  handler(JobName.NOTIFY_COLLECTED_QUEUE, async (ctx, payload) => {
+    await notifyCollectedQueue(ctx, payload);
   }),
   handler(JobName.MISSED_MESSAGE_EMAILS, async (ctx, payload) => {
     await sendDueMissedMessageEmails(ctx, payload.dueAt);

@@ -4,6 +4,7 @@ import { connectRedis } from '../redis/connect';
 import { startWhenReachable } from '../stores/start-when-reachable';
 import { logFailure } from '../stores/failures';
 import { Dispatcher } from './dispatcher';
+import { missedMessageHook } from './missed-message-hook';
 import { eventKeys } from './keys';
 import { QueueStore } from './queue-store';
 import { startSweeper } from './sweeper';
@@ -67,7 +68,7 @@ export async function startEventsTier(
   const gc = setInterval(() => {
     const partitions = dispatching ? dispatcher.partitions : undefined;
     store
-      .collectGarbage(Date.now(), partitions)
+      .collectGarbage(Date.now(), partitions, (queue) => missedMessageHook(ctx, queue))
       .catch((err: unknown) => logFailure(ctx.log, 'queue', 'queue GC failed', err));
   }, options.gcIntervalMs ?? 30_000);
   return {

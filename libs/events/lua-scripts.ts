@@ -20,9 +20,12 @@ const SCRIPTS: Record<string, { lua: string; numberOfKeys?: number }> = {
   chatLeaseRelease: { numberOfKeys: 1, lua: read('lease-release') },
 };
 
+/** scripts/queue-gc.lua's reply: the queue was polled since (its last access), or deleted. */
+export type QueueGcReply = ['kept', string] | ['gone', string, string, string[]];
+
 /** A connection with the scripts defined as commands (the poll and append ones run in batches). */
 export type ScriptRedis = RedisClient & {
-  chatQueueGc(queueKey: string, eventsKey: string, cutoff: number): Promise<string[]>;
+  chatQueueGc(queueKey: string, eventsKey: string, cutoff: number): Promise<QueueGcReply>;
   chatLeaseRenew(leaseKey: string, consumer: string, leaseMs: number): Promise<number>;
   chatLeaseRelease(leaseKey: string, consumer: string): Promise<number>;
 };

@@ -66,6 +66,18 @@ interface PendingPoll {
 /** One queue's part of a poll script's reply (see scripts/queue-poll.lua). */
 type PollReply = [number, string?, string[]?, number?, number?];
 
+/**
+ * A queue the garbage collector deleted: its owner, the ids of the messages its events still
+ * held, and whether it was the owner's last queue (Zulip's `last_for_client`).
+ */
+export interface CollectedQueue {
+  queueId: string;
+  userId: number;
+  realmId: number;
+  messageIds: number[];
+  lastForUser: boolean;
+}
+
 export type NewQueue = Omit<QueueInfo, 'id' | 'lastAccess' | 'snapshot'>;
 
 /**
@@ -447,11 +459,13 @@ export class QueueStore {
 
   /**
    * Deletes the queues of these partitions (all by default) idle for longer than the limit;
-   * returns how many went.
+   * returns how many went. `onCollected` hears of each one whose owner is known, once its keys
+   * are gone.
    */
   async collectGarbage(
     now = Date.now(),
     partitions: readonly number[] = [...Array(this.partitions).keys()],
+    onCollected?: (queue: CollectedQueue) => Promise<void>,
   ): Promise<number> {
     const cutoff = now - this.idleSeconds * 1000;
     let removed = 0;
@@ -467,24 +481,40 @@ export class QueueStore {
         );
         let went = 0;
         for (const id of ids) {
-          const [outcome, ...rest] = await this.scripts.chatQueueGc(
+          const reply = await this.scripts.chatQueueGc(
             this.keys.queue(id),
             this.keys.events(id),
             cutoff,
           );
-          if (outcome === 'kept') {
-            await this.redis.zadd(this.keys.access(partition), rest[0], id);
+          if (reply[0] === 'kept') {
+            await this.redis.zadd(this.keys.access(partition), reply[1], id);
             continue;
           }
           went++;
+          const [, user, realm, messages] = reply;
           // A queue whose keys expired before this ran: the settings index still names its owner.
-          let owner = rest[0] ? { userId: Number(rest[0]), realmId: Number(rest[1]) } : null;
+          let owner = user ? { userId: Number(user), realmId: Number(realm) } : null;
           if (!owner) {
             const text = await this.redis.hget(this.keys.queueSettings(partition), id);
             owner = text === null ? null : splitSettingsText(text);
           }
-          if (owner) await this.forget(id, owner.userId, owner.realmId);
-          else await this.redis.zrem(this.keys.access(partition), id);
+          if (!owner) {
+            await this.redis.zrem(this.keys.access(partition), id);
+            continue;
+          }
+          await this.forget(id, owner.userId, owner.realmId);
+          if (onCollected) {
+            const left = await this.redis.scard(
+              this.keys.userQueues(this.partitionOf(owner.userId), owner.userId),
+            );
+            await onCollected({
+              queueId: id,
+              userId: owner.userId,
+              realmId: owner.realmId,
+              messageIds: messages.map(Number),
+              lastForUser: left === 0,
+            });
+          }
         }
         removed += went;
         // Kept queues moved up in the index, so the next page holds other ones.

@@ -5,6 +5,7 @@ import {
   notificationJobSchemas,
   type MissedMessageEmailsPayload,
   type NotifyMessagePayload,
+  type NotifyCollectedQueuePayload,
   type PushDevicePayload,
   type PushMessagePayload,
   type RemovePushPayload,
@@ -33,6 +34,7 @@ export const JobName = {
   DELIVER_SCHEDULED_MESSAGE: 'deliver-scheduled-message',
   DELETE_UNCLAIMED_ATTACHMENTS: 'delete-unclaimed-attachments',
   NOTIFY_MESSAGE: 'notify-message',
+  NOTIFY_COLLECTED_QUEUE: 'notify-collected-queue',
   MISSED_MESSAGE_EMAILS: 'missed-message-emails',
   NOTIFICATIONS_SWEEP: 'notifications-sweep',
   PUSH_MESSAGE: 'push-message',
@@ -155,6 +157,18 @@ export const Jobs = {
     schema: notificationJobSchemas.notifyMessage,
     options: {
       attempts: 8,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: true,
+      removeOnFail: 5000,
+    },
+  }),
+  // Read messages are skipped when the job runs; a decision made twice writes nothing twice.
+  notifyCollectedQueue: defineJob<NotifyCollectedQueuePayload>()({
+    name: JobName.NOTIFY_COLLECTED_QUEUE,
+    queue: QueueName.NOTIFICATIONS,
+    schema: notificationJobSchemas.notifyCollectedQueue,
+    options: {
+      attempts: 5,
       backoff: { type: 'exponential', delay: 1000 },
       removeOnComplete: true,
       removeOnFail: 5000,

@@ -5,6 +5,15 @@ export interface NotifyMessagePayload {
   messageId: number;
 }
 
+/**
+ * A user's last event queue was garbage-collected while it still held these messages (Zulip's
+ * missedmessage_hook): they are decided again for that user, as someone away.
+ */
+export interface NotifyCollectedQueuePayload {
+  userId: number;
+  messageIds: number[];
+}
+
 /** Missed-message emails due at `dueAt` (ms); the rows in PostgreSQL say for whom and what. */
 export interface MissedMessageEmailsPayload {
   dueAt: number;
@@ -33,9 +42,16 @@ export interface PushDevicePayload {
 
 const id = Joi.number().integer().required();
 
+/** The most recent messages of a collected queue that are decided again; older ones are noise. */
+export const MAX_COLLECTED_MESSAGES = 1000;
+
 export const notificationJobSchemas = {
   notifyMessage: Joi.object({ messageId: id }),
   missedMessageEmails: Joi.object({ dueAt: id }),
+  notifyCollectedQueue: Joi.object({
+    userId: id,
+    messageIds: Joi.array().items(id).min(1).max(MAX_COLLECTED_MESSAGES).required(),
+  }),
   pushMessage: Joi.object({
     messageId: id,
     recipients: Joi.array()

@@ -59,34 +59,46 @@ interface Candidate {
  * about a message by email and by push, and queues that work. Emails wait as rows in PostgreSQL
  * until the end of each user's batching period (one job per due time, not per user); pushes go
  * out in one job for the message. Deciding twice changes nothing: a row per (user, message) is
- * written once, and a push is sent once per copy (send-push-notifications.ts).
+ * written once, and a push is sent once per copy (send-push-notifications.ts). With
+ * `awayUserId` (notify-collected-queue.ts, Zulip's missedmessage_hook) the message is decided
+ * again for that one recipient, as someone away; the decision owed to the others stays owed.
  */
 export async function decideMessageNotifications(
   ctx: AppContext,
   payload: { messageId: number },
+  options: { awayUserId?: number } = {},
 ): Promise<DecisionOutcome> {
+  const only = options.awayUserId;
+  const settle = async (db: Db | Tx) => {
+    if (only === undefined) await decided(db, payload.messageId);
+  };
   const [message] = await ctx.db.$queryRaw<MessageFacts[]>(Prisma.sql`
     SELECT m.sender_id, m.recipient_id, m.subject, s.id AS stream_id
     FROM messages m LEFT JOIN streams s ON s.recipient_id = m.recipient_id
     WHERE m.id = ${payload.messageId}`);
   if (!message) {
-    await decided(ctx.db, payload.messageId);
+    await settle(ctx.db);
     return { recipients: 0, emails: 0, pushes: 0 };
   }
-  const rows = await readRecipientFacts(ctx.db, payload.messageId, message);
+  const rows = (await readRecipientFacts(ctx.db, payload.messageId, message)).filter(
+    (row) => only === undefined || row.user_id === only,
+  );
   const candidates = rows.flatMap((row) => candidateOf(ctx, message, row) ?? []);
   if (candidates.length === 0) {
-    await decided(ctx.db, payload.messageId);
+    await settle(ctx.db);
     return { recipients: rows.length, emails: 0, pushes: 0 };
   }
 
-  const away = await awayUsers(
-    ctx,
-    candidates.map((c) => ({
-      userId: c.row.user_id,
-      lastActiveMs: c.row.last_active_time?.getTime() ?? null,
-    })),
-  );
+  const away =
+    only !== undefined
+      ? new Set([only])
+      : await awayUsers(
+          ctx,
+          candidates.map((c) => ({
+            userId: c.row.user_id,
+            lastActiveMs: c.row.last_active_time?.getTime() ?? null,
+          })),
+        );
   const emails = candidates.filter((c) => c.email && away.has(c.row.user_id));
   const pushes = candidates.filter((c) => c.push && (away.has(c.row.user_id) || c.pushWhileOnline));
 
@@ -101,10 +113,15 @@ export async function decideMessageNotifications(
           messageId: payload.messageId,
           recipients: pushes.map((c) => ({ userId: c.row.user_id, trigger: c.push as string })),
         },
-        { jobId: `push-message-${payload.messageId}` },
+        {
+          jobId:
+            only === undefined
+              ? `push-message-${payload.messageId}`
+              : `push-message-${payload.messageId}-user-${only}`,
+        },
       );
     }
-    await decided(tx, payload.messageId);
+    await settle(tx);
   });
   return { recipients: rows.length, emails: emails.length, pushes: pushes.length };
 }
