@@ -1,23 +1,31 @@
 import type { AppContext } from '../../core/context';
 import { eventKeys, partitionOf } from '../../events/keys';
+import { invisibleActivity } from '../presence/invisible-activity';
 import { isAway, PRESENCE_IDLE_SECONDS, type QueueActivity } from './notification-rules';
 
 /**
  * Which of these users are away (notification-rules.ts `isAway`). Presence comes with the
- * caller's query; only users whose presence is active need their event queues read from Redis:
- * one SMEMBERS pipeline per dispatch partition, then the queues' HMGETs in one pipeline.
+ * caller's query, and for users it shows idle, the activity they reported while invisible
+ * (invisible-activity.ts: one HMGET); only users active by either need their event queues read
+ * from Redis: one SMEMBERS pipeline per dispatch partition, then the queues' HMGETs in one
+ * pipeline.
  */
 export async function awayUsers(
   ctx: AppContext,
   users: { userId: number; lastActiveMs: number | null }[],
   nowMs = Date.now(),
 ): Promise<Set<number>> {
+  const idle = (ms: number | null | undefined): boolean =>
+    ms === null || ms === undefined || nowMs - ms > PRESENCE_IDLE_SECONDS * 1000;
+  const unseen = users.filter((u) => idle(u.lastActiveMs)).map((u) => u.userId);
+  const invisible = await invisibleActivity(ctx, unseen);
   const away = new Set<number>();
   const present: { userId: number; lastActiveMs: number }[] = [];
   for (const u of users) {
-    if (u.lastActiveMs === null || nowMs - u.lastActiveMs > PRESENCE_IDLE_SECONDS * 1000) {
+    const lastActiveMs = idle(u.lastActiveMs) ? invisible.get(u.userId) : u.lastActiveMs;
+    if (lastActiveMs === null || lastActiveMs === undefined || idle(lastActiveMs)) {
       away.add(u.userId);
-    } else present.push({ userId: u.userId, lastActiveMs: u.lastActiveMs });
+    } else present.push({ userId: u.userId, lastActiveMs });
   }
   if (present.length === 0) return away;
 

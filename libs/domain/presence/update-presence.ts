@@ -6,6 +6,7 @@ import type { AppContext } from '../../core/context';
 import { usersWhoCanAccess } from '../permissions/users';
 import { legacyClientPresence, OFFLINE_THRESHOLD_SECONDS } from './format-presence';
 import { presenceEvent } from '../../protocol/events/presence';
+import { recordInvisibleActivity } from './invisible-activity';
 
 export type PresenceStatus = 'active' | 'idle';
 
@@ -53,16 +54,20 @@ export async function emitPresenceEvent(
 }
 
 /**
- * Records that the user's client is connected (and, for `active`, in use). Invisible users
- * (presence_enabled false) are not recorded. Coming back online after being offline sends a
- * `presence` event to those who can access the user.
+ * Records that the user's client is connected (and, for `active`, in use). Coming back online
+ * after being offline sends a `presence` event to those who can access the user. The presence of
+ * invisible users (presence_enabled false) stays as it was when they went invisible; their
+ * activity is kept apart (invisible-activity.ts), for the notification rules alone.
  */
 export async function updatePresence(
   ctx: AppContext,
   input: { user: User; status: PresenceStatus; now: Date },
 ): Promise<void> {
   const { user, status, now } = input;
-  if (!user.presenceEnabled) return;
+  if (!user.presenceEnabled) {
+    if (status === 'active') await recordInvisibleActivity(ctx, user.id, now);
+    return;
+  }
   await inTransaction(ctx, async (tx, events) => {
     // One user's presence changes one request at a time: two first reports do not both insert.
     await lockRow(tx, 'users', user.id);
