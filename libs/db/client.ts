@@ -1,6 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient } from '../../generated/prisma/client';
+import { serialiseQueries } from './serial-queries';
 
 export type Db = PrismaClient;
 /** The client handed to code running inside `db.$transaction(async (tx) => ...)`. */
@@ -23,6 +24,8 @@ export function createDb(
     max: options.maxConnections ?? 10,
     idleTimeoutMillis: (options.idleSeconds ?? 300) * 1000,
   });
+  // One query at a time on each connection, whatever Prisma issues at once (serial-queries.ts).
+  pool.on('connect', serialiseQueries);
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   // Outside production Prisma's default error format captures a stack trace on every query, to
   // point at the caller if the query fails; production runs 'minimal' already. The same
