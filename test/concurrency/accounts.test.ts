@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 import { attachmentKey } from '../../libs/domain/attachments/storage';
 import { uploadStore } from '../../libs/storage/upload-store';
 import { organization, type Organization } from '../organization';
@@ -10,7 +11,7 @@ import { RACE_ENV, RACE_SIZE, raceServer, serverErrors, type RaceServer } from '
  * Issue 42: races on subscriptions, users, channels, bots and uploads, sent at once over HTTP
  * against the real database. Each checks the final state and that no answer is a 5xx.
  */
-let org: Organization<'alice' | 'bob' | 'carol' | 'sender', 'design' | 'news'>;
+let org: Organization<'alice' | 'bob' | 'carol' | 'sender' | 'speaker', 'design' | 'news'>;
 let server: RaceServer;
 const uploads = mkdtempSync(path.join(tmpdir(), 'race-uploads-'));
 
@@ -20,8 +21,14 @@ jest.setTimeout(120_000);
 beforeAll(async () => {
   org = await organization({
     env: { ...RACE_ENV, UPLOADS_DIR: uploads },
-    members: { alice: 'member', bob: 'member', carol: 'member', sender: 'member' },
-    channels: { design: ['alice', 'bob'], news: ['alice', 'bob', 'sender'] },
+    members: {
+      alice: 'member',
+      bob: 'member',
+      carol: 'member',
+      sender: 'member',
+      speaker: 'member',
+    },
+    channels: { design: ['alice', 'bob'], news: ['alice', 'bob', 'sender', 'speaker'] },
   });
   server = await raceServer(org);
 });
@@ -146,6 +153,83 @@ describe('a user deactivated while sending', () => {
     const after = await server.race(sends.slice(0, 2));
     expect(after.map((a) => a.status)).toEqual([401, 401]);
     expect(await org.t.db.message.count({ where: { senderId: sender.user.id } })).toBe(sent.length);
+  });
+});
+
+describe('no message commits after its sender was deactivated', () => {
+  /**
+   * The race made certain: a connection of the test's holds the channel's recipient row, which
+   * each send's insert must share-lock at its end (the message's foreign key), so 20 sends that
+   * passed every check wait just before committing. The sender is deactivated meanwhile; only
+   * then is the row let go. A send path that does not hold the sender's row lets the
+   * deactivation commit first and the waiting messages after it (each send then answers 200 from
+   * a deactivated account); this one makes the deactivation wait for them.
+   */
+  it('makes the deactivation wait for messages in flight, and refuses the later ones', async () => {
+    const { speaker, alice } = org.users;
+    const { news } = org.channels;
+    const send = (i: number) => ({
+      who: speaker,
+      method: 'post' as const,
+      path: '/messages',
+      form: { type: 'stream', to: news.id, topic: 'in flight', content: `in flight ${i}` },
+    });
+    // The channel's first message is written otherwise (a transaction): not the common path.
+    await org
+      .as(alice)
+      .post('/messages', { type: 'stream', to: news.id, topic: 'x', content: 'x' });
+    const spoken = () => org.t.db.message.count({ where: { senderId: speaker.user.id } });
+    const waiting = async (query: string) =>
+      Number(
+        (
+          await org.t.db.$queryRaw<{ n: bigint }[]>`
+            SELECT count(*) AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'
+              AND query ILIKE ${`%${query}%`}`
+        )[0].n,
+      );
+    const until = async (check: () => Promise<boolean>, ms = 20_000) => {
+      for (const end = Date.now() + ms; Date.now() < end;) {
+        if (await check()) return true;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return false;
+    };
+
+    const holder = new Client({ connectionString: org.t.config.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM recipients WHERE id = $1 FOR UPDATE', [news.recipientId]);
+      const sends = server.race(Array.from({ length: RACE_SIZE }, (_, i) => send(i)));
+      expect(await until(async () => (await waiting('INSERT INTO messages')) > 0)).toBe(true);
+      let committedBefore: number | undefined;
+      let answered = false;
+      const deactivation = server
+        .race([{ who: org.owner, method: 'delete', path: `/users/${speaker.user.id}` }])
+        .then(async ([answer]) => {
+          answered = true;
+          committedBefore = await spoken();
+          return answer;
+        });
+      // Either the deactivation commits (the messages held back then commit after it), or it
+      // waits for the senders' lock on the sender's row.
+      await until(async () => answered || (await waiting('UPDATE "public"."users"')) > 0);
+      await holder.query('COMMIT');
+      const answers = await sends;
+      expect((await deactivation).status).toBe(200);
+      expect(serverErrors(answers)).toEqual([]);
+      for (const a of answers.filter((x) => x.status !== 200)) {
+        expect([a.status, a.body.code]).toEqual([401, 'USER_DEACTIVATED']);
+      }
+      const sent = answers.filter((a) => a.status === 200).map((a) => a.body.id as number);
+      const messages = await org.t.db.message.findMany({ where: { senderId: speaker.user.id } });
+      expect(messages.map((m) => m.id).sort()).toEqual(sent.sort());
+      // What existed when the deactivation had committed is all there is.
+      expect(await spoken()).toBe(committedBefore);
+    } finally {
+      await holder.end();
+    }
   });
 });
 

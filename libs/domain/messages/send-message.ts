@@ -1,5 +1,7 @@
+import { types } from 'node:util';
 import { Prisma, type Realm, type Stream, type User } from '../../../generated/prisma/client';
-import { badRequest } from '../../core/errors';
+import { badRequest, userDeactivated } from '../../core/errors';
+import { sqlState } from '../../db/errors';
 import { inOneStatement, inTransaction, type EventSink, type SqlRunner } from '../../events/outbox';
 import type { Db, Tx } from '../../db/client';
 import { sqlPool } from '../../db/sql';
@@ -68,16 +70,18 @@ export async function sendMessage(
   if (!channel || needsTransaction(prepared)) {
     return inTransaction(ctx, (tx, events) => writeMessage(tx, events, prepared));
   }
-  return inOneStatement(ctx, async (run, events) => {
-    const message = await composeMessage(prepared, {
-      reader: ctx.db,
-      run,
-      recipientId: channel.recipientId as number,
-    });
-    events.write(message.rows);
-    await emitMessage(events, prepared, message);
-    return { id: message.id };
-  });
+  return writingAsSender(() =>
+    inOneStatement(ctx, async (run, events) => {
+      const message = await composeMessage(prepared, {
+        reader: ctx.db,
+        run,
+        recipientId: channel.recipientId as number,
+      });
+      events.write(message.rows);
+      await emitMessage(events, prepared, message);
+      return { id: message.id };
+    }),
+  );
 }
 
 /** Whether a channel message writes more than its own rows: upload links or bots to call. */
@@ -222,7 +226,7 @@ export async function writeMessage(
     run: (sql) => tx.$queryRaw(sql),
     recipientId,
   });
-  await tx.$executeRaw(Prisma.sql`WITH ${message.rows} SELECT 1`);
+  await writingAsSender(() => tx.$executeRaw(Prisma.sql`WITH ${message.rows} SELECT 1`));
   await claimAttachments(tx, events, {
     messageId: message.id,
     sender,
@@ -344,7 +348,7 @@ async function composeMessage(
       INSERT INTO messages (id, realm_id, sender_id, recipient_id, subject, content,
                             rendered_content, rendered_content_version, sending_client_name,
                             has_attachment, has_image, has_link, is_channel_message, date_sent)
-      VALUES (${id}, ${realm.id}, ${sender.id}, ${recipientId}, ${topic}, ${content},
+      VALUES (${id}, ${realm.id}, ${activeSender(sender.id)}, ${recipientId}, ${topic}, ${content},
               ${rendered.html}, 1, ${input.clientName}, ${rendered.hasAttachment},
               ${rendered.hasImage}, ${rendered.hasLink}, ${channel !== null}, ${dateSent})
     ), copies AS (
@@ -380,6 +384,38 @@ async function composeMessage(
     },
   });
   return { id, rows: messageRows, userIds, flags, dict };
+}
+
+/**
+ * The sender's id, read with the sender's row share-locked and only while the sender is active.
+ * A deactivation updates that row, so it waits for a message already being written, and a
+ * message written after it sees the sender inactive: the id is then null, the insert fails
+ * (`lostSender`) and nothing of the message commits. So no message commits after its sender's
+ * deactivation has. The row is already locked by the foreign key's check (FOR KEY SHARE, which
+ * the deactivation's update does not wait for): the stronger lock costs no extra write.
+ */
+const activeSender = (senderId: number): Prisma.Sql =>
+  Prisma.sql`(SELECT id FROM users WHERE id = ${senderId} AND is_active FOR SHARE)`;
+
+/** Whether a message's write failed because its sender was deactivated meanwhile. */
+const lostSender = (err: unknown): boolean =>
+  sqlState(err) === '23502' && types.isNativeError(err) && /"sender_id"/.test(errorText(err));
+
+/** What a failed write said, from node-postgres's error or Prisma's account of it. */
+const errorText = (err: Error): string => {
+  const cause = (
+    err as { meta?: { driverAdapterError?: { cause?: { originalMessage?: string } } } }
+  ).meta?.driverAdapterError?.cause?.originalMessage;
+  return `${err.message} ${cause ?? ''}`;
+};
+
+/** Runs a message's write, answering as for a deactivated account when its sender lost it. */
+async function writingAsSender<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    throw lostSender(err) ? userDeactivated() : err;
+  }
 }
 
 /** The message's event, one for every recipient, and the notification decision it owes. */
