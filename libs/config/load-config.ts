@@ -229,6 +229,20 @@ const envSchema = Joi.object({
     .allow('')
     .default('')
     .custom((v: string) => (parseOidcIdps(v), v)),
+  SOCIAL_AUTH_GITHUB_KEY: Joi.string().allow('').default(''),
+  SOCIAL_AUTH_GITHUB_SECRET: Joi.string().allow('').default(''),
+  SOCIAL_AUTH_GITHUB_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('https://github.com'),
+  SOCIAL_AUTH_GITHUB_API_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('https://api.github.com'),
+  SOCIAL_AUTH_GITHUB_ORG_NAME: Joi.string().allow('').default(''),
+  SOCIAL_AUTH_GITHUB_TEAM_ID: Joi.string()
+    .pattern(/^\d*$/)
+    .allow('')
+    .default(''),
+  SOCIAL_AUTH_GITHUB_AUTO_SIGNUP: Joi.boolean().default(false),
 })
   .unknown(true)
   // The bouncer is reached only with the server's registration: all three or none.
@@ -409,6 +423,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     passwordResetTimeoutSeconds: value.PASSWORD_RESET_TIMEOUT_SECONDS,
     oidcIdps: parseOidcIdps(value.SOCIAL_AUTH_OIDC_ENABLED_IDPS),
+    github:
+      value.SOCIAL_AUTH_GITHUB_KEY && value.SOCIAL_AUTH_GITHUB_SECRET
+        ? {
+            key: value.SOCIAL_AUTH_GITHUB_KEY,
+            secret: value.SOCIAL_AUTH_GITHUB_SECRET,
+            url: String(value.SOCIAL_AUTH_GITHUB_URL).replace(/\/+$/, ''),
+            apiUrl: String(value.SOCIAL_AUTH_GITHUB_API_URL).replace(/\/+$/, ''),
+            orgName: value.SOCIAL_AUTH_GITHUB_ORG_NAME || null,
+            teamId: value.SOCIAL_AUTH_GITHUB_TEAM_ID || null,
+            autoSignup: value.SOCIAL_AUTH_GITHUB_AUTO_SIGNUP,
+          }
+        : null,
   };
 }
           previousKeys: value.CAMO_KEY_PREVIOUS ? value.CAMO_KEY_PREVIOUS.split(',') : [],

@@ -154,6 +154,22 @@ export interface Config {
   passwordResetTimeoutSeconds: number;
   /** OpenID Connect providers (Zulip's SOCIAL_AUTH_OIDC_ENABLED_IDPS), in the order configured. */
   oidcIdps: OidcIdpConfig[];
+  /** "Log in with GitHub" (OAuth 2; SOCIAL_AUTH_GITHUB_KEY and _SECRET); null: off. */
+  github: GithubConfig | null;
+}
+
+export interface GithubConfig {
+  key: string;
+  secret: string;
+  /** Where the OAuth pages live: https://github.com, or a GitHub Enterprise server's URL. */
+  url: string;
+  /** The REST API: https://api.github.com, or `<enterprise>/api/v3`. */
+  apiUrl: string;
+  /** Zulip's SOCIAL_AUTH_GITHUB_ORG_NAME / _TEAM_ID: only members may sign in; null: anyone. */
+  orgName: string | null;
+  teamId: string | null;
+  /** Whether a first sign-in with no account creates one (off by default, as for OIDC). */
+  autoSignup: boolean;
 }
 
 export interface OidcIdpConfig {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createDecipheriv, randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { freePort } from '../../../test/free-port';
 import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
@@ -141,6 +141,78 @@ describe('signing in', () => {
     );
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('Invalid OTP');
+  });
+});
+
+describe("Zulip's desktop flow", () => {
+  const decrypt = (data: string, otp: string) => {
+    const bytes = Buffer.from(data, 'hex');
+    const decipher = createDecipheriv(
+      'aes-256-gcm',
+      Buffer.from(otp, 'hex'),
+      bytes.subarray(0, 12),
+    );
+    decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+    return Buffer.concat([decipher.update(bytes.subarray(12, -16)), decipher.final()]).toString();
+  };
+
+  it('ends in the token page; the token, once, gives the app its session', async () => {
+    await peer.signInAs({ sub: 'owner', email: org.owner.email, email_verified: true });
+    const otp = randomBytes(32).toString('hex');
+    const { res, agent } = await signIn(
+      `/accounts/login/social/oidc/keycloak?desktop_flow_otp=${otp}&next=/%23inbox`,
+    );
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    expect(page).toContain('Copy this login token');
+    // The browser that did the sign-in gets no session: the app does.
+    expect((await usersMe(agent)).status).toBe(401);
+    const data = /id="desktop-data"[^>]*value="([0-9a-f]+)"/.exec(page)![1];
+    const token = decrypt(data, otp);
+    expect(token).toMatch(/^[A-Za-z0-9]{32}$/);
+
+    const app = new RedirectAgent();
+    const login = await app.get(`${api}/accounts/login/subdomain/${token}`);
+    expect(login.status).toBe(302);
+    expect(login.headers.get('location')).toBe('/#inbox');
+    expect(((await (await usersMe(app)).json()) as { user_id: number }).user_id).toBe(
+      org.owner.user.id,
+    );
+    const again = await new RedirectAgent().get(`${api}/accounts/login/subdomain/${token}`);
+    expect(again.status).toBe(400);
+    expect(await again.text()).toContain('expired or was already used');
+  });
+
+  it('refuses a malformed pad, both pads at once, and a made-up token', async () => {
+    const otp = randomBytes(32).toString('hex');
+    const bad = await new RedirectAgent().get(
+      `${api}/accounts/login/social/oidc/keycloak?desktop_flow_otp=xyz`,
+    );
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('Invalid OTP');
+    const both = await new RedirectAgent().get(
+      `${api}/accounts/login/social/oidc/keycloak?desktop_flow_otp=${otp}&mobile_flow_otp=${otp}`,
+    );
+    expect(both.status).toBe(400);
+    expect(await both.text()).toContain('use both mobile_flow_otp and desktop_flow_otp');
+    const agent = new RedirectAgent();
+    const madeUp = await agent.get(`${api}/accounts/login/subdomain/${'A'.repeat(32)}`);
+    expect(madeUp.status).toBe(400);
+    expect((await usersMe(agent)).status).toBe(401);
+  });
+
+  it('inside the desktop app, sends the sign-in to the browser', async () => {
+    const res = await fetch(`${api}/accounts/login/social/oidc/keycloak`, {
+      redirect: 'manual',
+      headers: { 'User-Agent': 'Mozilla/5.0 ZulipElectron/5.12.0 Chrome/126' },
+    });
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    expect(page).toContain('Sign in with your browser');
+    const script = /<script src="([^"]+)"/.exec(page)![1];
+    const js = await fetch(`${api}${script}`);
+    expect(js.status).toBe(200);
+    expect(await js.text()).toContain('desktop_flow_otp');
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Realm } from '../../../generated/prisma/client';
-import type { Config, OidcIdpConfig } from '../../core/config';
+import type { Config, GithubConfig, OidcIdpConfig } from '../../core/config';
 import { realmAllows } from './methods';
 
 /** One entry of server_settings' `external_authentication_methods`, as Zulip lists them. */
@@ -23,12 +23,20 @@ export function oidcIdpFor(
   return idp;
 }
 
+/** GitHub's settings when "Log in with GitHub" serves this organization. */
+export function githubFor(
+  config: Pick<Config, 'github'>,
+  realm: Pick<Realm, 'authenticationMethods'>,
+): GithubConfig | null {
+  return config.github && realmAllows(realm, 'GitHub') ? config.github : null;
+}
+
 /** The external methods an organization offers (all configured ones without an organization). */
 export function externalMethods(
-  config: Pick<Config, 'oidcIdps'>,
+  config: Pick<Config, 'oidcIdps' | 'github'>,
   realm: Pick<Realm, 'stringId' | 'authenticationMethods'> | null,
 ): ExternalMethod[] {
-  return config.oidcIdps
+  const methods: ExternalMethod[] = config.oidcIdps
     .filter((idp) => realm === null || oidcIdpFor(config, realm, idp.name) !== null)
     .map((idp) => ({
       name: `oidc:${idp.name}`,
@@ -37,4 +45,14 @@ export function externalMethods(
       login_url: `/accounts/login/social/oidc/${idp.name}`,
       signup_url: `/accounts/register/social/oidc/${idp.name}`,
     }));
+  if (config.github && (realm === null || githubFor(config, realm))) {
+    methods.push({
+      name: 'github',
+      display_name: 'GitHub',
+      display_icon: null,
+      login_url: '/accounts/login/social/github',
+      signup_url: '/accounts/register/social/github',
+    });
+  }
+  return methods;
 }

@@ -9,6 +9,8 @@ export interface ExternalFlow {
   /** A path on the organization's own site to land on, already checked (never another host). */
   next: string;
   mobileFlowOtp: string | null;
+  /** Zulip's desktop app's one-time key: the flow ends in a token for it to copy. */
+  desktopFlowOtp: string | null;
   isSignup: boolean;
   /** OpenID Connect's nonce and the PKCE verifier. */
   nonce: string;

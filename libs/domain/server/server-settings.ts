@@ -50,7 +50,9 @@ export function serverSettings(
     saml: false,
     'openid connect': external.some((method) => method.name.startsWith('oidc:')),
   };
-  for (const provider of EXTERNAL_PROVIDERS) authenticationMethods[provider] = false;
+  for (const provider of EXTERNAL_PROVIDERS) {
+    authenticationMethods[provider] = external.some((method) => method.name === provider);
+  }
   const settings: ServerSettings = {
     authentication_methods: authenticationMethods,
     external_authentication_methods: external,
