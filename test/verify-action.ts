@@ -24,7 +24,10 @@ import { eventsAfter, outboxMark } from './outbox';
 export interface ClientKind {
   name: 'current' | 'legacy';
   form: Record<string, string>;
-  options: Pick<ReducerOptions, 'slimPresence' | 'includeSubscribers' | 'clientGravatar'>;
+  options: Pick<
+    ReducerOptions,
+    'slimPresence' | 'includeSubscribers' | 'clientGravatar' | 'userListIncomplete'
+  >;
   capabilities: ClientCapabilities;
   applyMarkdown: boolean;
   clientGravatar: boolean;
@@ -43,7 +46,12 @@ export const CURRENT: ClientKind = {
     slim_presence: 'true',
     include_subscribers: 'true',
   },
-  options: { slimPresence: true, includeSubscribers: true, clientGravatar: false },
+  options: {
+    slimPresence: true,
+    includeSubscribers: true,
+    clientGravatar: false,
+    userListIncomplete: true,
+  },
   capabilities: ALL_CAPABILITIES,
   applyMarkdown: true,
   clientGravatar: false,
@@ -52,7 +60,12 @@ export const CURRENT: ClientKind = {
 export const LEGACY: ClientKind = {
   name: 'legacy',
   form: { apply_markdown: 'false', client_gravatar: 'true' },
-  options: { slimPresence: false, includeSubscribers: false, clientGravatar: true },
+  options: {
+    slimPresence: false,
+    includeSubscribers: false,
+    clientGravatar: true,
+    userListIncomplete: false,
+  },
   capabilities: { ...DEFAULT_CAPABILITIES },
   applyMarkdown: false,
   clientGravatar: true,

@@ -41,6 +41,34 @@ export interface ApiUser {
   profile_data?: ProfileData;
 }
 
+/** The name Zulip gives a user the viewer cannot access. */
+export const INACCESSIBLE_USER_NAME = 'Unknown user';
+
+/**
+ * What a guest sees of a user they cannot access (in `GET /users`, `realm_users` and `realm_user`
+ * add events): Zulip's fixed "Unknown user" record, a member (role 400) whose only variable
+ * content is the ID, with an address at the organization's made-up domain (`realm_bot_domain`).
+ */
+export function inaccessibleUser(userId: number, emailDomain: string): ApiUser {
+  return {
+    email: `user${userId}@${emailDomain}`,
+    user_id: userId,
+    avatar_version: 1,
+    is_admin: false,
+    is_owner: false,
+    is_guest: false,
+    role: 400,
+    is_bot: false,
+    full_name: INACCESSIBLE_USER_NAME,
+    timezone: '',
+    is_active: true,
+    date_joined: '1970-01-01T00:00:00+00:00',
+    delivery_email: null,
+    avatar_url: '/static/images/unknown-user-avatar.png',
+    profile_data: {},
+  };
+}
+
 /** A channel in Zulip's API shape (spec 2.2). */
 export interface ApiChannel {
   stream_id: number;

@@ -22,7 +22,7 @@
  */
 import type { ClientEvent } from './event-catalogue';
 import type { ApiMessage } from './message-payload';
-import { USER_GROUP_SETTINGS } from './records';
+import { inaccessibleUser, USER_GROUP_SETTINGS } from './records';
 import type {
   ApiBotRecord,
   ApiChannel,
@@ -89,6 +89,7 @@ export interface RegisterState {
   can_invite_others_to_realm?: boolean;
   realm_users?: ApiUser[];
   realm_non_active_users?: ApiUser[];
+  realm_bot_domain?: string;
   cross_realm_bots?: ApiUser[];
   subscriptions?: ApiSubscription[];
   unsubscribed?: ApiSubscription[];
@@ -139,6 +140,11 @@ export interface ReducerOptions {
    * Zulip does so only for users whose email everyone may see; a pure reducer cannot know that.
    */
   clientGravatar?: boolean;
+  /**
+   * The `user_list_incomplete` capability: users the client may not access are left out of
+   * `realm_users`, not listed as "Unknown user".
+   */
+  userListIncomplete?: boolean;
 }
 
 /** The options for a state from its registration's parameters. */
@@ -149,6 +155,7 @@ export function reducerOptions(
     slim_presence?: boolean;
     include_subscribers?: boolean;
     client_gravatar?: boolean;
+    user_list_incomplete?: boolean;
   },
 ): ReducerOptions {
   const userId = params.userId ?? state.user_id;
@@ -159,6 +166,7 @@ export function reducerOptions(
     slimPresence: params.slim_presence ?? false,
     includeSubscribers: params.include_subscribers ?? false,
     clientGravatar: params.client_gravatar ?? false,
+    userListIncomplete: params.user_list_incomplete ?? false,
   };
 }
 
@@ -430,8 +438,13 @@ function applyRealmUser(
     return;
   }
   if (event.op === 'remove') {
-    // Zulip's remove: the user became inaccessible (FL 303); they leave the lists.
+    // Zulip's remove: the user became inaccessible. A client with `user_list_incomplete` drops
+    // them; any other keeps them as "Unknown user", as register lists them (the address as
+    // Zulip's web app makes it up, at `realm_bot_domain`).
     removeUser(state, event.person.user_id);
+    if (!options.userListIncomplete && state.realm_users && state.realm_bot_domain) {
+      state.realm_users.push(inaccessibleUser(event.person.user_id, state.realm_bot_domain));
+    }
     return;
   }
   const person = event.person;
