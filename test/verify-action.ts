@@ -10,7 +10,7 @@ import {
 import { variantOf } from '../libs/protocol/variants';
 import type { TestUser } from './factories';
 import type { Organization } from './organization';
-import { eventsAfter, outboxMark } from './outbox';
+import { eventsAfter, outboxMark, type RecordedEvent } from './outbox';
 
 /**
  * Zulip's verify_action (zerver/tests/test_events.py) for this server: each watcher registers
@@ -90,20 +90,42 @@ export const EXCLUDED_MEMBERS = [
   'msg',
 ];
 
+/** What a pure reducer cannot know after some events, left out of both states' comparison. */
+interface Unknowable {
+  members: string[];
+  /** Channels whose entry in `unsubscribed` or `never_subscribed` is not compared. */
+  channels: number[];
+}
+
 /**
- * Members a pure reducer cannot know after some events, which Zulip's apply_event re-reads from
- * the database: after a deletion, `max_message_id` (the user's newest remaining message) and,
- * for a direct message, `recent_private_conversations` (the conversation's newest remaining one);
- * after a presence event, a slim_presence client's `presences` (the event carries the legacy
- * form, one timestamp, which does not determine the modern pair; Zulip re-reads it).
+ * What a pure reducer cannot know after some events, which Zulip's apply_event re-reads from
+ * the database:
+ * - after a deletion, `max_message_id` (the user's newest remaining message) and, for a direct
+ *   message, `recent_private_conversations` (the conversation's newest remaining one);
+ * - after a presence event, a slim_presence client's `presences` (the event carries the legacy
+ *   form, one timestamp, which does not determine the modern pair; Zulip re-reads it);
+ * - after a channel comes back into sight (`stream` `create`, e.g. made public again) of a user
+ *   once subscribed to it: register lists it in `unsubscribed` with that old subscription's
+ *   settings, the event only as a channel (`never_subscribed`); Zulip's apply_event looks the old
+ *   subscription up. The channel is still compared in `streams`.
  */
-function unknowable(events: readonly ReducibleEvent[], kind: ClientKind): string[] {
-  const out: string[] = [];
+function unknowable(
+  events: readonly ReducibleEvent[],
+  kind: ClientKind,
+  fresh: RegisterState,
+): Unknowable {
+  const out: Unknowable = { members: [], channels: [] };
   for (const event of events) {
-    if (event.type === 'presence' && kind.options.slimPresence) out.push('presences');
+    if (event.type === 'presence' && kind.options.slimPresence) out.members.push('presences');
+    if (event.type === 'stream' && event.op === 'create') {
+      const former = new Set(fresh.unsubscribed?.map((s) => s.stream_id));
+      out.channels.push(
+        ...event.streams.flatMap((s) => (former.has(s.stream_id) ? [s.stream_id] : [])),
+      );
+    }
     if (event.type !== 'delete_message') continue;
-    out.push('max_message_id');
-    if (event.message_type === 'private') out.push('recent_private_conversations');
+    out.members.push('max_message_id');
+    if (event.message_type === 'private') out.members.push('recent_private_conversations');
   }
   return out;
 }
@@ -112,9 +134,13 @@ function unknowable(events: readonly ReducibleEvent[], kind: ClientKind): string
  * Lists whose order carries no meaning, sorted before comparing (Zulip's verify_action
  * normalizes the same ones): the reducer appends where the server's query orders differently.
  */
-function normalize(state: RegisterState, exclude: readonly string[]): RegisterState {
+function normalize(state: RegisterState, skip: Unknowable): RegisterState {
   const copy = structuredClone(state) as RegisterState & Record<string, unknown>;
-  for (const name of [...EXCLUDED_MEMBERS, ...exclude]) delete copy[name];
+  for (const name of [...EXCLUDED_MEMBERS, ...skip.members]) delete copy[name];
+  const compared = <T extends { stream_id: number }>(list: T[] | undefined) =>
+    list?.filter((s) => !skip.channels.includes(s.stream_id));
+  copy.unsubscribed = compared(copy.unsubscribed);
+  copy.never_subscribed = compared(copy.never_subscribed);
   const byNumber =
     <T>(key: (x: T) => number) =>
     (a: T, b: T) =>
@@ -212,13 +238,11 @@ export class ActionVerifier {
   ) {}
 
   async start(): Promise<void> {
-    this.watches = [];
-    for (const who of this.users) {
-      for (const kind of this.kinds) this.watches.push(await this.register(who, kind));
-    }
-    for (const [who, kind] of this.options.extra ?? []) {
-      this.watches.push(await this.register(who, kind));
-    }
+    const watchers: [TestUser, ClientKind][] = [
+      ...this.users.flatMap((who) => this.kinds.map((kind): [TestUser, ClientKind] => [who, kind])),
+      ...(this.options.extra ?? []),
+    ];
+    this.watches = await Promise.all(watchers.map(([who, kind]) => this.register(who, kind)));
   }
 
   private async register(who: TestUser, kind: ClientKind): Promise<Watch> {
@@ -229,11 +253,9 @@ export class ActionVerifier {
 
   /**
    * Runs `action`, applies each watcher's events to its state and requires the result to equal
-   * a fresh registration. Returns the events, for tests that also check what was sent.
-   */
-  /**
-   * `unrecorded`: users who get one event the outbox does not hold (typing notifications go
-   * straight to the domain streams), so it is waited for on their queues all the same.
+   * a fresh registration. Returns the action's result. `unrecorded`: users who get one event the
+   * outbox does not hold (typing notifications go straight to the domain streams), so it is
+   * waited for on their queues all the same.
    */
   async step<T>(action: () => Promise<T>, options: { unrecorded?: number[] } = {}): Promise<T> {
     if (!this.watches.length) await this.start();
@@ -241,66 +263,82 @@ export class ActionVerifier {
     const result = await action();
     const emitted = await eventsAfter(this.org.t, mark);
     const emails = new Map(this.watches.map((w) => [w.who.user.id, w.who.email]));
+    // The watchers are independent: each waits for its events and registers again at once.
+    const outcomes = await Promise.all(
+      this.watches.map((watch) => this.check(watch, emitted, emails, options.unrecorded ?? [])),
+    );
+    const failures = outcomes.flatMap((o) => o.failures);
+    const next = outcomes.map((o) => o.fresh);
+    this.watches = next;
+    if (failures.length) throw new Error(`verify_action:\n${failures.join('\n')}`);
+    return result;
+  }
+
+  /** One watcher's part of a step: its events applied, compared with a fresh registration. */
+  private async check(
+    watch: Watch,
+    emitted: RecordedEvent[],
+    emails: Map<number, string>,
+    unrecorded: number[],
+  ): Promise<{ fresh: Watch; failures: string[] }> {
     const failures: string[] = [];
-    const next: Watch[] = [];
-    for (const watch of this.watches) {
-      const expected = emitted.flatMap((row) =>
-        row.users.includes(watch.who.user.id)
-          ? eventsForQueue(
-              {
-                id: watch.queueId,
-                userId: watch.who.user.id,
-                realmId: this.org.realm.id,
-                eventTypes: null,
-                narrow: [],
-                allPublicStreams: false,
-                applyMarkdown: watch.kind.applyMarkdown,
-                clientGravatar: watch.kind.clientGravatar,
-                slimPresence: watch.kind.options.slimPresence,
-                capabilities: watch.kind.capabilities,
-                client: 'verify-action',
-              },
-              row.event as unknown as DomainEvent,
-              { emailOf: (id) => emails.get(id), isRecipient: true },
-            )
-          : [],
-      );
-      const count = expected.length + (options.unrecorded?.includes(watch.who.user.id) ? 1 : 0);
-      const received = count
-        ? await this.org.eventsUntil(
-            watch.who,
-            watch.queueId,
-            (got) => got.filter((e) => e.type !== 'heartbeat').length >= count,
+    const expected = emitted.flatMap((row) =>
+      row.users.includes(watch.who.user.id)
+        ? eventsForQueue(
+            {
+              id: watch.queueId,
+              userId: watch.who.user.id,
+              realmId: this.org.realm.id,
+              eventTypes: null,
+              narrow: [],
+              allPublicStreams: false,
+              applyMarkdown: watch.kind.applyMarkdown,
+              clientGravatar: watch.kind.clientGravatar,
+              slimPresence: watch.kind.options.slimPresence,
+              capabilities: watch.kind.capabilities,
+              client: 'verify-action',
+            },
+            row.event as unknown as DomainEvent,
+            { emailOf: (id) => emails.get(id), isRecipient: true },
           )
-        : [];
-      const events = received.filter((e) => e.type !== 'heartbeat') as ReducibleEvent[];
-      if (events.length !== count) {
-        failures.push(`${label(watch)}: received ${events.length} events, expected ${count}`);
-      }
-      for (const event of events) this.seen.add(variantOf(event));
-      const reduced = applyEvents(structuredClone(watch.state), events, {
-        ...watch.kind.options,
-        userId: watch.who.user.id,
-        email: watch.who.email,
-      });
-      await request(this.org.events.app)
+        : [],
+    );
+    const count = expected.length + (unrecorded.includes(watch.who.user.id) ? 1 : 0);
+    const received = count
+      ? await this.org.eventsUntil(
+          watch.who,
+          watch.queueId,
+          (got) => got.filter((e) => e.type !== 'heartbeat').length >= count,
+        )
+      : [];
+    const events = received.filter((e) => e.type !== 'heartbeat') as ReducibleEvent[];
+    if (events.length !== count) {
+      failures.push(`${label(watch)}: received ${events.length} events, expected ${count}`);
+    }
+    for (const event of events) this.seen.add(variantOf(event));
+    const reduced = applyEvents(structuredClone(watch.state), events, {
+      ...watch.kind.options,
+      userId: watch.who.user.id,
+      email: watch.who.email,
+    });
+    // The old queue goes while the fresh registration is read: it would otherwise keep
+    // receiving every later step's events.
+    const [, fresh] = await Promise.all([
+      request(this.org.events.app)
         .delete('/api/v1/events')
         .set('Host', this.org.host)
         .set('Authorization', watch.who.auth)
         .type('form')
-        .send({ queue_id: watch.queueId });
-      const fresh = await this.register(watch.who, watch.kind);
-      const skip = unknowable(events, watch.kind);
-      const diff = differences(normalize(reduced, skip), normalize(fresh.state, skip));
-      if (diff.length) {
-        const types = events.map((e) => ('op' in e ? `${e.type}:${e.op}` : e.type)).join(', ');
-        failures.push(`${label(watch)} after [${types}]:\n  ${diff.slice(0, 20).join('\n  ')}`);
-      }
-      next.push(fresh);
+        .send({ queue_id: watch.queueId }),
+      this.register(watch.who, watch.kind),
+    ]);
+    const skip = unknowable(events, watch.kind, fresh.state);
+    const diff = differences(normalize(reduced, skip), normalize(fresh.state, skip));
+    if (diff.length) {
+      const types = events.map((e) => ('op' in e ? `${e.type}:${e.op}` : e.type)).join(', ');
+      failures.push(`${label(watch)} after [${types}]:\n  ${diff.slice(0, 20).join('\n  ')}`);
     }
-    this.watches = next;
-    if (failures.length) throw new Error(`verify_action:\n${failures.join('\n')}`);
-    return result;
+    return { fresh, failures };
   }
 }
 
