@@ -3,19 +3,16 @@ import type { Db, Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
 import { realmUserAudience } from '../permissions/users';
 import { realmEmojiEvent } from '../../protocol/events/realm-emoji';
-
-export interface ApiRealmEmoji {
-  id: string;
-  name: string;
-  source_url: string;
-  deactivated: boolean;
-  author_id: number | null;
-}
+import type { ApiRealmEmoji } from '../../protocol/records';
 
 const sourceUrl = (emoji: RealmEmoji) =>
   `/user_avatars/${emoji.realmId}/emoji/images/${emoji.fileName ?? ''}`;
 
-/** `GET /realm/emoji`: every custom emoji, deactivated ones included, keyed by ID. */
+/**
+ * Every custom emoji, deactivated ones included, keyed by ID: `GET /realm/emoji`, register's
+ * `realm_emoji` and the `realm_emoji` event alike. `still_url`: an animated emoji's still image,
+ * null for the others.
+ */
 export async function listRealmEmoji(
   db: Db | Tx,
   realmId: number,
@@ -27,6 +24,7 @@ export async function listRealmEmoji(
       id: String(row.id),
       name: row.name,
       source_url: sourceUrl(row),
+      still_url: row.isAnimated ? sourceUrl(row).replace(/\.[^.]+$/, '.png') : null,
       deactivated: row.deactivated,
       author_id: row.authorId,
     };
