@@ -29,3 +29,12 @@ export function avatarUrlFor(
   if (clientGravatar && user.avatarSource === 'G' && viewerSeesEmail) return null;
   return avatarUrl(user);
 }
+
+/** The `realm_user` update of a user's avatar: its source, both sizes and its version. */
+export const avatarUpdate = (user: AvatarSubject) => ({
+  user_id: user.id,
+  avatar_source: user.avatarSource,
+  avatar_url: avatarUrl(user),
+  avatar_url_medium: avatarUrl(user, true),
+  avatar_version: user.avatarVersion,
+});

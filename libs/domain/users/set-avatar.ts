@@ -4,7 +4,10 @@ import type { AppContext } from '../../core/context';
 import { inTransaction } from '../../events/outbox';
 import { uploadStore } from '../../storage/upload-store';
 import { canChangeOwnAvatar, usersWhoCanAccess } from '../permissions/users';
-import { avatarUrl } from './avatar';
+import { avatarUpdate, avatarUrl } from './avatar';
+import { realmUserEvent } from '../../protocol/events/realm-user';
+import { botAdministratorIds } from '../permissions/bots';
+import { realmBotEvent } from '../../protocol/events/realm-bot';
 
 /** Zulip's avatar sizes: the small square lists show, and the medium one profiles show. */
 const AVATAR_SIZE = 100;
@@ -45,19 +48,21 @@ async function switchAvatar(ctx: AppContext, user: User, source: 'U' | 'G'): Pro
     });
     await events.emit(
       user.realmId,
-      {
-        type: 'realm_user',
-        op: 'update',
-        person: {
-          user_id: user.id,
-          avatar_source: source,
-          avatar_url: avatarUrl(updated),
-          avatar_url_medium: avatarUrl(updated, true),
-          avatar_version: updated.avatarVersion,
-        },
-      },
+      realmUserEvent({ op: 'update', person: avatarUpdate(updated) }),
       await usersWhoCanAccess(tx, updated),
     );
+    // A bot's owner and the administrators also list it in realm_bots (Zulip's
+    // notify_avatar_url_change sends them this too).
+    if (updated.isBot) {
+      await events.emit(
+        user.realmId,
+        realmBotEvent({
+          op: 'update',
+          bot: { user_id: user.id, avatar_url: avatarUrl(updated) },
+        }),
+        [...(await botAdministratorIds(tx, user.realmId, updated.botOwnerId))],
+      );
+    }
     return updated;
   });
 }
