@@ -450,7 +450,7 @@ function applyRealmUser(
   const person = event.person;
   const user = findUser(state, person.user_id);
   const self = person.user_id === options.userId;
-  if (user) applyPersonUpdate(state, user, person);
+  if (user) applyPersonUpdate(state, user, person, options);
   if (self) applySelfUpdate(state, person);
   if ('is_active' in person && state.realm_users && state.realm_non_active_users && user) {
     removeUser(state, user.user_id);
@@ -499,7 +499,12 @@ function removeUser(state: RegisterState, userId: number): void {
 
 type PersonUpdate = Extract<RealmUserEvent, { op: 'update' }>['person'];
 
-function applyPersonUpdate(state: RegisterState, user: ApiUser, person: PersonUpdate): void {
+function applyPersonUpdate(
+  state: RegisterState,
+  user: ApiUser,
+  person: PersonUpdate,
+  options: ReducerOptions,
+): void {
   if ('custom_profile_field' in person) {
     const { id, value, rendered_value } = person.custom_profile_field;
     const data = (user.profile_data ??= {});
@@ -519,7 +524,13 @@ function applyPersonUpdate(state: RegisterState, user: ApiUser, person: PersonUp
     return;
   }
   if ('avatar_url' in person) {
-    user.avatar_url = person.avatar_url;
+    // With client_gravatar, register leaves a Gravatar to the client (null) where the client
+    // sees the user's address to compute it from: where the state holds its delivery_email.
+    const computed =
+      options.clientGravatar &&
+      user.delivery_email !== null &&
+      person.avatar_url?.startsWith('https://secure.gravatar.com/');
+    user.avatar_url = computed ? null : person.avatar_url;
     user.avatar_version = person.avatar_version;
     return;
   }

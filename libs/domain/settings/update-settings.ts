@@ -22,6 +22,7 @@ import {
   type UserSettingName,
 } from './user-settings';
 import { realmUserEvent } from '../../protocol/events/realm-user';
+import { avatarUpdate } from '../users/avatar';
 import { userSettingsEvent } from '../../protocol/events/user-settings';
 
 export interface UpdateSettingsInput {
@@ -212,6 +213,14 @@ async function emitEmailVisibilityChange(
       realmUserEvent({ op: 'update', person: { user_id: actor.id, delivery_email: value } }),
       [...users],
     );
+  }
+  // A client_gravatar client computes a Gravatar only from an address it sees (`avatarUrlFor`):
+  // whoever gained or lost sight of it gets the avatar again, to compute or to keep.
+  if (actor.avatarSource === 'G') {
+    await events.emit(realm.id, realmUserEvent({ op: 'update', person: avatarUpdate(actor) }), [
+      ...gained,
+      ...lost,
+    ]);
   }
 }
 
