@@ -30,6 +30,11 @@ const CLIENTS = Number(process.env.COUNT_CLIENTS ?? 500);
 const CHANNEL_SIZE = Number(process.env.COUNT_CHANNEL_SIZE ?? 50);
 const MESSAGES = Number(process.env.COUNT_MESSAGES ?? 100);
 const SECONDS = Number(process.env.COUNT_SECONDS ?? 10);
+/**
+ * COUNT_MONITOR=0: no MONITOR windows (no Redis command counts), for when only the PostgreSQL
+ * counts and the CPU windows are wanted: ioredis's MONITOR parser can fail on a busy Redis.
+ */
+const MONITORING = process.env.COUNT_MONITOR !== '0';
 process.env.BENCH_DIST_DIR ??= path.resolve(__dirname, '../dist');
 
 type Counts = Map<string, number>;
@@ -60,7 +65,7 @@ async function monitor(
   const redisPort = Number(new URL(url).port || 6379);
   const raw: string[] = [];
   const client = new Redis(url);
-  const watcher = watching ? await client.monitor() : null;
+  const watcher = watching && MONITORING ? await client.monitor() : null;
   watcher?.on('monitor', (_time: string, args: string[], source: string) => {
     raw.push(`${source} ${String(args[0]).toLowerCase()}`);
   });
