@@ -121,6 +121,47 @@ describe('verify_action: users and their settings', () => {
     ]);
   });
 
+  it('an outgoing webhook bot and its service', async () => {
+    const { hamlet, iago } = org.users;
+    const v = new ActionVerifier(org, [hamlet, iago]);
+    const created = await v.step(() =>
+      ok(
+        org.as(hamlet).post('/bots', {
+          full_name: 'Herald',
+          short_name: 'herald',
+          bot_type: 3,
+          payload_url: JSON.stringify('https://hooks.example/herald'),
+          interface_type: 1,
+        }),
+      ),
+    );
+    await v.step(() =>
+      ok(
+        org.as(hamlet).patch(`/bots/${created.user_id as number}`, {
+          service_payload_url: JSON.stringify('https://hooks.example/herald/v2'),
+        }),
+      ),
+    );
+    expectCovered(v, ['realm_bot:update:services']);
+  });
+
+  it('an email changed by an owner', async () => {
+    const { hamlet, iago, polonius } = org.users;
+    await org.t.db.user.update({
+      where: { id: org.owner.user.id },
+      data: { canChangeUserEmails: true },
+    });
+    const v = new ActionVerifier(org, [hamlet, iago]);
+    await v.step(() =>
+      ok(
+        org
+          .as(org.owner)
+          .patch(`/users/${polonius.user.id}`, { new_email: 'lord.polonius@castle.example' }),
+      ),
+    );
+    expectCovered(v, ['realm_user:update:new_email']);
+  });
+
   it('custom profile fields', async () => {
     const { hamlet, iago } = org.users;
     const v = new ActionVerifier(org, [hamlet, iago]);

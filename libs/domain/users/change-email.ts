@@ -8,6 +8,7 @@ import { inTransaction, type EventSink } from '../../events/outbox';
 import { canChangeUserEmails, usersWhoCanAccess } from '../permissions/users';
 import { normalizeEmail } from './validate';
 import { realmUserEvent } from '../../protocol/events/realm-user';
+import { avatarUpdate } from './avatar';
 
 /**
  * Within the caller's transaction: gives `target` a new address (login and delivery), refusing
@@ -33,7 +34,7 @@ export async function applyEmailChange(
     select: { id: true },
   });
   if (taken) throw badRequest(`Email '${newEmail}' already in use`);
-  await tx.user.update({
+  const updated = await tx.user.update({
     where: { id: target.id },
     data: { email: newEmail, deliveryEmail: newEmail },
   });
@@ -47,6 +48,14 @@ export async function applyEmailChange(
     realmUserEvent({ op: 'update', person: { user_id: target.id, new_email: newEmail } }),
     audience,
   );
+  // A Gravatar is the address's: it changes with it (Zulip's notify_avatar_url_change).
+  if (updated.avatarSource === 'G') {
+    await events.emit(
+      realm.id,
+      realmUserEvent({ op: 'update', person: avatarUpdate(updated) }),
+      audience,
+    );
+  }
 }
 
 /**
