@@ -309,11 +309,16 @@ export class ActionVerifier {
           watch.who,
           watch.queueId,
           (got) => got.filter((e) => e.type !== 'heartbeat').length >= count,
+          // On a loaded machine the events of one commit can arrive seconds apart.
+          15_000,
         )
       : [];
     const events = received.filter((e) => e.type !== 'heartbeat') as ReducibleEvent[];
     if (events.length !== count) {
-      failures.push(`${label(watch)}: received ${events.length} events, expected ${count}`);
+      const got = events.map((e) => variantOf(e)).join(', ');
+      failures.push(
+        `${label(watch)}: received ${events.length} events [${got}], expected ${count}`,
+      );
     }
     for (const event of events) this.seen.add(variantOf(event));
     const reduced = applyEvents(structuredClone(watch.state), events, {
