@@ -6,14 +6,18 @@ import { unlockUserCommand } from './commands/auth';
 import { backupCommand, restoreCommand } from './commands/backup';
 import { sendTestEmailCommand } from './commands/email';
 import { exportCommand, importCommand } from './commands/import-export';
-import { moveJobsToQueueSlotsCommand } from './commands/jobs';
+import { checkCommand } from './commands/check';
+import { generateInviteLinkCommand } from './commands/invites';
+import { moveJobsToQueueSlotsCommand, purgeQueueCommand, queuesCommand } from './commands/jobs';
 import { migrateCommand } from './commands/migrate';
 import { grantCreateUsersCommand } from './commands/permissions';
 import { registerPushServerCommand } from './commands/push';
 import {
   createRealmCommand,
+  changeSubdomainCommand,
   deactivateRealmCommand,
   listRealmsCommand,
+  deleteRealmCommand,
   reactivateRealmCommand,
   renameRealmCommand,
 } from './commands/realms';
@@ -31,6 +35,7 @@ import {
   setPasswordCommand,
   zuliprcCommand,
 } from './commands/users';
+  showAdminsCommand,
 import type { AppContext } from '../../libs/core/context';
 
 type Command = (ctx: AppContext, argv: string[]) => Promise<Record<string, unknown>>;
@@ -46,6 +51,16 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   'reactivate-realm': { run: reactivateRealmCommand, help: '--realm S' },
   'list-users': { run: listUsersCommand, help: '--realm S [--all]' },
   'create-user': {
+  'delete-realm': {
+    run: deleteRealmCommand,
+    help: '--realm S --confirm S (deactivate it first; deletes every row and upload for good)',
+  },
+  'change-subdomain': { run: changeSubdomainCommand, help: '--realm S --new-subdomain T' },
+  'generate-invite-link': {
+    run: generateInviteLinkCommand,
+    help: '--realm S --referred-by EMAIL|ID [--role ROLE] [--expires-in-minutes N|never]',
+  },
+  'show-admins': { run: showAdminsCommand, help: '--realm S' },
     run: createUserCommand,
     help: '--realm S --email E --full-name N [--role owner|admin|moderator|member|guest] [--password P]',
   },
@@ -98,6 +113,18 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   'seed-demo': {
     run: seedDemoCommand,
     help: '[--subdomain demo] [--password P] [--domain example.com]',
+  },
+  queues: {
+    run: queuesCommand,
+    help: '[--queue NAME] (job counts per state; failed jobs of NAME)',
+  },
+  'purge-queue': {
+    run: purgeQueueCommand,
+    help: '--queue NAME --state waiting|delayed|failed|completed|paused',
+  },
+  check: {
+    run: checkCommand,
+    help: '[--timeout-seconds N] (config, PostgreSQL and migrations, Redis, upload store; exit 1 if not)',
   },
 };
 

@@ -517,10 +517,7 @@ class ImportRun {
     } catch (err) {
       throw new ImportError(file, `cannot load ${spec.zulip}: ${(err as Error).message}`);
     }
-    // A messages file's tables are counted by the `messages` stage, file by file.
-    if (file === 'realm.json') {
-      this.progress({ stage: spec.zulip, done: rows.length, total: records.length });
-    }
+    this.progress({ stage: spec.zulip, done: rows.length, total: records.length });
     return rows.length;
   }
 

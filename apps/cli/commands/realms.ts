@@ -1,7 +1,9 @@
 import type { Realm } from '../../../generated/prisma/client';
 import type { AppContext } from '../../../libs/core/context';
+import { changeSubdomain } from '../../../libs/domain/realms/change-subdomain';
 import { createRealm } from '../../../libs/domain/realms/create-realm';
 import { deactivateRealm, reactivateRealm } from '../../../libs/domain/realms/deactivate-realm';
+import { deleteRealm } from '../../../libs/domain/realms/delete-realm';
 import { realmUrl } from '../../../libs/domain/realms/realm-url';
 import { REALM_SETTINGS, updateRealm } from '../../../libs/domain/realms/update-realm';
 import { optionalFlag, parseFlags, requireFlag, UsageError } from '../args';
@@ -83,4 +85,28 @@ export async function reactivateRealmCommand(ctx: AppContext, argv: string[]) {
   const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
   await reactivateRealm(ctx, realm);
   return realmSummary(ctx, await ctx.db.realm.findUniqueOrThrow({ where: { id: realm.id } }));
+}
+
+/**
+ * `delete-realm --realm S --confirm S`: deletes a deactivated organization and everything in it
+ * for good (Zulip's `manage.py delete_realm`); `--confirm` names the subdomain again.
+ */
+export async function deleteRealmCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm', 'confirm']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  const confirm = requireFlag(flags, 'confirm');
+  const deleted = await deleteRealm(ctx, {
+    realm,
+    confirm: confirm === 'root' ? '' : confirm.toLowerCase(),
+  });
+  return { id: realm.id, subdomain: realm.stringId, deleted };
+}
+
+/** `change-subdomain --realm S --new-subdomain T` (Zulip's `manage.py change_realm_subdomain`). */
+export async function changeSubdomainCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm', 'new-subdomain']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  const subdomain = flags['new-subdomain'];
+  if (typeof subdomain !== 'string') throw new UsageError('--new-subdomain is required');
+  return realmSummary(ctx, await changeSubdomain(ctx, { realm, subdomain }));
 }

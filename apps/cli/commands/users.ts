@@ -249,3 +249,32 @@ async function firstLineOfStdin(): Promise<string> {
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
 }
+
+/**
+ * `show-admins`: the organization's active owners and administrators (Zulip's `manage.py
+ * show_admins`), owners first.
+ */
+export async function showAdminsCommand(ctx: AppContext, argv: string[]) {
+  const flags = parseFlags(argv, ['realm']);
+  const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  const admins = await ctx.db.user.findMany({
+    where: {
+      realmId: realm.id,
+      isActive: true,
+      isBot: false,
+      role: { in: [Role.OWNER, Role.ADMINISTRATOR] },
+    },
+    orderBy: [{ role: 'asc' }, { id: 'asc' }],
+  });
+  return {
+    realm: realm.stringId,
+    administrators: admins.map((u) => ({
+      id: u.id,
+      email: u.email,
+      delivery_email: u.deliveryEmail,
+      full_name: u.fullName,
+      role: u.role,
+      role_name: roleName(u.role),
+    })),
+  };
+}
