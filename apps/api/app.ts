@@ -14,6 +14,7 @@ import { webClientRoutes } from './web-client';
 import { webSessionRoutes } from './web-session';
 import { passwordResetRoutes } from './accounts/password-reset';
 import { socialAuthRoutes } from './accounts/social';
+import { samlRoutes } from './accounts/saml';
 import { sessionAuth } from '../../libs/http/session';
 import { uploadFileRoutes } from './routes/uploads';
 
@@ -60,6 +61,7 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
   );
   app.use(passwordResetRoutes(ctx));
   app.use(socialAuthRoutes(ctx));
+  app.use(samlRoutes(ctx));
   app.use(webClientRoutes(ctx));
   app.get('/health', (_req, res) => {
     res.json({ result: 'success', msg: '' });

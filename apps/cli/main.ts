@@ -3,6 +3,7 @@ import { CommandFailed, UsageError } from './args';
 import { configOrExit, createAppContext } from '../../libs/runtime/create-app-context';
 import { deleteUnclaimedAttachmentsCommand } from './commands/attachments';
 import { unlockUserCommand } from './commands/auth';
+import { syncLdapUsersCommand } from './commands/ldap';
 import { backupCommand, restoreCommand } from './commands/backup';
 import { sendTestEmailCommand } from './commands/email';
 import { exportCommand, importCommand } from './commands/import-export';
@@ -84,6 +85,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     help: '--realm S --user EMAIL|ID (--password P | --password-stdin)',
   },
   'unlock-user': { run: unlockUserCommand, help: '--username EMAIL' },
+  'sync-ldap-users': { run: syncLdapUsersCommand, help: '[--realm S] [--dry-run]' },
   'regenerate-api-key': { run: regenerateApiKeyCommand, help: '--realm S --user EMAIL|ID' },
   zuliprc: { run: zuliprcCommand, help: '--realm S --user EMAIL|ID' },
   'delete-unclaimed-attachments': {

@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { isIP } from 'node:net';
 import { createHmac } from 'node:crypto';
 import type { Config, OidcIdpConfig, RedisClusterConfig, ReplicaSlot } from '../core/config';
+import { directoryAuthSchema, parseDirectoryAuth } from './directory-auth-settings';
 
 const commaList = (value: string): string[] =>
   value
@@ -225,6 +226,7 @@ const envSchema = Joi.object({
   RATE_LIMIT_PASSWORD_RESET_PER_DAY: Joi.number().integer().positive().default(5),
   RATE_LIMIT_SENDS_EMAIL_BY_IP_PER_DAY: Joi.number().integer().positive().default(5),
   PASSWORD_RESET_TIMEOUT_SECONDS: Joi.number().integer().positive().default(86400),
+  ...directoryAuthSchema,
   SOCIAL_AUTH_OIDC_ENABLED_IDPS: Joi.string()
     .allow('')
     .default('')
@@ -316,6 +318,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       `Invalid environment:\n${error.details.map((d) => `  - ${d.message}`).join('\n')}`,
     );
+  }
+  let directoryAuth: ReturnType<typeof parseDirectoryAuth>;
+  try {
+    directoryAuth = parseDirectoryAuth(value, `${value.EXTERNAL_SCHEME}://${value.EXTERNAL_HOST}`);
+  } catch (err) {
+    throw new ConfigError(`Invalid environment:\n  - ${(err as Error).message}`);
   }
   return {
     env: value.NODE_ENV,
@@ -422,6 +430,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sendsEmailByIpPerDay: value.RATE_LIMIT_SENDS_EMAIL_BY_IP_PER_DAY,
     },
     passwordResetTimeoutSeconds: value.PASSWORD_RESET_TIMEOUT_SECONDS,
+    ...directoryAuth,
     oidcIdps: parseOidcIdps(value.SOCIAL_AUTH_OIDC_ENABLED_IDPS),
     github:
       value.SOCIAL_AUTH_GITHUB_KEY && value.SOCIAL_AUTH_GITHUB_SECRET

@@ -1,3 +1,5 @@
+import type { LdapConfig, SamlConfig } from './directory-auth-config';
+
 /** An events replica's place among n: it leads the dispatch partitions p with p % count == index. */
 export interface ReplicaSlot {
   index: number;
@@ -152,6 +154,10 @@ export interface Config {
   };
   /** How long a password reset link stays valid (it is also used up by the reset itself). */
   passwordResetTimeoutSeconds: number;
+  /** LDAP sign-in (AUTH_LDAP_SERVER_URI set); null: off. */
+  ldap: LdapConfig | null;
+  /** SAML sign-in (SOCIAL_AUTH_SAML_ENABLED_IDPS set); null: off. */
+  saml: SamlConfig | null;
   /** OpenID Connect providers (Zulip's SOCIAL_AUTH_OIDC_ENABLED_IDPS), in the order configured. */
   oidcIdps: OidcIdpConfig[];
   /** "Log in with GitHub" (OAuth 2; SOCIAL_AUTH_GITHUB_KEY and _SECRET); null: off. */

@@ -73,13 +73,25 @@ export class RedirectAgent {
     return cookies;
   }
 
-  /** One request; stores the cookies it sets. */
-  async get(url: string): Promise<Response> {
+  /** One GET; stores the cookies it sets. */
+  get(url: string): Promise<Response> {
+    return this.send(url);
+  }
+
+  /** One form POST, as a browser submits an HTML form (a SAML IdP's, say). */
+  post(url: string, form: Record<string, string>): Promise<Response> {
+    return this.send(url, new URLSearchParams(form));
+  }
+
+  private async send(url: string, form?: URLSearchParams): Promise<Response> {
     const target = new URL(url);
     const cookies = this.cookies(target.host);
+    const headers: Record<string, string> = {};
+    if (cookies.size) headers.cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const res = await fetch(target, {
       redirect: 'manual',
-      headers: cookies.size ? { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {},
+      headers,
+      ...(form ? { method: 'POST', body: form } : {}),
     });
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attributes] = line.split(';');

@@ -1,6 +1,7 @@
 import type { Realm } from '../../../generated/prisma/client';
 import type { Config, GithubConfig, OidcIdpConfig } from '../../core/config';
 import { realmAllows } from './methods';
+import { samlMethods } from './saml-methods';
 
 /** One entry of server_settings' `external_authentication_methods`, as Zulip lists them. */
 export interface ExternalMethod {
@@ -33,7 +34,7 @@ export function githubFor(
 
 /** The external methods an organization offers (all configured ones without an organization). */
 export function externalMethods(
-  config: Pick<Config, 'oidcIdps' | 'github'>,
+  config: Pick<Config, 'oidcIdps' | 'github' | 'saml'>,
   realm: Pick<Realm, 'stringId' | 'authenticationMethods'> | null,
 ): ExternalMethod[] {
   const methods: ExternalMethod[] = config.oidcIdps
@@ -54,5 +55,6 @@ export function externalMethods(
       signup_url: '/accounts/register/social/github',
     });
   }
-  return methods;
+  // SAML first, as Zulip orders them (its SAML backend sorts highest).
+  return [...samlMethods(config, realm), ...methods];
 }

@@ -1,5 +1,5 @@
 import bcrypt from 'bcrypt';
-import type { Realm } from '../../../generated/prisma/client';
+import type { Realm, User } from '../../../generated/prisma/client';
 import {
   authenticationFailed,
   passwordAuthDisabled,
@@ -9,7 +9,8 @@ import {
 import type { AppContext } from '../../core/context';
 import { decryptApiKey } from '../users/api-keys';
 import { checkAuthAttempts, recordFailedAuthAttempt } from './auth-attempts';
-import { realmAllows } from './methods';
+import { ldapLogin } from './ldap-login';
+import { ldapEnabled, realmAllows } from './methods';
 
 export interface FetchedApiKey {
   api_key: string;
@@ -40,10 +41,19 @@ export async function fetchApiKey(
   username: string,
   password: string,
 ): Promise<FetchedApiKey> {
-  if (!ctx.config.passwordAuthEnabled || !realmAllows(realm, 'Email')) throw passwordAuthDisabled();
+  const emailOn = ctx.config.passwordAuthEnabled && realmAllows(realm, 'Email');
+  const ldapOn = ldapEnabled(ctx.config, realm);
+  if (!emailOn && !ldapOn) throw passwordAuthDisabled();
   if (realm.deactivated) throw realmDeactivated();
   const email = username.trim().toLowerCase();
   await checkAuthAttempts(ctx, email);
+  // LDAP first, then the server's own passwords, as Zulip's AUTHENTICATION_BACKENDS are tried.
+  const ldapUser = ldapOn ? await ldapLogin(ctx, { realm, username, password }) : null;
+  if (ldapUser) return apiKeyOf(ctx, ldapUser);
+  if (!emailOn) {
+    await recordFailedAuthAttempt(ctx, email);
+    throw authenticationFailed();
+  }
   const user = await ctx.db.user.findFirst({
     where: { realmId: realm.id, OR: [{ deliveryEmail: email }, { email }], isBot: false },
   });
@@ -57,9 +67,11 @@ export async function fetchApiKey(
   }
   if (!user.isActive) throw userDeactivated();
   await ctx.db.user.update({ where: { id: user.id }, data: { lastLogin: new Date() } });
-  return {
-    api_key: decryptApiKey(user.apiKeyCiphertext, ctx.config.secretKey),
-    email: user.email,
-    user_id: user.id,
-  };
+  return apiKeyOf(ctx, user);
 }
+
+const apiKeyOf = (ctx: AppContext, user: User): FetchedApiKey => ({
+  api_key: decryptApiKey(user.apiKeyCiphertext, ctx.config.secretKey),
+  email: user.email,
+  user_id: user.id,
+});

@@ -10,3 +10,11 @@ export function realmAllows(realm: Pick<Realm, 'authenticationMethods'>, method:
   if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return true;
   return (stored as Record<string, unknown>)[method] !== false;
 }
+
+/** Whether passwords are checked against LDAP here: configured, and on for the organization. */
+export function ldapEnabled(
+  config: { ldap: unknown },
+  realm: Pick<Realm, 'authenticationMethods'> | null,
+): boolean {
+  return config.ldap !== null && (realm === null || realmAllows(realm, 'LDAP'));
+}

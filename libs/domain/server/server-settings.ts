@@ -1,7 +1,7 @@
 import type { Config } from '../../core/config';
 import type { Realm } from '../../../generated/prisma/client';
 import { externalMethods, type ExternalMethod } from '../auth/external-methods';
-import { realmAllows } from '../auth/methods';
+import { ldapEnabled, realmAllows } from '../auth/methods';
 import { realmIconUrl, realmUrl } from '../realms/realm-url';
 import { FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../version';
 
@@ -40,14 +40,16 @@ export function serverSettings(
 ): ServerSettings {
   const passwordEnabled =
     config.passwordAuthEnabled && (realm === null || realmAllows(realm, 'Email'));
+  const ldap = ldapEnabled(config, realm);
   const external = externalMethods(config, realm);
   const authenticationMethods: Record<string, boolean> = {
-    password: passwordEnabled,
+    // Zulip's password_auth_enabled: a password is asked for by the server's own or by LDAP.
+    password: passwordEnabled || ldap,
     dev: false,
     email: passwordEnabled,
-    ldap: false,
+    ldap,
     remoteuser: false,
-    saml: false,
+    saml: external.some((method) => method.name.startsWith('saml:')),
     'openid connect': external.some((method) => method.name.startsWith('oidc:')),
   };
   for (const provider of EXTERNAL_PROVIDERS) {
@@ -65,7 +67,11 @@ export function serverSettings(
     push_notifications_enabled: config.pushBouncer !== null,
     is_incompatible: false,
     email_auth_enabled: passwordEnabled,
-    require_email_format_usernames: true,
+    // Zulip's require_email_format_usernames: LDAP usernames are uids in these two modes.
+    require_email_format_usernames: !(
+      ldap &&
+      (config.ldap?.appendDomain || config.ldap?.emailAttr)
+    ),
   };
   if (!realm) return settings;
   const url = realmUrl(realm.stringId, config);
