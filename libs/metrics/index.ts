@@ -211,11 +211,25 @@ export const replicaLag = new Gauge({
   },
 });
 
+export const storeUp = new Gauge({
+  name: 'chat_store_up',
+  help: "Whether PostgreSQL and Redis answered the process's last readiness check (1) or not (0).",
+  labelNames: ['store'] as const,
+  registers: [],
+  aggregator: 'min',
+});
+
 function register(...metrics: (Counter<string> | Gauge<string> | Histogram<string>)[]): void {
   for (const metric of metrics) {
     const { name } = metric as unknown as { name: string };
     if (!metricsRegistry.getSingleMetric(name)) metricsRegistry.registerMetric(metric);
   }
+}
+
+/** The stores' health as the process's store watch (libs/runtime/store-watch.ts) last saw it. */
+export function noteStoreHealth(store: 'postgres' | 'redis', up: boolean): void {
+  register(storeUp);
+  storeUp.set({ store }, up ? 1 : 0);
 }
 
 /** Labels every series with the process's tier (api, events, worker or all). */

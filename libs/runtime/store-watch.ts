@@ -1,5 +1,6 @@
 import type { AppContext } from '../core/context';
 import { readiness } from '../http/probes';
+import { noteStoreHealth } from '../metrics';
 
 type Store = 'postgres' | 'redis';
 
@@ -35,6 +36,7 @@ export function watchStores(ctx: AppContext, options: StoreWatchOptions = {}): (
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const note = (store: Store, answer: string) => {
+    noteStoreHealth(store, answer === 'ok');
     const state = states[store];
     const now = Date.now();
     if (answer === 'ok') {
