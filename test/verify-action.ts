@@ -195,7 +195,8 @@ function summary(list: unknown[]): string {
   const ids = list.map((x) => {
     if (typeof x !== 'object' || x === null) return JSON.stringify(x);
     const r = x as Record<string, unknown>;
-    return String(r.user_id ?? r.stream_id ?? r.id ?? r.scheduled_message_id ?? JSON.stringify(x));
+    const id = r.user_id ?? r.stream_id ?? r.id ?? r.scheduled_message_id;
+    return typeof id === 'number' || typeof id === 'string' ? String(id) : JSON.stringify(x);
   });
   return `${list.length} [${ids.join(', ')}]`;
 }

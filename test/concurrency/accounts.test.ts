@@ -5,7 +5,14 @@ import { Client } from 'pg';
 import { attachmentKey } from '../../libs/domain/attachments/storage';
 import { uploadStore } from '../../libs/storage/upload-store';
 import { organization, type Organization } from '../organization';
-import { RACE_ENV, RACE_SIZE, raceServer, serverErrors, type RaceServer } from './race';
+import {
+  RACE_ENV,
+  RACE_SIZE,
+  raceServer,
+  serverErrors,
+  type Answer,
+  type RaceServer,
+} from './race';
 
 /**
  * Issue 42: races on subscriptions, users, channels, bots and uploads, sent at once over HTTP
@@ -292,13 +299,14 @@ describe('bots created at once with one short name', () => {
 describe('uploads named with 5,000 characters', () => {
   it('are refused or stored under a shortened name, never a 500', async () => {
     const name = `${'n'.repeat(5000)}.txt`;
-    const answers = await Promise.all(
-      Array.from({ length: RACE_SIZE }, () =>
-        org
+    const answers: Answer[] = await Promise.all(
+      Array.from({ length: RACE_SIZE }, async () => {
+        const res = await org
           .as(org.users.alice)
           .post('/user_uploads')
-          .attach('file', Buffer.from('long name'), { filename: name, contentType: 'text/plain' }),
-      ),
+          .attach('file', Buffer.from('long name'), { filename: name, contentType: 'text/plain' });
+        return { status: res.status, body: res.body as Answer['body'] };
+      }),
     );
     expect(answers.filter((a) => a.status >= 500).map((a) => a.body)).toEqual([]);
     const stored = answers.filter((a) => a.status === 200);

@@ -107,6 +107,8 @@ type Action = typeof action extends fc.Arbitrary<infer A> ? A : never;
 const messagesOf = new Map<Member, number[]>();
 
 const user = (m: Member): TestUser => org.users[m];
+const remember = (by: Member, sent: { id: number }) =>
+  messagesOf.set(by, [sent.id, ...(messagesOf.get(by) ?? [])]);
 const pickMessage = (by: Member, pick: number) => {
   const ids = messagesOf.get(by) ?? [];
   return ids.length ? ids[pick % ids.length] : undefined;
@@ -126,7 +128,7 @@ async function perform(a: Action): Promise<void> {
         topic: a.topic,
         content: `hello from ${a.by}`,
       });
-      if (res.status === 200) messagesOf.set(a.by, [res.body.id, ...(messagesOf.get(a.by) ?? [])]);
+      if (res.status === 200) remember(a.by, res.body as { id: number });
       return;
     }
     case 'dm': {
@@ -135,7 +137,7 @@ async function perform(a: Action): Promise<void> {
         to: JSON.stringify(a.to.map((m) => user(m).user.id)),
         content: 'psst',
       });
-      if (res.status === 200) messagesOf.set(a.by, [res.body.id, ...(messagesOf.get(a.by) ?? [])]);
+      if (res.status === 200) remember(a.by, res.body as { id: number });
       return;
     }
     case 'edit': {
