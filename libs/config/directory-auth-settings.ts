@@ -135,6 +135,8 @@ interface SamlIdpEntry {
   attr_last_name: string;
   auto_signup: boolean;
   limit_to_subdomains?: string[] | null;
+  attr_user_permanent_id?: string;
+  attr_username?: string;
 }
 
 const samlIdpSchema = Joi.object<SamlIdpEntry>({

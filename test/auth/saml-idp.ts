@@ -117,7 +117,7 @@ export async function startSamlIdp(options: { spOrigin: string }): Promise<SamlI
     const requestId = (request.extract as { request: { id: string } }).request.id;
     const { context } = await (mode === 'forged' ? forgingIdp : idp).createLoginResponse(
       sp,
-      request,
+      { extract: request.extract },
       'post',
       { email: account.email },
       {

@@ -29,11 +29,11 @@ export async function syncLdapUser(
   if (!rename && !newEmail && user.ldapUsername === person.username) return user;
   return inTransaction(ctx, async (tx, events) => {
     const audience = await usersWhoCanAccess(tx, user);
-    if (rename) {
+    if (rename && fullName !== null) {
       await tx.user.update({ where: { id: user.id }, data: { fullName } });
       await events.emit(
         realm.id,
-        realmUserEvent({ op: 'update', person: { user_id: user.id, full_name: fullName! } }),
+        realmUserEvent({ op: 'update', person: { user_id: user.id, full_name: fullName } }),
         audience,
       );
     }
