@@ -13,23 +13,25 @@ ALTER TABLE "user_messages" DROP CONSTRAINT "user_messages_message_id_fkey";
 
 CREATE FUNCTION user_messages_check_keys() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  wanted int;
+  ids int[];
   found int;
 BEGIN
-  SELECT count(DISTINCT user_id) INTO wanted FROM new_rows;
+  -- The ids as an array, not a join with the transition table: `= ANY(array)` always takes the
+  -- primary key's index, where a join's plan depends on a row estimate the planner cannot have.
+  SELECT array_agg(DISTINCT user_id) INTO ids FROM new_rows;
   SELECT count(*) INTO found FROM (
-    SELECT 1 FROM users u WHERE u.id IN (SELECT user_id FROM new_rows) FOR KEY SHARE OF u
+    SELECT 1 FROM users u WHERE u.id = ANY(ids) FOR KEY SHARE OF u
   ) locked;
-  IF found <> wanted THEN
+  IF found <> cardinality(ids) THEN
     RAISE foreign_key_violation USING
       MESSAGE = 'insert or update on table "user_messages" violates foreign key constraint "user_messages_user_id_fkey"',
       CONSTRAINT = 'user_messages_user_id_fkey', TABLE = 'user_messages';
   END IF;
-  SELECT count(DISTINCT message_id) INTO wanted FROM new_rows;
+  SELECT array_agg(DISTINCT message_id) INTO ids FROM new_rows;
   SELECT count(*) INTO found FROM (
-    SELECT 1 FROM messages m WHERE m.id IN (SELECT message_id FROM new_rows) FOR KEY SHARE OF m
+    SELECT 1 FROM messages m WHERE m.id = ANY(ids) FOR KEY SHARE OF m
   ) locked;
-  IF found <> wanted THEN
+  IF found <> cardinality(ids) THEN
     RAISE foreign_key_violation USING
       MESSAGE = 'insert or update on table "user_messages" violates foreign key constraint "user_messages_message_id_fkey"',
       CONSTRAINT = 'user_messages_message_id_fkey', TABLE = 'user_messages';
