@@ -76,26 +76,27 @@ function draftFor(t: Target | null): Draft | undefined {
   return undefined;
 }
 
-/**
- * Saves what is typed as the target's draft on the server (`/drafts`), a second after the last
- * key: a reload, or another device, finds it there.
- */
-async function saveDraft(t: Target, content: string): Promise<void> {
-  const existing = draftFor(t);
-  if (!content.trim()) {
-    if (existing?.id) {
-      store.drafts.delete(existing.id);
-      await call('DELETE', `/drafts/${existing.id}`).catch(() => undefined);
-    }
-    return;
-  }
-  const draft: Draft = {
+function draftOf(t: Target, content: string): Draft {
+  return {
     type: t.kind === 'stream' ? 'stream' : 'private',
     to: t.kind === 'stream' ? [t.streamId] : t.userIds.filter((id) => id !== store.me),
     topic: t.kind === 'stream' ? t.topic : '',
     content,
     timestamp: Math.floor(Date.now() / 1000),
   };
+}
+
+async function writeDraft(t: Target, content: string): Promise<void> {
+  const existing = draftFor(t);
+  if (!content.trim()) {
+    if (existing?.id) {
+      store.drafts.delete(existing.id);
+      await call('DELETE', `/drafts/${existing.id}`);
+    }
+    return;
+  }
+  if (existing?.content === content) return;
+  const draft = draftOf(t, content);
   if (existing?.id) {
     store.drafts.set(existing.id, { ...draft, id: existing.id });
     await call('PATCH', `/drafts/${existing.id}`, { draft });
@@ -103,6 +104,38 @@ async function saveDraft(t: Target, content: string): Promise<void> {
     const { ids } = await call<{ ids: number[] }>('POST', '/drafts', { drafts: [draft] });
     store.drafts.set(ids[0], { ...draft, id: ids[0] });
   }
+}
+
+/** The draft writes in flight, one after another: a second never races the first's POST. */
+let writes: Promise<void> = Promise.resolve();
+
+/**
+ * Saves what is typed as the target's draft on the server (`/drafts`): a reload, or another
+ * device, finds it there. Empty text deletes the target's draft.
+ */
+function saveDraft(t: Target, content: string): Promise<void> {
+  writes = writes.then(() => writeDraft(t, content)).catch(() => undefined);
+  return writes;
+}
+
+/**
+ * The page is going (a reload, a closed tab) with a save still waiting: sent with `keepalive`,
+ * which outlives the page, where a queued write would not.
+ */
+function saveDraftOnExit(t: Target, content: string): void {
+  const existing = draftFor(t);
+  if (!content.trim() || existing?.content === content) return;
+  const draft = draftOf(t, content);
+  const form = new URLSearchParams(
+    existing?.id ? { draft: JSON.stringify(draft) } : { drafts: JSON.stringify([draft]) },
+  );
+  void fetch(existing?.id ? `/json/drafts/${existing.id}` : '/json/drafts', {
+    method: existing?.id ? 'PATCH' : 'POST',
+    headers: { 'X-CSRFToken': csrfToken() },
+    body: form,
+    credentials: 'same-origin',
+    keepalive: true,
+  }).catch(() => undefined);
 }
 
 /** Uploads a file with progress (fetch reports none for request bodies). */
@@ -221,15 +254,22 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
   const box = useRef<HTMLTextAreaElement>(null);
   const typingSent = useRef(0);
   const saveTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  /** Whether the box holds text typed since its draft was last saved or loaded. */
+  const edited = useRef(false);
   const requestSeen = useRef(store.composeRequest.seq);
   const current = useRef({ target, text });
   current.current = { target, text };
 
-  /** Puts the text of the target left as its draft now, before switching. */
+  /**
+   * Saves the text typed since the last save as the target's draft, now. Only typed text: a box
+   * emptied by Esc or by sending leaves the draft as it is.
+   */
   const flushDraft = () => {
     clearTimeout(saveTimer.current);
     const { target: t, text: body } = current.current;
-    if (t && body !== (draftFor(t)?.content ?? '')) void saveDraft(t, body).catch(() => undefined);
+    if (!edited.current || !t) return;
+    edited.current = false;
+    void saveDraft(t, body);
   };
 
   const switchTo = (next: Target | null, insert = '') => {
@@ -237,6 +277,7 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
     setTarget(next);
     const draft = draftFor(next)?.content ?? '';
     const value = insert ? (draft ? `${draft}\n${insert}` : insert) : draft;
+    edited.current = !!insert;
     setText(value);
     setPreview(null);
     setSuggest(null);
@@ -265,7 +306,7 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
     if (targetKey(next) !== targetKey(target) || request.text) {
       if (targetKey(next) === targetKey(target)) {
         const value = text ? `${text}\n${request.text}` : request.text;
-        setText(value);
+        setBody(value);
         if (box.current) box.current.value = value;
       } else switchTo(next, request.text);
     }
@@ -286,7 +327,21 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
     });
   }, [request.seq]);
 
-  useEffect(() => () => flushDraft(), []);
+  useEffect(() => {
+    // Leaving the page with a save still waiting for its second: sent on the way out.
+    const onExit = () => {
+      const { target: t, text: body } = current.current;
+      if (!edited.current || !t) return;
+      clearTimeout(saveTimer.current);
+      edited.current = false;
+      saveDraftOnExit(t, body);
+    };
+    addEventListener('pagehide', onExit);
+    return () => {
+      removeEventListener('pagehide', onExit);
+      flushDraft();
+    };
+  }, []);
 
   const typingTarget = () =>
     target?.kind === 'stream'
@@ -301,12 +356,18 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
     void call('POST', '/typing', { op, ...typingTarget() }).catch(() => undefined);
   };
 
+  /** The text changed by the writer: saved as the draft a second after the last change. */
   const setBody = (value: string) => {
     setText(value);
+    edited.current = true;
     clearTimeout(saveTimer.current);
     const t = target;
-    if (t)
-      saveTimer.current = setTimeout(() => void saveDraft(t, value).catch(() => undefined), 1000);
+    if (t) {
+      saveTimer.current = setTimeout(() => {
+        edited.current = false;
+        void saveDraft(t, value);
+      }, 1000);
+    }
   };
 
   /** Esc: the text goes to drafts and the box empties, with Undo. */
@@ -315,6 +376,7 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
       flushDraft();
       setUndo({ target, text });
     }
+    edited.current = false;
     setText('');
     setPreview(null);
     setSuggest(null);
@@ -327,6 +389,8 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
     if (!content.trim() || !target) return;
     setError('');
     // Emptied at once: what is typed while the message goes is the next message.
+    clearTimeout(saveTimer.current);
+    edited.current = false;
     setText('');
     if (box.current) box.current.value = '';
     try {
@@ -346,12 +410,9 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
         });
       }
       typing('stop');
-      clearTimeout(saveTimer.current);
-      const draft = draftFor(target);
-      if (draft?.id) {
-        store.drafts.delete(draft.id);
-        void call('DELETE', `/drafts/${draft.id}`).catch(() => undefined);
-      }
+      // Sent: the draft goes (after any save of it still on its way), unless the next message
+      // is being written already.
+      if (!box.current?.value.trim()) void saveDraft(target, '');
       setPreview(null);
       setUndo(null);
     } catch (err) {
@@ -359,7 +420,7 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
       // Not sent: the text comes back, before anything typed since.
       const now = box.current?.value ?? '';
       const back = now ? `${content}\n${now}` : content;
-      setText(back);
+      setBody(back);
       if (box.current) box.current.value = back;
     }
   };
@@ -483,7 +544,9 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
           <button
             class="link"
             onClick={() => {
-              switchTo(undo.target);
+              // Back as it was put away: the server's draft already holds this text.
+              if (targetKey(undo.target) !== targetKey(target)) switchTo(undo.target);
+              edited.current = false;
               setText(undo.text);
               if (box.current) box.current.value = undo.text;
               setUndo(null);
