@@ -1,9 +1,12 @@
 /**
- * Writes a Zulip-format export (a directory) of one organization with MESSAGES messages (default
- * 1,000,000) for the import benchmark: `npx tsx bench/generate-import.ts DIR [MESSAGES]`, then
+ * Writes an export of one organization with MESSAGES messages (default 1,000,000) for the import
+ * benchmark: `npx tsx bench/generate-import.ts DIR [MESSAGES] [zulip|slack]`, then
  * `npm run --silent cli -- import --from DIR --subdomain bench`. 50 users, 20 public channels
- * each with 5 subscribers, messages of a few words in 1,000-message files with one
- * user_message per subscriber. Written file by file, so its memory stays flat.
+ * each with 5 subscribers, messages of a few words. `zulip` (the default): Zulip's format,
+ * 1,000-message files with one user_message per subscriber. `slack`: Slack's export layout,
+ * a file per channel per day of 500 messages, every tenth message opening a thread of 3
+ * replies, with mentions, links and bold text to convert. Written file by file, so its memory
+ * stays flat.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -26,11 +29,87 @@ const GROUPS = [
 const group = (name: string) => GROUPS.indexOf(name) + 1;
 const WORDS = 'alpha beta gamma delta launch plan review ship deploy merge test note'.split(' ');
 
+const SLACK_PER_FILE = 500;
+const slackUser = (i: number) => `U${String(i + 1).padStart(8, '0')}`;
+
+/** Slack's layout: users.json, channels.json and `<channel>/<YYYY-MM-DD>.json` files. */
+async function writeSlack(dir: string, messages: number) {
+  const created = 1_600_000_000;
+  await writeFile(
+    path.join(dir, 'users.json'),
+    JSON.stringify(
+      Array.from({ length: USERS }, (_, i) => ({
+        id: slackUser(i),
+        name: `user${i + 1}`,
+        real_name: `User ${i + 1}`,
+        deleted: false,
+        is_admin: i === 1,
+        is_owner: i === 0,
+        profile: { real_name: `User ${i + 1}`, email: `user${i + 1}@bench.example` },
+      })),
+    ),
+  );
+  const members = (channel: number) =>
+    Array.from({ length: PER_CHANNEL }, (_, k) => slackUser((channel * 7 + k * 11) % USERS));
+  await writeFile(
+    path.join(dir, 'channels.json'),
+    JSON.stringify(
+      Array.from({ length: CHANNELS }, (_, c) => ({
+        id: `C${String(c + 1).padStart(8, '0')}`,
+        name: `channel-${c + 1}`,
+        created,
+        is_archived: false,
+        is_general: c === 0,
+        members: members(c),
+        purpose: { value: `Channel ${c + 1}` },
+      })),
+    ),
+  );
+  for (const name of ['groups.json', 'dms.json', 'mpims.json']) {
+    await writeFile(path.join(dir, name), '[]');
+  }
+  let written = 0;
+  for (let day = 0; written < messages; day++) {
+    const date = new Date((created + day * 86400) * 1000).toISOString().slice(0, 10);
+    for (let c = 0; c < CHANNELS && written < messages; c++) {
+      const folder = path.join(dir, `channel-${c + 1}`);
+      await mkdir(folder, { recursive: true });
+      const subs = members(c);
+      const batch = [];
+      let thread = '';
+      for (let i = 0; i < SLACK_PER_FILE && written < messages; i++) {
+        written += 1;
+        const ts = `${created + day * 86400 + c * 3000 + i * 5}.${String(i).padStart(6, '0')}`;
+        const words = Array.from(
+          { length: 8 },
+          (_, k) => WORDS[(written * 31 + k * 7) % WORDS.length],
+        );
+        const message: Record<string, unknown> = {
+          type: 'message',
+          user: subs[written % PER_CHANNEL],
+          text: `${words.join(' ')} *#${written}* <@${subs[(written + 1) % PER_CHANNEL]}> <https://example.com/${written}|link>`,
+          ts,
+        };
+        if (i % 10 === 0) thread = ts;
+        if (i % 10 === 0 && i + 3 < SLACK_PER_FILE) message.thread_ts = ts;
+        else if (i % 10 <= 3) {
+          message.thread_ts = thread;
+          message.parent_user_id = subs[(written - (i % 10)) % PER_CHANNEL];
+        }
+        batch.push(message);
+      }
+      await writeFile(path.join(folder, `${date}.json`), JSON.stringify(batch));
+    }
+  }
+  process.stdout.write(`${written} messages in Slack's layout in ${dir}\n`);
+}
+
 async function main() {
-  const [dir, count = '1000000'] = process.argv.slice(2);
-  if (!dir) throw new Error('usage: generate-import.ts DIR [MESSAGES]');
+  const [dir, count = '1000000', format = 'zulip'] = process.argv.slice(2);
+  if (!dir) throw new Error('usage: generate-import.ts DIR [MESSAGES] [zulip|slack]');
   const messages = Number(count);
   await mkdir(dir, { recursive: true });
+  if (format === 'slack') return writeSlack(dir, messages);
   const now = Date.now() / 1000;
   const users = Array.from({ length: USERS }, (_, i) => ({
     id: i + 1,
