@@ -129,7 +129,7 @@ export function twoPeopleInBrowsers(site: () => Site): void {
   it('A edits the message and B sees the edit', async () => {
     const message = await messageSelector(a.page, `hello from alice ${run}`);
     await a.page.click(`${message} button[aria-label="Message actions"]`);
-    await clickText(a.page, `${message} [role=menuitem]`, 'Edit message');
+    await clickText(a.page, '.popover [role=menuitem]', 'Edit message');
     const editor = `${message} textarea[aria-label="Edit message"]`;
     await a.page.waitForSelector(editor);
     await a.page.click(editor, { count: 3 });
@@ -151,7 +151,7 @@ export function twoPeopleInBrowsers(site: () => Site): void {
     await seeMessage(a.page, text);
     const message = await messageSelector(a.page, text);
     await a.page.click(`${message} button[aria-label="Message actions"]`);
-    await clickText(a.page, `${message} [role=menuitem]`, 'Delete message');
+    await clickText(a.page, '.popover [role=menuitem]', 'Delete message');
     await clickText(a.page, `${message} .confirm button`, 'Delete');
     await b.page.waitForFunction(
       (t) =>

@@ -1,5 +1,7 @@
 /// <reference lib="dom" />
 // Functions passed to page.evaluate run in the page: typed against the DOM.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { makeRealm, makeUser } from '../factories';
@@ -14,6 +16,7 @@ import {
   launchBrowser,
   logIn,
   openPage,
+  pngImage,
   screenshot,
   seeMessage,
   type Watched,
@@ -170,12 +173,26 @@ describe('search', () => {
     await search(a.page, '-topic:deploy channel:general');
     await seeMessage(a.page, `pizza on friday ${run}`);
     expect((await shownMessages(a.page)).some((x) => x.includes('deploy notes'))).toBe(false);
+    // Seen only in search results (a keyword, a sender): still unread, as in Zulip. (is:dm, like
+    // a channel and topic, holds whole conversations: seen there, messages are read.)
+    const { messages } = await api<{ messages: { content: string }[] }>(alice, 'GET', '/messages', {
+      anchor: 'newest',
+      num_before: '50',
+      num_after: '0',
+      narrow: JSON.stringify([{ operator: 'is', operand: 'unread' }]),
+    });
+    expect(messages.map((m) => m.content).join(' ')).toContain(`pizza on friday ${run}`);
   });
 
   it("opens a sender's profile card from a message and lists what they sent", async () => {
     await search(a.page, 'channel:general topic:deploy');
     await seeMessage(a.page, 'deploy notes');
-    await clickText(a.page, '.message .sender', carol.fullName);
+    // The sender's name is a button: reached and pressed with the keyboard.
+    await a.page.evaluate((name) => {
+      const sender = [...document.querySelectorAll<HTMLButtonElement>('.message button.sender')];
+      sender.find((e) => e.textContent === name)!.focus();
+    }, carol.fullName);
+    await a.page.keyboard.press('Enter');
     await a.page.waitForSelector('.profile-card[role=dialog]');
     await waitText(a.page, '.profile-card', carol.email);
     await clickText(a.page, '.profile-card button', 'View messages sent');
@@ -187,7 +204,7 @@ describe('search', () => {
 
 describe('inbox, recent conversations and the feed', () => {
   it('the inbox lists unread conversations by channel and DM, live', async () => {
-    // Unread (what the searches above showed was read on screen).
+    // Unread: new messages in a channel and a direct conversation.
     await post(bob, 'general', 'lunch', `pasta on monday ${run}`);
     await api(bob, 'POST', '/messages', {
       type: 'direct',
@@ -325,7 +342,7 @@ describe('muting and following', () => {
     await b.page.waitForSelector('.inbox-row .followed-mark');
   });
 
-  it('a muted person is marked so in the people list and their new messages leave the feed', async () => {
+  it('a muted person is marked in the people list; the feed leaves out muted people and topics', async () => {
     await a.page.evaluate(() => (location.hash = '#people'));
     await clickText(a.page, '.person-row .link-button', carol.fullName);
     await clickText(a.page, '.profile-card button', 'Mute user');
@@ -333,6 +350,31 @@ describe('muting and following', () => {
     await a.page.keyboard.press('Escape');
     await a.page.waitForFunction(() => !document.querySelector('.profile-card'));
     await waitText(a.page, '.person-row', 'muted');
+    // The combined feed leaves out what Carol says, and the topic Bob muted, as Zulip's does.
+    await post(carol, 'general', 'lunch', `muted chatter ${run}`);
+    await post(bob, 'general', 'lunch', `after the mute ${run}`);
+    /** The feed's newest messages on screen, once the last one shows (scrolled to the end). */
+    const feedEnd = async (page: Page) => {
+      await page.evaluate(() => (location.hash = '#feed'));
+      await page.waitForFunction(
+        (last) => {
+          const list = document.querySelector('.messages');
+          if (list) list.scrollTop = list.scrollHeight;
+          return [...document.querySelectorAll('.message .content')].some((e) =>
+            e.textContent?.includes(last),
+          );
+        },
+        { timeout: 15_000, polling: 200 },
+        `after the mute ${run}`,
+      );
+      return shownMessages(page);
+    };
+    const aliceSees = await feedEnd(a.page);
+    expect(aliceSees.filter((x) => x.includes('muted chatter'))).toEqual([]);
+    const bobSees = await feedEnd(b.page);
+    expect(bobSees).toEqual(expect.arrayContaining([expect.stringContaining('muted chatter')]));
+    expect(bobSees.filter((x) => x.includes('more noise'))).toEqual([]);
+    await a.page.evaluate(() => (location.hash = '#people'));
   });
 });
 
@@ -364,6 +406,19 @@ describe('people, profile cards, presence and status', () => {
 
 describe('personal settings', () => {
   it('changes name, theme and time format, notifications and avatar', async () => {
+    const times = (page: Page, form: string) =>
+      page.waitForFunction(
+        (f) => {
+          const shown = [...document.querySelectorAll('.message header time')].map(
+            (e) => e.textContent ?? '',
+          );
+          return shown.length > 0 && shown.every((x) => new RegExp(f).test(x));
+        },
+        { timeout: 10_000 },
+        form,
+      );
+    await b.page.evaluate(() => (location.hash = '#feed'));
+    await times(b.page, '^\\d{1,2}:\\d{2}\\s?[AP]M$');
     await b.page.evaluate(() => (location.hash = '#settings/profile'));
     const name = 'form[aria-label=Profile] input';
     await b.page.click(name, { count: 3 });
@@ -376,6 +431,9 @@ describe('personal settings', () => {
     await b.page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
     await screenshot(b.page, SHOTS, 'views-settings-dark');
     await b.page.select('fieldset.settings-form label:nth-of-type(2) select', '24');
+    // Message times follow the setting: "17:05", not "5:05 PM".
+    await b.page.evaluate(() => (location.hash = '#feed'));
+    await times(b.page, '^\\d{2}:\\d{2}$');
     await b.page.evaluate(() => (location.hash = '#settings/notifications'));
     await clickText(b.page, 'label.check', 'Email when offline');
     const settings = async () =>
@@ -463,7 +521,32 @@ describe('organization administration', () => {
     await clickText(a.page, `${form} button`, 'Save changes');
     await waitText(b.page, '.realm-name', 'Acme Together');
     await clickText(a.page, 'label.check', 'Invitations are required to join');
+    // The organization's icon: uploaded by the owner, in everyone's top bar; then the default.
+    const dir = mkdtempSync(path.join(tmpdir(), 'web-icon-'));
+    try {
+      const file = path.join(dir, 'icon.png');
+      writeFileSync(file, pngImage());
+      const input = await a.page.$('.avatar-edit input[type=file]');
+      await input!.uploadFile(file);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const topIcon = () =>
+      b.page.evaluate(() => {
+        const img = document.querySelector<HTMLImageElement>('.topbar img.realm-icon');
+        return img?.complete && img.naturalWidth > 0 ? new URL(img.src).pathname : null;
+      });
+    await b.page.waitForFunction(
+      () => document.querySelector<HTMLImageElement>('.topbar img.realm-icon')?.naturalWidth,
+      { timeout: 10_000 },
+    );
+    expect(await topIcon()).toMatch(/^\/user_avatars\/\d+\/realm\/icon\.png$/);
+    await a.page.waitForSelector('img.realm-icon-preview');
     await screenshot(a.page, SHOTS, 'views-organization');
+    await clickText(a.page, '.avatar-edit button', 'Use the default');
+    await b.page.waitForFunction(() => !document.querySelector('.topbar img.realm-icon'), {
+      timeout: 10_000,
+    });
   });
 
   it('a member has no administration link', async () => {
@@ -475,6 +558,8 @@ describe('organization administration', () => {
 
 describe('keyboard, phone size and accessibility', () => {
   const VIEWS = [
+    '#feed',
+    '#narrow/search/pizza',
     '#inbox',
     '#recent',
     '#channels',

@@ -1,6 +1,7 @@
 import { render, type FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call } from './api';
+import { twentyFourHour } from './clock';
 import { Compose } from './components/Compose';
 import { Lightbox } from './components/Lightbox';
 import { Login } from './components/Login';
@@ -14,7 +15,7 @@ import { startNotifications } from './notify';
 import { narrowHash, parseHash, type Route } from './router';
 import { markNarrowRead, store } from './store';
 import type { Narrow } from './types';
-import { NarrowActions, Overlays, SearchBar, VIEWS as MORE_VIEWS } from './views';
+import { NarrowActions, Overlays, SearchBar, VIEWS as MORE_VIEWS, feedMessages } from './views';
 import './style.css';
 
 /**
@@ -188,11 +189,12 @@ function Chat({ route, onLogout }: { route: Route; onLogout: () => void }) {
             <MessageList
               key={view.key}
               view={view}
-              messages={view.messages}
+              messages={narrow.kind === 'feed' ? feedMessages(view.messages) : view.messages}
               me={store.me}
               unreadSize={store.unread.size}
               selected={view.selected}
               loaded={view.loaded}
+              h24={twentyFourHour()}
             />
             <Compose narrow={narrow} />
           </>

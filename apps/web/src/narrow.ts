@@ -110,3 +110,52 @@ export function narrowKey(narrow: Narrow, me: number): string {
 export function sameNarrow(a: Narrow, b: Narrow, me: number): boolean {
   return narrowKey(a, me) === narrowKey(b, me);
 }
+
+/** An operator under its current name (`stream:` is `channel:`, `pm-with:` is `dm:`, ...). */
+const OPERATOR_NAMES: Record<string, string> = {
+  stream: 'channel',
+  streams: 'channels',
+  'pm-with': 'dm',
+  'group-pm-with': 'dm-including',
+  from: 'sender',
+  subject: 'topic',
+};
+
+/** Narrows, by their sorted term types, whose messages are read as one reads a conversation. */
+const READ_IN_ORDER = new Set(
+  [
+    ['channel', 'topic'],
+    ['dm'],
+    ['channel'],
+    ['is-dm'],
+    ['not-is-dm'],
+    ['is-resolved'],
+    ['in-home'],
+    ['not-is-muted'],
+    ['in-all'],
+    [],
+  ].map((types) => types.join(' ')),
+);
+
+/**
+ * Whether seeing a message in this narrow marks it read. As in Zulip's web app, only views that
+ * hold whole conversations do: a channel, a topic, a direct conversation, the feeds. Search
+ * results, starred messages, a sender's messages and the like leave messages unread.
+ */
+export function marksRead(narrow: Narrow): boolean {
+  if (narrow.kind !== 'search') return true;
+  const types = narrow.terms
+    .map((t) => {
+      const operator = OPERATOR_NAMES[t.operator] ?? t.operator;
+      let operand = String(t.operand);
+      if (operator === 'is' && operand === 'private') operand = 'dm';
+      const type = ['is', 'in', 'channels'].includes(operator)
+        ? `${operator}-${operand}`
+        : operator;
+      return t.negated ? `not-${type}` : type;
+    })
+    // A permalink's anchor does not change what the narrow holds.
+    .filter((type) => type !== 'near' && type !== 'with')
+    .sort();
+  return READ_IN_ORDER.has(types.join(' '));
+}

@@ -44,7 +44,9 @@ export function EmojiPicker({
   const [catalog, setCatalog] = useState<EmojiCatalog | null>(null);
   const [active, setActive] = useState(0);
   const grid = useRef<HTMLDivElement>(null);
+  const search = useRef<HTMLInputElement>(null);
   useEffect(() => {
+    search.current?.focus({ preventScroll: true });
     void loadCatalog().then(setCatalog);
   }, []);
 
@@ -91,7 +93,7 @@ export function EmojiPicker({
         aria-label="Search emoji"
         placeholder="Search emoji"
         value={query}
-        autoFocus
+        ref={search}
         onInput={(e) => {
           setQuery((e.currentTarget as HTMLInputElement).value);
           setActive(0);

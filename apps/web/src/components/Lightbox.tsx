@@ -1,4 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { messageNodes } from '../html';
+import { store } from '../store';
 
 interface Shown {
   src: string;
@@ -6,14 +8,47 @@ interface Shown {
   href: string;
 }
 
+/** What the viewer shows for an image preview: the original where it is ours (uploads). */
+function shownOf(img: Element): Shown {
+  const link = img.closest('a');
+  const preview = new URL(img.getAttribute('src') ?? '', location.href).href;
+  const href = link?.getAttribute('href') ?? preview;
+  const ownHref = href.startsWith('/') && !href.startsWith('//');
+  return {
+    src: ownHref ? href : preview,
+    title: link?.getAttribute('title') ?? img.getAttribute('alt') ?? '',
+    href,
+  };
+}
+
+/** Every image preview of the conversation in view, oldest first: the viewer's carousel. */
+function imagesInView(): Shown[] {
+  const out: Shown[] = [];
+  for (const m of store.view?.messages ?? []) {
+    if (!m.content.includes('message_inline_image')) continue;
+    for (const img of messageNodes(m).querySelectorAll('.message_inline_image img'))
+      out.push(shownOf(img));
+  }
+  return out;
+}
+
 /**
  * What messages' content does when clicked, for every message on the page: an image preview
- * opens in a viewer over the page (Esc or a click closes it), and a spoiler's header shows or
- * hides what it hides.
+ * opens in a viewer over the page, and a spoiler's header shows or hides what it hides. The
+ * viewer steps through the conversation's images (the arrow keys, or its buttons), shows one at
+ * its actual size and back (Z, or "Zoom"), and closes with Esc or a click beside the image.
  */
 export function Lightbox() {
-  const [shown, setShown] = useState<Shown | null>(null);
+  const [images, setImages] = useState<Shown[]>([]);
+  const [at, setAt] = useState(0);
+  const [zoomed, setZoomed] = useState(false);
   const close = useRef<HTMLButtonElement>(null);
+  const shown = images[at] ?? null;
+  const hide = () => setImages([]);
+  const step = (by: number) => {
+    setAt((i) => Math.max(0, Math.min(images.length - 1, i + by)));
+    setZoomed(false);
+  };
   useEffect(() => {
     const onClick = (e: MouseEvent) => {
       const target = e.target as HTMLElement;
@@ -27,15 +62,12 @@ export function Lightbox() {
       const img = target.closest<HTMLImageElement>('.content .message_inline_image img');
       if (!img || e.ctrlKey || e.metaKey || e.shiftKey) return;
       e.preventDefault();
-      const link = img.closest('a');
-      const href = link?.getAttribute('href') ?? img.src;
-      // The original where it is ours (uploads), else the preview shown.
-      const ownHref = href.startsWith('/') && !href.startsWith('//');
-      setShown({
-        src: ownHref ? href : img.src,
-        title: link?.getAttribute('title') ?? img.alt,
-        href,
-      });
+      const clicked = shownOf(img);
+      const all = imagesInView();
+      const index = all.findIndex((x) => x.href === clicked.href);
+      setImages(index >= 0 ? all : [clicked]);
+      setAt(Math.max(0, index));
+      setZoomed(false);
     };
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement;
@@ -51,19 +83,30 @@ export function Lightbox() {
       document.removeEventListener('keydown', onKey);
     };
   }, []);
+  const open = !!shown;
   useEffect(() => {
-    if (!shown) return;
-    close.current?.focus();
+    if (open) close.current?.focus();
+  }, [open]);
+  useEffect(() => {
+    if (!open) return;
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') {
-        e.stopPropagation();
-        setShown(null);
-      }
+      const keys: Record<string, () => void> = {
+        Escape: hide,
+        ArrowLeft: () => step(-1),
+        ArrowRight: () => step(1),
+        z: () => setZoomed((z) => !z),
+      };
+      const act = keys[e.key];
+      if (!act) return;
+      e.stopPropagation();
+      e.preventDefault();
+      act();
     };
     document.addEventListener('keydown', onKey, true);
     return () => document.removeEventListener('keydown', onKey, true);
-  }, [shown]);
+  }, [open, images.length]);
   if (!shown) return null;
+  const many = images.length > 1;
   return (
     <div
       class="lightbox"
@@ -71,19 +114,54 @@ export function Lightbox() {
       aria-modal="true"
       aria-label={shown.title || 'Image'}
       onClick={(e) => {
-        if (e.target === e.currentTarget) setShown(null);
+        if (e.target === e.currentTarget) hide();
       }}
     >
       <div class="lightbox-bar">
         <span class="lightbox-title">{shown.title}</span>
+        {many && (
+          <span class="lightbox-count" aria-live="polite">
+            {at + 1} of {images.length}
+          </span>
+        )}
+        <button class="secondary" aria-pressed={zoomed} onClick={() => setZoomed(!zoomed)}>
+          Zoom
+        </button>
         <a href={shown.href} target="_blank" rel="noopener noreferrer">
           Open original
         </a>
-        <button ref={close} class="secondary" onClick={() => setShown(null)}>
+        <button ref={close} class="secondary" onClick={hide}>
           Close
         </button>
       </div>
-      <img src={shown.src} alt={shown.title || 'Image'} />
+      <div
+        class={zoomed ? 'lightbox-stage zoomed' : 'lightbox-stage'}
+        onClick={(e) => {
+          if (e.target === e.currentTarget) hide();
+        }}
+      >
+        <img src={shown.src} alt={shown.title || 'Image'} onClick={() => setZoomed(!zoomed)} />
+      </div>
+      {many && (
+        <div class="lightbox-nav">
+          <button
+            class="secondary"
+            aria-label="Previous image"
+            disabled={at === 0}
+            onClick={() => step(-1)}
+          >
+            ‹
+          </button>
+          <button
+            class="secondary"
+            aria-label="Next image"
+            disabled={at === images.length - 1}
+            onClick={() => step(1)}
+          >
+            ›
+          </button>
+        </div>
+      )}
     </div>
   );
 }

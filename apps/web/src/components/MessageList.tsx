@@ -2,7 +2,7 @@ import { memo } from 'preact/compat';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { VList, type CacheSnapshot, type VListHandle } from 'virtua';
 import { call } from '../api';
-import { messageDmKey } from '../narrow';
+import { marksRead, messageDmKey } from '../narrow';
 import { store, type MessageView } from '../store';
 import type { Message } from '../types';
 import { MessageRow } from './MessageRow';
@@ -40,14 +40,14 @@ const SAME_SENDER_WINDOW = 5 * 60;
 const recipientOf = (m: Message, me: number) =>
   m.type === 'stream' ? `s${m.stream_id}:${m.subject.toLowerCase()}` : `d${messageDmKey(m, me)}`;
 
-/** The list on screen, for keyboard commands (one list shows at a time). */
-let shown: { view: MessageView; handle: VListHandle } | null = null;
+/** The list on screen and the messages it shows, for keyboard commands (one list shows at a time). */
+let shown: { view: MessageView; handle: VListHandle; messages: Message[] } | null = null;
 
 /** Moves the selection (Zulip's pointer) by `delta` messages, or to the end (`'end'`). */
 export function moveSelection(delta: number | 'end' | 'start'): void {
   const view = store.view;
-  if (!view || !view.messages.length) return;
-  const list = view.messages;
+  const list = shown?.view === view ? shown.messages : view?.messages;
+  if (!view || !list?.length) return;
   const at = view.selected === null ? -1 : list.findIndex((m) => m.id === view.selected);
   const index =
     delta === 'end'
@@ -57,7 +57,7 @@ export function moveSelection(delta: number | 'end' | 'start'): void {
         : Math.max(0, Math.min(list.length - 1, (at < 0 ? list.length - 1 : at) + delta));
   view.selected = list[index].id;
   if (shown?.view === view) shown.handle.scrollToIndex(index, { align: 'nearest' });
-  markRead([list[index].id]);
+  if (marksRead(view.narrow)) markRead([list[index].id]);
   store.changed();
 }
 
@@ -71,6 +71,8 @@ interface Props {
   unreadSize: number;
   selected: number | null;
   loaded: boolean;
+  /** The reader's time format (rows draw again when it changes). */
+  h24: boolean;
 }
 
 /**
@@ -87,6 +89,7 @@ export const MessageList = memo(function MessageList({
   me,
   selected,
   loaded,
+  h24,
 }: Props) {
   const list = useRef<VListHandle>(null);
   const [prepending, setPrepending] = useState(false);
@@ -98,9 +101,10 @@ export const MessageList = memo(function MessageList({
     view.narrow.kind !== 'dm' &&
     !(view.narrow.kind === 'stream' && view.narrow.topic !== undefined);
 
+  /** The messages on screen, when seeing them reads them (not in search results). */
   const visibleIds = (): number[] => {
     const handle = list.current;
-    if (!handle || !count) return [];
+    if (!handle || !count || !marksRead(view.narrow)) return [];
     const first = handle.findItemIndex(handle.scrollOffset);
     const last = handle.findItemIndex(handle.scrollOffset + handle.viewportSize - 1);
     return messages.slice(first, last + 1).map((m) => m.id);
@@ -118,7 +122,7 @@ export const MessageList = memo(function MessageList({
 
   useEffect(() => {
     const handle = list.current;
-    if (handle) shown = { view, handle };
+    if (handle) shown = { view, handle, messages };
     return () => {
       if (shown?.view === view) shown = null;
     };
@@ -220,6 +224,7 @@ export const MessageList = memo(function MessageList({
             showSender={!sameSender}
             unread={store.unread.has(m.id)}
             selected={selected === m.id}
+            h24={h24}
           />
         );
       }}

@@ -6,12 +6,9 @@ import { messageNodes } from '../html';
 import { dmKey, messageDmKey } from '../narrow';
 import { store } from '../store';
 import type { Message, Narrow, Reaction } from '../types';
+import { clockTime } from '../clock';
 import { Emoji, EmojiPicker } from './Emoji';
-
-// One formatter for every row: toLocaleTimeString builds a new one on each call, which made it
-// a sixth of the script time of drawing rows while scrolling.
-const clock = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
-const time = (ts: number) => clock.format(ts * 1000);
+import { Popover } from './Popover';
 
 /** An avatar if it is served by us (the CSP loads no image from elsewhere), else initials. */
 function Avatar({ message }: { message: Message }) {
@@ -119,9 +116,15 @@ function Reactions({ message, me }: { message: Message; me: number }) {
   );
 }
 
+/**
+ * Edits a message in place: its text (one's own), and for a channel message its topic and
+ * channel, moving the whole topic with it (`propagate_mode` `change_all`), as Zulip's editor.
+ */
 function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
-  const [text, setText] = useState<string | null>(null);
+  const [source, setSource] = useState<string | null>(null);
+  const [text, setText] = useState('');
   const [topic, setTopic] = useState(message.subject);
+  const [channel, setChannel] = useState(message.stream_id ?? 0);
   const [error, setError] = useState('');
   const mine = message.sender_id === store.me;
   useEffect(() => {
@@ -129,34 +132,55 @@ function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
     void call<{ message: { content: string } }>('GET', `/messages/${message.id}`, {
       apply_markdown: false,
     }).then(
-      (r) => setText(r.message.content),
+      (r) => {
+        setSource(r.message.content);
+        setText(r.message.content);
+      },
       (err: Error) => setError(err.message),
     );
   }, [message.id]);
-  if (text === null) return <p class="muted">{error || 'Loading…'}</p>;
+  if (source === null) return <p class="muted">{error || 'Loading…'}</p>;
   const save = async () => {
     try {
-      const changes: Record<string, string> = {};
-      if (mine) changes.content = text;
-      if (message.type === 'stream' && topic !== message.subject) {
-        changes.topic = topic;
+      const changes: Record<string, string | number> = {};
+      if (mine && text !== source) changes.content = text;
+      if (
+        message.type === 'stream' &&
+        (topic !== message.subject || channel !== message.stream_id)
+      ) {
+        if (topic !== message.subject) changes.topic = topic;
+        if (channel !== message.stream_id) changes.stream_id = channel;
         changes.propagate_mode = 'change_all';
       }
-      await call('PATCH', `/messages/${message.id}`, changes);
+      if (Object.keys(changes).length) await call('PATCH', `/messages/${message.id}`, changes);
       onDone();
     } catch (err) {
       setError((err as Error).message);
     }
   };
+  const channels = [...store.subscriptions.values()].sort((a, b) => a.name.localeCompare(b.name));
   return (
     <div class="editor">
       {message.type === 'stream' && (
-        <input
-          aria-label="Topic of this message"
-          value={topic}
-          maxLength={60}
-          onInput={(e) => setTopic((e.currentTarget as HTMLInputElement).value)}
-        />
+        <div class="editor-place">
+          <select
+            aria-label="Channel of this message"
+            value={String(channel)}
+            onChange={(e) => setChannel(Number((e.currentTarget as HTMLSelectElement).value))}
+          >
+            {channels.map((c) => (
+              <option key={c.stream_id} value={c.stream_id}>
+                # {c.name}
+              </option>
+            ))}
+          </select>
+          <input
+            aria-label="Topic of this message"
+            value={topic}
+            maxLength={60}
+            onInput={(e) => setTopic((e.currentTarget as HTMLInputElement).value)}
+          />
+        </div>
       )}
       <textarea
         aria-label="Edit message"
@@ -236,6 +260,7 @@ export const MessageRow = memo(function MessageRow({
   showSender,
   unread,
   selected,
+  h24,
 }: {
   message: Message;
   /** The reader (0 until registered): their own messages can be edited and deleted. */
@@ -245,9 +270,13 @@ export const MessageRow = memo(function MessageRow({
   showSender: boolean;
   unread: boolean;
   selected: boolean;
+  /** The reader's time format: 24-hour, or 12-hour with AM and PM. */
+  h24: boolean;
 }) {
   const [mode, setMode] = useState<Mode>('view');
   const [copied, setCopied] = useState(false);
+  const reactButton = useRef<HTMLButtonElement>(null);
+  const menuButton = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     rowModes.set(message.id, setMode);
     return () => {
@@ -277,14 +306,21 @@ export const MessageRow = memo(function MessageRow({
         {showSender ? (
           <header>
             <Avatar message={message} />
-            <strong class="sender">{message.sender_full_name}</strong>
+            <button
+              type="button"
+              class="link sender"
+              aria-haspopup="dialog"
+              title={`${message.sender_full_name}'s profile`}
+            >
+              {message.sender_full_name}
+            </button>
             <time dateTime={new Date(message.timestamp * 1000).toISOString()}>
-              {time(message.timestamp)}
+              {clockTime(message.timestamp, h24)}
             </time>
           </header>
         ) : (
           <time class="side-time" dateTime={new Date(message.timestamp * 1000).toISOString()}>
-            {time(message.timestamp)}
+            {clockTime(message.timestamp, h24)}
           </time>
         )}
         <span class="actions">
@@ -292,6 +328,8 @@ export const MessageRow = memo(function MessageRow({
           <button
             class="icon"
             aria-label="Add reaction"
+            aria-expanded={mode === 'react'}
+            ref={reactButton}
             onClick={() => setMode(mode === 'react' ? 'view' : 'react')}
           >
             ☺
@@ -308,54 +346,57 @@ export const MessageRow = memo(function MessageRow({
             class="icon"
             aria-label="Message actions"
             aria-expanded={mode === 'menu'}
+            ref={menuButton}
             onClick={() => setMode(mode === 'menu' ? 'view' : 'menu')}
           >
             ⋯
           </button>
         </span>
         {mode === 'menu' && (
-          <div class="menu" role="menu" aria-label="Message actions">
-            <button
-              role="menuitem"
-              onClick={() => {
-                close();
-                void messageActions.quote(message);
-              }}
-            >
-              Quote and reply
-            </button>
-            <button
-              role="menuitem"
-              onClick={() => {
-                void navigator.clipboard
-                  ?.writeText(permalink(message, me))
-                  .then(() => setCopied(true));
-                history.replaceState(null, '', permalink(message, me));
-                close();
-              }}
-            >
-              Copy link to message
-            </button>
-            <button
-              role="menuitem"
-              onClick={() => {
-                close();
-                void messageActions.markUnread(message);
-              }}
-            >
-              Mark as unread from here
-            </button>
-            {(mine || message.type === 'stream') && (
-              <button role="menuitem" onClick={() => setMode('edit')}>
-                {mine ? 'Edit message' : 'Move or rename topic'}
+          <Popover anchor={menuButton.current} onClose={close}>
+            <div class="menu" role="menu" aria-label="Message actions">
+              <button
+                role="menuitem"
+                onClick={() => {
+                  close();
+                  void messageActions.quote(message);
+                }}
+              >
+                Quote and reply
               </button>
-            )}
-            {mine && (
-              <button role="menuitem" onClick={() => setMode('confirm-delete')}>
-                Delete message
+              <button
+                role="menuitem"
+                onClick={() => {
+                  void navigator.clipboard
+                    ?.writeText(permalink(message, me))
+                    .then(() => setCopied(true));
+                  history.replaceState(null, '', permalink(message, me));
+                  close();
+                }}
+              >
+                Copy link to message
               </button>
-            )}
-          </div>
+              <button
+                role="menuitem"
+                onClick={() => {
+                  close();
+                  void messageActions.markUnread(message);
+                }}
+              >
+                Mark as unread from here
+              </button>
+              {(mine || message.type === 'stream') && (
+                <button role="menuitem" onClick={() => setMode('edit')}>
+                  {mine ? 'Edit message' : 'Move or rename topic'}
+                </button>
+              )}
+              {mine && (
+                <button role="menuitem" onClick={() => setMode('confirm-delete')}>
+                  Delete message
+                </button>
+              )}
+            </div>
+          </Popover>
         )}
         {copied && (
           <span class="visually-hidden" role="status">
@@ -380,18 +421,20 @@ export const MessageRow = memo(function MessageRow({
         )}
         {message.reactions.length > 0 && <Reactions message={message} me={me} />}
         {mode === 'react' && (
-          <EmojiPicker
-            label="Add a reaction"
-            onClose={close}
-            onPick={(c) => {
-              close();
-              void call('POST', `/messages/${message.id}/reactions`, {
-                emoji_name: c.name,
-                emoji_code: c.code,
-                reaction_type: c.type,
-              });
-            }}
-          />
+          <Popover anchor={reactButton.current} onClose={close}>
+            <EmojiPicker
+              label="Add a reaction"
+              onClose={close}
+              onPick={(c) => {
+                close();
+                void call('POST', `/messages/${message.id}/reactions`, {
+                  emoji_name: c.name,
+                  emoji_code: c.code,
+                  reaction_type: c.type,
+                });
+              }}
+            />
+          </Popover>
         )}
       </article>
     </div>

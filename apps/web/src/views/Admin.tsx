@@ -22,6 +22,15 @@ function grantableRoles(): [number, string][] {
     .filter(([role]) => role !== 100 || viewState.role === 100);
 }
 
+/** Whether an image comes from this server (the CSP loads no image from elsewhere). */
+function isOurs(url: string): boolean {
+  try {
+    return !!url && new URL(url, location.href).origin === location.origin;
+  } catch {
+    return false;
+  }
+}
+
 /** Organization administration, for owners and administrators. */
 export function Admin({ tab }: { tab: AdminTab }) {
   viewState.sync();
@@ -60,6 +69,7 @@ function OrganizationSettings() {
   const [description, setDescription] = useState(String(realm.description ?? ''));
   const action = useAction();
   const toggles = useAction();
+  const icon = useAction();
   const patch = (params: Record<string, string | number | boolean>) =>
     call('PATCH', '/realm', params);
   const checks: [string, string][] = [
@@ -106,6 +116,45 @@ function OrganizationSettings() {
           </button>
         </div>
       </form>
+      <fieldset class="settings-form">
+        <legend>Organization icon</legend>
+        <div class="avatar-edit">
+          {isOurs(store.realmIcon) ? (
+            <img class="realm-icon-preview" src={store.realmIcon} alt="The organization's icon" />
+          ) : (
+            <span class="realm-icon-preview" role="img" aria-label="The default icon">
+              {store.realmName.slice(0, 1)}
+            </span>
+          )}
+          <div class="form-actions wrap">
+            <label class="button-like">
+              Upload an icon
+              <input
+                type="file"
+                accept="image/*"
+                class="visually-hidden"
+                onChange={(e) => {
+                  const file = (e.currentTarget as HTMLInputElement).files?.[0];
+                  if (!file) return;
+                  const body = new FormData();
+                  body.append('file', file);
+                  void icon.run(() => call('POST', '/realm/icon', {}, { body }));
+                }}
+              />
+            </label>
+            {realm.icon_source === 'U' && (
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => void icon.run(() => call('DELETE', '/realm/icon'))}
+              >
+                Use the default
+              </button>
+            )}
+          </div>
+        </div>
+        <ActionStatus action={icon} />
+      </fieldset>
       <fieldset class="settings-form">
         <legend>Main settings</legend>
         {checks

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
+import { clockTime } from '../clock';
 import { dmKey, messageDmKey } from '../narrow';
 import { store, topicKey } from '../store';
 import type { Message, Narrow, ServerEvent } from '../types';
@@ -87,7 +88,7 @@ store.eventListeners.add(applyToRecent);
 const when = (ts: number) => {
   const d = new Date(ts * 1000);
   return Date.now() - d.getTime() < 86_400_000
-    ? d.toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })
+    ? clockTime(ts)
     : d.toLocaleDateString([], { month: 'short', day: 'numeric' });
 };
 

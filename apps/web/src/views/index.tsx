@@ -12,6 +12,7 @@ import { Settings } from './Settings';
 import { viewState } from './state';
 import './views.css';
 
+export { feedMessages } from './muting';
 export { SearchBar } from './SearchBar';
 export { NarrowActions } from './TopicActions';
 export { route, showView } from './route';
