@@ -14,6 +14,7 @@ import { webClientRoutes } from './web-client';
 import { webSessionRoutes } from './web-session';
 import { passwordResetRoutes } from './accounts/password-reset';
 import { socialAuthRoutes } from './accounts/social';
+import { scimRoutes } from './scim';
 import { samlRoutes } from './accounts/saml';
 import { sessionAuth } from '../../libs/http/session';
 import { uploadFileRoutes } from './routes/uploads';
@@ -28,6 +29,8 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
   const app = tierApp(ctx);
   // Before any work of the request: past capacity, refuse at once rather than queue.
   app.use(overloadGuard(ctx));
+  // SCIM parses its own `application/scim+json` bodies and answers every refusal in SCIM's form.
+  app.use('/scim/v2', scimRoutes(ctx));
   // Zulip parameters are flat form fields; lists and objects arrive as JSON text inside them.
   // Uploads parse their own bodies; other routes are held to their own body limit.
   app.use(bodyParsers());

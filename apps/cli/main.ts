@@ -23,6 +23,7 @@ import {
   renameRealmCommand,
 } from './commands/realms';
 import { seedDemoCommand } from './commands/seed-demo';
+import { createScimTokenCommand, revokeScimTokenCommand } from './commands/scim';
 import { moveUploadsToS3Command } from './commands/storage';
 import {
   changeEmailCommand,
@@ -85,6 +86,11 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     help: '--realm S --user EMAIL|ID (--password P | --password-stdin)',
   },
   'unlock-user': { run: unlockUserCommand, help: '--username EMAIL' },
+  'create-scim-token': {
+    run: createScimTokenCommand,
+    help: '--realm S --client NAME [--given-family-names] (prints the bearer token once)',
+  },
+  'revoke-scim-token': { run: revokeScimTokenCommand, help: '--realm S --client NAME' },
   'sync-ldap-users': { run: syncLdapUsersCommand, help: '[--realm S] [--dry-run]' },
   'regenerate-api-key': { run: regenerateApiKeyCommand, help: '--realm S --user EMAIL|ID' },
   zuliprc: { run: zuliprcCommand, help: '--realm S --user EMAIL|ID' },
