@@ -15,6 +15,7 @@ import { webSessionRoutes } from './web-session';
 import { passwordResetRoutes } from './accounts/password-reset';
 import { socialAuthRoutes } from './accounts/social';
 import { scimRoutes } from './scim';
+import { twoFactorRoutes } from './accounts/two-factor';
 import { samlRoutes } from './accounts/saml';
 import { sessionAuth } from '../../libs/http/session';
 import { uploadFileRoutes } from './routes/uploads';
@@ -37,6 +38,7 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
   // The web client's routes: sign-in, then every other `/json/` route behind its session.
   app.use('/json', webSessionRoutes(ctx));
   app.use('/json', sessionAuth(ctx));
+  app.use('/json', twoFactorRoutes(ctx));
   if (options.events) {
     app.use('/api/v1', options.events);
     app.use('/json', options.events);
