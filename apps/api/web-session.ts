@@ -4,6 +4,7 @@ import type { AppContext } from '../../libs/core/context';
 import { nonexistentSubdomain } from '../../libs/core/errors';
 import { P } from '../../libs/core/schema';
 import { fetchApiKey } from '../../libs/domain/auth/fetch-api-key';
+import { requireSecondFactor } from '../../libs/domain/auth/second-factor';
 import { hashApiKey } from '../../libs/domain/users/api-keys';
 import { open } from '../../libs/http/route';
 import {
@@ -33,7 +34,11 @@ export function webSessionRoutes(ctx: AppContext): Router {
     '/login',
     open(
       ctx,
-      { username: P.string(Joi.string()).required(), password: P.string().required() },
+      {
+        username: P.string(Joi.string()).required(),
+        password: P.string().required(),
+        otp: P.string(Joi.string().max(64)),
+      },
       async ({ realm, params, req }) => {
         // Login CSRF: the token the page got with its cookie must come back in the header, which
         // a form on another site cannot set.
@@ -42,6 +47,11 @@ export function webSessionRoutes(ctx: AppContext): Router {
         if (!sameToken(req.get(CSRF_HEADER), cookie)) throw csrfFailed('CSRF token incorrect.');
         if (!realm) throw nonexistentSubdomain();
         const key = await fetchApiKey(ctx, realm, params.username, params.password);
+        await requireSecondFactor(ctx, {
+          userId: key.user_id,
+          username: params.username,
+          code: params.otp,
+        });
         const { token, session } = await createSession(ctx, {
           userId: key.user_id,
           email: key.email,

@@ -245,6 +245,7 @@ const envSchema = Joi.object({
     .allow('')
     .default(''),
   SOCIAL_AUTH_GITHUB_AUTO_SIGNUP: Joi.boolean().default(false),
+  TWO_FACTOR_AUTHENTICATION_ENABLED: Joi.boolean().default(false),
 })
   .unknown(true)
   // The bouncer is reached only with the server's registration: all three or none.
@@ -444,6 +445,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             autoSignup: value.SOCIAL_AUTH_GITHUB_AUTO_SIGNUP,
           }
         : null,
+    twoFactorEnabled: value.TWO_FACTOR_AUTHENTICATION_ENABLED,
   };
 }
           previousKeys: value.CAMO_KEY_PREVIOUS ? value.CAMO_KEY_PREVIOUS.split(',') : [],

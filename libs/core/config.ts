@@ -162,6 +162,8 @@ export interface Config {
   oidcIdps: OidcIdpConfig[];
   /** "Log in with GitHub" (OAuth 2; SOCIAL_AUTH_GITHUB_KEY and _SECRET); null: off. */
   github: GithubConfig | null;
+  /** Zulip's TWO_FACTOR_AUTHENTICATION_ENABLED: TOTP enrolment and the code at password sign-in. */
+  twoFactorEnabled: boolean;
 }
 
 export interface GithubConfig {

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { call } from '../api';
+import { ApiError, call } from '../api';
 import { loginHref, ownIcon, useExternalMethods } from '../auth/external-methods';
 
 interface Props {
@@ -11,6 +11,7 @@ interface Props {
 export function Login({ realmName, realmIcon, onLogin }: Props) {
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  const [needsCode, setNeedsCode] = useState(false);
   const external = useExternalMethods();
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -21,9 +22,12 @@ export function Login({ realmName, realmIcon, onLogin }: Props) {
       await call('POST', '/login', {
         username: String(form.get('username')),
         password: String(form.get('password')),
+        otp: needsCode ? (form.get('otp') as string) : undefined,
       });
       onLogin();
     } catch (err) {
+      // An account with two-factor authentication: the same form asks for the code too.
+      if (err instanceof ApiError && err.code === 'TWO_FACTOR_REQUIRED') setNeedsCode(true);
       setError((err as Error).message);
     } finally {
       setBusy(false);
@@ -42,6 +46,12 @@ export function Login({ realmName, realmIcon, onLogin }: Props) {
           Password
           <input name="password" type="password" autocomplete="current-password" required />
         </label>
+        {needsCode && (
+          <label>
+            Two-factor code
+            <input name="otp" inputMode="numeric" autocomplete="one-time-code" required />
+          </label>
+        )}
         {error && (
           <p class="error" role="alert">
             {error}

@@ -4,6 +4,7 @@ import { store } from '../store';
 import { Avatar, StatusEditor } from './People';
 import { showView, type SettingsTab } from './route';
 import { useAction, ActionStatus } from './action';
+import { TwoFactorSettings } from './TwoFactorSettings';
 
 const TABS: [SettingsTab, string][] = [
   ['profile', 'Profile'],
@@ -215,6 +216,7 @@ function AccountSettings() {
           </button>
         </div>
       </form>
+      <TwoFactorSettings />
     </>
   );
 }
