@@ -32,7 +32,12 @@ export async function realmSnapshot(ctx: AppContext, realmId: number): Promise<R
   const avatars: Row = {};
   for (const u of users) {
     const keys = avatarKeys({ id: u.id as number, realmId });
-    avatars[u.email as string] = [await readAll(ctx, keys.small), await readAll(ctx, keys.medium)];
+    // Only uploaded avatars are stored (the test upload directory is shared by every test
+    // database, so other ids' files may sit at a gravatar user's keys).
+    avatars[u.email as string] =
+      u.avatar_source === 'U'
+        ? [await readAll(ctx, keys.small), await readAll(ctx, keys.medium)]
+        : null;
     u.api_key = decryptApiKey(u.api_key_ciphertext as string, ctx.config.secretKey);
     delete u.api_key_ciphertext;
     delete u.id;

@@ -327,6 +327,31 @@ async function withAttachmentMessages(
   }));
 }
 
+/**
+ * Two cursors that read the messages and their user_messages once each, in message order, so a
+ * page costs a FETCH rather than an index lookup planned anew. DECLARE takes no parameters: the
+ * organization's id, an integer, is written in.
+ */
+async function declareMessageCursors(
+  client: PoolClient,
+  realmId: number,
+  scope: Scope,
+  columns: { select: string; umSelect: string },
+): Promise<void> {
+  const { select, umSelect } = columns;
+  if (!Number.isInteger(realmId)) throw new Error(`not an organization id: ${realmId}`);
+  const where = `t.realm_id = ${realmId} AND ${scope.messages.replace(/\$1\b/g, String(realmId))}`;
+  await client.query(
+    `DECLARE export_messages NO SCROLL CURSOR FOR
+       SELECT ${select}, t.sending_client_name FROM messages t WHERE ${where} ORDER BY t.id`,
+  );
+  await client.query(
+    `DECLARE export_user_messages NO SCROLL CURSOR FOR
+       SELECT ${umSelect} FROM user_messages u JOIN messages t ON t.id = u.message_id
+        WHERE ${where} ORDER BY u.message_id, u.id`,
+  );
+}
+
 async function writeMessages(
   client: PoolClient,
   realmId: number,
@@ -344,23 +369,36 @@ async function writeMessages(
   );
   const clientIds = new Map(clients.rows.map((c) => [c.name, c.id]));
   const select = messageColumns.map((c) => exportExpression(c)).join(', ');
-  const umSelect = umColumns.map((c) => exportExpression(c)).join(', ');
-  let after = 0;
+  const umSelect = umColumns.map((c) => exportExpression(c, 'u')).join(', ');
+  await declareMessageCursors(client, realmId, scope, { select, umSelect });
+  let pending: Row[] = [];
+  let userMessagesLeft = true;
+  /** The user_messages of messages up to `last`, from the cursor and what it gave ahead. */
+  const userMessagesUpTo = async (last: number): Promise<Row[]> => {
+    const out: Row[] = [];
+    for (;;) {
+      const past = pending.findIndex((r) => (r.message_id as number) > last);
+      if (past >= 0) {
+        out.push(...pending.slice(0, past));
+        pending = pending.slice(past);
+        return out;
+      }
+      out.push(...pending);
+      pending = [];
+      if (!userMessagesLeft) return out;
+      const next = await client.query<Row>(
+        `FETCH ${MESSAGES_PER_FILE * 4} FROM export_user_messages`,
+      );
+      if (next.rows.length === 0) userMessagesLeft = false;
+      pending = next.rows;
+    }
+  };
   let fileNumber = 0;
   let done = 0;
   for (;;) {
-    const { rows } = await client.query<Row>(
-      `SELECT ${select}, t.sending_client_name FROM messages t
-        WHERE t.realm_id = $1 AND t.id > $2 AND ${scope.messages}
-        ORDER BY t.id LIMIT ${MESSAGES_PER_FILE}`,
-      [realmId, after],
-    );
+    const { rows } = await client.query<Row>(`FETCH ${MESSAGES_PER_FILE} FROM export_messages`);
     if (rows.length === 0) break;
-    const ids = rows.map((r) => r.id as number);
-    const um = await client.query<Row>(
-      `SELECT ${umSelect} FROM user_messages t WHERE ${USER_MESSAGES.where} ORDER BY t.id`,
-      [ids],
-    );
+    const um = await userMessagesUpTo(rows[rows.length - 1].id as number);
     fileNumber += 1;
     const out = new JsonWriter(path.join(dir, messageFileName(fileNumber)));
     await out.write('{\n');
@@ -374,16 +412,16 @@ async function writeMessages(
     );
     await out.array(
       USER_MESSAGES.zulip,
-      um.rows.map((r) => toRecord(USER_MESSAGES, umColumns, r)),
+      um.map((r) => toRecord(USER_MESSAGES, umColumns, r)),
       false,
     );
     await out.write('\n}\n');
     await out.close();
     done += rows.length;
-    after = ids[ids.length - 1];
     progress({ stage: 'messages', done, total });
     if (rows.length < MESSAGES_PER_FILE) break;
   }
+  await client.query('CLOSE export_messages; CLOSE export_user_messages');
   return done;
 }
 
