@@ -240,10 +240,7 @@ const envSchema = Joi.object({
     .uri({ scheme: ['http', 'https'] })
     .default('https://api.github.com'),
   SOCIAL_AUTH_GITHUB_ORG_NAME: Joi.string().allow('').default(''),
-  SOCIAL_AUTH_GITHUB_TEAM_ID: Joi.string()
-    .pattern(/^\d*$/)
-    .allow('')
-    .default(''),
+  SOCIAL_AUTH_GITHUB_TEAM_ID: Joi.string().pattern(/^\d*$/).allow('').default(''),
   SOCIAL_AUTH_GITHUB_AUTO_SIGNUP: Joi.boolean().default(false),
   TWO_FACTOR_AUTHENTICATION_ENABLED: Joi.boolean().default(false),
 })
