@@ -231,7 +231,37 @@ const domainArguments = {
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'generated/**', 'coverage/**'] },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    // recommendedTypeChecked's rules the code does not meet yet, each off with its reason and the
+    // reports `eslint .` gave on 2026-11-28 (docs/architecture.md); the rest of the set holds.
+    rules: {
+      // `any` comes from libraries (Express's req.body, supertest's res.body, JSON.parse, raw
+      // Prisma rows) and is checked by the Joi schemas at the boundary; no-explicit-any keeps it
+      // out of our own declarations. 1,056 reports, 828 of them in tests.
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      // 83 assertions in 39 files: `--fix` removes them, but across files others were editing.
+      '@typescript-eslint/no-unnecessary-type-assertion': 'off',
+      // Async functions that implement a promise-returning interface without awaiting (route
+      // handlers, test doubles): 78 reports, 65 in tests.
+      '@typescript-eslint/require-await': 'off',
+      // Values stringified on purpose, typed wider than they are (a form field, a Prisma-AST
+      // value, a `display_recipient` known to be a name): 20 reports, 11 of them in apps/web.
+      '@typescript-eslint/no-base-to-string': 'off',
+      // Methods handed on without their object where `this` is bound or unused (`ops.stop` in
+      // the entry points' shutdown lists, `map(json.ofEvents, json)`, jest's mocks): 14 reports.
+      '@typescript-eslint/unbound-method': 'off',
+      // Arrays and unknown values written into log and error text: 9 reports.
+      '@typescript-eslint/restrict-template-expressions': 'off',
+      // A rejection or throw of a value other than an Error, which its caller unwraps: 7 reports.
+      '@typescript-eslint/only-throw-error': 'off',
+      '@typescript-eslint/prefer-promise-reject-errors': 'off',
+    },
+  },
   prettier,
   {
     rules: {
@@ -263,7 +293,8 @@ export default tseslint.config(
         TextDecoder: 'readonly',
       },
     },
-  },  {
+  },
+  {
     files: ['apps/cli/**', 'bench/**', 'test/**'],
     rules: { 'no-console': 'off' },
   },
@@ -281,6 +312,21 @@ export default tseslint.config(
         'error',
         { considerDefaultExhaustiveForUnions: true },
       ],
+    },
+  },
+  {
+    // Plain JavaScript (scripts/, this file, the sign-in pages' scripts) and the web build's
+    // Vite files (.mts) belong to no TypeScript project, so the rules that need types are off.
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs', '**/*.mts'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // No function over 80 lines, blank lines and comments aside (docs/architecture.md). Left out:
+    // tests, and apps/web, whose Preact components are each one function of hooks and JSX.
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.cases.ts', 'apps/web/**'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
     },
   },
   roleComparisons,

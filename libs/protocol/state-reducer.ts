@@ -193,6 +193,7 @@ export function applyEvents(
 }
 
 /** Applies one event to `state` in place; returns `state`. */
+// eslint-disable-next-line max-lines-per-function -- the dispatch table: one case per event type
 export function applyEvent(
   state: RegisterState,
   event: ReducibleEvent,
