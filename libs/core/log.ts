@@ -1,6 +1,7 @@
 /** Categories keep log lines greppable by subsystem. */
 export type LogCategory =
   | 'boot'
+  | 'node'
   | 'http'
   | 'auth'
   | 'db'

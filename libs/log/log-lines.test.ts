@@ -39,7 +39,7 @@ it('writes JSON lines on stdout, nothing on stderr, Node warnings included', asy
   expect(parsed.filter((l) => 'notJson' in l)).toEqual([]);
   expect(parsed).toEqual(
     expect.arrayContaining([
-      expect.objectContaining({ level: 'info', category: 'test', message: 'a line of the tier' }),
+      expect.objectContaining({ level: 'info', category: 'boot', message: 'a line of the tier' }),
       expect.objectContaining({
         level: 'warn',
         category: 'node',

@@ -19,7 +19,11 @@ afterAll(async () => {
   await org.close();
 });
 
-const thumbnail = (who: TestUser | null, query: string, target = org) => {
+const thumbnail = (
+  who: TestUser | null,
+  query: string,
+  target: Pick<Organization, 't' | 'host'> = org,
+) => {
   let req = request(target.t.app).get(`/thumbnail?${query}`).set('Host', target.host);
   if (who) req = req.set('Authorization', who.auth);
   return req.redirects(0);

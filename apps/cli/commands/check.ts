@@ -50,7 +50,7 @@ export async function checkCommand(ctx: AppContext, argv: string[]) {
     return `${status.applied.length} migrations applied`;
   });
   const redis = await probe(timeoutMs, async () => {
-    const answer = await ctx.redis.ping();
+    const answer: string = await ctx.redis.ping();
     if (answer !== 'PONG') throw new Error(`PING answered ${answer}`);
   });
   const storage = await probe(timeoutMs, async () => {

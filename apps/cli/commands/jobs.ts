@@ -13,7 +13,7 @@ export async function moveJobsToQueueSlotsCommand(ctx: AppContext, argv: string[
   return { queues: await moveJobsToQueueSlots(ctx) };
 }
 
-const STATES = ['waiting', 'active', 'delayed', 'failed', 'completed', 'paused'] as const;
+const STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'] as const;
 /** What `purge-queue --state` removes, in BullMQ's names: running jobs are never cut off. */
 const PURGEABLE: Record<string, 'wait' | 'delayed' | 'failed' | 'completed' | 'paused'> = {
   waiting: 'wait',

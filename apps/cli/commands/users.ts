@@ -21,6 +21,7 @@ import {
 } from '../../../libs/domain/users/roles';
 import { optionalFlag, parseFlags, requireFlag, UsageError } from '../args';
 import { findRealm, findUser } from './lookup';
+import { realmAdminIds } from '../../../libs/domain/permissions/roles';
 
 function parseRole(value: string | undefined, fallback: RoleCode): RoleCode {
   if (value === undefined) return fallback;
@@ -257,13 +258,9 @@ async function firstLineOfStdin(): Promise<string> {
 export async function showAdminsCommand(ctx: AppContext, argv: string[]) {
   const flags = parseFlags(argv, ['realm']);
   const realm = await findRealm(ctx, requireFlag(flags, 'realm'));
+  const ids = await realmAdminIds(ctx.db, realm.id);
   const admins = await ctx.db.user.findMany({
-    where: {
-      realmId: realm.id,
-      isActive: true,
-      isBot: false,
-      role: { in: [Role.OWNER, Role.ADMINISTRATOR] },
-    },
+    where: { id: { in: [...ids] } },
     orderBy: [{ role: 'asc' }, { id: 'asc' }],
   });
   return {
