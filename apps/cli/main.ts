@@ -14,11 +14,11 @@ import { migrateCommand } from './commands/migrate';
 import { grantCreateUsersCommand } from './commands/permissions';
 import { registerPushServerCommand } from './commands/push';
 import {
-  createRealmCommand,
   changeSubdomainCommand,
+  createRealmCommand,
   deactivateRealmCommand,
-  listRealmsCommand,
   deleteRealmCommand,
+  listRealmsCommand,
   reactivateRealmCommand,
   renameRealmCommand,
 } from './commands/realms';
@@ -35,9 +35,9 @@ import {
   reactivateUserCommand,
   regenerateApiKeyCommand,
   setPasswordCommand,
+  showAdminsCommand,
   zuliprcCommand,
 } from './commands/users';
-  showAdminsCommand,
 import type { AppContext } from '../../libs/core/context';
 
 type Command = (ctx: AppContext, argv: string[]) => Promise<Record<string, unknown>>;
@@ -51,8 +51,6 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   'rename-realm': { run: renameRealmCommand, help: '--realm S --name N' },
   'deactivate-realm': { run: deactivateRealmCommand, help: '--realm S' },
   'reactivate-realm': { run: reactivateRealmCommand, help: '--realm S' },
-  'list-users': { run: listUsersCommand, help: '--realm S [--all]' },
-  'create-user': {
   'delete-realm': {
     run: deleteRealmCommand,
     help: '--realm S --confirm S (deactivate it first; deletes every row and upload for good)',
@@ -63,6 +61,8 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     help: '--realm S --referred-by EMAIL|ID [--role ROLE] [--expires-in-minutes N|never]',
   },
   'show-admins': { run: showAdminsCommand, help: '--realm S' },
+  'list-users': { run: listUsersCommand, help: '--realm S [--all]' },
+  'create-user': {
     run: createUserCommand,
     help: '--realm S --email E --full-name N [--role owner|admin|moderator|member|guest] [--password P]',
   },
@@ -114,14 +114,6 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
     help: '--contact-email E [--hostname H] (with PUSH_NOTIFICATION_BOUNCER_URL, ZULIP_ORG_ID, ZULIP_ORG_KEY)',
   },
   migrate: { run: migrateCommand, help: '[--status | --check]' },
-  'move-jobs-to-queue-slots': {
-    run: moveJobsToQueueSlotsCommand,
-    help: "(workers do it at start: moves jobs left under 0.1.0's shared prefix to their queue's slot)",
-  },
-  'seed-demo': {
-    run: seedDemoCommand,
-    help: '[--subdomain demo] [--password P] [--domain example.com]',
-  },
   queues: {
     run: queuesCommand,
     help: '[--queue NAME] (job counts per state; failed jobs of NAME)',
@@ -133,6 +125,14 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   check: {
     run: checkCommand,
     help: '[--timeout-seconds N] (config, PostgreSQL and migrations, Redis, upload store; exit 1 if not)',
+  },
+  'move-jobs-to-queue-slots': {
+    run: moveJobsToQueueSlotsCommand,
+    help: "(workers do it at start: moves jobs left under 0.1.0's shared prefix to their queue's slot)",
+  },
+  'seed-demo': {
+    run: seedDemoCommand,
+    help: '[--subdomain demo] [--password P] [--domain example.com]',
   },
 };
 
