@@ -14,15 +14,15 @@ import { webClientRoutes } from './web-client';
 import { webSessionRoutes } from './web-session';
 import { passwordResetRoutes } from './accounts/password-reset';
 import { socialAuthRoutes } from './accounts/social';
+import { samlRoutes } from './accounts/saml';
 import { scimRoutes } from './scim';
 import { twoFactorRoutes } from './accounts/two-factor';
-import { samlRoutes } from './accounts/saml';
 import { sessionAuth } from '../../libs/http/session';
 import { uploadFileRoutes } from './routes/uploads';
+import { thumbnailRoutes } from './routes/thumbnail';
 
 /**
  * The stateless API tier: every `/api/v1` route except the event queue's, the same routes under
-import { thumbnailRoutes } from './routes/thumbnail';
  * `/json` for the web client's session, and the web client itself at `/`. `events` mounts the
  * event queue's routes too, when one process serves every tier on one origin.
  */
@@ -49,14 +49,14 @@ export function createApiApp(ctx: AppContext, options: { events?: Router } = {})
   // Images in messages load with the page's session cookie.
   app.use('/user_uploads', sessionAuth(ctx, false));
   app.use(uploadFileRoutes(ctx));
+  // Where image previews point when the camo proxy is off.
+  app.use(thumbnailRoutes(ctx));
   app.use(externalContentRoutes(ctx));
   app.use(realmExportFileRoutes(ctx));
   app.use(userAvatarRoutes(ctx));
   // The emoji names register's `server_emoji_data_url` points clients to.
   const emojiData = JSON.stringify(emojiApiData());
   app.get(EMOJI_DATA_PATH, (_req, res) => {
-  // Where image previews point when the camo proxy is off.
-  app.use(thumbnailRoutes(ctx));
     res.type('json').set('Cache-Control', 'public, max-age=86400').send(emojiData);
   });
   // Zulip's static paths that API responses name, e.g. the avatar of users a guest cannot access.

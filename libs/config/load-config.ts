@@ -205,7 +205,6 @@ const envSchema = Joi.object({
     .default('')
     .custom((v: string) => (v === '' || v.endsWith('/') ? v : `${v}/`)),
   CAMO_KEY: Joi.string().min(16),
-  CAMO_MAX_SIZE_MIB: Joi.number().positive().default(25),
   CAMO_KEY_PREVIOUS: Joi.string()
     .allow('')
     .default('')
@@ -217,6 +216,7 @@ const envSchema = Joi.object({
       if (keys.some((k) => k.length < 16)) throw new Error('each key needs 16 characters or more');
       return keys.join(',');
     }),
+  CAMO_MAX_SIZE_MIB: Joi.number().positive().default(25),
   CAMO_TIMEOUT_SECONDS: Joi.number().positive().default(10),
   RATE_LIMIT_API_REQUESTS: Joi.number().integer().positive().default(200),
   RATE_LIMIT_API_WINDOW_SECONDS: Joi.number().integer().positive().default(60),
@@ -415,6 +415,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? {
           uri: value.CAMO_URI,
           key: value.CAMO_KEY ?? derivedCamoKey(value.SECRET_KEY),
+          previousKeys: value.CAMO_KEY_PREVIOUS ? value.CAMO_KEY_PREVIOUS.split(',') : [],
           maxBytes: Math.floor(value.CAMO_MAX_SIZE_MIB * 1024 * 1024),
           timeoutMs: value.CAMO_TIMEOUT_SECONDS * 1000,
         }
@@ -446,4 +447,3 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     twoFactorEnabled: value.TWO_FACTOR_AUTHENTICATION_ENABLED,
   };
 }
-          previousKeys: value.CAMO_KEY_PREVIOUS ? value.CAMO_KEY_PREVIOUS.split(',') : [],

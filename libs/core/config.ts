@@ -200,6 +200,11 @@ export interface CamoConfig {
   uri: string;
   /** CAMO_KEY: the HMAC-SHA1 key the digests are made with (shared with an external go-camo). */
   key: string;
+  /**
+   * CAMO_KEY_PREVIOUS: keys still accepted for links signed before a rotation (messages keep the
+   * links they were rendered with); new links are signed with `key` alone.
+   */
+  previousKeys: string[];
   /** Largest remote body the proxy passes on, and its deadline for the whole exchange. */
   maxBytes: number;
   timeoutMs: number;
@@ -217,8 +222,3 @@ export interface RedisClusterConfig {
   username?: string;
   password?: string;
 }
-  /**
-   * CAMO_KEY_PREVIOUS: keys still accepted for links signed before a rotation (messages keep the
-   * links they were rendered with); new links are signed with `key` alone.
-   */
-  previousKeys: string[];
