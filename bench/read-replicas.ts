@@ -130,7 +130,9 @@ async function main(): Promise<void> {
     const phases: { round: number; replicas: number; rps: number; p50: number; p99: number }[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       for (const replicas of [0, 1]) {
+        const metricsPort = await freePort();
         const env = {
+          METRICS_PORT: String(metricsPort),
           DATABASE_POOL_SIZE: '20',
           DATABASE_REPLICA_URLS: replicas ? `${replica.url}/chat` : '',
           RATE_LIMIT_API_REQUESTS: '100000000',
@@ -166,8 +168,19 @@ async function main(): Promise<void> {
             p50: result.latency.p50,
             p99: result.latency.p99,
           });
+          // Where the reads went, and why a replica was skipped (the process's counters).
+          const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+          const routing = metrics
+            .split('\n')
+            .filter((l) => /^chat_db_replica_(reads|skips)_total\{/.test(l))
+            .map((l) => l.replace(/^chat_db_replica_/, ''));
           console.log(
-            JSON.stringify({ ...phases.at(-1), throttled: caps.throttled(), load: loadavg()[0] }),
+            JSON.stringify({
+              ...phases.at(-1),
+              routing,
+              throttled: caps.throttled(),
+              load: loadavg()[0],
+            }),
           );
         } finally {
           await api.stop();
