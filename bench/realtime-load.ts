@@ -68,7 +68,13 @@ import {
   type Request,
 } from './realtime-clients';
 import { basicAuth } from '../test/harness';
-import { bulkMembers, percentile, sleep, withScratchWorld, type BenchContext } from './scratch-world';
+import {
+  bulkMembers,
+  percentile,
+  sleep,
+  withScratchWorld,
+  type BenchContext,
+} from './scratch-world';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 2000);
 const CHANNEL_SIZE = Number(process.env.BENCH_CHANNEL_SIZE ?? 50);

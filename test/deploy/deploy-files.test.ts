@@ -136,7 +136,9 @@ it("compose's nginx configuration is deploy/nginx/chat.conf with compose's servi
   // Replicas are looked up again through Docker's DNS: every upstream has a zone and resolves
   // its servers, which open-source nginx does from 1.27.3.
   expect(compose).toMatch(/^resolver 127\.0\.0\.11 valid=10s/m);
-  const servers = [...compose.matchAll(/^\s*server [a-z0-9.-]+:\d+[^;]*;/gm)].map((m) => m[0].trim());
+  const servers = [...compose.matchAll(/^\s*server [a-z0-9.-]+:\d+[^;]*;/gm)].map((m) =>
+    m[0].trim(),
+  );
   expect(servers.length).toBe(2);
   for (const server of servers) expect(server).toMatch(/ resolve;$/);
   expect(compose.match(/^\s*zone \S+ 64k;/gm)).toHaveLength(2);
