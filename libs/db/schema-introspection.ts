@@ -190,12 +190,14 @@ function columnOf(field: Field): ColumnInfo {
       sqlDefault = String(v);
     }
   }
+  // A scalar list (`String[]`) is an array column, which Prisma's migrations leave nullable.
+  const list = field.array === true;
   return {
     field: field.name,
     column,
     prismaType,
-    optional: !!field.optional,
-    sqlType,
+    optional: !!field.optional || list,
+    sqlType: list ? `${sqlType}[]` : sqlType,
     sqlDefault,
     autoincrement,
   };

@@ -84,6 +84,8 @@ interface ForeignKeyRow {
 
 /** information_schema udt_name expected for a Prisma type / native type. */
 function expectedUdt(sqlType: string): string {
+  // An array column's type is its element type's name with a leading underscore.
+  if (sqlType.endsWith('[]')) return `_${expectedUdt(sqlType.slice(0, -2))}`;
   const base = sqlType.replace(/\(.*\)$/, '').toUpperCase();
   const map: Record<string, string> = {
     INTEGER: 'int4',
