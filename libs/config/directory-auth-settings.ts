@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { readFileSync } from 'node:fs';
 import type { LdapConfig, SamlConfig, SamlIdpConfig } from '../core/directory-auth-config';
+import { idpEntries } from './idp-map';
 
 /** The LDAP and SAML settings, under Zulip's names, validated with the rest of the environment. */
 export const directoryAuthSchema = {
@@ -121,8 +122,6 @@ export function parseLdap(value: Values): LdapConfig | null {
   };
 }
 
-const IDP_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
-
 interface SamlIdpEntry {
   entity_id: string;
   url: string;
@@ -163,17 +162,7 @@ const samlIdpSchema = Joi.object<SamlIdpEntry>({
   .unknown(false);
 
 function parseSamlIdps(text: string): SamlIdpConfig[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new Error('SOCIAL_AUTH_SAML_ENABLED_IDPS is not JSON');
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new Error('SOCIAL_AUTH_SAML_ENABLED_IDPS must be an object of IdPs by name');
-  }
-  return Object.entries(parsed).map(([name, entry]) => {
-    if (!IDP_NAME.test(name)) throw new Error(`SAML IdP name "${name}" is not [a-z0-9_-]`);
+  return idpEntries('SOCIAL_AUTH_SAML_ENABLED_IDPS', 'SAML IdP', text).map(([name, entry]) => {
     const checked = samlIdpSchema.validate(entry);
     if (checked.error) throw new Error(`SAML IdP "${name}": ${checked.error.message}`);
     const value = checked.value;

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { createHmac } from 'node:crypto';
 import type { Config, OidcIdpConfig, RedisClusterConfig, ReplicaSlot } from '../core/config';
 import { directoryAuthSchema, parseDirectoryAuth } from './directory-auth-settings';
+import { idpEntries } from './idp-map';
 
 const commaList = (value: string): string[] =>
   value
@@ -248,8 +249,6 @@ const envSchema = Joi.object({
   // The bouncer is reached only with the server's registration: all three or none.
   .and('PUSH_NOTIFICATION_BOUNCER_URL', 'ZULIP_ORG_ID', 'ZULIP_ORG_KEY');
 
-const IDP_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
-
 const oidcIdpSchema = Joi.object({
   oidc_url: Joi.string()
     .uri({ scheme: ['http', 'https'] })
@@ -267,17 +266,7 @@ const oidcIdpSchema = Joi.object({
 /** SOCIAL_AUTH_OIDC_ENABLED_IDPS: `{"<name>": {oidc_url, display_name, client_id, ...}}`. */
 function parseOidcIdps(text: string): OidcIdpConfig[] {
   if (text.trim() === '') return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new Error('SOCIAL_AUTH_OIDC_ENABLED_IDPS is not JSON');
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new Error('SOCIAL_AUTH_OIDC_ENABLED_IDPS must be an object of providers by name');
-  }
-  return Object.entries(parsed).map(([name, entry]) => {
-    if (!IDP_NAME.test(name)) throw new Error(`OIDC provider name "${name}" is not [a-z0-9_-]`);
+  return idpEntries('SOCIAL_AUTH_OIDC_ENABLED_IDPS', 'OIDC provider', text).map(([name, entry]) => {
     const { value, error } = oidcIdpSchema.validate(entry);
     if (error) throw new Error(`OIDC provider "${name}": ${error.message}`);
     return {

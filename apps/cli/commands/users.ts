@@ -165,18 +165,19 @@ export async function listUsersCommand(ctx: AppContext, argv: string[]) {
   });
   return {
     realm: realm.stringId,
-    users: users.map((u) => ({
-      id: u.id,
-      email: u.email,
-      delivery_email: u.deliveryEmail,
-      full_name: u.fullName,
-      role: u.role,
-      role_name: roleName(u.role),
-      is_active: u.isActive,
-      is_bot: u.isBot,
-    })),
+    users: users.map((u) => ({ ...listed(u), is_active: u.isActive, is_bot: u.isBot })),
   };
 }
+
+/** The user as the listing commands print it. */
+const listed = (u: User) => ({
+  id: u.id,
+  email: u.email,
+  delivery_email: u.deliveryEmail,
+  full_name: u.fullName,
+  role: u.role,
+  role_name: roleName(u.role),
+});
 
 /** The user as the account-changing commands print it. */
 const account = (ctx: AppContext, u: User) => ({
@@ -265,13 +266,6 @@ export async function showAdminsCommand(ctx: AppContext, argv: string[]) {
   });
   return {
     realm: realm.stringId,
-    administrators: admins.map((u) => ({
-      id: u.id,
-      email: u.email,
-      delivery_email: u.deliveryEmail,
-      full_name: u.fullName,
-      role: u.role,
-      role_name: roleName(u.role),
-    })),
+    administrators: admins.map(listed),
   };
 }
