@@ -522,14 +522,26 @@ describe('the web client, as a team uses it', () => {
       a.page.evaluate(() =>
         Number(document.querySelector('.message.selected')?.getAttribute('data-message-id')),
       );
+    // A key moves the selection when the view renders again, not at once: wait for the move.
+    const moved = async (key: string) => {
+      const before = await selected();
+      await a.page.keyboard.press(key);
+      await a.page.waitForFunction(
+        (was) =>
+          Number(document.querySelector('.message.selected')?.getAttribute('data-message-id')) !==
+          was,
+        {},
+        before,
+      );
+      return selected();
+    };
     await a.page.keyboard.press('End');
+    await a.page.waitForSelector('.message.selected');
     const last = await selected();
-    await a.page.keyboard.press('k');
-    await a.page.keyboard.press('k');
-    const earlier = await selected();
+    await moved('k');
+    const earlier = await moved('k');
     expect(earlier).toBeLessThan(last);
-    await a.page.keyboard.press('j');
-    expect(await selected()).toBeGreaterThan(earlier);
+    expect(await moved('j')).toBeGreaterThan(earlier);
     // `?` shows the help; Esc closes it.
     await a.page.keyboard.press('?');
     await a.page.waitForSelector('.shortcuts');
