@@ -102,6 +102,15 @@ const readyz = async (ops: string) => {
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
+/** The long-polls the process reports waiting (`chat_events_polls_waiting`, summed). */
+const pollsWaiting = async (ops: string) => {
+  const text = await (await fetch(`${ops}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('chat_events_polls_waiting'))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+};
+
 /** A Redis of the test's own on `port`, without persistence, that the test can stop. */
 
 const stopRedis = (server: ChildProcess) =>
@@ -295,8 +304,9 @@ describe('draining', () => {
           .set('Host', 'chat.test')
           .set('Authorization', alice.auth)
           .then((res) => res);
-        // The poll is waiting once the events tier counts it.
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        // The poll is waiting once the events tier counts it (a fixed pause lost the race on a
+        // loaded box: the process closed before the poll reached it).
+        await until(async () => (await pollsWaiting(tier.ops)) > 0, 30_000);
         const exit = tier.terminate();
         const res = await poll;
         expect(res.status).toBe(200);
