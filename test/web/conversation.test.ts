@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // Functions passed to page.evaluate run in the page: typed against the DOM.
 import path from 'node:path';
-import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import type { Browser, HTTPRequest, KeyInput, Page } from 'puppeteer-core';
 import { makeRealm, makeUser } from '../factories';
 import { freePort } from '../free-port';
 import { startTestContext, type TestContext } from '../harness';
@@ -523,7 +523,7 @@ describe('the web client, as a team uses it', () => {
         Number(document.querySelector('.message.selected')?.getAttribute('data-message-id')),
       );
     // A key moves the selection when the view renders again, not at once: wait for the move.
-    const moved = async (key: string) => {
+    const moved = async (key: KeyInput) => {
       const before = await selected();
       await a.page.keyboard.press(key);
       await a.page.waitForFunction(
