@@ -19,6 +19,9 @@ const config: Config = {
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   testTimeout: 30000,
   maxWorkers: 2,
+  // A worker that has run many files holds what they loaded (CI's ran out of its 4 GB heap after
+  // ~90 files): one over this is replaced before its next file.
+  workerIdleMemoryLimit: '1500MB',
 };
 
 export default config;
