@@ -72,6 +72,8 @@ export function realmEmojiCases(kind: UploadBackend): void {
         id: String(row.id),
         name: 'party_parrot',
         source_url: `/user_avatars/${org.realm.id}/emoji/images/${row.fileName}`,
+        // Zulip's record always has it; null for an emoji that is not animated.
+        still_url: null,
         deactivated: false,
         author_id: org.owner.user.id,
       });
