@@ -1,5 +1,8 @@
 import type { Express } from 'express';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createApiApp } from '../apps/api/app';
 import { loadConfig } from '../libs/config/load-config';
 import type { Config } from '../libs/core/config';
@@ -49,8 +52,13 @@ export async function startTestContext(
       }
     }
   });
+  // Realm and user ids repeat across test databases, so uploads keyed by them need their own
+  // directory per file (a shared one let one file's icon replace another's).
+  const uploadsDir =
+    overrides.UPLOADS_DIR ?? mkdtempSync(path.join(tmpdir(), 'chat-test-uploads-'));
   const config: Config = loadConfig({
     NODE_ENV: 'test',
+    UPLOADS_DIR: uploadsDir,
     DATABASE_URL: databaseUrl(databaseName),
     REDIS_URL: TEST_REDIS_URL,
     REDIS_CLUSTER_NODES: TEST_REDIS_CLUSTER_NODES,
@@ -83,6 +91,8 @@ export async function startTestContext(
         await deleteKeys(redis, `${config.redisPrefix}*`);
         redis.disconnect();
         await withAdminClient((client) => dropDatabase(client, databaseName));
+        if (overrides.UPLOADS_DIR === undefined)
+          rmSync(uploadsDir, { recursive: true, force: true });
       }
     },
   };
