@@ -35,9 +35,13 @@ export async function startTier(
   port ??= await freePort();
   const distDir = options.built ? path.join(ROOT, 'dist') : process.env.BENCH_DIST_DIR;
   // `node --import tsx` keeps the server in this one process, so SIGKILL really kills it.
+  // BENCH_SERVER_CPUS (e.g. "0"): the tier runs on those CPUs only (taskset execs node, so the pid
+  // stays the server's), to keep a benchmark's load generator, pinned elsewhere, off its cores.
+  const pinned = process.env.BENCH_SERVER_CPUS;
   const child = spawn(
-    process.execPath,
+    pinned ? 'taskset' : process.execPath,
     [
+      ...(pinned ? ['-c', pinned, process.execPath] : []),
       // BENCH_DIST_DIR: run a compiled build as production starts it, instead of the TypeScript.
       ...(distDir && kind === 'events' ? EVENTS_NODE_FLAGS : []),
       // Extra node flags for the child, e.g. BENCH_NODE_ARGS=--cpu-prof to profile a benchmark
