@@ -3,10 +3,11 @@ import { organization } from './organization';
 /**
  * The organization of the user-access tests: Alice, Bob, the guest Gus and Bob's bot, without
  * default channels so that Gus shares #shared with Alice and nothing with Bob; the events tier
- * runs in the test process.
+ * runs in the test process. `env`: configuration overrides (`startTestContext`).
  */
-export const guestAccessOrganization = () =>
+export const guestAccessOrganization = (env?: Record<string, string>) =>
   organization({
+    env,
     events: true,
     defaultChannels: false,
     members: {

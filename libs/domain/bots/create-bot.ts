@@ -4,8 +4,7 @@ import { inTransaction } from '../../events/outbox';
 import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { canCreateBot } from '../permissions/bots';
-import { emailDomainFor } from '../realms/email-domain';
-import { realmHost } from '../realms/realm-url';
+import { fakeEmailDomain } from '../users/user-access';
 import { createUserInTransaction, lockEmail } from '../users/create-user';
 import { BotType, Role } from '../users/roles';
 import { botAdministratorIds } from '../permissions/bots';
@@ -46,9 +45,12 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-/** `<short-name>-bot@<organization host or FAKE_EMAIL_DOMAIN>`, as Zulip forms bot emails. */
+/**
+ * `<short-name>-bot@<realm_bot_domain>`, as Zulip forms bot emails (the organization's host, or
+ * FAKE_EMAIL_DOMAIN when that host cannot end an address).
+ */
 export function botEmail(ctx: AppContext, realm: Realm, shortName: string): string {
-  return `${shortName}-bot@${emailDomainFor(realmHost(realm.stringId, ctx.config), ctx.config)}`.toLowerCase();
+  return `${shortName}-bot@${fakeEmailDomain(realm, ctx.config)}`.toLowerCase();
 }
 
 /** Validate -> authorize -> one transaction (bot user, its service, events). */

@@ -6,8 +6,7 @@ import type { AppContext } from '../../core/context';
 import { createSystemGroups } from '../groups/system-groups';
 import { createUserInTransaction, hashPassword, type CreatedUser } from '../users/create-user';
 import { BotType, Role } from '../users/roles';
-import { emailDomainFor } from './email-domain';
-import { realmHost } from './realm-url';
+import { fakeEmailDomain } from '../users/user-access';
 import { checkSubdomainReachable } from './ip-host';
 
 export interface NewRealmInput {
@@ -106,7 +105,7 @@ export async function createRealm(ctx: AppContext, input: NewRealmInput): Promis
 
     const bot = await createUserInTransaction(ctx, tx, events, {
       realm,
-      email: `notification-bot@${emailDomainFor(realmHost(stringId, ctx.config), ctx.config)}`,
+      email: `notification-bot@${fakeEmailDomain({ stringId }, ctx.config)}`,
       fullName: NOTIFICATION_BOT_NAME,
       role: Role.MEMBER,
       bot: { type: BotType.GENERIC, ownerId: null, system: true },

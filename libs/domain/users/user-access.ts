@@ -5,9 +5,10 @@ import { realmHost } from '../realms/realm-url';
 export { INACCESSIBLE_USER_NAME, inaccessibleUser } from '../../protocol/records';
 
 /**
- * The domain of placeholder addresses (`user{id}@domain`): the organization's host when it has no
- * port, otherwise the server's host name (Zulip's FAKE_EMAIL_DOMAIN default); either only when it
- * can end an email address, else FAKE_EMAIL_DOMAIN.
+ * Zulip's get_bot_domain (`realm_bot_domain`): the domain of the addresses the server makes up,
+ * bots' and placeholders' (`user{id}@domain`). The organization's host when it has no port,
+ * otherwise the server's host name (Zulip's FAKE_EMAIL_DOMAIN default); either only when it can
+ * end an email address, else FAKE_EMAIL_DOMAIN.
  */
 export function fakeEmailDomain(
   realm: { stringId: string },

@@ -1,6 +1,7 @@
 import type { Realm } from '../../../../generated/prisma/client';
 import type { Config } from '../../../core/config';
 import { realmIconUrl, realmUrl } from '../../realms/realm-url';
+import { fakeEmailDomain } from '../../users/user-access';
 import { serializeGroupSettings } from '../../groups/group-setting-value';
 import { EMOJI_DATA_PATH } from '../../server/emoji-data';
 import { SERVER_PERMISSION_SETTINGS } from '../../groups/permission-settings';
@@ -40,7 +41,7 @@ const settingName = (column: string) => snake(column.endsWith('Id') ? column.sli
 /** Every realm setting column as `realm_<name>`, the way Zulip's `realm` state names them. */
 export function realmSettings(
   realm: Realm,
-  config: Pick<Config, 'externalHost' | 'externalScheme' | 'pushBouncer'>,
+  config: Pick<Config, 'externalHost' | 'externalScheme' | 'fakeEmailDomain' | 'pushBouncer'>,
 ) {
   const out: Record<string, unknown> = {};
   for (const [column, value] of Object.entries(realm)) {
@@ -75,7 +76,8 @@ export function realmSettings(
   out.realm_icon_url = realmIconUrl(realm);
   out.realm_logo_url = '/static/images/logo/zulip-org-logo.svg';
   out.realm_night_logo_url = out.realm_logo_url;
-  out.realm_bot_domain = new URL(url).host;
+  // Zulip's get_bot_domain: the made-up domain of placeholder addresses, never with a port.
+  out.realm_bot_domain = fakeEmailDomain(realm, config);
   out.realm_is_zephyr_mirror_realm = false;
   return out;
 }
