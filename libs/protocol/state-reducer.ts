@@ -659,13 +659,14 @@ function applyRealmBot(state: RegisterState, event: RealmBotEvent): void {
     state.realm_bots = [...bots.filter((b) => b.user_id !== event.bot.user_id), clone(event.bot)];
     return;
   }
-  const bot = bots.find((b) => b.user_id === event.bot.user_id);
-  if (!bot) return;
   if (event.op === 'delete') {
-    // Zulip lists deactivated bots too: `delete` marks the bot inactive.
-    bot.is_active = false;
+    // The user no longer administers the bot (its owner changed): Zulip's apply_event drops it.
+    // A deactivated bot stays listed, through an `update` of `is_active`.
+    state.realm_bots = bots.filter((b) => b.user_id !== event.bot.user_id);
     return;
   }
+  const bot = bots.find((b) => b.user_id === event.bot.user_id);
+  if (!bot) return;
   const { user_id: _id, ...fields } = event.bot;
   Object.assign(bot, clone(fields));
 }

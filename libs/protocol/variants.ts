@@ -84,6 +84,7 @@ export const REALM_BOT_UPDATE_FIELDS = [
   'default_all_public_streams',
   'owner_id',
   'services',
+  'is_active',
 ] as const satisfies readonly UpdateField<BotUpdate>[];
 
 type UpdateField<U> = U extends unknown ? Exclude<keyof U, 'user_id' | 'email'> : never;

@@ -94,30 +94,36 @@ describe('verify_action: users and their settings', () => {
   });
 
   it('bots', async () => {
-    const { hamlet, iago } = org.users;
-    const v = new ActionVerifier(org, [hamlet, iago]);
+    const { hamlet, iago, cordelia } = org.users;
+    const v = new ActionVerifier(org, [hamlet, iago, cordelia]);
     const created = await v.step(() =>
       ok(org.as(hamlet).post('/bots', { full_name: 'Yorick', short_name: 'yorick' })),
     );
     const botId = created.user_id as number;
     await v.step(() => ok(org.as(hamlet).patch(`/bots/${botId}`, { full_name: 'Poor Yorick' })));
     await v.step(() => ok(org.as(hamlet).post(`/bots/${botId}/api_key/regenerate`)));
-    // Watched by the administrator only: the old owner keeps the bot in realm_bots (no realm_bot
-    // delete reaches them, and the reducer keeps deleted bots as inactive, as this server's
-    // register lists deactivated bots): a defect still open.
-    const admin = new ActionVerifier(org, [iago]);
-    await admin.step(() =>
-      ok(org.as(iago).patch(`/bots/${botId}`, { bot_owner_id: iago.user.id })),
+    // From one member to another, renamed at once: the former owner loses the bot from
+    // realm_bots, the new one gains it, the administrator sees both changes.
+    await v.step(() =>
+      ok(
+        org
+          .as(iago)
+          .patch(`/bots/${botId}`, { bot_owner_id: cordelia.user.id, full_name: 'Yorick' }),
+      ),
     );
-    expectCovered(admin, ['realm_bot:update:owner_id', 'realm_user:update:bot_owner_id']);
-    await v.start();
+    // To an administrator, who lists every bot already.
+    await v.step(() => ok(org.as(iago).patch(`/bots/${botId}`, { bot_owner_id: iago.user.id })));
     await v.step(() => ok(org.as(iago).delete(`/bots/${botId}`)));
+    await v.step(() => ok(org.as(iago).post(`/users/${botId}/reactivate`)));
     expectCovered(v, [
       'realm_user:add',
       'realm_bot:add',
       'realm_bot:update:full_name',
       'realm_bot:update:api_key',
+      'realm_bot:update:owner_id',
+      'realm_user:update:bot_owner_id',
       'realm_bot:delete',
+      'realm_bot:update:is_active',
     ]);
   });
 

@@ -13,9 +13,12 @@ export async function deactivateBot(ctx: AppContext, actor: User, botId: number)
   await inTransaction(ctx, async (tx, events) => {
     const bot = await findAdministrableBot(tx, actor, botId);
     await setActive(tx, [bot.id], false);
-    await events.emit(actor.realmId, realmBotEvent({ op: 'delete', bot: { user_id: bot.id } }), [
-      ...(await botAdministratorIds(tx, actor.realmId, bot.botOwnerId)),
-    ]);
+    // Zulip's form since feature level 222: `realm_bots` keeps the bot, inactive.
+    await events.emit(
+      actor.realmId,
+      realmBotEvent({ op: 'update', bot: { user_id: bot.id, is_active: false } }),
+      [...(await botAdministratorIds(tx, actor.realmId, bot.botOwnerId))],
+    );
     await events.emit(
       actor.realmId,
       realmUserEvent({ op: 'update', person: { user_id: bot.id, is_active: false } }),

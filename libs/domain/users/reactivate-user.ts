@@ -5,6 +5,8 @@ import type { AppContext } from '../../core/context';
 import { canAdministerUsers, usersWhoCanAccess } from '../permissions/users';
 import { setActive } from './set-active';
 import { realmUserEvent } from '../../protocol/events/realm-user';
+import { realmBotEvent } from '../../protocol/events/realm-bot';
+import { botAdministratorIds } from '../permissions/bots';
 import { userGroupEvent } from '../../protocol/events/user-group';
 import type { Tx } from '../../db/client';
 import type { EventSink } from '../../events/outbox';
@@ -34,6 +36,14 @@ export async function reactivateUser(
       realmUserEvent({ op: 'update', person: { user_id: target.id, is_active: true } }),
       await usersWhoCanAccess(tx, target),
     );
+    if (target.isBot) {
+      // Those who administer the bot list it in realm_bots, where it is active again.
+      await events.emit(
+        realm.id,
+        realmBotEvent({ op: 'update', bot: { user_id: target.id, is_active: true } }),
+        [...(await botAdministratorIds(tx, realm.id, target.botOwnerId))],
+      );
+    }
     await emitReturnToChannelsAndGroups(tx, events, realm.id, target.id);
   });
 }

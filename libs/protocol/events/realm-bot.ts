@@ -10,7 +10,8 @@ export type BotUpdatableField =
   | 'default_events_register_stream'
   | 'default_all_public_streams'
   | 'owner_id'
-  | 'services';
+  | 'services'
+  | 'is_active';
 
 /** `{ user_id }` and one changed property, typed as the bot's record has it. */
 export type BotUpdate = {
