@@ -127,6 +127,15 @@ describe('verify_action: users and their settings', () => {
     ]);
   });
 
+  it('bots deactivated with their owner', async () => {
+    const { hamlet, iago, polonius } = org.users;
+    await ok(org.as(polonius).post('/bots', { full_name: 'Reynaldo', short_name: 'reynaldo' }));
+    const v = new ActionVerifier(org, [hamlet, iago]);
+    await v.step(() => ok(org.as(iago).delete(`/users/${polonius.user.id}`)));
+    await v.step(() => ok(org.as(iago).post(`/users/${polonius.user.id}/reactivate`)));
+    expectCovered(v, ['realm_bot:update:is_active', 'realm_user:update:is_active']);
+  });
+
   it('an outgoing webhook bot and its service', async () => {
     const { hamlet, iago } = org.users;
     const v = new ActionVerifier(org, [hamlet, iago]);

@@ -12,6 +12,8 @@ import {
 import { INACCESSIBLE_USER_NAME } from './user-access';
 import { setActive } from './set-active';
 import { realmUserEvent } from '../../protocol/events/realm-user';
+import { realmBotEvent } from '../../protocol/events/realm-bot';
+import { botAdministratorIds } from '../permissions/bots';
 
 export interface DeactivateUserInput {
   /** null: the operator, at the command line. */
@@ -59,13 +61,19 @@ export async function deactivateUser(ctx: AppContext, input: DeactivateUserInput
       accessedBefore.filter((id) => !still.has(id)),
     );
     if (bots.length) {
-      // Bots are accessible to everyone.
+      // Bots are accessible to everyone; those who administer them list them in realm_bots.
       const everyone = await realmUserAudience(tx, realm.id);
+      const administrators = [...(await botAdministratorIds(tx, realm.id, target.id))];
       for (const bot of bots) {
         await events.emit(
           realm.id,
           realmUserEvent({ op: 'update', person: { user_id: bot.id, is_active: false } }),
           everyone,
+        );
+        await events.emit(
+          realm.id,
+          realmBotEvent({ op: 'update', bot: { user_id: bot.id, is_active: false } }),
+          administrators,
         );
       }
     }
