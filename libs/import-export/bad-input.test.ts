@@ -1,7 +1,5 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { startTestContext, type TestContext } from '../../test/harness';
+import { editJson, importTestBed } from '../../test/import-test-bed';
 import { rows } from '../../test/imported-realm';
 import { avatarKeys } from '../domain/users/set-avatar';
 import { uploadStore } from '../storage/upload-store';
@@ -10,32 +8,14 @@ import { importRealm } from './import-realm';
 jest.setTimeout(120_000);
 
 const FIXTURE = path.join(__dirname, '../../test/fixtures/import/zulip-small');
-let t: TestContext;
-let work: string;
-
-beforeAll(async () => {
-  t = await startTestContext();
-  work = await mkdtemp(path.join(os.tmpdir(), 'bad-input-'));
-});
-afterAll(async () => {
-  await rm(work, { recursive: true, force: true });
-  await t.close();
-});
+const bed = importTestBed(FIXTURE);
 
 /** A copy of the fixture with its first messages file changed by `edit`. */
-async function withMessages(
+function withMessages(
   name: string,
   edit: (data: { zerver_message: Record<string, unknown>[] }) => void,
 ) {
-  const dir = path.join(work, name);
-  await cp(FIXTURE, dir, { recursive: true });
-  const file = path.join(dir, 'messages-000001.json');
-  const data = JSON.parse(await readFile(file, 'utf8')) as {
-    zerver_message: Record<string, unknown>[];
-  };
-  edit(data);
-  await writeFile(file, JSON.stringify(data));
-  return dir;
+  return bed.copy(name, { file: 'messages-000001.json', text: editJson(edit) });
 }
 
 describe('bad input', () => {
@@ -43,7 +23,7 @@ describe('bad input', () => {
     const dir = await withMessages('unknown', (d) => {
       for (const m of d.zerver_message) m.future_field = 1;
     });
-    const summary = await importRealm(t, { from: dir, subdomain: 'unknown' });
+    const summary = await importRealm(bed.t, { from: dir, subdomain: 'unknown' });
     expect(summary.messages).toBe(3);
     expect(summary.ignoredFields).toEqual({ 'zerver_message.future_field': 3 });
   });
@@ -52,12 +32,16 @@ describe('bad input', () => {
     const dir = await withMessages('missing', (d) => {
       d.zerver_message[1].sender = 999;
     });
-    const realms = await t.db.realm.count();
-    await expect(importRealm(t, { from: dir, subdomain: 'missing' })).rejects.toThrow(
+    const realms = await bed.t.db.realm.count();
+    await expect(importRealm(bed.t, { from: dir, subdomain: 'missing' })).rejects.toThrow(
       'messages-000001.json, zerver_message[1]: sender names a missing zerver_userprofile 999',
     );
-    expect(await t.db.realm.count()).toBe(realms);
-    const summary = await importRealm(t, { from: dir, subdomain: 'missing', onMissing: 'skip' });
+    expect(await bed.t.db.realm.count()).toBe(realms);
+    const summary = await importRealm(bed.t, {
+      from: dir,
+      subdomain: 'missing',
+      onMissing: 'skip',
+    });
     expect(summary).toMatchObject({ messages: 2, missingCount: 1 });
     expect(summary.missing[0]).toMatchObject({
       file: 'messages-000001.json',
@@ -69,7 +53,7 @@ describe('bad input', () => {
     const dir = await withMessages('types', (d) => {
       d.zerver_message[2].date_sent = 'yesterday';
     });
-    await expect(importRealm(t, { from: dir, subdomain: 'types' })).rejects.toThrow(
+    await expect(importRealm(bed.t, { from: dir, subdomain: 'types' })).rejects.toThrow(
       'messages-000001.json, zerver_message[2]: date_sent is not timestamp: "yesterday"',
     );
   });
@@ -77,10 +61,10 @@ describe('bad input', () => {
 
 describe('the Zulip fixture', () => {
   it('brings its custom emoji, an avatar and a reaction with the emoji, renumbered', async () => {
-    const summary = await importRealm(t, { from: FIXTURE, subdomain: 'fixture' });
+    const summary = await importRealm(bed.t, { from: FIXTURE, subdomain: 'fixture' });
     expect(summary).toMatchObject({ emoji: 1, avatars: 2, reactions: 1, missingCount: 0 });
     const [reaction] = await rows(
-      t,
+      bed.t,
       summary.realmId,
       `SELECT e.name, r.reaction_type FROM reactions r JOIN messages m ON m.id = r.message_id
          JOIN realm_emoji e ON e.id::text = r.emoji_code AND e.realm_id = m.realm_id
@@ -88,12 +72,12 @@ describe('the Zulip fixture', () => {
     );
     expect(reaction).toEqual({ name: 'party', reaction_type: 'realm_emoji' });
     const [user] = await rows(
-      t,
+      bed.t,
       summary.realmId,
       `SELECT id, avatar_source FROM users WHERE realm_id = $1 AND email = 'user1@bench.example'`,
     );
     expect(user.avatar_source).toBe('U');
     const keys = avatarKeys({ id: user.id as number, realmId: summary.realmId });
-    expect(await uploadStore(t.config).exists(keys.medium)).toBe(true);
+    expect(await uploadStore(bed.t.config).exists(keys.medium)).toBe(true);
   });
 });

@@ -1,7 +1,6 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { startTestContext, type TestContext } from '../../test/harness';
+import { importTestBed } from '../../test/import-test-bed';
 import {
   expectReadSearchableAndContinued,
   importedMessages,
@@ -16,30 +15,20 @@ jest.setTimeout(180_000);
 
 const FIXTURE = path.join(__dirname, '../../test/fixtures/import/mattermost');
 const THREAD = '2024-05-22 Plan for the match?';
-let t: TestContext;
-let work: string;
+const bed = importTestBed(FIXTURE);
 let imported: Awaited<ReturnType<typeof importRealm>>;
 
 /** A copy of the fixture whose JSON Lines `edit` rewrites. */
-async function fixtureCopy(name: string, edit: (lines: string[]) => string[]) {
-  const dir = path.join(work, name);
-  await cp(FIXTURE, dir, { recursive: true });
-  const file = path.join(dir, 'export.jsonl');
-  const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
-  await writeFile(file, edit(lines).join('\n') + '\n');
-  return dir;
+function fixtureCopy(name: string, edit: (lines: string[]) => string[]) {
+  return bed.copy(name, {
+    file: 'export.jsonl',
+    text: (text) => edit(text.trimEnd().split('\n')).join('\n') + '\n',
+  });
 }
 
 beforeAll(async () => {
-  t = await startTestContext();
-  work = await mkdtemp(path.join(os.tmpdir(), 'mattermost-import-'));
-  const zip = zipDirectory(FIXTURE, path.join(work, 'mattermost-export.zip'));
-  imported = await importRealm(t, { from: zip, subdomain: 'frommm', team: 'acme' });
-});
-
-afterAll(async () => {
-  await rm(work, { recursive: true, force: true });
-  await t.close();
+  const zip = zipDirectory(FIXTURE, path.join(bed.work, 'mattermost-export.zip'));
+  imported = await importRealm(bed.t, { from: zip, subdomain: 'frommm', team: 'acme' });
 });
 
 describe('import from Mattermost', () => {
@@ -60,7 +49,7 @@ describe('import from Mattermost', () => {
 
   it("takes one team's users with their roles; deleted users inactive; unknown authors mirrored", async () => {
     const users = await rows(
-      t,
+      bed.t,
       imported.realmId,
       `SELECT email, full_name, role, is_active, is_mirror_dummy FROM users WHERE realm_id = $1 ORDER BY email`,
     );
@@ -112,7 +101,7 @@ describe('import from Mattermost', () => {
 
   it("keeps a user's position as a profile field", async () => {
     const values = await rows(
-      t,
+      bed.t,
       imported.realmId,
       `SELECT u.email, f.name, v.value FROM custom_profile_field_values v
          JOIN custom_profile_fields f ON f.id = v.field_id JOIN users u ON u.id = v.user_id
@@ -123,7 +112,7 @@ describe('import from Mattermost', () => {
 
   it('keeps public, private and archived channels with their members', async () => {
     const channels = await rows(
-      t,
+      bed.t,
       imported.realmId,
       `SELECT s.name, s.description, s.invite_only, s.is_archived,
          (SELECT json_agg(u.email ORDER BY u.email) FROM subscriptions sub JOIN users u ON u.id = sub.user_id
@@ -162,7 +151,7 @@ describe('import from Mattermost', () => {
   });
 
   it('makes a post with replies a topic; converts mentions; keeps stars', async () => {
-    const messages = await importedMessages(t, imported.realmId);
+    const messages = await importedMessages(bed.t, imported.realmId);
     expect(
       messages.map((m) => [m.sender, m.recipient_type, m.recipient, m.topic, m.content]),
     ).toEqual([
@@ -211,7 +200,7 @@ describe('import from Mattermost', () => {
 
   it('brings reactions, Unicode and custom', async () => {
     const reactions = await rows(
-      t,
+      bed.t,
       imported.realmId,
       `SELECT u.email, r.emoji_code, r.reaction_type,
          (SELECT e.name FROM realm_emoji e WHERE r.reaction_type = 'realm_emoji' AND e.id::text = r.emoji_code) AS custom
@@ -241,9 +230,9 @@ describe('import from Mattermost', () => {
   });
 
   it('takes attachments and emoji images from data/', async () => {
-    expect((await uploadBytes(t, imported.realmId, 'plan.txt'))?.bytes).toBe('Seeker: Harry\n');
+    expect((await uploadBytes(bed.t, imported.realmId, 'plan.txt'))?.bytes).toBe('Seeker: Harry\n');
     const [emoji] = await rows(
-      t,
+      bed.t,
       imported.realmId,
       'SELECT name FROM realm_emoji WHERE realm_id = $1',
     );
@@ -251,7 +240,7 @@ describe('import from Mattermost', () => {
   });
 
   it('marks the messages read; search finds them; new messages come after them', async () => {
-    await expectReadSearchableAndContinued(t, imported.realmId, {
+    await expectReadSearchableAndContinued(bed.t, imported.realmId, {
       email: 'hermione@example.com',
       channel: 'Town Square',
       word: 'dawn',
@@ -261,7 +250,7 @@ describe('import from Mattermost', () => {
 
 describe('Mattermost bad input', () => {
   it('asks for --team when the export holds several', async () => {
-    await expect(importRealm(t, { from: FIXTURE, subdomain: 'teams' })).rejects.toThrow(
+    await expect(importRealm(bed.t, { from: FIXTURE, subdomain: 'teams' })).rejects.toThrow(
       'export.jsonl: holds 2 teams (acme, other): choose one with --team',
     );
   });
@@ -271,11 +260,11 @@ describe('Mattermost bad input', () => {
       lines[8] = lines[8].slice(0, -2);
       return lines;
     });
-    const realms = await t.db.realm.count();
+    const realms = await bed.t.db.realm.count();
     await expect(
-      importRealm(t, { from: dir, subdomain: 'malformed', team: 'acme' }),
+      importRealm(bed.t, { from: dir, subdomain: 'malformed', team: 'acme' }),
     ).rejects.toThrow(/^export\.jsonl, line 9: malformed JSON/);
-    expect(await t.db.realm.count()).toBe(realms);
+    expect(await bed.t.db.realm.count()).toBe(realms);
   });
 
   it('counts unknown fields', async () => {
@@ -286,7 +275,7 @@ describe('Mattermost bad input', () => {
           : l,
       ),
     );
-    const summary = await importRealm(t, { from: dir, subdomain: 'unknown', team: 'acme' });
+    const summary = await importRealm(bed.t, { from: dir, subdomain: 'unknown', team: 'acme' });
     expect(summary.ignoredFields).toEqual({ 'user.hat': 1 });
   });
 
@@ -305,10 +294,10 @@ describe('Mattermost bad input', () => {
     const line = (await readFile(path.join(dir, 'export.jsonl'), 'utf8'))
       .trimEnd()
       .split('\n').length;
-    await expect(importRealm(t, { from: dir, subdomain: 'missing', team: 'acme' })).rejects.toThrow(
-      `export.jsonl, line ${line}: channel nowhere is not in the export`,
-    );
-    const summary = await importRealm(t, {
+    await expect(
+      importRealm(bed.t, { from: dir, subdomain: 'missing', team: 'acme' }),
+    ).rejects.toThrow(`export.jsonl, line ${line}: channel nowhere is not in the export`);
+    const summary = await importRealm(bed.t, {
       from: dir,
       subdomain: 'missing',
       team: 'acme',

@@ -1,9 +1,9 @@
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { startTestContext, type TestContext } from '../../test/harness';
+import { startTestContext } from '../../test/harness';
+import { editJson, importTestBed } from '../../test/import-test-bed';
 import {
   expectReadSearchableAndContinued,
   importedMessages,
@@ -16,31 +16,14 @@ import { importRealm } from './import-realm';
 
 jest.setTimeout(180_000);
 
-const FIXTURE = path.join(__dirname, '../../test/fixtures/import/slack');
-let t: TestContext;
-let work: string;
+const bed = importTestBed(path.join(__dirname, '../../test/fixtures/import/slack'));
 let server: http.Server;
 let zip: string;
 let imported: Awaited<ReturnType<typeof importRealm>>;
 
 type Json = Record<string, unknown>[];
 
-/** A copy of the fixture, with `edit` applied to the named JSON file. */
-async function fixtureCopy(name: string, file?: string, edit?: (data: Json) => void) {
-  const dir = path.join(work, name);
-  await cp(FIXTURE, dir, { recursive: true });
-  if (file && edit) {
-    const full = path.join(dir, file);
-    const data = JSON.parse(await readFile(full, 'utf8')) as Json;
-    edit(data);
-    await writeFile(full, JSON.stringify(data));
-  }
-  return dir;
-}
-
 beforeAll(async () => {
-  t = await startTestContext();
-  work = await mkdtemp(path.join(os.tmpdir(), 'slack-import-'));
   server = http.createServer((req, res) => {
     if (req.url === '/notes.txt') res.end('my own notes\n');
     else res.writeHead(404).end();
@@ -48,18 +31,19 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   // The notes are not in the zip: they are fetched from this server, if the egress policy lets.
-  const dir = await fixtureCopy('zip', 'general/2024-05-22.json', (messages) => {
-    const file = (messages.find((m) => m.text === 'My notes')?.files as Json)[0];
-    file.url_private_download = `http://127.0.0.1:${port}/notes.txt`;
+  const dir = await bed.copy('zip', {
+    file: 'general/2024-05-22.json',
+    text: editJson<Json>((messages) => {
+      const file = (messages.find((m) => m.text === 'My notes')?.files as Json)[0];
+      file.url_private_download = `http://127.0.0.1:${port}/notes.txt`;
+    }),
   });
-  zip = zipDirectory(dir, path.join(work, 'slack-export.zip'));
-  imported = await importRealm(t, { from: zip, subdomain: 'fromslack' });
+  zip = zipDirectory(dir, path.join(bed.work, 'slack-export.zip'));
+  imported = await importRealm(bed.t, { from: zip, subdomain: 'fromslack' });
 });
 
-afterAll(async () => {
+afterAll(() => {
   server.close();
-  await rm(work, { recursive: true, force: true });
-  await t.close();
 });
 
 describe('import from Slack', () => {
@@ -84,7 +68,7 @@ describe('import from Slack', () => {
 
   it('keeps roles; brings bots and deleted users; makes mirror accounts of unknown authors', async () => {
     const users = await rows(
-      t,
+      bed.t,
       imported.realmId,
       `SELECT email, full_name, role, is_active, is_bot, is_mirror_dummy, timezone
          FROM users WHERE realm_id = $1 ORDER BY email`,
@@ -155,7 +139,7 @@ describe('import from Slack', () => {
       },
     ]);
     const owners = await rows(
-      t,
+      bed.t,
       imported.realmId,
       `SELECT u.email FROM user_group_memberships m JOIN user_groups g ON g.id = m.user_group_id
          JOIN users u ON u.id = m.user_id WHERE g.realm_id = $1 AND g.name = 'role:owners'`,
@@ -165,7 +149,7 @@ describe('import from Slack', () => {
 
   it("brings profile fields: phone numbers and the workspace's own fields", async () => {
     const values = await rows(
-      t,
+      bed.t,
       imported.realmId,
       `SELECT u.email, f.name, f.type, v.value FROM custom_profile_field_values v
          JOIN custom_profile_fields f ON f.id = v.field_id JOIN users u ON u.id = v.user_id
@@ -179,7 +163,7 @@ describe('import from Slack', () => {
 
   it('keeps public, private and archived channels, their members and the default channel', async () => {
     const channels = await rows(
-      t,
+      bed.t,
       imported.realmId,
       `SELECT s.name, s.description, s.invite_only, s.is_archived,
          (SELECT json_agg(u.email ORDER BY u.email) FROM subscriptions sub JOIN users u ON u.id = sub.user_id
@@ -221,7 +205,7 @@ describe('import from Slack', () => {
   });
 
   it('converts mrkdwn, makes threads topics (a broadcast reply included) and drops join notices', async () => {
-    const messages = await importedMessages(t, imported.realmId);
+    const messages = await importedMessages(bed.t, imported.realmId);
     const general = messages.filter((m) => m.recipient === 'general');
     expect(general.map((m) => [m.sender, m.topic, m.content])).toEqual([
       [
@@ -258,12 +242,12 @@ describe('import from Slack', () => {
 
     // Rendered HTML names the new organization's users and channels.
     const [alice] = await rows(
-      t,
+      bed.t,
       imported.realmId,
       `SELECT id FROM users WHERE realm_id = $1 AND email = 'alice@example.com'`,
     );
     const [random] = await rows(
-      t,
+      bed.t,
       imported.realmId,
       `SELECT id FROM streams WHERE realm_id = $1 AND name = 'random'`,
     );
@@ -275,7 +259,7 @@ describe('import from Slack', () => {
   });
 
   it('brings direct and group direct messages', async () => {
-    const messages = await importedMessages(t, imported.realmId);
+    const messages = await importedMessages(bed.t, imported.realmId);
     const direct = messages
       .filter((m) => m.recipient_type !== 2)
       .map((m) => [
@@ -309,7 +293,7 @@ describe('import from Slack', () => {
 
   it('brings reactions, Unicode (skin tones merged) and custom (aliases too)', async () => {
     const reactions = await rows(
-      t,
+      bed.t,
       imported.realmId,
       `SELECT u.email, r.emoji_name, r.emoji_code, r.reaction_type,
          (SELECT e.name FROM realm_emoji e WHERE r.reaction_type = 'realm_emoji' AND e.id::text = r.emoji_code) AS custom
@@ -349,10 +333,10 @@ describe('import from Slack', () => {
   });
 
   it('takes files from the zip, with the link in the message', async () => {
-    const plan = await uploadBytes(t, imported.realmId, 'plan.txt');
+    const plan = await uploadBytes(bed.t, imported.realmId, 'plan.txt');
     expect(plan?.bytes).toBe('1. ship\n2. celebrate\n');
     const [message] = await rows(
-      t,
+      bed.t,
       imported.realmId,
       `SELECT m.content, m.has_attachment, (SELECT count(*)::int FROM attachment_messages am
           JOIN attachments a ON a.id = am.attachment_id WHERE am.message_id = m.id) AS linked
@@ -363,7 +347,7 @@ describe('import from Slack', () => {
   });
 
   it('marks the messages read; search finds them; new messages come after them', async () => {
-    await expectReadSearchableAndContinued(t, imported.realmId, {
+    await expectReadSearchableAndContinued(bed.t, imported.realmId, {
       email: 'bob@example.com',
       channel: 'general',
       word: 'finished',
@@ -386,37 +370,43 @@ describe('import from Slack', () => {
 
 describe('Slack bad input', () => {
   it('names the file and record of malformed JSON; nothing is left; the run can be repeated', async () => {
-    const dir = await fixtureCopy('malformed');
+    const dir = await bed.copy('malformed');
     const file = path.join(dir, 'general/2024-05-22.json');
     const good = await readFile(file, 'utf8');
     await writeFile(file, good.replace('"Bye all, it was fun"', '"Bye all, it was fun'));
-    const realms = await t.db.realm.count();
-    await expect(importRealm(t, { from: dir, subdomain: 'malformed' })).rejects.toThrow(
+    const realms = await bed.t.db.realm.count();
+    await expect(importRealm(bed.t, { from: dir, subdomain: 'malformed' })).rejects.toThrow(
       /^general\/2024-05-22\.json, \[\d+\]: malformed JSON/,
     );
-    expect(await t.db.realm.count()).toBe(realms);
+    expect(await bed.t.db.realm.count()).toBe(realms);
     await writeFile(file, good);
-    expect((await importRealm(t, { from: dir, subdomain: 'malformed' })).messages).toBe(14);
-    await expect(importRealm(t, { from: dir, subdomain: 'malformed' })).rejects.toThrow(
+    expect((await importRealm(bed.t, { from: dir, subdomain: 'malformed' })).messages).toBe(14);
+    await expect(importRealm(bed.t, { from: dir, subdomain: 'malformed' })).rejects.toThrow(
       "--subdomain: an organization 'malformed' already exists",
     );
   });
 
   it('counts unknown fields', async () => {
-    const dir = await fixtureCopy('unknown', 'users.json', (users) => {
-      users[0].future_field = true;
+    const dir = await bed.copy('unknown', {
+      file: 'users.json',
+      text: editJson<Json>((users) => {
+        users[0].future_field = true;
+      }),
     });
     const file = path.join(dir, 'random/2024-05-21.json');
     const messages = JSON.parse(await readFile(file, 'utf8')) as Json;
     messages[0].sparkle = 1;
     await writeFile(file, JSON.stringify(messages));
-    const summary = await importRealm(t, { from: dir, subdomain: 'unknown', format: 'slack' });
+    const summary = await importRealm(bed.t, { from: dir, subdomain: 'unknown', format: 'slack' });
     expect(summary.ignoredFields).toEqual({ 'users.json.future_field': 1, 'messages.sparkle': 1 });
   });
 
   it('reports a conversation and a reacting user the export lacks; stops, or goes on if asked', async () => {
-    const dir = await fixtureCopy('missing', 'general/2024-05-22.json', (messages) => {
-      (messages[0].reactions as Json).push({ name: 'tada', users: ['U77NOBODY'], count: 1 });
+    const dir = await bed.copy('missing', {
+      file: 'general/2024-05-22.json',
+      text: editJson<Json>((messages) => {
+        (messages[0].reactions as Json).push({ name: 'tada', users: ['U77NOBODY'], count: 1 });
+      }),
     });
     await mkdir(path.join(dir, 'nowhere'));
     await writeFile(
@@ -425,12 +415,16 @@ describe('Slack bad input', () => {
         { type: 'message', user: 'U01ALICE', text: 'lost', ts: '1716372000.000000' },
       ]),
     );
-    const realms = await t.db.realm.count();
-    await expect(importRealm(t, { from: dir, subdomain: 'missing' })).rejects.toThrow(
+    const realms = await bed.t.db.realm.count();
+    await expect(importRealm(bed.t, { from: dir, subdomain: 'missing' })).rejects.toThrow(
       'nowhere/2024-05-22.json, nowhere: a conversation that channels.json, groups.json, dms.json and mpims.json lack',
     );
-    expect(await t.db.realm.count()).toBe(realms);
-    const summary = await importRealm(t, { from: dir, subdomain: 'missing', onMissing: 'skip' });
+    expect(await bed.t.db.realm.count()).toBe(realms);
+    const summary = await importRealm(bed.t, {
+      from: dir,
+      subdomain: 'missing',
+      onMissing: 'skip',
+    });
     expect(summary).toMatchObject({ messages: 14, reactions: 4, missingCount: 2 });
     expect(summary.missing).toEqual([
       expect.objectContaining({ file: 'nowhere/2024-05-22.json' }),
