@@ -17,6 +17,7 @@ import { uploadStore } from '../storage/upload-store';
 import { allocateIds, copyRows, type CopyValue } from './copy';
 import { secondsToTimestamp, tableColumns, type Column } from './columns';
 import { ImportError, type MissingReference } from './errors';
+import { DeferredKeyChecks } from './key-checks';
 import { noProgress, type ProgressReporter } from './progress';
 import {
   DM_GROUPS,
@@ -199,6 +200,31 @@ export async function importZulipExport(
   }
 }
 
+/**
+ * Adds each message row's search vector, computed by `helper` as the messages table's trigger
+ * computes it, which then keeps it (migration 20261128163000_h45_import_search_vectors): the
+ * vectors of one file are computed while the previous one is loaded.
+ */
+async function addSearchVectors(helper: PoolClient, prepared: PreparedRows): Promise<void> {
+  if (prepared.rows.length === 0) return;
+  const column = (name: string) => {
+    const i = prepared.columns.indexOf(name);
+    return prepared.rows.map((row) => {
+      const value = i < 0 ? null : row[i];
+      // NUL cannot be sent in a text parameter; COPY leaves it out of the row too.
+      // eslint-disable-next-line no-control-regex
+      return typeof value === 'string' ? value.replace(/\u0000/g, '') : null;
+    });
+  };
+  const { rows } = await helper.query<{ v: string }>(
+    `SELECT to_tsvector('english', coalesce(s, '') || ' ' || coalesce(c, ''))::text AS v
+       FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(s, c, n) ORDER BY n`,
+    [column('subject'), column('content')],
+  );
+  prepared.columns.push('search_tsv');
+  prepared.rows.forEach((row, i) => row.push(rows[i].v));
+}
+
 /** Zulip keeps a named group's fields in zerver_namedusergroup, keyed by its UserGroup's id. */
 function mergeNamedGroups(data: Tables) {
   const named = data.zerver_namedusergroup;
@@ -222,6 +248,8 @@ class ImportRun {
   private realmId = 0;
   private oldRealmId = 0;
   private readonly columns = new Map<string, Column[]>();
+  private clientNames: Map<number, string> | undefined;
+  private recipientTypeById: Map<number, number> | undefined;
 
   constructor(
     private readonly ctx: AppContext,
@@ -493,13 +521,23 @@ class ImportRun {
   }
 
   /** Loads a table's records with COPY, remapping ids and references; returns rows written. */
-  private async load(
+  private async load(spec: TableSpec, records: Row[], hooks: LoadHooks = {}): Promise<number> {
+    const prepared = await this.prepare(spec, records, hooks, 'realm.json');
+    const written = await this.copy(prepared);
+    if (records.length > 0) {
+      this.progress({ stage: spec.zulip, done: written, total: records.length });
+    }
+    return written;
+  }
+
+  /** A table's records as the rows to COPY, ids and references remapped. */
+  private async prepare(
     spec: TableSpec,
     records: Row[],
-    hooks: LoadHooks = {},
-    file = 'realm.json',
-  ): Promise<number> {
-    if (records.length === 0) return 0;
+    hooks: LoadHooks,
+    file: string,
+  ): Promise<PreparedRows> {
+    if (records.length === 0) return { spec, file, columns: [], rows: [] };
     const plan = await this.plan(spec, records[0]);
     this.countIgnored(spec, records, plan);
     const rows: CopyValue[][] = [];
@@ -507,21 +545,16 @@ class ImportRun {
       const row = this.row(spec, plan, r, `${spec.zulip}[${i}]`, file, hooks, i);
       if (row) rows.push(row);
     });
+    return { spec, file, columns: plan.map((p) => p.column.name), rows };
+  }
+
+  private async copy({ spec, file, columns, rows }: PreparedRows): Promise<number> {
+    if (rows.length === 0) return 0;
     try {
-      await copyRows(
-        this.client,
-        spec.table,
-        plan.map((p) => p.column.name),
-        rows,
-      );
+      return await copyRows(this.client, spec.table, columns, rows);
     } catch (err) {
       throw new ImportError(file, `cannot load ${spec.zulip}: ${(err as Error).message}`);
     }
-    // A messages file's tables are counted by the `messages` stage, file by file.
-    if (file === 'realm.json') {
-      this.progress({ stage: spec.zulip, done: rows.length, total: records.length });
-    }
-    return rows.length;
   }
 
   /** Which columns a table's records fill, and from which field. */
@@ -656,72 +689,112 @@ class ImportRun {
     }
   }
 
+  /**
+   * The messages files, each loaded with COPY while the next is read and prepared, its ids and
+   * search vectors taken on a second connection: PostgreSQL's work is shared by two processes
+   * and the import's own overlaps it.
+   */
   private async loadMessages(): Promise<{ messages: number; userMessages: number }> {
     const files = (await readdir(this.options.dir))
       .filter((f) => /^messages-\d+\.json$/.test(f))
       .sort();
-    const clients = new Map(
+    const helper = await sqlPool(this.ctx).connect();
+    const prepare = (n: number) => {
+      const prepared = n < files.length ? this.prepareMessages(files[n], helper) : null;
+      // Awaited in its turn; a failure before then is not an unhandled rejection.
+      prepared?.catch(() => undefined);
+      return prepared;
+    };
+    const keys = await DeferredKeyChecks.start(this.client);
+    let next = prepare(0);
+    let messages = 0;
+    let userMessages = 0;
+    try {
+      for (let n = 0; next; n++) {
+        const file = await next;
+        next = prepare(n + 1);
+        for (const rows of [file.messages, file.userMessages]) keys.note(rows.columns, rows.rows);
+        messages += await this.copy(file.messages);
+        await copyRows(this.client, 'import_message_ids', ['old_id', 'new_id'], file.ids);
+        userMessages += await this.copy(file.userMessages);
+        this.progress({ stage: 'messages', done: n + 1, total: files.length });
+      }
+      await keys.finish(this.client, 'import_message_ids');
+    } finally {
+      await next?.catch(() => undefined);
+      helper.release();
+    }
+    return { messages, userMessages };
+  }
+
+  /**
+   * A messages file read, checked and turned into rows, its messages given new ids and search
+   * vectors (by `helper`, another connection).
+   */
+  private async prepareMessages(name: string, helper: PoolClient): Promise<PreparedMessages> {
+    const tables = await readMessageFile(this.options.dir, name);
+    const records = tables[MESSAGES.zulip];
+    records.forEach((r, i) => {
+      if (typeof r.id !== 'number' || !Number.isInteger(r.id)) {
+        throw new ImportError(name, 'id is not an integer', `${MESSAGES.zulip}[${i}]`);
+      }
+    });
+    const ids = await allocateIds(helper, MESSAGES.table, records.length);
+    const local = new Map<number, number>();
+    records.forEach((r, i) => local.set(r.id as number, ids[i]));
+    for (const r of records) {
+      r.content = this.rewriteLinks(r.content);
+      r.rendered_content = this.remapRendered(this.rewriteLinks(r.rendered_content));
+      if (r.is_channel_message === undefined) {
+        r.is_channel_message = this.recipientTypes.get(r.recipient as number) === 2;
+      }
+    }
+    const messages = await this.prepare(
+      MESSAGES,
+      records,
+      {
+        local: { [MESSAGES.zulip]: local },
+        computed: {
+          sending_client_name: (r) => this.clients.get(r.sending_client as number) ?? '',
+        },
+      },
+      name,
+    );
+    await addSearchVectors(helper, messages);
+    const loaded = records.filter((r) => this.messageLoaded(r));
+    // A skipped message's rows go with it (the message was reported once already).
+    const kept = new Set(loaded.map((r) => r.id as number));
+    const um = tables[USER_MESSAGES.zulip].filter((r) => kept.has(r.message as number));
+    if (this.options.markRead) {
+      for (const r of um) r.flags_mask = Number(r.flags_mask ?? r.flags ?? 0) | 1;
+    }
+    return {
+      messages,
+      ids: loaded.map((r) => [r.id as number, local.get(r.id as number) as number]),
+      userMessages: await this.prepare(
+        USER_MESSAGES,
+        um,
+        { local: { [MESSAGES.zulip]: local } },
+        name,
+      ),
+    };
+  }
+
+  private get clients(): Map<number, string> {
+    this.clientNames ??= new Map(
       (this.data.zerver_client ?? []).map((c) => [
         c.id as number,
         typeof c.name === 'string' ? c.name : '',
       ]),
     );
-    const recipientTypes = new Map(
+    return this.clientNames;
+  }
+
+  private get recipientTypes(): Map<number, number> {
+    this.recipientTypeById ??= new Map(
       (this.data[RECIPIENTS.zulip] ?? []).map((r) => [r.id as number, r.type as number]),
     );
-    let messages = 0;
-    let userMessages = 0;
-    for (const [n, name] of files.entries()) {
-      const tables = await readMessageFile(this.options.dir, name);
-      const records = tables[MESSAGES.zulip];
-      records.forEach((r, i) => {
-        if (typeof r.id !== 'number' || !Number.isInteger(r.id)) {
-          throw new ImportError(name, 'id is not an integer', `${MESSAGES.zulip}[${i}]`);
-        }
-      });
-      const ids = await allocateIds(this.client, MESSAGES.table, records.length);
-      const local = new Map<number, number>();
-      records.forEach((r, i) => local.set(r.id as number, ids[i]));
-      for (const r of records) {
-        r.content = this.rewriteLinks(r.content);
-        r.rendered_content = this.remapRendered(this.rewriteLinks(r.rendered_content));
-        if (r.is_channel_message === undefined) {
-          r.is_channel_message = recipientTypes.get(r.recipient as number) === 2;
-        }
-      }
-      messages += await this.load(
-        MESSAGES,
-        records,
-        {
-          local: { [MESSAGES.zulip]: local },
-          computed: {
-            sending_client_name: (r) => clients.get(r.sending_client as number) ?? '',
-          },
-        },
-        name,
-      );
-      const loaded = records.filter((r) => this.messageLoaded(r));
-      await copyRows(
-        this.client,
-        'import_message_ids',
-        ['old_id', 'new_id'],
-        loaded.map((r) => [r.id as number, local.get(r.id as number) as number]),
-      );
-      // A skipped message's rows go with it (the message was reported once already).
-      const kept = new Set(loaded.map((r) => r.id as number));
-      const um = tables[USER_MESSAGES.zulip].filter((r) => kept.has(r.message as number));
-      if (this.options.markRead) {
-        for (const r of um) r.flags_mask = Number(r.flags_mask ?? r.flags ?? 0) | 1;
-      }
-      userMessages += await this.load(
-        USER_MESSAGES,
-        um,
-        { local: { [MESSAGES.zulip]: local } },
-        name,
-      );
-      this.progress({ stage: 'messages', done: n + 1, total: files.length });
-    }
-    return { messages, userMessages };
+    return this.recipientTypeById;
   }
 
   /** Whether a message row was written (not skipped for a missing sender or recipient). */
@@ -864,6 +937,21 @@ class ImportRun {
     }
     return { uploads, avatars, emoji };
   }
+}
+
+interface PreparedRows {
+  spec: TableSpec;
+  /** The input file, for errors. */
+  file: string;
+  columns: string[];
+  rows: CopyValue[][];
+}
+
+interface PreparedMessages {
+  messages: PreparedRows;
+  /** Old and new ids of the messages written (the map the later tables join against). */
+  ids: [number, number][];
+  userMessages: PreparedRows;
 }
 
 interface Planned {
