@@ -135,6 +135,40 @@ describe('archiveExpiredMessages', () => {
     expect(transactions).toHaveLength(3);
     for (const id of ids) expect(await exists(id)).toBe(false);
   });
+  it('takes many conversations in one batch: one event each, and the first message moves on', async () => {
+    await setRealmRetention(30);
+    const { short } = org.channels;
+    const x1 = await postToChannel(t, org.realm, alice.user, short, 'x', 'x one');
+    const x2 = await postToChannel(t, org.realm, bob.user, short, 'x', 'x two');
+    const y1 = await postToChannel(t, org.realm, alice.user, short, 'y', 'y one');
+    const kept = await postToChannel(t, org.realm, bob.user, short, 'y', 'still young');
+    const direct = await postDirect(t, org.realm, bob.user, [alice.user], 'old direct');
+    for (const id of [x1, x2, y1]) await age(id, 8);
+    await age(direct, 31);
+    await t.db.stream.update({ where: { id: short.id }, data: { firstMessageId: x1 } });
+    const mark = await outboxMark(t);
+
+    expect(await archiveExpiredMessages(t)).toBe(4);
+
+    const events = await eventsAfter(t, mark);
+    const deletions = ofType(events, 'delete_message').map((e) => e.event);
+    expect(deletions).toHaveLength(3);
+    expect(deletions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ stream_id: short.id, topic: 'x', message_ids: [x1, x2] }),
+        expect.objectContaining({ stream_id: short.id, topic: 'y', message_ids: [y1] }),
+        expect.objectContaining({ message_type: 'private', message_ids: [direct] }),
+      ]),
+    );
+    const moved = ofType(events, 'stream', 'update').map((e) => e.event);
+    expect(moved).toEqual([
+      expect.objectContaining({ stream_id: short.id, property: 'first_message_id', value: kept }),
+    ]);
+    const channel = await t.db.stream.findUniqueOrThrow({ where: { id: short.id } });
+    expect(channel.firstMessageId).toBe(kept);
+    expect(await exists(kept)).toBe(true);
+    expect(await t.db.userMessage.count({ where: { messageId: { in: [x1, x2, y1] } } })).toBe(0);
+  });
 });
 
 describe('purgeArchivedMessages', () => {

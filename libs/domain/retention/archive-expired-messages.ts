@@ -57,9 +57,7 @@ export async function archiveExpiredMessages(
           realm.id,
           expired.map((m) => m.id),
         );
-        for (const conversation of byConversation(expired)) {
-          await deleteMessagesInTransaction(tx, events, realm.id, conversation);
-        }
+        await deleteMessagesInTransaction(tx, events, realm.id, expired);
         return expired.length;
       });
       total += archived;
@@ -130,18 +128,4 @@ async function copyToArchive(tx: Tx, realmId: number, ids: number[]): Promise<vo
     INSERT INTO archived_attachment_messages (attachment_id, message_id)
     SELECT attachment_id, message_id FROM attachment_messages
     WHERE message_id = ANY(${ids}::int[])`);
-}
-
-/** Groups messages by conversation (channel and topic, or direct conversation). */
-function byConversation(messages: ExpiredMessage[]): ExpiredMessage[][] {
-  const groups = new Map<string, ExpiredMessage[]>();
-  for (const message of messages) {
-    const key = message.isChannelMessage
-      ? `${message.recipientId}\n${message.subject}`
-      : `${message.recipientId}`;
-    const group = groups.get(key);
-    if (group) group.push(message);
-    else groups.set(key, [message]);
-  }
-  return [...groups.values()];
 }
