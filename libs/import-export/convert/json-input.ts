@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import readline from 'node:readline';
 import { chain } from 'stream-chain';
 import { parser } from 'stream-json';
@@ -11,11 +11,38 @@ export type JsonRecord = Record<string, unknown>;
 const isRecord = (value: unknown): value is JsonRecord =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
+/** Files up to this size are parsed whole (JSON.parse is several times faster than streaming). */
+const WHOLE_FILE_BYTES = 16 << 20;
+
 /**
- * The objects of a file holding one JSON array, one at a time (the file is never held whole).
- * `name` is how errors call the file; a malformed one names the record where parsing stopped.
+ * The objects of a file holding one JSON array, one at a time: a small file parsed whole, a
+ * larger one streamed (never held whole). `name` is how errors call the file; a malformed one
+ * names the record where parsing stopped (found by streaming it).
  */
 export async function* jsonArrayRecords(
+  file: string,
+  name: string,
+): AsyncGenerator<{ index: number; record: JsonRecord }> {
+  const size = (await stat(file)).size;
+  let whole: unknown = undefined;
+  if (size <= WHOLE_FILE_BYTES) {
+    try {
+      whole = JSON.parse(await readFile(file, 'utf8'));
+    } catch {
+      // Streamed below, which names the record where it stops.
+    }
+  }
+  if (Array.isArray(whole)) {
+    for (const [index, record] of whole.entries()) {
+      if (!isRecord(record)) throw new ImportError(name, 'not an object', `[${index}]`);
+      yield { index, record };
+    }
+    return;
+  }
+  yield* streamedRecords(file, name);
+}
+
+async function* streamedRecords(
   file: string,
   name: string,
 ): AsyncGenerator<{ index: number; record: JsonRecord }> {

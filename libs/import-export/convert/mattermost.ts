@@ -86,6 +86,14 @@ export class MattermostConverter {
   }
 
   async convert(): Promise<void> {
+    try {
+      await this.convertFile();
+    } finally {
+      await this.writer.close();
+    }
+  }
+
+  private async convertFile(): Promise<void> {
     const file = await mattermostFile(this.options.dir);
     if (!file)
       throw new ImportError(

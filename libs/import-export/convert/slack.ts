@@ -170,6 +170,7 @@ export class SlackConverter {
       await this.writer.finish();
       return { filesFetched: this.fetched };
     } finally {
+      await this.writer.close();
       await rm(this.scratch, { recursive: true, force: true });
     }
   }

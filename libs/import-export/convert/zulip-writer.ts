@@ -1,17 +1,25 @@
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { renderMarkdown, type MarkdownContext, type MentionableUser } from '../../markdown';
+import type {
+  LinkableStream,
+  MentionableUser,
+  RealmEmojiEntry,
+  RenderedMarkdown,
+} from '../../markdown';
 import { NOBODY_GROUP, SYSTEM_GROUP_NAMES } from '../../domain/groups/system-groups';
 import { isRealmMember } from '../../domain/permissions/roles';
 import { Role, type RoleCode } from '../../domain/users/roles';
 import { messageFileName, MESSAGES_PER_FILE } from '../zulip-tables';
+import { RenderPool } from './render-pool';
+import type { RenderSeen } from './render-tables';
 
 /**
  * Writes an organization in Zulip's export format (realm.json, messages-*.json, uploads/,
  * emoji/), as Zulip's own converters (zerver/data_import/) do, so that a converted Slack or
  * Mattermost export goes through the one import path. Messages are written 1,000 per file as
- * they come; everything else is small and kept until `finish`.
+ * they come, their Markdown rendered by a pool of threads, a file's batch per request, a few
+ * files at a time; everything else is small and kept until `finish`.
  */
 
 /** The converter's own ids: 1, 2, ...; the import gives every row a new id anyway. */
@@ -145,48 +153,27 @@ export class ZulipExportWriter {
   private readonly profileValues: Row[] = [];
   private readonly personalRecipient = new Map<number, number>();
   private readonly channelRecipient = new Map<number, number>();
-  private readonly usersByName = new Map<string, MentionableUser>();
-  private readonly streamsByName = new Map<string, { id: number; name: string }>();
+  /** What messages can mention, link and show, in the order it was made (for the render pool). */
+  private readonly names: {
+    users: MentionableUser[];
+    streams: LinkableStream[];
+    emoji: RealmEmojiEntry[];
+  } = { users: [], streams: [], emoji: [] };
+  private readonly userNames = new Set<string>();
   private readonly groupIds = new Map<string, number>();
-  private batch: { messages: Row[]; userMessages: Row[] } = { messages: [], userMessages: [] };
+  private batch: PendingMessage[] = [];
+  /** Files being rendered and written, oldest first. */
+  private readonly writing: Promise<void>[] = [];
+  private pool: RenderPool | null = null;
   private files = 0;
   private nextMessageId = 1;
   private messageCount = 0;
-  private readonly markdown: MarkdownContext;
 
   constructor(
     readonly dir: string,
     private readonly realm: { name: string; description: string; dateCreated: number },
   ) {
     GROUP_NAMES.forEach((name, i) => this.groupIds.set(name, i + 1));
-    const emoji = this.emoji;
-    this.markdown = {
-      realmUrl: 'https://imported.invalid',
-      lookupUsersByName: (names) =>
-        Promise.resolve(
-          names
-            .map((n) => this.usersByName.get(n.toLowerCase()))
-            .filter((u): u is MentionableUser => u !== undefined),
-        ),
-      lookupUsersById: (ids) =>
-        Promise.resolve([...this.usersByName.values()].filter((u) => ids.includes(u.id))),
-      lookupGroupsByName: () => Promise.resolve([]),
-      lookupStreamsByName: (names) =>
-        Promise.resolve(
-          names
-            .map((n) => this.streamsByName.get(n.toLowerCase()))
-            .filter((s): s is { id: number; name: string } => s !== undefined),
-        ),
-      get realmEmoji() {
-        return emoji.map((e) => ({
-          id: String(e.id),
-          name: e.name as string,
-          sourceUrl: `/user_avatars/${REALM_ID}/emoji/images/${e.file_name as string}`,
-          deactivated: false,
-        }));
-      },
-      linkifiers: [],
-    };
   }
 
   private group(name: string): number {
@@ -239,9 +226,11 @@ export class ZulipExportWriter {
     if (isRealmMember(user)) {
       this.memberships.push({ user_group: this.group('role:fullmembers'), user_profile: id });
     }
+    // A mention of a name means the first user of that name.
     const key = user.fullName.toLowerCase();
-    if (!this.usersByName.has(key)) {
-      this.usersByName.set(key, {
+    if (!this.userNames.has(key)) {
+      this.userNames.add(key);
+      this.names.users.push({
         id,
         fullName: user.fullName,
         email: user.email,
@@ -276,7 +265,7 @@ export class ZulipExportWriter {
         Object.entries(CHANNEL_GROUP_SETTINGS).map(([k, g]) => [k, this.group(g)]),
       ),
     });
-    this.streamsByName.set(channel.name.toLowerCase(), { id, name: channel.name });
+    this.names.streams.push({ id, name: channel.name });
     return { id, recipient };
   }
 
@@ -357,6 +346,12 @@ export class ZulipExportWriter {
       author: null,
     });
     this.emojiRecords.push({ path: rel, file_name: fileName, realm_id: REALM_ID, name });
+    this.names.emoji.push({
+      id: String(id),
+      name,
+      sourceUrl: `/user_avatars/${REALM_ID}/emoji/images/${fileName}`,
+      deactivated: false,
+    });
     return id;
   }
 
@@ -405,42 +400,65 @@ export class ZulipExportWriter {
     return this.nextMessageId;
   }
 
+  /**
+   * Adds a message, to be rendered with the users, channels and emoji there are now; its id.
+   * Waits only when more files are being rendered than the pool has threads for.
+   */
   async addMessage(message: NewMessage): Promise<number> {
     const id = this.nextMessageId++;
-    const rendered = await renderMarkdown(message.content, this.markdown);
-    const isChannel = message.topic !== '' || this.isChannelRecipient(message.recipient);
-    this.batch.messages.push({
+    this.batch.push({
       id,
-      realm: REALM_ID,
-      sender: message.sender,
-      recipient: message.recipient,
-      subject: message.topic,
-      content: message.content,
-      rendered_content: rendered.html,
-      rendered_content_version: 1,
-      date_sent: message.dateSent,
-      sending_client: CLIENT_ID,
-      has_attachment: message.hasAttachment ?? rendered.hasAttachment,
-      has_image: rendered.hasImage,
-      has_link: rendered.hasLink,
-      is_channel_message: isChannel,
+      message: {
+        ...message,
+        readers: [...message.readers],
+        starredBy: [...(message.starredBy ?? [])],
+      },
+      seen: {
+        users: this.names.users.length,
+        streams: this.names.streams.length,
+        emoji: this.names.emoji.length,
+      },
     });
-    const mentioned = new Set(rendered.mentionedUserIds);
-    const starred = new Set(message.starredBy ?? []);
-    const readers = new Set(message.readers);
-    readers.add(message.sender);
-    for (const user of readers) {
-      let flags = 0;
-      if (mentioned.has(user)) flags |= FLAG_MENTIONED;
-      if (starred.has(user)) flags |= FLAG_STARRED;
-      if (rendered.streamWildcardMentioned || rendered.topicWildcardMentioned) {
-        flags |= FLAG_WILDCARD_MENTIONED;
-      }
-      this.batch.userMessages.push({ user_profile: user, message: id, flags_mask: flags });
-    }
     this.messageCount += 1;
-    if (this.batch.messages.length >= MESSAGES_PER_FILE) await this.flush();
+    if (this.batch.length >= MESSAGES_PER_FILE) await this.flush();
     return id;
+  }
+
+  /** A messages file's rows, its messages rendered. */
+  private rows(batch: PendingMessage[], rendered: RenderedMarkdown[]) {
+    const messages: Row[] = [];
+    const userMessages: Row[] = [];
+    batch.forEach(({ id, message }, i) => {
+      const r = rendered[i];
+      messages.push({
+        id,
+        realm: REALM_ID,
+        sender: message.sender,
+        recipient: message.recipient,
+        subject: message.topic,
+        content: message.content,
+        rendered_content: r.html,
+        rendered_content_version: 1,
+        date_sent: message.dateSent,
+        sending_client: CLIENT_ID,
+        has_attachment: message.hasAttachment ?? r.hasAttachment,
+        has_image: r.hasImage,
+        has_link: r.hasLink,
+        is_channel_message: message.topic !== '' || this.isChannelRecipient(message.recipient),
+      });
+      const mentioned = new Set(r.mentionedUserIds);
+      const starred = new Set(message.starredBy);
+      const readers = new Set(message.readers);
+      readers.add(message.sender);
+      for (const user of readers) {
+        let flags = 0;
+        if (mentioned.has(user)) flags |= FLAG_MENTIONED;
+        if (starred.has(user)) flags |= FLAG_STARRED;
+        if (r.streamWildcardMentioned || r.topicWildcardMentioned) flags |= FLAG_WILDCARD_MENTIONED;
+        userMessages.push({ user_profile: user, message: id, flags_mask: flags });
+      }
+    });
+    return { zerver_message: messages, zerver_usermessage: userMessages };
   }
 
   private isChannelRecipient(recipient: number): boolean {
@@ -469,22 +487,37 @@ export class ZulipExportWriter {
     };
   }
 
+  /** Hands the batch to the render pool; its file is written when it comes back. */
   private async flush() {
-    if (this.batch.messages.length === 0) return;
+    if (this.batch.length === 0) return;
+    const batch = this.batch;
+    this.batch = [];
     this.files += 1;
-    await writeFile(
-      path.join(this.dir, messageFileName(this.files)),
-      JSON.stringify({
-        zerver_message: this.batch.messages,
-        zerver_usermessage: this.batch.userMessages,
-      }),
-    );
-    this.batch = { messages: [], userMessages: [] };
+    const file = path.join(this.dir, messageFileName(this.files));
+    const pool = (this.pool ??= new RenderPool());
+    const written = pool
+      .render(
+        this.names,
+        batch.map((p) => p.message.content),
+        batch.map((p) => p.seen),
+      )
+      .then((rendered) => writeFile(file, JSON.stringify(this.rows(batch, rendered))));
+    // Awaited below or in finish; a failure meanwhile is not an unhandled rejection.
+    written.catch(() => undefined);
+    this.writing.push(written);
+    while (this.writing.length > 2 * pool.size) await this.writing.shift();
+  }
+
+  /** Stops the render threads (after `finish`, or when a conversion fails). */
+  async close(): Promise<void> {
+    await this.pool?.close();
   }
 
   /** Writes the last messages file, realm.json and the records of uploads and emoji. */
   async finish(): Promise<void> {
     await this.flush();
+    for (const written of this.writing.splice(0)) await written;
+    await this.close();
     const groups = GROUP_NAMES.map((name) => ({ id: this.group(name), realm: REALM_ID }));
     const named = GROUP_NAMES.map((name) => ({
       usergroup_ptr: this.group(name),
@@ -543,4 +576,10 @@ export class ZulipExportWriter {
       await writeFile(path.join(this.dir, sub, 'records.json'), JSON.stringify(records));
     }
   }
+}
+
+interface PendingMessage {
+  id: number;
+  message: NewMessage & { readers: number[]; starredBy: number[] };
+  seen: RenderSeen;
 }
