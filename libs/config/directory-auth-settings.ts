@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import { readFileSync } from 'node:fs';
 import type { LdapConfig, SamlConfig, SamlIdpConfig } from '../core/directory-auth-config';
-import { idpEntries } from './idp-map';
+import { idpEntries, idpSchema, type IdpEntry } from './idp-map';
 
 /** The LDAP and SAML settings, under Zulip's names, validated with the rest of the environment. */
 export const directoryAuthSchema = {
@@ -122,31 +122,23 @@ export function parseLdap(value: Values): LdapConfig | null {
   };
 }
 
-interface SamlIdpEntry {
+interface SamlIdpEntry extends IdpEntry {
   entity_id: string;
   url: string;
-  display_name: string;
-  display_icon?: string | null;
   x509cert?: string;
   x509cert_path?: string;
   attr_email: string;
   attr_first_name: string;
   attr_last_name: string;
-  auto_signup: boolean;
-  limit_to_subdomains?: string[] | null;
   attr_user_permanent_id?: string;
   attr_username?: string;
 }
 
-const samlIdpSchema = Joi.object<SamlIdpEntry>({
+const samlIdpSchema = idpSchema<SamlIdpEntry>({
   entity_id: Joi.string().required(),
   url: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .required(),
-  display_name: Joi.string().max(60).required(),
-  display_icon: Joi.string()
-    .uri({ scheme: ['http', 'https'], allowRelative: true })
-    .allow(null),
   x509cert: Joi.string(),
   x509cert_path: Joi.string(),
   attr_email: Joi.string().default('email'),
@@ -155,33 +147,25 @@ const samlIdpSchema = Joi.object<SamlIdpEntry>({
   // Zulip's keys for the account's identity: here the account is always found by attr_email.
   attr_user_permanent_id: Joi.string(),
   attr_username: Joi.string(),
-  auto_signup: Joi.boolean().default(false),
-  limit_to_subdomains: Joi.array().items(Joi.string().allow('')).allow(null),
-})
-  .xor('x509cert', 'x509cert_path')
-  .unknown(false);
+}).xor('x509cert', 'x509cert_path');
 
 function parseSamlIdps(text: string): SamlIdpConfig[] {
-  return idpEntries('SOCIAL_AUTH_SAML_ENABLED_IDPS', 'SAML IdP', text).map(([name, entry]) => {
-    const checked = samlIdpSchema.validate(entry);
-    if (checked.error) throw new Error(`SAML IdP "${name}": ${checked.error.message}`);
-    const value = checked.value;
-    const cert =
-      value.x509cert ?? pemOrFile(value.x509cert_path ?? '', `SAML IdP "${name}" x509cert_path`);
-    return {
-      name,
-      entityId: value.entity_id,
-      url: value.url,
-      certs: [certificatePem(cert)],
-      displayName: value.display_name,
-      displayIcon: value.display_icon ?? null,
-      attrEmail: value.attr_email,
-      attrFirstName: value.attr_first_name,
-      attrLastName: value.attr_last_name,
-      autoSignup: value.auto_signup,
-      limitToSubdomains: value.limit_to_subdomains ?? null,
-    };
-  });
+  return idpEntries('SOCIAL_AUTH_SAML_ENABLED_IDPS', 'SAML IdP', text, samlIdpSchema).map(
+    ([common, value]) => {
+      const cert =
+        value.x509cert ??
+        pemOrFile(value.x509cert_path ?? '', `SAML IdP "${common.name}" x509cert_path`);
+      return {
+        ...common,
+        entityId: value.entity_id,
+        url: value.url,
+        certs: [certificatePem(cert)],
+        attrEmail: value.attr_email,
+        attrFirstName: value.attr_first_name,
+        attrLastName: value.attr_last_name,
+      };
+    },
+  );
 }
 
 /** SAML is on when SOCIAL_AUTH_SAML_ENABLED_IDPS names an IdP; `origin` is the default SP ID. */

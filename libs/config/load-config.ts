@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { createHmac } from 'node:crypto';
 import type { Config, OidcIdpConfig, RedisClusterConfig, ReplicaSlot } from '../core/config';
 import { directoryAuthSchema, parseDirectoryAuth } from './directory-auth-settings';
-import { idpEntries } from './idp-map';
+import { idpEntries, idpSchema, type IdpEntry } from './idp-map';
 
 const commaList = (value: string): string[] =>
   value
@@ -249,37 +249,31 @@ const envSchema = Joi.object({
   // The bouncer is reached only with the server's registration: all three or none.
   .and('PUSH_NOTIFICATION_BOUNCER_URL', 'ZULIP_ORG_ID', 'ZULIP_ORG_KEY');
 
-const oidcIdpSchema = Joi.object({
+interface OidcIdpEntry extends IdpEntry {
+  oidc_url: string;
+  client_id: string;
+  secret: string;
+}
+
+const oidcIdpSchema = idpSchema<OidcIdpEntry>({
   oidc_url: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .required(),
-  display_name: Joi.string().max(60).required(),
-  display_icon: Joi.string()
-    .uri({ scheme: ['http', 'https'], allowRelative: true })
-    .allow(null),
   client_id: Joi.string().required(),
   secret: Joi.string().allow('').default(''),
-  auto_signup: Joi.boolean().default(false),
-  limit_to_subdomains: Joi.array().items(Joi.string().allow('')).allow(null),
-}).unknown(false);
+});
 
 /** SOCIAL_AUTH_OIDC_ENABLED_IDPS: `{"<name>": {oidc_url, display_name, client_id, ...}}`. */
 function parseOidcIdps(text: string): OidcIdpConfig[] {
   if (text.trim() === '') return [];
-  return idpEntries('SOCIAL_AUTH_OIDC_ENABLED_IDPS', 'OIDC provider', text).map(([name, entry]) => {
-    const { value, error } = oidcIdpSchema.validate(entry);
-    if (error) throw new Error(`OIDC provider "${name}": ${error.message}`);
-    return {
-      name,
-      oidcUrl: String(value.oidc_url).replace(/\/+$/, ''),
-      displayName: value.display_name,
-      displayIcon: value.display_icon ?? null,
+  return idpEntries('SOCIAL_AUTH_OIDC_ENABLED_IDPS', 'OIDC provider', text, oidcIdpSchema).map(
+    ([common, value]) => ({
+      ...common,
+      oidcUrl: value.oidc_url.replace(/\/+$/, ''),
       clientId: value.client_id,
       secret: value.secret,
-      autoSignup: value.auto_signup,
-      limitToSubdomains: value.limit_to_subdomains ?? null,
-    };
-  });
+    }),
+  );
 }
 
 export class ConfigError extends Error {}
