@@ -28,11 +28,21 @@ export interface Slapd {
   /** The self-signed certificate's file: the CA to trust. */
   caFile: string;
   caPem: string;
+  /** The AUTH_LDAP_* settings that reach it over StartTLS, searching as its administrator. */
+  startTlsSettings: Record<string, string>;
   add(person: LdapPersonEntry): Promise<void>;
   remove(uid: string): Promise<void>;
   modify(uid: string, attribute: string, value: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A person for the directory: `<uid>@<domain>`, password `<uid>-pw`. */
+export const ldapPerson = (
+  uid: string,
+  givenName: string,
+  sn: string,
+  domain = 'acme.example',
+): LdapPersonEntry => ({ uid, givenName, sn, mail: `${uid}@${domain}`, password: `${uid}-pw` });
 
 const personLdif = (p: LdapPersonEntry) =>
   [
@@ -142,6 +152,14 @@ export async function startSlapd(people: LdapPersonEntry[]): Promise<Slapd> {
     ldapsUrl,
     caFile,
     caPem: await readFile(caFile, 'utf8'),
+    startTlsSettings: {
+      AUTH_LDAP_SERVER_URI: ldapUrl,
+      AUTH_LDAP_START_TLS: 'true',
+      AUTH_LDAP_CA_CERT_FILE: caFile,
+      AUTH_LDAP_BIND_DN: LDAP_ADMIN_DN,
+      AUTH_LDAP_BIND_PASSWORD: LDAP_ADMIN_PASSWORD,
+      AUTH_LDAP_USER_SEARCH_BASE: LDAP_PEOPLE,
+    },
     add: (person) => ldif('ldapadd', personLdif(person)),
     remove: (uid) => ldif('ldapdelete', `uid=${uid},${LDAP_PEOPLE}\n`),
     modify: (uid, attribute, value) =>

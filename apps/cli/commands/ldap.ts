@@ -4,8 +4,9 @@ import { optionalFlag, parseFlags } from '../args';
 import { findRealm } from './lookup';
 
 /**
- * Zulip's sync_ldap_user_data: names and addresses from the directory, and the accounts of people
- * no longer in it deactivated. Every organization, or one with --realm; --dry-run only reports.
+ * Zulip's sync_ldap_user_data: names and addresses from the directory, the accounts of people
+ * no longer in it deactivated, and those it deactivated reactivated once they are back. Every
+ * organization, or one with --realm; --dry-run only reports.
  */
 export async function syncLdapUsersCommand(ctx: AppContext, argv: string[]) {
   const flags = parseFlags(argv, ['realm'], ['dry-run']);

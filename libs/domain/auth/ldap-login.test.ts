@@ -1,14 +1,9 @@
 import request from 'supertest';
 import { syncLdapUsersCommand } from '../../../apps/cli/commands/ldap';
+import { deactivateUser } from '../users/deactivate-user';
 import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
-import {
-  LDAP_ADMIN_DN,
-  LDAP_ADMIN_PASSWORD,
-  LDAP_PEOPLE,
-  startSlapd,
-  type Slapd,
-} from '../../../test/auth/slapd';
+import { LDAP_PEOPLE, ldapPerson, startSlapd, type Slapd } from '../../../test/auth/slapd';
 
 /**
  * Password sign-in through LDAP against Debian's slapd, started by the test with a generated
@@ -17,34 +12,10 @@ import {
  */
 jest.setTimeout(60_000);
 
-const ALICE = {
-  uid: 'alice',
-  givenName: 'Alice',
-  sn: 'Adams',
-  mail: 'alice@acme.example',
-  password: 'alice-pw',
-};
-const BOB = {
-  uid: 'bob',
-  givenName: 'Bob',
-  sn: 'Brown',
-  mail: 'bob@acme.example',
-  password: 'bob-pw',
-};
-const CAROL = {
-  uid: 'carol',
-  givenName: 'Carol',
-  sn: 'Clark',
-  mail: 'carol@elsewhere.example',
-  password: 'carol-pw',
-};
-const DAVE = {
-  uid: 'dave',
-  givenName: 'Dave',
-  sn: 'Davis',
-  mail: 'dave@acme.example',
-  password: 'dave-pw',
-};
+const ALICE = ldapPerson('alice', 'Alice', 'Adams');
+const BOB = ldapPerson('bob', 'Bob', 'Brown');
+const CAROL = ldapPerson('carol', 'Carol', 'Clark', 'elsewhere.example');
+const DAVE = ldapPerson('dave', 'Dave', 'Davis');
 
 let slapd: Slapd;
 beforeAll(async () => {
@@ -71,12 +42,7 @@ describe('StartTLS, LDAP_EMAIL_ATTR, a service account', () => {
   beforeAll(async () => {
     t = await startTestContext({
       PASSWORD_AUTH_ENABLED: 'false',
-      AUTH_LDAP_SERVER_URI: slapd.ldapUrl,
-      AUTH_LDAP_START_TLS: 'true',
-      AUTH_LDAP_CA_CERT_FILE: slapd.caFile,
-      AUTH_LDAP_BIND_DN: LDAP_ADMIN_DN,
-      AUTH_LDAP_BIND_PASSWORD: LDAP_ADMIN_PASSWORD,
-      AUTH_LDAP_USER_SEARCH_BASE: LDAP_PEOPLE,
+      ...slapd.startTlsSettings,
       AUTH_LDAP_USER_SEARCH_FILTER: '(&(objectClass=inetOrgPerson)(uid=%(user)s))',
       AUTH_LDAP_USER_ATTR_MAP: JSON.stringify({ first_name: 'givenName', last_name: 'sn' }),
       LDAP_EMAIL_ATTR: 'mail',
@@ -184,13 +150,7 @@ describe('StartTLS, LDAP_EMAIL_ATTR, a service account', () => {
   });
 
   it('sync-ldap-users renames, and deactivates who left the directory', async () => {
-    const erin = {
-      uid: 'erin',
-      givenName: 'Erin',
-      sn: 'Evans',
-      mail: 'erin@acme.example',
-      password: 'erin-pw',
-    };
+    const erin = ldapPerson('erin', 'Erin', 'Evans');
     await slapd.add(erin);
     const erinUser = await makeUser(t, org.realm, { email: erin.mail, fullName: 'Erin Evans' });
     const frank = await makeUser(t, org.realm, { email: 'frank@acme.example' });
@@ -215,6 +175,47 @@ describe('StartTLS, LDAP_EMAIL_ATTR, a service account', () => {
     expect((await t.db.user.findUniqueOrThrow({ where: { id: org.owner.user.id } })).isActive).toBe(
       true,
     );
+  });
+
+  it('sync-ldap-users reactivates who is back in the directory, not whom an admin deactivated', async () => {
+    const gina = ldapPerson('gina', 'Gina', 'Green');
+    const henry = ldapPerson('henry', 'Henry', 'Hill');
+    const ginaUser = await makeUser(t, org.realm, { email: gina.mail, fullName: 'Gina Green' });
+    expect((await syncLdapUsersCommand(t, [])).deactivated).toContain(gina.mail);
+    const isActive = async (id: number) =>
+      (await t.db.user.findUniqueOrThrow({ where: { id } })).isActive;
+    expect(await isActive(ginaUser.user.id)).toBe(false);
+
+    // Henry is in the directory all along, but an administrator deactivated him.
+    await slapd.add(henry);
+    const henryUser = await makeUser(t, org.realm, { email: henry.mail });
+    await deactivateUser(t, {
+      actor: org.owner.user,
+      realm: org.realm,
+      target: henryUser.user,
+      notificationComment: null,
+    });
+    await slapd.add({ ...gina, givenName: 'Georgina' });
+
+    const dry = await syncLdapUsersCommand(t, ['--dry-run']);
+    expect(dry.reactivated).toEqual([gina.mail]);
+    expect(await isActive(ginaUser.user.id)).toBe(false);
+
+    const report = await syncLdapUsersCommand(t, []);
+    // Frank, deactivated by the run before, is still not in the directory: he stays so.
+    expect(report.reactivated).toEqual([gina.mail]);
+    expect(report.deactivated).toEqual([]);
+    const back = await t.db.user.findUniqueOrThrow({ where: { id: ginaUser.user.id } });
+    expect(back).toMatchObject({
+      isActive: true,
+      ldapSyncDeactivated: false,
+      fullName: 'Georgina Green',
+      ldapUsername: 'gina',
+    });
+    expect(await isActive(henryUser.user.id)).toBe(false);
+    const signIn = await fetchApiKey(t, org.host, 'gina', gina.password);
+    expect(signIn.status).toBe(200);
+    expect((await syncLdapUsersCommand(t, [])).reactivated).toEqual([]);
   });
 });
 

@@ -22,6 +22,11 @@ export interface DeactivateUserInput {
   target: User;
   /** null: no email; '': an email without custom text; otherwise the custom text. */
   notificationComment: string | null;
+  /**
+   * `sync-ldap-users` found the user no longer in the directory: a later sync that finds them
+   * again reactivates them (Zulip's sync_ldap_user_data).
+   */
+  leftDirectory?: boolean;
 }
 
 /**
@@ -43,6 +48,9 @@ export async function deactivateUser(ctx: AppContext, input: DeactivateUserInput
       select: { id: true },
     });
     await setActive(tx, [target.id, ...bots.map((b) => b.id)], false);
+    if (input.leftDirectory) {
+      await tx.user.update({ where: { id: target.id }, data: { ldapSyncDeactivated: true } });
+    }
     const accessing = await usersWhoCanAccess(tx, target);
     await events.emit(
       realm.id,
