@@ -221,7 +221,7 @@ describe('no message commits after its sender was deactivated', () => {
         });
       // Either the deactivation commits (the messages held back then commit after it), or it
       // waits for the senders' lock on the sender's row.
-      await until(async () => answered || (await waiting('UPDATE "public"."users"')) > 0);
+      await until(async () => answered || (await waiting('FOR UPDATE')) > 0);
       await holder.query('COMMIT');
       const answers = await sends;
       expect((await deactivation).status).toBe(200);

@@ -388,15 +388,16 @@ async function composeMessage(
 }
 
 /**
- * The sender's id, read with the sender's row share-locked and only while the sender is active.
- * A deactivation updates that row, so it waits for a message already being written, and a
- * message written after it sees the sender inactive: the id is then null, the insert fails
- * (`lostSender`) and nothing of the message commits. So no message commits after its sender's
- * deactivation has. The row is already locked by the foreign key's check (FOR KEY SHARE, which
- * the deactivation's update does not wait for): the stronger lock costs no extra write.
+ * The sender's id, read with the sender's row key-share-locked and only while the sender is
+ * active. A deactivation locks that row `FOR UPDATE` (setActive), so it waits for a message
+ * already being written, and a message written after it sees the sender inactive: the id is then
+ * null, the insert fails (`lostSender`) and nothing of the message commits. So no message commits
+ * after its sender's deactivation has. `FOR KEY SHARE` is the foreign key's own lock on that row
+ * (no extra write), and unlike `FOR SHARE` it does not wait for, or hold up, the sender's other
+ * updates (settings, flags), which lock the row `FOR NO KEY UPDATE`.
  */
 const activeSender = (senderId: number): Prisma.Sql =>
-  Prisma.sql`(SELECT id FROM users WHERE id = ${senderId} AND is_active FOR SHARE)`;
+  Prisma.sql`(SELECT id FROM users WHERE id = ${senderId} AND is_active FOR KEY SHARE)`;
 
 /** Whether a message's write failed because its sender was deactivated meanwhile. */
 const lostSender = (err: unknown): boolean =>
