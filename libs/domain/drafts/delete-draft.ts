@@ -1,8 +1,9 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
-import { checkSyncEnabled, ownDraft } from './validate-drafts';
+import { checkSyncEnabled, lockOwnDraft } from './validate-drafts';
 import { draftsEvent } from '../../protocol/events/drafts';
+import { Permission } from '../permissions/access';
 
 /** `DELETE /drafts/{draft_id}`. */
 export async function deleteDraft(
@@ -13,7 +14,7 @@ export async function deleteDraft(
 ): Promise<void> {
   checkSyncEnabled(user);
   await inTransaction(ctx, async (tx, events) => {
-    await ownDraft(tx, user, draftId);
+    await lockOwnDraft(tx, { user, draftId, permission: Permission.DraftDelete });
     await tx.draft.delete({ where: { id: draftId } });
     await events.emit(realm.id, draftsEvent({ op: 'remove', draft_id: draftId }), [user.id]);
   });

@@ -1,8 +1,9 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
-import { type DraftInput, checkSyncEnabled, draftRows, ownDraft } from './validate-drafts';
+import { type DraftInput, checkSyncEnabled, draftRows, lockOwnDraft } from './validate-drafts';
 import { formatDraft } from './format-draft';
+import { Permission } from '../permissions/access';
 import { draftsEvent } from '../../protocol/events/drafts';
 
 /** `PATCH /drafts/{draft_id}`: replaces a draft. */
@@ -18,7 +19,7 @@ export async function editDraft(
   checkSyncEnabled(user);
   const [row] = await draftRows(ctx, user, realm, [input]);
   await inTransaction(ctx, async (tx, events) => {
-    await ownDraft(tx, user, draftId);
+    await lockOwnDraft(tx, { user, draftId, permission: Permission.DraftUpdate });
     const updated = await tx.draft.update({ where: { id: draftId }, data: row });
     await events.emit(realm.id, draftsEvent({ op: 'update', draft: formatDraft(updated) }), [
       user.id,

@@ -1,10 +1,10 @@
-import type { Draft, Realm, User } from '../../../generated/prisma/client';
-import { badRequest, notFound } from '../../core/errors';
+import type { Realm, User } from '../../../generated/prisma/client';
+import { badRequest } from '../../core/errors';
 import { P, type Infer } from '../../core/schema';
 import type { AppContext } from '../../core/context';
 import type { Tx } from '../../db/client';
 import { lockRow } from '../../db/locks';
-import { channelAccess } from '../permissions/channels';
+import { checkAccess, Permission, requireAccess } from '../permissions/access';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../length-limits';
 
 /** A draft as clients send it. */
@@ -61,7 +61,11 @@ export async function draftRows(
   const streams = await ctx.db.stream.findMany({
     where: { realmId: realm.id, id: { in: [...streamIds] } },
   });
-  const access = await channelAccess(ctx.db, user, streams, realm);
+  const readable = await checkAccess(ctx.db, {
+    auth: { user },
+    permission: Permission.ChannelRead,
+    ids: streams.map((s) => s.id),
+  });
   const streamById = new Map(streams.map((s) => [s.id, s]));
   const knownUsers = new Set(
     (
@@ -78,7 +82,7 @@ export async function draftRows(
     const content = draft.content.slice(0, MAX_MESSAGE_LENGTH);
     if (draft.type === 'stream') {
       const stream = streamById.get(draft.to[0]);
-      if (!stream || !access.get(stream.id)?.content) throw badRequest('Invalid channel ID');
+      if (!stream || !readable.has(stream.id)) throw badRequest('Invalid channel ID');
       return {
         type: 'stream',
         toJson: [stream.id],
@@ -97,10 +101,16 @@ export async function draftRows(
   });
 }
 
-export async function ownDraft(tx: Tx, user: User, draftId: number): Promise<Draft> {
+/** Locks a draft, and refuses it unless it is the user's own (`Permission.DraftUpdate`, ...). */
+export async function lockOwnDraft(
+  tx: Tx,
+  {
+    user,
+    draftId,
+    permission,
+  }: { user: User; draftId: number; permission: Permission.DraftUpdate | Permission.DraftDelete },
+): Promise<void> {
   // Locked, then read: of an edit and a delete at once, the later one finds what the first left.
   await lockRow(tx, 'drafts', draftId);
-  const draft = await tx.draft.findFirst({ where: { id: draftId, userId: user.id } });
-  if (!draft) throw notFound('Draft does not exist');
-  return draft;
+  await requireAccess(tx, { auth: { user }, permission, ids: [draftId] });
 }

@@ -1,7 +1,8 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { channelAccess, canAddSubscribersInRealm } from '../permissions/channels';
+import { checkAccess, Permission } from '../permissions/access';
+import { canAddSubscribersInRealm } from '../permissions/channels';
 import { groupsContainingUser } from '../permissions/groups';
 import { requireCanInviteAs } from '../permissions/invites';
 import { canAdministerUsers } from '../permissions/users';
@@ -36,10 +37,14 @@ export async function checkInviteTargets(
   const defaults = new Set(
     (await ctx.db.defaultStream.findMany({ where: { realmId: realm.id } })).map((d) => d.streamId),
   );
-  const access = await channelAccess(ctx.db, actor, streams, realm);
+  const addable = await checkAccess(ctx.db, {
+    auth: { user: actor, realm },
+    permission: Permission.ChannelAddSubscribers,
+    ids: streams.map((s) => s.id),
+  });
   for (const id of targets.streamIds) {
     const stream = streams.find((s) => s.id === id);
-    if (!stream || !(defaults.has(id) || access.get(id)?.addSubscribers)) {
+    if (!stream || !(defaults.has(id) || addable.has(id))) {
       throw badRequest(`Channel does not exist with ID: ${id}. No invites were sent.`);
     }
   }

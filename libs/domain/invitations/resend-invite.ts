@@ -2,7 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
 import { writeInvitationEmails } from '../email/enqueue-email';
-import { requireCanManageInvite } from '../permissions/invites';
+import { Permission, requireAccess } from '../permissions/access';
 import { checkDailyInviteLimit } from './invite-limit';
 import { pendingInvitation } from './pending-invitation';
 
@@ -12,7 +12,11 @@ import { pendingInvitation } from './pending-invitation';
  */
 export async function resendInvite(ctx: AppContext, actor: User, realm: Realm, id: number) {
   const invitation = await pendingInvitation(ctx, realm, id);
-  requireCanManageInvite(actor, invitation.referredById);
+  await requireAccess(ctx.db, {
+    auth: { user: actor },
+    permission: Permission.InvitationManage,
+    ids: [invitation.id],
+  });
   await inTransaction(ctx, async (tx) => {
     await checkDailyInviteLimit(tx, ctx.config, realm.id, 1);
     await writeInvitationEmails(tx, [invitation.id]);

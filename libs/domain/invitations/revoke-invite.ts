@@ -1,7 +1,7 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
-import { requireCanManageInvite } from '../permissions/invites';
+import { Permission, requireAccess } from '../permissions/access';
 import { inviteManagerIds } from '../permissions/invites';
 import { InviteStatus, pendingInvitation } from './pending-invitation';
 import { invitesChangedEvent } from '../../protocol/events/invites-changed';
@@ -9,7 +9,11 @@ import { invitesChangedEvent } from '../../protocol/events/invites-changed';
 /** `DELETE /invites/{invite_id}`. */
 export async function revokeInvite(ctx: AppContext, actor: User, realm: Realm, id: number) {
   const invitation = await pendingInvitation(ctx, realm, id);
-  requireCanManageInvite(actor, invitation.referredById);
+  await requireAccess(ctx.db, {
+    auth: { user: actor },
+    permission: Permission.InvitationManage,
+    ids: [invitation.id],
+  });
   await inTransaction(ctx, async (tx, events) => {
     await tx.invitation.update({ where: { id }, data: { status: InviteStatus.REVOKED } });
     await events.emit(realm.id, invitesChangedEvent({}), [

@@ -2,7 +2,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { requireCanManageInvite } from '../permissions/invites';
+import { Permission, requireAccess } from '../permissions/access';
 import { inviteManagerIds } from '../permissions/invites';
 import { InviteStatus } from './pending-invitation';
 import { invitesChangedEvent } from '../../protocol/events/invites-changed';
@@ -14,7 +14,11 @@ export async function revokeMultiuseInvite(ctx: AppContext, actor: User, realm: 
   if (link.status === InviteStatus.REVOKED) {
     throw badRequest('Invitation has already been revoked');
   }
-  requireCanManageInvite(actor, link.referredById);
+  await requireAccess(ctx.db, {
+    auth: { user: actor },
+    permission: Permission.MultiuseInviteManage,
+    ids: [link.id],
+  });
   await inTransaction(ctx, async (tx, events) => {
     await tx.multiuseInvite.update({ where: { id }, data: { status: InviteStatus.REVOKED } });
     await events.emit(realm.id, invitesChangedEvent({}), [

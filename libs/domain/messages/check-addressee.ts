@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import { badRequest } from '../../core/errors';
 import type { Db, Tx } from '../../db/client';
-import { channelSendRefusal, directMessageRefusal } from '../permissions/messages';
+import { Permission, requireAccess } from '../permissions/access';
 import {
   resolveChannel,
   resolveDirectUsers,
@@ -42,15 +42,22 @@ export async function checkAddressee(
 ): Promise<CheckedAddressee> {
   if (!(CHANNEL_TYPES as readonly string[]).includes(draft.type)) {
     const directUsers = await resolveDirectUsers(db, realm, draft.to);
-    const refusal = await directMessageRefusal(db, realm, sender, directUsers);
-    if (refusal) throw badRequest(refusal);
+    await requireAccess(db, {
+      auth: { user: sender, realm },
+      permission: Permission.DirectMessageSend,
+      ids: directUsers.map((u) => u.id),
+      recipients: directUsers,
+    });
     return { channel: null, topic: '', directUsers };
   }
   if (draft.topic === undefined) throw badRequest('Missing topic');
   const channel = await resolveChannel(db, realm, draft.to, pool);
   const topic = normalizeTopic(draft.topic, realm);
-  const refusal =
-    systemNotice && !channel.isArchived ? null : await channelSendRefusal(db, sender, channel);
-  if (refusal) throw badRequest(refusal);
+  await requireAccess(db, {
+    auth: { user: sender },
+    permission: systemNotice ? Permission.ChannelNotice : Permission.ChannelSend,
+    ids: [channel.id],
+    channels: [channel],
+  });
   return { channel, topic, directUsers: [] };
 }

@@ -1,9 +1,8 @@
 import type { Message, Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
-import { badRequest, insufficientPermission } from '../../core/errors';
+import { badRequest } from '../../core/errors';
 import type { RenderedMarkdown } from '../../markdown';
 import { Permission, requireAccess } from '../permissions/access';
-import { channelSendRefusal } from '../permissions/messages';
 import { normalizeTopic, RESOLVED_TOPIC_PREFIX } from './topic-name';
 
 /**
@@ -112,8 +111,12 @@ export async function buildEditRequest(
   if (newStream) {
     const permission = Permission.MessageMoveChannel;
     await requireAccess(tx, { auth, permission, ids: [message.id], now });
-    const sendRefusal = await channelSendRefusal(tx, user, newStream);
-    if (sendRefusal) throw insufficientPermission(sendRefusal);
+    await requireAccess(tx, {
+      auth: { user },
+      permission: Permission.ChannelSend,
+      ids: [newStream.id],
+      channels: [newStream],
+    });
   }
   if (!content && newTopic === undefined && !newStream) return null;
   return {

@@ -114,3 +114,46 @@ export function channelMemberships(
       COALESCE(${realmAddGroupId}::int IN (SELECT id FROM mine), false) AS "inRealmAddGroup"
     FROM streams s WHERE s.id = ANY(${ids}::int[]) AND s.realm_id = ${a.realmId}`);
 }
+
+/** Channels the asker holds an active subscription to. */
+export const subscribedChannels = (db: Reader, a: QueryActor, ids: number[]) =>
+  idSet(
+    db,
+    Prisma.sql`SELECT s.id FROM streams s WHERE s.id = ANY(${ids}::int[])
+      AND s.realm_id = ${a.realmId} AND ${subscribedTo(a.id)}`,
+  );
+
+/**
+ * Channels open to the asker without a subscription (channels.ts's `channelOpenTo`: any public
+ * channel, and for guests the web-public ones), or subscribed: where typing may be announced.
+ */
+export const channelsOpenOrSubscribed = (db: Reader, a: QueryActor, ids: number[]) =>
+  idSet(
+    db,
+    Prisma.sql`SELECT s.id FROM streams s WHERE s.id = ANY(${ids}::int[])
+      AND s.realm_id = ${a.realmId}
+      AND ((NOT s.invite_only AND (${a.seesAllPublic} OR s.is_web_public)) OR ${subscribedTo(a.id)})`,
+  );
+
+/** Drafts that are the asker's own. */
+export const ownDrafts = (db: Reader, a: QueryActor, ids: number[]) =>
+  idSet(db, Prisma.sql`SELECT id FROM drafts WHERE id = ANY(${ids}::int[]) AND user_id = ${a.id}`);
+
+/**
+ * Invitations (`invitations`) or reusable links (`multiuse_invites`) of the asker's organization
+ * the asker manages: those they sent, and every one when `managesAll` (invites.ts).
+ */
+export const manageableInvites = (
+  db: Reader,
+  a: QueryActor,
+  {
+    table,
+    ids,
+    managesAll,
+  }: { table: 'invitations' | 'multiuse_invites'; ids: number[]; managesAll: boolean },
+) =>
+  idSet(
+    db,
+    Prisma.sql`SELECT id FROM ${Prisma.raw(table)} WHERE id = ANY(${ids}::int[])
+      AND realm_id = ${a.realmId} AND (referred_by_id = ${a.id} OR ${managesAll})`,
+  );

@@ -3,7 +3,7 @@ import { makeChannel } from '../../../test/channel-factories';
 import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { postDirect, postToChannel } from '../../../test/message-factories';
 import { organization, type Organization } from '../../../test/organization';
-import { checkAccess, Permission, requireAccess, type MessageActionPermission } from './access';
+import { checkAccess, Permission, requireAccess, type UserPermission } from './access';
 
 let org: Organization<'admin' | 'alice' | 'bob' | 'guest', 'lobby' | 'club' | 'vault'>;
 let other: TestRealm;
@@ -39,11 +39,8 @@ beforeAll(async () => {
 });
 afterAll(() => org.close());
 
-const allowed = (
-  who: keyof typeof org.users,
-  permission: Exclude<Permission, MessageActionPermission>,
-  of: number[],
-) => checkAccess(org.t.db, { auth: { user: org.users[who].user }, permission, ids: of });
+const allowed = (who: keyof typeof org.users, permission: UserPermission, of: number[]) =>
+  checkAccess(org.t.db, { auth: { user: org.users[who].user }, permission, ids: of });
 
 describe('Permission.MessageRead', () => {
   it('answers the received messages and those of channels whose history one may read', async () => {

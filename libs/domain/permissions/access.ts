@@ -1,21 +1,35 @@
 import type { Realm, User } from '../../../generated/prisma/client';
-import { badRequest, notFound, type ApiError } from '../../core/errors';
+import { badRequest, insufficientPermission, notFound, type ApiError } from '../../core/errors';
 import type { Db, Tx } from '../../db/client';
 import {
+  channelsOpenOrSubscribed,
   channelsWithReadableHistory,
   channelsWithVisibleTopics,
+  manageableInvites,
+  ownDrafts,
   ownScheduledMessages,
   readableMessages,
+  subscribedChannels,
   type QueryActor,
 } from './access-queries';
-import { channelAccess, seesAllPublicChannels } from './channels';
+import { channelAccess, seesAllPublicChannels, type ChannelAccess } from './channels';
+import { managesAllInvites } from './invites';
 import { contentEditRefusal, deleteRefusal, moveRefusal, resolveRefusal } from './messages';
+import {
+  channelSendVerdict,
+  directMessageVerdict,
+  type DirectMessageRealm,
+  type DirectRecipient,
+  type SendChannel,
+} from './send-access';
 
 /**
  * The access entry point (Immich's `requireAccess({ auth, permission, ids })`): every question
  * "may this user do X to these objects" names a permission and a list of IDs, and is answered
  * as the set of IDs allowed, by one query per permission over the whole list (access-queries.ts).
- * `requireAccess` throws Zulip's error for the permission when any ID is refused.
+ * `requireAccess` throws Zulip's error for the permission when any ID is refused. A request to
+ * send may hand over the channels or users its caller has read, so the hot send path asks no
+ * query twice.
  */
 export enum Permission {
   /** Read a message: received it, or may read its channel's history (Zulip's access_message). */
@@ -38,8 +52,30 @@ export enum Permission {
   /** Read the messages a channel had before one subscribed, or without subscribing. */
   ChannelHistory = 'channel.history',
   ChannelAdmin = 'channel.admin',
+  /** Subscribe oneself to a channel. */
+  ChannelSubscribe = 'channel.subscribe',
+  /** Subscribe others to a channel (the organization's `can_add_subscribers_group` counts). */
+  ChannelAddSubscribers = 'channel.add_subscribers',
+  /** Unsubscribe others from a channel. */
+  ChannelRemoveSubscribers = 'channel.remove_subscribers',
+  /** Post to a channel (Zulip's access_stream_for_send_message). */
+  ChannelSend = 'channel.send',
+  /** Post a notice of the server's (a notification bot's) to a channel: any one not archived. */
+  ChannelNotice = 'channel.notice',
+  /** Tell a channel's subscribers one is typing: a channel open to one, or subscribed. */
+  ChannelTyping = 'channel.typing',
+  /** Change one's subscription's properties (color, muting, ...): channels one is subscribed to. */
+  SubscriptionUpdate = 'subscription.update',
+  /** Write to these users, one conversation (Zulip's check_can_send_direct_message). */
+  DirectMessageSend = 'direct_message.send',
   ScheduledMessageUpdate = 'scheduled_message.update',
   ScheduledMessageDelete = 'scheduled_message.delete',
+  DraftUpdate = 'draft.update',
+  DraftDelete = 'draft.delete',
+  /** Resend or revoke an invitation by email. */
+  InvitationManage = 'invitation.manage',
+  /** Revoke a reusable invitation link. */
+  MultiuseInviteManage = 'multiuse_invite.manage',
 }
 
 /** The permissions that judge each message by the organization's settings and the time. */
@@ -49,6 +85,18 @@ export type MessageActionPermission =
   | Permission.MessageMoveChannel
   | Permission.MessageResolveTopic
   | Permission.MessageDelete;
+
+/** The permissions of sending, which take the channels as the caller has read them. */
+export type SendPermission = Permission.ChannelSend | Permission.ChannelNotice;
+
+/** The permissions asked with the user alone. */
+export type UserPermission = Exclude<
+  Permission,
+  | MessageActionPermission
+  | SendPermission
+  | Permission.ChannelAddSubscribers
+  | Permission.DirectMessageSend
+>;
 
 export type AccessUser = Pick<User, 'id' | 'role' | 'realmId'>;
 
@@ -68,10 +116,25 @@ export type ActionRealm = Pick<
 >;
 
 export type AccessRequest =
+  | { auth: { user: AccessUser }; permission: UserPermission; ids: readonly number[] }
+  | {
+      auth: { user: AccessUser; realm: Pick<Realm, 'canAddSubscribersGroupId'> };
+      permission: Permission.ChannelAddSubscribers;
+      ids: readonly number[];
+    }
   | {
       auth: { user: AccessUser };
-      permission: Exclude<Permission, MessageActionPermission>;
+      permission: SendPermission;
       ids: readonly number[];
+      /** The channels as the caller has read them (its own organization's), not read again. */
+      channels?: readonly SendChannel[];
+    }
+  | {
+      auth: { user: AccessUser & Pick<User, 'isBot'>; realm: DirectMessageRealm };
+      permission: Permission.DirectMessageSend;
+      ids: readonly number[];
+      /** The users as the caller has read them, not read again. */
+      recipients?: readonly DirectRecipient[];
     }
   | {
       auth: { user: AccessUser; realm: ActionRealm };
@@ -82,7 +145,7 @@ export type AccessRequest =
     };
 
 /** The IDs allowed, and the error for one refused. */
-interface Verdict {
+export interface Verdict {
   allowed: Set<number>;
   refusal: (id: number) => ApiError;
 }
@@ -106,50 +169,122 @@ async function judge(db: Db | Tx, request: AccessRequest): Promise<Verdict> {
   const ids = [...new Set(request.ids)];
   if (ids.length === 0) return { allowed: new Set(), refusal: invalidMessage };
   const { user } = request.auth;
+  switch (request.permission) {
+    case Permission.ChannelAddSubscribers: {
+      const { realm } = request.auth;
+      return channelVerdict(db, { user, ids, ability: 'addSubscribers', realm });
+    }
+    case Permission.ChannelSend:
+    case Permission.ChannelNotice: {
+      const notice = request.permission === Permission.ChannelNotice;
+      return channelSendVerdict(db, { user, ids, channels: request.channels, notice });
+    }
+    case Permission.DirectMessageSend:
+      return directMessageVerdict(db, { ...request.auth, ids, recipients: request.recipients });
+    case Permission.MessageEdit:
+    case Permission.MessageMoveTopic:
+    case Permission.MessageMoveChannel:
+    case Permission.MessageResolveTopic:
+    case Permission.MessageDelete:
+      return messageActionVerdict(db, request, ids);
+    default:
+      return userVerdict(db, user, request.permission, ids);
+  }
+}
+
+type SetQuery = (db: Db | Tx, actor: QueryActor, ids: number[]) => Promise<Set<number>>;
+type Refusal = (id: number) => ApiError;
+
+const noScheduledMessage = () => notFound('Scheduled message does not exist');
+const noDraft = () => notFound('Draft does not exist');
+
+/** The permissions answered by the channel rules of channels.ts, each by one of its abilities. */
+const CHANNEL_ABILITIES = {
+  [Permission.ChannelRead]: 'content',
+  [Permission.ChannelMetadata]: 'metadata',
+  [Permission.ChannelAdmin]: 'administer',
+  [Permission.ChannelSubscribe]: 'subscribeSelf',
+  [Permission.ChannelRemoveSubscribers]: 'removeSubscribers',
+} as const satisfies Partial<Record<UserPermission, keyof ChannelAccess>>;
+
+type InvitePermission = Permission.InvitationManage | Permission.MultiuseInviteManage;
+
+type SetPermission = Exclude<UserPermission, keyof typeof CHANNEL_ABILITIES | InvitePermission>;
+
+/** The permissions answered by one set query of access-queries.ts, and each one's refusal. */
+const SET_RULES: Record<SetPermission, readonly [SetQuery, Refusal]> = {
+  [Permission.MessageRead]: [readableMessages, invalidMessage],
+  [Permission.ChannelHistory]: [channelsWithReadableHistory, invalidChannel],
+  [Permission.ChannelTopics]: [channelsWithVisibleTopics, invalidChannel],
+  [Permission.ChannelTyping]: [channelsOpenOrSubscribed, invalidChannel],
+  [Permission.SubscriptionUpdate]: [
+    subscribedChannels,
+    (id: number) => badRequest(`Not subscribed to channel ID ${id}`),
+  ],
+  [Permission.ScheduledMessageUpdate]: [ownScheduledMessages, noScheduledMessage],
+  [Permission.ScheduledMessageDelete]: [ownScheduledMessages, noScheduledMessage],
+  [Permission.DraftUpdate]: [ownDrafts, noDraft],
+  [Permission.DraftDelete]: [ownDrafts, noDraft],
+};
+
+/** The permissions asked with the user alone. */
+async function userVerdict(
+  db: Db | Tx,
+  user: AccessUser,
+  permission: UserPermission,
+  ids: number[],
+): Promise<Verdict> {
   const actor: QueryActor = {
     id: user.id,
     realmId: user.realmId,
     seesAllPublic: seesAllPublicChannels(user),
   };
-  switch (request.permission) {
-    case Permission.MessageRead:
-      return { allowed: await readableMessages(db, actor, ids), refusal: invalidMessage };
-    case Permission.ChannelHistory:
-      return {
-        allowed: await channelsWithReadableHistory(db, actor, ids),
-        refusal: invalidChannel,
-      };
-    case Permission.ChannelTopics:
-      return { allowed: await channelsWithVisibleTopics(db, actor, ids), refusal: invalidChannel };
+  switch (permission) {
     case Permission.ChannelRead:
-      return channelVerdict(db, user, ids, 'content');
     case Permission.ChannelMetadata:
-      return channelVerdict(db, user, ids, 'metadata');
     case Permission.ChannelAdmin:
-      return channelVerdict(db, user, ids, 'administer');
-    case Permission.ScheduledMessageUpdate:
-    case Permission.ScheduledMessageDelete:
+    case Permission.ChannelSubscribe:
+    case Permission.ChannelRemoveSubscribers:
+      return channelVerdict(db, { user, ids, ability: CHANNEL_ABILITIES[permission] });
+    case Permission.InvitationManage:
+    case Permission.MultiuseInviteManage: {
+      const table = permission === Permission.InvitationManage ? 'invitations' : 'multiuse_invites';
+      const managesAll = managesAllInvites(user);
       return {
-        allowed: await ownScheduledMessages(db, actor, ids),
-        refusal: () => notFound('Scheduled message does not exist'),
+        allowed: await manageableInvites(db, actor, { table, ids, managesAll }),
+        refusal: () => insufficientPermission('Must be an organization administrator'),
       };
-    default:
-      return messageActionVerdict(db, request, ids);
+    }
+    default: {
+      const [query, refusal] = SET_RULES[permission];
+      return { allowed: await query(db, actor, ids), refusal };
+    }
   }
 }
 
-/** The channel rules of channels.ts (`channelAccess`), as a set of channel IDs. */
+/**
+ * The channel rules of channels.ts (`channelAccess`), as a set of channel IDs. `realm` matters to
+ * `addSubscribers` alone (the organization's `can_add_subscribers_group`).
+ */
 async function channelVerdict(
   db: Db | Tx,
-  user: AccessUser,
-  ids: number[],
-  ability: 'content' | 'metadata' | 'administer',
+  {
+    user,
+    ids,
+    ability,
+    realm = { canAddSubscribersGroupId: null },
+  }: {
+    user: AccessUser;
+    ids: number[];
+    ability: keyof ChannelAccess;
+    realm?: Pick<Realm, 'canAddSubscribersGroupId'>;
+  },
 ): Promise<Verdict> {
   const access = await channelAccess(
     db,
     user,
     ids.map((id) => ({ id })),
-    { canAddSubscribersGroupId: null },
+    realm,
   );
   const allowed = new Set(ids.filter((id) => access.get(id)?.[ability]));
   // A channel one cannot see answers like a missing one, even to an administrator's question.

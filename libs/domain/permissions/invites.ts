@@ -51,18 +51,11 @@ export async function canCreateMultiuseInvite(
   return (await groupsContainingUser(db, actor.id, [id])).has(id);
 }
 
-/** Administrators see and manage everyone's invitations; others their own. */
+/**
+ * Administrators see and manage everyone's invitations; others their own (the set form:
+ * `Permission.InvitationManage` and `MultiuseInviteManage`, access-queries.ts).
+ */
 export const managesAllInvites = (actor: Pick<User, 'role'>): boolean => canAdministerUsers(actor);
-
-/** Resending or revoking an invitation: its sender, or an administrator. */
-export function requireCanManageInvite(
-  actor: Pick<User, 'id' | 'role'>,
-  referredById: number,
-): void {
-  if (referredById !== actor.id && !managesAllInvites(actor)) {
-    throw insufficientPermission('Must be an organization administrator');
-  }
-}
 
 /** Who manages an invitation, as recipients of `invites_changed`: the administrators and its inviter. */
 export async function inviteManagerIds(

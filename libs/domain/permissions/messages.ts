@@ -39,8 +39,8 @@ export async function channelSendRefusal(
   sender: Pick<User, 'id' | 'role' | 'realmId'>,
   channel: ChannelForAccess,
 ): Promise<string | null> {
-  const notAuthorized = `Not authorized to send to channel '${channel.name}'`;
-  if (channel.isArchived) return notAuthorized;
+  const archived = channelNoticeRefusal(channel);
+  if (archived) return archived;
   const group = channel.canSendMessageGroupId;
   // The default, everyone in the organization, needs no query per send.
   if (group !== (await everyoneGroupId(db, sender.realmId))) {
@@ -49,8 +49,17 @@ export async function channelSendRefusal(
   }
   if (isOpenPublicChannel(sender, channel)) return null;
   if (await isSubscribed(db, sender.id, channel.recipientId)) return null;
-  return notAuthorized;
+  return `Not authorized to send to channel '${channel.name}'`;
 }
+
+/**
+ * Why a notice of the server's (a notification bot's) to a channel is refused, or null: like
+ * Zulip's system bots it may post to any channel that is not archived.
+ */
+export const channelNoticeRefusal = (
+  channel: Pick<ChannelForAccess, 'name' | 'isArchived'>,
+): string | null =>
+  channel.isArchived ? `Not authorized to send to channel '${channel.name}'` : null;
 
 const secondsSince = (date: Date, now: Date) => (now.getTime() - date.getTime()) / 1000;
 

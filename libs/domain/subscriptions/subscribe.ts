@@ -21,10 +21,10 @@ import type { AppContext } from '../../core/context';
 import { resolveGroupSetting, type GroupSettingValue } from '../groups/group-setting-value';
 import { systemGroupIds } from '../groups/system-groups';
 import { markdownContextFor } from '../markdown-context';
+import { checkAccess, Permission } from '../permissions/access';
 import {
   canAddSubscribersInRealm,
   canCreateChannel,
-  channelAccess,
   canManageDefaultChannels,
   requireCanSetChannelRetention,
   webPublicChannelsEnabled,
@@ -274,13 +274,17 @@ async function authorizeExisting(
   const { existing, othersTargeted } = request;
   const realmAdd = othersTargeted ? await canAddSubscribersInRealm(tx, actor, realm) : false;
   if (othersTargeted && request.creating && !realmAdd) throw badRequest('Insufficient permission');
-  const access = await channelAccess(tx, actor, existing, realm);
+  const ids = existing.map((s) => s.id);
+  const permitted = await checkAccess(
+    tx,
+    othersTargeted
+      ? { auth: { user: actor, realm }, permission: Permission.ChannelAddSubscribers, ids }
+      : { auth: { user: actor }, permission: Permission.ChannelSubscribe, ids },
+  );
   const unauthorized: string[] = [];
   const allowed: Stream[] = [];
   for (const stream of existing) {
-    const a = access.get(stream.id);
-    const ok = othersTargeted ? (a?.addSubscribers ?? false) : (a?.subscribeSelf ?? false);
-    if (ok) allowed.push(stream);
+    if (permitted.has(stream.id)) allowed.push(stream);
     else unauthorized.push(stream.name);
   }
   if (unauthorized.length && input.authorizationErrorsFatal) {

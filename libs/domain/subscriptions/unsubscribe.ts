@@ -1,11 +1,12 @@
-import type { Realm, User } from '../../../generated/prisma/client';
+import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import { lockRows } from '../../db/locks';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import { channelAudienceIds } from '../permissions/channels';
 import type { AppContext } from '../../core/context';
-import { canSeeUnsubscribed, channelAccess } from '../permissions/channels';
+import { canSeeUnsubscribed } from '../permissions/channels';
+import { checkAccess, Permission } from '../permissions/access';
 import { formatChannels } from '../channels/format-channel';
 import { streamEvent } from '../../protocol/events/stream';
 import { emitGuestAccessEvents } from './guest-access-events';
@@ -36,6 +37,26 @@ export async function unsubscribe(
   return inTransaction(ctx, (tx, events) => unsubscribeWithin(tx, events, input));
 }
 
+/**
+ * One must see each channel (a subscriber always does), and removing others needs
+ * `Permission.ChannelRemoveSubscribers` on it.
+ */
+async function authorizeUnsubscribe(
+  tx: Tx,
+  { actor, streams, others }: { actor: User; streams: Stream[]; others: boolean },
+): Promise<void> {
+  const auth = { user: actor };
+  const ids = streams.map((s) => s.id);
+  const visible = await checkAccess(tx, { auth, permission: Permission.ChannelMetadata, ids });
+  const removable = others
+    ? await checkAccess(tx, { auth, permission: Permission.ChannelRemoveSubscribers, ids })
+    : null;
+  for (const stream of streams) {
+    if (!visible.has(stream.id)) throw badRequest(`Unable to access channel (${stream.name}).`);
+    if (removable && !removable.has(stream.id)) throw badRequest('Insufficient permission');
+  }
+}
+
 /** The whole of unsubscribing, inside the caller's transaction; nothing is left for after commit. */
 export async function unsubscribeWithin(
   tx: Tx,
@@ -62,14 +83,11 @@ export async function unsubscribeWithin(
     'users',
     targets.map((u) => u.id),
   );
-  const others = targets.some((u) => u.id !== actor.id);
-  const access = await channelAccess(tx, actor, streams, realm);
-  for (const stream of streams) {
-    const a = access.get(stream.id);
-    if (!a?.metadata && !a?.subscribed)
-      throw badRequest(`Unable to access channel (${stream.name}).`);
-    if (others && !a.removeSubscribers) throw badRequest('Insufficient permission');
-  }
+  await authorizeUnsubscribe(tx, {
+    actor,
+    streams,
+    others: targets.some((u) => u.id !== actor.id),
+  });
   const removed: string[] = [];
   const notRemoved: string[] = [];
   for (const stream of streams) {

@@ -7,6 +7,7 @@ import { P, type Infer } from '../../core/schema';
 import type { AppContext } from '../../core/context';
 import { subscriptionEvent } from '../../protocol/events/subscription';
 import type { SubscriptionProperty } from '../../protocol/records';
+import { checkAccess, Permission } from '../permissions/access';
 
 /** One item of `subscription_data`. */
 export const propertyChange = P.object({
@@ -39,20 +40,22 @@ export async function updateSubscriptionProperties(
   await inTransaction(ctx, async (tx, events) => {
     // A user's subscriptions change one request at a time (under the user's row, as in subscribe).
     await lockRow(tx, 'users', actor.id);
+    const subscribed = await checkAccess(tx, {
+      auth: { user: actor },
+      permission: Permission.SubscriptionUpdate,
+      ids: input.changes.map((c) => c.stream_id),
+    });
     for (const change of input.changes) {
-      const stream = await tx.stream.findFirst({
-        where: { id: change.stream_id, realmId: realm.id },
+      const streamId = change.stream_id;
+      if (!subscribed.has(streamId)) throw badRequest(`Not subscribed to channel ID ${streamId}`);
+      const sub = await tx.subscription.findFirstOrThrow({
+        where: { userId: actor.id, active: true, recipient: { stream: { id: streamId } } },
+        select: { id: true },
       });
-      const sub = stream?.recipientId
-        ? await tx.subscription.findFirst({
-            where: { userId: actor.id, recipientId: stream.recipientId, active: true },
-          })
-        : null;
-      if (!stream || !sub) throw badRequest(`Not subscribed to channel ID ${change.stream_id}`);
       const emit = (property: SubscriptionProperty, value: boolean | string) =>
         events.emit(
           realm.id,
-          subscriptionEvent({ op: 'update', property, value, stream_id: stream.id }),
+          subscriptionEvent({ op: 'update', property, value, stream_id: streamId }),
           [actor.id],
         );
       const { property, value } = change;

@@ -3,7 +3,7 @@ import { publishEphemeral } from '../../events/domain-stream';
 import { badRequest, missingArgument } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { P, type InferShape } from '../../core/schema';
-import { channelOpenTo } from '../permissions/channels';
+import { Permission, requireAccess } from '../permissions/access';
 import { typingEvent } from '../../protocol/events/typing';
 
 /** `POST /typing`'s parameters. */
@@ -56,19 +56,19 @@ export async function sendTyping(ctx: AppContext, input: TypingInput): Promise<v
   if (input.stream_id === undefined) throw missingArgument('stream_id');
   const topic = input.topic;
   if (topic === undefined) throw badRequest('Missing topic');
-  const stream = await ctx.db.stream.findFirst({
-    where: { id: input.stream_id, realmId: realm.id },
+  const streamId = input.stream_id;
+  await requireAccess(ctx.db, {
+    auth: { user: sender },
+    permission: Permission.ChannelTyping,
+    ids: [streamId],
   });
-  if (!stream) throw badRequest('Invalid channel ID');
   const subscribers = await ctx.db.subscription.findMany({
-    where: { recipientId: stream.recipientId ?? -1, active: true },
+    where: { recipient: { stream: { id: streamId } }, active: true },
     select: {
       userId: true,
       user: { select: { isActive: true, receivesTypingNotifications: true } },
     },
   });
-  const subscribed = subscribers.some((s) => s.userId === sender.id);
-  if (!subscribed && !channelOpenTo(sender, stream)) throw badRequest('Invalid channel ID');
   const notify = subscribers
     .filter((s) => s.user.isActive && s.user.receivesTypingNotifications)
     .map((s) => s.userId);
@@ -79,7 +79,7 @@ export async function sendTyping(ctx: AppContext, input: TypingInput): Promise<v
       op: input.op,
       message_type: 'stream',
       sender: person(sender),
-      stream_id: stream.id,
+      stream_id: streamId,
       topic,
     }),
     notify,
