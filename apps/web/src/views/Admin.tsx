@@ -5,7 +5,7 @@ import type { User } from '../types';
 import { allChannels } from './Channels';
 import { ROLE_NAMES, Avatar } from './People';
 import { showView, type AdminTab } from './route';
-import { Tabs } from './Settings';
+import { ImageUpload, SettingsForm, SettingsPage, Switches, TextField } from './forms';
 import { viewState } from './state';
 import { useAction, ActionStatus } from './action';
 
@@ -36,32 +36,33 @@ export function Admin({ tab }: { tab: AdminTab }) {
   viewState.sync();
   if (!viewState.isAdmin())
     return (
-      <>
-        <div class="narrow-header">
-          <h1 class="narrow-title">Organization settings</h1>
-        </div>
-        <p class="view-body muted">Only owners and administrators manage the organization.</p>
-      </>
+      <SettingsPage title="Organization settings">
+        <p class="muted">Only owners and administrators manage the organization.</p>
+      </SettingsPage>
     );
   return (
-    <>
-      <div class="narrow-header">
-        <h1 class="narrow-title">Organization settings</h1>
-      </div>
-      <div class="view-body">
-        <Tabs
-          tabs={TABS}
-          current={tab}
-          label="Organization sections"
-          onChoose={(t) => showView({ kind: 'admin', tab: t })}
-        />
-        {tab === 'organization' && <OrganizationSettings />}
-        {tab === 'users' && <Users />}
-        {tab === 'invitations' && <Invitations />}
-      </div>
-    </>
+    <SettingsPage
+      title="Organization settings"
+      tabs={TABS}
+      current={tab}
+      label="Organization sections"
+      onChoose={(t) => showView({ kind: 'admin', tab: t })}
+    >
+      {tab === 'organization' && <OrganizationSettings />}
+      {tab === 'users' && <Users />}
+      {tab === 'invitations' && <Invitations />}
+    </SettingsPage>
   );
 }
+
+const MAIN_SETTINGS: [string, string][] = [
+  ['invite_required', 'Invitations are required to join'],
+  ['emails_restricted_to_domains', "Restrict new accounts to the organization's email domains"],
+  ['allow_message_editing', 'Allow people to edit their messages'],
+  ['mandatory_topics', 'Require topics in channel messages'],
+  ['enable_spectator_access', 'Allow web-public channels (readable without an account)'],
+  ['send_welcome_emails', 'Send emails introducing the organization to new members'],
+];
 
 function OrganizationSettings() {
   const realm = viewState.realm;
@@ -72,107 +73,54 @@ function OrganizationSettings() {
   const icon = useAction();
   const patch = (params: Record<string, string | number | boolean>) =>
     call('PATCH', '/realm', params);
-  const checks: [string, string][] = [
-    ['invite_required', 'Invitations are required to join'],
-    ['emails_restricted_to_domains', "Restrict new accounts to the organization's email domains"],
-    ['allow_message_editing', 'Allow people to edit their messages'],
-    ['mandatory_topics', 'Require topics in channel messages'],
-    ['enable_spectator_access', 'Allow web-public channels (readable without an account)'],
-    ['send_welcome_emails', 'Send emails introducing the organization to new members'],
-  ];
   return (
     <>
-      <form
-        class="settings-form"
-        aria-label="Organization profile"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <SettingsForm
+        label="Organization profile"
+        action={action}
+        submit="Save changes"
+        onSubmit={() => {
           const params: Record<string, string> = {};
           if (name.trim() !== realm.name) params.name = name.trim();
           if (description !== (realm.description ?? '')) params.description = description;
           if (Object.keys(params).length) void action.run(() => patch(params));
         }}
       >
-        <label>
-          Organization name
-          <input
-            value={name}
-            required
-            maxLength={40}
-            onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
-          />
-        </label>
-        <label>
-          Organization description
-          <textarea
-            value={description}
-            onInput={(e) => setDescription((e.currentTarget as HTMLTextAreaElement).value)}
-          />
-        </label>
-        <ActionStatus action={action} />
-        <div class="form-actions">
-          <button type="submit" disabled={action.busy}>
-            Save changes
-          </button>
-        </div>
-      </form>
-      <fieldset class="settings-form">
-        <legend>Organization icon</legend>
-        <div class="avatar-edit">
-          {isOurs(store.realmIcon) ? (
+        <TextField
+          label="Organization name"
+          value={name}
+          onValue={setName}
+          input={{ required: true, maxLength: 40 }}
+        />
+        <TextField
+          label="Organization description"
+          value={description}
+          onValue={setDescription}
+          multiline
+        />
+      </SettingsForm>
+      <ImageUpload
+        legend="Organization icon"
+        preview={
+          isOurs(store.realmIcon) ? (
             <img class="realm-icon-preview" src={store.realmIcon} alt="The organization's icon" />
           ) : (
             <span class="realm-icon-preview" role="img" aria-label="The default icon">
               {store.realmName.slice(0, 1)}
             </span>
-          )}
-          <div class="form-actions wrap">
-            <label class="button-like">
-              Upload an icon
-              <input
-                type="file"
-                accept="image/*"
-                class="visually-hidden"
-                onChange={(e) => {
-                  const file = (e.currentTarget as HTMLInputElement).files?.[0];
-                  if (!file) return;
-                  const body = new FormData();
-                  body.append('file', file);
-                  void icon.run(() => call('POST', '/realm/icon', {}, { body }));
-                }}
-              />
-            </label>
-            {realm.icon_source === 'U' && (
-              <button
-                type="button"
-                class="secondary"
-                onClick={() => void icon.run(() => call('DELETE', '/realm/icon'))}
-              >
-                Use the default
-              </button>
-            )}
-          </div>
-        </div>
-        <ActionStatus action={icon} />
-      </fieldset>
+          )
+        }
+        upload={{ label: 'Upload an icon', route: '/realm/icon' }}
+        reset={realm.icon_source === 'U' ? '/realm/icon' : undefined}
+        action={icon}
+      />
       <fieldset class="settings-form">
         <legend>Main settings</legend>
-        {checks
-          .filter(([key]) => key in realm)
-          .map(([key, label]) => (
-            <label key={key} class="check">
-              <input
-                type="checkbox"
-                checked={!!realm[key]}
-                onChange={(e) =>
-                  void toggles.run(() =>
-                    patch({ [key]: (e.currentTarget as HTMLInputElement).checked }),
-                  )
-                }
-              />
-              {label}
-            </label>
-          ))}
+        <Switches
+          items={MAIN_SETTINGS}
+          values={realm}
+          onChange={(key, on) => void toggles.run(() => patch({ [key]: on }))}
+        />
         <ActionStatus action={toggles} />
       </fieldset>
     </>

@@ -5,6 +5,7 @@ import type { Narrow, Subscription } from '../types';
 import { showView } from './route';
 import { viewState, type Channel } from './state';
 import { useAction, ActionStatus } from './action';
+import { SettingsForm, TextField } from './forms';
 
 type Privacy = 'public' | 'private-shared' | 'private-protected' | 'web-public';
 
@@ -182,11 +183,16 @@ function CreateChannel() {
     ([p]) => p !== 'web-public' || !!viewState.realm.enable_spectator_access,
   );
   return (
-    <form
-      class="settings-form"
-      aria-label="Create a channel"
-      onSubmit={(e) => {
-        e.preventDefault();
+    <SettingsForm
+      label="Create a channel"
+      action={action}
+      submit="Create"
+      buttons={
+        <button type="button" class="secondary" onClick={() => showView({ kind: 'channels' })}>
+          Cancel
+        </button>
+      }
+      onSubmit={() =>
         void action.run(async () => {
           const { is_private, is_web_public, history_public_to_subscribers } =
             privacyParams(privacy);
@@ -197,42 +203,24 @@ function CreateChannel() {
             history_public_to_subscribers,
           });
           setCreated(name.trim());
-        });
-      }}
+        })
+      }
     >
       <h2>Create a channel</h2>
-      <label>
-        Channel name
-        <input
-          required
-          maxLength={60}
-          value={name}
-          onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
-        />
-      </label>
-      <label>
-        Description
-        <textarea
-          value={description}
-          onInput={(e) => setDescription((e.currentTarget as HTMLTextAreaElement).value)}
-        />
-      </label>
+      <TextField
+        label="Channel name"
+        value={name}
+        onValue={setName}
+        input={{ required: true, maxLength: 60 }}
+      />
+      <TextField label="Description" multiline value={description} onValue={setDescription} />
       <PrivacyChoice
         value={privacy}
         onChange={setPrivacy}
         options={privacies}
         name="create-privacy"
       />
-      <ActionStatus action={action} />
-      <div class="form-actions">
-        <button type="submit" disabled={action.busy}>
-          Create
-        </button>
-        <button type="button" class="secondary" onClick={() => showView({ kind: 'channels' })}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </SettingsForm>
   );
 }
 
@@ -396,11 +384,11 @@ function GeneralSettings({ channel }: { channel: Channel }) {
       call('PATCH', `/streams/${channel.stream_id}`, params as Record<string, string>),
     );
   return (
-    <form
-      class="settings-form"
-      aria-label="Channel settings"
-      onSubmit={(e) => {
-        e.preventDefault();
+    <SettingsForm
+      label="Channel settings"
+      action={action}
+      submit="Save changes"
+      onSubmit={() => {
         const params: Record<string, unknown> = {};
         if (name.trim() !== channel.name) params.new_name = name.trim();
         if (description !== channel.description) params.description = description;
@@ -409,21 +397,8 @@ function GeneralSettings({ channel }: { channel: Channel }) {
       }}
     >
       <h3>Channel settings</h3>
-      <label>
-        Name
-        <input
-          value={name}
-          maxLength={60}
-          onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
-        />
-      </label>
-      <label>
-        Description
-        <textarea
-          value={description}
-          onInput={(e) => setDescription((e.currentTarget as HTMLTextAreaElement).value)}
-        />
-      </label>
+      <TextField label="Name" value={name} onValue={setName} input={{ maxLength: 60 }} />
+      <TextField label="Description" multiline value={description} onValue={setDescription} />
       <PrivacyChoice
         value={privacy}
         onChange={setPrivacy}
@@ -453,12 +428,6 @@ function GeneralSettings({ channel }: { channel: Channel }) {
           </select>
         </label>
       )}
-      <ActionStatus action={action} />
-      <div class="form-actions">
-        <button type="submit" disabled={action.busy}>
-          Save changes
-        </button>
-      </div>
-    </form>
+    </SettingsForm>
   );
 }

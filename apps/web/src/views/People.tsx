@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { call } from '../api';
 import { emojiChar } from '../emoji';
 import { store } from '../store';
@@ -6,6 +6,7 @@ import type { Narrow, User } from '../types';
 import { route, showProfile, showView } from './route';
 import { searchNarrow } from './SearchBar';
 import { viewState, type UserStatus } from './state';
+import { Dialog } from '../components/Dialog';
 import { useAction, ActionStatus } from './action';
 
 export const ROLE_NAMES: Record<number, string> = {
@@ -130,27 +131,6 @@ function localTime(timezone: unknown): string {
   }
 }
 
-/** Focus stays in a dialog while it is open: Tab from the last control comes back to the first. */
-function trapFocus(e: KeyboardEvent, box: HTMLElement | null, onClose: () => void) {
-  if (e.key === 'Escape') {
-    e.stopPropagation();
-    onClose();
-    return;
-  }
-  if (e.key !== 'Tab' || !box) return;
-  const items = [...box.querySelectorAll<HTMLElement>('button, input, select, textarea, a[href]')];
-  if (!items.length) return;
-  const first = items[0];
-  const last = items[items.length - 1];
-  if (e.shiftKey && document.activeElement === first) {
-    e.preventDefault();
-    last.focus();
-  } else if (!e.shiftKey && document.activeElement === last) {
-    e.preventDefault();
-    first.focus();
-  }
-}
-
 /** A person's card: who they are, how to reach them, and muting them. */
 export function ProfileCard({
   userId,
@@ -159,7 +139,6 @@ export function ProfileCard({
   userId: number;
   onNarrow: (n: Narrow) => void;
 }) {
-  const box = useRef<HTMLDivElement>(null);
   const opener = useRef<Element | null>(document.activeElement);
   const action = useAction();
   const user = store.users.get(userId);
@@ -167,9 +146,6 @@ export function ProfileCard({
     showProfile(null);
     (opener.current as HTMLElement | null)?.focus?.();
   };
-  useEffect(() => {
-    box.current?.querySelector<HTMLElement>('button')?.focus();
-  }, [userId]);
   if (!user) return null;
   const muted = viewState.mutedUsers.has(userId);
   const me = userId === store.me;
@@ -179,76 +155,67 @@ export function ProfileCard({
     onNarrow(n);
   };
   return (
-    <div class="overlay" onClick={(e) => e.target === e.currentTarget && close()}>
-      <div
-        class="profile-card"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="profile-card-name"
-        ref={box}
-        onKeyDown={(e) => trapFocus(e, box.current, close)}
-      >
-        <div class="profile-head">
-          <Avatar user={user} size={64} />
-          <div>
-            <h2 id="profile-card-name">
-              <PresenceDot userId={userId} /> {user.full_name}
-            </h2>
-            <p class="muted">{user.email}</p>
-            <p>
-              {ROLE_NAMES[user.role ?? 400] ?? ''}
-              {user.is_bot ? ' (bot)' : ''}
-            </p>
-            <StatusText userId={userId} />
-            {time && <p class="muted">Local time: {time}</p>}
-          </div>
+    <Dialog class="profile-card" labelledBy="profile-card-name" focusKey={userId} onClose={close}>
+      <div class="profile-head">
+        <Avatar user={user} size={64} />
+        <div>
+          <h2 id="profile-card-name">
+            <PresenceDot userId={userId} /> {user.full_name}
+          </h2>
+          <p class="muted">{user.email}</p>
+          <p>
+            {ROLE_NAMES[user.role ?? 400] ?? ''}
+            {user.is_bot ? ' (bot)' : ''}
+          </p>
+          <StatusText userId={userId} />
+          {time && <p class="muted">Local time: {time}</p>}
         </div>
-        <div class="form-actions wrap">
-          <button onClick={() => go({ kind: 'dm', userIds: [userId] })}>Send direct message</button>
+      </div>
+      <div class="form-actions wrap">
+        <button onClick={() => go({ kind: 'dm', userIds: [userId] })}>Send direct message</button>
+        <button
+          class="secondary"
+          onClick={() => {
+            route.query = `sender:${user.email}`;
+            go(searchNarrow(route.query));
+          }}
+        >
+          View messages sent
+        </button>
+        {!me && (
           <button
             class="secondary"
-            onClick={() => {
-              route.query = `sender:${user.email}`;
-              go(searchNarrow(route.query));
-            }}
+            onClick={() =>
+              void action.run(() =>
+                call(muted ? 'DELETE' : 'POST', `/users/me/muted_users/${userId}`),
+              )
+            }
           >
-            View messages sent
+            {muted ? 'Unmute user' : 'Mute user'}
           </button>
-          {!me && (
-            <button
-              class="secondary"
-              onClick={() =>
-                void action.run(() =>
-                  call(muted ? 'DELETE' : 'POST', `/users/me/muted_users/${userId}`),
-                )
-              }
-            >
-              {muted ? 'Unmute user' : 'Mute user'}
-            </button>
-          )}
-          {me && (
-            <button
-              class="secondary"
-              onClick={() => (showProfile(null), showView({ kind: 'settings', tab: 'profile' }))}
-            >
-              Edit your profile
-            </button>
-          )}
-          {viewState.isAdmin() && !me && (
-            <button
-              class="secondary"
-              onClick={() => (showProfile(null), showView({ kind: 'admin', tab: 'users' }))}
-            >
-              Manage user
-            </button>
-          )}
-          <button class="secondary" onClick={close}>
-            Close
+        )}
+        {me && (
+          <button
+            class="secondary"
+            onClick={() => (showProfile(null), showView({ kind: 'settings', tab: 'profile' }))}
+          >
+            Edit your profile
           </button>
-        </div>
-        {action.error && <ActionStatus action={action} />}
+        )}
+        {viewState.isAdmin() && !me && (
+          <button
+            class="secondary"
+            onClick={() => (showProfile(null), showView({ kind: 'admin', tab: 'users' }))}
+          >
+            Manage user
+          </button>
+        )}
+        <button class="secondary" onClick={close}>
+          Close
+        </button>
       </div>
-    </div>
+      {action.error && <ActionStatus action={action} />}
+    </Dialog>
   );
 }
 

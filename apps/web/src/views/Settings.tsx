@@ -4,6 +4,7 @@ import { store } from '../store';
 import { Avatar, StatusEditor } from './People';
 import { showView, type SettingsTab } from './route';
 import { useAction, ActionStatus } from './action';
+import { ImageUpload, SettingsForm, SettingsPage, Switches, TextField } from './forms';
 import { TwoFactorSettings } from './TwoFactorSettings';
 
 const TABS: [SettingsTab, string][] = [
@@ -14,58 +15,25 @@ const TABS: [SettingsTab, string][] = [
   ['status', 'Status'],
 ];
 
-/** Tabs of a settings page: buttons that switch the page (each has its own address). */
-export function Tabs<T extends string>({
-  tabs,
-  current,
-  label,
-  onChoose,
-}: {
-  tabs: [T, string][];
-  current: T;
-  label: string;
-  onChoose: (tab: T) => void;
-}) {
-  return (
-    <nav class="settings-tabs" aria-label={label}>
-      {tabs.map(([tab, name]) => (
-        <button
-          key={tab}
-          class="secondary"
-          aria-current={tab === current ? 'page' : undefined}
-          onClick={() => onChoose(tab)}
-        >
-          {name}
-        </button>
-      ))}
-    </nav>
-  );
-}
-
 const patchSettings = (params: Record<string, string | number | boolean>) =>
   call('PATCH', '/settings', params);
 
 /** Zulip's personal settings: profile, account, display, notifications and status. */
 export function Settings({ tab }: { tab: SettingsTab }) {
   return (
-    <>
-      <div class="narrow-header">
-        <h1 class="narrow-title">Personal settings</h1>
-      </div>
-      <div class="view-body">
-        <Tabs
-          tabs={TABS}
-          current={tab}
-          label="Settings sections"
-          onChoose={(t) => showView({ kind: 'settings', tab: t })}
-        />
-        {tab === 'profile' && <ProfileSettings />}
-        {tab === 'account' && <AccountSettings />}
-        {tab === 'display' && <DisplaySettings />}
-        {tab === 'notifications' && <NotificationSettings />}
-        {tab === 'status' && <StatusEditor />}
-      </div>
-    </>
+    <SettingsPage
+      title="Personal settings"
+      tabs={TABS}
+      current={tab}
+      label="Settings sections"
+      onChoose={(t) => showView({ kind: 'settings', tab: t })}
+    >
+      {tab === 'profile' && <ProfileSettings />}
+      {tab === 'account' && <AccountSettings />}
+      {tab === 'display' && <DisplaySettings />}
+      {tab === 'notifications' && <NotificationSettings />}
+      {tab === 'status' && <StatusEditor />}
+    </SettingsPage>
   );
 }
 
@@ -76,61 +44,26 @@ function ProfileSettings() {
   const avatar = useAction();
   return (
     <>
-      <form
-        class="settings-form"
-        aria-label="Profile"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void action.run(() => patchSettings({ full_name: name.trim() }));
-        }}
+      <SettingsForm
+        label="Profile"
+        action={action}
+        submit="Save name"
+        onSubmit={() => void action.run(() => patchSettings({ full_name: name.trim() }))}
       >
-        <label>
-          Name
-          <input
-            value={name}
-            required
-            maxLength={60}
-            onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
-          />
-        </label>
-        <ActionStatus action={action} />
-        <div class="form-actions">
-          <button type="submit" disabled={action.busy}>
-            Save name
-          </button>
-        </div>
-      </form>
-      <fieldset class="settings-form">
-        <legend>Profile picture</legend>
-        <div class="avatar-edit">
-          <Avatar user={me} size={96} />
-          <div class="form-actions wrap">
-            <label class="button-like">
-              Upload a picture
-              <input
-                type="file"
-                accept="image/*"
-                class="visually-hidden"
-                onChange={(e) => {
-                  const file = (e.currentTarget as HTMLInputElement).files?.[0];
-                  if (!file) return;
-                  const body = new FormData();
-                  body.append('file', file);
-                  void avatar.run(() => call('POST', '/users/me/avatar', {}, { body }));
-                }}
-              />
-            </label>
-            <button
-              type="button"
-              class="secondary"
-              onClick={() => void avatar.run(() => call('DELETE', '/users/me/avatar'))}
-            >
-              Use the default
-            </button>
-          </div>
-        </div>
-        <ActionStatus action={avatar} />
-      </fieldset>
+        <TextField
+          label="Name"
+          value={name}
+          onValue={setName}
+          input={{ required: true, maxLength: 60 }}
+        />
+      </SettingsForm>
+      <ImageUpload
+        legend="Profile picture"
+        preview={<Avatar user={me} size={96} />}
+        upload={{ label: 'Upload a picture', route: '/users/me/avatar' }}
+        reset="/users/me/avatar"
+        action={avatar}
+      />
     </>
   );
 }
@@ -144,41 +77,29 @@ function AccountSettings() {
   const passwordAction = useAction();
   return (
     <>
-      <form
-        class="settings-form"
-        aria-label="Email"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void emailAction.run(() => patchSettings({ email: email.trim() }));
-        }}
+      <SettingsForm
+        label="Email"
+        action={emailAction}
+        submit="Change email"
+        saved="Check your new email address for a confirmation link."
+        onSubmit={() => void emailAction.run(() => patchSettings({ email: email.trim() }))}
       >
         <p>
           Your email: <strong>{String(store.state.delivery_email ?? me?.email ?? '')}</strong>
         </p>
-        <label>
-          New email
-          <input
-            type="email"
-            required
-            value={email}
-            onInput={(e) => setEmail((e.currentTarget as HTMLInputElement).value)}
-          />
-        </label>
-        <ActionStatus
-          action={emailAction}
-          saved="Check your new email address for a confirmation link."
+        <TextField
+          label="New email"
+          value={email}
+          onValue={setEmail}
+          input={{ type: 'email', required: true }}
         />
-        <div class="form-actions">
-          <button type="submit" disabled={emailAction.busy}>
-            Change email
-          </button>
-        </div>
-      </form>
-      <form
-        class="settings-form"
-        aria-label="Password"
-        onSubmit={(e) => {
-          e.preventDefault();
+      </SettingsForm>
+      <SettingsForm
+        label="Password"
+        action={passwordAction}
+        submit="Change password"
+        saved="Password changed."
+        onSubmit={() =>
           void passwordAction
             .run(() => patchSettings({ old_password: oldPassword, new_password: newPassword }))
             .then((ok) => {
@@ -186,36 +107,22 @@ function AccountSettings() {
                 setOld('');
                 setNew('');
               }
-            });
-        }}
+            })
+        }
       >
-        <label>
-          Current password
-          <input
-            type="password"
-            autocomplete="current-password"
-            required
-            value={oldPassword}
-            onInput={(e) => setOld((e.currentTarget as HTMLInputElement).value)}
-          />
-        </label>
-        <label>
-          New password
-          <input
-            type="password"
-            autocomplete="new-password"
-            required
-            value={newPassword}
-            onInput={(e) => setNew((e.currentTarget as HTMLInputElement).value)}
-          />
-        </label>
-        <ActionStatus action={passwordAction} saved="Password changed." />
-        <div class="form-actions">
-          <button type="submit" disabled={passwordAction.busy}>
-            Change password
-          </button>
-        </div>
-      </form>
+        <TextField
+          label="Current password"
+          input={{ type: 'password', autocomplete: 'current-password', required: true }}
+          value={oldPassword}
+          onValue={setOld}
+        />
+        <TextField
+          label="New password"
+          input={{ type: 'password', autocomplete: 'new-password', required: true }}
+          value={newPassword}
+          onValue={setNew}
+        />
+      </SettingsForm>
       <TwoFactorSettings />
     </>
   );
@@ -321,18 +228,7 @@ function NotificationSettings() {
       {NOTIFICATIONS.map(([group, items]) => (
         <fieldset key={group}>
           <legend>{group}</legend>
-          {items
-            .filter(([name]) => name in s)
-            .map(([name, label]) => (
-              <label key={name} class="check">
-                <input
-                  type="checkbox"
-                  checked={!!s[name]}
-                  onChange={(e) => set(name, (e.currentTarget as HTMLInputElement).checked)}
-                />
-                {label}
-              </label>
-            ))}
+          <Switches items={items} values={s} onChange={set} />
         </fieldset>
       ))}
       {'notification_sound' in s && (
