@@ -35,6 +35,8 @@ export async function twoPeople(t: TestContext): Promise<{ alice: Person; bob: P
   const org = await makeRealm(t, { stringId: '', name: 'Acme Corp' });
   const person = async (fullName: string): Promise<Person> => {
     const user = await makeUser(t, org.realm, { fullName, password: PASSWORD });
+    // Enter sends for them (Zulip's `enter_sends`; its default is Ctrl+Enter), as the tests type.
+    await t.db.user.update({ where: { id: user.user.id }, data: { enterSends: true } });
     return { email: user.email, password: PASSWORD, fullName, auth: user.auth };
   };
   return { alice: await person('Alice Adams'), bob: await person('Bob Brown') };

@@ -150,6 +150,8 @@ export function applyToMessage(m: Message, event: ServerEvent): Message | null {
       if (topic !== undefined) next = { ...next, subject: topic };
       if (event.new_stream_id !== undefined)
         next = { ...next, stream_id: event.new_stream_id as number, display_recipient: '' };
+      if (topic !== undefined || event.new_stream_id !== undefined)
+        next = { ...next, last_moved_timestamp: event.edit_timestamp as number };
       return next;
     }
     case 'delete_message': {

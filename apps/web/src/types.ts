@@ -21,6 +21,7 @@ export interface Message {
   reactions: Reaction[];
   flags?: string[];
   last_edit_timestamp?: number;
+  last_moved_timestamp?: number;
   /** Search matches, highlighted by the server. */
   match_content?: string;
   match_subject?: string;

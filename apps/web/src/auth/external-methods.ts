@@ -10,20 +10,33 @@ export interface ExternalMethod {
   signup_url: string;
 }
 
-/** The sign-in buttons' methods, as server_settings lists them for this organization. */
-export function useExternalMethods(): ExternalMethod[] {
-  const [methods, setMethods] = useState<ExternalMethod[]>([]);
+/** What the sign-in form needs of server_settings. */
+export interface SignInSettings {
+  /** The sign-in buttons' methods, as server_settings lists them for this organization. */
+  external: ExternalMethod[];
+  /**
+   * Zulip's `require_email_format_usernames`: false where LDAP signs people in with their uid
+   * (LDAP_APPEND_DOMAIN, or an email attribute), so the field takes other names than addresses.
+   */
+  emailUsernames: boolean;
+}
+
+export function useSignInSettings(): SignInSettings {
+  const [settings, setSettings] = useState<SignInSettings>({ external: [], emailUsernames: true });
   useEffect(() => {
-    void call<{ external_authentication_methods?: ExternalMethod[] }>(
-      'GET',
-      '/server_settings',
-      {},
-      { base: '/api/v1' },
-    )
-      .then((s) => setMethods(s.external_authentication_methods ?? []))
+    void call<{
+      external_authentication_methods?: ExternalMethod[];
+      require_email_format_usernames?: boolean;
+    }>('GET', '/server_settings', {}, { base: '/api/v1' })
+      .then((s) =>
+        setSettings({
+          external: s.external_authentication_methods ?? [],
+          emailUsernames: s.require_email_format_usernames !== false,
+        }),
+      )
       .catch(() => undefined);
   }, []);
-  return methods;
+  return settings;
 }
 
 /**

@@ -6,6 +6,7 @@ import { dmKey } from '../narrow';
 import { store, type Draft } from '../store';
 import type { Narrow } from '../types';
 import { Emoji, EmojiPicker } from './Emoji';
+import { enterAction, enterHint, EnterSendsToggle } from './EnterSends';
 
 interface Suggestion {
   key: string;
@@ -42,9 +43,6 @@ function suggestionsFor(text: string, caret: number): { start: number; list: Sug
   }
   return null;
 }
-
-/** Touch screens have no Shift+Enter to speak of: there Enter starts a new line. */
-const touch = () => matchMedia('(pointer: coarse)').matches;
 
 function targetOf(narrow: Narrow | null, previous: Target | null): Target | null {
   if (narrow?.kind === 'stream')
@@ -238,8 +236,8 @@ function PeoplePicker({ ids, onChange }: { ids: number[]; onChange: (ids: number
  * The compose box: a channel and topic (or the people of a direct message, one or several),
  * Markdown with a preview, @-mention and emoji completion and an emoji picker, files pasted,
  * dropped or attached (with progress), typing notifications, and drafts kept on the server.
- * Enter sends (on touch screens it starts a line; Ctrl+Enter sends everywhere); Esc puts the
- * text away as a draft, with Undo.
+ * Enter or Ctrl+Enter sends as the user's `enter_sends` says (on touch screens Enter starts a
+ * line); Esc puts the text away as a draft, with Undo.
  */
 export function Compose({ narrow }: { narrow: Narrow | null }) {
   const [target, setTarget] = useState<Target | null>(() => targetOf(narrow, null));
@@ -477,12 +475,11 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
         return;
       }
     }
-    const sendKey =
-      e.key === 'Enter' && !e.isComposing && (e.ctrlKey || e.metaKey || (!e.shiftKey && !touch()));
-    if (sendKey) {
-      e.preventDefault();
-      void send();
-    } else if (e.key === 'Escape') {
+    const enter = enterAction(e);
+    if (enter) e.preventDefault();
+    if (enter === 'send') void send();
+    else if (enter === 'newline') insertAtCaret('\n');
+    else if (e.key === 'Escape') {
       e.stopPropagation();
       putAway();
     }
@@ -613,11 +610,7 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
           <textarea
             ref={box}
             aria-label="Message"
-            placeholder={
-              touch()
-                ? 'Write a message'
-                : 'Write a message — Enter sends, Shift+Enter for a new line'
-            }
+            placeholder={enterHint()}
             value={text}
             onInput={onInput}
             onKeyDown={onKeyDown}
@@ -699,6 +692,7 @@ export function Compose({ narrow }: { narrow: Narrow | null }) {
         <button onClick={() => void send()} disabled={!text.trim() || !target}>
           Send
         </button>
+        <EnterSendsToggle />
       </div>
     </section>
   );

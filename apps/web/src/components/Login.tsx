@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, call } from '../api';
-import { loginHref, ownIcon, useExternalMethods } from '../auth/external-methods';
+import { loginHref, ownIcon, useSignInSettings } from '../auth/external-methods';
 
 interface Props {
   realmName: string;
@@ -12,7 +12,7 @@ export function Login({ realmName, realmIcon, onLogin }: Props) {
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const [needsCode, setNeedsCode] = useState(false);
-  const external = useExternalMethods();
+  const { external, emailUsernames } = useSignInSettings();
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -38,9 +38,19 @@ export function Login({ realmName, realmIcon, onLogin }: Props) {
       <form class="login-card" onSubmit={(event) => void submit(event)}>
         {realmIcon && <img class="realm-icon large" src={realmIcon} alt="" />}
         <h1>Log in to {realmName}</h1>
+        {/* Text, not `type="email"`: an LDAP uid is no address, and the browser would refuse it.
+            The phone's keyboard still has its @ where the server's usernames are addresses. */}
         <label>
-          Email
-          <input name="username" type="email" autocomplete="username" required />
+          {emailUsernames ? 'Email' : 'Email or username'}
+          <input
+            name="username"
+            type="text"
+            inputMode={emailUsernames ? 'email' : 'text'}
+            autocomplete="username"
+            autocapitalize="none"
+            spellcheck={false}
+            required
+          />
         </label>
         <label>
           Password

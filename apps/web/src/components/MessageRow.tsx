@@ -7,6 +7,7 @@ import { dmKey, messageDmKey } from '../narrow';
 import { store } from '../store';
 import type { Message, Narrow, Reaction } from '../types';
 import { clockTime } from '../clock';
+import { EditHistory, hasVisibleHistory } from './EditHistory';
 import { Emoji, EmojiPicker } from './Emoji';
 import { Popover } from './Popover';
 
@@ -242,7 +243,7 @@ export const messageActions = {
   },
 };
 
-type Mode = 'view' | 'edit' | 'react' | 'menu' | 'confirm-delete';
+type Mode = 'view' | 'edit' | 'react' | 'menu' | 'confirm-delete' | 'history';
 
 /** A message's mode set from outside (the keyboard: `e` edits, `:` reacts). */
 export const rowModes = new Map<number, (mode: Mode) => void>();
@@ -390,6 +391,11 @@ export const MessageRow = memo(function MessageRow({
                   {mine ? 'Edit message' : 'Move or rename topic'}
                 </button>
               )}
+              {hasVisibleHistory(message) && (
+                <button role="menuitem" onClick={() => setMode('history')}>
+                  View edit history
+                </button>
+              )}
               {mine && (
                 <button role="menuitem" onClick={() => setMode('confirm-delete')}>
                   Delete message
@@ -397,6 +403,9 @@ export const MessageRow = memo(function MessageRow({
               )}
             </div>
           </Popover>
+        )}
+        {mode === 'history' && (
+          <EditHistory message={message} opener={menuButton.current} onClose={close} />
         )}
         {copied && (
           <span class="visually-hidden" role="status">

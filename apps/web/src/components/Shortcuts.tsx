@@ -21,7 +21,7 @@ export const SHORTCUTS: [string, string][] = [
   ['s', 'Go to the selected message’s conversation'],
   ['S', 'Go to its channel'],
   ['Esc', 'Close; in the compose box, put the text away as a draft (with Undo)'],
-  ['Ctrl+Enter', 'Send (Enter sends too, except on touch screens)'],
+  ['Ctrl+Enter', 'Send (with "Press Enter to send" on: Enter sends, Ctrl+Enter starts a line)'],
   ['*', 'Star or unstar the selected message'],
   ['+', 'Thumbs up on the selected message'],
   [':', 'React to the selected message'],
