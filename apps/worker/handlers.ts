@@ -15,6 +15,7 @@ import { syncPushDevice } from '../../libs/domain/push/sync-push-device';
 import { archiveExpiredMessages } from '../../libs/domain/retention/archive-expired-messages';
 import { purgeArchivedMessages } from '../../libs/domain/retention/purge-archived-messages';
 import { runRealmExport } from '../../libs/import-export/run-realm-export';
+import { embedLinks } from '../../libs/domain/link-previews/embed-links';
 import { handler, type HandlerEntry } from './start-workers';
 
 /** One handler per job of the catalogue; startWorkers refuses to run if this list is not 1:1. */
@@ -54,4 +55,5 @@ export const jobHandlers: HandlerEntry[] = [
     await purgeArchivedMessages(ctx, { olderThanDays: ctx.config.archivedDataVacuumingDelayDays });
   }),
   handler(JobName.REALM_EXPORT, (ctx, payload) => runRealmExport(ctx, payload)),
+  handler(JobName.EMBED_LINKS, (ctx, payload) => embedLinks(ctx, payload)),
 ];

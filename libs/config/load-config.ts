@@ -219,6 +219,10 @@ const envSchema = Joi.object({
     }),
   CAMO_MAX_SIZE_MIB: Joi.number().positive().default(25),
   CAMO_TIMEOUT_SECONDS: Joi.number().positive().default(10),
+  INLINE_URL_EMBED_PREVIEW: Joi.boolean().default(true),
+  URL_PREVIEW_TIMEOUT_SECONDS: Joi.number().positive().max(60).default(5),
+  URL_PREVIEW_MAX_SIZE_KIB: Joi.number().integer().positive().max(10240).default(1024),
+  URL_PREVIEW_CACHE_SECONDS: Joi.number().integer().min(0).default(86400),
   RATE_LIMIT_API_REQUESTS: Joi.number().integer().positive().default(200),
   RATE_LIMIT_API_WINDOW_SECONDS: Joi.number().integer().positive().default(60),
   RATE_LIMIT_AUTH_ATTEMPTS: Joi.number().integer().positive().default(10),
@@ -403,6 +407,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           timeoutMs: value.CAMO_TIMEOUT_SECONDS * 1000,
         }
       : null,
+    urlPreview: {
+      enabled: value.INLINE_URL_EMBED_PREVIEW,
+      timeoutMs: value.URL_PREVIEW_TIMEOUT_SECONDS * 1000,
+      maxBytes: value.URL_PREVIEW_MAX_SIZE_KIB * 1024,
+      cacheSeconds: value.URL_PREVIEW_CACHE_SECONDS,
+    },
     rateLimit: {
       apiRequests: value.RATE_LIMIT_API_REQUESTS,
       apiWindowSeconds: value.RATE_LIMIT_API_WINDOW_SECONDS,

@@ -140,6 +140,8 @@ export interface Config {
    * `<uri><digest>/<hex url>` (`GET /external_content/...` when `uri` is that path); null: off.
    */
   camo: CamoConfig | null;
+  /** Previews of linked web pages (Zulip's embed_links worker): libs/domain/link-previews. */
+  urlPreview: UrlPreviewConfig;
   /** Requests per window per authenticated user (Zulip's default: 200 a minute). */
   rateLimit: {
     apiRequests: number;
@@ -193,6 +195,17 @@ export interface OidcIdpConfig {
   autoSignup: boolean;
   /** Subdomains that may use it; null: every organization. */
   limitToSubdomains: string[] | null;
+}
+
+export interface UrlPreviewConfig {
+  /** INLINE_URL_EMBED_PREVIEW: Zulip's server setting; organizations turn previews on too. */
+  enabled: boolean;
+  /** Deadline of one page's fetch, redirects included. */
+  timeoutMs: number;
+  /** Largest page read; a bigger one gets no preview. */
+  maxBytes: number;
+  /** How long a page's preview (or that it has none) is kept in Redis. */
+  cacheSeconds: number;
 }
 
 export interface CamoConfig {

@@ -46,7 +46,12 @@ async function realmMarkup(
 export async function markdownContextFor(
   db: Db | Tx,
   config: Config,
-  realm: { id: number; stringId: string; defaultCodeBlockLanguage?: string },
+  realm: {
+    id: number;
+    stringId: string;
+    defaultCodeBlockLanguage?: string;
+    inlineUrlEmbedPreview?: boolean;
+  },
   pool?: Pool,
 ): Promise<MarkdownContext> {
   const { emoji, linkifiers } = await realmMarkup(db, config, realm.id, pool);
@@ -56,6 +61,7 @@ export async function markdownContextFor(
     realmUrl: base,
     defaultCodeBlockLanguage: realm.defaultCodeBlockLanguage,
     camoUrl: camo ? (url) => camoUrl(camo, url) : undefined,
+    urlEmbedPreview: config.urlPreview.enabled && realm.inlineUrlEmbedPreview === true,
     async lookupUsersByName(names) {
       if (names.length === 0) return [];
       const users = await db.user.findMany({

@@ -22,6 +22,7 @@ export const QueueName = {
   MAINTENANCE: 'maintenance',
   NOTIFICATIONS: 'notifications',
   PUSH_NOTIFICATIONS: 'push-notifications',
+  EMBED_LINKS: 'embed-links',
 } as const;
 export type QueueNameValue = (typeof QueueName)[keyof typeof QueueName];
 
@@ -42,6 +43,7 @@ export const JobName = {
   PUSH_DEVICE: 'push-device',
   REALM_EXPORT: 'realm-export',
   ARCHIVE_EXPIRED_MESSAGES: 'archive-expired-messages',
+  EMBED_LINKS: 'embed-links',
 } as const;
 export type JobNameValue = (typeof JobName)[keyof typeof JobName];
 
@@ -52,6 +54,14 @@ export interface OutgoingWebhookPayload {
 
 export interface ScheduledDeliveryPayload {
   scheduledMessageId: number;
+}
+
+/** Zulip's embed_links event: the message, the content its links were read from, the links. */
+export interface EmbedLinksPayload {
+  messageId: number;
+  /** SHA-256 (hex) of the content rendered: an edit since then leaves the job nothing to do. */
+  contentSha256: string;
+  urls: string[];
 }
 
 export interface RealmExportPayload {
@@ -247,6 +257,23 @@ export const Jobs = {
     queue: QueueName.MAINTENANCE,
     schema: Joi.object({ exportId: Joi.number().integer().required() }),
     options: { attempts: 1, removeOnComplete: 100, removeOnFail: 100 },
+  }),
+  // A page that cannot be fetched gets no preview (and that is cached); a retry is for the
+  // database, and finds the fetched pages in the cache.
+  embedLinks: defineJob<EmbedLinksPayload>()({
+    name: JobName.EMBED_LINKS,
+    queue: QueueName.EMBED_LINKS,
+    schema: Joi.object({
+      messageId: Joi.number().integer().required(),
+      contentSha256: Joi.string().hex().length(64).required(),
+      urls: Joi.array().items(Joi.string().max(2048)).min(1).max(24).required(),
+    }),
+    options: {
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 2000 },
+      removeOnComplete: true,
+      removeOnFail: 5000,
+    },
   }),
 } as const;
 

@@ -15,6 +15,8 @@ export interface ZulipEnv extends MarkdownIt.Env {
   hasLink: boolean;
   hasImage: boolean;
   hasAttachment: boolean;
+  /** Links whose page previews are still to fetch, in order (link-embeds.ts). */
+  linksForPreview: Set<string>;
   /** Spoilers being tokenized: fences inside them get no default language, as in Zulip. */
   spoilerDepth: number;
 }

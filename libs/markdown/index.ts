@@ -1,6 +1,7 @@
 export type {
   Linkifier,
   LinkableStream,
+  LinkEmbed,
   MarkdownContext,
   MentionableGroup,
   MentionableUser,

@@ -172,16 +172,18 @@ function preview(
   return null;
 }
 
-/**
- * Core rule: after each paragraph (outside quotes) that links to images or videos, add Zulip's
- * previews, once per URL per message. A paragraph that is only such a link gives way to its
- * preview, as in Zulip's get_inlining_information.
- */
-/** Zulip's INLINE_PREVIEW_LIMIT_PER_MESSAGE: past it, a message gets no previews at all. */
-const PREVIEW_LIMIT = 24;
+/** Whether a link gets an image, video or YouTube preview rather than a page preview. */
+export const hasMediaPreview = (href: string): boolean =>
+  isVideo(href) || IMAGE_URL_RE.test(href) || youtubeId(href) !== undefined;
 
-/** The distinct URLs a message links outside quotes, which Zulip counts against the limit. */
-function previewableUrlCount(tokens: Token[]): number {
+/** Zulip's INLINE_PREVIEW_LIMIT_PER_MESSAGE: past it, a message gets no previews at all. */
+export const PREVIEW_LIMIT = 24;
+
+/**
+ * The distinct URLs a message links outside quotes, in order: what Zulip counts against the limit
+ * and previews.
+ */
+export function previewableUrls(tokens: Token[]): string[] {
   const urls = new Set<string>();
   let quoteDepth = 0;
   for (const t of tokens) {
@@ -193,15 +195,20 @@ function previewableUrlCount(tokens: Token[]): number {
       }
     }
   }
-  return urls.size;
+  return [...urls];
 }
 
+/**
+ * Core rule: after each paragraph (outside quotes) that links to images or videos, add Zulip's
+ * previews, once per URL per message. A paragraph that is only such a link gives way to its
+ * preview, as in Zulip's get_inlining_information.
+ */
 function inlineImages(state: MarkdownIt.StateCore): void {
   const env = zulipEnv(state.env);
   const media = mediaSource(env.ctx);
   const seen = new Set<string>();
   const tokens = state.tokens;
-  if (previewableUrlCount(tokens) > PREVIEW_LIMIT) return;
+  if (previewableUrls(tokens).length > PREVIEW_LIMIT) return;
   let quoteDepth = 0;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];

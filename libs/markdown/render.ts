@@ -3,6 +3,7 @@ import { codeBlocksPlugin } from './code-blocks';
 import type { ZulipEnv } from './env';
 import { emphasisPlugin } from './emphasis';
 import { inlineImagesPlugin } from './inline-images';
+import { linkEmbedsPlugin } from './link-embeds';
 import { mathPlugin } from './math';
 import { mentionsPlugin, scanMentionCandidates } from './mentions';
 import { mixedBulletsPlugin } from './mixed-bullets';
@@ -31,7 +32,8 @@ function getParser(): MarkdownIt.MarkdownIt {
       .use(timestampPlugin)
       .use(mentionsPlugin)
       .use(textPassPlugin)
-      .use(inlineImagesPlugin);
+      .use(inlineImagesPlugin)
+      .use(linkEmbedsPlugin);
   }
   return parser;
 }
@@ -65,6 +67,7 @@ async function buildEnv(content: string, ctx: MarkdownContext): Promise<ZulipEnv
     hasLink: false,
     hasImage: false,
     hasAttachment: false,
+    linksForPreview: new Set(),
     spoilerDepth: 0,
   };
 }
@@ -90,5 +93,6 @@ export async function renderMarkdown(
     hasImage: env.hasImage,
     hasAttachment: env.hasAttachment,
     isMeMessage: /^\/me /.test(content) && !content.includes('\n'),
+    linksForPreview: [...env.linksForPreview],
   };
 }

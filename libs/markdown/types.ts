@@ -28,6 +28,14 @@ export interface Linkifier {
   urlTemplate: string;
 }
 
+/** What a page says of itself (its Open Graph tags, else its title and text), for a preview. */
+export interface LinkEmbed {
+  title: string | null;
+  description: string | null;
+  /** Absolute http(s) URL of the page's image; Zulip shows no preview without one. */
+  image: string | null;
+}
+
 /** Batch lookups: the renderer first scans the text for candidate names, then asks once per kind. */
 export interface MarkdownContext {
   /** e.g. "http://localhost:9991", for absolute/relative link handling. */
@@ -48,6 +56,17 @@ export interface MarkdownContext {
    * link to the remote host itself.
    */
   camoUrl?: (url: string) => string;
+  /**
+   * Zulip's url_embed_preview_enabled (the server's INLINE_URL_EMBED_PREVIEW and the
+   * organization's `inline_url_embed_preview`): links to web pages are listed in
+   * `linksForPreview`, or previewed from `urlEmbedData`.
+   */
+  urlEmbedPreview?: boolean;
+  /**
+   * The previews fetched for the message's links (the embed job's second rendering); a URL
+   * mapped to null was fetched and has nothing to show.
+   */
+  urlEmbedData?: ReadonlyMap<string, LinkEmbed | null>;
 }
 
 export interface RenderedMarkdown {
@@ -64,6 +83,8 @@ export interface RenderedMarkdown {
   /** A link to /user_uploads/. */
   hasAttachment: boolean;
   isMeMessage: boolean;
+  /** Links to web pages whose previews are still to fetch (Zulip's links_for_preview). */
+  linksForPreview: string[];
   /** Topic links are computed separately by linkifyTopic. */
   topicLinks?: never;
 }

@@ -34,7 +34,8 @@ class EgressDenied extends Error {
   }
 }
 
-class ResponseTooLarge extends Error {}
+/** Ends a streamed body that grew past its limit (egressStream's readers can tell it apart). */
+export class ResponseTooLarge extends Error {}
 
 /**
  * Resolves as usual, then keeps only the addresses the policy allows. Checked here, when the

@@ -14,6 +14,7 @@ import { emitUpdateMessage } from './update-message-event';
 import { Flag } from './flags';
 import { recipientFlags } from './recipient-flags';
 import { sendMoveNotices } from './move-notices';
+import { oweLinkEmbeds } from '../link-previews/embed-links';
 import type { EditHistoryEntry } from './types';
 
 /** Bits recomputed when content changes; read/starred/collapsed/historical are the user's. */
@@ -108,6 +109,13 @@ async function writeContent(
     },
   });
   await recomputeFlags(tx, message, content.text, rendered);
+  oweLinkEmbeds(events, {
+    id: message.id,
+    content: content.text,
+    // Only a message's sender edits its content.
+    sentByBot: user.isBot,
+    linksForPreview: rendered.linksForPreview,
+  });
   return claimAttachments(tx, events, {
     messageId: message.id,
     sender: user,

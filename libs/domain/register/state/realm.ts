@@ -207,7 +207,7 @@ export const realmState: StateProvider = {
       password_min_guesses: config.passwordMinGuesses,
       giphy_rating_options: GIPHY_RATING_OPTIONS,
       server_inline_image_preview: true,
-      server_inline_url_embed_preview: false,
+      server_inline_url_embed_preview: config.urlPreview.enabled,
       server_avatar_changes_disabled: false,
       server_name_changes_disabled: false,
       server_needs_upgrade: false,
