@@ -25,7 +25,6 @@ import { claimAttachments, linkedUploadPathIds } from '../attachments/claim-atta
 import { checkAddressee } from './check-addressee';
 import { CHANNEL_TYPES, DIRECT_TYPES } from './types';
 import { oweNotificationDecision } from '../notifications/enqueue-notifications';
-import { oweLinkEmbeds } from '../link-previews/embed-links';
 import { messageEvent } from '../../protocol/events/message';
 import { streamEvent } from '../../protocol/events/stream';
 import { channelAudienceIds } from '../permissions/channels';
@@ -293,16 +292,45 @@ interface ComposedMessage {
  * (`run`), so the rows and the event can go in the same statement as the event's outbox row.
  * `reader` serves the rarer reads (group mentions, topic participants).
  */
-// eslint-disable-next-line max-lines-per-function -- to split once the deactivation change lands
 async function composeMessage(
   prepared: PreparedMessage,
   { reader, run, recipientId }: { reader: Db | Tx; run: SqlRunner; recipientId: number },
 ): Promise<ComposedMessage> {
-  const { input, content, channel, topic, directUsers, rendered, senderRead, linkifiers } =
-    prepared;
-  const { sender, realm } = input;
-  // The recipients with their alert words: a channel's active subscribers, or the conversation's
-  // users in their order, the sender first.
+  const { input, content, channel, topic, rendered, senderRead } = prepared;
+  const { id, dateSent, userIds, alertWords } = await drawRecipients(prepared, run, recipientId);
+  const computed = await recipientFlags(reader, {
+    senderId: input.sender.id,
+    recipientUserIds: userIds,
+    rendered,
+    content,
+    isPrivate: !channel,
+    senderRead,
+    topic: channel ? { recipientId, name: topic } : undefined,
+    alertWords,
+  });
+  const readBy = new Set(input.readBy ?? []);
+  const flags = computed.map((bits, i) => (readBy.has(userIds[i]) ? bits | Flag.read : bits));
+  const drawn = { id, dateSent, recipientId };
+  const rows = messageRows(prepared, { ...drawn, userIds, flags });
+  const dict = await newMessageDict(reader, prepared, drawn);
+  return { id, rows, userIds, flags, dict };
+}
+
+/** The message's id and date, drawn with its recipients and their alert words in one statement. */
+interface DrawnRecipients {
+  id: number;
+  dateSent: Date;
+  /** A channel's active subscribers, or the conversation's users in their order; the sender too. */
+  userIds: number[];
+  alertWords: Map<number, string[]>;
+}
+
+async function drawRecipients(
+  { input, channel, directUsers }: PreparedMessage,
+  run: SqlRunner,
+  recipientId: number,
+): Promise<DrawnRecipients> {
+  const { sender } = input;
   const conversation = channel ? [] : [...new Set([sender.id, ...directUsers.map((u) => u.id)])];
   const recipients = channel
     ? Prisma.sql`LEFT JOIN subscriptions s
@@ -326,26 +354,38 @@ async function composeMessage(
   const alertWords = new Map(
     rows.flatMap((r) => (r.user_id !== null && r.words ? [[r.user_id, r.words]] : [])),
   );
-  const computed = await recipientFlags(reader, {
-    senderId: sender.id,
-    recipientUserIds: userIds,
-    rendered,
-    content,
-    isPrivate: !channel,
-    senderRead,
-    topic: channel ? { recipientId, name: topic } : undefined,
-    alertWords,
-  });
-  const readBy = new Set(input.readBy ?? []);
-  const flags = computed.map((bits, i) => (readBy.has(userIds[i]) ? bits | Flag.read : bits));
+  return { id, dateSent, userIds, alertWords };
+}
 
+/** What the message's rows are built from, once its id and recipients are drawn. */
+interface DrawnMessage {
+  id: number;
+  dateSent: Date;
+  recipientId: number;
+}
+
+/** A drawn message with its recipients and each one's flags, in the same order. */
+interface MessageCopies extends DrawnMessage {
+  userIds: number[];
+  flags: number[];
+}
+
+/**
+ * The message, every recipient's copy, the notification decision it owes and, for a channel's
+ * first message, the channel's `first_message_id`, as common table expressions of one statement.
+ */
+function messageRows(
+  { input, content, channel, topic, rendered }: PreparedMessage,
+  { id, dateSent, recipientId, userIds, flags }: MessageCopies,
+): Prisma.Sql {
+  const { sender, realm } = input;
   const firstInChannel =
     channel && channel.firstMessageId === null
       ? Prisma.sql`, first_message AS (
           UPDATE streams SET first_message_id = ${id}
           WHERE id = ${channel.id} AND first_message_id IS NULL)`
       : Prisma.empty;
-  const messageRows = Prisma.sql`
+  return Prisma.sql`
     message AS (
       INSERT INTO messages (id, realm_id, sender_id, recipient_id, subject, content,
                             rendered_content, rendered_content_version, sending_client_name,
@@ -359,6 +399,15 @@ async function composeMessage(
     ), pending AS (
       INSERT INTO notification_pending (message_id) VALUES (${id})
     )${firstInChannel}`;
+}
+
+/** The new message as its event carries it, formatted for its sender. */
+async function newMessageDict(
+  reader: Db | Tx,
+  { input, content, channel, topic, rendered, linkifiers }: PreparedMessage,
+  { id, dateSent, recipientId }: DrawnMessage,
+): Promise<ComposedMessage['dict']> {
+  const { sender, realm } = input;
   const row: MessageRow = {
     id,
     senderId: sender.id,
@@ -385,7 +434,7 @@ async function composeMessage(
       linkifiers,
     },
   });
-  return { id, rows: messageRows, userIds, flags, dict };
+  return dict;
 }
 
 /**
@@ -450,10 +499,4 @@ async function emitMessage(
   );
   // Who is notified by email or push is decided by a worker, never here (docs/notifications.md).
   oweNotificationDecision(events, message.id);
-  oweLinkEmbeds(events, {
-    id: message.id,
-    content,
-    sentByBot: input.sender.isBot,
-    linksForPreview: prepared.rendered.linksForPreview,
-  });
 }
