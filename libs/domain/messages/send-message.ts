@@ -25,6 +25,7 @@ import { claimAttachments, linkedUploadPathIds } from '../attachments/claim-atta
 import { checkAddressee } from './check-addressee';
 import { CHANNEL_TYPES, DIRECT_TYPES } from './types';
 import { oweNotificationDecision } from '../notifications/enqueue-notifications';
+import { oweLinkEmbeds } from '../link-previews/embed-links';
 import { messageEvent } from '../../protocol/events/message';
 import { streamEvent } from '../../protocol/events/stream';
 import { channelAudienceIds } from '../permissions/channels';
@@ -499,4 +500,10 @@ async function emitMessage(
   );
   // Who is notified by email or push is decided by a worker, never here (docs/notifications.md).
   oweNotificationDecision(events, message.id);
+  oweLinkEmbeds(events, {
+    id: message.id,
+    content,
+    sentByBot: input.sender.isBot,
+    linksForPreview: prepared.rendered.linksForPreview,
+  });
 }
