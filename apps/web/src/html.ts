@@ -1,5 +1,18 @@
 import DOMPurify from 'dompurify';
 
+/**
+ * A link preview's image (Zulip's `message_embed_image`, a link with the image as background):
+ * hidden from screen readers and the Tab key, since the preview's title links to the same page.
+ * An image from another origin (the camo proxy off) is dropped: the page's CSP refuses it.
+ */
+function embedImage(node: Element): void {
+  node.setAttribute('aria-hidden', 'true');
+  node.setAttribute('tabindex', '-1');
+  const url = /url\("((?:[^"\\]|\\.)*)"\)/.exec(node.getAttribute('style') ?? '')?.[1];
+  if (url === undefined || !URL.canParse(url, location.href)) node.removeAttribute('style');
+  else if (new URL(url, location.href).origin !== location.origin) node.removeAttribute('style');
+}
+
 // Links in messages open in a new tab without handing it this page; image previews are named
 // after their link (the server's Markdown gives them no alt text).
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
@@ -12,6 +25,7 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
     node.setAttribute('tabindex', '0');
     node.setAttribute('role', 'button');
   }
+  if (node.classList?.contains('message_embed_image')) embedImage(node);
   if (node.tagName === 'IMG' && !node.hasAttribute('alt')) {
     const link = node.closest('a');
     const name = link?.getAttribute('title') || link?.getAttribute('href')?.split('/').pop();

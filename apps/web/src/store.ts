@@ -140,11 +140,12 @@ export function applyToMessage(m: Message, event: ServerEvent): Message | null {
       const ids = (event.message_ids as number[] | undefined) ?? [event.message_id as number];
       if (!ids.includes(m.id)) return m;
       let next = m;
+      // A rendering-only update (a link preview fetched) is no edit: no "edited" mark.
       if (m.id === event.message_id && event.rendered_content !== undefined)
         next = {
           ...next,
           content: event.rendered_content as string,
-          last_edit_timestamp: event.edit_timestamp as number,
+          ...(event.rendering_only ? {} : { last_edit_timestamp: event.edit_timestamp as number }),
         };
       const topic = (event.subject ?? event.topic) as string | undefined;
       if (topic !== undefined) next = { ...next, subject: topic };

@@ -1,0 +1,166 @@
+/// <reference lib="dom" />
+// Functions passed to page.evaluate run in the page: typed against the DOM.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Browser } from 'puppeteer-core';
+import { freePort } from '../free-port';
+import { startTestContext, type TestContext } from '../harness';
+import { startTier, type Tier } from '../multiprocess/processes';
+import {
+  accessibilityViolations,
+  clickText,
+  compose,
+  ensureWebBuilt,
+  launchBrowser,
+  logIn,
+  openPage,
+  pngImage,
+  screenshot,
+  seeMessage,
+  type Watched,
+} from './browser';
+import { twoPeople, type Person } from './two-people';
+
+/**
+ * Link previews end to end (Zulip's inline URL embed preview): Alice posts a link to a page on a
+ * loopback site; the worker tier fetches it, renders the message again and sends the
+ * rendering-only `update_message`; Bob, in another browser, sees the preview appear, its image
+ * through the camo proxy, without the message being marked edited.
+ */
+jest.setTimeout(240_000);
+
+const SCREENSHOTS = path.join(__dirname, '../../docs/screenshots');
+const CHANNEL = 'reading';
+const TITLE = 'Field notes: shipping the new editor';
+
+let t: TestContext;
+let server: Tier;
+let site: http.Server;
+let siteUrl: string;
+let browser: Browser;
+let alice: Person;
+let bob: Person;
+let a: Watched;
+let b: Watched;
+
+/** A page with Open Graph tags and its cover image. */
+function startSite(): Promise<void> {
+  site = http.createServer((req, res) => {
+    if (req.url === '/cover.png') {
+      res.writeHead(200, { 'content-type': 'image/png' }).end(pngImage());
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
+      `<!doctype html><title>notes</title>
+       <meta property="og:title" content="${TITLE}">
+       <meta property="og:description" content="What we learned moving a team of twelve to a new editor in a week.">
+       <meta property="og:image" content="/cover.png">`,
+    );
+  });
+  return new Promise((resolve) => {
+    site.listen(0, '127.0.0.1', () => {
+      siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+      resolve();
+    });
+  });
+}
+
+async function api(who: Person, method: string, route: string, form: Record<string, string>) {
+  const res = await fetch(`${server.url}/api/v1${route}`, {
+    method,
+    headers: { Authorization: who.auth, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
+  if (res.status !== 200) throw new Error(`${method} ${route}: ${await res.text()}`);
+}
+
+beforeAll(async () => {
+  ensureWebBuilt();
+  await startSite();
+  const port = await freePort();
+  t = await startTestContext({ EXTERNAL_HOST: `127.0.0.1:${port}` });
+  ({ alice, bob } = await twoPeople(t));
+  const realm = await t.db.realm.findFirstOrThrow({ where: { stringId: '' } });
+  await t.db.realm.update({ where: { id: realm.id }, data: { inlineUrlEmbedPreview: true } });
+  // The site is on loopback: allowed for this test only. Images go through the camo proxy.
+  server = await startTier(
+    'all',
+    t.config,
+    { OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', CAMO_URI: '/external_content/' },
+    port,
+    { startSeconds: 150 },
+  );
+  await api(alice, 'POST', '/users/me/subscriptions', {
+    subscriptions: JSON.stringify([{ name: CHANNEL }]),
+    principals: JSON.stringify([alice.email, bob.email]),
+  });
+  browser = await launchBrowser();
+  a = await openPage(browser, server.url);
+  b = await openPage(browser, server.url);
+  await logIn(a.page, alice.email, alice.password);
+  await logIn(b.page, bob.email, bob.password);
+  for (const { page } of [a, b]) {
+    await clickText(page, '.sidebar .nav-item', `# ${CHANNEL}`);
+    await page.waitForSelector('textarea[aria-label=Message]');
+  }
+}, 600_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await t?.close();
+  await new Promise((resolve) => site?.close(resolve));
+});
+
+describe('link previews in the web client', () => {
+  it('A posts a link; B sees the page preview appear, its image loaded, not marked edited', async () => {
+    const link = `${siteUrl}/notes`;
+    await compose(a.page, `Worth a read: ${link}`, 'articles');
+    await a.page.keyboard.press('Enter');
+    await seeMessage(b.page, 'Worth a read');
+    const started = Date.now();
+    await b.page.waitForFunction(
+      (title) =>
+        document.querySelector('.message_embed .message_embed_title a')?.textContent === title,
+      { timeout: 20_000, polling: 100 },
+      TITLE,
+    );
+    const shownAfter = Date.now() - started;
+    const preview = await b.page.evaluate(async () => {
+      const image = document.querySelector<HTMLElement>('.message_embed_image')!;
+      const src = /url\("(.*)"\)/.exec(getComputedStyle(image).backgroundImage)?.[1] ?? '';
+      const img = new Image();
+      img.src = src;
+      await img.decode();
+      const box = image.getBoundingClientRect();
+      return {
+        src: new URL(src).pathname,
+        width: img.naturalWidth,
+        box: [Math.round(box.width), Math.round(box.height)],
+        description: document.querySelector('.message_embed_description')?.textContent,
+        edited: !!document.querySelector('.message .edited'),
+        title: document.querySelector('.message_embed_title a')?.getAttribute('href'),
+      };
+    });
+    expect(preview).toMatchObject({
+      width: 48,
+      box: [80, 80],
+      edited: false,
+      title: link,
+      description: expect.stringContaining('twelve'),
+    });
+    expect(preview.src).toMatch(/^\/external_content\/[0-9a-f]{40}\/[0-9a-f]+$/);
+    // Alice's own view redraws too.
+    await a.page.waitForSelector('.message_embed .message_embed_title');
+    await screenshot(b.page, SCREENSHOTS, 'link-preview');
+    await b.page.evaluate(() => (document.documentElement.dataset.theme = 'dark'));
+    await screenshot(b.page, SCREENSHOTS, 'link-preview-dark');
+    expect(await accessibilityViolations(b.page)).toEqual([]);
+    await b.page.evaluate(() => (document.documentElement.dataset.theme = 'light'));
+    expect(await accessibilityViolations(b.page)).toEqual([]);
+    expect(a.problems).toEqual([]);
+    expect(b.problems).toEqual([]);
+    // The fetch and the second rendering take a worker moment, not seconds.
+    expect(shownAfter).toBeLessThan(10_000);
+  });
+});
