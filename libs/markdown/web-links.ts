@@ -62,6 +62,9 @@ export function hrefForBareUrl(url: string): string {
 }
 
 export function findWebLinks(text: string): WebLinkMatch[] {
+  // Every kind of match holds a '.' or a ':' (a domain, a scheme, an email, bitcoin:); the
+  // regex, thousands of TLDs in Unicode mode, was most of what rendering plain text cost.
+  if (!text.includes('.') && !text.includes(':')) return [];
   const re = getWebLinkRegex();
   re.lastIndex = 0;
   const out: WebLinkMatch[] = [];
