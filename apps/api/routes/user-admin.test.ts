@@ -156,6 +156,7 @@ describe('DELETE /users/{user_id} and reactivation', () => {
     expect(events.map((e) => e.event)).toEqual([
       { type: 'realm_user', op: 'update', person: { user_id: member.user.id, is_active: false } },
       { type: 'realm_user', op: 'update', person: { user_id: bot.user.id, is_active: false } },
+      { type: 'realm_bot', op: 'update', bot: { user_id: bot.user.id, is_active: false } },
     ]);
     expect(events[0].users).toContain(admin.user.id);
     expect(events[0].users).not.toContain(member.user.id);
