@@ -699,6 +699,8 @@ describe('the web client, as a team uses it', () => {
     await visit(a.page, `#narrow/channel/${channelId}/topic/misfiled`);
     await seeMessage(a.page, `${stamp} two`);
     const row = `.message[data-message-id="${first}"]`;
+    // Drawn a frame after the message below it, on a busy machine.
+    await a.page.waitForSelector(`${row} button[aria-label="Message actions"]`);
     await a.page.click(`${row} button[aria-label="Message actions"]`);
     await a.page.click('.popover [role=menuitem]::-p-text(Move or rename topic)');
     const channelSelect = `${row} select[aria-label="Channel of this message"]`;
