@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import * as validator from '@authenio/samlify-node-xmllint';
 import * as samlify from 'samlify';
 import { freePort } from '../free-port';
+import type { RedirectAgent } from './oidc-peer';
 
 const run = promisify(execFile);
 samlify.setSchemaValidator(validator);
@@ -27,8 +28,11 @@ export type SamlTamper = 'forged' | 'altered' | 'expired' | 'audience' | 'inResp
 export interface SamlIdp {
   entityId: string;
   ssoUrl: string;
-  /** The signing certificate's base64 body, as Zulip's `x509cert` takes it. */
-  x509cert: string;
+  /**
+   * This IdP's keys in a SOCIAL_AUTH_SAML_ENABLED_IDPS entry (`x509cert`: the signing
+   * certificate's base64 body, as Zulip takes it); the rest is the caller's.
+   */
+  entry: { entity_id: string; url: string; x509cert: string };
   signInAs(account: SamlAccount): void;
   tamperNext(mode: SamlTamper): void;
   close(): Promise<void>;
@@ -42,6 +46,19 @@ export function postedForm(html: string): { action: string; fields: Record<strin
     fields[match[1]] = match[2].replace(/&quot;/g, '"').replace(/&amp;/g, '&');
   }
   return { action: action.replace(/&amp;/g, '&'), fields };
+}
+
+/**
+ * A browser's way through a SAML sign-in up to the ACS: the start at `url` (the server's redirect
+ * to the IdP, which `startMs` times), the IdP's page, and the form it would post, not yet posted.
+ */
+export async function toSamlAcs(agent: RedirectAgent, url: string) {
+  const started = performance.now();
+  const start = await agent.get(url);
+  const startMs = performance.now() - started;
+  const location = start.headers.get('location') ?? '';
+  const page = await agent.get(location);
+  return { start, startMs, location, page, form: postedForm(await page.text()) };
 }
 
 async function keyPair(dir: string, name: string): Promise<{ key: string; cert: string }> {
@@ -185,10 +202,11 @@ export async function startSamlIdp(options: { spOrigin: string }): Promise<SamlI
     );
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const x509cert = trusted.cert.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
   return {
     entityId,
     ssoUrl,
-    x509cert: trusted.cert.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''),
+    entry: { entity_id: entityId, url: ssoUrl, x509cert },
     signInAs(next) {
       account = next;
     },

@@ -3,13 +3,14 @@ import type { Server } from 'node:http';
 import { freePort } from '../../../test/free-port';
 import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
+import { desktopAppSignIn, openInDesktopApp } from '../../../test/auth/desktop-app';
 import { RedirectAgent } from '../../../test/auth/oidc-peer';
-import { postedForm, startSamlIdp, type SamlIdp } from '../../../test/auth/saml-idp';
+import { startSamlIdp, toSamlAcs, type SamlIdp } from '../../../test/auth/saml-idp';
 
 /**
  * SAML 2.0 sign-in against samlify's IdP mode on loopback, which signs its responses with
  * XML-DSig: SP metadata, the AuthnRequest by redirect, the signed response POSTed to the ACS,
- * Zulip's mobile flow, and every way a response may be bad.
+ * Zulip's mobile and desktop flows, and every way a response may be bad.
  */
 jest.setTimeout(60_000);
 
@@ -24,9 +25,7 @@ beforeAll(async () => {
   api = `http://127.0.0.1:${port}`;
   idp = await startSamlIdp({ spOrigin: api });
   const entry = {
-    entity_id: idp.entityId,
-    url: idp.ssoUrl,
-    x509cert: idp.x509cert,
+    ...idp.entry,
     attr_email: 'email',
     attr_first_name: 'first_name',
     attr_last_name: 'last_name',
@@ -50,13 +49,11 @@ afterAll(async () => {
 
 /** To the IdP and back with its form: the ACS POST not yet sent. */
 async function toAcs(path: string, agent = new RedirectAgent()) {
-  const start = await agent.get(`${api}${path}`);
+  const { start, location, page, form } = await toSamlAcs(agent, `${api}${path}`);
   expect(start.status).toBe(302);
-  const location = start.headers.get('location')!;
   expect(location.startsWith(`${idp.ssoUrl}?`)).toBe(true);
-  const page = await agent.get(location);
   expect(page.status).toBe(200);
-  return { agent, location, form: postedForm(await page.text()) };
+  return { agent, location, form };
 }
 
 async function signIn(path: string) {
@@ -131,6 +128,33 @@ describe('signing in', () => {
     expect(Buffer.from(hexKey, 'hex').toString('ascii')).toBe(org.owner.apiKey);
     expect(redirect.searchParams.get('user_id')).toBe(String(org.owner.user.id));
     expect((await usersMe(agent)).status).toBe(401);
+  });
+
+  it("ends Zulip's desktop flow in the token page; the token gives the app its session", async () => {
+    idp.signInAs({ email: org.owner.email });
+    const otp = randomBytes(32).toString('hex');
+    const { res, agent } = await signIn(
+      `/accounts/login/social/saml/okta?desktop_flow_otp=${otp}&next=/%23inbox`,
+    );
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    expect(page).toContain('Copy this login token');
+    // The browser that did the sign-in gets no session: the app does.
+    expect((await usersMe(agent)).status).toBe(401);
+    const { login, me, again } = await desktopAppSignIn(api, page, otp);
+    expect(login.status).toBe(302);
+    expect(login.headers.get('location')).toBe('/#inbox');
+    expect(((await me.json()) as { user_id: number }).user_id).toBe(org.owner.user.id);
+    expect(again.status).toBe(400);
+  });
+
+  it('inside the desktop app, sends the SAML sign-in to the system browser', async () => {
+    const res = await openInDesktopApp(`${api}/accounts/login/social/saml/okta?next=/%23inbox`);
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    expect(page).toContain('Sign in with your browser');
+    expect(page).toContain('/static/js/desktop-login.js');
+    expect(res.headers.get('location')).toBeNull();
   });
 
   it('creates an account from the mapped attributes only where allowed', async () => {

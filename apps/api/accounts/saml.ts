@@ -7,7 +7,7 @@ import { finishSamlLogin, samlMetadata, startSamlLogin } from '../../../libs/dom
 import { samlIdpFor } from '../../../libs/domain/auth/saml-methods';
 import { realmUrl } from '../../../libs/domain/realms/realm-url';
 import { realmOfRequest } from '../../../libs/http/principal-cache';
-import { clientOtps, finishSignIn, page, query, safeNext } from './social';
+import { clientOtps, finishSignIn, page, query, safeNext, sentToSystemBrowser } from './social';
 
 const notEnabled = () => notFound('This sign-in method is not enabled in this organization.');
 
@@ -46,6 +46,7 @@ export function samlRoutes(ctx: AppContext): Router {
       const saml = ctx.config.saml;
       const idp = saml && samlIdpFor(ctx.config, realm, String(req.params.idp));
       if (!saml || !idp) throw notEnabled();
+      if (sentToSystemBrowser(req, res)) return;
       const otps = clientOtps(req);
       const next = safeNext(query(req, 'next'));
       const { url } = await startSamlLogin(ctx, {

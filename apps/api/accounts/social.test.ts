@@ -1,8 +1,9 @@
-import { createDecipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { freePort } from '../../../test/free-port';
 import { makeRealm, makeUser, type TestRealm } from '../../../test/factories';
 import { startTestContext, type TestContext } from '../../../test/harness';
+import { desktopAppSignIn, openInDesktopApp } from '../../../test/auth/desktop-app';
 import { RedirectAgent, startOidcPeer, type OidcPeer } from '../../../test/auth/oidc-peer';
 
 /**
@@ -145,17 +146,6 @@ describe('signing in', () => {
 });
 
 describe("Zulip's desktop flow", () => {
-  const decrypt = (data: string, otp: string) => {
-    const bytes = Buffer.from(data, 'hex');
-    const decipher = createDecipheriv(
-      'aes-256-gcm',
-      Buffer.from(otp, 'hex'),
-      bytes.subarray(0, 12),
-    );
-    decipher.setAuthTag(bytes.subarray(bytes.length - 16));
-    return Buffer.concat([decipher.update(bytes.subarray(12, -16)), decipher.final()]).toString();
-  };
-
   it('ends in the token page; the token, once, gives the app its session', async () => {
     await peer.signInAs({ sub: 'owner', email: org.owner.email, email_verified: true });
     const otp = randomBytes(32).toString('hex');
@@ -167,18 +157,11 @@ describe("Zulip's desktop flow", () => {
     expect(page).toContain('Copy this login token');
     // The browser that did the sign-in gets no session: the app does.
     expect((await usersMe(agent)).status).toBe(401);
-    const data = /id="desktop-data"[^>]*value="([0-9a-f]+)"/.exec(page)![1];
-    const token = decrypt(data, otp);
+    const { token, login, me, again } = await desktopAppSignIn(api, page, otp);
     expect(token).toMatch(/^[A-Za-z0-9]{32}$/);
-
-    const app = new RedirectAgent();
-    const login = await app.get(`${api}/accounts/login/subdomain/${token}`);
     expect(login.status).toBe(302);
     expect(login.headers.get('location')).toBe('/#inbox');
-    expect(((await (await usersMe(app)).json()) as { user_id: number }).user_id).toBe(
-      org.owner.user.id,
-    );
-    const again = await new RedirectAgent().get(`${api}/accounts/login/subdomain/${token}`);
+    expect(((await me.json()) as { user_id: number }).user_id).toBe(org.owner.user.id);
     expect(again.status).toBe(400);
     expect(await again.text()).toContain('expired or was already used');
   });
@@ -202,10 +185,7 @@ describe("Zulip's desktop flow", () => {
   });
 
   it('inside the desktop app, sends the sign-in to the browser', async () => {
-    const res = await fetch(`${api}/accounts/login/social/oidc/keycloak`, {
-      redirect: 'manual',
-      headers: { 'User-Agent': 'Mozilla/5.0 ZulipElectron/5.12.0 Chrome/126' },
-    });
+    const res = await openInDesktopApp(`${api}/accounts/login/social/oidc/keycloak`);
     expect(res.status).toBe(200);
     const page = await res.text();
     expect(page).toContain('Sign in with your browser');

@@ -99,17 +99,23 @@ const DESKTOP_LOGIN_PAGE =
 
 const notEnabled = () => notFound('This sign-in method is not enabled in this organization.');
 
+/**
+ * Zulip's handle_desktop_flow, at the start of every external sign-in: inside the desktop app,
+ * a page sends the sign-in to the system browser with a fresh key and waits for its token.
+ * True when the request came from the app and got that page.
+ */
+export function sentToSystemBrowser(req: Request, res: Response): boolean {
+  if (!/\bZulipElectron\//.test(req.get('user-agent') ?? '')) return false;
+  sendPage(res, 200, 'Sign in with your browser', DESKTOP_LOGIN_PAGE);
+  return true;
+}
+
 /** The start of a redirect sign-in: the app pads and `next` checked, the flow saved, away. */
 const startFlow = (ctx: AppContext, isSignup: boolean, launch: Launch) =>
   page('Sign in', async (req, res) => {
     const realm = await realmOfRequest(ctx, req);
     if (!realm) throw nonexistentSubdomain();
-    // Zulip's handle_desktop_flow: inside the desktop app, a page sends the sign-in to the
-    // system browser with a fresh key and waits for its token.
-    if (/\bZulipElectron\//.test(req.get('user-agent') ?? '')) {
-      sendPage(res, 200, 'Sign in with your browser', DESKTOP_LOGIN_PAGE);
-      return;
-    }
+    if (sentToSystemBrowser(req, res)) return;
     const otps = clientOtps(req);
     const next = safeNext(query(req, 'next'));
     const flow = { realmId: realm.id, next, ...otps, isSignup };
