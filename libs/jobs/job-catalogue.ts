@@ -243,8 +243,15 @@ export const Jobs = {
     name: JobName.ARCHIVE_EXPIRED_MESSAGES,
     queue: QueueName.MAINTENANCE,
     schema: Joi.object({}),
-    // The next run takes up where a failed one stopped: each batch commits on its own.
-    options: { attempts: 1, removeOnComplete: 100, removeOnFail: 100 },
+    // A retry takes up where the failed run stopped (each batch commits on its own): under load
+    // a batch may wait past Prisma's 10 s for a connection, and a backlog of a million messages
+    // must not wait an hour for the next run.
+    options: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 10_000 },
+      removeOnComplete: 100,
+      removeOnFail: 100,
+    },
     repeat: {
       schedulerId: 'hourly-archive-expired-messages',
       everyMs: 60 * 60 * 1000,
