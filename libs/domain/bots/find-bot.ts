@@ -1,7 +1,7 @@
 import type { User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
-import { badRequest, insufficientPermission } from '../../core/errors';
-import { canAdministerBot } from '../permissions/bots';
+import { badRequest } from '../../core/errors';
+import { Permission, requireAccess } from '../permissions/access';
 import { botInclude, type BotWithRelations } from './format-bot';
 
 /**
@@ -25,6 +25,10 @@ export async function findAdministrableBot(
     include: botInclude,
   });
   if (!bot) throw badRequest('No such bot');
-  if (!canAdministerBot(actor, bot)) throw insufficientPermission();
+  await requireAccess(db, {
+    auth: { user: actor },
+    permission: Permission.BotAdminister,
+    ids: [bot.id],
+  });
   return bot;
 }

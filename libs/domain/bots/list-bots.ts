@@ -1,7 +1,7 @@
 import type { User } from '../../../generated/prisma/client';
 import type { Config } from '../../core/config';
 import type { Db, Tx } from '../../db/client';
-import { seesAllBots } from '../permissions/bots';
+import { checkAccess, Permission } from '../permissions/access';
 import { botInclude, formatBot, type ApiBot } from './format-bot';
 
 /**
@@ -19,10 +19,14 @@ export async function listBots(
       isBot: true,
       isSystemBot: false,
       ...(options.includeInactive ? {} : { isActive: true }),
-      ...(seesAllBots(viewer) ? {} : { botOwnerId: viewer.id }),
     },
     include: botInclude,
     orderBy: { id: 'asc' },
   });
-  return bots.map((b) => formatBot(b, ctx.config.secretKey));
+  const administered = await checkAccess(ctx.db, {
+    auth: { user: viewer },
+    permission: Permission.BotAdminister,
+    ids: bots.map((b) => b.id),
+  });
+  return bots.filter((b) => administered.has(b.id)).map((b) => formatBot(b, ctx.config.secretKey));
 }

@@ -3,7 +3,7 @@ import type { Tx } from '../../db/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { userGroupAccess } from '../permissions/user-groups';
+import { Permission, requireAccess } from '../permissions/access';
 import { namedGroup, realmUserIds } from './access-group';
 import { GROUP_SETTING_COLUMN } from './format-group';
 import { userGroupEvent } from '../../protocol/events/user-group';
@@ -60,9 +60,11 @@ export async function deactivateUserGroup(
   const { actor, realm } = input;
   await inTransaction(ctx, async (tx, events) => {
     const group = await namedGroup(tx, realm.id, input.groupId);
-    if (group.isSystemGroup) throw badRequest('Insufficient permission');
-    const access = await userGroupAccess(tx, actor, realm, group);
-    if (!access.manage) throw badRequest('Insufficient permission');
+    await requireAccess(tx, {
+      auth: { user: actor },
+      permission: Permission.UserGroupManage,
+      ids: [group.id],
+    });
     if (group.deactivated) throw badRequest('User group is already deactivated.');
     if (await groupInUse(tx, realm, group))
       throw badRequest('Cannot deactivate user group in use.');

@@ -3,7 +3,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { userGroupAccess } from '../permissions/user-groups';
+import { Permission, requireAccess } from '../permissions/access';
 import { activeUserIds, namedGroup, realmUserIds } from './access-group';
 import { userGroupEvent } from '../../protocol/events/user-group';
 
@@ -24,23 +24,19 @@ export async function updateGroupMembers(
     // The group locked first: membership changes of one group take turns.
     await lockRow(tx, 'user_groups', input.groupId);
     const group = await namedGroup(tx, realm.id, input.groupId);
-    const access = await userGroupAccess(tx, actor, realm, group);
     const add = await activeUserIds(tx, realm.id, input.add);
     const remove = await activeUserIds(tx, realm.id, input.remove);
     if (add.length && group.deactivated) {
       throw badRequest("You can't add members to a deactivated user group.");
     }
-    const addsOthers = add.some((id) => id !== actor.id);
-    const addsSelf = add.includes(actor.id);
-    const removesOthers = remove.some((id) => id !== actor.id);
-    const removesSelf = remove.includes(actor.id);
-    if (
-      (addsOthers && !access.addOthers) ||
-      (addsSelf && !access.join) ||
-      (removesOthers && !access.removeOthers) ||
-      (removesSelf && !access.leave)
-    ) {
-      throw badRequest('Insufficient permission');
+    const needed = [
+      [add.some((id) => id !== actor.id), Permission.UserGroupAddMembers],
+      [add.includes(actor.id), Permission.UserGroupJoin],
+      [remove.some((id) => id !== actor.id), Permission.UserGroupRemoveMembers],
+      [remove.includes(actor.id), Permission.UserGroupLeave],
+    ] as const;
+    for (const [asked, permission] of needed) {
+      if (asked) await requireAccess(tx, { auth: { user: actor }, permission, ids: [group.id] });
     }
     const current = new Set(
       (

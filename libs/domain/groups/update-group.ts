@@ -3,7 +3,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { userGroupAccess } from '../permissions/user-groups';
+import { Permission, requireAccess } from '../permissions/access';
 import { MAX_USER_GROUP_NAME_LENGTH } from '../length-limits';
 import { checkGroupName, namedGroup, realmUserIds } from './access-group';
 import { GROUP_SETTING_COLUMN, GROUP_SETTING_RULES, type UserGroupSetting } from './format-group';
@@ -42,9 +42,11 @@ export async function updateUserGroup(ctx: AppContext, input: UpdateGroupInput):
     // The group locked first, then read and checked: changes of it take turns.
     await lockRow(tx, 'user_groups', input.groupId);
     const group = await namedGroup(tx, realm.id, input.groupId);
-    if (group.isSystemGroup) throw badRequest('Insufficient permission');
-    const access = await userGroupAccess(tx, actor, realm, group);
-    if (!access.manage) throw badRequest('Insufficient permission');
+    await requireAccess(tx, {
+      auth: { user: actor },
+      permission: Permission.UserGroupManage,
+      ids: [group.id],
+    });
     const data: Record<string, unknown> = {};
     const changed: Record<string, GroupSettingValue | string | boolean> = {};
     const dropped: number[] = [];

@@ -3,7 +3,7 @@ import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { userGroupAccess } from '../permissions/user-groups';
+import { Permission, requireAccess } from '../permissions/access';
 import { namedGroup, realmUserIds } from './access-group';
 import { checkSubgroups } from './check-subgroups';
 import { userGroupEvent } from '../../protocol/events/user-group';
@@ -21,8 +21,11 @@ export async function updateSubgroups(
     // The group locked first: subgroup changes of one group take turns.
     await lockRow(tx, 'user_groups', input.groupId);
     const group = await namedGroup(tx, realm.id, input.groupId);
-    const access = await userGroupAccess(tx, actor, realm, group);
-    if (!access.manage) throw badRequest('Insufficient permission');
+    await requireAccess(tx, {
+      auth: { user: actor },
+      permission: Permission.UserGroupManage,
+      ids: [group.id],
+    });
     const direct = new Set(
       (
         await tx.groupGroupMembership.findMany({

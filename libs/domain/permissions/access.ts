@@ -15,6 +15,15 @@ import {
 import { channelAccess, seesAllPublicChannels, type ChannelAccess } from './channels';
 import { managesAllInvites } from './invites';
 import { contentEditRefusal, deleteRefusal, moveRefusal, resolveRefusal } from './messages';
+import { administrableBots } from './bots';
+import { groupVerdict, type GroupAccess } from './user-groups';
+import {
+  administrableUsers,
+  deactivatableUsers,
+  emailChangeableUsers,
+  readableUsers,
+  roleChangeableUsers,
+} from './users';
 import {
   channelSendVerdict,
   directMessageVerdict,
@@ -76,6 +85,28 @@ export enum Permission {
   InvitationManage = 'invitation.manage',
   /** Revoke a reusable invitation link. */
   MultiuseInviteManage = 'multiuse_invite.manage',
+  /** See a user's real data (`can_access_all_users_group`); bots and oneself always. */
+  UserRead = 'user.read',
+  /** Edit or reactivate another user. */
+  UserAdminister = 'user.administer',
+  /** Deactivate a user: oneself, or another as an administrator. */
+  UserDeactivate = 'user.deactivate',
+  /** Change a user's role (which roles one may grant: users.ts's `requireGrantableRole`). */
+  UserChangeRole = 'user.change_role',
+  /** Change another user's email at once. */
+  UserChangeEmail = 'user.change_email',
+  /** Edit, deactivate or regenerate the key of a bot; list it in `GET /bots` and `realm_bots`. */
+  BotAdminister = 'bot.administer',
+  /** Rename a user group, change its settings and subgroups, deactivate it. */
+  UserGroupManage = 'user_group.manage',
+  /** Add others to a user group. */
+  UserGroupAddMembers = 'user_group.add_members',
+  /** Join a user group. */
+  UserGroupJoin = 'user_group.join',
+  /** Leave a user group. */
+  UserGroupLeave = 'user_group.leave',
+  /** Remove others from a user group. */
+  UserGroupRemoveMembers = 'user_group.remove_members',
 }
 
 /** The permissions that judge each message by the organization's settings and the time. */
@@ -209,7 +240,34 @@ const CHANNEL_ABILITIES = {
 
 type InvitePermission = Permission.InvitationManage | Permission.MultiuseInviteManage;
 
-type SetPermission = Exclude<UserPermission, keyof typeof CHANNEL_ABILITIES | InvitePermission>;
+/** The permissions about users and bots, answered by users.ts and bots.ts. */
+const PEOPLE_RULES = {
+  [Permission.UserRead]: readableUsers,
+  [Permission.UserAdminister]: administrableUsers,
+  [Permission.UserDeactivate]: deactivatableUsers,
+  [Permission.UserChangeRole]: roleChangeableUsers,
+  [Permission.UserChangeEmail]: emailChangeableUsers,
+  [Permission.BotAdminister]: administrableBots,
+} as const satisfies Partial<
+  Record<UserPermission, (db: Db | Tx, user: AccessUser, ids: number[]) => Promise<Verdict>>
+>;
+
+/** The permissions answered by the user-group rules of user-groups.ts, each by one ability. */
+const GROUP_ABILITIES = {
+  [Permission.UserGroupManage]: 'manage',
+  [Permission.UserGroupAddMembers]: 'addOthers',
+  [Permission.UserGroupJoin]: 'join',
+  [Permission.UserGroupLeave]: 'leave',
+  [Permission.UserGroupRemoveMembers]: 'removeOthers',
+} as const satisfies Partial<Record<UserPermission, keyof GroupAccess>>;
+
+type SetPermission = Exclude<
+  UserPermission,
+  | keyof typeof CHANNEL_ABILITIES
+  | InvitePermission
+  | keyof typeof PEOPLE_RULES
+  | keyof typeof GROUP_ABILITIES
+>;
 
 /** The permissions answered by one set query of access-queries.ts, and each one's refusal. */
 const SET_RULES: Record<SetPermission, readonly [SetQuery, Refusal]> = {
@@ -246,6 +304,19 @@ async function userVerdict(
     case Permission.ChannelSubscribe:
     case Permission.ChannelRemoveSubscribers:
       return channelVerdict(db, { user, ids, ability: CHANNEL_ABILITIES[permission] });
+    case Permission.UserRead:
+    case Permission.UserAdminister:
+    case Permission.UserDeactivate:
+    case Permission.UserChangeRole:
+    case Permission.UserChangeEmail:
+    case Permission.BotAdminister:
+      return PEOPLE_RULES[permission](db, user, ids);
+    case Permission.UserGroupManage:
+    case Permission.UserGroupAddMembers:
+    case Permission.UserGroupJoin:
+    case Permission.UserGroupLeave:
+    case Permission.UserGroupRemoveMembers:
+      return groupVerdict(db, user, GROUP_ABILITIES[permission], ids);
     case Permission.InvitationManage:
     case Permission.MultiuseInviteManage: {
       const table = permission === Permission.InvitationManage ? 'invitations' : 'multiuse_invites';

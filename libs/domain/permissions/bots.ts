@@ -1,6 +1,8 @@
 import type { Realm, User } from '../../../generated/prisma/client';
+import { insufficientPermission } from '../../core/errors';
 import type { Db, Tx } from '../../db/client';
 import { BotType } from '../users/roles';
+import type { AccessUser, Verdict } from './access';
 import { groupsContainingUser } from './groups';
 import { ascendingIds, isRealmAdmin, isRealmGuest, realmAdminIds } from './roles';
 
@@ -28,11 +30,24 @@ export async function canCreateBot(
   );
 }
 
-/** A bot is administered by its owner and by the organization's administrators. */
-export const canAdministerBot = (user: User, bot: Pick<User, 'botOwnerId'>): boolean =>
-  bot.botOwnerId === user.id || isRealmAdmin(user);
+/**
+ * `Permission.BotAdminister` (access.ts): a bot is administered by its owner and by the
+ * organization's administrators. System bots are no one's.
+ */
+export async function administrableBots(
+  db: Db | Tx,
+  user: AccessUser,
+  ids: number[],
+): Promise<Verdict> {
+  const bots = await db.user.findMany({
+    where: { id: { in: ids }, realmId: user.realmId, isBot: true, isSystemBot: false },
+    select: { id: true, botOwnerId: true },
+  });
+  const allowed = bots.filter((bot) => bot.botOwnerId === user.id || isRealmAdmin(user));
+  return { allowed: new Set(allowed.map((b) => b.id)), refusal: () => insufficientPermission() };
+}
 
-/** Who administers a bot (`canAdministerBot`), as event recipients: its owner and the administrators. */
+/** Who administers a bot (`administrableBots`), as event recipients: its owner and the administrators. */
 export async function botAdministratorIds(
   db: Db | Tx,
   realmId: number,
@@ -41,6 +56,3 @@ export async function botAdministratorIds(
   const admins = await realmAdminIds(db, realmId);
   return ownerId === null ? admins : ascendingIds([...admins, ownerId]);
 }
-
-/** `GET /bots`: administrators see every bot of the organization, others their own. */
-export const seesAllBots = (user: User): boolean => isRealmAdmin(user);

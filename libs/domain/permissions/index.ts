@@ -1,9 +1,10 @@
 /**
  * The permission oracle: every "may this user do X" question is answered here, one file per area.
  * Routes and actions never compare roles or group IDs, nor test a channel's kind, themselves.
- * - Questions about objects (messages, channels, scheduled messages) go through the one entry
- *   point, `requireAccess` / `checkAccess({ auth, permission, ids })` (access.ts), answered as
- *   sets of IDs by set queries (access-queries.ts).
+ * - Questions about objects (messages, channels, scheduled messages, users, bots, user groups,
+ *   ...) go through the one entry point, `requireAccess` / `checkAccess({ auth, permission, ids
+ *   })` (access.ts), answered as sets of IDs by set queries (access-queries.ts; the rules about
+ *   users, bots and user groups in users.ts, bots.ts and user-groups.ts).
  * - Organization-wide questions (may this user create a channel, invite, ...) are predicates on
  *   the user and the organization's settings; roles are compared only in roles.ts, channel kinds
  *   read only in channel-kinds.ts.
@@ -13,7 +14,7 @@ export { checkAccess, Permission, requireAccess, type AccessRequest } from './ac
 export { channelKindOf, isPrivateChannel, isWebPublicChannel } from './channel-kinds';
 export { messageAudience } from './message-audience';
 export { canSeeDeliveryEmail, EmailVisibility } from './email-visibility';
-export { canAdministerBot, canCreateBot, seesAllBots } from './bots';
+export { canCreateBot } from './bots';
 export { groupsContainingUser, isUserInGroup, recursiveGroupMemberIds } from './groups';
 export {
   canAddSubscribersInRealm,
@@ -34,6 +35,6 @@ export {
   requireRealmOwner,
   roleFlags,
 } from './roles';
-export { canCreateUserGroups, userGroupAccess, type GroupAccess } from './user-groups';
+export { canCreateUserGroups, type GroupAccess } from './user-groups';
 export { channelSendRefusal, mentionRefusal } from './messages';
 export { canAccessAttachment } from './attachments';

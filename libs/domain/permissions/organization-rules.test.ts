@@ -1,14 +1,21 @@
 import { BotType } from '../users/roles';
-import { makeBot, makeUserGroup, type TestUser } from '../../../test/factories';
+import {
+  makeBot,
+  makeRealm,
+  makeUser,
+  makeUserGroup,
+  type TestUser,
+} from '../../../test/factories';
 import { postDirect, postToChannel } from '../../../test/message-factories';
 import { organization, type Organization } from '../../../test/organization';
 import { canAccessAttachment } from './attachments';
-import { canAdministerBot, canCreateBot, seesAllBots } from './bots';
+import { checkAccess, Permission, requireAccess } from './access';
+import { canCreateBot } from './bots';
 import { canAddSubscribersInRealm, canCreateChannel, webPublicChannelsEnabled } from './channels';
 import { canSeeDeliveryEmail, EmailVisibility } from './email-visibility';
 import { canAddCustomEmoji } from './emoji';
 import { canCreateMultiuseInvite, canInviteByEmail } from './invites';
-import { canCreateUserGroups, requireGroupReader, userGroupAccess } from './user-groups';
+import { canCreateUserGroups, requireGroupReader } from './user-groups';
 
 let org: Organization<'admin' | 'moderator' | 'alice' | 'bob' | 'guest', 'lobby' | 'vault'>;
 
@@ -57,16 +64,29 @@ describe('user groups', () => {
     const { alice, bob } = org.users;
     const groups = org.systemGroups;
     const joiners = await makeUserGroup(org.t, org.realm, { members: [alice.user] });
-    const group = {
-      isSystemGroup: false,
+    const settings = {
       canManageGroupId: await makeUserGroup(org.t, org.realm, { members: [bob.user] }),
       canAddMembersGroupId: groups['role:nobody'],
       canJoinGroupId: joiners,
       canLeaveGroupId: groups['role:everyone'],
       canRemoveMembersGroupId: groups['role:nobody'],
     };
-    const realm = { canManageAllGroupsId: groups['role:nobody'] };
-    const access = (who: TestUser) => userGroupAccess(org.t.db, who.user, realm, group);
+    const group = await makeUserGroup(org.t, org.realm, { settings });
+    const rights = {
+      manage: Permission.UserGroupManage,
+      addOthers: Permission.UserGroupAddMembers,
+      join: Permission.UserGroupJoin,
+      leave: Permission.UserGroupLeave,
+      removeOthers: Permission.UserGroupRemoveMembers,
+    } as const;
+    const access = async (who: TestUser, id = group) => {
+      const out: Record<string, boolean> = {};
+      for (const [right, permission] of Object.entries(rights)) {
+        const allowed = await checkAccess(org.t.db, { auth: who, permission, ids: [id] });
+        out[right] = allowed.has(id);
+      }
+      return out;
+    };
     const everything = {
       manage: true,
       addOthers: true,
@@ -91,9 +111,40 @@ describe('user groups', () => {
       removeOthers: false,
     });
     // System groups change only through roles.
-    expect(
-      await userGroupAccess(org.t.db, org.owner.user, realm, { ...group, isSystemGroup: true }),
-    ).toEqual({ manage: false, addOthers: false, join: false, leave: false, removeOthers: false });
+    expect(await access(org.owner, groups['role:members'])).toEqual({
+      manage: false,
+      addOthers: false,
+      join: false,
+      leave: false,
+      removeOthers: false,
+    });
+  });
+
+  it("count the organization's can_manage_all_groups", async () => {
+    const { alice } = org.users;
+    const group = await makeUserGroup(org.t, org.realm);
+    const manages = async () =>
+      (
+        await checkAccess(org.t.db, {
+          auth: alice,
+          permission: Permission.UserGroupManage,
+          ids: [group],
+        })
+      ).has(group);
+    expect(await manages()).toBe(false);
+    const managers = await makeUserGroup(org.t, org.realm, { members: [alice.user] });
+    await org.t.db.realm.update({
+      where: { id: org.realm.id },
+      data: { canManageAllGroupsId: managers },
+    });
+    try {
+      expect(await manages()).toBe(true);
+    } finally {
+      await org.t.db.realm.update({
+        where: { id: org.realm.id },
+        data: { canManageAllGroupsId: org.realm.canManageAllGroupsId },
+      });
+    }
   });
 
   it('are read by members and administrators, not guests or bots', async () => {
@@ -128,12 +179,131 @@ describe('bots', () => {
 
   it('are administered by their owner and administrators', async () => {
     const bot = await makeBot(org.t, org.realm, org.users.alice.user);
-    expect(await allowed((who) => canAdministerBot(who.user, bot.user))).toEqual([
+    const administers = (who: TestUser) =>
+      checkAccess(org.t.db, {
+        auth: who,
+        permission: Permission.BotAdminister,
+        ids: [bot.user.id],
+      });
+    expect(await allowed(async (who) => (await administers(who)).has(bot.user.id))).toEqual([
       'owner',
       'admin',
       'alice',
     ]);
-    expect(await allowed((who) => seesAllBots(who.user))).toEqual(['owner', 'admin']);
+    // A person is no bot to administer, even for an administrator.
+    expect(
+      await checkAccess(org.t.db, {
+        auth: org.owner,
+        permission: Permission.BotAdminister,
+        ids: [org.users.alice.user.id],
+      }),
+    ).toEqual(new Set());
+  });
+});
+
+describe('users', () => {
+  type Asked =
+    | Permission.UserAdminister
+    | Permission.UserChangeRole
+    | Permission.UserDeactivate
+    | Permission.UserChangeEmail;
+  /** Which of the organization's people may act on `target` with `permission`. */
+  const actors = (permission: Asked, target: TestUser) =>
+    allowed(async (who) =>
+      (await checkAccess(org.t.db, { auth: who, permission, ids: [target.user.id] })).has(
+        target.user.id,
+      ),
+    );
+  const refusal = (permission: Asked, who: TestUser, target: TestUser) =>
+    requireAccess(org.t.db, { auth: who, permission, ids: [target.user.id] });
+
+  it('are administered by administrators, and their roles changed, an owner’s by owners', async () => {
+    const { admin, bob } = org.users;
+    expect(await actors(Permission.UserAdminister, bob)).toEqual(['owner', 'admin']);
+    expect(await actors(Permission.UserChangeRole, bob)).toEqual(['owner', 'admin']);
+    expect(await actors(Permission.UserChangeRole, org.owner)).toEqual(['owner']);
+    await expect(refusal(Permission.UserChangeRole, admin, org.owner)).rejects.toThrow(
+      'Must be an organization owner',
+    );
+    await expect(refusal(Permission.UserAdminister, bob, admin)).rejects.toThrow(
+      'Insufficient permission',
+    );
+  });
+
+  it('deactivate themselves, others as administrators, an owner as owners', async () => {
+    const { admin, alice, bob } = org.users;
+    expect(await actors(Permission.UserDeactivate, bob)).toEqual(['owner', 'admin', 'bob']);
+    expect(await actors(Permission.UserDeactivate, org.owner)).toEqual(['owner']);
+    await expect(refusal(Permission.UserDeactivate, admin, org.owner)).rejects.toThrow(
+      'Must be an organization owner',
+    );
+    await expect(refusal(Permission.UserDeactivate, alice, bob)).rejects.toThrow(
+      'Insufficient permission',
+    );
+  });
+
+  it('have their emails changed by owners holding can_change_user_emails', async () => {
+    const { bob } = org.users;
+    expect(await actors(Permission.UserChangeEmail, bob)).toEqual([]);
+    await org.t.db.user.update({
+      where: { id: org.owner.user.id },
+      data: { canChangeUserEmails: true },
+    });
+    try {
+      expect(await actors(Permission.UserChangeEmail, bob)).toEqual(['owner']);
+    } finally {
+      await org.t.db.user.update({
+        where: { id: org.owner.user.id },
+        data: { canChangeUserEmails: false },
+      });
+    }
+  });
+});
+
+describe('another organization', () => {
+  it("answers for this organization's users, bots and groups only, either way", async () => {
+    const other = await makeRealm(org.t);
+    const ours = {
+      user: org.users.bob.user.id,
+      bot: (await makeBot(org.t, org.realm, org.users.bob.user)).user.id,
+      group: await makeUserGroup(org.t, org.realm),
+    };
+    const theirs = {
+      user: (await makeUser(org.t, other.realm)).user.id,
+      bot: (await makeBot(org.t, other.realm, other.owner.user)).user.id,
+      group: await makeUserGroup(org.t, other.realm),
+    };
+    await org.t.db.user.updateMany({
+      where: { id: { in: [org.owner.user.id, other.owner.user.id] } },
+      data: { canChangeUserEmails: true },
+    });
+    const asked = {
+      user: [
+        Permission.UserRead,
+        Permission.UserAdminister,
+        Permission.UserDeactivate,
+        Permission.UserChangeRole,
+        Permission.UserChangeEmail,
+      ],
+      bot: [Permission.BotAdminister],
+      group: [Permission.UserGroupManage, Permission.UserGroupAddMembers, Permission.UserGroupJoin],
+    } as const;
+    try {
+      for (const kind of ['user', 'bot', 'group'] as const) {
+        for (const permission of asked[kind]) {
+          const ids = [ours[kind], theirs[kind]];
+          const here = await checkAccess(org.t.db, { auth: org.owner, permission, ids });
+          const there = await checkAccess(org.t.db, { auth: other.owner, permission, ids });
+          expect([permission, here]).toEqual([permission, new Set([ours[kind]])]);
+          expect([permission, there]).toEqual([permission, new Set([theirs[kind]])]);
+        }
+      }
+    } finally {
+      await org.t.db.user.updateMany({
+        where: { id: { in: [org.owner.user.id, other.owner.user.id] } },
+        data: { canChangeUserEmails: false },
+      });
+    }
   });
 });
 

@@ -1,9 +1,10 @@
 import { guestAccessOrganization } from '../../../test/guest-access-organization';
 import { postDirect } from '../../../test/message-factories';
 import type { Organization } from '../../../test/organization';
+import type { User } from '../../../generated/prisma/client';
+import { checkAccess, Permission } from './access';
 import {
   accessibleUserIds,
-  canAccessUser,
   guestAccessRestricted,
   isOnlyOwner,
   pairsSharingConversation,
@@ -27,6 +28,16 @@ const restrictGuests = (restricted: boolean) =>
     },
   });
 
+/** `Permission.UserRead`, of one user. */
+const mayRead = async (viewer: User, target: User) =>
+  (
+    await checkAccess(org.t.db, {
+      auth: { user: viewer },
+      permission: Permission.UserRead,
+      ids: [target.id],
+    })
+  ).has(target.id);
+
 describe('user access (can_access_all_users_group)', () => {
   afterEach(() => restrictGuests(false));
 
@@ -34,7 +45,7 @@ describe('user access (can_access_all_users_group)', () => {
     const { guest, bob } = org.users;
     expect(await guestAccessRestricted(org.t.db, org.realm.id)).toBe(false);
     expect(await accessibleUserIds(org.t.db, guest.user)).toBeNull();
-    expect(await canAccessUser(org.t.db, guest.user, bob.user)).toBe(true);
+    expect(await mayRead(guest.user, bob.user)).toBe(true);
     expect(new Set(await usersWhoCanAccess(org.t.db, bob.user))).toEqual(
       new Set(await realmUserAudience(org.t.db, org.realm.id)),
     );
@@ -47,9 +58,9 @@ describe('user access (can_access_all_users_group)', () => {
     expect(await accessibleUserIds(org.t.db, guest.user)).toEqual(
       new Set([guest.user.id, alice.user.id]),
     );
-    expect(await canAccessUser(org.t.db, guest.user, alice.user)).toBe(true);
-    expect(await canAccessUser(org.t.db, guest.user, bob.user)).toBe(false);
-    expect(await canAccessUser(org.t.db, guest.user, bot.user)).toBe(true);
+    expect(await mayRead(guest.user, alice.user)).toBe(true);
+    expect(await mayRead(guest.user, bob.user)).toBe(false);
+    expect(await mayRead(guest.user, bot.user)).toBe(true);
     // Members are not limited.
     expect(await accessibleUserIds(org.t.db, alice.user)).toBeNull();
 
@@ -64,10 +75,10 @@ describe('user access (can_access_all_users_group)', () => {
     await restrictGuests(true);
     const pair: [number, number] = [guest.user.id, org.owner.user.id];
     expect(await pairsSharingConversation(org.t.db, [pair])).toEqual(new Set());
-    expect(await canAccessUser(org.t.db, guest.user, org.owner.user)).toBe(false);
+    expect(await mayRead(guest.user, org.owner.user)).toBe(false);
     await postDirect(org.t, org.realm, org.owner.user, [guest.user], 'hello');
     expect(await pairsSharingConversation(org.t.db, [pair])).toEqual(new Set([pair.join(':')]));
-    expect(await canAccessUser(org.t.db, guest.user, org.owner.user)).toBe(true);
+    expect(await mayRead(guest.user, org.owner.user)).toBe(true);
   });
 
   it('answers what pairs shared before, ignoring the subscriptions just added', async () => {

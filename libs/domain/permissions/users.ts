@@ -1,6 +1,7 @@
 import { Prisma, type User } from '../../../generated/prisma/client';
-import { badRequest, insufficientPermission } from '../../core/errors';
+import { badRequest, insufficientPermission, type ApiError } from '../../core/errors';
 import type { Db, Tx } from '../../db/client';
+import type { AccessUser, Verdict } from './access';
 import { RecipientType } from '../recipients';
 import { isOwnerRole, isRealmAdmin, isRealmGuest, isRealmOwner } from './roles';
 import { Role } from '../users/roles';
@@ -31,31 +32,18 @@ export const canChangeOwnName = (
 ): boolean => !realm.nameChangesDisabled || isRealmAdmin(actor);
 
 /**
- * Role changes: only owners grant or take away the owner role (`actor` null: the operator, who
- * may), and bots are never owners.
+ * The role granted: only owners grant the owner role (`actor` null: the operator, who may), and
+ * bots are never owners. Whose role may change is `Permission.UserChangeRole`.
  */
-export function requireCanChangeRole(
+export function requireGrantableRole(
   actor: Pick<User, 'role'> | null,
-  target: Pick<User, 'role' | 'isBot'>,
+  target: Pick<User, 'isBot'>,
   role: number,
 ): void {
-  if (actor && (isOwnerRole(role) || isRealmOwner(target)) && !isRealmOwner(actor)) {
+  if (actor && isOwnerRole(role) && !isRealmOwner(actor)) {
     throw badRequest('Must be an organization owner');
   }
   if (target.isBot && isOwnerRole(role)) throw badRequest('Bots cannot be organization owners');
-}
-
-/** Users deactivate themselves, administrators deactivate others, and only owners an owner. */
-export function requireCanDeactivate(
-  actor: Pick<User, 'id' | 'role'> | null,
-  target: Pick<User, 'id' | 'role'>,
-): void {
-  // null: the operator, at the command line, who may.
-  if (actor === null) return;
-  if (actor.id !== target.id && !canAdministerUsers(actor)) throw insufficientPermission();
-  if (isRealmOwner(target) && !isRealmOwner(actor)) {
-    throw insufficientPermission('Must be an organization owner');
-  }
 }
 
 /** The organization keeps an owner: is `target` its only active human owner? */
@@ -190,15 +178,103 @@ export async function accessibleUserIds(
   return new Set([viewer.id, ...rows.map((r) => r.id)]);
 }
 
-/** May `viewer` see `target`'s real data (`GET /users/{id}`)? */
-export async function canAccessUser(
+/*
+ * The `Permission.User*` rules of the access entry point (access.ts), each answering which of
+ * `ids` (users of the asker's organization) the asker may act on, and the error for the others.
+ */
+
+const realmUsers = (db: Db | Tx, actor: AccessUser, ids: number[], withSystemBots = false) =>
+  db.user.findMany({
+    where: {
+      id: { in: ids },
+      realmId: actor.realmId,
+      ...(withSystemBots ? {} : { isSystemBot: false }),
+    },
+    select: { id: true, role: true },
+  });
+
+const verdictOf = (allowed: { id: number }[], refusal: () => ApiError): Verdict => ({
+  allowed: new Set(allowed.map((u) => u.id)),
+  refusal,
+});
+
+/** `Permission.UserRead`: bots, oneself, and whom `accessibleUserIds` lets the viewer see. */
+export async function readableUsers(
   db: Db | Tx,
-  viewer: { id: number; realmId: number; role: number },
-  target: { id: number; isBot: boolean },
-): Promise<boolean> {
-  if (target.isBot || target.id === viewer.id) return true;
+  viewer: AccessUser,
+  ids: number[],
+): Promise<Verdict> {
   const accessible = await accessibleUserIds(db, viewer);
-  return accessible === null || accessible.has(target.id);
+  const users = await db.user.findMany({
+    where: { id: { in: ids }, realmId: viewer.realmId },
+    select: { id: true, isBot: true },
+  });
+  const allowed = users.filter((u) => u.isBot || accessible === null || accessible.has(u.id));
+  return verdictOf(allowed, () => insufficientPermission());
+}
+
+/** `Permission.UserAdminister`: administrators (and owners) edit and reactivate other users. */
+export async function administrableUsers(
+  db: Db | Tx,
+  actor: AccessUser,
+  ids: number[],
+): Promise<Verdict> {
+  if (!canAdministerUsers(actor)) return verdictOf([], () => insufficientPermission());
+  return verdictOf(await realmUsers(db, actor, ids), () => badRequest('No such user'));
+}
+
+/**
+ * `Permission.UserDeactivate`: users deactivate themselves, administrators deactivate others,
+ * and only owners an owner.
+ */
+export async function deactivatableUsers(
+  db: Db | Tx,
+  actor: AccessUser,
+  ids: number[],
+): Promise<Verdict> {
+  const refusals = new Map<number, ApiError | null>();
+  for (const target of await realmUsers(db, actor, ids, true)) {
+    if (actor.id !== target.id && !canAdministerUsers(actor)) {
+      refusals.set(target.id, insufficientPermission());
+    } else if (isRealmOwner(target) && !isRealmOwner(actor)) {
+      refusals.set(target.id, insufficientPermission('Must be an organization owner'));
+    } else refusals.set(target.id, null);
+  }
+  return {
+    allowed: new Set(ids.filter((id) => refusals.get(id) === null)),
+    refusal: (id) => refusals.get(id) ?? insufficientPermission(),
+  };
+}
+
+/** `Permission.UserChangeRole`: administrators change roles, and only owners an owner's. */
+export async function roleChangeableUsers(
+  db: Db | Tx,
+  actor: AccessUser,
+  ids: number[],
+): Promise<Verdict> {
+  if (!canAdministerUsers(actor)) return verdictOf([], () => insufficientPermission());
+  const targets = await realmUsers(db, actor, ids);
+  return verdictOf(
+    targets.filter((t) => !isRealmOwner(t) || isRealmOwner(actor)),
+    () => badRequest('Must be an organization owner'),
+  );
+}
+
+/**
+ * `Permission.UserChangeEmail`: an owner holding can_change_user_emails changes others' emails
+ * at once, without a confirmation.
+ */
+export async function emailChangeableUsers(
+  db: Db | Tx,
+  actor: AccessUser,
+  ids: number[],
+): Promise<Verdict> {
+  const holder = await db.user.findUnique({
+    where: { id: actor.id },
+    select: { role: true, canChangeUserEmails: true },
+  });
+  const targets = holder && canChangeUserEmails(holder) ? await realmUsers(db, actor, ids) : [];
+  return verdictOf(targets, () => insufficientPermission());
 }
 
 /** Organization settings (linkifiers, profile fields, realm settings) are for administrators. */

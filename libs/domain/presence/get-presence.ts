@@ -1,7 +1,8 @@
 import { Prisma } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
-import { badRequest, insufficientPermission } from '../../core/errors';
-import { accessibleUserIds, canAccessUser } from '../permissions/users';
+import { badRequest } from '../../core/errors';
+import { Permission, requireAccess } from '../permissions/access';
+import { accessibleUserIds } from '../permissions/users';
 import {
   legacyPresence,
   modernPresence,
@@ -108,7 +109,11 @@ export async function userPresence(
   });
   if (!user) throw badRequest('No such user');
   if (user.isBot) throw badRequest('Presence is not supported for bot users.');
-  if (!(await canAccessUser(db, viewer, user))) throw insufficientPermission();
+  await requireAccess(db, {
+    auth: { user: viewer },
+    permission: Permission.UserRead,
+    ids: [user.id],
+  });
   if (!user.presence || !user.presenceEnabled || !user.isActive || user.realm.presenceDisabled) {
     throw badRequest(`No presence data for ${label}`);
   }

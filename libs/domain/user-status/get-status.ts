@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client';
-import { badRequest, insufficientPermission } from '../../core/errors';
-import { canAccessUser } from '../permissions/users';
+import { badRequest } from '../../core/errors';
+import { Permission, requireAccess } from '../permissions/access';
 import { formatUserStatus, type ApiUserStatus } from './format-status';
 
 /**
@@ -19,6 +19,10 @@ export async function getUserStatus(
   });
   if (!user || user.isBot) throw badRequest('No such user');
   if (!user.isActive) throw badRequest('User is deactivated');
-  if (!(await canAccessUser(db, viewer, user))) throw insufficientPermission();
+  await requireAccess(db, {
+    auth: { user: viewer },
+    permission: Permission.UserRead,
+    ids: [user.id],
+  });
   return user.status ? formatUserStatus(user.status, user.presenceEnabled) : {};
 }

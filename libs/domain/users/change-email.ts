@@ -1,11 +1,12 @@
 import type { Realm, User } from '../../../generated/prisma/client';
-import { badRequest, insufficientPermission } from '../../core/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import type { Tx } from '../../db/client';
 import { lockRow } from '../../db/locks';
 import { lockEmail } from './create-user';
 import { inTransaction, type EventSink } from '../../events/outbox';
-import { canChangeUserEmails, usersWhoCanAccess } from '../permissions/users';
+import { Permission, requireAccess } from '../permissions/access';
+import { usersWhoCanAccess } from '../permissions/users';
 import { normalizeEmail } from './validate';
 import { realmUserEvent } from '../../protocol/events/realm-user';
 import { avatarUpdate } from './avatar';
@@ -66,7 +67,13 @@ export async function changeEmail(
   ctx: AppContext,
   input: { actor: User | null; realm: Realm; target: User; newEmail: string },
 ): Promise<User> {
-  if (input.actor && !canChangeUserEmails(input.actor)) throw insufficientPermission();
+  if (input.actor) {
+    await requireAccess(ctx.db, {
+      auth: { user: input.actor },
+      permission: Permission.UserChangeEmail,
+      ids: [input.target.id],
+    });
+  }
   const newEmail = normalizeEmail(input.newEmail);
   return inTransaction(ctx, async (tx, events) => {
     const audience = await usersWhoCanAccess(tx, input.target);

@@ -4,7 +4,8 @@ import { inTransaction } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
 import { setRoleGroupMembership, systemGroupIds } from '../groups/system-groups';
 import { isOwnerRole } from '../permissions/roles';
-import { isOnlyOwner, requireCanChangeRole, usersWhoCanAccess } from '../permissions/users';
+import { Permission, requireAccess } from '../permissions/access';
+import { isOnlyOwner, requireGrantableRole, usersWhoCanAccess } from '../permissions/users';
 import type { RoleCode } from './roles';
 import { realmUserEvent } from '../../protocol/events/realm-user';
 
@@ -18,7 +19,14 @@ export async function changeRole(
   target: User,
   role: RoleCode,
 ): Promise<User> {
-  requireCanChangeRole(actor, target, role);
+  if (actor) {
+    await requireAccess(ctx.db, {
+      auth: { user: actor },
+      permission: Permission.UserChangeRole,
+      ids: [target.id],
+    });
+  }
+  requireGrantableRole(actor, target, role);
   return inTransaction(ctx, async (tx, events) => {
     if (!isOwnerRole(role) && (await isOnlyOwner(tx, target))) {
       throw badRequest('The owner permission cannot be removed from the only organization owner.');

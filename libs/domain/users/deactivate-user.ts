@@ -3,12 +3,8 @@ import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { writeDeactivationEmail } from '../email/enqueue-email';
-import {
-  isOnlyOwner,
-  realmUserAudience,
-  requireCanDeactivate,
-  usersWhoCanAccess,
-} from '../permissions/users';
+import { Permission, requireAccess } from '../permissions/access';
+import { isOnlyOwner, realmUserAudience, usersWhoCanAccess } from '../permissions/users';
 import { INACCESSIBLE_USER_NAME } from './user-access';
 import { setActive } from './set-active';
 import { realmUserEvent } from '../../protocol/events/realm-user';
@@ -36,7 +32,14 @@ export interface DeactivateUserInput {
  */
 export async function deactivateUser(ctx: AppContext, input: DeactivateUserInput): Promise<void> {
   const { actor, realm, target } = input;
-  requireCanDeactivate(actor, target);
+  // null: the operator, at the command line, who may.
+  if (actor) {
+    await requireAccess(ctx.db, {
+      auth: { user: actor },
+      permission: Permission.UserDeactivate,
+      ids: [target.id],
+    });
+  }
   if (!target.isActive) throw badRequest('User is already deactivated');
   await inTransaction(ctx, async (tx, events) => {
     if (await isOnlyOwner(tx, target)) {

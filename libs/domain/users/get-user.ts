@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client';
-import { badRequest, insufficientPermission } from '../../core/errors';
-import { canAccessUser } from '../permissions/users';
+import { badRequest } from '../../core/errors';
+import { Permission, requireAccess } from '../permissions/access';
 import { formatUser, type ApiUser } from './format-user';
 import { loadProfileData } from './profile-data';
 import type { ListUsersOptions } from './list-users';
@@ -16,7 +16,11 @@ export async function getUser(
 ): Promise<ApiUser> {
   const user = await db.user.findFirst({ where: { id: userId, realmId: options.viewer.realmId } });
   if (!user) throw badRequest('No such user');
-  if (!(await canAccessUser(db, options.viewer, user))) throw insufficientPermission();
+  await requireAccess(db, {
+    auth: { user: options.viewer },
+    permission: Permission.UserRead,
+    ids: [user.id],
+  });
   const profiles =
     options.includeCustomProfileFields && !user.isBot ? await loadProfileData(db, [user.id]) : null;
   return formatUser(user, {

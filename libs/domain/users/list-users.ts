@@ -1,7 +1,7 @@
 import type { Config } from '../../core/config';
 import type { Db, Tx } from '../../db/client';
 import type { Realm, User } from '../../../generated/prisma/client';
-import { accessibleUserIds } from '../permissions/users';
+import { checkAccess, Permission } from '../permissions/access';
 import { formatUser, USER_FORMAT_FIELDS, type ApiUser, type FormattableUser } from './format-user';
 import { loadProfileData } from './profile-data';
 import { fakeEmailDomain, inaccessibleUser } from './user-access';
@@ -26,15 +26,18 @@ export async function listUsers(
   ctx: { db: Db | Tx; config: Pick<Config, 'externalHost' | 'fakeEmailDomain'> },
   options: ListUsersOptions,
 ): Promise<ApiUser[]> {
-  const accessible = await accessibleUserIds(ctx.db, options.viewer);
-  const canSee = (user: FormattableUser) =>
-    user.isBot || accessible === null || accessible.has(user.id);
   // System bots are the server's, not the organization's: clients meet them in cross_realm_bots.
   const users = await ctx.db.user.findMany({
     where: { realmId: options.viewer.realmId, isSystemBot: false },
     orderBy: { id: 'asc' },
     select: USER_FORMAT_FIELDS,
   });
+  const readable = await checkAccess(ctx.db, {
+    auth: { user: options.viewer },
+    permission: Permission.UserRead,
+    ids: users.map((u) => u.id),
+  });
+  const canSee = (user: FormattableUser) => readable.has(user.id);
   const profiles = options.includeCustomProfileFields
     ? await loadProfileData(
         ctx.db,

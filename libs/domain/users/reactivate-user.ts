@@ -1,8 +1,9 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest, insufficientPermission } from '../../core/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { canAdministerUsers, usersWhoCanAccess } from '../permissions/users';
+import { Permission, requireAccess } from '../permissions/access';
+import { usersWhoCanAccess } from '../permissions/users';
 import { setActive } from './set-active';
 import { realmUserEvent } from '../../protocol/events/realm-user';
 import { realmBotEvent } from '../../protocol/events/realm-bot';
@@ -23,7 +24,13 @@ export async function reactivateUser(
   input: { actor: User | null; realm: Realm; target: User },
 ): Promise<void> {
   const { actor, realm, target } = input;
-  if (actor && !canAdministerUsers(actor)) throw insufficientPermission();
+  if (actor) {
+    await requireAccess(ctx.db, {
+      auth: { user: actor },
+      permission: Permission.UserAdminister,
+      ids: [target.id],
+    });
+  }
   if (target.isActive) throw badRequest('User is already active');
   if (target.isBot && target.botOwnerId !== null) {
     const owner = await ctx.db.user.findUnique({ where: { id: target.botOwnerId } });

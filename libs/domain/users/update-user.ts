@@ -1,8 +1,9 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
-import { badRequest, insufficientPermission } from '../../core/errors';
+import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { canAdministerUsers, canChangeUserEmails, usersWhoCanAccess } from '../permissions/users';
+import { Permission, requireAccess } from '../permissions/access';
+import { usersWhoCanAccess } from '../permissions/users';
 import { setProfileValues, type ProfileDataUpdate } from '../profile-fields/set-values';
 import { applyEmailChange } from './change-email';
 import { changeRole } from './change-role';
@@ -40,10 +41,17 @@ export async function userForAdmin(
 /** `PATCH /users/{user_id}`: an administrator edits another user's name, role, profile or email. */
 export async function updateUser(ctx: AppContext, input: UpdateUserInput): Promise<void> {
   const { actor, realm } = input;
-  if (!canAdministerUsers(actor)) throw insufficientPermission();
+  const auth = { user: actor };
+  await requireAccess(ctx.db, {
+    auth,
+    permission: Permission.UserAdminister,
+    ids: [input.targetId],
+  });
   const target = await userForAdmin(ctx, realm, input.targetId, { allowBots: true });
   if (input.role !== undefined && !isRoleCode(input.role)) throw badRequest('Invalid role');
-  if (input.newEmail !== undefined && !canChangeUserEmails(actor)) throw insufficientPermission();
+  if (input.newEmail !== undefined) {
+    await requireAccess(ctx.db, { auth, permission: Permission.UserChangeEmail, ids: [target.id] });
+  }
   const fullName = input.fullName !== undefined ? checkFullName(input.fullName) : undefined;
   const newEmail = input.newEmail !== undefined ? normalizeEmail(input.newEmail) : undefined;
 
