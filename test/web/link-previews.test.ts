@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser } from 'puppeteer-core';
+import { Role } from '../../libs/domain/users/roles';
 import { freePort } from '../free-port';
 import { startTestContext, type TestContext } from '../harness';
 import { startTier, type Tier } from '../multiprocess/processes';
@@ -23,8 +24,8 @@ import {
 import { twoPeople, type Person } from './two-people';
 
 /**
- * Link previews end to end (Zulip's inline URL embed preview): Alice posts a link to a page on a
- * loopback site; the worker tier fetches it, renders the message again and sends the
+ * Link previews end to end (Zulip's inline URL embed preview): Alice, an administrator, turns
+ * them on in the organization's settings and posts a link to a page on a loopback site; the worker tier fetches it, renders the message again and sends the
  * rendering-only `update_message`; Bob, in another browser, sees the preview appear, its image
  * through the camo proxy, without the message being marked edited.
  */
@@ -75,14 +76,35 @@ async function api(who: Person, method: string, route: string, form: Record<stri
   if (res.status !== 200) throw new Error(`${method} ${route}: ${await res.text()}`);
 }
 
+/** Alice ticks "Show previews of linked websites" in the organization's settings. */
+async function turnPreviewsOn(): Promise<void> {
+  await a.page.evaluate(() => (location.hash = '#organization/organization'));
+  const label = 'Show previews of linked websites';
+  await clickText(a.page, 'label.check', label);
+  const realm = () => t.db.realm.findFirstOrThrow({ where: { stringId: '' } });
+  for (let tries = 0; !(await realm()).inlineUrlEmbedPreview; tries++) {
+    if (tries === 100) throw new Error('inline_url_embed_preview was not turned on');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // The switch shows the setting once the realm event is back.
+  await a.page.waitForFunction(
+    (text) =>
+      [...document.querySelectorAll<HTMLLabelElement>('label.check')]
+        .find((l) => l.textContent?.includes(text))
+        ?.querySelector('input')?.checked,
+    { timeout: 10_000 },
+    label,
+  );
+}
+
 beforeAll(async () => {
   ensureWebBuilt();
   await startSite();
   const port = await freePort();
   t = await startTestContext({ EXTERNAL_HOST: `127.0.0.1:${port}` });
   ({ alice, bob } = await twoPeople(t));
-  const realm = await t.db.realm.findFirstOrThrow({ where: { stringId: '' } });
-  await t.db.realm.update({ where: { id: realm.id }, data: { inlineUrlEmbedPreview: true } });
+  // Alice administers the organization: she turns previews on (off by default, as in Zulip).
+  await t.db.user.updateMany({ where: { email: alice.email }, data: { role: Role.ADMINISTRATOR } });
   // The site is on loopback: allowed for this test only. Images go through the camo proxy.
   server = await startTier(
     'all',
@@ -100,6 +122,8 @@ beforeAll(async () => {
   b = await openPage(browser, server.url);
   await logIn(a.page, alice.email, alice.password);
   await logIn(b.page, bob.email, bob.password);
+  await a.page.waitForSelector('.sidebar .nav-item', { timeout: 20_000 });
+  await turnPreviewsOn();
   for (const { page } of [a, b]) {
     await clickText(page, '.sidebar .nav-item', `# ${CHANNEL}`);
     await page.waitForSelector('textarea[aria-label=Message]');

@@ -62,6 +62,7 @@ const MAIN_SETTINGS: [string, string][] = [
   ['mandatory_topics', 'Require topics in channel messages'],
   ['enable_spectator_access', 'Allow web-public channels (readable without an account)'],
   ['send_welcome_emails', 'Send emails introducing the organization to new members'],
+  ['inline_url_embed_preview', 'Show previews of linked websites'],
 ];
 
 function OrganizationSettings() {
