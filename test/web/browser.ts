@@ -53,6 +53,34 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** Someone of the test's organization, who calls the API with an API key. */
+export interface Person {
+  id: number;
+  email: string;
+  fullName: string;
+  /** `Authorization` header for calling the API as this person. */
+  auth: string;
+}
+
+/** Calls the server's API (at `base`) as `who`, with a form; throws unless the answer is 200. */
+export async function apiAs<T = Record<string, unknown>>(
+  base: string,
+  who: Person,
+  method: string,
+  route: string,
+  form: Record<string, string> = {},
+): Promise<T> {
+  const query = method === 'GET' ? `?${new URLSearchParams(form)}` : '';
+  const res = await fetch(`${base}/api/v1${route}${query}`, {
+    method,
+    headers: { Authorization: who.auth, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: method === 'GET' ? undefined : new URLSearchParams(form).toString(),
+  });
+  const body = (await res.json()) as T & { result: string };
+  if (res.status !== 200) throw new Error(`${method} ${route}: ${JSON.stringify(body)}`);
+  return body;
+}
+
 /** Problems a page reports: script errors and Content-Security-Policy refusals. */
 export interface Watched {
   page: Page;

@@ -8,6 +8,7 @@ import { startTestContext, type TestContext } from '../harness';
 import { startTier, type Tier } from '../multiprocess/processes';
 import {
   accessibilityViolations,
+  apiAs,
   clickText,
   ensureWebBuilt,
   launchBrowser,
@@ -16,6 +17,7 @@ import {
   pngImage,
   screenshot,
   seeMessage,
+  type Person,
   type Watched,
 } from './browser';
 
@@ -31,13 +33,6 @@ jest.setTimeout(240_000);
 const SCREENSHOTS = path.join(__dirname, '../../docs/screenshots');
 const PASSWORD = 'a long browser password';
 
-interface Person {
-  id: number;
-  email: string;
-  fullName: string;
-  auth: string;
-}
-
 let t: TestContext;
 let server: Tier;
 let browser: Browser;
@@ -51,22 +46,12 @@ const CHANNEL = 'design';
 /** The event queues Alice's page polls, as it asks for them. */
 const alicesQueues: string[] = [];
 
-async function api<T = Record<string, unknown>>(
+const api = <T = Record<string, unknown>>(
   who: Person,
   method: string,
   route: string,
   form: Record<string, string> = {},
-): Promise<T> {
-  const query = method === 'GET' ? `?${new URLSearchParams(form)}` : '';
-  const res = await fetch(`${server.url}/api/v1${route}${query}`, {
-    method,
-    headers: { Authorization: who.auth, 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: method === 'GET' ? undefined : new URLSearchParams(form).toString(),
-  });
-  const body = (await res.json()) as T & { result: string };
-  if (res.status !== 200) throw new Error(`${method} ${route}: ${JSON.stringify(body)}`);
-  return body;
-}
+) => apiAs<T>(server.url, who, method, route, form);
 
 const say = async (who: Person, topic: string, content: string) =>
   (

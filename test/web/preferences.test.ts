@@ -8,6 +8,7 @@ import { startTestContext, type TestContext } from '../harness';
 import { startTier, type Tier } from '../multiprocess/processes';
 import {
   accessibilityViolations,
+  apiAs,
   clickText,
   compose,
   ensureWebBuilt,
@@ -17,6 +18,7 @@ import {
   openPage,
   screenshot,
   seeMessage,
+  type Person,
   type Watched,
 } from './browser';
 
@@ -32,13 +34,6 @@ const PASSWORD = 'a long browser password';
 const SHOTS = path.join(__dirname, '../../docs/screenshots');
 const CHANNEL = 'plans';
 
-interface Person {
-  id: number;
-  email: string;
-  fullName: string;
-  auth: string;
-}
-
 let t: TestContext;
 let server: Tier;
 let browser: Browser;
@@ -47,22 +42,12 @@ let bob: Person;
 let channelId: number;
 let a: Watched;
 
-async function api<T = Record<string, unknown>>(
+const api = <T = Record<string, unknown>>(
   who: Person,
   method: string,
   route: string,
   form: Record<string, string> = {},
-): Promise<T> {
-  const query = method === 'GET' ? `?${new URLSearchParams(form)}` : '';
-  const res = await fetch(`${server.url}/api/v1${route}${query}`, {
-    method,
-    headers: { Authorization: who.auth, 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: method === 'GET' ? undefined : new URLSearchParams(form).toString(),
-  });
-  const body = (await res.json()) as T & { result: string };
-  if (res.status !== 200) throw new Error(`${method} ${route}: ${JSON.stringify(body)}`);
-  return body;
-}
+) => apiAs<T>(server.url, who, method, route, form);
 
 /** The message box's text. */
 const boxValue = (page: Page) =>
@@ -75,11 +60,19 @@ async function ctrlEnter(page: Page): Promise<void> {
   await page.keyboard.up('Control');
 }
 
-/** A view of the page, loaded afresh and registered (the sidebar drawn). */
+/** A view of the page, loaded afresh and registered. */
 async function visit(page: Page, hash: string): Promise<void> {
   await page.goto('about:blank');
   await page.goto(`${server.url}/${hash}`);
-  await page.waitForSelector('.sidebar .nav-item', { timeout: 20_000 });
+  // Registered: the channels are drawn (the list may show before).
+  await page.waitForFunction(
+    (name) =>
+      [...document.querySelectorAll('.sidebar .nav-item')].some((e) =>
+        e.textContent?.includes(`# ${name}`),
+      ),
+    { timeout: 20_000 },
+    CHANNEL,
+  );
 }
 
 const openChannel = (page: Page) => visit(page, `#narrow/channel/${channelId}`);

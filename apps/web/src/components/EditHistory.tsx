@@ -112,6 +112,9 @@ export function EditHistory({
       (err: Error) => setError(err.message),
     );
   }, [message.id, message.last_edit_timestamp, message.last_moved_timestamp]);
+  // Drawn again as the store changes: names known once registered, a channel renamed.
+  const [, redraw] = useState(0);
+  useEffect(() => store.subscribe(() => redraw((n) => n + 1)), []);
   // Focus back to the menu's button once closed.
   useEffect(() => () => opener?.focus({ preventScroll: true }), []);
   return createPortal(
