@@ -139,15 +139,22 @@ export async function ownServerPids(
     );
   }
   const redisPid = Number(/process_id:(\d+)/.exec(await ctx.redis.info('server'))?.[1]);
+  return [redisPid, await postmasterOf(databaseUrl)];
+}
+
+/**
+ * The PostgreSQL server's postmaster, the parent of every backend: a cgroup it joins holds the
+ * backends started after.
+ */
+export async function postmasterOf(databaseUrl: string): Promise<number> {
   const pg = new PgClient({ connectionString: databaseUrl });
   await pg.connect();
-  const { rows } = await pg.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-  // The postmaster is the parent of every backend: new ones inherit its group.
-  const postmaster = Number(
-    readFileSync(`/proc/${rows[0].pid}/stat`, 'utf8').split(') ')[1].split(' ')[1],
-  );
-  await pg.end();
-  return [redisPid, postmaster];
+  try {
+    const { rows } = await pg.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    return Number(readFileSync(`/proc/${rows[0].pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+  } finally {
+    await pg.end();
+  }
 }
 
 /** What the capped replicas used, and how busy the machine was, since the meter started. */
