@@ -1,15 +1,23 @@
 /**
+ * The hash tag of a queue's keys: that of its partition, which its id names first (`queueIdIn`).
+ * An id without one (never handed out) names keys that do not exist.
+ */
+const queueTag = (id: string): string => `p${id.slice(0, Math.max(0, id.indexOf(':')))}`;
+
+/**
  * Every Redis key of the event system. Keys that one script or transaction touches together share
- * a hash tag, so the same commands run on one Redis or on Redis Cluster:
- * - a queue's hash and its event list share `{<queue id>}`;
- * - a dispatch partition's domain stream, lease, dedupe keys and the queue-id sets of the users
- *   it owns share `{p<n>}`.
+ * a hash tag, so the same commands run on one Redis or on Redis Cluster: a dispatch partition's
+ * domain stream, lease, dedupe keys, the queue-id sets of the users it owns and the hashes and
+ * event lists of their queues share `{p<n>}`. On a cluster a partition's work is then one node's,
+ * and one script call appends a message's events to every queue of a partition, or serves the
+ * polls of a partition's queues that arrive together (with a slot per queue, each was a call of
+ * its own).
  */
 export const eventKeys = (prefix: string) => ({
   /** Hash: owner, filters, capabilities, `last_id`, `first_id`, `mark`, `waiter`, `snapshot`. */
-  queue: (id: string) => `${prefix}queue:{${id}}`,
+  queue: (id: string) => `${prefix}queue:{${queueTag(id)}}:${id}`,
   /** List of the events not yet acknowledged, oldest first (see queue-store.ts). */
-  events: (id: string) => `${prefix}queue:{${id}}:event-list`,
+  events: (id: string) => `${prefix}queue:{${queueTag(id)}}:${id}:event-list`,
   /** Set of the queue ids of one user. */
   userQueues: (partition: number, userId: number) =>
     `${prefix}user-queues:{p${partition}}:${userId}`,
