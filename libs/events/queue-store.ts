@@ -59,6 +59,8 @@ interface PendingPoll {
   userId: number;
   acked: number | '';
   waiter: string;
+  /** The queue's registration snapshot as this store holds it; read from Redis when missing. */
+  held: RegistrationSnapshot | undefined;
   answer(reply: PollReply): void;
   fail(err: unknown): void;
 }
@@ -164,6 +166,12 @@ export class QueueStore {
    * it waits (a few hundred bytes of event types, copied by every young-generation collection).
    */
   private registrations = new Map<string, RegistrationSnapshot>();
+  /**
+   * The registration snapshot of each queue polled here, which never changes once written: a poll
+   * reads it from Redis only the first time (it was most of the bytes a poll's script read and
+   * returned).
+   */
+  private snapshotOf = new Map<string, RegistrationSnapshot>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -285,15 +293,24 @@ export class QueueStore {
     waiter: string | null,
   ): Promise<PollResult> {
     const acked: number | '' = lastEventId !== undefined && lastEventId >= 0 ? lastEventId : '';
+    const held = this.snapshotOf.get(id);
     const reply = await new Promise<PollReply>((answer, fail) => {
-      const poll: PendingPoll = { queueId: id, userId, acked, waiter: waiter ?? '', answer, fail };
+      const poll: PendingPoll = {
+        queueId: id,
+        userId,
+        acked,
+        waiter: waiter ?? '',
+        held,
+        answer,
+        fail,
+      };
       // The polls that arrive in one turn of the event loop go in one script call, sent once
       // the turn's input is read.
       if (this.pendingPolls.push(poll) === 1) setImmediate(() => void this.runPolls());
     });
     if (reply[0] === -1) return { status: 'missing' };
     if (reply[0] === -2) return { status: 'foreign' };
-    const registration = reply[1] ? this.registrationOf(reply[1]) : undefined;
+    const registration = reply[1] ? this.registrationOf(id, reply[1]) : held;
     const firstId = Number(reply[3]);
     const events: QueuedEvent[] = [];
     let hiddenUpTo: number | null = null;
@@ -313,7 +330,7 @@ export class QueueStore {
     };
   }
 
-  private registrationOf(text: string): RegistrationSnapshot {
+  private registrationOf(queueId: string, text: string): RegistrationSnapshot {
     let registration = this.registrations.get(text);
     if (!registration) {
       // One per queue polled here: start again past a bound rather than track which are gone.
@@ -321,6 +338,8 @@ export class QueueStore {
       registration = JSON.parse(text) as RegistrationSnapshot;
       this.registrations.set(text, registration);
     }
+    if (this.snapshotOf.size >= MAX_REGISTRATIONS) this.snapshotOf = new Map();
+    this.snapshotOf.set(queueId, registration);
     return registration;
   }
 
@@ -339,9 +358,9 @@ export class QueueStore {
     for (const group of groups) {
       const keys: string[] = [];
       const perQueue: (string | number)[] = [];
-      for (const { queueId, userId, acked, waiter } of group) {
+      for (const { queueId, userId, acked, waiter, held } of group) {
         keys.push(this.keys.queue(queueId), this.keys.events(queueId));
-        perQueue.push(userId, acked, waiter);
+        perQueue.push(userId, acked, waiter, held ? '' : '1');
       }
       commands.push({
         key: keys[0],

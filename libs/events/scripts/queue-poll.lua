@@ -5,19 +5,26 @@
 -- refresh interval (`ttl_at`), not on every poll: the TTL is only a backstop a minute longer than
 -- the idle limit, and the two PEXPIREs were a quarter of the commands a poll ran. A call costs
 -- Redis more than the commands it runs, so the polls that arrive together share one.
+-- A queue's registration snapshot never changes once written: it is read only for a caller that
+-- does not hold it yet.
 -- KEYS: per queue, its hash and its event list. ARGV: now, TTL ms, TTL refresh interval ms, then
 -- per queue: user id, last acknowledged event id ('' for none), wake-up channel ('' when not
--- waiting).
+-- waiting), '1' to read the snapshot ('' when the caller holds it).
 -- Returns per queue {-1} (no queue, or one registered before event lists), {-2} (another user's
 -- queue), {-3, error} (its commands failed; the other queues' polls stand) or
--- {0, snapshot, elements, first id, last id}.
+-- {0, snapshot ('' when not read or not written), elements, first id, last id}.
 local now, ttl, refresh = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
-local function poll(hash, list, user, acked, waiter)
-  local fields = redis.call('HMGET', hash, 'user', 'first_id', 'last_id', 'snapshot', 'ttl_at')
+local function poll(hash, list, user, acked, waiter, read_snapshot)
+  local fields
+  if read_snapshot ~= '' then
+    fields = redis.call('HMGET', hash, 'user', 'first_id', 'last_id', 'ttl_at', 'snapshot')
+  else
+    fields = redis.call('HMGET', hash, 'user', 'first_id', 'last_id', 'ttl_at')
+  end
   if not fields[1] or not fields[2] then return {-1} end
   if fields[1] ~= user then return {-2} end
   local changes = {'last_access', ARGV[1]}
-  if not fields[5] or now - tonumber(fields[5]) >= refresh then
+  if not fields[4] or now - tonumber(fields[4]) >= refresh then
     redis.call('PEXPIRE', hash, ttl)
     redis.call('PEXPIRE', list, ttl)
     changes[#changes + 1] = 'ttl_at'
@@ -41,12 +48,13 @@ local function poll(hash, list, user, acked, waiter)
     changes[#changes + 1] = waiter
   end
   redis.call('HSET', hash, unpack(changes))
-  return {0, fields[4] or '', elements, first, last}
+  return {0, fields[5] or '', elements, first, last}
 end
 local replies = {}
 for q = 1, #KEYS / 2 do
-  local a = 3 * q + 1
-  local ok, reply = pcall(poll, KEYS[2 * q - 1], KEYS[2 * q], ARGV[a], ARGV[a + 1], ARGV[a + 2])
+  local a = 4 * q
+  local ok, reply =
+    pcall(poll, KEYS[2 * q - 1], KEYS[2 * q], ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
   if not ok then reply = {-3, type(reply) == 'table' and reply.err or tostring(reply)} end
   replies[q] = reply
 end
