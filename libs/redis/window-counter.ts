@@ -8,17 +8,20 @@ export const SYNC_INTERVAL_MS = 100;
 
 /**
  * Adds ARGV[i + 1] to each counter KEYS[i], which starts a window of ARGV[1] seconds if it does
- * not exist, and returns each count and its window's milliseconds left, flat. Per key it is
- * rate-limiter-flexible's script, on the same keys, so replicas of the previous release count
- * along during a deploy; one call takes every key of a sync (of one slot on a cluster), not one
- * call each: a poll per user per sync interval made it a script call for nearly every poll.
+ * not exist, and returns each count and its window's milliseconds left, flat. Per key it leaves
+ * what rate-limiter-flexible's script leaves (the count, expiring with its window), on the same
+ * keys, so replicas of the previous release count along during a deploy; but in two commands, not
+ * three: the INCRBY that creates a key starts its window, and only a key that existed is asked
+ * its time left. A sync runs about once per poll, so that was a command per delivery. One call
+ * takes every key of a sync (of one slot on a cluster), not one call each: a poll per user per
+ * sync interval made it a script call for nearly every poll.
  */
 const ADD_SCRIPT = `
 local out = {}
 for i = 1, #KEYS do
-  redis.call('SET', KEYS[i], 0, 'EX', ARGV[1], 'NX')
   local count = redis.call('INCRBY', KEYS[i], ARGV[i + 1])
-  local ttl = redis.call('PTTL', KEYS[i])
+  local ttl = -1
+  if count ~= tonumber(ARGV[i + 1]) then ttl = redis.call('PTTL', KEYS[i]) end
   if ttl == -1 then
     redis.call('EXPIRE', KEYS[i], ARGV[1])
     ttl = 1000 * ARGV[1]
