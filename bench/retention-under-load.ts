@@ -153,7 +153,7 @@ async function expiredLeft(ctx: BenchContext, realmId: number): Promise<boolean>
 }
 
 async function main() {
-  const report = await withScratchWorld({}, async (ctx, config) => {
+  await withScratchWorld({}, async (ctx, config) => {
     const org = await makeRealm(ctx);
     const owner = await makeUser(ctx, org.realm, { fullName: 'Owner' });
     const members = await bulkMembers(ctx, org.realm.id, CLIENTS, 'load');
@@ -191,12 +191,14 @@ async function main() {
       { built: !process.env.BENCH_DIST_DIR, startSeconds: 120 },
     );
     try {
-      return { seedSeconds, ...(await run(ctx, org, owner.auth, all, members, channels)) };
+      const report = { seedSeconds, ...(await run(ctx, org, owner.auth, all, members, channels)) };
+      // Printed before the clean-up, which may fail on a busy box and must not take the figures.
+      process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      return report;
     } finally {
       await all.stop();
     }
   });
-  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }
 
 async function run(
