@@ -1,5 +1,6 @@
 import { Prisma, type Message, type Realm, type User } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
+import { lockRow } from '../../db/locks';
 import { inTransaction, type EventSink } from '../../events/outbox';
 import type { AppContext } from '../../core/context';
 import { Permission, requireAccess } from '../permissions/access';
@@ -85,6 +86,8 @@ async function moveFirstMessage(
   realmId: number,
   streamId: number,
 ): Promise<void> {
+  // Already locked by the caller's query; taken again here, where the read is.
+  await lockRow(tx, 'streams', streamId);
   const stream = await tx.stream.findUniqueOrThrow({ where: { id: streamId } });
   const next = await tx.message.findFirst({
     where: { recipientId: stream.recipientId ?? undefined },

@@ -1,5 +1,6 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
+import { lockRow } from '../../db/locks';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { writeDeactivationEmail } from '../email/enqueue-email';
@@ -42,6 +43,8 @@ export async function deactivateUser(ctx: AppContext, input: DeactivateUserInput
   }
   if (!target.isActive) throw badRequest('User is already deactivated');
   await inTransaction(ctx, async (tx, events) => {
+    // The user's row first (setActive locks it and the bots again, in id order).
+    await lockRow(tx, 'users', target.id, 'FOR UPDATE');
     if (await isOnlyOwner(tx, target)) {
       throw badRequest('Cannot deactivate the only organization owner');
     }
