@@ -275,3 +275,18 @@ export type UnreadMessageDetails =
       unmuted_stream_msg?: boolean;
     }
   | { type: 'private'; user_ids: number[]; mentioned?: boolean };
+
+/** One version of a message in `GET /messages/{id}/history` (oldest first). */
+export interface ApiMessageSnapshot {
+  topic: string;
+  content: string;
+  rendered_content: string;
+  timestamp: number;
+  user_id: number | null;
+  stream: number;
+  prev_topic?: string;
+  prev_stream?: number;
+  prev_content?: string;
+  prev_rendered_content?: string;
+  content_html_diff?: string;
+}

@@ -4,20 +4,7 @@ import { badRequest } from '../../core/errors';
 import { accessMessage } from './access';
 import { contentHtmlDiff } from './html-diff';
 import type { EditHistoryEntry } from './types';
-
-export interface HistorySnapshot {
-  topic: string;
-  content: string;
-  rendered_content: string;
-  timestamp: number;
-  user_id: number | null;
-  stream: number;
-  prev_topic?: string;
-  prev_stream?: number;
-  prev_content?: string;
-  prev_rendered_content?: string;
-  content_html_diff?: string;
-}
+import type { ApiMessageSnapshot } from '../../protocol/records';
 
 /**
  * GET /messages/{message_id}/history: snapshots oldest first, rebuilt from the stored entries
@@ -26,7 +13,7 @@ export interface HistorySnapshot {
 export async function messageHistory(
   db: Db,
   input: { user: User; realm: Realm; messageId: number },
-): Promise<{ message_history: HistorySnapshot[] }> {
+): Promise<{ message_history: ApiMessageSnapshot[] }> {
   const policy = input.realm.allowEditHistory ? input.realm.messageEditHistoryVisibilityPolicy : 3;
   if (policy === 3) throw badRequest('Message edit history is disabled in this organization');
   const { message } = await accessMessage(db, input.user, input.messageId);
@@ -38,9 +25,9 @@ export async function messageHistory(
   let rendered = message.renderedContent;
   let topic = message.subject;
   let streamId = stream?.id ?? 0;
-  const snapshots: HistorySnapshot[] = [];
+  const snapshots: ApiMessageSnapshot[] = [];
   for (const entry of raw) {
-    const snap: HistorySnapshot = {
+    const snap: ApiMessageSnapshot = {
       content,
       rendered_content: rendered,
       timestamp: entry.timestamp,

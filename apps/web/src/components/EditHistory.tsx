@@ -5,20 +5,8 @@ import { clockTime } from '../clock';
 import { safeHtml } from '../html';
 import { store } from '../store';
 import type { Message } from '../types';
+import type { ApiMessageSnapshot } from '../../../../libs/protocol/records';
 import { Dialog } from './Dialog';
-
-/** One version of a message, as `GET /messages/{id}/history` gives it (oldest first). */
-interface Version {
-  topic: string;
-  rendered_content: string;
-  timestamp: number;
-  user_id: number | null;
-  stream: number;
-  prev_topic?: string;
-  prev_stream?: number;
-  prev_content?: string;
-  content_html_diff?: string;
-}
 
 /**
  * Whether the message menu offers its history, as Zulip's does: the message was edited or
@@ -57,7 +45,7 @@ function VersionContent({ html }: { html: string }) {
   return <div class="content" ref={box} />;
 }
 
-function VersionItem({ version, first }: { version: Version; first: boolean }) {
+function VersionItem({ version, first }: { version: ApiMessageSnapshot; first: boolean }) {
   const who = version.user_id === null ? 'Someone' : store.userName(version.user_id);
   const what = first ? 'Posted by' : version.prev_content !== undefined ? 'Edited by' : 'Moved by';
   const when = new Date(version.timestamp * 1000);
@@ -104,10 +92,13 @@ export function EditHistory({
   opener: HTMLElement | null;
   onClose: () => void;
 }) {
-  const [versions, setVersions] = useState<Version[] | null>(null);
+  const [versions, setVersions] = useState<ApiMessageSnapshot[] | null>(null);
   const [error, setError] = useState('');
   useEffect(() => {
-    void call<{ message_history: Version[] }>('GET', `/messages/${message.id}/history`).then(
+    void call<{ message_history: ApiMessageSnapshot[] }>(
+      'GET',
+      `/messages/${message.id}/history`,
+    ).then(
       (r) => setVersions(r.message_history),
       (err: Error) => setError(err.message),
     );
