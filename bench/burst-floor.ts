@@ -19,6 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { HttpConnection } from './http-client';
 import { percentile, round, sleep } from './scratch-world';
+import { EVENT as FLOOR_EVENT, POLL_LIKE } from './floor-poll-shape';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 10_000);
 const SERVERS = Number(process.env.BENCH_SERVERS ?? 2);
@@ -26,45 +27,10 @@ const BURSTS = Number(process.env.BENCH_BURSTS ?? 3);
 const MODE = process.env.BENCH_FLOOR === 'redis' ? 'redis' : 'bare';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** What the poll script does to a queue, on keys of this benchmark's own (bench/poll-floor.ts). */
-const POLL_LIKE = `
-local fields = redis.call('HMGET', KEYS[1], 'user', 'first_id', 'last_id', 'snapshot')
-redis.call('HSET', KEYS[1], 'last_access', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], 600000)
-redis.call('PEXPIRE', KEYS[2], 600000)
-redis.call('LTRIM', KEYS[2], 1, -1)
-local elements = redis.call('LRANGE', KEYS[2], 0, -1)
-redis.call('HSET', KEYS[1], 'waiter', 'floor')
-return {0, fields[4] or '', elements, 0, 0}
-`;
-
-/** A channel message event as a client receives it (about 900 bytes of JSON). */
+/** poll-floor's event, in a channel named as this benchmark's. */
 const EVENT = {
-  type: 'message',
-  message: {
-    id: 123456,
-    sender_id: 1234,
-    content:
-      '<p>A message of an ordinary length, with a few words in it, as people write them.</p>',
-    recipient_id: 4321,
-    timestamp: 1795781145,
-    client: 'ZulipPython',
-    subject: 'bench',
-    topic_links: [],
-    is_me_message: false,
-    reactions: [],
-    submessages: [],
-    sender_full_name: 'Load Test User 1234',
-    sender_email: 'user1234@example.com',
-    sender_realm_str: 'zulip',
-    display_recipient: 'bench-10000',
-    type: 'stream',
-    stream_id: 17,
-    avatar_url: null,
-    content_type: 'text/html',
-  },
-  flags: [],
-  id: 0,
+  ...FLOOR_EVENT,
+  message: { ...FLOOR_EVENT.message, subject: 'bench', display_recipient: 'bench-10000' },
 };
 
 /** A server process: holds polls until the parent says "burst", then answers them all. */

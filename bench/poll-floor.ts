@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { HttpConnection } from './http-client';
+import { EVENT, POLL_LIKE } from './floor-poll-shape';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 500);
 const BURSTS_PER_SECOND = Number(process.env.BENCH_RATE ?? 20);
@@ -25,47 +26,6 @@ const BURST = Number(process.env.BENCH_CHANNEL_SIZE ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const WARMUP_SECONDS = 5;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-/** What the poll script does to a queue, on keys of this benchmark's own. */
-const POLL_LIKE = `
-local fields = redis.call('HMGET', KEYS[1], 'user', 'first_id', 'last_id', 'snapshot')
-redis.call('HSET', KEYS[1], 'last_access', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], 600000)
-redis.call('PEXPIRE', KEYS[2], 600000)
-redis.call('LTRIM', KEYS[2], 1, -1)
-local elements = redis.call('LRANGE', KEYS[2], 0, -1)
-redis.call('HSET', KEYS[1], 'waiter', 'floor')
-return {0, fields[4] or '', elements, 0, 0}
-`;
-
-/** A channel message event as a client receives it (about 900 bytes of JSON). */
-const EVENT = {
-  type: 'message',
-  message: {
-    id: 123456,
-    sender_id: 1234,
-    content:
-      '<p>A message of an ordinary length, with a few words in it, as people write them.</p>',
-    recipient_id: 4321,
-    timestamp: 1795781145,
-    client: 'ZulipPython',
-    subject: 'load',
-    topic_links: [],
-    is_me_message: false,
-    reactions: [],
-    submessages: [],
-    sender_full_name: 'Load Test User 1234',
-    sender_email: 'user1234@example.com',
-    sender_realm_str: 'zulip',
-    display_recipient: 'channel 17',
-    type: 'stream',
-    stream_id: 17,
-    avatar_url: null,
-    content_type: 'text/html',
-  },
-  flags: [],
-  id: 0,
-};
 
 function serve(mode: string): void {
   const redis = new Redis(REDIS_URL, { enableAutoPipelining: true });
