@@ -50,7 +50,6 @@ import { availableParallelism } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { TestRealm, TestUser } from '../test/factories';
 import { makeRealm, makeUser } from '../test/factories';
-import { makeChannel } from '../test/channel-factories';
 import { freePort } from '../test/free-port';
 import { startTier, type Tier } from '../test/multiprocess/processes';
 import {
@@ -69,6 +68,7 @@ import {
 } from './realtime-clients';
 import { basicAuth } from '../test/harness';
 import {
+  bulkChannels,
   bulkMembers,
   percentile,
   sleep,
@@ -181,21 +181,7 @@ async function makeWorld(
       ...m,
       fullName: `Bench load ${i}`,
     }));
-    for (let i = 0; i < CLIENTS; i += CHANNEL_SIZE) {
-      const group = members.slice(i, i + CHANNEL_SIZE);
-      const channel = await makeChannel(ctx, org.realm, {
-        name: `load-${i / CHANNEL_SIZE}`,
-        subscribers: [owner.user],
-      });
-      await ctx.db.subscription.createMany({
-        data: group.map((m) => ({
-          userId: m.id,
-          recipientId: channel.recipientId!,
-          color: '#c2c2c2',
-        })),
-      });
-      channels.push({ id: channel.id, name: channel.name, members: group });
-    }
+    channels.push(...(await bulkChannels(ctx, org.realm, owner.user, members, CHANNEL_SIZE)));
     await giveHistory(apiUrl, owner, org.host, channels);
     return { members, channels };
   }

@@ -34,6 +34,7 @@ import {
   type Client,
 } from './realtime-clients';
 import {
+  bulkChannels,
   bulkMembers,
   percentile,
   round,
@@ -157,22 +158,9 @@ async function main() {
     const org = await makeRealm(ctx);
     const owner = await makeUser(ctx, org.realm, { fullName: 'Owner' });
     const members = await bulkMembers(ctx, org.realm.id, CLIENTS, 'load');
-    const channels: { id: number; members: number[] }[] = [];
-    for (let i = 0; i < CLIENTS; i += CHANNEL_SIZE) {
-      const group = members.slice(i, i + CHANNEL_SIZE);
-      const channel = await makeChannel(ctx, org.realm, {
-        name: `load-${i / CHANNEL_SIZE}`,
-        subscribers: [owner.user],
-      });
-      await ctx.db.subscription.createMany({
-        data: group.map((m) => ({
-          userId: m.id,
-          recipientId: channel.recipientId!,
-          color: '#c2c2c2',
-        })),
-      });
-      channels.push({ id: channel.id, members: group.map((m) => m.id) });
-    }
+    const channels = (await bulkChannels(ctx, org.realm, owner.user, members, CHANNEL_SIZE)).map(
+      (c) => ({ id: c.id, members: c.members.map((m) => m.id) }),
+    );
     const seedStart = performance.now();
     await seedExpired(ctx, org.realm.id, members);
     const seedSeconds = round((performance.now() - seedStart) / 1000);

@@ -12,6 +12,7 @@ import { QueueStore } from '../libs/events/queue-store';
 import { type QueueInfo } from '../libs/events/queue-info';
 import { DEFAULT_CAPABILITIES } from '../libs/protocol/queue';
 import { createAppContext } from '../libs/runtime/create-app-context';
+import { makeChannel } from '../test/channel-factories';
 import { databaseUrl, dropDatabase, withAdminClient } from '../test/databases';
 import { basicAuth, deleteKeys } from '../test/harness';
 
@@ -89,6 +90,36 @@ export async function bulkMembers(
   }));
   const created = await ctx.db.user.createManyAndReturn({ data: rows, select: { id: true } });
   return created.map((u, i) => ({ id: u.id, auth: basicAuth(rows[i].email, keys[i]) }));
+}
+
+/**
+ * One channel `load-<n>` per `size` members, in order, each with `owner` and its members
+ * subscribed (the members in one statement a channel).
+ */
+export async function bulkChannels<M extends { id: number }>(
+  ctx: BenchContext,
+  realm: Realm,
+  owner: User,
+  members: M[],
+  size: number,
+): Promise<{ id: number; name: string; members: M[] }[]> {
+  const channels: { id: number; name: string; members: M[] }[] = [];
+  for (let i = 0; i < members.length; i += size) {
+    const group = members.slice(i, i + size);
+    const channel = await makeChannel(ctx, realm, {
+      name: `load-${i / size}`,
+      subscribers: [owner],
+    });
+    await ctx.db.subscription.createMany({
+      data: group.map((m) => ({
+        userId: m.id,
+        recipientId: channel.recipientId!,
+        color: '#c2c2c2',
+      })),
+    });
+    channels.push({ id: channel.id, name: channel.name, members: group });
+  }
+  return channels;
 }
 
 /** Sends message number `m` to the channel through the domain action, as an API replica does. */
