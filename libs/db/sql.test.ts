@@ -60,9 +60,11 @@ describe('inSqlTransaction when the server ends the connection', () => {
     try {
       const ended = inSqlTransaction(pool, async (client) => {
         const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        // Listening before the termination: the end can arrive before admin.query resolves.
+        const connectionEnded = new Promise((resolve) => client.once('end', resolve));
         // What a restart does to an open session, while the work waits on something else.
         await admin.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
-        await new Promise((resolve) => client.once('end', resolve));
+        await connectionEnded;
         await client.query('SELECT 1');
       });
       await expect(ended).rejects.toThrow();
