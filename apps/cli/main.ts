@@ -157,7 +157,7 @@ function printHuman(command: string, result: Record<string, unknown>): void {
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const entry = command ? COMMANDS[command] : undefined;
-  if (!entry) {
+  if (command === undefined || !entry) {
     // Asked for, the usage is the answer (stdout, status 0); after a mistake it explains it.
     if (command === undefined || ['help', '--help', '-h'].includes(command)) {
       console.log(usage());

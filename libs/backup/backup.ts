@@ -15,6 +15,7 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Client } from 'pg';
+import { at } from '../core/at';
 import type { AppContext } from '../core/context';
 import { FEATURE_LEVEL, SERVER_VERSION } from '../domain/version';
 import { uploadStore } from '../storage/upload-store';
@@ -110,7 +111,7 @@ async function wantedObjects(client: Client): Promise<Wanted[]> {
 /** The newest finished backup in `root` (a folder with a manifest), if any. */
 async function newestBackup(root: string): Promise<string | null> {
   const finished = await finishedBackups(root);
-  return finished.length ? finished[finished.length - 1] : null;
+  return finished.at(-1) ?? null;
 }
 
 /** Finished backups in `root`, oldest first (their names are UTC times). */
@@ -169,16 +170,17 @@ export async function writeBackup(
   const snapshot = new Client({ connectionString: ctx.config.databaseUrl });
   await snapshot.connect();
   try {
-    const serverMajor = (
-      await snapshot.query<{ major: number }>(
-        `SELECT current_setting('server_version_num')::int / 10000 AS major`,
-      )
-    ).rows[0].major;
+    const { rows: versionRows } = await snapshot.query<{ major: number }>(
+      `SELECT current_setting('server_version_num')::int / 10000 AS major`,
+    );
+    const serverMajor = at(versionRows, 0).major;
     const dumpMajor = await checkDumpVersion(serverMajor);
     // pg_dump reads the snapshot this transaction exports; the file list is read in it too.
     await snapshot.query('BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-    const exported = (await snapshot.query<{ id: string }>('SELECT pg_export_snapshot() AS id'))
-      .rows[0].id;
+    const { rows: snapshotRows } = await snapshot.query<{ id: string }>(
+      'SELECT pg_export_snapshot() AS id',
+    );
+    const exported = at(snapshotRows, 0).id;
     const version = await schemaVersionIn(snapshot);
     const wanted = await wantedObjects(snapshot);
     const databaseFile = path.join(dir, DATABASE_FILE);

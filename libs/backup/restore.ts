@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import mime from 'mime-types';
 import path from 'node:path';
 import { Client } from 'pg';
+import { at } from '../core/at';
 import type { AppContext } from '../core/context';
 import { applyMigrations, ensureDatabase, listMigrations } from '../db/migrate';
 import { uploadStore } from '../storage/upload-store';
@@ -75,7 +76,7 @@ async function emptyDatabase(databaseUrl: string): Promise<string> {
     const { rows } = await client.query<{ count: string }>(
       `SELECT count(*) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`,
     );
-    if (Number(rows[0].count) > 0) {
+    if (Number(at(rows, 0).count) > 0) {
       throw new RestoreRefused(`database ${name} is not empty: restore into a new, empty database`);
     }
   } finally {

@@ -16,11 +16,11 @@ const CLUSTER_SCHEME = 'redis+cluster://';
 /** `host:port,host:port`, as REDIS_CLUSTER_NODES and a `redis+cluster://` URL's host part list them. */
 function parseNodes(value: string): RedisClusterConfig['nodes'] {
   const nodes = commaList(value).map((node) => {
-    const match = /^(\[[0-9a-fA-F:]+\]|[^:\s[\]]+):([0-9]{1,5})$/.exec(node);
-    if (!match || Number(match[2]) < 1 || Number(match[2]) > 65535) {
+    const [, host, port] = /^(\[[0-9a-fA-F:]+\]|[^:\s[\]]+):([0-9]{1,5})$/.exec(node) ?? [];
+    if (host === undefined || Number(port) < 1 || Number(port) > 65535) {
       throw new Error(`"${node}" is not host:port`);
     }
-    return { host: match[1].replace(/^\[|\]$/g, ''), port: Number(match[2]) };
+    return { host: host.replace(/^\[|\]$/g, ''), port: Number(port) };
   });
   if (nodes.length === 0) throw new Error('names no node');
   return nodes;
@@ -40,7 +40,7 @@ function parseClusterUrl(url: string): RedisClusterConfig {
 }
 
 function isCidr(value: string): boolean {
-  const [address, prefix, extra] = value.split('/');
+  const [address = '', prefix, extra] = value.split('/');
   const family = isIP(address);
   if (!family || extra !== undefined) return false;
   if (prefix === undefined) return true;

@@ -1,3 +1,5 @@
+import { at } from './at';
+
 interface Waiting<K, R> {
   key: K;
   resolve: (result: R) => void;
@@ -16,7 +18,7 @@ export function perTurnBatch<K, R>(run: (keys: K[]) => Promise<R[]>): (key: K) =
     const batch = waiting;
     waiting = [];
     const keys = new Array<K>(batch.length);
-    for (let i = 0; i < batch.length; i++) keys[i] = batch[i].key;
+    for (let i = 0; i < batch.length; i++) keys[i] = at(batch, i).key;
     let results: Promise<R[]>;
     try {
       results = run(keys);
@@ -43,5 +45,6 @@ async function settle<K, R>(batch: Waiting<K, R>[], results: Promise<R[]>): Prom
     for (const waiting of batch) waiting.reject(err);
     return;
   }
-  for (let i = 0; i < batch.length; i++) batch[i].resolve(answers[i]);
+  // `run` answers every key, in order (above).
+  for (let i = 0; i < batch.length; i++) at(batch, i).resolve(answers[i] as R);
 }

@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
+import { at } from '../core/at';
 
 /** Arbitrary constant identifying this runner's advisory lock (same across replicas). */
 const ADVISORY_LOCK_KEY = 72707369; // Prisma uses 72707369 for `migrate` too.
@@ -183,7 +184,7 @@ export async function migrationStatus(
     const table = await client.query<{ t: string | null }>(
       `SELECT to_regclass('"_prisma_migrations"')::text AS t`,
     );
-    const rows = table.rows[0].t
+    const rows = at(table.rows, 0).t
       ? (
           await client.query<AppliedRow>(
             'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at',

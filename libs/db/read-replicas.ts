@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { at } from '../core/at';
 import type { AppContext } from '../core/context';
 import type { Db } from './client';
 import { sqlPool } from './sql';
@@ -119,16 +120,17 @@ async function probeAll(ctx: AppContext, state: ReadReplicas): Promise<void> {
     const { rows } = await state.primaryProbe.query<{ lsn: string }>(
       'SELECT pg_current_wal_lsn()::text AS lsn',
     );
-    state.primaryHistory.push({ at: now, lsn: parseLsn(rows[0].lsn) });
+    state.primaryHistory.push({ at: now, lsn: parseLsn(at(rows, 0).lsn) });
   } catch {
     // Without the primary's position the replicas' lag is judged on the positions known so far.
   }
   const maxLagMs = ctx.config.databaseReplicaMaxLagSeconds * 1000;
-  while (state.primaryHistory.length > 1 && state.primaryHistory[1].at <= now - maxLagMs) {
+  while (state.primaryHistory.length > 1 && at(state.primaryHistory, 1).at <= now - maxLagMs) {
     state.primaryHistory.shift();
   }
   // The primary's position maxLag ago: a replica that has not replayed that far lags too much.
-  const bound = state.primaryHistory[0]?.at <= now - maxLagMs ? state.primaryHistory[0] : null;
+  const oldest = state.primaryHistory[0];
+  const bound = oldest && oldest.at <= now - maxLagMs ? oldest : null;
   const latest = state.primaryHistory.at(-1);
   await Promise.all(
     state.replicas.map(async (replica) => {
@@ -136,8 +138,9 @@ async function probeAll(ctx: AppContext, state: ReadReplicas): Promise<void> {
         const { rows } = await replica.probe.query<{ lsn: string | null }>(
           'SELECT pg_last_wal_replay_lsn()::text AS lsn',
         );
-        if (rows[0].lsn === null) throw new Error('not a standby');
-        replica.replayed = parseLsn(rows[0].lsn);
+        const { lsn } = at(rows, 0);
+        if (lsn === null) throw new Error('not a standby');
+        replica.replayed = parseLsn(lsn);
         replica.up = true;
       } catch {
         replica.up = false;
@@ -215,7 +218,7 @@ export async function noteWrite(ctx: AppContext, userId: number): Promise<void> 
   );
   await ctx.redis.set(
     writeKey(ctx, userId),
-    parseLsn(rows[0].lsn).toString(),
+    parseLsn(at(rows, 0).lsn).toString(),
     'EX',
     WRITE_TTL_SECONDS,
   );

@@ -133,6 +133,13 @@ const ACTIONS: Record<string, string> = {
   SetDefault: 'SET DEFAULT',
 };
 
+/** The SQL of a relation's `onDelete` or `onUpdate` argument. */
+function action(arg: Value): string {
+  const sql = ACTIONS[String(arg)];
+  if (!sql) throw new Error(`unknown referential action ${String(arg)}`);
+  return sql;
+}
+
 function sqlLiteral(v: string): string {
   return `'${v.replace(/'/g, "''")}'`;
 }
@@ -155,7 +162,7 @@ function columnOf(field: Field): ColumnInfo {
       const params = (native.args ?? []).map((a) => String(a.value));
       sqlType = native.name.toUpperCase() + (params.length ? `(${params.join(',')})` : '');
     } else {
-      sqlType = (
+      const scalar = (
         {
           Int: 'INTEGER',
           BigInt: 'BIGINT',
@@ -168,7 +175,8 @@ function columnOf(field: Field): ColumnInfo {
           Bytes: 'BYTEA',
         } as Record<string, string>
       )[prismaType];
-      if (!sqlType) throw new Error(`unknown scalar type ${prismaType} on ${field.name}`);
+      if (!scalar) throw new Error(`unknown scalar type ${prismaType} on ${field.name}`);
+      sqlType = scalar;
     }
   }
   let sqlDefault: string | null = null;
@@ -327,7 +335,7 @@ function foreignKeyOf(all: SchemaModels, own: ModelTable, p: Field): ForeignKeyI
     referencedModel: target,
     referencedTable: tableOf(targetModel),
     referencedColumns: refs,
-    onDelete: onDeleteArg ? ACTIONS[String(onDeleteArg)] : allRequired ? 'RESTRICT' : 'SET NULL',
-    onUpdate: onUpdateArg ? ACTIONS[String(onUpdateArg)] : 'CASCADE',
+    onDelete: onDeleteArg ? action(onDeleteArg) : allRequired ? 'RESTRICT' : 'SET NULL',
+    onUpdate: onUpdateArg ? action(onUpdateArg) : 'CASCADE',
   };
 }

@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { at } from '../core/at';
 import type { AppContext } from '../core/context';
 import { replicaStats } from '../db/read-replicas';
 import { sqlPool } from '../db/sql';
@@ -114,7 +115,7 @@ export const outboxBacklog = new Gauge({
         'SELECT count(*) AS n FROM outbox_events WHERE published_at IS NULL',
       ),
     );
-    if (result) this.set(Number(result.rows[0].n));
+    if (result) this.set(Number(at(result.rows, 0).n));
   },
 });
 
@@ -132,7 +133,7 @@ export const jobs = new Gauge({
     );
     if (!counts) return;
     queues.forEach((q, i) => {
-      for (const [state, n] of Object.entries(counts[i])) this.set({ queue: q.name, state }, n);
+      for (const [state, n] of Object.entries(at(counts, i))) this.set({ queue: q.name, state }, n);
     });
   },
 });

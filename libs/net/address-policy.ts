@@ -63,7 +63,7 @@ export function addressPolicy(allowed: string[]): AddressPolicy {
   const allowedNames = new Set<string>();
   const allowedRanges = new BlockList();
   for (const entry of allowed) {
-    const [address, prefix] = entry.split('/');
+    const [address = '', prefix] = entry.split('/');
     const family = familyOf(address);
     if (!family) allowedNames.add(entry.toLowerCase().replace(/\.$/, ''));
     else if (prefix === undefined) allowedRanges.addAddress(address, family);

@@ -48,11 +48,12 @@ function guardedLookup(host: string, policy: AddressPolicy, resolve: LookupFunct
       if (err) return callback(err, '', 0);
       const list = Array.isArray(found) ? found : [{ address: found, family: 4 }];
       const allowed = list.filter((a) => policy.allows(host, a.address));
-      if (allowed.length === 0) {
+      const [first] = allowed;
+      if (first === undefined) {
         return callback(new EgressDenied(list[0]?.address ?? hostname), '', 0);
       }
       if (options.all) return callback(null, allowed);
-      callback(null, allowed[0].address, allowed[0].family);
+      callback(null, first.address, first.family);
     });
   };
   return lookup;

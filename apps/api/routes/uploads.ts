@@ -95,7 +95,7 @@ function sendUpload(
   file: ServableFile,
 ): Promise<void> {
   res.type(file.contentType ?? (path.extname(file.fileName) || 'application/octet-stream'));
-  const type = String(res.get('Content-Type')).split(';')[0].trim().toLowerCase();
+  const type = String(res.get('Content-Type')).replace(/;.*/s, '').trim().toLowerCase();
   res.set({
     'Content-Disposition': disposition(
       INLINE_MIME_TYPES.has(type) ? 'inline' : 'attachment',

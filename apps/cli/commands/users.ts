@@ -249,7 +249,8 @@ export async function setPasswordCommand(ctx: AppContext, argv: string[]) {
 async function firstLineOfStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
+  const [line = ''] = Buffer.concat(chunks).toString('utf8').split(/\r?\n/, 1);
+  return line;
 }
 
 /**
