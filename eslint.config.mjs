@@ -150,9 +150,9 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
       // Arrays and unknown values written into log and error text: 9 reports.
       '@typescript-eslint/restrict-template-expressions': 'off',
-      // A rejection or throw of a value other than an Error, which its caller unwraps: 7 reports.
-      '@typescript-eslint/only-throw-error': 'off',
-      '@typescript-eslint/prefer-promise-reject-errors': 'off',
+      // On, but a caught value may be passed on as it came (`reject(err)` with `err: unknown`),
+      // as `throw` may rethrow it.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
     },
   },
   prettier,

@@ -70,11 +70,12 @@ export async function unpackTar(file: string, dest: string, limits: UnpackLimits
   const budget = { left: limits.maxBytes };
   let entries = 0;
   const writes: Promise<void>[] = [];
-  let failure: Error | null = null;
+  // The first entry's error, set by the parser's callback.
+  const failed: { error?: Error } = {};
   const parser = new tar.Parser({
     onReadEntry: (entry) => {
       try {
-        if (failure) throw failure;
+        if (failed.error) throw failed.error;
         entries += 1;
         if (entries > limits.maxEntries) throw new ImportError(archive, 'has too many entries');
         const target = entryPath(archive, dest, entry.path);
@@ -98,7 +99,7 @@ export async function unpackTar(file: string, dest: string, limits: UnpackLimits
           ),
         );
       } catch (err) {
-        failure = failure ?? (err as Error);
+        failed.error ??= err as Error;
         entry.resume();
       }
     },
@@ -106,10 +107,12 @@ export async function unpackTar(file: string, dest: string, limits: UnpackLimits
   try {
     await pipeline(createReadStream(file), meter(archive, { left: limits.maxBytes * 4 }), parser);
   } catch (err) {
-    throw failure ?? new ImportError(archive, `not a readable archive (${(err as Error).message})`);
+    throw (
+      failed.error ?? new ImportError(archive, `not a readable archive (${(err as Error).message})`)
+    );
   }
   const settled = await Promise.allSettled(writes);
-  if (failure) throw failure;
+  if (failed.error) throw failed.error;
   const rejected = settled.find((s) => s.status === 'rejected');
   if (rejected) throw (rejected as PromiseRejectedResult).reason;
 }

@@ -15,7 +15,7 @@ function run(env: Record<string, string>): Promise<{ stdout: string; stderr: str
       ['test/fixtures/log-lines.ts'],
       { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '', ...env } },
       (err, stdout, stderr) =>
-        err ? reject(Object.assign(err, { stderr })) : resolve({ stdout, stderr }),
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve({ stdout, stderr }),
     );
   });
 }

@@ -57,9 +57,11 @@ export function startWhenReachable(
   retryMs = 1000,
 ): StartingPart {
   let cancelled = false;
-  let markTried: (err?: unknown) => void = () => undefined;
+  let markTried: () => void = () => undefined;
+  let markFailed: (err: unknown) => void = () => undefined;
   const tried = new Promise<void>((resolve, reject) => {
-    markTried = (err?: unknown) => (err === undefined ? resolve() : reject(err));
+    markTried = resolve;
+    markFailed = reject;
   });
   const started = (async () => {
     for (let attempt = 0; !cancelled; attempt++) {
@@ -74,7 +76,7 @@ export function startWhenReachable(
       } catch (err) {
         if (!storeUnreachable(err)) {
           if (attempt === 0) {
-            markTried(err);
+            markFailed(err);
             return;
           }
           // Left as starting: `/readyz` keeps naming the part that never started.

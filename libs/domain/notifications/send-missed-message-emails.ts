@@ -45,19 +45,19 @@ export async function sendDueMissedMessageEmails(
     SELECT DISTINCT user_id FROM missed_message_emails
     WHERE sent_at IS NULL AND scheduled_at <= ${due}`);
   let sent = 0;
-  let failure: unknown = null;
+  const failures: unknown[] = [];
   for (const { user_id } of users) {
     try {
       sent += await sendUserEmails(ctx, user_id, due);
     } catch (err) {
-      failure = err;
+      failures.push(err);
       ctx.log.warn('notifications', 'missed-message email failed; will retry', {
         userId: user_id,
         error: err instanceof Error ? err.message : String(err),
       });
     }
   }
-  if (failure) throw failure;
+  if (failures.length > 0) throw failures.at(-1);
   return sent;
 }
 

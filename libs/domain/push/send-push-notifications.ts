@@ -73,8 +73,8 @@ export async function sendPushNotifications(
   const message = await loadPushMessage(ctx, payload.messageId);
   if (!message) return { pushed: 0 };
   let pushed = 0;
-  let retryLater: BouncerError | null = null;
-  let failure: unknown = null;
+  // Set by the lanes: a `let` set only inside them would stay narrowed to its first `null`.
+  const outcome: { failure?: unknown; retryLater?: BouncerError } = {};
   // A few recipients at a time: each holds a database connection while the bouncer answers.
   const waiting = [...payload.recipients];
   const lane = async () => {
@@ -85,14 +85,14 @@ export async function sendPushNotifications(
           pushed += 1;
         }
       } catch (err) {
-        if (err instanceof BouncerError && err.kind === 'retry') retryLater = err;
-        else failure = err;
+        if (err instanceof BouncerError && err.kind === 'retry') outcome.retryLater = err;
+        else outcome.failure = err;
       }
     }
   };
   await Promise.all(Array.from({ length: PUSH_LANES }, lane));
-  if (failure) throw failure;
-  if (retryLater) throw retryLater;
+  if ('failure' in outcome) throw outcome.failure;
+  if (outcome.retryLater) throw outcome.retryLater;
   return { pushed };
 }
 
