@@ -3,6 +3,7 @@
  * topology with the replicas of one tier each held to a CPU quota by a cgroup v1 `cpu` group of
  * its own, the meter of what those replicas used over a step, and the search for saturation.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
@@ -22,7 +23,9 @@ import {
   type Client,
   type Stats,
 } from './realtime-clients';
-import { round } from './scratch-world';
+import type { Config } from '../libs/core/config';
+import { makeRealm, makeUser, type TestRealm } from '../test/factories';
+import { bulkChannels, bulkMembers, round, type BenchContext } from './scratch-world';
 
 const CGROUP_ROOT = '/sys/fs/cgroup/cpu';
 
@@ -326,6 +329,73 @@ export interface ScaleWorld {
   senders: { id: number; auth: string }[];
   members: { id: number; auth: string }[];
   channels: { id: number; members: number[] }[];
+}
+
+/**
+ * A scale bench's organization: `senders` senders, each subscribed to every channel, and
+ * `clients` members in channels of `channelSize`. `serverPids` are the bench's own stores.
+ */
+export async function makeScaleWorld(
+  ctx: BenchContext,
+  options: { senders: number; clients: number; channelSize: number; serverPids: number[] },
+): Promise<{ org: TestRealm; world: ScaleWorld }> {
+  const org = await makeRealm(ctx);
+  const senders = await Promise.all(
+    Array.from({ length: options.senders }, (_, i) =>
+      makeUser(ctx, org.realm, { fullName: `Sender ${i}` }),
+    ),
+  );
+  const members = await bulkMembers(ctx, org.realm.id, options.clients, 'scale');
+  const senderUsers = senders.map((s) => s.user);
+  const channels = await bulkChannels(ctx, org.realm, senderUsers, members, options.channelSize);
+  const world: ScaleWorld = {
+    host: org.host,
+    serverPids: options.serverPids,
+    senders: senders.map((s) => ({ id: s.user.id, auth: s.auth })),
+    members,
+    channels: channels.map((c) => ({ id: c.id, members: c.members.map((m) => m.id) })),
+  };
+  return { org, world };
+}
+
+/** The environment every process of a scale bench's cluster shares: the scratch world's stores. */
+export function scaleClusterEnv(config: Config): Record<string, string> {
+  return {
+    DATABASE_URL: config.databaseUrl,
+    REDIS_PREFIX: config.redisPrefix,
+    EXTERNAL_HOST: config.externalHost,
+    SECRET_KEY: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'warn',
+    BCRYPT_ROUNDS: '4',
+    HEARTBEAT_SECONDS: '60',
+    RATE_LIMIT_API_REQUESTS: '10000000',
+  };
+}
+
+/**
+ * The deliveries the accepted sends numbered `first` to `last` owe (one to each client among
+ * their channel's members), and a count of those not seen yet.
+ */
+export function owedDeliveries(options: {
+  world: ScaleWorld;
+  byUser: Map<number, Client>;
+  accepted: Set<number>;
+  first: number;
+  last: number;
+}): { owed: number; missing: () => number } {
+  const { world, byUser, accepted, first, last } = options;
+  const expected: [Client, number][] = [];
+  for (let k = first; k <= last; k++) {
+    if (!accepted.has(k)) continue;
+    for (const userId of world.channels[k % world.channels.length].members) {
+      const client = byUser.get(userId);
+      if (client) expected.push([client, k]);
+    }
+  }
+  return {
+    owed: expected.length,
+    missing: () => expected.filter(([c, k]) => !c.seen.has(k)).length,
+  };
 }
 
 /**

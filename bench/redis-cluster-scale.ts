@@ -28,18 +28,18 @@
  * Prints one JSON line per step and the tables at the end.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { startCluster, type Cluster } from '../deploy/local/cluster';
 import { keySlot } from '../libs/redis/key-slot';
-import { makeChannel } from '../test/channel-factories';
-import { makeRealm, makeUser } from '../test/factories';
 import {
   CpuCaps,
+  makeScaleWorld,
+  owedDeliveries,
   postmasterOf,
+  scaleClusterEnv,
   searchSaturation,
   startClients,
   type ScaleWorld,
@@ -53,7 +53,7 @@ import {
   type Client,
   type Stats,
 } from './realtime-clients';
-import { bulkMembers, quantile as p, round, sleep, withScratchWorld } from './scratch-world';
+import { quantile as p, round, sleep, withScratchWorld, type BenchContext } from './scratch-world';
 
 const env = process.env;
 const MASTERS = (env.RCS_MASTERS ?? '1,3').split(',').map(Number);
@@ -294,15 +294,8 @@ class StepRunner {
       );
     }
     await Promise.allSettled(sends);
-    const expected: [Client, number][] = [];
-    for (let k = first; k <= this.k; k++) {
-      if (!accepted.has(k)) continue;
-      for (const userId of world.channels[k % world.channels.length].members) {
-        const client = this.run.byUser.get(userId);
-        if (client) expected.push([client, k]);
-      }
-    }
-    const missing = () => expected.filter(([c, k]) => !c.seen.has(k)).length;
+    const { byUser } = this.run;
+    const { missing } = owedDeliveries({ world, byUser, accepted, first, last: this.k });
     const grace = performance.now() + GRACE_SECONDS * 1000;
     while (missing() > 0 && performance.now() < grace) await sleep(50);
     const elapsed = (performance.now() - started) / 1000;
@@ -341,42 +334,16 @@ class StepRunner {
 }
 
 /** The organization: senders, and members in channels of CHANNEL_SIZE. */
-async function makeWorld(
-  ctx: Parameters<Parameters<typeof withScratchWorld>[1]>[0],
-  databaseUrl: string,
-): Promise<ScaleWorld> {
-  const org = await makeRealm(ctx);
-  const senders = await Promise.all(
-    Array.from({ length: SENDERS }, (_, i) =>
-      makeUser(ctx, org.realm, { fullName: `Sender ${i}` }),
-    ),
-  );
-  const members = await bulkMembers(ctx, org.realm.id, CLIENTS, 'rcs');
-  const channels: ScaleWorld['channels'] = [];
-  for (let i = 0; i < CLIENTS; i += CHANNEL_SIZE) {
-    const group = members.slice(i, i + CHANNEL_SIZE);
-    const channel = await makeChannel(ctx, org.realm, {
-      name: `rcs-${i / CHANNEL_SIZE}`,
-      subscribers: senders.map((s) => s.user),
-    });
-    await ctx.db.subscription.createMany({
-      data: group.map((m) => ({
-        userId: m.id,
-        recipientId: channel.recipientId!,
-        color: '#c2c2c2',
-      })),
-    });
-    channels.push({ id: channel.id, members: group.map((m) => m.id) });
-  }
+async function makeWorld(ctx: BenchContext, databaseUrl: string): Promise<ScaleWorld> {
   // PostgreSQL weighs as much as the tiers when it is this benchmark's own (TEST_PG_URL).
   const ownPg = new URL(databaseUrl).port !== '' && new URL(databaseUrl).port !== '5432';
-  return {
-    host: org.host,
+  const { world } = await makeScaleWorld(ctx, {
+    senders: SENDERS,
+    clients: CLIENTS,
+    channelSize: CHANNEL_SIZE,
     serverPids: ownPg ? [await postmasterOf(databaseUrl)] : [],
-    senders: senders.map((s) => ({ id: s.user.id, auth: s.auth })),
-    members,
-    channels,
-  };
+  });
+  return world;
 }
 
 /** Where the per-partition keys and the notification queue lie, by master. */
@@ -410,15 +377,8 @@ async function searchMasters(masters: number): Promise<{ steps: StepResult[]; ho
         dir,
         basePort: PORT,
         env: {
-          DATABASE_URL: config.databaseUrl,
+          ...scaleClusterEnv(config),
           REDIS_CLUSTER_NODES: nodes.seeds,
-          REDIS_PREFIX: config.redisPrefix,
-          EXTERNAL_HOST: config.externalHost,
-          SECRET_KEY: randomBytes(32).toString('hex'),
-          LOG_LEVEL: 'warn',
-          BCRYPT_ROUNDS: '4',
-          HEARTBEAT_SECONDS: '60',
-          RATE_LIMIT_API_REQUESTS: '10000000',
           DISPATCH_PARTITIONS: PARTITIONS,
         },
         replicas: { api: API, events: EVENTS, worker: 1 },

@@ -29,15 +29,15 @@
  * Ports: nginx on SCALE_PORT (22080), the processes above it (see ClusterOptions.basePort).
  * Prints one JSON line per step and a table per tier at the end.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Cluster, ClusterOptions, Kind } from '../deploy/local/cluster';
-import { makeChannel } from '../test/channel-factories';
-import { makeRealm, makeUser } from '../test/factories';
 import {
+  makeScaleWorld,
+  owedDeliveries,
   ownServerPids,
   saturationTable,
+  scaleClusterEnv,
   searchSaturation,
   startClients,
   withCappedCluster,
@@ -47,7 +47,7 @@ import {
 } from './capped-cluster';
 import { agent, newStats, request, sendMessage, type Client, type Stats } from './realtime-clients';
 import { MEASURES, workerScaleOut, type Measure } from './scale-out-worker';
-import { bulkMembers, quantile as p, round, sleep, withScratchWorld } from './scratch-world';
+import { quantile as p, round, sleep, withScratchWorld } from './scratch-world';
 
 type ScaledTier = 'events' | 'api' | 'worker';
 const env = process.env;
@@ -114,46 +114,15 @@ async function main() {
   // The worker tier's bot calls a receiver on loopback, which the bot's checks must allow.
   const webhookHosts = { OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
   await withScratchWorld(TIER === 'worker' ? webhookHosts : {}, async (ctx, config) => {
-    const org = await makeRealm(ctx);
-    const senderUsers = await Promise.all(
-      Array.from({ length: TIER === 'events' ? 1 : SENDERS }, (_, i) =>
-        makeUser(ctx, org.realm, { fullName: `Sender ${i}` }),
-      ),
-    );
-    const members = await bulkMembers(ctx, org.realm.id, CLIENTS, 'scale');
-    const channels: ScaleWorld['channels'] = [];
-    for (let i = 0; i < CLIENTS; i += CHANNEL_SIZE) {
-      const group = members.slice(i, i + CHANNEL_SIZE);
-      const channel = await makeChannel(ctx, org.realm, {
-        name: `scale-${i / CHANNEL_SIZE}`,
-        subscribers: senderUsers.map((s) => s.user),
-      });
-      await ctx.db.subscription.createMany({
-        data: group.map((m) => ({
-          userId: m.id,
-          recipientId: channel.recipientId!,
-          color: '#c2c2c2',
-        })),
-      });
-      channels.push({ id: channel.id, members: group.map((m) => m.id) });
-    }
-    const world: ScaleWorld = {
-      host: org.host,
+    const { org, world } = await makeScaleWorld(ctx, {
+      senders: TIER === 'events' ? 1 : SENDERS,
+      clients: CLIENTS,
+      channelSize: CHANNEL_SIZE,
       serverPids: await ownServerPids(ctx, config.databaseUrl),
-      senders: senderUsers.map((s) => ({ id: s.user.id, auth: s.auth })),
-      members,
-      channels,
-    };
+    });
     const clusterEnv = {
-      DATABASE_URL: config.databaseUrl,
+      ...scaleClusterEnv(config),
       REDIS_URL: config.redisUrl,
-      REDIS_PREFIX: config.redisPrefix,
-      EXTERNAL_HOST: config.externalHost,
-      SECRET_KEY: randomBytes(32).toString('hex'),
-      LOG_LEVEL: 'warn',
-      BCRYPT_ROUNDS: '4',
-      HEARTBEAT_SECONDS: '60',
-      RATE_LIMIT_API_REQUESTS: '10000000',
       ...(TIER === 'worker' ? webhookHosts : {}),
     };
     if (TIER === 'worker') {
@@ -317,15 +286,8 @@ class StepRunner {
     }
     await Promise.allSettled(work);
     const sendSeconds = (performance.now() - started) / 1000;
-    const expected: [Client, number][] = [];
-    for (let k = first; k <= this.k; k++) {
-      if (!accepted.has(k)) continue;
-      for (const userId of world.channels[k % world.channels.length].members) {
-        const client = this.run.byUser.get(userId);
-        if (client) expected.push([client, k]);
-      }
-    }
-    const missing = () => expected.filter(([c, k]) => !c.seen.has(k)).length;
+    const { byUser } = this.run;
+    const { owed, missing } = owedDeliveries({ world, byUser, accepted, first, last: this.k });
     const grace = performance.now() + GRACE_SECONDS * 1000;
     while (missing() > 0 && performance.now() < grace) await sleep(50);
     const used = usage();
@@ -350,14 +312,14 @@ class StepRunner {
       tier: TIER,
       replicas,
       rate,
-      deliveriesPerSecond: round(expected.length / sendSeconds),
+      deliveriesPerSecond: round(owed / sendSeconds),
       send,
       read,
       delivery,
       lost,
       duplicates: stats.duplicates,
       serverErrors: stats.serverErrors,
-      cappedCpuMsPerDelivery: round(used.cpuMs / Math.max(1, expected.length), 3),
+      cappedCpuMsPerDelivery: round(used.cpuMs / Math.max(1, owed), 3),
       cappedCpuShare: round(used.cpuMs / 1000 / elapsed / replicas, 2),
       throttledPeriods: used.throttledPeriods,
       loadAverage: used.loadAverage,

@@ -93,13 +93,13 @@ export async function bulkMembers(
 }
 
 /**
- * One channel `load-<n>` per `size` members, in order, each with `owner` and its members
- * subscribed (the members in one statement a channel).
+ * One channel `load-<n>` per `size` members, in order, each with its owners (the senders) and its
+ * members subscribed (the members in one statement a channel).
  */
 export async function bulkChannels<M extends { id: number }>(
   ctx: BenchContext,
   realm: Realm,
-  owner: User,
+  owners: User | User[],
   members: M[],
   size: number,
 ): Promise<{ id: number; name: string; members: M[] }[]> {
@@ -108,7 +108,7 @@ export async function bulkChannels<M extends { id: number }>(
     const group = members.slice(i, i + size);
     const channel = await makeChannel(ctx, realm, {
       name: `load-${i / size}`,
-      subscribers: [owner],
+      subscribers: Array.isArray(owners) ? owners : [owners],
     });
     await ctx.db.subscription.createMany({
       data: group.map((m) => ({
