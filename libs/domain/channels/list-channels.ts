@@ -1,14 +1,8 @@
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import type { Db } from '../../db/client';
 import { badRequest } from '../../core/errors';
-import {
-  canListAllChannels,
-  canSeeSubscribers,
-  channelAccess,
-  channelAccessFor,
-  isOpenPublicChannel,
-} from '../permissions/channels';
-import { checkAccess, Permission, requireAccess } from '../permissions/access';
+import { canListAllChannels, isOpenPublicChannel } from '../permissions/channels';
+import { checkAccess, checkAccessMany, Permission, requireAccess } from '../permissions/access';
 import { isWebPublicChannel } from '../permissions/channel-kinds';
 import { formatChannels, type ChannelDict } from './format-channel';
 import { equalsIgnoringCase } from '../../db/text-match';
@@ -38,7 +32,16 @@ export async function listChannels(
     where: { realmId: realm.id, ...(o.excludeArchived ? { isArchived: false } : {}) },
     orderBy: { id: 'asc' },
   });
-  const access = await channelAccess(db, user, streams, realm);
+  const access = await checkAccessMany(db, {
+    auth: { user, realm },
+    permissions: [
+      Permission.ChannelMetadata,
+      Permission.ChannelRead,
+      Permission.SubscriptionUpdate,
+    ],
+    ids: streams.map((s) => s.id),
+  });
+  const seen = access[Permission.ChannelMetadata];
   let ownerRecipients = new Set<number>();
   if (o.includeOwnerSubscribed && user.isBot && user.botOwnerId) {
     const subs = await db.subscription.findMany({
@@ -47,16 +50,14 @@ export async function listChannels(
     });
     ownerRecipients = new Set(subs.map((s) => s.recipientId));
   }
+  // Each category names channels one may see anyway; "public" and "web-public" are kinds.
   const chosen = streams.filter((s) => {
-    const a = access.get(s.id);
-    if (!a) return false;
-    if ((o.includeAll || o.includeAllActive) && a.metadata) return true;
-    if (o.includeSubscribed && a.subscribed) return true;
+    if ((o.includeAll || o.includeAllActive) && seen.has(s.id)) return true;
+    if (o.includeSubscribed && access[Permission.SubscriptionUpdate].has(s.id)) return true;
     if (o.includePublic && isOpenPublicChannel(user, s)) return true;
     if (o.includeWebPublic && isWebPublicChannel(s)) return true;
-    if (o.includeCanAccessContent && a.content) return true;
-    if (ownerRecipients.has(s.recipientId ?? -1) && a.metadata) return true;
-    return false;
+    if (o.includeCanAccessContent && access[Permission.ChannelRead].has(s.id)) return true;
+    return ownerRecipients.has(s.recipientId ?? -1) && seen.has(s.id);
   });
   const dicts = await formatChannels(db, chosen);
   if (o.includeDefault) {
@@ -106,18 +107,20 @@ export async function channelIdByName(
   return stream.id;
 }
 
-/** `GET /streams/{stream_id}/members`: subscriber IDs, for callers with content access. */
+/** `GET /streams/{stream_id}/members`: subscriber IDs, for callers who may see them. */
 export async function channelMembers(
   db: Db,
   user: User,
   realm: Realm,
   streamId: number,
 ): Promise<number[]> {
-  const stream = await accessibleChannel(db, user, realm, streamId);
-  const access = await channelAccessFor(db, user, stream, realm);
-  if (!canSeeSubscribers(user, stream, access)) {
-    throw badRequest('Invalid channel ID');
-  }
+  const stream = await db.stream.findFirst({ where: { id: streamId, realmId: realm.id } });
+  if (!stream) throw badRequest('Invalid channel ID');
+  await requireAccess(db, {
+    auth: { user },
+    permission: Permission.ChannelSubscribers,
+    ids: [stream.id],
+  });
   const subs = await db.subscription.findMany({
     where: { recipientId: stream.recipientId ?? -1, active: true, isUserActive: true },
     select: { userId: true },

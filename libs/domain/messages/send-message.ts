@@ -1,6 +1,6 @@
 import { types } from 'node:util';
 import { Prisma, type Realm, type Stream, type User } from '../../../generated/prisma/client';
-import { badRequest, userDeactivated } from '../../core/errors';
+import { userDeactivated } from '../../core/errors';
 import { sqlState } from '../../db/errors';
 import { inOneStatement, inTransaction, type EventSink, type SqlRunner } from '../../events/outbox';
 import type { Db, Tx } from '../../db/client';
@@ -8,7 +8,6 @@ import { sqlPool } from '../../db/sql';
 import { renderMarkdown, type Linkifier, type MarkdownContext } from '../../markdown';
 import type { AppContext } from '../../core/context';
 import { markdownContextFor } from '../markdown-context';
-import { mentionRefusal } from '../permissions/messages';
 import {
   directRecipientId,
   resolveDirectUsers,
@@ -30,6 +29,7 @@ import { messageEvent } from '../../protocol/events/message';
 import { streamEvent } from '../../protocol/events/stream';
 import { channelAudienceIds } from '../permissions/channels';
 import { isPrivateChannel } from '../permissions/channel-kinds';
+import { Permission, requireAccess } from '../permissions/access';
 
 export type SendType = (typeof CHANNEL_TYPES)[number] | (typeof DIRECT_TYPES)[number];
 
@@ -128,20 +128,19 @@ export async function renderCheckingMentions(
   }: MessageToRender,
 ): Promise<Awaited<ReturnType<typeof renderMarkdown>>> {
   const rendered = await renderMarkdown(content, await markdown);
-  if (rendered.mentionedGroupIds.length || (channel && rendered.streamWildcardMentioned)) {
-    const audience =
-      channel && rendered.streamWildcardMentioned
-        ? await db.subscription.count({
-            where: { recipientId: channel.recipientId ?? -1, active: true, isUserActive: true },
-          })
-        : 0;
-    const refusal = await mentionRefusal(db, {
-      realm,
-      sender,
-      mentionedGroupIds: rendered.mentionedGroupIds,
-      wildcardAudience: audience,
+  if (rendered.mentionedGroupIds.length) {
+    await requireAccess(db, {
+      auth: { user: sender },
+      permission: Permission.UserGroupMention,
+      ids: rendered.mentionedGroupIds,
     });
-    if (refusal) throw badRequest(refusal);
+  }
+  if (channel && rendered.streamWildcardMentioned) {
+    await requireAccess(db, {
+      auth: { user: sender, realm },
+      permission: Permission.ChannelWildcardMention,
+      ids: [channel.id],
+    });
   }
   return rendered;
 }

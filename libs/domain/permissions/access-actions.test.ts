@@ -3,7 +3,13 @@ import type { Stream } from '../../../generated/prisma/client';
 import { makeChannel } from '../../../test/channel-factories';
 import { makeRealm, type TestRealm } from '../../../test/factories';
 import { organization, type Organization } from '../../../test/organization';
-import { checkAccess, Permission, requireAccess, type UserPermission } from './access';
+import {
+  checkAccess,
+  Permission,
+  requireAccess,
+  type RowPermission,
+  type UserPermission,
+} from './access';
 
 /*
  * The permissions of the actions beside reading and editing messages: sending, subscribing,
@@ -30,10 +36,24 @@ afterAll(() => org.close());
 const allowed = (who: keyof typeof org.users, permission: UserPermission, ids: number[]) =>
   checkAccess(org.t.db, { auth: { user: org.users[who].user }, permission, ids });
 
-const refusal = (who: keyof typeof org.users, permission: UserPermission, id: number) =>
-  requireAccess(org.t.db, { auth: { user: org.users[who].user }, permission, ids: [id] }).then(
+const messageOf = (done: Promise<void>) =>
+  done.then(
     () => null,
     (err: Error) => err.message,
+  );
+
+const refusal = (who: keyof typeof org.users, permission: UserPermission, id: number) =>
+  messageOf(
+    requireAccess(org.t.db, { auth: { user: org.users[who].user }, permission, ids: [id] }),
+  );
+
+/** The permissions judged on rows, asked without handing them over. */
+const rowAllowed = (who: keyof typeof org.users, permission: RowPermission, ids: number[]) =>
+  checkAccess(org.t.db, { auth: { user: org.users[who].user }, permission, ids });
+
+const rowRefusal = (who: keyof typeof org.users, permission: RowPermission, id: number) =>
+  messageOf(
+    requireAccess(org.t.db, { auth: { user: org.users[who].user }, permission, ids: [id] }),
   );
 
 describe('Permission.ChannelSend and ChannelNotice', () => {
@@ -195,13 +215,63 @@ describe('draft and invitation permissions', () => {
       [Permission.InvitationManage, invitation.id],
       [Permission.MultiuseInviteManage, link.id],
     ] as const) {
-      expect(await refusal('alice', permission, id)).toBeNull();
-      expect(await refusal('admin', permission, id)).toBeNull();
-      expect(await refusal('bob', permission, id)).toBe('Must be an organization administrator');
+      expect(await rowRefusal('alice', permission, id)).toBeNull();
+      expect(await rowRefusal('admin', permission, id)).toBeNull();
+      expect(await rowRefusal('bob', permission, id)).toBe('Must be an organization administrator');
       const stranger = { user: other.owner.user };
       expect(await checkAccess(org.t.db, { auth: stranger, permission, ids: [id] })).toEqual(
         new Set(),
       );
     }
+  });
+});
+
+describe('the permissions judged on rows one may hand over', () => {
+  it('lists the channels one sees unsubscribed: open ones, and every one to administrators', async () => {
+    const { lobby, vault } = org.channels;
+    const web = await makeChannel(org.t, org.realm, {});
+    await org.t.db.stream.update({ where: { id: web.id }, data: { isWebPublic: true } });
+    const all = [lobby.id, vault.id, web.id, foreign.id];
+    const { ChannelListUnsubscribed } = Permission;
+    expect(await rowAllowed('admin', ChannelListUnsubscribed, all)).toEqual(
+      new Set([lobby.id, vault.id, web.id]),
+    );
+    expect(await rowAllowed('bob', ChannelListUnsubscribed, all)).toEqual(
+      new Set([lobby.id, web.id]),
+    );
+    expect(await rowAllowed('guest', ChannelListUnsubscribed, all)).toEqual(new Set([web.id]));
+    // Rows handed over answer alike, with no query; another organization's row is ignored.
+    const rows = await org.t.db.stream.findMany({ where: { id: { in: all } } });
+    expect(
+      await checkAccess(org.t.db, {
+        auth: { user: org.users.admin.user },
+        permission: ChannelListUnsubscribed,
+        ids: all,
+        channels: rows,
+      }),
+    ).toEqual(new Set([lobby.id, vault.id, web.id]));
+  });
+
+  it("lets a custom emoji's author and administrators remove it", async () => {
+    const emoji = await org.t.db.realmEmoji.create({
+      data: { realmId: org.realm.id, name: 'wave', authorId: org.users.alice.user.id },
+    });
+    expect(await rowRefusal('alice', Permission.EmojiDeactivate, emoji.id)).toBeNull();
+    expect(await rowRefusal('admin', Permission.EmojiDeactivate, emoji.id)).toBeNull();
+    expect(await rowRefusal('bob', Permission.EmojiDeactivate, emoji.id)).toBe(
+      'Must be an organization administrator or emoji author',
+    );
+    const request = {
+      permission: Permission.EmojiDeactivate,
+      ids: [emoji.id],
+      emoji: [emoji],
+    } as const;
+    await expect(
+      requireAccess(org.t.db, { ...request, auth: { user: org.users.bob.user } }),
+    ).rejects.toThrow('Must be an organization administrator or emoji author');
+    // The other organization's owner may not remove ours, even handed the row.
+    expect(await checkAccess(org.t.db, { ...request, auth: { user: other.owner.user } })).toEqual(
+      new Set(),
+    );
   });
 });

@@ -140,20 +140,15 @@ export const ownDrafts = (db: Reader, a: QueryActor, ids: number[]) =>
   idSet(db, Prisma.sql`SELECT id FROM drafts WHERE id = ANY(${ids}::int[]) AND user_id = ${a.id}`);
 
 /**
- * Invitations (`invitations`) or reusable links (`multiuse_invites`) of the asker's organization
- * the asker manages: those they sent, and every one when `managesAll` (invites.ts).
+ * For each channel of the asker's organization among `ids`: whether more than `threshold` active
+ * users are subscribed to it (who a wildcard mention reaches).
  */
-export const manageableInvites = (
+export const channelCrowding = (
   db: Reader,
-  a: QueryActor,
-  {
-    table,
-    ids,
-    managesAll,
-  }: { table: 'invitations' | 'multiuse_invites'; ids: number[]; managesAll: boolean },
+  a: Pick<QueryActor, 'realmId'>,
+  { ids, threshold }: { ids: number[]; threshold: number },
 ) =>
-  idSet(
-    db,
-    Prisma.sql`SELECT id FROM ${Prisma.raw(table)} WHERE id = ANY(${ids}::int[])
-      AND realm_id = ${a.realmId} AND (referred_by_id = ${a.id} OR ${managesAll})`,
-  );
+  db.$queryRaw<{ id: number; crowded: boolean }[]>(Prisma.sql`
+    SELECT s.id, (SELECT count(*) FROM subscriptions sub WHERE sub.recipient_id = s.recipient_id
+        AND sub.active AND sub.is_user_active) > ${threshold} AS crowded
+    FROM streams s WHERE s.id = ANY(${ids}::int[]) AND s.realm_id = ${a.realmId}`);

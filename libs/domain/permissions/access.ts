@@ -1,28 +1,41 @@
 import type { Realm, User } from '../../../generated/prisma/client';
-import { badRequest, insufficientPermission, notFound, type ApiError } from '../../core/errors';
+import { badRequest, notFound, type ApiError } from '../../core/errors';
 import type { Db, Tx } from '../../db/client';
 import {
   channelsOpenOrSubscribed,
   channelsWithReadableHistory,
   channelsWithVisibleTopics,
-  manageableInvites,
   ownDrafts,
   ownScheduledMessages,
   readableMessages,
   subscribedChannels,
   type QueryActor,
 } from './access-queries';
-import { channelAccess, seesAllPublicChannels, type ChannelAccess } from './channels';
-import { managesAllInvites } from './invites';
+import {
+  channelAccess,
+  NO_REALM_GROUP,
+  seesAllPublicChannels,
+  type ChannelAccess,
+} from './channels';
 import { contentEditRefusal, deleteRefusal, moveRefusal, resolveRefusal } from './messages';
 import { administrableBots } from './bots';
+import { groupMentionVerdict, wildcardMentionVerdict } from './mention-access';
 import { groupVerdict, type GroupAccess } from './user-groups';
+import {
+  emojiVerdict,
+  inviteVerdict,
+  unsubscribedChannelVerdict,
+  type ChannelKindRow,
+  type EmojiRow,
+  type InviteRow,
+} from './row-verdicts';
 import {
   administrableUsers,
   deactivatableUsers,
   emailChangeableUsers,
   readableUsers,
   roleChangeableUsers,
+  type ReadableUserRow,
 } from './users';
 import {
   channelSendVerdict,
@@ -36,9 +49,10 @@ import {
  * The access entry point (Immich's `requireAccess({ auth, permission, ids })`): every question
  * "may this user do X to these objects" names a permission and a list of IDs, and is answered
  * as the set of IDs allowed, by one query per permission over the whole list (access-queries.ts).
- * `requireAccess` throws Zulip's error for the permission when any ID is refused. A request to
- * send may hand over the channels or users its caller has read, so the hot send path asks no
- * query twice.
+ * `requireAccess` throws Zulip's error for the permission when any ID is refused. A caller that
+ * has read the objects may hand them over (a send its channel or users, register its channels, a
+ * listing its rows: `RowPermission`), so a hot path asks no query twice; `checkAccessMany` answers
+ * several channel permissions with one query.
  */
 export enum Permission {
   /** Read a message: received it, or may read its channel's history (Zulip's access_message). */
@@ -61,12 +75,22 @@ export enum Permission {
   /** Read the messages a channel had before one subscribed, or without subscribing. */
   ChannelHistory = 'channel.history',
   ChannelAdmin = 'channel.admin',
+  /**
+   * See a channel one is not subscribed to, in register's lists (`never_subscribed`,
+   * `unsubscribed`) and the events that keep them: one open to one, or any as an administrator.
+   */
+  ChannelListUnsubscribed = 'channel.list_unsubscribed',
   /** Subscribe oneself to a channel. */
   ChannelSubscribe = 'channel.subscribe',
   /** Subscribe others to a channel (the organization's `can_add_subscribers_group` counts). */
   ChannelAddSubscribers = 'channel.add_subscribers',
   /** Unsubscribe others from a channel. */
   ChannelRemoveSubscribers = 'channel.remove_subscribers',
+  /**
+   * See a channel's subscribers (`GET /streams/{id}/members`): a channel one sees, and of a private
+   * one only with content access, or as an administrator.
+   */
+  ChannelSubscribers = 'channel.subscribers',
   /** Post to a channel (Zulip's access_stream_for_send_message). */
   ChannelSend = 'channel.send',
   /** Post a notice of the server's (a notification bot's) to a channel: any one not archived. */
@@ -81,10 +105,12 @@ export enum Permission {
   ScheduledMessageDelete = 'scheduled_message.delete',
   DraftUpdate = 'draft.update',
   DraftDelete = 'draft.delete',
-  /** Resend or revoke an invitation by email. */
+  /** Resend or revoke an invitation by email; list it in `GET /invites`. */
   InvitationManage = 'invitation.manage',
   /** Revoke a reusable invitation link. */
   MultiuseInviteManage = 'multiuse_invite.manage',
+  /** Remove a custom emoji: one's own, or any as an administrator. */
+  EmojiDeactivate = 'emoji.deactivate',
   /** See a user's real data (`can_access_all_users_group`); bots and oneself always. */
   UserRead = 'user.read',
   /** Edit or reactivate another user. */
@@ -107,6 +133,13 @@ export enum Permission {
   UserGroupLeave = 'user_group.leave',
   /** Remove others from a user group. */
   UserGroupRemoveMembers = 'user_group.remove_members',
+  /** Mention a user group in a new message (the group's `can_mention_group`). */
+  UserGroupMention = 'user_group.mention',
+  /**
+   * Mention everyone in a channel (@all, @channel...) in a new message: above 15 subscribers,
+   * members of the organization's `can_mention_many_users_group` only.
+   */
+  ChannelWildcardMention = 'channel.wildcard_mention',
 }
 
 /** The permissions that judge each message by the organization's settings and the time. */
@@ -120,12 +153,23 @@ export type MessageActionPermission =
 /** The permissions of sending, which take the channels as the caller has read them. */
 export type SendPermission = Permission.ChannelSend | Permission.ChannelNotice;
 
+/** The permissions judged on the objects' own rows, which the caller may hand over. */
+export type RowPermission =
+  | Permission.UserRead
+  | Permission.ChannelListUnsubscribed
+  | InvitePermission
+  | Permission.EmojiDeactivate;
+
+type InvitePermission = Permission.InvitationManage | Permission.MultiuseInviteManage;
+
 /** The permissions asked with the user alone. */
 export type UserPermission = Exclude<
   Permission,
   | MessageActionPermission
   | SendPermission
+  | RowPermission
   | Permission.ChannelAddSubscribers
+  | Permission.ChannelWildcardMention
   | Permission.DirectMessageSend
 >;
 
@@ -159,6 +203,39 @@ export type AccessRequest =
       ids: readonly number[];
       /** The channels as the caller has read them (its own organization's), not read again. */
       channels?: readonly SendChannel[];
+    }
+  | {
+      auth: { user: AccessUser; realm: Pick<Realm, 'canMentionManyUsersGroupId'> };
+      permission: Permission.ChannelWildcardMention;
+      ids: readonly number[];
+    }
+  | {
+      auth: { user: AccessUser };
+      permission: Permission.ChannelListUnsubscribed;
+      ids: readonly number[];
+      /** The channels as the caller has read them, not read again. */
+      channels?: readonly ChannelKindRow[];
+    }
+  | {
+      auth: { user: AccessUser };
+      permission: Permission.UserRead;
+      ids: readonly number[];
+      /** The users as the caller has read them, not read again. */
+      users?: readonly ReadableUserRow[];
+    }
+  | {
+      auth: { user: AccessUser };
+      permission: InvitePermission;
+      ids: readonly number[];
+      /** The invitations (or, for `MultiuseInviteManage`, links) as the caller has read them. */
+      invites?: readonly InviteRow[];
+    }
+  | {
+      auth: { user: AccessUser };
+      permission: Permission.EmojiDeactivate;
+      ids: readonly number[];
+      /** The emoji as the caller has read them, not read again. */
+      emoji?: readonly EmojiRow[];
     }
   | {
       auth: { user: AccessUser & Pick<User, 'isBot'>; realm: DirectMessageRealm };
@@ -196,6 +273,51 @@ export async function requireAccess(db: Db | Tx, request: AccessRequest): Promis
   for (const id of request.ids) if (!allowed.has(id)) throw refusal(id);
 }
 
+/**
+ * The channel permissions one query answers together (channels.ts's `channelAccess`), each by one
+ * ability; `SubscriptionUpdate` alone is a cheaper query of its own (access-queries.ts).
+ */
+const CHANNEL_PERMISSIONS = {
+  [Permission.ChannelRead]: 'content',
+  [Permission.ChannelMetadata]: 'metadata',
+  [Permission.ChannelAdmin]: 'administer',
+  [Permission.ChannelSubscribe]: 'subscribeSelf',
+  [Permission.ChannelAddSubscribers]: 'addSubscribers',
+  [Permission.ChannelRemoveSubscribers]: 'removeSubscribers',
+  [Permission.ChannelSubscribers]: 'subscribers',
+  [Permission.SubscriptionUpdate]: 'subscribed',
+} as const satisfies Partial<Record<Permission, keyof ChannelAccess>>;
+
+/** The channel permissions `checkAccessMany` answers. */
+export type ChannelPermission = keyof typeof CHANNEL_PERMISSIONS;
+
+/**
+ * The IDs among `ids` allowed for each of several channel permissions, by one query for them all:
+ * a listing that judges each channel several ways (`GET /streams`) asks once.
+ */
+export async function checkAccessMany<P extends ChannelPermission>(
+  db: Db | Tx,
+  {
+    auth,
+    permissions,
+    ids,
+  }: {
+    auth: { user: AccessUser; realm: Pick<Realm, 'canAddSubscribersGroupId'> };
+    permissions: readonly P[];
+    ids: readonly number[];
+  },
+): Promise<Record<P, Set<number>>> {
+  const unique = [...new Set(ids)].map((id) => ({ id }));
+  const access = await channelAccess(db, auth.user, unique, auth.realm);
+  const answer = {} as Record<P, Set<number>>;
+  for (const permission of permissions) {
+    const ability = CHANNEL_PERMISSIONS[permission];
+    answer[permission] = new Set<number>();
+    for (const [id, abilities] of access) if (abilities[ability]) answer[permission].add(id);
+  }
+  return answer;
+}
+
 async function judge(db: Db | Tx, request: AccessRequest): Promise<Verdict> {
   const ids = [...new Set(request.ids)];
   if (ids.length === 0) return { allowed: new Set(), refusal: invalidMessage };
@@ -210,6 +332,20 @@ async function judge(db: Db | Tx, request: AccessRequest): Promise<Verdict> {
       const notice = request.permission === Permission.ChannelNotice;
       return channelSendVerdict(db, { user, ids, channels: request.channels, notice });
     }
+    case Permission.UserRead:
+      return readableUsers(db, { viewer: user, ids, users: request.users });
+    case Permission.ChannelListUnsubscribed:
+      return unsubscribedChannelVerdict(db, { user, ids, channels: request.channels });
+    case Permission.InvitationManage:
+    case Permission.MultiuseInviteManage: {
+      const table =
+        request.permission === Permission.InvitationManage ? 'invitation' : 'multiuseInvite';
+      return inviteVerdict(db, { user, ids, table, invites: request.invites });
+    }
+    case Permission.EmojiDeactivate:
+      return emojiVerdict(db, { user, ids, emoji: request.emoji });
+    case Permission.ChannelWildcardMention:
+      return wildcardMentionVerdict(db, { user, realm: request.auth.realm, ids });
     case Permission.DirectMessageSend:
       return directMessageVerdict(db, { ...request.auth, ids, recipients: request.recipients });
     case Permission.MessageEdit:
@@ -229,20 +365,14 @@ type Refusal = (id: number) => ApiError;
 const noScheduledMessage = () => notFound('Scheduled message does not exist');
 const noDraft = () => notFound('Draft does not exist');
 
-/** The permissions answered by the channel rules of channels.ts, each by one of its abilities. */
-const CHANNEL_ABILITIES = {
-  [Permission.ChannelRead]: 'content',
-  [Permission.ChannelMetadata]: 'metadata',
-  [Permission.ChannelAdmin]: 'administer',
-  [Permission.ChannelSubscribe]: 'subscribeSelf',
-  [Permission.ChannelRemoveSubscribers]: 'removeSubscribers',
-} as const satisfies Partial<Record<UserPermission, keyof ChannelAccess>>;
-
-type InvitePermission = Permission.InvitationManage | Permission.MultiuseInviteManage;
+/** The channel permissions asked one at a time with the user alone, by channels.ts's rules. */
+type ChannelAbilityPermission = Exclude<
+  ChannelPermission,
+  Permission.ChannelAddSubscribers | Permission.SubscriptionUpdate
+>;
 
 /** The permissions about users and bots, answered by users.ts and bots.ts. */
 const PEOPLE_RULES = {
-  [Permission.UserRead]: readableUsers,
   [Permission.UserAdminister]: administrableUsers,
   [Permission.UserDeactivate]: deactivatableUsers,
   [Permission.UserChangeRole]: roleChangeableUsers,
@@ -263,10 +393,10 @@ const GROUP_ABILITIES = {
 
 type SetPermission = Exclude<
   UserPermission,
-  | keyof typeof CHANNEL_ABILITIES
-  | InvitePermission
+  | ChannelAbilityPermission
   | keyof typeof PEOPLE_RULES
   | keyof typeof GROUP_ABILITIES
+  | Permission.UserGroupMention
 >;
 
 /** The permissions answered by one set query of access-queries.ts, and each one's refusal. */
@@ -303,8 +433,8 @@ async function userVerdict(
     case Permission.ChannelAdmin:
     case Permission.ChannelSubscribe:
     case Permission.ChannelRemoveSubscribers:
-      return channelVerdict(db, { user, ids, ability: CHANNEL_ABILITIES[permission] });
-    case Permission.UserRead:
+    case Permission.ChannelSubscribers:
+      return channelVerdict(db, { user, ids, ability: CHANNEL_PERMISSIONS[permission] });
     case Permission.UserAdminister:
     case Permission.UserDeactivate:
     case Permission.UserChangeRole:
@@ -317,15 +447,8 @@ async function userVerdict(
     case Permission.UserGroupLeave:
     case Permission.UserGroupRemoveMembers:
       return groupVerdict(db, user, GROUP_ABILITIES[permission], ids);
-    case Permission.InvitationManage:
-    case Permission.MultiuseInviteManage: {
-      const table = permission === Permission.InvitationManage ? 'invitations' : 'multiuse_invites';
-      const managesAll = managesAllInvites(user);
-      return {
-        allowed: await manageableInvites(db, actor, { table, ids, managesAll }),
-        refusal: () => insufficientPermission('Must be an organization administrator'),
-      };
-    }
+    case Permission.UserGroupMention:
+      return groupMentionVerdict(db, user, ids);
     default: {
       const [query, refusal] = SET_RULES[permission];
       return { allowed: await query(db, actor, ids), refusal };
@@ -343,7 +466,7 @@ async function channelVerdict(
     user,
     ids,
     ability,
-    realm = { canAddSubscribersGroupId: null },
+    realm = NO_REALM_GROUP,
   }: {
     user: AccessUser;
     ids: number[];

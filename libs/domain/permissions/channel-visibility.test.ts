@@ -2,7 +2,6 @@ import { Role } from '../users/roles';
 import {
   canListAllChannels,
   canManageDefaultChannels,
-  canSeeSubscribers,
   canSeeUnsubscribed,
   channelOpenTo,
   isOpenPublicChannel,
@@ -42,13 +41,6 @@ describe('who may see a channel', () => {
     expect(isOpenPublicChannel(member, publicChannel)).toBe(true);
     expect(isOpenPublicChannel(member, privateChannel)).toBe(false);
     expect(isOpenPublicChannel(guest, webPublic)).toBe(false);
-  });
-
-  it("shows a private channel's subscribers to those with content access and administrators", () => {
-    expect(canSeeSubscribers(member, publicChannel, { content: false })).toBe(true);
-    expect(canSeeSubscribers(member, privateChannel, { content: false })).toBe(false);
-    expect(canSeeSubscribers(member, privateChannel, { content: true })).toBe(true);
-    expect(canSeeSubscribers(admin, privateChannel, { content: false })).toBe(true);
   });
 
   it('keeps the organization-level channel settings for administrators and owners', () => {

@@ -1,7 +1,8 @@
+import type { Stream, User } from '../../../generated/prisma/client';
 import { makeChannel } from '../../../test/channel-factories';
 import type { TestUser } from '../../../test/factories';
 import type { TestContext } from '../../../test/harness';
-import { channelAccessFor } from './channels';
+import { checkAccessMany, Permission, type ChannelPermission } from './access';
 import { channelSendRefusal } from './messages';
 import { type Organization, organization } from '../../../test/organization';
 
@@ -19,6 +20,36 @@ beforeAll(async () => {
   ({ member, guest, admin } = org.users);
 });
 afterAll(() => org.close());
+
+const {
+  ChannelAdmin,
+  ChannelMetadata,
+  ChannelRead,
+  ChannelRemoveSubscribers,
+  ChannelSubscribe,
+  ChannelSubscribers,
+  SubscriptionUpdate,
+} = Permission;
+const ASKED: ChannelPermission[] = [
+  ChannelAdmin,
+  ChannelMetadata,
+  ChannelRead,
+  ChannelRemoveSubscribers,
+  ChannelSubscribe,
+  ChannelSubscribers,
+  SubscriptionUpdate,
+];
+
+/** Whether `user` holds each channel permission on `chan`, from one `checkAccessMany`. */
+async function access(user: User, chan: Stream): Promise<Record<string, boolean>> {
+  const realm = await t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } });
+  const answer = await checkAccessMany(t.db, {
+    auth: { user, realm },
+    permissions: ASKED,
+    ids: [chan.id],
+  });
+  return Object.fromEntries(ASKED.map((p) => [p, answer[p].has(chan.id)]));
+}
 
 describe('channel permissions', () => {
   it('lets members but not unsubscribed guests post to public channels', async () => {
@@ -56,19 +87,26 @@ describe('channel permissions', () => {
       subscribers: [org.owner.user],
       inviteOnly: true,
     });
-    const realm = await t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } });
-    const adminAccess = await channelAccessFor(t.db, admin.user, chan, realm);
-    expect(adminAccess).toMatchObject({
-      metadata: true,
-      content: false,
-      administer: true,
-      subscribeSelf: false,
-      removeSubscribers: true,
+    expect(await access(admin.user, chan)).toEqual({
+      [ChannelMetadata]: true,
+      [ChannelRead]: false,
+      [ChannelAdmin]: true,
+      [ChannelSubscribe]: false,
+      [ChannelRemoveSubscribers]: true,
+      [ChannelSubscribers]: true,
+      [SubscriptionUpdate]: false,
     });
-    const memberAccess = await channelAccessFor(t.db, member.user, chan, realm);
-    expect(memberAccess).toMatchObject({ metadata: false, content: false, administer: false });
-    const ownerAccess = await channelAccessFor(t.db, org.owner.user, chan, realm);
-    expect(ownerAccess).toMatchObject({ subscribed: true, content: true });
+    expect(await access(member.user, chan)).toMatchObject({
+      [ChannelMetadata]: false,
+      [ChannelRead]: false,
+      [ChannelAdmin]: false,
+      [ChannelSubscribers]: false,
+    });
+    expect(await access(org.owner.user, chan)).toMatchObject({
+      [SubscriptionUpdate]: true,
+      [ChannelRead]: true,
+      [ChannelSubscribers]: true,
+    });
     expect(await channelSendRefusal(t.db, org.owner.user, chan)).toBeNull();
   });
 
@@ -84,10 +122,15 @@ describe('channel permissions', () => {
       where: { id: chan.id },
       data: { canSubscribeGroupId: members.id },
     });
-    const realm = await t.db.realm.findUniqueOrThrow({ where: { id: org.realm.id } });
-    const access = await channelAccessFor(t.db, member.user, open, realm);
-    expect(access).toMatchObject({ content: true, subscribeSelf: true });
-    const guestAccess = await channelAccessFor(t.db, guest.user, open, realm);
-    expect(guestAccess).toMatchObject({ content: false, subscribeSelf: false });
+    expect(await access(member.user, open)).toMatchObject({
+      [ChannelRead]: true,
+      [ChannelSubscribe]: true,
+      [ChannelSubscribers]: true,
+    });
+    expect(await access(guest.user, open)).toMatchObject({
+      [ChannelRead]: false,
+      [ChannelSubscribe]: false,
+      [ChannelSubscribers]: false,
+    });
   });
 });

@@ -26,6 +26,8 @@ export interface ChannelAccess {
   subscribeSelf: boolean;
   addSubscribers: boolean;
   removeSubscribers: boolean;
+  /** May see the subscribers: of a private channel only with content access, or as an administrator. */
+  subscribers: boolean;
 }
 
 type ChannelKindRow = Pick<Stream, 'inviteOnly' | 'isWebPublic'>;
@@ -51,19 +53,15 @@ export const isOpenPublicChannel = (
 export const channelOpenTo = (user: Pick<User, 'role'>, channel: ChannelKindRow): boolean =>
   !channel.inviteOnly && (seesAllPublicChannels(user) || channel.isWebPublic);
 
-/** Whether the user sees a channel they are not subscribed to (register's `never_subscribed`). */
+/**
+ * Whether the user sees a channel they are not subscribed to (register's `never_subscribed`;
+ * asked through `Permission.ChannelListUnsubscribed`, row-verdicts.ts).
+ */
 export const canSeeUnsubscribed = (user: Pick<User, 'role'>, channel: ChannelKindRow): boolean =>
   channelOpenTo(user, channel) || isRealmAdmin(user);
 
 /** `GET /streams?include_all=true` lists every channel: administrators only. */
 export const canListAllChannels = (user: Pick<User, 'role'>): boolean => isRealmAdmin(user);
-
-/** A private channel's subscribers are for those with content access, and administrators. */
-export const canSeeSubscribers = (
-  user: Pick<User, 'role'>,
-  channel: Pick<Stream, 'inviteOnly'>,
-  access: Pick<ChannelAccess, 'content'>,
-): boolean => !channel.inviteOnly || access.content || isRealmAdmin(user);
 
 /**
  * Whether a channel's subscribers are shown to users who never subscribed to it (register's
@@ -102,14 +100,9 @@ export async function channelAccess(
   return out;
 }
 
-const NO_ACCESS: ChannelAccess = {
-  subscribed: false,
-  content: false,
-  metadata: false,
-  administer: false,
-  subscribeSelf: false,
-  addSubscribers: false,
-  removeSubscribers: false,
+/** An organization's settings as if its `can_add_subscribers_group` were unset. */
+export const NO_REALM_GROUP: Pick<Realm, 'canAddSubscribersGroupId'> = {
+  canAddSubscribersGroupId: null,
 };
 
 function accessFrom(user: ChannelActor, row: ChannelMembershipRow): ChannelAccess {
@@ -129,18 +122,8 @@ function accessFrom(user: ChannelActor, row: ChannelMembershipRow): ChannelAcces
       (content && (row.inRealmAddGroup || administer)) ||
       (administer && !row.inviteOnly),
     removeSubscribers: isRealmAdmin(user) || (metadata && row.inRemoveGroup),
+    subscribers: metadata && (!row.inviteOnly || content || isRealmAdmin(user)),
   };
-}
-
-/** One channel's access; see `channelAccess`. */
-export async function channelAccessFor(
-  db: Db | Tx,
-  user: ChannelActor,
-  channel: Pick<Stream, 'id'>,
-  realm: Pick<Realm, 'canAddSubscribersGroupId'>,
-): Promise<ChannelAccess> {
-  const map = await channelAccess(db, user, [channel], realm);
-  return map.get(channel.id) ?? NO_ACCESS;
 }
 
 /** Organization-level creation permissions for each kind of channel. */

@@ -15,7 +15,7 @@ export async function canAddCustomEmoji(
   return isUserInGroup(db, user.id, realm.canAddCustomEmojiGroupId);
 }
 
-/** A custom emoji is removed by its author or an administrator. */
+/** A custom emoji is removed by its author or an administrator (`Permission.EmojiDeactivate`). */
 export const canDeactivateEmoji = (
   actor: Pick<User, 'id' | 'role'>,
   emoji: Pick<RealmEmoji, 'authorId'>,

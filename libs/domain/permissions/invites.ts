@@ -52,8 +52,8 @@ export async function canCreateMultiuseInvite(
 }
 
 /**
- * Administrators see and manage everyone's invitations; others their own (the set form:
- * `Permission.InvitationManage` and `MultiuseInviteManage`, access-queries.ts).
+ * Administrators see and manage everyone's invitations; others their own (asked through
+ * `Permission.InvitationManage` and `MultiuseInviteManage`, row-verdicts.ts).
  */
 export const managesAllInvites = (actor: Pick<User, 'role'>): boolean => canAdministerUsers(actor);
 

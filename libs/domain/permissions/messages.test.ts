@@ -1,4 +1,6 @@
-import { makeBot, makeUserGroup } from '../../../test/factories';
+import type { User } from '../../../generated/prisma/client';
+import { makeChannel } from '../../../test/channel-factories';
+import { makeBot, makeUser, makeUserGroup } from '../../../test/factories';
 import { postDirect } from '../../../test/message-factories';
 import { organization, type Organization } from '../../../test/organization';
 import {
@@ -6,10 +8,10 @@ import {
   contentEditRefusal,
   deleteRefusal,
   directMessageRefusal,
-  mentionRefusal,
   moveRefusal,
-  WILDCARD_MENTION_THRESHOLD,
 } from './messages';
+import { Permission, requireAccess } from './access';
+import { WILDCARD_MENTION_THRESHOLD } from './mention-access';
 
 let org: Organization<
   'moderator' | 'alice' | 'bob' | 'guest',
@@ -178,13 +180,17 @@ describe('editing, moving and deleting', () => {
 });
 
 describe('mentions', () => {
-  it("follows each group's can_mention_group, and the organization's for big wildcards", async () => {
+  const refusal = (done: Promise<void>) =>
+    done.then(
+      () => null,
+      (err: Error) => err.message,
+    );
+
+  it("follows each group's can_mention_group", async () => {
     const { alice, bob } = org.users;
-    const groups = org.systemGroups;
-    const db = org.t.db;
     const open = await makeUserGroup(org.t, org.realm, {
       name: 'open-mentions',
-      settings: { canMentionGroupId: groups['role:everyone'] },
+      settings: { canMentionGroupId: org.systemGroups['role:everyone'] },
     });
     const closed = await makeUserGroup(org.t, org.realm, {
       name: 'alice-mentions',
@@ -192,55 +198,41 @@ describe('mentions', () => {
         canMentionGroupId: await makeUserGroup(org.t, org.realm, { members: [alice.user] }),
       },
     });
-    const realm = { canMentionManyUsersGroupId: groups['role:administrators'] };
-    expect(
-      await mentionRefusal(db, {
-        realm,
-        sender: bob.user,
-        mentionedGroupIds: [open],
-        wildcardAudience: 0,
-      }),
-    ).toBeNull();
-    expect(
-      await mentionRefusal(db, {
-        realm,
-        sender: alice.user,
-        mentionedGroupIds: [open, closed],
-        wildcardAudience: 0,
-      }),
-    ).toBeNull();
-    expect(
-      await mentionRefusal(db, {
-        realm,
-        sender: bob.user,
-        mentionedGroupIds: [open, closed],
-        wildcardAudience: 0,
-      }),
-    ).toBe("You are not allowed to mention user group 'alice-mentions'.");
-    expect(
-      await mentionRefusal(db, {
-        realm,
-        sender: bob.user,
-        mentionedGroupIds: [],
-        wildcardAudience: WILDCARD_MENTION_THRESHOLD,
-      }),
-    ).toBeNull();
-    expect(
-      await mentionRefusal(db, {
-        realm,
-        sender: bob.user,
-        mentionedGroupIds: [],
-        wildcardAudience: WILDCARD_MENTION_THRESHOLD + 1,
-      }),
-    ).toBe('You do not have permission to use channel wildcard mentions in this channel.');
-    expect(
-      await mentionRefusal(db, {
-        realm,
-        sender: org.owner.user,
-        mentionedGroupIds: [],
-        wildcardAudience: WILDCARD_MENTION_THRESHOLD + 1,
-      }),
-    ).toBeNull();
+    const mention = (user: User, ids: number[]) =>
+      refusal(
+        requireAccess(org.t.db, { auth: { user }, permission: Permission.UserGroupMention, ids }),
+      );
+    expect(await mention(bob.user, [open])).toBeNull();
+    expect(await mention(alice.user, [open, closed])).toBeNull();
+    expect(await mention(bob.user, [open, closed])).toBe(
+      "You are not allowed to mention user group 'alice-mentions'.",
+    );
+  });
+
+  it("needs the organization's can_mention_many_users_group in a big channel", async () => {
+    const { bob } = org.users;
+    const realm = { canMentionManyUsersGroupId: org.systemGroups['role:administrators'] };
+    const users = [];
+    for (let i = 0; i < WILDCARD_MENTION_THRESHOLD; i++) {
+      users.push((await makeUser(org.t, org.realm)).user);
+    }
+    const channel = await makeChannel(org.t, org.realm, { subscribers: users });
+    const wildcard = (user: User) =>
+      refusal(
+        requireAccess(org.t.db, {
+          auth: { user, realm },
+          permission: Permission.ChannelWildcardMention,
+          ids: [channel.id],
+        }),
+      );
+    expect(await wildcard(bob.user)).toBeNull();
+    await org.t.db.subscription.create({
+      data: { userId: bob.user.id, recipientId: channel.recipientId! },
+    });
+    expect(await wildcard(bob.user)).toBe(
+      'You do not have permission to use channel wildcard mentions in this channel.',
+    );
+    expect(await wildcard(org.owner.user)).toBeNull();
   });
 });
 

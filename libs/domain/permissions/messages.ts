@@ -185,50 +185,6 @@ export async function deleteRefusal(
   return null;
 }
 
-/** Zulip's WILDCARD_MENTION_THRESHOLD: wildcards reaching more users need can_mention_many_users_group. */
-export const WILDCARD_MENTION_THRESHOLD = 15;
-
-/**
- * Why the mentions of a new message are refused, or null (Zulip's check for user-group
- * can_mention_group and the organization's can_mention_many_users_group for wildcards).
- */
-export async function mentionRefusal(
-  db: Reader,
-  {
-    realm,
-    sender,
-    mentionedGroupIds,
-    wildcardAudience,
-  }: {
-    realm: Pick<Realm, 'canMentionManyUsersGroupId'>;
-    sender: Pick<User, 'id'>;
-    mentionedGroupIds: number[];
-    wildcardAudience: number;
-  },
-): Promise<string | null> {
-  if (mentionedGroupIds.length) {
-    const groups = await db.userGroup.findMany({
-      where: { id: { in: mentionedGroupIds } },
-      select: { id: true, name: true, canMentionGroupId: true },
-    });
-    const settingIds = groups.flatMap((g) =>
-      g.canMentionGroupId === null ? [] : [g.canMentionGroupId],
-    );
-    const allowed = await groupsContainingUser(db, sender.id, settingIds);
-    const refused = groups.find(
-      (g) => g.canMentionGroupId === null || !allowed.has(g.canMentionGroupId),
-    );
-    if (refused) return `You are not allowed to mention user group '${refused.name ?? ''}'.`;
-  }
-  if (wildcardAudience > WILDCARD_MENTION_THRESHOLD) {
-    const groupId = realm.canMentionManyUsersGroupId;
-    const ok =
-      groupId !== null && (await groupsContainingUser(db, sender.id, [groupId])).has(groupId);
-    if (!ok) return 'You do not have permission to use channel wildcard mentions in this channel.';
-  }
-  return null;
-}
-
 /**
  * Why a direct message is refused, or null (Zulip's check_sender_can_access_recipients, then
  * check_can_send_direct_message). Bots may always send, and anyone may write to themselves

@@ -198,18 +198,31 @@ const verdictOf = (allowed: { id: number }[], refusal: () => ApiError): Verdict 
   refusal,
 });
 
-/** `Permission.UserRead`: bots, oneself, and whom `accessibleUserIds` lets the viewer see. */
+/** A user as `Permission.UserRead` reads them. */
+export type ReadableUserRow = Pick<User, 'id' | 'isBot' | 'realmId'>;
+
+/**
+ * `Permission.UserRead`: bots, oneself, and whom `accessibleUserIds` lets the viewer see. A
+ * listing hands over the users it has read (`users`), which are then not read again.
+ */
 export async function readableUsers(
   db: Db | Tx,
-  viewer: AccessUser,
-  ids: number[],
+  { viewer, ids, users }: { viewer: AccessUser; ids: number[]; users?: readonly ReadableUserRow[] },
 ): Promise<Verdict> {
   const accessible = await accessibleUserIds(db, viewer);
-  const users = await db.user.findMany({
-    where: { id: { in: ids }, realmId: viewer.realmId },
-    select: { id: true, isBot: true },
-  });
-  const allowed = users.filter((u) => u.isBot || accessible === null || accessible.has(u.id));
+  const rows =
+    users ??
+    (await db.user.findMany({
+      where: { id: { in: ids }, realmId: viewer.realmId },
+      select: { id: true, isBot: true, realmId: true },
+    }));
+  const asked = new Set(ids);
+  const allowed = rows.filter(
+    (u) =>
+      u.realmId === viewer.realmId &&
+      asked.has(u.id) &&
+      (u.isBot || accessible === null || accessible.has(u.id)),
+  );
   return verdictOf(allowed, () => insufficientPermission());
 }
 
