@@ -5,8 +5,7 @@ import { inTransaction, type EventSink } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import { channelAudienceIds } from '../permissions/channels';
 import type { AppContext } from '../../core/context';
-import { canSeeUnsubscribed } from '../permissions/channels';
-import { checkAccess, Permission } from '../permissions/access';
+import { checkAccess, checkAccessMany, Permission } from '../permissions/access';
 import { formatChannels } from '../channels/format-channel';
 import { streamEvent } from '../../protocol/events/stream';
 import { emitGuestAccessEvents } from './guest-access-events';
@@ -43,18 +42,56 @@ export async function unsubscribe(
  */
 async function authorizeUnsubscribe(
   tx: Tx,
-  { actor, streams, others }: { actor: User; streams: Stream[]; others: boolean },
+  {
+    actor,
+    realm,
+    streams,
+    others,
+  }: { actor: User; realm: Realm; streams: Stream[]; others: boolean },
 ): Promise<void> {
-  const auth = { user: actor };
-  const ids = streams.map((s) => s.id);
-  const visible = await checkAccess(tx, { auth, permission: Permission.ChannelMetadata, ids });
-  const removable = others
-    ? await checkAccess(tx, { auth, permission: Permission.ChannelRemoveSubscribers, ids })
-    : null;
+  const { ChannelMetadata, ChannelRemoveSubscribers } = Permission;
+  const access = await checkAccessMany(tx, {
+    auth: { user: actor, realm },
+    permissions: [ChannelMetadata, ChannelRemoveSubscribers],
+    ids: streams.map((s) => s.id),
+  });
   for (const stream of streams) {
-    if (!visible.has(stream.id)) throw badRequest(`Unable to access channel (${stream.name}).`);
-    if (removable && !removable.has(stream.id)) throw badRequest('Insufficient permission');
+    if (!access[ChannelMetadata].has(stream.id)) {
+      throw badRequest(`Unable to access channel (${stream.name}).`);
+    }
+    if (others && !access[ChannelRemoveSubscribers].has(stream.id)) {
+      throw badRequest('Insufficient permission');
+    }
   }
+}
+
+/**
+ * Whoever of `users`, just unsubscribed, no longer sees the channel at all (a private one, or a
+ * public one for a guest) is told it is gone, as Zulip's send_subscription_remove_events does;
+ * register then lists it in neither `streams` nor `unsubscribed`. The channel is handed over to
+ * the entry point, which asks no query.
+ */
+async function tellWhoLosesSight(
+  tx: Tx,
+  events: EventSink,
+  { users, stream }: { users: readonly Pick<User, 'id' | 'role' | 'realmId'>[]; stream: Stream },
+): Promise<void> {
+  const losing: number[] = [];
+  for (const user of users) {
+    const seen = await checkAccess(tx, {
+      auth: { user },
+      permission: Permission.ChannelListUnsubscribed,
+      ids: [stream.id],
+      channels: [stream],
+    });
+    if (!seen.has(stream.id)) losing.push(user.id);
+  }
+  if (losing.length === 0) return;
+  await events.emit(
+    stream.realmId,
+    streamEvent({ op: 'delete', streams: await formatChannels(tx, [stream]) }),
+    losing,
+  );
 }
 
 /** The whole of unsubscribing, inside the caller's transaction; nothing is left for after commit. */
@@ -85,6 +122,7 @@ export async function unsubscribeWithin(
   );
   await authorizeUnsubscribe(tx, {
     actor,
+    realm,
     streams,
     others: targets.some((u) => u.id !== actor.id),
   });
@@ -113,17 +151,10 @@ export async function unsubscribeWithin(
         [userId],
       );
     }
-    // Whoever no longer sees the channel at all (a private one, or a public one for a guest) is
-    // told it is gone, as Zulip's send_subscription_remove_events does; register then lists it
-    // in neither `streams` nor `unsubscribed`.
-    const losing = targets.filter((u) => userIds.includes(u.id) && !canSeeUnsubscribed(u, stream));
-    if (losing.length) {
-      await events.emit(
-        realm.id,
-        streamEvent({ op: 'delete', streams: await formatChannels(tx, [stream]) }),
-        losing.map((u) => u.id),
-      );
-    }
+    await tellWhoLosesSight(tx, events, {
+      users: targets.filter((u) => userIds.includes(u.id)),
+      stream,
+    });
     const audience = [...(await channelAudienceIds(tx, realm.id, stream))];
     await events.emit(
       realm.id,

@@ -1,5 +1,5 @@
 import { formatChannels } from '../../channels/format-channel';
-import { canSeeUnsubscribed } from '../../permissions/channels';
+import { checkAccess, Permission } from '../../permissions/access';
 import { channelsForUser } from './channels';
 import type { StateProvider } from './types';
 
@@ -8,7 +8,14 @@ export const streamState: StateProvider = {
   eventTypes: ['stream'],
   async fetch({ ctx, user, capabilities }) {
     const { streams, subs } = await channelsForUser(ctx.db, user, capabilities.archived_channels);
-    const visible = streams.filter((s) => subs.get(s.id)?.active || canSeeUnsubscribed(user, s));
+    // The rows read are handed over: the entry point asks no query of its own.
+    const seen = await checkAccess(ctx.db, {
+      auth: { user },
+      permission: Permission.ChannelListUnsubscribed,
+      ids: streams.map((s) => s.id),
+      channels: streams,
+    });
+    const visible = streams.filter((s) => subs.get(s.id)?.active || seen.has(s.id));
     return { streams: await formatChannels(ctx.db, visible) };
   },
 };

@@ -4,7 +4,8 @@ import {
   formatSubscriptions,
   subscriberIdsByRecipient,
 } from '../../subscriptions/format-subscription';
-import { canSeeUnsubscribed, showsSubscribersToOutsiders } from '../../permissions/channels';
+import { showsSubscribersToOutsiders } from '../../permissions/channels';
+import { checkAccess, Permission } from '../../permissions/access';
 import { channelsForUser } from './channels';
 import type { StateProvider } from './types';
 
@@ -20,6 +21,12 @@ export const subscriptionState: StateProvider = {
             streams.flatMap((s) => (s.recipientId === null ? [] : [s.recipientId])),
           )
         : undefined;
+    const seen = await checkAccess(ctx.db, {
+      auth: { user },
+      permission: Permission.ChannelListUnsubscribed,
+      ids: streams.map((s) => s.id),
+      channels: streams,
+    });
     const active: { sub: Subscription; stream: Stream }[] = [];
     const former: { sub: Subscription; stream: Stream }[] = [];
     const never: Stream[] = [];
@@ -28,7 +35,7 @@ export const subscriptionState: StateProvider = {
       // A channel left that the user no longer sees is in no list (Zulip's
       // has_metadata_access_to_previously_subscribed_stream): unsubscribing sent its deletion.
       if (sub?.active) active.push({ sub, stream });
-      else if (!canSeeUnsubscribed(user, stream)) continue;
+      else if (!seen.has(stream.id)) continue;
       else if (sub) former.push({ sub, stream });
       else never.push(stream);
     }
