@@ -3,7 +3,7 @@ import type { User } from '../../../generated/prisma/client';
 import { inTransaction } from '../../events/outbox';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
-import { canDeactivateEmoji } from '../permissions/emoji';
+import { Permission, requireAccess } from '../permissions/access';
 import { sendEmoji } from './list-realm-emoji';
 
 /** `DELETE /realm/emoji/{emoji_name}`: deactivates (administrators, or the emoji's author). */
@@ -19,9 +19,12 @@ export async function deactivateRealmEmoji(
       where: { realmId: actor.realmId, name, deactivated: false },
     });
     if (!emoji) throw badRequest(`Emoji '${name}' does not exist`);
-    if (!canDeactivateEmoji(actor, emoji)) {
-      throw badRequest('Must be an organization administrator or emoji author');
-    }
+    await requireAccess(tx, {
+      auth: { user: actor },
+      permission: Permission.EmojiDeactivate,
+      ids: [emoji.id],
+      emoji: [emoji],
+    });
     await tx.realmEmoji.update({ where: { id: emoji.id }, data: { deactivated: true } });
     await sendEmoji(tx, events, actor.realmId);
   });

@@ -1,6 +1,6 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import type { AppContext } from '../../core/context';
-import { managesAllInvites } from '../permissions/invites';
+import { checkAccess, Permission } from '../permissions/access';
 import { joinUrl } from './confirmation-link';
 import { InviteStatus } from './pending-invitation';
 
@@ -29,12 +29,29 @@ export async function listInvites(
     realmId: realm.id,
     status: InviteStatus.PENDING,
     OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
-    ...(managesAllInvites(actor) ? {} : { referredById: actor.id }),
   };
-  const [invites, links] = await Promise.all([
+  const [pendingInvites, pendingLinks] = await Promise.all([
     ctx.db.invitation.findMany({ where, orderBy: { id: 'asc' } }),
     ctx.db.multiuseInvite.findMany({ where, orderBy: { id: 'asc' } }),
   ]);
+  // The rows read are handed over: the entry point keeps those the caller manages, asking nothing.
+  const auth = { user: actor };
+  const [managedInvites, managedLinks] = await Promise.all([
+    checkAccess(ctx.db, {
+      auth,
+      permission: Permission.InvitationManage,
+      ids: pendingInvites.map((i) => i.id),
+      invites: pendingInvites,
+    }),
+    checkAccess(ctx.db, {
+      auth,
+      permission: Permission.MultiuseInviteManage,
+      ids: pendingLinks.map((l) => l.id),
+      invites: pendingLinks,
+    }),
+  ]);
+  const invites = pendingInvites.filter((i) => managedInvites.has(i.id));
+  const links = pendingLinks.filter((l) => managedLinks.has(l.id));
   return [
     ...invites.map((i) => ({
       id: i.id,
