@@ -1,8 +1,7 @@
 import { Prisma } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { badRequest } from '../../core/errors';
-import { Permission, requireAccess } from '../permissions/access';
-import { accessibleUserIds } from '../permissions/users';
+import { checkAccess, Permission, requireAccess } from '../permissions/access';
 import {
   legacyPresence,
   modernPresence,
@@ -58,8 +57,14 @@ async function presenceRows(db: Db | Tx, query: PresenceQuery): Promise<Row[]> {
           : Prisma.sql`p.last_connected_time >= ${cutoff}`
       }
     ORDER BY u.id`);
-  const accessible = await accessibleUserIds(db, query.viewer);
-  return accessible ? rows.filter((row) => accessible.has(row.userId)) : rows;
+  // The rows are of active people of the viewer's organization, none a bot: handed over as such.
+  const readable = await checkAccess(db, {
+    auth: { user: query.viewer },
+    permission: Permission.UserRead,
+    ids: rows.map((row) => row.userId),
+    users: rows.map((row) => ({ id: row.userId, isBot: false, realmId })),
+  });
+  return rows.filter((row) => readable.has(row.userId));
 }
 
 export interface PresenceResponse {
