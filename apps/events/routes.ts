@@ -43,15 +43,15 @@ export function eventRoutes(router: Router, ctx: AppContext, tier: EventsTier): 
           const queue = await queueFromRequest(ctx, { ...whole, params, client });
           queueId = (await tier.store.create(queue)).id;
         }
-        const events = await pollQueue(
+        const polled = await pollQueue(
           ctx,
           tier,
           user,
           { queueId, lastEventId: params.last_event_id, dontBlock: params.dont_block },
           req.res!,
         );
-        if (events === null) return;
-        return { events, queue_id: queueId };
+        if (polled === null) return;
+        return { events: polled.events, queue_id: queueId };
       },
       identify,
     ),

@@ -136,6 +136,11 @@ describe('planFinish', () => {
     mark: '1-0',
     xid,
   });
+  const carried = (label: string, xid: string) => ({
+    event: labelled(label),
+    xid,
+    json: JSON.stringify(labelled(label)),
+  });
   const result = (a: QueueAppend, lastId: number, waiter = ''): AppendResult => ({
     lastId,
     waiter,
@@ -147,8 +152,8 @@ describe('planFinish', () => {
     const results = [result(appends[0], 5, 'here'), result(appends[1], 6)];
     const plan = planFinish(appends, results, sets, [], 'here');
     expect(plan.localWakeups).toEqual([
-      ['q1', { kind: 'events', firstId: 5, events: [{ event: labelled('a'), xid: '41' }] }],
-      ['q1', { kind: 'events', firstId: 6, events: [{ event: labelled('b'), xid: '42' }] }],
+      ['q1', { kind: 'events', firstId: 5, events: [carried('a', '41')] }],
+      ['q1', { kind: 'events', firstId: 6, events: [carried('b', '42')] }],
     ]);
     expect(plan.wakeMessages.size).toBe(0);
     expect(plan.cleanups).toEqual([]);
@@ -179,10 +184,7 @@ describe('planFinish', () => {
     expect(there[0]?.[1]).toEqual({
       kind: 'events',
       firstId: 11,
-      events: [
-        { event: labelled('a'), xid: '' },
-        { event: labelled('b'), xid: '' },
-      ],
+      events: [carried('a', ''), carried('b', '')],
     });
     expect(parseWakeMessage(plan.wakeMessages.get('elsewhere')?.text ?? '')).toHaveLength(1);
   });

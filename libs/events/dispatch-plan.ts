@@ -147,7 +147,7 @@ export function planFinish(
     if (lastId < 0 || channel === null) return;
     const firstId = firstIdOf(lastId, written.length);
     if (channel === localChannel) {
-      const carried = events.map((event) => ({ event, xid }));
+      const carried = events.map((event, j) => ({ event, xid, json: written[j] }));
       plan.localWakeups.push([queueId, { kind: 'events', firstId, events: carried }]);
       return;
     }

@@ -60,12 +60,11 @@ describe('Dispatcher', () => {
         heartbeatSeconds: 60,
         client: new EventEmitter(),
       });
-      const queueKey = tier.store.keys.queue(queueId);
-      while ((await t.redis.hget(queueKey, 'waiter')) !== tier.waker.channel) {
+      while ((await tier.store.waiterOf(queueId)) !== tier.waker.channel) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       const id = await postDirect(t, org.realm, alice.user, [bob.user], 'woken here');
-      const events = await answer;
+      const events = (await answer)?.events;
       expect(events?.map((e) => [e.type, e.type === 'message' && e.message.id])).toEqual([
         ['message', id],
       ]);

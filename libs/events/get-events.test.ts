@@ -41,8 +41,7 @@ async function waitingPoll(
     heartbeatSeconds,
     client,
   });
-  const queueKey = on.store.keys.queue(queue.id);
-  while ((await t.redis.hget(queueKey, 'waiter')) !== on.waker.channel) {
+  while ((await on.store.waiterOf(queue.id)) !== on.waker.channel) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return { queueId: queue.id, answer };
@@ -60,10 +59,13 @@ describe('getEvents woken by the wake-up channel', () => {
     // Stored nowhere: only the message holds these.
     message.add(queueId, 0, '', ['{"type":"carried","n":1}', '{"type":"carried","n":2}']);
     await publish(message.text);
-    expect(await answer).toEqual([
+    const polled = await answer;
+    const expected = [
       { type: 'carried', n: 1, id: 0 },
       { type: 'carried', n: 2, id: 1 },
-    ]);
+    ];
+    expect(polled?.events).toEqual(expected);
+    expect(JSON.parse(polled?.json ?? '')).toEqual(expected);
   });
 
   it('reads the queue when the carried ids do not follow on from what it saw', async () => {
@@ -72,21 +74,21 @@ describe('getEvents woken by the wake-up channel', () => {
     const message = new WakeMessage();
     message.add(queueId, 5, '', ['{"type":"carried"}']);
     await publish(message.text);
-    expect(await answer).toEqual([{ ...labelled('stored'), id: 0 }]);
+    expect((await answer)?.events).toEqual([{ ...labelled('stored'), id: 0 }]);
   });
 
   it('reads the queue when the wake-up names it alone', async () => {
     const { queueId, answer } = await waitingPoll();
     await tier.store.append([{ queueId, events: [labelled('stored')] }]);
     await publish(JSON.stringify({ events: [], queues: [[queueId]] }));
-    expect(await answer).toEqual([{ ...labelled('stored'), id: 0 }]);
+    expect((await answer)?.events).toEqual([{ ...labelled('stored'), id: 0 }]);
   });
 });
 
 describe('getEvents ending a wait without a wake-up', () => {
   it('answers a heartbeat once the heartbeat interval passes', async () => {
     const { answer } = await waitingPoll(tier, { heartbeatSeconds: 0.3 });
-    expect(await answer).toEqual([{ type: 'heartbeat', id: 0 }]);
+    expect((await answer)?.events).toEqual([{ type: 'heartbeat', id: 0 }]);
   });
 
   it('ends without an answer, no longer listening, when the client goes away', async () => {
@@ -109,10 +111,10 @@ describe('getEvents while the process drains', () => {
     try {
       const waiting = await waitingPoll(stopping);
       stopping.waker.drain();
-      expect(await waiting.answer).toEqual([]);
+      expect((await waiting.answer)?.events).toEqual([]);
       expect(stopping.waker.pollCount).toBe(0);
       const later = await waitingPoll(stopping);
-      expect(await later.answer).toEqual([]);
+      expect((await later.answer)?.events).toEqual([]);
     } finally {
       await stopping.stop();
     }

@@ -1,6 +1,7 @@
 import { badEventQueueId, badRequest } from '../core/errors';
 import type { PollResult, QueueStore } from './queue-store';
-import type { QueuedEvent, QueueInfo } from './queue-info';
+import { PolledEvents } from './polled-events';
+import type { QueueInfo } from './queue-info';
 import { carriedEvents } from './wake-protocol';
 import type { PollWait, Waker } from './waker';
 
@@ -50,7 +51,7 @@ export async function getEvents(
   store: QueueStore,
   waker: Waker,
   input: GetEventsInput,
-): Promise<QueuedEvent[] | null> {
+): Promise<PolledEvents | null> {
   const { queueId } = input;
   const position: PollPosition = { lastEventId: input.lastEventId };
   // Listening starts before the queue records our channel, so no wake-up can come too early.
@@ -59,19 +60,19 @@ export async function getEvents(
   try {
     let seen = await look(store, waker, input, position, wait, wait !== null);
     for (;;) {
-      if (seen.events.length || !wait || !end) return seen.events;
+      if (seen.events.length || !wait || !end) return PolledEvents.read(seen.events);
       if (!end.why) await end.nextEnd();
       if (end.why === 'closed') return null;
       if (end.why === 'timeout' && !wait.hasWakeup) {
         const [{ lastId }] = await store.append([{ queueId, events: [{ type: 'heartbeat' }] }]);
         if (lastId < 0) throw badEventQueueId(queueId);
-        return (await look(store, waker, input, position, wait, false)).events;
+        return PolledEvents.read((await look(store, waker, input, position, wait, false)).events);
       }
       const carried = carriedEvents(wait.take(), seen.lastId, seen.registration);
       if (carried) return carried;
       // The process is stopping: an empty list, which Zulip's clients answer by polling again at
       // once (see docs/reliability.md), without writing to a Redis that may be out of reach.
-      if (waker.isDraining) return [];
+      if (waker.isDraining) return PolledEvents.read([]);
       seen = await look(store, waker, input, position, wait, true);
     }
   } finally {

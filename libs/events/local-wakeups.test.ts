@@ -15,7 +15,7 @@ const config = loadConfig({
 const carrying = (firstId: number): Wakeup => ({
   kind: 'events',
   firstId,
-  events: [{ event: labelled('test'), xid: '' }],
+  events: [{ event: labelled('test'), xid: '', json: JSON.stringify(labelled('test')) }],
 });
 
 describe('LocalWakeups', () => {

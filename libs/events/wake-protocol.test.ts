@@ -71,7 +71,11 @@ describe('event ids', () => {
   const events = (firstId: number, ...labels: string[]): Wakeup => ({
     kind: 'events',
     firstId,
-    events: labels.map((label) => ({ event: labelled(label), xid: '90' })),
+    events: labels.map((label) => ({
+      event: labelled(label),
+      xid: '90',
+      json: JSON.stringify(labelled(label)),
+    })),
   });
 
   it('numbers an append back from the last id it left', () => {
@@ -87,18 +91,22 @@ describe('event ids', () => {
   });
 
   it('answers with carried events only when they follow the last id seen and none is hidden', () => {
-    expect(carriedEvents(events(6, 'a', 'b'), 5, undefined)).toEqual([
+    const carried = carriedEvents(events(6, 'a', 'b'), 5, undefined);
+    const expected = [
       { ...labelled('a'), id: 6 },
       { ...labelled('b'), id: 7 },
-    ]);
+    ];
+    expect(carried?.events).toEqual(expected);
+    // The answer's JSON splices each stored text with its id, as serializing the events would.
+    expect(carried?.json).toBe(JSON.stringify(expected));
     expect(carriedEvents(events(7, 'a'), 5, undefined)).toBeNull();
     expect(carriedEvents({ kind: 'read' }, 5, undefined)).toBeNull();
     expect(carriedEvents(undefined, 5, undefined)).toBeNull();
     // Transaction 90 committed before the registration's snapshot, which shows alert words.
     const registration = { snapshot: '100:110:', eventTypes: ['alert_words'] };
     expect(carriedEvents(events(6, 'a'), 5, registration)).toBeNull();
-    expect(carriedEvents(events(6, 'a'), 5, { ...registration, eventTypes: ['message'] })).toEqual([
-      { ...labelled('a'), id: 6 },
-    ]);
+    expect(
+      carriedEvents(events(6, 'a'), 5, { ...registration, eventTypes: ['message'] })?.events,
+    ).toEqual([{ ...labelled('a'), id: 6 }]);
   });
 });

@@ -1,5 +1,5 @@
-import type { ClientEvent } from '../protocol/event-catalogue';
-import type { QueuedEvent, RegistrationSnapshot } from './queue-info';
+import { PolledEvents, type CarriedEvent } from './polled-events';
+import type { RegistrationSnapshot } from './queue-info';
 
 /*
  * The rules by which a long-poll learns of new events without reading its queue twice (see
@@ -9,12 +9,10 @@ import type { QueuedEvent, RegistrationSnapshot } from './queue-info';
 
 /**
  * What woke a waiting poll: the events appended to its queue since the poll looked (ids from
- * `firstId` on, each with the transaction that wrote it), or `read` when the wake-up did not carry
- * them and the poll must read its queue.
+ * `firstId` on, each with the transaction that wrote it and its JSON as stored), or `read` when
+ * the wake-up did not carry them and the poll must read its queue.
  */
-export type Wakeup =
-  | { kind: 'events'; firstId: number; events: { event: ClientEvent; xid: string }[] }
-  | { kind: 'read' };
+export type Wakeup = { kind: 'events'; firstId: number; events: CarriedEvent[] } | { kind: 'read' };
 
 export const READ_QUEUE: Wakeup = { kind: 'read' };
 
@@ -84,10 +82,10 @@ export function carriedEvents(
   wakeup: Wakeup | undefined,
   lastId: number,
   registration: RegistrationSnapshot | undefined,
-): QueuedEvent[] | null {
+): PolledEvents | null {
   if (wakeup?.kind !== 'events' || wakeup.firstId !== lastId + 1) return null;
   if (wakeup.events.some(({ event, xid }) => shownAtRegistration(registration, event.type, xid))) {
     return null;
   }
-  return wakeup.events.map(({ event }, i) => ({ ...event, id: wakeup.firstId + i }));
+  return PolledEvents.carried(wakeup.firstId, wakeup.events);
 }

@@ -41,6 +41,7 @@ describe('Waker', () => {
         events: Array.from({ length: count }, (_, i) => ({
           event: labelled(`test ${firstId + i}`),
           xid: '7',
+          json: JSON.stringify(labelled(`test ${firstId + i}`)),
         })),
       });
       expect(wait.take()).toBeUndefined();
@@ -72,7 +73,13 @@ describe('WakeMessage', () => {
         {
           kind: 'events',
           firstId: 4,
-          events: [{ event: { type: 'message', id_note: 'a "quoted" text' }, xid: '900' }],
+          events: [
+            {
+              event: { type: 'message', id_note: 'a "quoted" text' },
+              xid: '900',
+              json: '{"type":"message","id_note":"a \\"quoted\\" text"}',
+            },
+          ],
         },
       ],
       [
@@ -81,8 +88,8 @@ describe('WakeMessage', () => {
           kind: 'events',
           firstId: 0,
           events: [
-            { event: { type: 'heartbeat' }, xid: '' },
-            { event: { type: 'presence' }, xid: '' },
+            { event: { type: 'heartbeat' }, xid: '', json: '{"type":"heartbeat"}' },
+            { event: { type: 'presence' }, xid: '', json: '{"type":"presence"}' },
           ],
         },
       ],
@@ -114,7 +121,11 @@ describe('WakeMessage', () => {
     expect(parsed).toHaveLength(100);
     expect(parsed[99]).toEqual([
       'q99',
-      { kind: 'events', firstId: 99, events: [{ event: JSON.parse(event), xid: '5' }] },
+      {
+        kind: 'events',
+        firstId: 99,
+        events: [{ event: JSON.parse(event), xid: '5', json: event }],
+      },
     ]);
   });
 

@@ -205,13 +205,13 @@ export function parseWakeMessage(message: string): [string, Wakeup][] {
     events: ClientEvent[];
     queues: QueueEntry[];
   };
+  // Each distinct event's text once per message, for all the answers that splice it in.
+  const texts = events.map((event) => JSON.stringify(event));
   return queues.map((entry) => {
     if (entry.length === 1) return [entry[0], READ_QUEUE];
     const [queueId, firstId, xid, refs] = entry;
-    return [
-      queueId,
-      { kind: 'events', firstId, events: refs.map((index) => ({ event: events[index], xid })) },
-    ];
+    const carried = refs.map((index) => ({ event: events[index], xid, json: texts[index] }));
+    return [queueId, { kind: 'events', firstId, events: carried }];
   });
 }
 
