@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Stream } from '../../../generated/prisma/client';
 import { makeChannel } from '../../../test/channel-factories';
-import { makeRealm, type TestRealm } from '../../../test/factories';
+import { makeRealm, makeUserGroup, type TestRealm } from '../../../test/factories';
 import { organization, type Organization } from '../../../test/organization';
 import {
   checkAccess,
@@ -272,6 +272,38 @@ describe('the permissions judged on rows one may hand over', () => {
     // The other organization's owner may not remove ours, even handed the row.
     expect(await checkAccess(org.t.db, { ...request, auth: { user: other.owner.user } })).toEqual(
       new Set(),
+    );
+  });
+});
+
+describe('the mentions of a new message', () => {
+  it("answers only the organization's own channels and user groups", async () => {
+    const everyone = org.systemGroups['role:everyone'];
+    const ours = await makeUserGroup(org.t, org.realm, {
+      settings: { canMentionGroupId: everyone },
+    });
+    const theirs = await makeUserGroup(org.t, other.realm, {
+      settings: { canMentionGroupId: everyone },
+    });
+    const auth = { user: org.users.bob.user };
+    expect(
+      await checkAccess(org.t.db, {
+        auth,
+        permission: Permission.UserGroupMention,
+        ids: [ours, theirs],
+      }),
+    ).toEqual(new Set([ours]));
+    const realm = { canMentionManyUsersGroupId: null };
+    const wildcard = {
+      auth: { ...auth, realm },
+      permission: Permission.ChannelWildcardMention,
+    } as const;
+    const { lobby } = org.channels;
+    expect(await checkAccess(org.t.db, { ...wildcard, ids: [lobby.id, foreign.id] })).toEqual(
+      new Set([lobby.id]),
+    );
+    await expect(requireAccess(org.t.db, { ...wildcard, ids: [foreign.id] })).rejects.toThrow(
+      'Invalid channel ID',
     );
   });
 });
