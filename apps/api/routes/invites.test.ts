@@ -1,5 +1,5 @@
 import { makeChannel, withoutNestedFields } from '../../../test/channel-factories';
-import { makeRealm, makeUser, type TestUser } from '../../../test/factories';
+import { makeRealm, makeUser, makeUserGroup, type TestUser } from '../../../test/factories';
 import { basicAuth, type TestContext } from '../../../test/harness';
 import { expectOpenApiResponse } from '../../../test/openapi';
 import { eventsAfter, outboxMark } from '../../../test/outbox';
@@ -68,6 +68,36 @@ describe('POST /invites', () => {
     expect(listed.body.invites.map((i: { email: string }) => i.email)).toEqual(
       expect.arrayContaining([a, b]),
     );
+  });
+
+  it('adds invitees to the groups the inviter may add members to, as Zulip does', async () => {
+    const member = await makeUser(t, org.realm);
+    const mine = await makeUserGroup(t, org.realm, { members: [member.user] });
+    const addable = await makeUserGroup(t, org.realm, { settings: { canAddMembersGroupId: mine } });
+    // Managing a group includes adding members to it (Zulip's access_user_group_for_update).
+    const managed = await makeUserGroup(t, org.realm, { settings: { canManageGroupId: mine } });
+    const closed = await makeUserGroup(t, org.realm);
+    const email = fresh();
+    const ok = await invite(member, {
+      invitee_emails: email,
+      group_ids: JSON.stringify([addable, managed]),
+    });
+    expect(ok.status).toBe(200);
+    const row = await t.db.invitation.findFirstOrThrow({
+      where: { email },
+      include: { groups: true },
+    });
+    expect(row.groups.map((g) => g.userGroupId).sort()).toEqual([addable, managed].sort());
+    const refused = await invite(member, {
+      invitee_emails: fresh(),
+      group_ids: JSON.stringify([addable, closed]),
+    });
+    expect(refused.body).toMatchObject({ result: 'error', msg: 'Insufficient permission' });
+    const system = await invite(org.owner, {
+      invitee_emails: fresh(),
+      group_ids: JSON.stringify([org.systemGroups['role:members']]),
+    });
+    expect(system.body).toMatchObject({ result: 'error', msg: 'Invalid user group ID' });
   });
 
   it('never expires with null', async () => {

@@ -3,9 +3,7 @@ import { badRequest, insufficientPermission } from '../../core/errors';
 import type { AppContext } from '../../core/context';
 import { checkAccess, Permission } from '../permissions/access';
 import { canAddSubscribersInRealm } from '../permissions/channels';
-import { groupsContainingUser } from '../permissions/groups';
 import { requireCanInviteAs } from '../permissions/invites';
-import { canAdministerUsers } from '../permissions/users';
 
 export interface InviteTargets {
   role: number;
@@ -52,17 +50,16 @@ export async function checkInviteTargets(
     const groups = await ctx.db.userGroup.findMany({
       where: { realmId: realm.id, id: { in: targets.groupIds }, deactivated: false },
     });
-    const addGroups = groups
-      .map((g) => g.canAddMembersGroupId)
-      .filter((id): id is number => id !== null);
-    const inGroups = await groupsContainingUser(ctx.db, actor.id, addGroups);
+    // As Zulip's access_user_groups_for_invite: the right to add members to each group.
+    const addable = await checkAccess(ctx.db, {
+      auth: { user: actor },
+      permission: Permission.UserGroupAddMembers,
+      ids: groups.map((g) => g.id),
+    });
     for (const id of targets.groupIds) {
       const group = groups.find((g) => g.id === id);
       if (!group || group.isSystemGroup) throw badRequest('Invalid user group ID');
-      const mayAdd =
-        canAdministerUsers(actor) ||
-        (group.canAddMembersGroupId !== null && inGroups.has(group.canAddMembersGroupId));
-      if (!mayAdd) throw insufficientPermission();
+      if (!addable.has(id)) throw insufficientPermission();
     }
   }
   return streams;
