@@ -26,7 +26,7 @@ import { freePort } from '../../test/free-port';
 import { deleteKeys, TEST_REDIS_URL } from '../../test/harness';
 import { createDb } from './client';
 import { applyMigrations } from './migrate';
-import { closeReadReplicas, parseLsn, replicaStats } from './read-replicas';
+import { closeReadReplicas, parseLsn, readDb, replicaStats } from './read-replicas';
 import { closeSqlPool } from './sql';
 
 const MAX_LAG_SECONDS = 3;
@@ -147,6 +147,18 @@ describe('read replicas', () => {
   it('parses WAL positions so that they compare in order', () => {
     expect(parseLsn('0/16B3748') < parseLsn('0/16B3750')).toBe(true);
     expect(parseLsn('0/FFFFFFFF') < parseLsn('1/0')).toBe(true);
+  });
+
+  it("asks the replicas before a process's first read, so none counts as down", async () => {
+    // A context of its own: its replica state starts with this read.
+    const fresh: AppContext = { ...ctx };
+    try {
+      const reads = [await readDb(fresh, bob.user.id), await readDb(fresh, bob.user.id)];
+      expect(reads.filter((db) => db !== fresh.db)).toHaveLength(1);
+      expect(replicaStats(fresh)?.skips.down).toBe(0);
+    } finally {
+      await closeReadReplicas(fresh);
+    }
   });
 
   it('serves history from the replica in turns, and a user its own writes from the primary', async () => {

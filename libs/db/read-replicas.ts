@@ -49,6 +49,8 @@ interface ReadReplicas {
   primaryHistory: { at: number; lsn: bigint }[];
   next: number;
   timer: NodeJS.Timeout;
+  /** The first probe: reads wait for it, so a replica not yet asked is not counted down. */
+  probed: Promise<void>;
   stats: ReplicaStats;
 }
 
@@ -89,6 +91,7 @@ function replicasOf(ctx: AppContext): ReadReplicas | null {
       primaryHistory: [],
       next: 0,
       timer: setInterval(() => void probeAll(ctx, created), PROBE_MS).unref(),
+      probed: Promise.resolve(),
       stats: {
         reads: { replica: 0, primary_turn: 0, primary_no_replica: 0, primary_own_write: 0 },
         skips: { down: 0, lagging: 0, behind_own_write: 0 },
@@ -96,7 +99,7 @@ function replicasOf(ctx: AppContext): ReadReplicas | null {
       },
     };
     byContext.set(ctx, created);
-    void probeAll(ctx, created);
+    created.probed = probeAll(ctx, created);
     state = created;
   }
   return state;
@@ -172,6 +175,7 @@ function replicaLagSeconds(
 export async function readDb(ctx: AppContext, userId: number): Promise<Db> {
   const state = replicasOf(ctx);
   if (!state) return ctx.db;
+  await state.probed;
   const ownWrite = await ctx.redis.get(writeKey(ctx, userId));
   const mustReach = ownWrite === null ? null : BigInt(ownWrite);
   const turns = state.replicas.length + 1;
