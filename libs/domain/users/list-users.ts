@@ -2,9 +2,9 @@ import type { Config } from '../../core/config';
 import type { Db, Tx } from '../../db/client';
 import type { Realm, User } from '../../../generated/prisma/client';
 import { checkAccess, Permission } from '../permissions/access';
-import { formatUser, USER_FORMAT_FIELDS, type ApiUser, type FormattableUser } from './format-user';
-import { loadProfileData } from './profile-data';
+import { formatUser, type ApiUser, type FormattableUser } from './format-user';
 import { fakeEmailDomain, inaccessibleUser } from './user-access';
+import { formatForEveryone, readUserListRows, type UserListRows } from './user-list-rows';
 
 export interface ListUsersOptions {
   viewer: User;
@@ -16,6 +16,8 @@ export interface ListUsersOptions {
    * (the `user_list_incomplete` client capability).
    */
   omitInaccessible?: boolean;
+  /** The organization's rows, when the caller has them (user-list-rows.ts); else read here. */
+  rows?: UserListRows;
 }
 
 /**
@@ -27,23 +29,17 @@ export async function listUsers(
   options: ListUsersOptions,
 ): Promise<ApiUser[]> {
   // System bots are the server's, not the organization's: clients meet them in cross_realm_bots.
-  const users = await ctx.db.user.findMany({
-    where: { realmId: options.viewer.realmId, isSystemBot: false },
-    orderBy: { id: 'asc' },
-    select: USER_FORMAT_FIELDS,
-  });
+  const { users, profiles } =
+    options.rows ?? (await readUserListRows(ctx.db, options.viewer.realmId));
   const readable = await checkAccess(ctx.db, {
     auth: { user: options.viewer },
     permission: Permission.UserRead,
     ids: users.map((u) => u.id),
+    users,
   });
   const canSee = (user: FormattableUser) => readable.has(user.id);
-  const profiles = options.includeCustomProfileFields
-    ? await loadProfileData(
-        ctx.db,
-        users.filter((u) => !u.isBot && canSee(u)).map((u) => u.id),
-      )
-    : null;
+  if (options.rows && readable.size === users.length)
+    return formatForEveryone(options.rows, options);
   const emailDomain = fakeEmailDomain(options.realm, ctx.config);
   return users.flatMap((user) => {
     if (!canSee(user))
@@ -52,7 +48,7 @@ export async function listUsers(
       formatUser(user, {
         viewer: options.viewer,
         clientGravatar: options.clientGravatar,
-        profileData: profiles?.get(user.id),
+        profileData: options.includeCustomProfileFields ? profiles.get(user.id) : undefined,
       }),
     ];
   });

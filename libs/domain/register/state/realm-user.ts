@@ -9,6 +9,7 @@ import {
 import { avatarUrl } from '../../users/avatar';
 import { formatUser } from '../../users/format-user';
 import { listUsers } from '../../users/list-users';
+import { userListRowsInSnapshot } from '../../users/user-list-rows';
 import type { Tx } from '../../../db/client';
 import type { StateProvider } from './types';
 
@@ -34,6 +35,7 @@ export const realmUserState: StateProvider = {
       clientGravatar: params.client_gravatar,
       includeCustomProfileFields: true,
       omitInaccessible: capabilities.user_list_incomplete,
+      rows: await userListRowsInSnapshot(ctx.db, realm.id),
     });
     // One after another: the snapshot transaction has one connection.
     const publicChannels = await canCreateChannel(ctx.db, user, realm, 'public');
