@@ -4,7 +4,9 @@
  *
  * Prints the functions with the most self and inclusive time, and self time by package (or by our
  * own file), as shares of the samples. `--last` keeps only the profile's final seconds, e.g. the
- * `GET /users/me` phase of `bench/api-overhead.ts`, which runs last.
+ * `GET /users/me` phase of `bench/api-overhead.ts`, which runs last. `--from US --seconds N` keeps
+ * N seconds from a time on the machine's monotonic clock in microseconds, which V8's profile
+ * times use too (`measuredFromMonotonicUs` of bench/realtime-load.ts: its measured phase).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +21,7 @@ interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
+  startTime: number;
 }
 
 function option(name: string, fallback: number): number {
@@ -52,11 +55,13 @@ function main() {
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 
-  // Sample times, to keep the last seconds only.
+  // Sample times on the monotonic clock, to keep a window only.
   const times: number[] = [];
-  let t = 0;
+  let t = profile.startTime;
   for (const delta of profile.timeDeltas) times.push((t += delta));
-  const from = t - option('--last', Infinity) * 1e6;
+  const at = option('--from', -Infinity);
+  const from = Math.max(at, t - option('--last', Infinity) * 1e6);
+  const to = Number.isFinite(at) ? at + option('--seconds', Infinity) * 1e6 : Infinity;
 
   const label = (n: ProfileNode) =>
     `${n.callFrame.functionName || '(anonymous)'} ${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
@@ -66,7 +71,7 @@ function main() {
   const charged = new Map<string, number>();
   let total = 0;
   profile.samples.forEach((id, i) => {
-    if (times[i] < from) return;
+    if (times[i] < from || times[i] >= to) return;
     total++;
     const node = byId.get(id)!;
     const add = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);

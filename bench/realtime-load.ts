@@ -494,6 +494,7 @@ async function run(
   const benchBefore = process.cpuUsage();
   const start = performance.now();
   const measuredFrom = new Date().toISOString();
+  const measuredFromMonotonicUs = Number(process.hrtime.bigint() / 1000n);
   await sendAtRate(send, channels, RATE, 1, total);
   const sendPhaseSeconds = (performance.now() - start) / 1000;
   const recovery =
@@ -560,6 +561,8 @@ async function run(
     },
     // Wall-clock start of the measured phase, to line the run up with other records (top, logs).
     measuredFrom,
+    // The same on the monotonic clock, which CPU profiles use (bench/profile-summary.ts --from).
+    measuredFromMonotonicUs,
     sendPhaseSeconds: fmt(sendPhaseSeconds),
     deliveriesPerSecond: Math.round((expectedTotal / sendPhaseSeconds) * 10) / 10,
     send: {
