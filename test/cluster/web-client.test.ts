@@ -4,7 +4,9 @@ import path from 'node:path';
 import { startCluster, type Cluster } from '../../deploy/local/cluster';
 import { CLUSTER_SECRET_KEY, clusterEnv } from '../cluster-env';
 import { startTestContext, type TestContext } from '../harness';
-import { twoPeople, twoPeopleInBrowsers, type Person } from '../web/two-people';
+import type { Person } from '../web/browser';
+import { twoPeopleInBrowsers } from '../web/two-people';
+import { webOrganization } from '../web/web-server';
 
 /**
  * The web client's browser test (test/web/two-people.ts) through nginx in front of the local
@@ -25,7 +27,10 @@ beforeAll(async () => {
     EXTERNAL_HOST: `127.0.0.1:${BASE_PORT}`,
     SECRET_KEY: CLUSTER_SECRET_KEY,
   });
-  ({ alice, bob } = await twoPeople(t));
+  [alice, bob] = await webOrganization(t, {
+    people: [{ fullName: 'Alice Adams' }, { fullName: 'Bob Brown' }],
+    enterSends: true,
+  });
   cluster = await startCluster({
     dir: mkdtempSync(path.join(tmpdir(), 'chat-web-cluster-')),
     basePort: BASE_PORT,

@@ -2,15 +2,10 @@
 // Functions passed to page.evaluate run in the page: typed against the DOM.
 import path from 'node:path';
 import type { Browser, HTTPRequest, KeyInput, Page } from 'puppeteer-core';
-import { makeRealm, makeUser } from '../factories';
-import { freePort } from '../free-port';
-import { startTestContext, type TestContext } from '../harness';
-import { startTier, type Tier } from '../multiprocess/processes';
 import {
   accessibilityViolations,
   apiAs,
   clickText,
-  ensureWebBuilt,
   launchBrowser,
   logIn,
   openPage,
@@ -20,6 +15,7 @@ import {
   type Person,
   type Watched,
 } from './browser';
+import { PASSWORD, startWebServer, type WebServer } from './web-server';
 
 /**
  * The web client as a team lives in it (issue 43): three people in three browser contexts of one
@@ -31,10 +27,8 @@ import {
 jest.setTimeout(240_000);
 
 const SCREENSHOTS = path.join(__dirname, '../../docs/screenshots');
-const PASSWORD = 'a long browser password';
 
-let t: TestContext;
-let server: Tier;
+let web: WebServer;
 let browser: Browser;
 let alice: Person;
 let bob: Person;
@@ -51,7 +45,7 @@ const api = <T = Record<string, unknown>>(
   method: string,
   route: string,
   form: Record<string, string> = {},
-) => apiAs<T>(server.url, who, method, route, form);
+) => apiAs<T>(web.server.url, who, method, route, form);
 
 const say = async (who: Person, topic: string, content: string) =>
   (
@@ -65,7 +59,7 @@ const say = async (who: Person, topic: string, content: string) =>
 
 /** Opens an address of the page and waits until it is registered (the sidebar shows). */
 async function visit(page: Page, hash: string): Promise<void> {
-  await page.goto(`${server.url}/${hash}`);
+  await page.goto(`${web.server.url}/${hash}`);
   await page.waitForSelector('.sidebar .nav-item', { timeout: 20_000 });
 }
 
@@ -109,22 +103,11 @@ const channelUnread = (page: Page) =>
   }, CHANNEL);
 
 beforeAll(async () => {
-  ensureWebBuilt();
-  const port = await freePort();
-  t = await startTestContext({ EXTERNAL_HOST: `127.0.0.1:${port}` });
-  const org = await makeRealm(t, { stringId: '', name: 'Acme Corp' });
-  const person = async (fullName: string): Promise<Person> => {
-    const u = await makeUser(t, org.realm, { fullName, password: PASSWORD });
-    return { id: u.user.id, email: u.email, fullName, auth: u.auth };
-  };
-  alice = await person('Alice Adams');
-  bob = await person('Bob Brown');
-  carol = await person('Carol Chen');
-  // A busy machine takes a while to start the server from its TypeScript.
-  server = await startTier('all', t.config, {}, port, { startSeconds: 150 });
-  // Enter sends for them (Zulip's `enter_sends`; its default is Ctrl+Enter), as the tests type.
-  for (const who of [alice, bob, carol])
-    await api(who, 'PATCH', '/settings', { enter_sends: 'true' });
+  web = await startWebServer({
+    people: [{ fullName: 'Alice Adams' }, { fullName: 'Bob Brown' }, { fullName: 'Carol Chen' }],
+    enterSends: true,
+  });
+  [alice, bob, carol] = web.people;
   await api(alice, 'POST', '/users/me/subscriptions', {
     subscriptions: JSON.stringify([{ name: CHANNEL, description: 'How things look' }]),
     principals: JSON.stringify([alice.email, bob.email, carol.email]),
@@ -151,8 +134,8 @@ beforeAll(async () => {
   for (const [who, topic, content] of lines) await say(who, topic, content);
   await api(alice, 'POST', '/mark_all_as_read');
   browser = await launchBrowser();
-  a = await openPage(browser, server.url);
-  b = await openPage(browser, server.url);
+  a = await openPage(browser, web.server.url);
+  b = await openPage(browser, web.server.url);
   a.page.on('request', (req) => {
     const queue = /\/json\/events\?.*queue_id=([^&]+)/.exec(req.url());
     if (queue) alicesQueues.push(decodeURIComponent(queue[1]));
@@ -162,8 +145,7 @@ beforeAll(async () => {
 }, 600_000);
 afterAll(async () => {
   await browser?.close();
-  await server?.stop();
-  await t?.close();
+  await web?.stop();
 });
 
 describe('the web client, as a team uses it', () => {
@@ -289,7 +271,7 @@ describe('the web client, as a team uses it', () => {
 
   it('shows who is typing in a channel topic', async () => {
     for (const { page } of [a, b]) {
-      await page.goto(`${server.url}/#narrow/channel/${channelId}/topic/launch.20plan`);
+      await page.goto(`${web.server.url}/#narrow/channel/${channelId}/topic/launch.20plan`);
       await seeMessage(page, 'Draft by noon?');
       // Registered (its queue exists): the sidebar shows.
       await page.waitForSelector('.sidebar .nav-item');
@@ -330,7 +312,7 @@ describe('the web client, as a team uses it', () => {
       new Blob([new Uint8Array(pngImage())], { type: 'image/png' }),
       'shipit.png',
     );
-    const res = await fetch(`${server.url}/api/v1/realm/emoji/shipit`, {
+    const res = await fetch(`${web.server.url}/api/v1/realm/emoji/shipit`, {
       method: 'POST',
       headers: { Authorization: alice.auth },
       body: form,
@@ -441,14 +423,14 @@ describe('the web client, as a team uses it', () => {
       new Blob([new Uint8Array(pngImage())], { type: 'image/png' }),
       'mockup.png',
     );
-    const up = await fetch(`${server.url}/api/v1/user_uploads`, {
+    const up = await fetch(`${web.server.url}/api/v1/user_uploads`, {
       method: 'POST',
       headers: { Authorization: carol.auth },
       body: upload,
     });
     const { url } = (await up.json()) as { url: string };
     await say(carol, 'colour tokens', `The mockup: [mockup.png](${url})`);
-    const again = await fetch(`${server.url}/api/v1/user_uploads`, {
+    const again = await fetch(`${web.server.url}/api/v1/user_uploads`, {
       method: 'POST',
       headers: { Authorization: carol.auth },
       body: upload,
@@ -568,7 +550,7 @@ describe('the web client, as a team uses it', () => {
       draft,
     );
     await a.page.goto(
-      `${server.url}/#narrow/channel/${channelId}/topic/${encodeURIComponent(topic).replace(/%/g, '.')}`,
+      `${web.server.url}/#narrow/channel/${channelId}/topic/${encodeURIComponent(topic).replace(/%/g, '.')}`,
     );
     await a.page.reload();
     await a.page.waitForFunction(
@@ -654,7 +636,7 @@ describe('the web client, as a team uses it', () => {
     await a.page.keyboard.press('Escape');
     // A permalink opens the conversation at that message.
     await a.page.goto(
-      `${server.url}/#narrow/channel/${channelId}/topic/colour.20tokens/near/${id}`,
+      `${web.server.url}/#narrow/channel/${channelId}/topic/colour.20tokens/near/${id}`,
     );
     await a.page.reload();
     await a.page.waitForSelector(`${row}.selected`, { timeout: 10_000 });
@@ -792,7 +774,7 @@ describe('the web client, as a team uses it', () => {
     await a.page.keyboard.up('Shift');
     await a.page.type('textarea[aria-label=Message]', text);
     await a.page.keyboard.press('Enter');
-    const c = await openPage(browser, server.url);
+    const c = await openPage(browser, web.server.url);
     await logIn(c.page, carol.email, PASSWORD);
     await c.page.waitForFunction(
       () =>

@@ -5,23 +5,21 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser } from 'puppeteer-core';
 import { Role } from '../../libs/domain/users/roles';
-import { freePort } from '../free-port';
-import { startTestContext, type TestContext } from '../harness';
-import { startTier, type Tier } from '../multiprocess/processes';
 import {
   accessibilityViolations,
+  apiAs,
   clickText,
   compose,
-  ensureWebBuilt,
   launchBrowser,
   logIn,
   openPage,
   pngImage,
   screenshot,
   seeMessage,
+  type Person,
   type Watched,
 } from './browser';
-import { twoPeople, type Person } from './two-people';
+import { PASSWORD, startWebServer, type WebServer } from './web-server';
 
 /**
  * Link previews end to end (Zulip's inline URL embed preview): Alice, an administrator, turns
@@ -35,8 +33,7 @@ const SCREENSHOTS = path.join(__dirname, '../../docs/screenshots');
 const CHANNEL = 'reading';
 const TITLE = 'Field notes: shipping the new editor';
 
-let t: TestContext;
-let server: Tier;
+let web: WebServer;
 let site: http.Server;
 let siteUrl: string;
 let browser: Browser;
@@ -67,21 +64,15 @@ function startSite(): Promise<void> {
   });
 }
 
-async function api(who: Person, method: string, route: string, form: Record<string, string>) {
-  const res = await fetch(`${server.url}/api/v1${route}`, {
-    method,
-    headers: { Authorization: who.auth, 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form).toString(),
-  });
-  if (res.status !== 200) throw new Error(`${method} ${route}: ${await res.text()}`);
-}
+const api = (who: Person, method: string, route: string, form: Record<string, string>) =>
+  apiAs(web.server.url, who, method, route, form);
 
 /** Alice ticks "Show previews of linked websites" in the organization's settings. */
 async function turnPreviewsOn(): Promise<void> {
   await a.page.evaluate(() => (location.hash = '#organization/organization'));
   const label = 'Show previews of linked websites';
   await clickText(a.page, 'label.check', label);
-  const realm = () => t.db.realm.findFirstOrThrow({ where: { stringId: '' } });
+  const realm = () => web.t.db.realm.findFirstOrThrow({ where: { stringId: '' } });
   for (let tries = 0; !(await realm()).inlineUrlEmbedPreview; tries++) {
     if (tries === 100) throw new Error('inline_url_embed_preview was not turned on');
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -98,30 +89,24 @@ async function turnPreviewsOn(): Promise<void> {
 }
 
 beforeAll(async () => {
-  ensureWebBuilt();
   await startSite();
-  const port = await freePort();
-  t = await startTestContext({ EXTERNAL_HOST: `127.0.0.1:${port}` });
-  ({ alice, bob } = await twoPeople(t));
-  // Alice administers the organization: she turns previews on (off by default, as in Zulip).
-  await t.db.user.updateMany({ where: { email: alice.email }, data: { role: Role.ADMINISTRATOR } });
-  // The site is on loopback: allowed for this test only. Images go through the camo proxy.
-  server = await startTier(
-    'all',
-    t.config,
-    { OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', CAMO_URI: '/external_content/' },
-    port,
-    { startSeconds: 150 },
-  );
+  web = await startWebServer({
+    // Alice administers the organization: she turns previews on (off by default, as in Zulip).
+    people: [{ fullName: 'Alice Adams', role: Role.ADMINISTRATOR }, { fullName: 'Bob Brown' }],
+    enterSends: true,
+    // The site is on loopback: allowed for this test only. Images go through the camo proxy.
+    env: { OUTGOING_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', CAMO_URI: '/external_content/' },
+  });
+  [alice, bob] = web.people;
   await api(alice, 'POST', '/users/me/subscriptions', {
     subscriptions: JSON.stringify([{ name: CHANNEL }]),
     principals: JSON.stringify([alice.email, bob.email]),
   });
   browser = await launchBrowser();
-  a = await openPage(browser, server.url);
-  b = await openPage(browser, server.url);
-  await logIn(a.page, alice.email, alice.password);
-  await logIn(b.page, bob.email, bob.password);
+  a = await openPage(browser, web.server.url);
+  b = await openPage(browser, web.server.url);
+  await logIn(a.page, alice.email, PASSWORD);
+  await logIn(b.page, bob.email, PASSWORD);
   await a.page.waitForSelector('.sidebar .nav-item', { timeout: 20_000 });
   await turnPreviewsOn();
   for (const { page } of [a, b]) {
@@ -131,8 +116,7 @@ beforeAll(async () => {
 }, 600_000);
 afterAll(async () => {
   await browser?.close();
-  await server?.stop();
-  await t?.close();
+  await web?.stop();
   await new Promise((resolve) => site?.close(resolve));
 });
 

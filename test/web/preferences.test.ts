@@ -2,16 +2,11 @@
 // Functions passed to page.evaluate run in the page: typed against the DOM.
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
-import { makeRealm, makeUser } from '../factories';
-import { freePort } from '../free-port';
-import { startTestContext, type TestContext } from '../harness';
-import { startTier, type Tier } from '../multiprocess/processes';
 import {
   accessibilityViolations,
   apiAs,
   clickText,
   compose,
-  ensureWebBuilt,
   launchBrowser,
   logIn,
   messageSelector,
@@ -21,6 +16,7 @@ import {
   type Person,
   type Watched,
 } from './browser';
+import { PASSWORD, startWebServer, type WebServer } from './web-server';
 
 /**
  * The web client as the user's own settings ask (issue 43), with Alice in chromium and Bob
@@ -30,12 +26,10 @@ import {
  */
 jest.setTimeout(180_000);
 
-const PASSWORD = 'a long browser password';
 const SHOTS = path.join(__dirname, '../../docs/screenshots');
 const CHANNEL = 'plans';
 
-let t: TestContext;
-let server: Tier;
+let web: WebServer;
 let browser: Browser;
 let alice: Person;
 let bob: Person;
@@ -47,7 +41,7 @@ const api = <T = Record<string, unknown>>(
   method: string,
   route: string,
   form: Record<string, string> = {},
-) => apiAs<T>(server.url, who, method, route, form);
+) => apiAs<T>(web.server.url, who, method, route, form);
 
 /** The message box's text. */
 const boxValue = (page: Page) =>
@@ -63,7 +57,7 @@ async function ctrlEnter(page: Page): Promise<void> {
 /** A view of the page, loaded afresh and registered. */
 async function visit(page: Page, hash: string): Promise<void> {
   await page.goto('about:blank');
-  await page.goto(`${server.url}/${hash}`);
+  await page.goto(`${web.server.url}/${hash}`);
   // Registered: the channels are drawn (the list may show before).
   await page.waitForFunction(
     (name) =>
@@ -78,17 +72,9 @@ async function visit(page: Page, hash: string): Promise<void> {
 const openChannel = (page: Page) => visit(page, `#narrow/channel/${channelId}`);
 
 beforeAll(async () => {
-  ensureWebBuilt();
-  const port = await freePort();
-  t = await startTestContext({ EXTERNAL_HOST: `127.0.0.1:${port}` });
-  const org = await makeRealm(t, { stringId: '', name: 'Acme Corp' });
-  const person = async (fullName: string): Promise<Person> => {
-    const u = await makeUser(t, org.realm, { fullName, password: PASSWORD });
-    return { id: u.user.id, email: u.email, fullName, auth: u.auth };
-  };
-  alice = await person('Alice Adams');
-  bob = await person('Bob Brown');
-  server = await startTier('all', t.config, {}, port, { startSeconds: 150 });
+  // `enter_sends` stays at Zulip's default (Ctrl+Enter sends), which a test checks, then changes.
+  web = await startWebServer({ people: [{ fullName: 'Alice Adams' }, { fullName: 'Bob Brown' }] });
+  [alice, bob] = web.people;
   await api(alice, 'POST', '/users/me/subscriptions', {
     subscriptions: JSON.stringify([{ name: CHANNEL }]),
     principals: JSON.stringify([alice.id, bob.id]),
@@ -97,12 +83,11 @@ beforeAll(async () => {
     await api<{ stream_id: number }>(alice, 'GET', '/get_stream_id', { stream: CHANNEL })
   ).stream_id;
   browser = await launchBrowser();
-  a = await openPage(browser, server.url);
+  a = await openPage(browser, web.server.url);
 }, 300_000);
 afterAll(async () => {
   await browser?.close();
-  await server?.stop();
-  await t?.close();
+  await web?.stop();
 });
 
 it('signs in with the address typed into a text field that keeps the email keyboard', async () => {
@@ -223,7 +208,7 @@ it('sends with Ctrl+Enter, or with Enter as enter_sends asks; Enter starts a lin
 
   // A phone, with enter_sends on: Enter starts a line, there is no such switch, and Ctrl+Enter
   // from a keyboard attached to it still sends.
-  const phone = await openPage(browser, server.url);
+  const phone = await openPage(browser, web.server.url);
   await phone.page.setViewport({
     width: 390,
     height: 844,

@@ -4,8 +4,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
-import { makeRealm, makeUser } from '../factories';
-import type { TestContext } from '../harness';
 import {
   accessibilityViolations,
   clickText,
@@ -17,30 +15,10 @@ import {
   pngImage,
   screenshot,
   seeMessage,
+  type Person,
   type Watched,
 } from './browser';
-
-export interface Person {
-  email: string;
-  password: string;
-  fullName: string;
-  /** `Authorization` header for calling the API as this person. */
-  auth: string;
-}
-
-const PASSWORD = 'a long browser password';
-
-/** Alice and Bob, members of a new organization at the test's root domain, with passwords. */
-export async function twoPeople(t: TestContext): Promise<{ alice: Person; bob: Person }> {
-  const org = await makeRealm(t, { stringId: '', name: 'Acme Corp' });
-  const person = async (fullName: string): Promise<Person> => {
-    const user = await makeUser(t, org.realm, { fullName, password: PASSWORD });
-    // Enter sends for them (Zulip's `enter_sends`; its default is Ctrl+Enter), as the tests type.
-    await t.db.user.update({ where: { id: user.user.id }, data: { enterSends: true } });
-    return { email: user.email, password: PASSWORD, fullName, auth: user.auth };
-  };
-  return { alice: await person('Alice Adams'), bob: await person('Bob Brown') };
-}
+import { PASSWORD } from './web-server';
 
 export interface Site {
   url: string;
@@ -91,8 +69,8 @@ export function twoPeopleInBrowsers(site: () => Site): void {
   it('both log in and open the channel', async () => {
     await a.page.waitForSelector('input[name=username]');
     await screenshot(a.page, s.screenshots, 'login');
-    await logIn(a.page, s.alice.email, s.alice.password);
-    await logIn(b.page, s.bob.email, s.bob.password);
+    await logIn(a.page, s.alice.email, PASSWORD);
+    await logIn(b.page, s.bob.email, PASSWORD);
     for (const { page } of [a, b]) {
       await clickText(page, '.sidebar .nav-item', `# ${s.channel}`);
       await page.waitForSelector('textarea[aria-label=Message]');

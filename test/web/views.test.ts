@@ -4,23 +4,21 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
-import { makeRealm, makeUser } from '../factories';
-import { freePort } from '../free-port';
-import { startTestContext, type TestContext } from '../harness';
-import { startTier, type Tier } from '../multiprocess/processes';
 import { Role } from '../../libs/domain/users/roles';
 import {
   accessibilityViolations,
+  apiAs,
   clickText,
-  ensureWebBuilt,
   launchBrowser,
   logIn,
   openPage,
   pngImage,
   screenshot,
   seeMessage,
+  type Person,
   type Watched,
 } from './browser';
+import { PASSWORD, startWebServer, type WebServer } from './web-server';
 
 /**
  * The web client's views beside conversations (issue 43, part B), with three people in three
@@ -31,18 +29,9 @@ import {
  */
 jest.setTimeout(120_000);
 
-const PASSWORD = 'a long browser password';
 const SHOTS = path.join(__dirname, '../../docs/screenshots');
 
-interface Person {
-  email: string;
-  fullName: string;
-  auth: string;
-  id: number;
-}
-
-let t: TestContext;
-let server: Tier;
+let web: WebServer;
 let browser: Browser;
 let alice: Person;
 let bob: Person;
@@ -51,25 +40,12 @@ let a: Watched;
 let b: Watched;
 const run = Date.now().toString(36);
 
-async function api<T = Record<string, unknown>>(
+const api = <T = Record<string, unknown>>(
   who: Person,
   method: string,
   route: string,
-  fields: Record<string, string> = {},
-): Promise<T> {
-  const body = new URLSearchParams(fields).toString();
-  const res = await fetch(
-    `${server.url}/api/v1${route}${method === 'GET' && body ? `?${body}` : ''}`,
-    {
-      method,
-      headers: { Authorization: who.auth, 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: method === 'GET' ? undefined : body,
-    },
-  );
-  const json = (await res.json()) as T & { result: string; msg?: string };
-  if (json.result !== 'success') throw new Error(`${method} ${route}: ${json.msg}`);
-  return json;
-}
+  form: Record<string, string> = {},
+) => apiAs<T>(web.server.url, who, method, route, form);
 
 const post = (who: Person, to: string, topic: string, content: string) =>
   api(who, 'POST', '/messages', { type: 'stream', to, topic, content });
@@ -97,18 +73,14 @@ async function search(page: Page, query: string) {
 }
 
 beforeAll(async () => {
-  ensureWebBuilt();
-  const port = await freePort();
-  t = await startTestContext({ EXTERNAL_HOST: `127.0.0.1:${port}` });
-  const org = await makeRealm(t, { stringId: '', name: 'Acme Corp' });
-  const person = async (fullName: string, role: number = Role.MEMBER): Promise<Person> => {
-    const u = await makeUser(t, org.realm, { fullName, password: PASSWORD, role: role as never });
-    return { email: u.email, fullName, auth: u.auth, id: u.user.id };
-  };
-  alice = await person('Alice Adams', Role.OWNER);
-  bob = await person('Bob Brown');
-  carol = await person('Carol Clark');
-  server = await startTier('all', t.config, {}, port, { startSeconds: 240 });
+  web = await startWebServer({
+    people: [
+      { fullName: 'Alice Adams', role: Role.OWNER },
+      { fullName: 'Bob Brown' },
+      { fullName: 'Carol Clark' },
+    ],
+  });
+  [alice, bob, carol] = web.people;
   await post(bob, 'general', 'lunch', `pizza on friday ${run}`);
   await post(carol, 'general', 'deploy', `the deploy notes https://example.com/notes ${run}`);
   await api(bob, 'POST', '/messages', {
@@ -117,16 +89,15 @@ beforeAll(async () => {
     content: `secret handshake ${run}`,
   });
   browser = await launchBrowser();
-  a = await openPage(browser, server.url);
-  b = await openPage(browser, server.url);
+  a = await openPage(browser, web.server.url);
+  b = await openPage(browser, web.server.url);
   await logIn(a.page, alice.email, PASSWORD);
   await logIn(b.page, bob.email, PASSWORD);
 }, 600_000);
 
 afterAll(async () => {
   await browser?.close();
-  await server?.stop();
-  await t?.close();
+  await web?.stop();
 });
 
 describe('search', () => {

@@ -1,9 +1,7 @@
 import path from 'node:path';
-import { startTestContext, type TestContext } from '../harness';
-import { freePort } from '../free-port';
-import { startTier, type Tier } from '../multiprocess/processes';
-import { ensureWebBuilt } from './browser';
-import { twoPeople, twoPeopleInBrowsers, type Person } from './two-people';
+import { startTier } from '../multiprocess/processes';
+import { twoPeopleInBrowsers } from './two-people';
+import { startWebServer, type WebServer } from './web-server';
 
 /**
  * The web client in chromium against `npm start`'s one process (every tier): the whole server
@@ -11,34 +9,28 @@ import { twoPeople, twoPeopleInBrowsers, type Person } from './two-people';
  */
 jest.setTimeout(120_000);
 
-let t: TestContext;
-let server: Tier;
-let port: number;
-let alice: Person;
-let bob: Person;
+let web: WebServer;
 
 beforeAll(async () => {
-  ensureWebBuilt();
-  port = await freePort();
-  t = await startTestContext({ EXTERNAL_HOST: `127.0.0.1:${port}` });
-  ({ alice, bob } = await twoPeople(t));
-  server = await startTier('all', t.config, {}, port, { startSeconds: 150 });
+  web = await startWebServer({
+    people: [{ fullName: 'Alice Adams' }, { fullName: 'Bob Brown' }],
+    enterSends: true,
+  });
 }, 300_000);
 afterAll(async () => {
-  await server?.stop();
-  await t?.close();
+  await web?.stop();
 });
 
 describe('the web client, served by one process', () => {
   twoPeopleInBrowsers(() => ({
-    url: server.url,
-    alice,
-    bob,
+    url: web.server.url,
+    alice: web.people[0],
+    bob: web.people[1],
     channel: 'general',
     screenshots: path.join(__dirname, '../../docs/screenshots'),
     async restartEvents(meanwhile) {
-      await server.stop('SIGKILL');
-      server = await startTier('all', t.config, {}, port, { startSeconds: 150 });
+      await web.server.stop('SIGKILL');
+      web.server = await startTier('all', web.t.config, {}, web.port, { startSeconds: 150 });
       await meanwhile();
     },
   }));
