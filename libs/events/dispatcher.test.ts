@@ -60,7 +60,8 @@ describe('Dispatcher', () => {
         heartbeatSeconds: 60,
         client: new EventEmitter(),
       });
-      while ((await tier.store.waiterOf(queueId)) !== tier.waker.channel) {
+      const queueKey = tier.store.keys.queue(queueId);
+      while ((await t.redis.hget(queueKey, 'waiter')) !== tier.waker.channel) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       const id = await postDirect(t, org.realm, alice.user, [bob.user], 'woken here');

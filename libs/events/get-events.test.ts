@@ -41,7 +41,8 @@ async function waitingPoll(
     heartbeatSeconds,
     client,
   });
-  while ((await on.store.waiterOf(queue.id)) !== on.waker.channel) {
+  const queueKey = on.store.keys.queue(queue.id);
+  while ((await t.redis.hget(queueKey, 'waiter')) !== on.waker.channel) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return { queueId: queue.id, answer };
