@@ -5,11 +5,13 @@
  * members (default 2,000) in channels of 50, then has BENCH_REGISTERS members (default 200), one
  * at a time, call `POST /register` the way the web and mobile apps do: Basic auth, no
  * `fetch_event_types` (the whole initial state: every user, channel, subscription, setting), and
- * prints p50 / p99 latency and the response size.
+ * prints p50 / p99 latency, the api process's CPU time per registration (which, unlike latency,
+ * a busy machine changes little) and the response size.
  */
 import { makeRealm, makeUser } from '../test/factories';
 import { makeChannel } from '../test/channel-factories';
 import { startTier } from '../test/multiprocess/processes';
+import { cpuMsOf } from './realtime-clients';
 import { bulkMembers, percentile, withScratchWorld } from './scratch-world';
 
 const USERS = Number(process.env.BENCH_USERS ?? 2000);
@@ -38,7 +40,9 @@ async function main() {
     try {
       const times: number[] = [];
       let bytes = 0;
+      let cpuFrom = 0;
       for (let i = 0; i < REGISTERS; i++) {
+        if (i === 10) cpuFrom = cpuMsOf(api.child.pid!);
         const member = members[(i * 7919) % members.length];
         const started = performance.now();
         const res = await fetch(`${api.url}/api/v1/register`, {
@@ -62,6 +66,8 @@ async function main() {
         registers: times.length,
         p50: Math.round(percentile(times, 50) * 10) / 10,
         p99: Math.round(percentile(times, 99) * 10) / 10,
+        cpuMsPerRegister:
+          Math.round(((cpuMsOf(api.child.pid!) - cpuFrom) / times.length) * 10) / 10,
         responseKiB: Math.round(bytes / 1024),
       };
     } finally {
