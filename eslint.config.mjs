@@ -148,8 +148,6 @@ export default tseslint.config(
       // Methods handed on without their object where `this` is bound or unused (`ops.stop` in
       // the entry points' shutdown lists, `map(json.ofEvents, json)`, jest's mocks): 14 reports.
       '@typescript-eslint/unbound-method': 'off',
-      // Arrays and unknown values written into log and error text: 9 reports.
-      '@typescript-eslint/restrict-template-expressions': 'off',
       // On, but a caught value may be passed on as it came (`reject(err)` with `err: unknown`),
       // as `throw` may rethrow it.
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],

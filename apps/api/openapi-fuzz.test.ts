@@ -298,7 +298,8 @@ function envelopeProblem(status: number, body: unknown, codes: Set<string>): str
   if (typeof b.msg !== 'string') return 'no msg';
   if (status >= 400) {
     if (b.result !== 'error') return 'error status without result "error"';
-    if (typeof b.code !== 'string' || !codes.has(b.code)) return `undocumented code ${b.code}`;
+    if (typeof b.code !== 'string' || !codes.has(b.code))
+      return `undocumented code ${String(b.code)}`;
   } else if (b.result !== 'success') return 'success status without result "success"';
   return null;
 }

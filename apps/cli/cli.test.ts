@@ -118,7 +118,7 @@ describe('operator CLI', () => {
     expect(bot).toMatchObject({ email: 'helper-bot@acme.chat.test', bot_type: 1 });
     const rc = await cli('zuliprc', '--realm', 'acme', '--user', 'helper-bot@acme.chat.test');
     expect(rc.zuliprc).toBe(
-      `[api]\nemail=helper-bot@acme.chat.test\nkey=${bot.api_key}\nsite=http://acme.chat.test\n`,
+      `[api]\nemail=helper-bot@acme.chat.test\nkey=${String(bot.api_key)}\nsite=http://acme.chat.test\n`,
     );
   }, 120000);
 

@@ -189,7 +189,9 @@ export class WakeMessage {
     }
     this.inlineBytes += size;
     const refs = written.map((json) => this.events.indexOf(json));
-    this.queues.push(`[${JSON.stringify(queueId)},${firstId},${JSON.stringify(xid)},[${refs}]]`);
+    this.queues.push(
+      `[${JSON.stringify(queueId)},${firstId},${JSON.stringify(xid)},[${refs.join(',')}]]`,
+    );
   }
 
   get text(): string {

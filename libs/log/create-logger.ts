@@ -35,7 +35,7 @@ export function createLogger(options: {
           winston.format.timestamp(),
           winston.format.printf(({ timestamp, level, message, category, ...rest }) => {
             const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : '';
-            return `${timestamp} ${level} [${category}] ${message}${extra}`;
+            return `${String(timestamp)} ${level} [${String(category)}] ${String(message)}${extra}`;
           }),
         );
   return wrap(

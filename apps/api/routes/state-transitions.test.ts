@@ -121,7 +121,8 @@ async function drain(client: Client): Promise<EventBody[]> {
       NEWER_CHANNEL_FIELDS,
     );
     const errors = openApiErrors('/events', 'get', { ...res.body, events: [documented] });
-    if (errors.length) throw new Error(`${json(event)} is not a documented event:\n${errors}`);
+    if (errors.length)
+      throw new Error(`${json(event)} is not a documented event:\n${errors.join('\n')}`);
   }
   if (events.length) client.lastEventId = events[events.length - 1].id;
   client.seen.push(...events);

@@ -673,7 +673,7 @@ export class Store {
         if (sender === this.me) break;
         const place =
           event.message_type === 'stream'
-            ? `s${event.stream_id}:${String(event.topic).toLowerCase()}`
+            ? `s${String(event.stream_id)}:${String(event.topic).toLowerCase()}`
             : `d${dmKey(
                 (event.recipients as { user_id: number }[]).map((r) => r.user_id),
                 this.me,
