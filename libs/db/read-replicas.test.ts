@@ -26,7 +26,14 @@ import { freePort } from '../../test/free-port';
 import { deleteKeys, TEST_REDIS_URL } from '../../test/harness';
 import { createDb } from './client';
 import { applyMigrations } from './migrate';
-import { closeReadReplicas, parseLsn, readDb, replicaStats } from './read-replicas';
+import {
+  closeReadReplicas,
+  isConnectionError,
+  parseLsn,
+  readWith,
+  replicaStats,
+} from './read-replicas';
+import type { Db } from './client';
 import { closeSqlPool } from './sql';
 
 const MAX_LAG_SECONDS = 3;
@@ -153,7 +160,8 @@ describe('read replicas', () => {
     // A context of its own: its replica state starts with this read.
     const fresh: AppContext = { ...ctx };
     try {
-      const reads = [await readDb(fresh, bob.user.id), await readDb(fresh, bob.user.id)];
+      const which = () => readWith(fresh, bob.user.id, async (db) => db);
+      const reads = [await which(), await which()];
       expect(reads.filter((db) => db !== fresh.db)).toHaveLength(1);
       expect(replicaStats(fresh)?.skips.down).toBe(0);
     } finally {
@@ -220,4 +228,78 @@ describe('read replicas', () => {
       return stats().reads.replica > before;
     });
   }, 90_000);
+
+  it('tells a connection that failed from a query that failed', async () => {
+    const [serverEnded, queryFailed] = await Promise.allSettled([
+      ctx.db.$queryRaw`SELECT pg_terminate_backend(pg_backend_pid())`,
+      ctx.db.$queryRawUnsafe('SELECT * FROM no_such_table'),
+    ]);
+    expect(serverEnded.status === 'rejected' && isConnectionError(serverEnded.reason)).toBe(true);
+    expect(queryFailed.status === 'rejected' && isConnectionError(queryFailed.reason)).toBe(false);
+    const timedOut = await ctx.db
+      .$transaction(async (tx) => {
+        await tx.$executeRaw`SET LOCAL statement_timeout = 10`;
+        await tx.$queryRaw`SELECT pg_sleep(1)`;
+      })
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    expect(timedOut).toBeInstanceOf(Error);
+    expect(isConnectionError(timedOut)).toBe(false);
+  });
+
+  it('reads again on the primary when the replica dies before a probe sees it', async () => {
+    await waitFor('the replica serves Bob', async () => {
+      const before = stats().reads.replica;
+      await channelHistory(bob);
+      return stats().reads.replica > before;
+    });
+    const onPrimary = await ctx.db.message.count();
+    const tried: Db[] = [];
+    // The replica stops once the read is already sent to it: no probe can have seen it down.
+    const countOnReplicaTurn = () =>
+      readWith(ctx, bob.user.id, async (db) => {
+        tried.push(db);
+        if (db !== ctx.db && tried.length === 1) await replica.stop();
+        return db.message.count();
+      });
+    const downBefore = stats().skips.down;
+    let counted = await countOnReplicaTurn();
+    if (tried[0] === ctx.db) {
+      // That was the primary's turn; the next one is the replica's.
+      tried.length = 0;
+      counted = await countOnReplicaTurn();
+    }
+    expect(counted).toBe(onPrimary);
+    expect(tried).toHaveLength(2);
+    expect(tried[0]).not.toBe(ctx.db);
+    expect(tried[1]).toBe(ctx.db);
+    expect(stats().skips.down).toBeGreaterThan(downBefore);
+    // Until a probe finds it back, its turns pass to the primary.
+    for (let i = 0; i < 2; i++) expect(await channelHistory(bob)).toContain('before the pause');
+
+    await replica.start();
+    await waitFor('the replica serves again', async () => {
+      const before = stats().reads.replica;
+      await channelHistory(bob);
+      return stats().reads.replica > before;
+    });
+  }, 90_000);
+
+  it('does not read again on the primary after an error of the query itself', async () => {
+    const tried: Db[] = [];
+    const failing = () =>
+      readWith(ctx, bob.user.id, async (db) => {
+        tried.push(db);
+        return db.$queryRawUnsafe('SELECT * FROM no_such_table');
+      });
+    const downBefore = stats().skips.down;
+    await expect(failing()).rejects.toThrow(/no_such_table/);
+    await expect(failing()).rejects.toThrow(/no_such_table/);
+    // One turn each, the primary's and the replica's, and neither read ran twice.
+    expect(tried).toHaveLength(2);
+    expect(tried.filter((db) => db === ctx.db)).toHaveLength(1);
+    expect(stats().skips.down).toBe(downBefore);
+  });
 });

@@ -167,14 +167,17 @@ function replicaLagSeconds(
   return passed ? (now - passed.at) / 1000 : 0;
 }
 
+interface Choice {
+  replica: Replica | null;
+  /** Where the read goes if it is not on a replica. */
+  target: Exclude<ReadTarget, 'replica'>;
+}
+
 /**
- * The client to read from for `userId`. The primary and the replicas take turns; a replica that
- * is down, lagging or not yet past the user's last write passes its turn to the next. One Redis
- * read when replicas are configured; none otherwise.
+ * Where `userId` reads. The primary and the replicas take turns; a replica that is down, lagging
+ * or not yet past the user's last write passes its turn to the next.
  */
-export async function readDb(ctx: AppContext, userId: number): Promise<Db> {
-  const state = replicasOf(ctx);
-  if (!state) return ctx.db;
+async function choose(ctx: AppContext, state: ReadReplicas, userId: number): Promise<Choice> {
   await state.probed;
   const ownWrite = await ctx.redis.get(writeKey(ctx, userId));
   const mustReach = ownWrite === null ? null : BigInt(ownWrite);
@@ -187,8 +190,7 @@ export async function readDb(ctx: AppContext, userId: number): Promise<Db> {
       // The primary's own turn: it is always current, so no other candidate is needed.
       if (i === 0) {
         state.next = (turn + 1) % turns;
-        state.stats.reads.primary_turn++;
-        return ctx.db;
+        return { replica: null, target: 'primary_turn' };
       }
       continue;
     }
@@ -201,13 +203,92 @@ export async function readDb(ctx: AppContext, userId: number): Promise<Db> {
       behindOwnWrite = true;
     } else {
       state.next = (turn + 1) % turns;
-      state.stats.reads.replica++;
-      return replica.db;
+      return { replica, target: 'primary_no_replica' };
     }
   }
   state.next = (state.next + 1) % turns;
-  state.stats.reads[behindOwnWrite ? 'primary_own_write' : 'primary_no_replica']++;
-  return ctx.db;
+  return { replica: null, target: behindOwnWrite ? 'primary_own_write' : 'primary_no_replica' };
+}
+
+/** Codes of a connection that failed or ended, not of a query: node's, PostgreSQL's, Prisma's. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+  'P1001',
+  'P1002',
+  'P1008',
+  'P1017',
+]);
+const CONNECTION_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout']);
+/** node-postgres's own connection errors carry no code. */
+const CONNECTION_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|not queryable/i;
+
+/**
+ * Whether a read failed because the server could not be reached or ended the connection (class
+ * 08, 57P01-57P03), looked for through Prisma's wrapping of the driver's error. A failure of the
+ * query itself (syntax, constraint, statement timeout) is not one.
+ */
+export function isConnectionError(error: unknown): boolean {
+  const pending = [error];
+  for (let depth = 0; depth < 8 && pending.length > 0; depth++) {
+    const found = pending.pop();
+    if (typeof found !== 'object' || found === null) continue;
+    const { code, originalCode, kind, message, cause, meta } = found as Record<string, unknown>;
+    for (const one of [code, originalCode]) {
+      if (typeof one === 'string' && (CONNECTION_CODES.has(one) || /^08[0-9A-Z]{3}$/.test(one))) {
+        return true;
+      }
+    }
+    if (typeof kind === 'string' && CONNECTION_KINDS.has(kind)) return true;
+    if (typeof message === 'string' && CONNECTION_MESSAGES.test(message)) return true;
+    pending.push(cause, (meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError);
+  }
+  return false;
+}
+
+/**
+ * Runs `read` for `userId` on the primary or a replica (see `choose`). One Redis read when
+ * replicas are configured; none otherwise. A replica whose connection fails is counted down at
+ * once and the read runs again on the primary: the probe would see it down only within
+ * `PROBE_MS`, and until then every read sent there would fail. `read` must only read.
+ */
+export async function readWith<T>(
+  ctx: AppContext,
+  userId: number,
+  read: (db: Db) => Promise<T>,
+): Promise<T> {
+  const state = replicasOf(ctx);
+  if (!state) return read(ctx.db);
+  const { replica, target } = await choose(ctx, state, userId);
+  if (replica === null) {
+    state.stats.reads[target]++;
+    return read(ctx.db);
+  }
+  try {
+    const result = await read(replica.db);
+    state.stats.reads.replica++;
+    return result;
+  } catch (error) {
+    if (!isConnectionError(error)) {
+      state.stats.reads.replica++;
+      throw error;
+    }
+    replica.up = false;
+    state.stats.skips.down++;
+    state.stats.reads.primary_no_replica++;
+    ctx.log.warn('db', 'read replica failed; read again on the primary', {
+      replica: new URL(replica.url).host,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return read(ctx.db);
+  }
 }
 
 /**

@@ -22,7 +22,7 @@ import { messageHistory } from '../../../libs/domain/messages/message-history';
 import { renderMessage } from '../../../libs/domain/messages/render-message';
 import { CHANNEL_TYPES, DIRECT_TYPES } from '../../../libs/domain/messages/types';
 import { incompatibleParameters, missingArgument } from '../../../libs/core/errors';
-import { readDb } from '../../../libs/db/read-replicas';
+import { readWith } from '../../../libs/db/read-replicas';
 import { authed, authedLeavingPrincipals } from '../../../libs/http/route';
 
 const sendSpec = {
@@ -206,7 +206,8 @@ function messageReadRoutes(router: Router, ctx: AppContext): void {
         clientGravatar: params.client_gravatar,
         allowEmptyTopicName: params.allow_empty_topic_name,
       };
-      if (params.message_ids !== undefined) {
+      const messageIds = params.message_ids;
+      if (messageIds !== undefined) {
         const windowed =
           params.num_before > 0 ||
           params.num_after > 0 ||
@@ -214,23 +215,22 @@ function messageReadRoutes(router: Router, ctx: AppContext): void {
           params.use_first_unread_anchor;
         if (windowed) throw incompatibleParameters(MESSAGE_IDS_EXCLUDES);
         return {
-          ...(await getMessages(await readDb(ctx, user.id), {
-            ...common,
-            messageIds: params.message_ids,
-          })),
+          ...(await readWith(ctx, user.id, (db) => getMessages(db, { ...common, messageIds }))),
         };
       }
       let anchor = params.anchor;
       if (params.use_first_unread_anchor) anchor = 'first_unread';
       if (anchor === undefined) throw missingArgument('anchor');
       return {
-        ...(await getMessages(await readDb(ctx, user.id), {
-          ...common,
-          anchor,
-          numBefore: params.num_before,
-          numAfter: params.num_after,
-          includeAnchor: params.include_anchor,
-        })),
+        ...(await readWith(ctx, user.id, (db) =>
+          getMessages(db, {
+            ...common,
+            anchor,
+            numBefore: params.num_before,
+            numAfter: params.num_after,
+            includeAnchor: params.include_anchor,
+          }),
+        )),
       };
     }),
   );

@@ -11,7 +11,7 @@ import { updatePresence, type PresenceStatus } from '../../../libs/domain/presen
 import { userIdFromPathSegment } from '../../../libs/domain/users/lookup-user';
 import { badRequest } from '../../../libs/core/errors';
 import { authed } from '../../../libs/http/route';
-import { noteWrite, readDb } from '../../../libs/db/read-replicas';
+import { noteWrite, readWith } from '../../../libs/db/read-replicas';
 
 export function presenceRoutes(router: Router, ctx: AppContext): void {
   router.post(
@@ -36,13 +36,15 @@ export function presenceRoutes(router: Router, ctx: AppContext): void {
         if (params.ping_only) return { presence_last_update_id: lastUpdateId ?? -1 };
         // The list may come from a replica, once it holds the update just made.
         await noteWrite(ctx, user.id);
-        const response = await realmPresence(await readDb(ctx, user.id), {
-          viewer: user,
-          lastUpdateId,
-          historyLimitDays: params.history_limit_days ?? DEFAULT_HISTORY_LIMIT_DAYS,
-          now,
-          modern: params.slim_presence || lastUpdateId !== null,
-        });
+        const response = await readWith(ctx, user.id, (db) =>
+          realmPresence(db, {
+            viewer: user,
+            lastUpdateId,
+            historyLimitDays: params.history_limit_days ?? DEFAULT_HISTORY_LIMIT_DAYS,
+            now,
+            modern: params.slim_presence || lastUpdateId !== null,
+          }),
+        );
         return { ...response, zephyr_mirror_active: false };
       },
     ),
@@ -50,13 +52,15 @@ export function presenceRoutes(router: Router, ctx: AppContext): void {
   router.get(
     '/realm/presence',
     authed(ctx, {}, async ({ user }) => {
-      const { presences, server_timestamp } = await realmPresence(await readDb(ctx, user.id), {
-        viewer: user,
-        lastUpdateId: null,
-        historyLimitDays: DEFAULT_HISTORY_LIMIT_DAYS,
-        now: new Date(),
-        modern: false,
-      });
+      const { presences, server_timestamp } = await readWith(ctx, user.id, (db) =>
+        realmPresence(db, {
+          viewer: user,
+          lastUpdateId: null,
+          historyLimitDays: DEFAULT_HISTORY_LIMIT_DAYS,
+          now: new Date(),
+          modern: false,
+        }),
+      );
       return { presences, server_timestamp };
     }),
   );
