@@ -174,7 +174,7 @@ export interface CappedCluster {
   /** The replicas of the tier under test, each in its own capped group. */
   capped: ClusterProcess[];
   /** Starts measuring; the function returned reads what was used since. */
-  meter(): () => Usage;
+  meter: () => () => Usage;
 }
 
 /**

@@ -16,6 +16,7 @@ interface PgInternals {
 }
 
 const seen = { queries: 0, whileBusy: 0 };
+// eslint-disable-next-line @typescript-eslint/unbound-method -- wrapped, applied to its client
 const original = Client.prototype.query;
 beforeAll(() => {
   Client.prototype.query = function (this: Client, ...args: unknown[]) {

@@ -399,7 +399,7 @@ export class QueueStore {
     // Queues often share event objects (see QueueEventFormatter): each is serialized once, and
     // one string object per distinct JSON, so callers that look them up again hash each once.
     const json = new AppendTexts();
-    const written = appends.map(json.ofEvents, json);
+    const written = appends.map((append) => json.ofEvents(append));
     const hashKeys = new Array<string>(appends.length);
     for (let i = 0; i < appends.length; i++) hashKeys[i] = this.keys.queue(appends[i].queueId);
     const calls = slotIndexGroups(this.redis, hashKeys, QUEUES_PER_SCRIPT);

@@ -17,7 +17,7 @@ function limitOnClock(targetMs: number, maxLimit: number) {
     limit,
     nextWindow,
     /** A window in which `count` requests are answered in `ms`, then judged; the new limit. */
-    answeredWindow(count: number, ms: number): number {
+    answeredWindow: (count: number, ms: number): number => {
       answerAll(limit, count, ms);
       nextWindow();
       // The window is judged when the next request comes (here one that goes away).

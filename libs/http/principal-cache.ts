@@ -30,7 +30,7 @@ interface Entry<P> {
 
 export interface PrincipalCacheOptions<P extends Poller = Principal> {
   /** Who a request's credential belongs to (refusing it with Zulip's errors). */
-  lookup(ctx: AppContext, req: Pick<IncomingMessage, 'headers'>): Promise<P>;
+  lookup: (ctx: AppContext, req: Pick<IncomingMessage, 'headers'>) => Promise<P>;
   /** How long an entry is trusted while the change feed listens (it drops changed rows at once). */
   ttlSeconds: number;
   /**

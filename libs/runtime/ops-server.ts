@@ -9,8 +9,9 @@ import { answerClusterOps } from './cluster-ops';
 
 export interface OpsServer {
   /** The process has started all its parts. */
-  booted(): void;
-  stop(): Promise<void>;
+  booted: () => void;
+  /** A property, not a method: the entry points hand it on alone to their shutdown lists. */
+  stop: () => Promise<void>;
 }
 
 /**

@@ -115,6 +115,7 @@ it('plays the DM and mention sound as enable_sounds and notification_sound say',
   await a.page.evaluateOnNewDocument(() => {
     const notes: number[] = [];
     Object.assign(window, { notes });
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- wrapped, called on its node
     const start = OscillatorNode.prototype.start;
     OscillatorNode.prototype.start = function (this: OscillatorNode, when?: number) {
       notes.push(this.frequency.value);
