@@ -79,6 +79,14 @@ async function channelHistory(who: TestUser): Promise<string[]> {
   return (res.body as { messages: { content: string }[] }).messages.map((m) => m.content);
 }
 
+/** Waits until a history read is counted on the replica again (after a stop, a pause). */
+const replicaServesAgain = () =>
+  waitFor('the replica serves again', async () => {
+    const before = stats().reads.replica;
+    await channelHistory(bob);
+    return stats().reads.replica > before;
+  });
+
 async function send(who: TestUser, content: string): Promise<void> {
   const res = await request(app)
     .post('/api/v1/messages')
@@ -207,11 +215,7 @@ describe('read replicas', () => {
     expect(metrics).toMatch(/chat_db_replica_lag_seconds\{replica="127\.0\.0\.1:\d+"[^}]*\} /);
 
     await replica.resumeReplay();
-    await waitFor('the replica serves again', async () => {
-      const before = stats().reads.replica;
-      await channelHistory(bob);
-      return stats().reads.replica > before;
-    });
+    await replicaServesAgain();
   }, 90_000);
 
   it('skips a replica that is down, and uses it again once it is back', async () => {
@@ -222,11 +226,7 @@ describe('read replicas', () => {
       return stats().skips.down > before;
     });
     await replica.start();
-    await waitFor('the replica serves again', async () => {
-      const before = stats().reads.replica;
-      await channelHistory(bob);
-      return stats().reads.replica > before;
-    });
+    await replicaServesAgain();
   }, 90_000);
 
   it('tells a connection that failed from a query that failed', async () => {
@@ -280,11 +280,7 @@ describe('read replicas', () => {
     for (let i = 0; i < 2; i++) expect(await channelHistory(bob)).toContain('before the pause');
 
     await replica.start();
-    await waitFor('the replica serves again', async () => {
-      const before = stats().reads.replica;
-      await channelHistory(bob);
-      return stats().reads.replica > before;
-    });
+    await replicaServesAgain();
   }, 90_000);
 
   it('does not read again on the primary after an error of the query itself', async () => {
