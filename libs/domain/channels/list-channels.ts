@@ -69,21 +69,31 @@ export async function listChannels(
   return dicts;
 }
 
+/** The organization's channel `streamId` if the caller has `permission` on it, else a refusal. */
+async function channelWithAccess(
+  db: Db,
+  user: User,
+  target: {
+    realm: Realm;
+    streamId: number;
+    permission: Permission.ChannelMetadata | Permission.ChannelSubscribers;
+  },
+): Promise<Stream> {
+  const { realm, streamId, permission } = target;
+  const stream = await db.stream.findFirst({ where: { id: streamId, realmId: realm.id } });
+  if (!stream) throw badRequest('Invalid channel ID');
+  await requireAccess(db, { auth: { user }, permission, ids: [stream.id] });
+  return stream;
+}
+
 /** A channel the caller has metadata access to, or Zulip's "Invalid channel ID". */
-export async function accessibleChannel(
+export function accessibleChannel(
   db: Db,
   user: User,
   realm: Realm,
   streamId: number,
 ): Promise<Stream> {
-  const stream = await db.stream.findFirst({ where: { id: streamId, realmId: realm.id } });
-  if (!stream) throw badRequest('Invalid channel ID');
-  await requireAccess(db, {
-    auth: { user },
-    permission: Permission.ChannelMetadata,
-    ids: [stream.id],
-  });
-  return stream;
+  return channelWithAccess(db, user, { realm, streamId, permission: Permission.ChannelMetadata });
 }
 
 /** `GET /get_stream_id`. */
@@ -114,12 +124,10 @@ export async function channelMembers(
   realm: Realm,
   streamId: number,
 ): Promise<number[]> {
-  const stream = await db.stream.findFirst({ where: { id: streamId, realmId: realm.id } });
-  if (!stream) throw badRequest('Invalid channel ID');
-  await requireAccess(db, {
-    auth: { user },
+  const stream = await channelWithAccess(db, user, {
+    realm,
+    streamId,
     permission: Permission.ChannelSubscribers,
-    ids: [stream.id],
   });
   const subs = await db.subscription.findMany({
     where: { recipientId: stream.recipientId ?? -1, active: true, isUserActive: true },
