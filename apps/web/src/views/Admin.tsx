@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
 import { store } from '../store';
-import type { User } from '../types';
+import { grantableRoles } from './admin/roles';
+import { Users } from './admin/Users';
 import { allChannels } from './Channels';
-import { ROLE_NAMES, Avatar } from './People';
+import { ROLE_NAMES } from './People';
 import { showView, type AdminTab } from './route';
 import { ImageUpload, SettingsForm, SettingsPage, Switches, TextField } from './forms';
 import { viewState } from './state';
@@ -14,13 +15,6 @@ const TABS: [AdminTab, string][] = [
   ['users', 'Users'],
   ['invitations', 'Invitations'],
 ];
-
-/** Roles an administrator may give; only owners make owners, as in Zulip. */
-function grantableRoles(): [number, string][] {
-  return Object.entries(ROLE_NAMES)
-    .map(([role, name]): [number, string] => [Number(role), name])
-    .filter(([role]) => role !== 100 || viewState.role === 100);
-}
 
 /** Whether an image comes from this server (the CSP loads no image from elsewhere). */
 function isOurs(url: string): boolean {
@@ -125,111 +119,6 @@ function OrganizationSettings() {
         <ActionStatus action={toggles} />
       </fieldset>
     </>
-  );
-}
-
-function Users() {
-  const [users, setUsers] = useState<User[]>([]);
-  const [filter, setFilter] = useState('');
-  const action = useAction();
-  const load = () =>
-    void call<{ members: User[] }>('GET', '/users').then((r) =>
-      setUsers(r.members.filter((u) => !u.is_bot)),
-    );
-  // Fetched again when the store changes (a role or deactivation event).
-  const version = [...store.users.values()].map((u) => `${u.role}${u.is_active}`).join();
-  useEffect(load, [version]);
-  const run = (task: () => Promise<unknown>) =>
-    void action.run(task).then((ok) => {
-      if (ok) load();
-    });
-  const shown = users
-    .filter(
-      (u) => !filter || `${u.full_name} ${u.email}`.toLowerCase().includes(filter.toLowerCase()),
-    )
-    .sort(
-      (a, b) => Number(b.is_active) - Number(a.is_active) || a.full_name.localeCompare(b.full_name),
-    );
-  return (
-    <div class="settings-form">
-      <input
-        type="search"
-        aria-label="Filter users"
-        placeholder="Filter users"
-        value={filter}
-        onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)}
-      />
-      <ActionStatus action={action} />
-      <table class="admin-users">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Role</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {shown.map((u) => {
-            const self = u.user_id === store.me;
-            return (
-              <tr key={u.user_id} class={u.is_active ? undefined : 'deactivated'}>
-                <td>
-                  <span class="admin-user">
-                    <Avatar user={u} size={24} />
-                    <span>
-                      {u.full_name}
-                      <span class="muted admin-email">{u.email}</span>
-                    </span>
-                  </span>
-                </td>
-                <td>
-                  <select
-                    aria-label={`Role of ${u.full_name}`}
-                    value={String(u.role ?? 400)}
-                    disabled={self || !u.is_active || (u.role === 100 && viewState.role !== 100)}
-                    onChange={(e) =>
-                      run(() =>
-                        call('PATCH', `/users/${u.user_id}`, {
-                          role: Number((e.currentTarget as HTMLSelectElement).value),
-                        }),
-                      )
-                    }
-                  >
-                    {grantableRoles()
-                      .concat(u.role === 100 && viewState.role !== 100 ? [[100, 'Owner']] : [])
-                      .map(([role, name]) => (
-                        <option key={role} value={String(role)}>
-                          {name}
-                        </option>
-                      ))}
-                  </select>
-                </td>
-                <td>
-                  {!self &&
-                    (u.is_active ? (
-                      <button
-                        class="danger small"
-                        aria-label={`Deactivate ${u.full_name}`}
-                        onClick={() => run(() => call('DELETE', `/users/${u.user_id}`))}
-                      >
-                        Deactivate
-                      </button>
-                    ) : (
-                      <button
-                        class="small"
-                        aria-label={`Reactivate ${u.full_name}`}
-                        onClick={() => run(() => call('POST', `/users/${u.user_id}/reactivate`))}
-                      >
-                        Reactivate
-                      </button>
-                    ))}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
   );
 }
 
