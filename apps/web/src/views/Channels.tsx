@@ -63,6 +63,8 @@ async function leave(channel: Channel) {
   await call('DELETE', '/users/me/subscriptions', { subscriptions: [channel.name] });
 }
 
+type ChannelTab = 'subscribed' | 'all';
+
 /**
  * Zulip's channel settings: every channel one may see (subscribed or all), joining and leaving,
  * creating one, and for the selected channel its settings and the reader's subscription's.
@@ -76,12 +78,6 @@ export function Channels({
   creating?: boolean;
   onNarrow: (n: Narrow) => void;
 }) {
-  const [tab, setTab] = useState<'subscribed' | 'all'>('all');
-  const [filter, setFilter] = useState('');
-  const joinLeave = useAction();
-  const channels = allChannels()
-    .filter((c) => tab === 'all' || store.subscriptions.has(c.stream_id))
-    .filter((c) => !filter || c.name.toLowerCase().includes(filter.toLowerCase()));
   const selected =
     streamId !== undefined ? allChannels().find((c) => c.stream_id === streamId) : undefined;
   return (
@@ -90,71 +86,7 @@ export function Channels({
         <h1 class="narrow-title">Channels</h1>
       </div>
       <div class="view-body split">
-        <section class="split-list" aria-label="Channel list">
-          <div class="view-controls">
-            <div role="group" aria-label="Which channels" class="tabs">
-              <button
-                class="secondary"
-                aria-pressed={tab === 'subscribed'}
-                onClick={() => setTab('subscribed')}
-              >
-                Subscribed
-              </button>
-              <button class="secondary" aria-pressed={tab === 'all'} onClick={() => setTab('all')}>
-                All channels
-              </button>
-            </div>
-            <button onClick={() => showView({ kind: 'channels', creating: true })}>
-              Create channel
-            </button>
-          </div>
-          <input
-            type="search"
-            aria-label="Filter channels"
-            placeholder="Filter channels"
-            value={filter}
-            onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)}
-          />
-          <ActionStatus action={joinLeave} />
-          <ul class="channel-list">
-            {channels.map((c) => {
-              const subscribed = store.subscriptions.has(c.stream_id);
-              return (
-                <li
-                  key={c.stream_id}
-                  class={c.stream_id === streamId ? 'channel-row selected' : 'channel-row'}
-                >
-                  <span
-                    class="swatch"
-                    style={{
-                      background: store.subscriptions.get(c.stream_id)?.color ?? 'var(--border)',
-                    }}
-                    aria-hidden="true"
-                  />
-                  <div class="channel-main">
-                    <button
-                      class="link-button"
-                      aria-current={c.stream_id === streamId ? 'true' : undefined}
-                      onClick={() => showView({ kind: 'channels', streamId: c.stream_id })}
-                    >
-                      #{c.name}
-                    </button>
-                    <PrivacyLabel channel={c} />
-                    {c.description && <p class="muted channel-description">{c.description}</p>}
-                  </div>
-                  <button
-                    class={subscribed ? 'secondary small' : 'small'}
-                    aria-label={`${subscribed ? 'Leave' : 'Join'} #${c.name}`}
-                    onClick={() => void joinLeave.run(() => (subscribed ? leave(c) : join(c)))}
-                  >
-                    {subscribed ? 'Leave' : 'Join'}
-                  </button>
-                </li>
-              );
-            })}
-            {!channels.length && <li class="muted">No channels.</li>}
-          </ul>
-        </section>
+        <ChannelList selectedId={streamId} />
         <section class="split-detail" aria-label="Channel details">
           {creating ? (
             <CreateChannel />
@@ -166,6 +98,100 @@ export function Channels({
         </section>
       </div>
     </>
+  );
+}
+
+/** The channels of a tab whose name holds `filter`. */
+function channelsShown(tab: ChannelTab, filter: string): Channel[] {
+  return allChannels()
+    .filter((c) => tab === 'all' || store.subscriptions.has(c.stream_id))
+    .filter((c) => !filter || c.name.toLowerCase().includes(filter.toLowerCase()));
+}
+
+/** The list of channels, subscribed or all, filtered by name, each to join or leave. */
+function ChannelList({ selectedId }: { selectedId?: number }) {
+  const [tab, setTab] = useState<ChannelTab>('all');
+  const [filter, setFilter] = useState('');
+  const joinLeave = useAction();
+  const channels = channelsShown(tab, filter);
+  return (
+    <section class="split-list" aria-label="Channel list">
+      <div class="view-controls">
+        <div role="group" aria-label="Which channels" class="tabs">
+          <button
+            class="secondary"
+            aria-pressed={tab === 'subscribed'}
+            onClick={() => setTab('subscribed')}
+          >
+            Subscribed
+          </button>
+          <button class="secondary" aria-pressed={tab === 'all'} onClick={() => setTab('all')}>
+            All channels
+          </button>
+        </div>
+        <button onClick={() => showView({ kind: 'channels', creating: true })}>
+          Create channel
+        </button>
+      </div>
+      <input
+        type="search"
+        aria-label="Filter channels"
+        placeholder="Filter channels"
+        value={filter}
+        onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)}
+      />
+      <ActionStatus action={joinLeave} />
+      <ul class="channel-list">
+        {channels.map((c) => (
+          <ChannelRow
+            key={c.stream_id}
+            channel={c}
+            selected={c.stream_id === selectedId}
+            onJoinLeave={(task) => void joinLeave.run(task)}
+          />
+        ))}
+        {!channels.length && <li class="muted">No channels.</li>}
+      </ul>
+    </section>
+  );
+}
+
+function ChannelRow({
+  channel: c,
+  selected,
+  onJoinLeave,
+}: {
+  channel: Channel;
+  selected: boolean;
+  onJoinLeave: (task: () => Promise<void>) => void;
+}) {
+  const subscribed = store.subscriptions.has(c.stream_id);
+  return (
+    <li class={selected ? 'channel-row selected' : 'channel-row'}>
+      <span
+        class="swatch"
+        style={{ background: store.subscriptions.get(c.stream_id)?.color ?? 'var(--border)' }}
+        aria-hidden="true"
+      />
+      <div class="channel-main">
+        <button
+          class="link-button"
+          aria-current={selected ? 'true' : undefined}
+          onClick={() => showView({ kind: 'channels', streamId: c.stream_id })}
+        >
+          #{c.name}
+        </button>
+        <PrivacyLabel channel={c} />
+        {c.description && <p class="muted channel-description">{c.description}</p>}
+      </div>
+      <button
+        class={subscribed ? 'secondary small' : 'small'}
+        aria-label={`${subscribed ? 'Leave' : 'Join'} #${c.name}`}
+        onClick={() => onJoinLeave(() => (subscribed ? leave(c) : join(c)))}
+      >
+        {subscribed ? 'Leave' : 'Join'}
+      </button>
+    </li>
   );
 }
 
