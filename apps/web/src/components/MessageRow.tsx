@@ -1,14 +1,18 @@
+import type { Ref } from 'preact';
 import { memo } from 'preact/compat';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
+import { clockTime } from '../clock';
 import { loadEmojiSheet, loadKatex } from '../emoji';
 import { messageNodes } from '../html';
-import { dmKey, messageDmKey } from '../narrow';
+import { messageDmKey } from '../narrow';
 import { store } from '../store';
 import type { Message, Narrow, Reaction } from '../types';
-import { clockTime } from '../clock';
-import { EditHistory, hasVisibleHistory } from './EditHistory';
+import { EditHistory } from './EditHistory';
 import { Emoji, EmojiPicker } from './Emoji';
+import { MessageEditor } from './message/MessageEditor';
+import { MessageMenu } from './message/MessageMenu';
+import { messageActions, narrowOf } from './message/actions';
 import { Popover } from './Popover';
 
 /** An avatar if it is served by us (the CSP loads no image from elsewhere), else initials. */
@@ -38,13 +42,6 @@ function Content({ message }: { message: Message }) {
     if (el.querySelector('.katex')) loadKatex();
   }, [message]);
   return <div class="content" ref={box} />;
-}
-
-/** The narrow a message's recipient bar links to. */
-export function narrowOf(m: Message, me: number, withTopic = true): Narrow {
-  if (m.type === 'stream')
-    return { kind: 'stream', streamId: m.stream_id!, topic: withTopic ? m.subject : undefined };
-  return { kind: 'dm', userIds: messageDmKey(m, me).split(',').map(Number) };
 }
 
 function RecipientBar({ message, me }: { message: Message; me: number }) {
@@ -117,152 +114,147 @@ function Reactions({ message, me }: { message: Message; me: number }) {
   );
 }
 
-/**
- * Edits a message in place: its text (one's own), and for a channel message its topic and
- * channel, moving the whole topic with it (`propagate_mode` `change_all`), as Zulip's editor.
- */
-function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
-  const [source, setSource] = useState<string | null>(null);
-  const [text, setText] = useState('');
-  const [topic, setTopic] = useState(message.subject);
-  const [channel, setChannel] = useState(message.stream_id ?? 0);
-  const [error, setError] = useState('');
-  const mine = message.sender_id === store.me;
+type Mode = 'view' | 'edit' | 'react' | 'menu' | 'confirm-delete' | 'history';
+
+/** A message's mode set from outside (the keyboard: `e` edits, `:` reacts). */
+export const rowModes = new Map<number, (mode: Mode) => void>();
+
+/** The row's mode, which the keyboard can set too (through `rowModes`) while the row is drawn. */
+function useRowMode(messageId: number) {
+  const [mode, setMode] = useState<Mode>('view');
   useEffect(() => {
-    // The Markdown source, fetched once: the list holds only the rendered HTML.
-    void call<{ message: { content: string } }>('GET', `/messages/${message.id}`, {
-      apply_markdown: false,
-    }).then(
-      (r) => {
-        setSource(r.message.content);
-        setText(r.message.content);
-      },
-      (err: Error) => setError(err.message),
+    rowModes.set(messageId, setMode);
+    return () => {
+      rowModes.delete(messageId);
+    };
+  }, [messageId]);
+  return [mode, setMode] as const;
+}
+
+/** The sender's line (avatar, name, time), or only the time beside a continued message. */
+function SenderLine({
+  message,
+  showSender,
+  h24,
+}: {
+  message: Message;
+  showSender: boolean;
+  h24: boolean;
+}) {
+  const dateTime = new Date(message.timestamp * 1000).toISOString();
+  if (!showSender)
+    return (
+      <time class="side-time" dateTime={dateTime}>
+        {clockTime(message.timestamp, h24)}
+      </time>
     );
-  }, [message.id]);
-  if (source === null) return <p class="muted">{error || 'Loading…'}</p>;
-  const save = async () => {
-    try {
-      const changes: Record<string, string | number> = {};
-      if (mine && text !== source) changes.content = text;
-      if (
-        message.type === 'stream' &&
-        (topic !== message.subject || channel !== message.stream_id)
-      ) {
-        if (topic !== message.subject) changes.topic = topic;
-        if (channel !== message.stream_id) changes.stream_id = channel;
-        changes.propagate_mode = 'change_all';
-      }
-      if (Object.keys(changes).length) await call('PATCH', `/messages/${message.id}`, changes);
-      onDone();
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
-  const channels = [...store.subscriptions.values()].sort((a, b) => a.name.localeCompare(b.name));
   return (
-    <div class="editor">
-      {message.type === 'stream' && (
-        <div class="editor-place">
-          <select
-            aria-label="Channel of this message"
-            value={String(channel)}
-            onChange={(e) => setChannel(Number((e.currentTarget as HTMLSelectElement).value))}
-          >
-            {channels.map((c) => (
-              <option key={c.stream_id} value={c.stream_id}>
-                # {c.name}
-              </option>
-            ))}
-          </select>
-          <input
-            aria-label="Topic of this message"
-            value={topic}
-            maxLength={60}
-            onInput={(e) => setTopic((e.currentTarget as HTMLInputElement).value)}
-          />
-        </div>
-      )}
-      <textarea
-        aria-label="Edit message"
-        value={text}
-        readOnly={!mine}
-        autoFocus
-        onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') {
-            e.stopPropagation();
-            onDone();
-          }
-          if (e.key === 'Enter' && !e.shiftKey) {
-            e.preventDefault();
-            void save();
-          }
-        }}
-      />
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      <button onClick={() => void save()}>Save</button>
-      <button class="secondary" onClick={onDone}>
+    <header>
+      <Avatar message={message} />
+      <button
+        type="button"
+        class="link sender"
+        aria-haspopup="dialog"
+        title={`${message.sender_full_name}'s profile`}
+      >
+        {message.sender_full_name}
+      </button>
+      <time dateTime={dateTime}>{clockTime(message.timestamp, h24)}</time>
+    </header>
+  );
+}
+
+/** The row's buttons: react, star, and the menu; each of the two popups toggles its mode. */
+function RowButtons({
+  message,
+  mode,
+  reactButton,
+  menuButton,
+  onMode,
+}: {
+  message: Message;
+  mode: Mode;
+  reactButton: Ref<HTMLButtonElement>;
+  menuButton: Ref<HTMLButtonElement>;
+  onMode: (mode: Mode) => void;
+}) {
+  const starred = !!message.flags?.includes('starred');
+  return (
+    <span class="actions">
+      {message.last_edit_timestamp && <span class="edited">(edited)</span>}
+      <button
+        class="icon"
+        aria-label="Add reaction"
+        aria-expanded={mode === 'react'}
+        ref={reactButton}
+        onClick={() => onMode(mode === 'react' ? 'view' : 'react')}
+      >
+        ☺
+      </button>
+      <button
+        class={starred ? 'icon star starred' : 'icon star'}
+        aria-label={starred ? 'Unstar message' : 'Star message'}
+        aria-pressed={starred}
+        onClick={() => void messageActions.star(message)}
+      >
+        {starred ? '★' : '☆'}
+      </button>
+      <button
+        class="icon"
+        aria-label="Message actions"
+        aria-expanded={mode === 'menu'}
+        ref={menuButton}
+        onClick={() => onMode(mode === 'menu' ? 'view' : 'menu')}
+      >
+        ⋯
+      </button>
+    </span>
+  );
+}
+
+function DeleteConfirm({ message, onCancel }: { message: Message; onCancel: () => void }) {
+  return (
+    <div class="confirm" role="alert">
+      Delete this message?{' '}
+      <button class="danger" onClick={() => void call('DELETE', `/messages/${message.id}`)}>
+        Delete
+      </button>
+      <button class="secondary" onClick={onCancel}>
         Cancel
       </button>
     </div>
   );
 }
 
-/** The message's address, as Zulip's web app links to it. */
-export function permalink(m: Message, me: number): string {
-  const where =
-    m.type === 'stream'
-      ? `channel/${m.stream_id}/topic/${encodeURIComponent(m.subject)}`
-      : `dm/${dmKey(messageDmKey(m, me).split(',').map(Number), me)}`;
-  return `${location.origin}${location.pathname}#narrow/${where}/near/${m.id}`;
+/** The emoji picker of the row's "Add reaction" button: a pick reacts and closes it. */
+function ReactionPicker({
+  message,
+  anchor,
+  onClose,
+}: {
+  message: Message;
+  anchor: HTMLElement | null;
+  onClose: () => void;
+}) {
+  return (
+    <Popover anchor={anchor} onClose={onClose}>
+      <EmojiPicker
+        label="Add a reaction"
+        onClose={onClose}
+        onPick={(c) => {
+          onClose();
+          void call('POST', `/messages/${message.id}/reactions`, {
+            emoji_name: c.name,
+            emoji_code: c.code,
+            reaction_type: c.type,
+          });
+        }}
+      />
+    </Popover>
+  );
 }
 
-/** Message actions shared by the row's buttons and the keyboard. */
-export const messageActions = {
-  star: (m: Message) =>
-    call('POST', '/messages/flags', {
-      messages: [m.id],
-      op: m.flags?.includes('starred') ? 'remove' : 'add',
-      flag: 'starred',
-    }),
-  markUnread: (m: Message) =>
-    call('POST', '/messages/flags', { messages: [m.id], op: 'remove', flag: 'read' }),
-  /** Quotes the message into the compose box, as Zulip's "Quote and reply". */
-  quote: async (m: Message) => {
-    const { message } = await call<{ message: { content: string } }>('GET', `/messages/${m.id}`, {
-      apply_markdown: false,
-    });
-    const fence = message.content.includes('```') ? '````' : '```';
-    const text = `@_**${m.sender_full_name}|${m.sender_id}** [said](${permalink(m, store.me)}):\n${fence}quote\n${message.content}\n${fence}\n`;
-    store.requestCompose(narrowOf(m, store.me), text);
-  },
-};
-
-type Mode = 'view' | 'edit' | 'react' | 'menu' | 'confirm-delete' | 'history';
-
-/** A message's mode set from outside (the keyboard: `e` edits, `:` reacts). */
-export const rowModes = new Map<number, (mode: Mode) => void>();
-
-/**
- * One message, with what precedes it in the list: a date line, a recipient bar, the sender's
- * line (left out when the same sender goes on). Memoised: a row draws again only when one of
- * its props changes, not whenever anything in the store does.
- */
-export const MessageRow = memo(function MessageRow({
-  message,
-  me,
-  day,
-  recipientBar,
-  showSender,
-  unread,
-  selected,
-  h24,
-}: {
+interface RowProps {
   message: Message;
   /** The reader (0 until registered): their own messages can be edited and deleted. */
   me: number;
@@ -273,19 +265,19 @@ export const MessageRow = memo(function MessageRow({
   selected: boolean;
   /** The reader's time format: 24-hour, or 12-hour with AM and PM. */
   h24: boolean;
-}) {
-  const [mode, setMode] = useState<Mode>('view');
+}
+
+/**
+ * One message, with what precedes it in the list: a date line, a recipient bar, the sender's
+ * line (left out when the same sender goes on). Memoised: a row draws again only when one of
+ * its props changes, not whenever anything in the store does.
+ */
+export const MessageRow = memo(function MessageRow(props: RowProps) {
+  const { message, me, day, recipientBar, showSender, unread, selected, h24 } = props;
+  const [mode, setMode] = useRowMode(message.id);
   const [copied, setCopied] = useState(false);
   const reactButton = useRef<HTMLButtonElement>(null);
   const menuButton = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    rowModes.set(message.id, setMode);
-    return () => {
-      rowModes.delete(message.id);
-    };
-  }, [message.id]);
-  const mine = message.sender_id === me;
-  const starred = !!message.flags?.includes('starred');
   const classes = ['message'];
   if (!showSender) classes.push('continued');
   if (unread) classes.push('is-unread');
@@ -304,105 +296,25 @@ export const MessageRow = memo(function MessageRow({
         data-message-id={message.id}
         aria-label={`Message from ${message.sender_full_name}${unread ? ', unread' : ''}`}
       >
-        {showSender ? (
-          <header>
-            <Avatar message={message} />
-            <button
-              type="button"
-              class="link sender"
-              aria-haspopup="dialog"
-              title={`${message.sender_full_name}'s profile`}
-            >
-              {message.sender_full_name}
-            </button>
-            <time dateTime={new Date(message.timestamp * 1000).toISOString()}>
-              {clockTime(message.timestamp, h24)}
-            </time>
-          </header>
-        ) : (
-          <time class="side-time" dateTime={new Date(message.timestamp * 1000).toISOString()}>
-            {clockTime(message.timestamp, h24)}
-          </time>
-        )}
-        <span class="actions">
-          {message.last_edit_timestamp && <span class="edited">(edited)</span>}
-          <button
-            class="icon"
-            aria-label="Add reaction"
-            aria-expanded={mode === 'react'}
-            ref={reactButton}
-            onClick={() => setMode(mode === 'react' ? 'view' : 'react')}
-          >
-            ☺
-          </button>
-          <button
-            class={starred ? 'icon star starred' : 'icon star'}
-            aria-label={starred ? 'Unstar message' : 'Star message'}
-            aria-pressed={starred}
-            onClick={() => void messageActions.star(message)}
-          >
-            {starred ? '★' : '☆'}
-          </button>
-          <button
-            class="icon"
-            aria-label="Message actions"
-            aria-expanded={mode === 'menu'}
-            ref={menuButton}
-            onClick={() => setMode(mode === 'menu' ? 'view' : 'menu')}
-          >
-            ⋯
-          </button>
-        </span>
+        <SenderLine message={message} showSender={showSender} h24={h24} />
+        <RowButtons
+          message={message}
+          mode={mode}
+          reactButton={reactButton}
+          menuButton={menuButton}
+          onMode={setMode}
+        />
         {mode === 'menu' && (
-          <Popover anchor={menuButton.current} onClose={close}>
-            <div class="menu" role="menu" aria-label="Message actions">
-              <button
-                role="menuitem"
-                onClick={() => {
-                  close();
-                  void messageActions.quote(message);
-                }}
-              >
-                Quote and reply
-              </button>
-              <button
-                role="menuitem"
-                onClick={() => {
-                  void navigator.clipboard
-                    ?.writeText(permalink(message, me))
-                    .then(() => setCopied(true));
-                  history.replaceState(null, '', permalink(message, me));
-                  close();
-                }}
-              >
-                Copy link to message
-              </button>
-              <button
-                role="menuitem"
-                onClick={() => {
-                  close();
-                  void messageActions.markUnread(message);
-                }}
-              >
-                Mark as unread from here
-              </button>
-              {(mine || message.type === 'stream') && (
-                <button role="menuitem" onClick={() => setMode('edit')}>
-                  {mine ? 'Edit message' : 'Move or rename topic'}
-                </button>
-              )}
-              {hasVisibleHistory(message) && (
-                <button role="menuitem" onClick={() => setMode('history')}>
-                  View edit history
-                </button>
-              )}
-              {mine && (
-                <button role="menuitem" onClick={() => setMode('confirm-delete')}>
-                  Delete message
-                </button>
-              )}
-            </div>
-          </Popover>
+          <MessageMenu
+            message={message}
+            me={me}
+            anchor={menuButton.current}
+            onClose={close}
+            onCopied={() => setCopied(true)}
+            onEdit={() => setMode('edit')}
+            onHistory={() => setMode('history')}
+            onDelete={() => setMode('confirm-delete')}
+          />
         )}
         {mode === 'history' && (
           <EditHistory message={message} opener={menuButton.current} onClose={close} />
@@ -413,37 +325,14 @@ export const MessageRow = memo(function MessageRow({
           </span>
         )}
         {mode === 'edit' ? (
-          <Editor message={message} onDone={close} />
+          <MessageEditor message={message} onDone={close} />
         ) : (
           <Content message={message} />
         )}
-        {mode === 'confirm-delete' && (
-          <div class="confirm" role="alert">
-            Delete this message?{' '}
-            <button class="danger" onClick={() => void call('DELETE', `/messages/${message.id}`)}>
-              Delete
-            </button>
-            <button class="secondary" onClick={close}>
-              Cancel
-            </button>
-          </div>
-        )}
+        {mode === 'confirm-delete' && <DeleteConfirm message={message} onCancel={close} />}
         {message.reactions.length > 0 && <Reactions message={message} me={me} />}
         {mode === 'react' && (
-          <Popover anchor={reactButton.current} onClose={close}>
-            <EmojiPicker
-              label="Add a reaction"
-              onClose={close}
-              onPick={(c) => {
-                close();
-                void call('POST', `/messages/${message.id}/reactions`, {
-                  emoji_name: c.name,
-                  emoji_code: c.code,
-                  reaction_type: c.type,
-                });
-              }}
-            />
-          </Popover>
+          <ReactionPicker message={message} anchor={reactButton.current} onClose={close} />
         )}
       </article>
     </div>

@@ -3,7 +3,8 @@ import { call } from '../api';
 import { markNarrowRead, store, type UnreadPlace } from '../store';
 import type { Message, Narrow } from '../types';
 import { moveSelection } from './MessageList';
-import { messageActions, narrowOf, rowModes } from './MessageRow';
+import { messageActions, narrowOf } from './message/actions';
+import { rowModes } from './MessageRow';
 
 /** Zulip's reading and composing shortcuts that this client has, as its help lists them. */
 export const SHORTCUTS: [string, string][] = [
