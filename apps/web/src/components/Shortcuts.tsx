@@ -72,6 +72,103 @@ export function nextUnread(kind: 'topic' | 'dm'): Narrow | null {
     : { kind: 'stream', streamId: p.streamId, topic: p.topic };
 }
 
+/** What a key does when pressed; the page's default for the key is prevented first. */
+type Command = () => void;
+
+/** Moving the selection through the list. */
+function selectionCommand(key: string): Command | undefined {
+  switch (key) {
+    case 'j':
+    case 'ArrowDown':
+      return () => moveSelection(1);
+    case 'k':
+    case 'ArrowUp':
+      return () => moveSelection(-1);
+    case 'End':
+    case 'G':
+      return () => moveSelection('end');
+    case 'Home':
+      return () => moveSelection('start');
+    case 'PageDown':
+      return () => moveSelection(10);
+    case 'PageUp':
+      return () => moveSelection(-10);
+  }
+}
+
+/** Opening the compose box; Enter on a button or link is left to it. */
+function composeCommand(
+  key: string,
+  m: Message | undefined,
+  target: HTMLElement,
+): Command | undefined {
+  switch (key) {
+    case 'r':
+    case 'Enter':
+      if (target.closest('button, a')) return;
+      return () => store.requestCompose(m ? narrowOf(m, store.me) : store.narrow);
+    case 'R':
+      return () => m && store.requestCompose({ kind: 'dm', userIds: [m.sender_id] });
+    case '>':
+      return () => m && void messageActions.quote(m);
+    case 'c': {
+      const n = store.narrow;
+      const streamId =
+        n?.kind === 'stream' ? n.streamId : m?.type === 'stream' ? m.stream_id! : undefined;
+      return () =>
+        store.requestCompose(
+          streamId !== undefined ? { kind: 'stream', streamId, topic: '' } : null,
+        );
+    }
+    case 'x':
+      return () => store.requestCompose({ kind: 'dm', userIds: [] });
+  }
+}
+
+/** Acting on the selected message (none when nothing is selected). */
+function messageCommand(key: string, m: Message | undefined): Command | undefined {
+  switch (key) {
+    case 's':
+      return () => m && store.go(narrowOf(m, store.me));
+    case 'S':
+      return () => m && store.go(narrowOf(m, store.me, false));
+    case '*':
+      return () => m && void messageActions.star(m);
+    case '+':
+      return () =>
+        m &&
+        void call('POST', `/messages/${m.id}/reactions`, { emoji_name: '+1' }).catch(() =>
+          call('DELETE', `/messages/${m.id}/reactions`, { emoji_name: '+1' }),
+        );
+    case ':':
+      return () => m && rowModes.get(m.id)?.('react');
+    case 'e':
+      return () => m && rowModes.get(m.id)?.('edit');
+    case 'U':
+      return () => m && void messageActions.markUnread(m);
+  }
+}
+
+/** Going elsewhere on the page: the next unread place, search, help; reading a narrow. */
+function pageCommand(key: string, showHelp: () => void): Command | undefined {
+  switch (key) {
+    case 'n':
+    case 'p': {
+      const next = nextUnread(key === 'n' ? 'topic' : 'dm');
+      return () => next && store.go(next);
+    }
+    case 'A':
+      return () => {
+        const narrow = store.narrow;
+        if (narrow) void markNarrowRead(narrow);
+      };
+    case '/':
+      return () => document.querySelector<HTMLInputElement>('[role=search] input')?.focus();
+    case '?':
+      return showHelp;
+  }
+}
+
 /** The page's keyboard commands, when no text field has the focus. */
 export function useShortcuts(showHelp: () => void): void {
   useEffect(() => {
@@ -80,83 +177,14 @@ export function useShortcuts(showHelp: () => void): void {
       const target = e.target as HTMLElement;
       if (target.closest('input, textarea, select, [contenteditable], [role=dialog]')) return;
       const m = selectedMessage();
-      const run = (action: () => void) => {
-        e.preventDefault();
-        action();
-      };
-      switch (e.key) {
-        case 'j':
-        case 'ArrowDown':
-          return run(() => moveSelection(1));
-        case 'k':
-        case 'ArrowUp':
-          return run(() => moveSelection(-1));
-        case 'End':
-        case 'G':
-          return run(() => moveSelection('end'));
-        case 'Home':
-          return run(() => moveSelection('start'));
-        case 'PageDown':
-          return run(() => moveSelection(10));
-        case 'PageUp':
-          return run(() => moveSelection(-10));
-        case 'n':
-        case 'p': {
-          const next = nextUnread(e.key === 'n' ? 'topic' : 'dm');
-          return run(() => next && store.go(next));
-        }
-        case 'r':
-        case 'Enter':
-          if (target.closest('button, a')) return;
-          return run(() => store.requestCompose(m ? narrowOf(m, store.me) : store.narrow));
-        case 'R':
-          return run(() => m && store.requestCompose({ kind: 'dm', userIds: [m.sender_id] }));
-        case '>':
-          return run(() => m && void messageActions.quote(m));
-        case 'c': {
-          const n = store.narrow;
-          const streamId =
-            n?.kind === 'stream' ? n.streamId : m?.type === 'stream' ? m.stream_id! : undefined;
-          return run(() =>
-            store.requestCompose(
-              streamId !== undefined ? { kind: 'stream', streamId, topic: '' } : null,
-            ),
-          );
-        }
-        case 'x':
-          return run(() => store.requestCompose({ kind: 'dm', userIds: [] }));
-        case 's':
-          return run(() => m && store.go(narrowOf(m, store.me)));
-        case 'S':
-          return run(() => m && store.go(narrowOf(m, store.me, false)));
-        case '*':
-          return run(() => m && void messageActions.star(m));
-        case '+':
-          return run(
-            () =>
-              m &&
-              void call('POST', `/messages/${m.id}/reactions`, { emoji_name: '+1' }).catch(() =>
-                call('DELETE', `/messages/${m.id}/reactions`, { emoji_name: '+1' }),
-              ),
-          );
-        case ':':
-          return run(() => m && rowModes.get(m.id)?.('react'));
-        case 'e':
-          return run(() => m && rowModes.get(m.id)?.('edit'));
-        case 'U':
-          return run(() => m && void messageActions.markUnread(m));
-        case 'A':
-          return run(() => {
-            const narrow = store.narrow;
-            if (narrow) void markNarrowRead(narrow);
-          });
-        case '/':
-          return run(() =>
-            document.querySelector<HTMLInputElement>('[role=search] input')?.focus(),
-          );
-        case '?':
-          return run(showHelp);
-      }
+      const command =
+        selectionCommand(e.key) ??
+        composeCommand(e.key, m, target) ??
+        messageCommand(e.key, m) ??
+        pageCommand(e.key, showHelp);
+      if (!command) return;
+      e.preventDefault();
+      command();
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
