@@ -13,7 +13,7 @@ import { EventLoop } from './events';
 import { sameNarrow } from './narrow';
 import { startNotifications } from './notify';
 import { narrowHash, parseHash, type Route } from './router';
-import { markNarrowRead, store } from './store';
+import { markNarrowRead, store, type MessageView } from './store';
 import type { Narrow } from './types';
 import { NarrowActions, Overlays, SearchBar, VIEWS as MORE_VIEWS, feedMessages } from './views';
 import './style.css';
@@ -109,12 +109,9 @@ async function openNarrow(narrow: Narrow, near?: number): Promise<void> {
   if (!view.loaded) await store.loadFirst(view, near);
 }
 
-function Chat({ route, onLogout }: { route: Route; onLogout: () => void }) {
-  const [menuOpen, setMenuOpen] = useState(false);
-  const [help, setHelp] = useState(false);
-  useShortcuts(() => setHelp(true));
+/** Presence: active while the page is open (idle while hidden), as Zulip's web app reports it. */
+function usePresenceReports(): void {
   useEffect(() => {
-    // Presence: active while the page is open, as Zulip's web app reports it.
     const report = () =>
       void call('POST', '/users/me/presence', {
         status: document.visibilityState === 'visible' ? 'active' : 'idle',
@@ -122,7 +119,13 @@ function Chat({ route, onLogout }: { route: Route; onLogout: () => void }) {
       }).catch(() => undefined);
     report();
     const timer = setInterval(report, 60_000);
-    // Typing notices expire when their sender goes quiet.
+    return () => clearInterval(timer);
+  }, []);
+}
+
+/** Typing notices expire when their sender goes quiet. */
+function useTypingExpiry(): void {
+  useEffect(() => {
     const sweep = setInterval(() => {
       const now = Date.now();
       if (store.typing.some((t) => t.until <= now)) {
@@ -130,43 +133,100 @@ function Chat({ route, onLogout }: { route: Route; onLogout: () => void }) {
         store.changed();
       }
     }, 2_000);
-    return () => {
-      clearInterval(timer);
-      clearInterval(sweep);
-    };
+    return () => clearInterval(sweep);
   }, []);
+}
+
+/** The bar above everything: the sidebar's toggle (on a phone), search, the reader. */
+function TopBar({
+  menuOpen,
+  onMenu,
+  onHelp,
+  onLogout,
+}: {
+  menuOpen: boolean;
+  onMenu: () => void;
+  onHelp: () => void;
+  onLogout: () => void;
+}) {
+  return (
+    <header class="topbar">
+      <button
+        class="icon menu-button"
+        aria-label="Conversations"
+        aria-expanded={menuOpen}
+        onClick={onMenu}
+      >
+        ☰
+      </button>
+      {ownOrigin(store.realmIcon) && <img class="realm-icon" src={store.realmIcon} alt="" />}
+      <span class="realm-name">{store.realmName}</span>
+      <SearchBar />
+      {store.connection === 'reconnecting' && (
+        <span class="reconnecting" role="status">
+          reconnecting…
+        </span>
+      )}
+      <span class="spacer" />
+      <button class="icon" aria-label="Keyboard shortcuts" onClick={onHelp}>
+        ?
+      </button>
+      <span class="me">{store.userName(store.me)}</span>
+      <button class="secondary" onClick={onLogout}>
+        Log out
+      </button>
+    </header>
+  );
+}
+
+/** A narrow's page: its title and actions, its messages, and the compose box. */
+function NarrowPane({ view, narrow }: { view: MessageView; narrow: Narrow }) {
+  return (
+    <>
+      <div class="narrow-header">
+        <h1 class="narrow-title">{narrowTitle(narrow)}</h1>
+        <button
+          class="secondary small"
+          onClick={() => void markNarrowRead(narrow)}
+          disabled={!view.messages.some((m) => store.unread.has(m.id))}
+        >
+          Mark as read
+        </button>
+        <NarrowActions narrow={narrow} />
+      </div>
+      <MessageList
+        key={view.key}
+        view={view}
+        messages={narrow.kind === 'feed' ? feedMessages(view.messages) : view.messages}
+        me={store.me}
+        unreadSize={store.unread.size}
+        selected={view.selected}
+        loaded={view.loaded}
+        h24={twentyFourHour()}
+      />
+      <Compose narrow={narrow} />
+    </>
+  );
+}
+
+function Chat({ route, onLogout }: { route: Route; onLogout: () => void }) {
+  const [menuOpen, setMenuOpen] = useState(false);
+  const [help, setHelp] = useState(false);
+  useShortcuts(() => setHelp(true));
+  usePresenceReports();
+  useTypingExpiry();
   useEffect(() => setMenuOpen(false), [route]);
   const view = route.kind === 'narrow' ? store.view : null;
   const narrow = view?.narrow ?? null;
   const View = route.kind === 'view' ? VIEWS[route.name] : undefined;
   return (
     <div class={menuOpen ? 'shell menu-open' : 'shell'}>
-      <header class="topbar">
-        <button
-          class="icon menu-button"
-          aria-label="Conversations"
-          aria-expanded={menuOpen}
-          onClick={() => setMenuOpen(!menuOpen)}
-        >
-          ☰
-        </button>
-        {ownOrigin(store.realmIcon) && <img class="realm-icon" src={store.realmIcon} alt="" />}
-        <span class="realm-name">{store.realmName}</span>
-        <SearchBar />
-        {store.connection === 'reconnecting' && (
-          <span class="reconnecting" role="status">
-            reconnecting…
-          </span>
-        )}
-        <span class="spacer" />
-        <button class="icon" aria-label="Keyboard shortcuts" onClick={() => setHelp(true)}>
-          ?
-        </button>
-        <span class="me">{store.userName(store.me)}</span>
-        <button class="secondary" onClick={onLogout}>
-          Log out
-        </button>
-      </header>
+      <TopBar
+        menuOpen={menuOpen}
+        onMenu={() => setMenuOpen(!menuOpen)}
+        onHelp={() => setHelp(true)}
+        onLogout={onLogout}
+      />
       <Sidebar narrow={narrow} onNarrow={(n) => store.go(n)} />
       <main class="main">
         {View ? (
@@ -174,30 +234,7 @@ function Chat({ route, onLogout }: { route: Route; onLogout: () => void }) {
         ) : route.kind === 'view' ? (
           <p class="muted center">Nothing here: {route.name}.</p>
         ) : view && narrow ? (
-          <>
-            <div class="narrow-header">
-              <h1 class="narrow-title">{narrowTitle(narrow)}</h1>
-              <button
-                class="secondary small"
-                onClick={() => void markNarrowRead(narrow)}
-                disabled={!view.messages.some((m) => store.unread.has(m.id))}
-              >
-                Mark as read
-              </button>
-              <NarrowActions narrow={narrow} />
-            </div>
-            <MessageList
-              key={view.key}
-              view={view}
-              messages={narrow.kind === 'feed' ? feedMessages(view.messages) : view.messages}
-              me={store.me}
-              unreadSize={store.unread.size}
-              selected={view.selected}
-              loaded={view.loaded}
-              h24={twentyFourHour()}
-            />
-            <Compose narrow={narrow} />
-          </>
+          <NarrowPane view={view} narrow={narrow} />
         ) : (
           <p class="muted">Choose a channel or a person.</p>
         )}
@@ -209,14 +246,13 @@ function Chat({ route, onLogout }: { route: Route; onLogout: () => void }) {
   );
 }
 
-function App() {
-  const [, setVersion] = useState(0);
-  const [phase, setPhase] = useState<'loading' | 'login' | 'chat'>('loading');
-  const [settings, setSettings] = useState({ name: '', icon: '' });
-  const [route, setRoute] = useState<Route | null>(() => parseHash(location.hash));
+type Phase = 'loading' | 'login' | 'chat';
 
-  useEffect(() => store.subscribe(() => setVersion((v) => v + 1)), []);
-
+/**
+ * Follows the address: `store.go` sets it (or, when it already names the narrow and the narrow
+ * is not open, routes to it again), and a change of it routes.
+ */
+function useHashRouting(setRoute: (route: Route | null) => void): void {
   useEffect(() => {
     store.go = (narrow) => {
       const hash = narrowHash(narrow, store.me);
@@ -228,6 +264,69 @@ function App() {
     addEventListener('hashchange', follow);
     return () => removeEventListener('hashchange', follow);
   }, []);
+}
+
+/**
+ * A linked channel narrow's first page, asked for at once, beside registering, and shown as soon
+ * as it comes: the first paint waits for one round trip, and not for the registration's (larger)
+ * answer. Null when the address links no channel narrow.
+ */
+function loadLinkedEarly(linked: Route | null, onShown: () => void): Promise<void> | null {
+  if (linked?.kind !== 'narrow' || linked.narrow.kind !== 'stream') return null;
+  const view = store.open(linked.narrow);
+  return store.loadFirst(view, linked.near).then(onShown, () => undefined);
+}
+
+/**
+ * Registers and starts the event loop, showing a linked narrow early; goes to the login page if
+ * the session is not signed in.
+ */
+async function startSession(
+  setPhase: (phase: Phase) => void,
+  setRoute: (route: Route | null) => void,
+): Promise<void> {
+  const events = new EventLoop(async () => {
+    store.topics.clear();
+    await store.reconcile();
+    if (store.narrow?.kind === 'stream') await loadTopics(store.narrow.streamId);
+  });
+  const linked = parseHash(location.hash);
+  const early = loadLinkedEarly(linked, () => {
+    if (!store.me) setPhase('chat');
+  });
+  try {
+    await events.register();
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      store.view = null;
+      store.views.clear();
+      return setPhase('login');
+    }
+    throw err;
+  }
+  events.start();
+  startNotifications();
+  setPhase('chat');
+  void loadEmoji();
+  const view = store.view;
+  if (view && early) {
+    // Shown before the queue existed: what was sent meanwhile, and the channel's topics.
+    await early;
+    store.changed();
+    if (view.narrow.kind === 'stream') void loadTopics(view.narrow.streamId);
+    await store.catchUp(view);
+  }
+  if (!linked) setRoute(parseHash(home()));
+}
+
+function App() {
+  const [, setVersion] = useState(0);
+  const [phase, setPhase] = useState<Phase>('loading');
+  const [settings, setSettings] = useState({ name: '', icon: '' });
+  const [route, setRoute] = useState<Route | null>(() => parseHash(location.hash));
+
+  useEffect(() => store.subscribe(() => setVersion((v) => v + 1)), []);
+  useHashRouting(setRoute);
 
   useEffect(() => {
     if (phase !== 'chat' || !store.me) return;
@@ -235,50 +334,7 @@ function App() {
     else if (!route) setRoute(parseHash(home()));
   }, [route, phase === 'chat' && store.me !== 0]);
 
-  const start = async () => {
-    const events = new EventLoop(async () => {
-      store.topics.clear();
-      await store.reconcile();
-      if (store.narrow?.kind === 'stream') await loadTopics(store.narrow.streamId);
-    });
-    // A linked narrow's first page is asked for at once, beside registering, and shown as soon
-    // as it comes: the first paint waits for one round trip, and not for the registration's
-    // (larger) answer.
-    const linked = parseHash(location.hash);
-    let early: Promise<void> | null = null;
-    if (linked?.kind === 'narrow' && linked.narrow.kind === 'stream') {
-      const view = store.open(linked.narrow);
-      early = store.loadFirst(view, linked.near).then(
-        () => {
-          if (!store.me) setPhase('chat');
-        },
-        () => undefined,
-      );
-    }
-    try {
-      await events.register();
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 401) {
-        store.view = null;
-        store.views.clear();
-        return setPhase('login');
-      }
-      throw err;
-    }
-    events.start();
-    startNotifications();
-    setPhase('chat');
-    void loadEmoji();
-    const view = store.view;
-    if (view && early) {
-      // Shown before the queue existed: what was sent meanwhile, and the channel's topics.
-      await early;
-      store.changed();
-      if (view.narrow.kind === 'stream') void loadTopics(view.narrow.streamId);
-      await store.catchUp(view);
-    }
-    if (!linked) setRoute(parseHash(home()));
-  };
+  const start = () => startSession(setPhase, setRoute);
 
   useEffect(() => {
     void call<{ realm_name: string; realm_icon: string }>(
