@@ -3,7 +3,7 @@ import { call } from '../api';
 import { emojiChar } from '../emoji';
 import { store } from '../store';
 import type { Narrow, User } from '../types';
-import { route, showProfile, showView } from './route';
+import { route, showProfile, showView, type View } from './route';
 import { searchNarrow } from './SearchBar';
 import { viewState, type UserStatus } from './state';
 import { Dialog } from '../components/Dialog';
@@ -140,44 +140,78 @@ export function ProfileCard({
   onNarrow: (n: Narrow) => void;
 }) {
   const opener = useRef<Element | null>(document.activeElement);
-  const action = useAction();
   const user = store.users.get(userId);
   const close = () => {
     showProfile(null);
     (opener.current as HTMLElement | null)?.focus?.();
   };
   if (!user) return null;
-  const muted = viewState.mutedUsers.has(userId);
-  const me = userId === store.me;
-  const time = localTime(user.timezone);
   const go = (n: Narrow) => {
     showProfile(null);
     onNarrow(n);
   };
   return (
     <Dialog class="profile-card" labelledBy="profile-card-name" focusKey={userId} onClose={close}>
-      <div class="profile-head">
-        <Avatar user={user} size={64} />
-        <div>
-          <h2 id="profile-card-name">
-            <PresenceDot userId={userId} /> {user.full_name}
-          </h2>
-          <p class="muted">{user.email}</p>
-          <p>
-            {ROLE_NAMES[user.role ?? 400] ?? ''}
-            {user.is_bot ? ' (bot)' : ''}
-          </p>
-          <StatusText userId={userId} />
-          {time && <p class="muted">Local time: {time}</p>}
-        </div>
+      <ProfileHead user={user} />
+      <ProfileActions user={user} onNarrow={go} onClose={close} />
+    </Dialog>
+  );
+}
+
+/** Who a person is: avatar, name and presence, email, role, status and local time. */
+function ProfileHead({ user }: { user: User }) {
+  const time = localTime(user.timezone);
+  return (
+    <div class="profile-head">
+      <Avatar user={user} size={64} />
+      <div>
+        <h2 id="profile-card-name">
+          <PresenceDot userId={user.user_id} /> {user.full_name}
+        </h2>
+        <p class="muted">{user.email}</p>
+        <p>
+          {ROLE_NAMES[user.role ?? 400] ?? ''}
+          {user.is_bot ? ' (bot)' : ''}
+        </p>
+        <StatusText userId={user.user_id} />
+        {time && <p class="muted">Local time: {time}</p>}
       </div>
+    </div>
+  );
+}
+
+/**
+ * What one can do from a person's card: write to them, read what they sent, mute them; edit
+ * one's own profile; manage them (administrators).
+ */
+function ProfileActions({
+  user,
+  onNarrow,
+  onClose,
+}: {
+  user: User;
+  onNarrow: (n: Narrow) => void;
+  onClose: () => void;
+}) {
+  const action = useAction();
+  const userId = user.user_id;
+  const muted = viewState.mutedUsers.has(userId);
+  const me = userId === store.me;
+  const openView = (view: View) => {
+    showProfile(null);
+    showView(view);
+  };
+  return (
+    <>
       <div class="form-actions wrap">
-        <button onClick={() => go({ kind: 'dm', userIds: [userId] })}>Send direct message</button>
+        <button onClick={() => onNarrow({ kind: 'dm', userIds: [userId] })}>
+          Send direct message
+        </button>
         <button
           class="secondary"
           onClick={() => {
             route.query = `sender:${user.email}`;
-            go(searchNarrow(route.query));
+            onNarrow(searchNarrow(route.query));
           }}
         >
           View messages sent
@@ -195,27 +229,21 @@ export function ProfileCard({
           </button>
         )}
         {me && (
-          <button
-            class="secondary"
-            onClick={() => (showProfile(null), showView({ kind: 'settings', tab: 'profile' }))}
-          >
+          <button class="secondary" onClick={() => openView({ kind: 'settings', tab: 'profile' })}>
             Edit your profile
           </button>
         )}
         {viewState.isAdmin() && !me && (
-          <button
-            class="secondary"
-            onClick={() => (showProfile(null), showView({ kind: 'admin', tab: 'users' }))}
-          >
+          <button class="secondary" onClick={() => openView({ kind: 'admin', tab: 'users' })}>
             Manage user
           </button>
         )}
-        <button class="secondary" onClick={close}>
+        <button class="secondary" onClick={onClose}>
           Close
         </button>
       </div>
       {action.error && <ActionStatus action={action} />}
-    </Dialog>
+    </>
   );
 }
 
