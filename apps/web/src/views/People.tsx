@@ -260,28 +260,33 @@ export function watchSenderClicks(): () => void {
   return () => document.removeEventListener('click', onClick);
 }
 
+/** Statuses one sets often, one click each: an emoji name and its text. */
+const STATUS_PRESETS: [string, string][] = [
+  ['calendar', 'In a meeting'],
+  ['bus', 'Commuting'],
+  ['sick', 'Out sick'],
+  ['palm_tree', 'Vacationing'],
+  ['house', 'Working remotely'],
+];
+
+/** One's own status as `POST /users/me/status` takes it: no emoji name clears the emoji. */
+function saveStatus(status_text: string, emoji_name: string): Promise<unknown> {
+  return call('POST', '/users/me/status', {
+    status_text,
+    emoji_name,
+    emoji_code: emoji_name ? (store.emoji.get(emoji_name) ?? '') : '',
+    reaction_type: emoji_name ? 'unicode_emoji' : '',
+  });
+}
+
 /** Setting one's own status: an emoji and a text, or cleared (`POST /users/me/status`). */
 export function StatusEditor() {
   const current = viewState.statuses.get(store.me) ?? {};
   const [text, setText] = useState(current.status_text ?? '');
   const [emoji, setEmoji] = useState(current.emoji_name ?? '');
   const action = useAction();
-  const presets: [string, string][] = [
-    ['calendar', 'In a meeting'],
-    ['bus', 'Commuting'],
-    ['sick', 'Out sick'],
-    ['palm_tree', 'Vacationing'],
-    ['house', 'Working remotely'],
-  ];
   const save = (status_text: string, emoji_name: string) =>
-    action.run(() =>
-      call('POST', '/users/me/status', {
-        status_text,
-        emoji_name,
-        emoji_code: emoji_name ? (store.emoji.get(emoji_name) ?? '') : '',
-        reaction_type: emoji_name ? 'unicode_emoji' : '',
-      }),
-    );
+    action.run(() => saveStatus(status_text, emoji_name));
   return (
     <form
       class="settings-form"
@@ -310,21 +315,12 @@ export function StatusEditor() {
           onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)}
         />
       </label>
-      <div class="form-actions wrap">
-        {presets.map(([name, label]) => (
-          <button
-            type="button"
-            key={name}
-            class="secondary small"
-            onClick={() => {
-              setEmoji(name);
-              setText(label);
-            }}
-          >
-            {store.emoji.get(name) ? emojiChar(store.emoji.get(name)!) : ''} {label}
-          </button>
-        ))}
-      </div>
+      <StatusPresets
+        onChoose={(name, label) => {
+          setEmoji(name);
+          setText(label);
+        }}
+      />
       <ActionStatus action={action} />
       <div class="form-actions">
         <button type="submit" disabled={action.busy}>
@@ -343,5 +339,26 @@ export function StatusEditor() {
         </button>
       </div>
     </form>
+  );
+}
+
+/** The preset statuses as buttons: a click fills the form, which is saved as usual. */
+function StatusPresets({ onChoose }: { onChoose: (emojiName: string, text: string) => void }) {
+  return (
+    <div class="form-actions wrap">
+      {STATUS_PRESETS.map(([name, label]) => {
+        const code = store.emoji.get(name);
+        return (
+          <button
+            type="button"
+            key={name}
+            class="secondary small"
+            onClick={() => onChoose(name, label)}
+          >
+            {code ? emojiChar(code) : ''} {label}
+          </button>
+        );
+      })}
+    </div>
   );
 }
