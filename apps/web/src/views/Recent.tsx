@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useState, type Dispatch, type StateUpdater } from 'preact/hooks';
 import { call } from '../api';
 import { clockTime } from '../clock';
 import { dmKey, messageDmKey } from '../narrow';
@@ -92,16 +92,25 @@ const when = (ts: number) => {
     : d.toLocaleDateString([], { month: 'short', day: 'numeric' });
 };
 
-/** Zulip's Recent conversations: a table of topics and direct conversations, newest first. */
-export function Recent({ onNarrow }: { onNarrow: (n: Narrow) => void }) {
-  const [filter, setFilter] = useState('');
-  const [onlyUnread, setOnlyUnread] = useState(false);
-  const [includeDms, setIncludeDms] = useState(true);
-  useEffect(() => {
-    if (!recent.loaded) void loadRecent();
-  }, []);
+/** What the table is narrowed to: a text in the place or name, only unread, with or without DMs. */
+interface RecentFilter {
+  text: string;
+  onlyUnread: boolean;
+  includeDms: boolean;
+}
+
+/** A conversation as the table shows it: where it is, its name, and how much is unread there. */
+interface RecentRow extends Conversation {
+  unread: number;
+  place: string;
+  name: string;
+}
+
+/** The conversations the filter lets through, newest first. */
+function recentRows(filter: RecentFilter): RecentRow[] {
   const unread = store.unreadCounts();
-  const rows = [...recent.conversations.values()]
+  const text = filter.text.toLowerCase();
+  return [...recent.conversations.values()]
     .map((c) => ({
       ...c,
       unread:
@@ -116,91 +125,142 @@ export function Recent({ onNarrow }: { onNarrow: (n: Narrow) => void }) {
         c.topic ??
         (c.narrow as { userIds: number[] }).userIds.map((id) => store.userName(id)).join(', '),
     }))
-    .filter((c) => includeDms || c.streamId !== undefined)
-    .filter((c) => !onlyUnread || c.unread > 0)
-    .filter((c) => !filter || `${c.place} ${c.name}`.toLowerCase().includes(filter.toLowerCase()))
+    .filter((c) => filter.includeDms || c.streamId !== undefined)
+    .filter((c) => !filter.onlyUnread || c.unread > 0)
+    .filter((c) => !text || `${c.place} ${c.name}`.toLowerCase().includes(text))
     .sort((a, b) => b.lastId - a.lastId);
+}
+
+/** Zulip's Recent conversations: a table of topics and direct conversations, newest first. */
+export function Recent({ onNarrow }: { onNarrow: (n: Narrow) => void }) {
+  const [filter, setFilter] = useState<RecentFilter>({
+    text: '',
+    onlyUnread: false,
+    includeDms: true,
+  });
+  useEffect(() => {
+    if (!recent.loaded) void loadRecent();
+  }, []);
   return (
     <>
       <div class="narrow-header">
         <h1 class="narrow-title">Recent conversations</h1>
       </div>
       <div class="view-body">
-        <div class="view-controls">
-          <input
-            type="search"
-            aria-label="Filter conversations"
-            placeholder="Filter conversations"
-            value={filter}
-            onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)}
-          />
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={onlyUnread}
-              onChange={(e) => setOnlyUnread((e.currentTarget as HTMLInputElement).checked)}
-            />
-            Unread
-          </label>
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={includeDms}
-              onChange={(e) => setIncludeDms((e.currentTarget as HTMLInputElement).checked)}
-            />
-            Direct messages
-          </label>
-        </div>
+        <RecentControls filter={filter} onChange={setFilter} />
         {!recent.loaded ? (
           <p class="muted">Loading…</p>
         ) : (
-          <table class="recent-table">
-            <thead>
-              <tr>
-                <th scope="col">Channel</th>
-                <th scope="col">Topic</th>
-                <th scope="col">Participants</th>
-                <th scope="col">Unread</th>
-                <th scope="col">Time</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((c) => (
-                <tr key={c.key}>
-                  <td class="recent-place">{c.place}</td>
-                  <td>
-                    <button class="link-button" onClick={() => onNarrow(c.narrow)}>
-                      {c.name || '(no topic)'}
-                    </button>
-                  </td>
-                  <td class="recent-people">
-                    {c.senders.slice(0, 4).map((id) => (
-                      <span
-                        key={id}
-                        class="mini-avatar"
-                        title={store.userName(id)}
-                        aria-label={store.userName(id)}
-                        role="img"
-                      >
-                        {store.userName(id).slice(0, 1)}
-                      </span>
-                    ))}
-                    {c.senders.length > 4 && <span class="muted">+{c.senders.length - 4}</span>}
-                  </td>
-                  <td>
-                    {c.unread > 0 && (
-                      <span class="unread" aria-label={`${c.unread} unread`}>
-                        {c.unread}
-                      </span>
-                    )}
-                  </td>
-                  <td class="muted">{when(c.lastTime)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <RecentTable rows={recentRows(filter)} onNarrow={onNarrow} />
         )}
       </div>
+    </>
+  );
+}
+
+/** The filter's controls: a search field and two switches. */
+function RecentControls({
+  filter,
+  onChange,
+}: {
+  filter: RecentFilter;
+  onChange: Dispatch<StateUpdater<RecentFilter>>;
+}) {
+  const checked = (e: Event) => (e.currentTarget as HTMLInputElement).checked;
+  return (
+    <div class="view-controls">
+      <input
+        type="search"
+        aria-label="Filter conversations"
+        placeholder="Filter conversations"
+        value={filter.text}
+        onInput={(e) => {
+          const text = (e.currentTarget as HTMLInputElement).value;
+          onChange((f) => ({ ...f, text }));
+        }}
+      />
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={filter.onlyUnread}
+          onChange={(e) => {
+            const onlyUnread = checked(e);
+            onChange((f) => ({ ...f, onlyUnread }));
+          }}
+        />
+        Unread
+      </label>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={filter.includeDms}
+          onChange={(e) => {
+            const includeDms = checked(e);
+            onChange((f) => ({ ...f, includeDms }));
+          }}
+        />
+        Direct messages
+      </label>
+    </div>
+  );
+}
+
+/** The conversations, one a row; a click on a name opens that conversation. */
+function RecentTable({ rows, onNarrow }: { rows: RecentRow[]; onNarrow: (n: Narrow) => void }) {
+  return (
+    <table class="recent-table">
+      <thead>
+        <tr>
+          <th scope="col">Channel</th>
+          <th scope="col">Topic</th>
+          <th scope="col">Participants</th>
+          <th scope="col">Unread</th>
+          <th scope="col">Time</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((c) => (
+          <tr key={c.key}>
+            <td class="recent-place">{c.place}</td>
+            <td>
+              <button class="link-button" onClick={() => onNarrow(c.narrow)}>
+                {c.name || '(no topic)'}
+              </button>
+            </td>
+            <td class="recent-people">
+              <Participants senders={c.senders} />
+            </td>
+            <td>
+              {c.unread > 0 && (
+                <span class="unread" aria-label={`${c.unread} unread`}>
+                  {c.unread}
+                </span>
+              )}
+            </td>
+            <td class="muted">{when(c.lastTime)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The four latest senders of a conversation as initials, and how many more there are. */
+function Participants({ senders }: { senders: number[] }) {
+  return (
+    <>
+      {senders.slice(0, 4).map((id) => (
+        <span
+          key={id}
+          class="mini-avatar"
+          title={store.userName(id)}
+          aria-label={store.userName(id)}
+          role="img"
+        >
+          {store.userName(id).slice(0, 1)}
+        </span>
+      ))}
+      {senders.length > 4 && <span class="muted">+{senders.length - 4}</span>}
     </>
   );
 }
