@@ -1,9 +1,10 @@
+import type { RefObject } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { store } from '../store';
 import type { Narrow } from '../types';
 import { apiTerms, type Lookup } from '../search/narrow';
 import { parseQuery, unparse } from '../search/parse';
-import { suggest, type Directory } from '../search/suggest';
+import { suggest, type Directory, type Suggestion } from '../search/suggest';
 import { route } from './route';
 import { viewState } from './state';
 
@@ -85,30 +86,17 @@ export function narrowOfQuery(query: string): Narrow {
 }
 
 /**
- * The search box of the top bar: Zulip's operators, with suggestions as one types (a combobox:
- * arrows move through them, Enter takes one or searches, Esc closes). `/` focuses it.
+ * The search box's state: its text (the shown search's query when one is shown), whether the
+ * suggestions are open and which is active; `search` runs a query, `take` a suggestion.
  */
-export function SearchBar() {
-  viewState.sync();
+function useSearchBox(input: RefObject<HTMLInputElement | null>) {
   const narrow = store.narrow;
   const current =
     narrow?.kind === 'search' && location.hash.startsWith('#narrow') ? queryOf(narrow) : '';
   const [text, setText] = useState(current);
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(-1);
-  const input = useRef<HTMLInputElement>(null);
   useEffect(() => setText(current), [current]);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const target = e.target as HTMLElement;
-      if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey) return;
-      if (target.closest('input, textarea, select, [contenteditable]')) return;
-      e.preventDefault();
-      input.current?.focus();
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, []);
   const suggestions = open ? suggest(text, directory()) : [];
   const search = (query: string) => {
     setOpen(false);
@@ -125,6 +113,50 @@ export function SearchBar() {
       setActive(-1);
       input.current?.focus();
     } else search(query);
+  };
+  return { text, setText, open, setOpen, active, setActive, suggestions, search, take };
+}
+
+/** `/` typed outside a field focuses the search box, as in Zulip. */
+function useSlashFocuses(input: RefObject<HTMLInputElement | null>): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement;
+      if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (target.closest('input, textarea, select, [contenteditable]')) return;
+      e.preventDefault();
+      input.current?.focus();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+}
+
+/**
+ * The search box of the top bar: Zulip's operators, with suggestions as one types (a combobox:
+ * arrows move through them, Enter takes one or searches, Esc closes). `/` focuses it.
+ */
+export function SearchBar() {
+  viewState.sync();
+  const input = useRef<HTMLInputElement>(null);
+  const { text, setText, open, setOpen, active, setActive, suggestions, search, take } =
+    useSearchBox(input);
+  useSlashFocuses(input);
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === 'ArrowDown' && suggestions.length) {
+      e.preventDefault();
+      setActive((active + 1) % suggestions.length);
+    } else if (e.key === 'ArrowUp' && suggestions.length) {
+      e.preventDefault();
+      setActive(active <= 0 ? suggestions.length - 1 : active - 1);
+    } else if (e.key === 'Escape') {
+      if (open && suggestions.length) setOpen(false);
+      else (e.currentTarget as HTMLInputElement).blur();
+    } else if (e.key === 'Tab' && active >= 0 && suggestions[active]) {
+      e.preventDefault();
+      setText(suggestions[active].query);
+      setActive(-1);
+    }
   };
   return (
     <form
@@ -157,46 +189,41 @@ export function SearchBar() {
           setOpen(true);
           setActive(-1);
         }}
-        onKeyDown={(e) => {
-          if (e.key === 'ArrowDown' && suggestions.length) {
-            e.preventDefault();
-            setActive((active + 1) % suggestions.length);
-          } else if (e.key === 'ArrowUp' && suggestions.length) {
-            e.preventDefault();
-            setActive(active <= 0 ? suggestions.length - 1 : active - 1);
-          } else if (e.key === 'Escape') {
-            if (open && suggestions.length) setOpen(false);
-            else (e.currentTarget as HTMLInputElement).blur();
-          } else if (e.key === 'Tab' && active >= 0 && suggestions[active]) {
-            e.preventDefault();
-            setText(suggestions[active].query);
-            setActive(-1);
-          }
-        }}
+        onKeyDown={onKeyDown}
       />
       {suggestions.length > 0 && (
-        <ul
-          class="search-suggestions"
-          id="search-suggestions"
-          role="listbox"
-          aria-label="Suggestions"
-        >
-          {suggestions.map((s, i) => (
-            <li
-              key={s.query}
-              id={`search-suggestion-${i}`}
-              role="option"
-              aria-selected={i === active}
-              class={i === active ? 'active' : undefined}
-              // The box keeps the focus (and its list) through the click.
-              onMouseDown={(e) => e.preventDefault()}
-              onClick={() => take(s.query)}
-            >
-              {s.label}
-            </li>
-          ))}
-        </ul>
+        <SuggestionList suggestions={suggestions} active={active} onTake={take} />
       )}
     </form>
+  );
+}
+
+/** The combobox's list: the active suggestion is marked, and a click takes one. */
+function SuggestionList({
+  suggestions,
+  active,
+  onTake,
+}: {
+  suggestions: Suggestion[];
+  active: number;
+  onTake: (query: string) => void;
+}) {
+  return (
+    <ul class="search-suggestions" id="search-suggestions" role="listbox" aria-label="Suggestions">
+      {suggestions.map((s, i) => (
+        <li
+          key={s.query}
+          id={`search-suggestion-${i}`}
+          role="option"
+          aria-selected={i === active}
+          class={i === active ? 'active' : undefined}
+          // The box keeps the focus (and its list) through the click.
+          onMouseDown={(e) => e.preventDefault()}
+          onClick={() => onTake(s.query)}
+        >
+          {s.label}
+        </li>
+      ))}
+    </ul>
   );
 }
