@@ -1,6 +1,11 @@
 import { useState } from 'preact/hooks';
 import { ApiError, call } from '../api';
-import { loginHref, ownIcon, useSignInSettings } from '../auth/external-methods';
+import {
+  loginHref,
+  ownIcon,
+  useSignInSettings,
+  type ExternalMethod,
+} from '../auth/external-methods';
 
 interface Props {
   realmName: string;
@@ -73,23 +78,29 @@ export function Login({ realmName, realmIcon, onLogin }: Props) {
         <a class="login-forgot" href="/accounts/password/reset/">
           Forgot your password?
         </a>
-        {external.length > 0 && (
-          <div class="login-external" aria-label="Other ways to log in">
-            {external.map((method) => {
-              const href = loginHref(method);
-              const icon = ownIcon(method.display_icon);
-              return (
-                href && (
-                  <a key={method.name} class="login-external-button" href={href}>
-                    {icon && <img src={icon} alt="" width={20} height={20} />}
-                    Log in with {method.display_name}
-                  </a>
-                )
-              );
-            })}
-          </div>
-        )}
+        <ExternalSignIn methods={external} />
       </form>
     </main>
+  );
+}
+
+/** The buttons of the organization's other ways to sign in (SAML, OpenID Connect...), if any. */
+function ExternalSignIn({ methods }: { methods: ExternalMethod[] }) {
+  if (!methods.length) return null;
+  return (
+    <div class="login-external" aria-label="Other ways to log in">
+      {methods.map((method) => {
+        const href = loginHref(method);
+        const icon = ownIcon(method.display_icon);
+        return (
+          href && (
+            <a key={method.name} class="login-external-button" href={href}>
+              {icon && <img src={icon} alt="" width={20} height={20} />}
+              Log in with {method.display_name}
+            </a>
+          )
+        );
+      })}
+    </div>
   );
 }
