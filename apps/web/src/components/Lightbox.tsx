@@ -33,22 +33,11 @@ function imagesInView(): Shown[] {
 }
 
 /**
- * What messages' content does when clicked, for every message on the page: an image preview
- * opens in a viewer over the page, and a spoiler's header shows or hides what it hides. The
- * viewer steps through the conversation's images (the arrow keys, or its buttons), shows one at
- * its actual size and back (Z, or "Zoom"), and closes with Esc or a click beside the image.
+ * Listens, on the whole page, for clicks on messages' content: a spoiler's header shows or hides
+ * what it hides (Enter and Space too, where it has the focus), and an image preview calls `show`
+ * with the conversation's images and the clicked one's place among them.
  */
-export function Lightbox() {
-  const [images, setImages] = useState<Shown[]>([]);
-  const [at, setAt] = useState(0);
-  const [zoomed, setZoomed] = useState(false);
-  const close = useRef<HTMLButtonElement>(null);
-  const shown = images[at] ?? null;
-  const hide = () => setImages([]);
-  const step = (by: number) => {
-    setAt((i) => Math.max(0, Math.min(images.length - 1, i + by)));
-    setZoomed(false);
-  };
+function useContentClicks(show: (images: Shown[], at: number) => void): void {
   useEffect(() => {
     const onClick = (e: MouseEvent) => {
       const target = e.target as HTMLElement;
@@ -65,9 +54,7 @@ export function Lightbox() {
       const clicked = shownOf(img);
       const all = imagesInView();
       const index = all.findIndex((x) => x.href === clicked.href);
-      setImages(index >= 0 ? all : [clicked]);
-      setAt(Math.max(0, index));
-      setZoomed(false);
+      show(index >= 0 ? all : [clicked], Math.max(0, index));
     };
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement;
@@ -83,18 +70,65 @@ export function Lightbox() {
       document.removeEventListener('keydown', onKey);
     };
   }, []);
-  const open = !!shown;
+}
+
+/**
+ * What messages' content does when clicked, for every message on the page: an image preview
+ * opens in a viewer over the page, and a spoiler's header shows or hides what it hides. The
+ * viewer steps through the conversation's images (the arrow keys, or its buttons), shows one at
+ * its actual size and back (Z, or "Zoom"), and closes with Esc or a click beside the image.
+ */
+export function Lightbox() {
+  const [images, setImages] = useState<Shown[]>([]);
+  const [at, setAt] = useState(0);
+  const [zoomed, setZoomed] = useState(false);
+  useContentClicks((all, index) => {
+    setImages(all);
+    setAt(index);
+    setZoomed(false);
+  });
+  const shown = images[at];
+  if (!shown) return null;
+  return (
+    <ImageViewer
+      shown={shown}
+      at={at}
+      count={images.length}
+      zoomed={zoomed}
+      onStep={(by) => {
+        setAt((i) => Math.max(0, Math.min(images.length - 1, i + by)));
+        setZoomed(false);
+      }}
+      onZoom={() => setZoomed((z) => !z)}
+      onClose={() => setImages([])}
+    />
+  );
+}
+
+interface ViewerProps {
+  shown: Shown;
+  /** Where `shown` is among the conversation's `count` images, from 0. */
+  at: number;
+  count: number;
+  zoomed: boolean;
+  onStep: (by: number) => void;
+  onZoom: () => void;
+  onClose: () => void;
+}
+
+/** The viewer over the page: its Close button has the focus, and it has the keyboard. */
+function ImageViewer({ shown, at, count, zoomed, onStep, onZoom, onClose }: ViewerProps) {
+  const close = useRef<HTMLButtonElement>(null);
   useEffect(() => {
-    if (open) close.current?.focus();
-  }, [open]);
+    close.current?.focus();
+  }, []);
   useEffect(() => {
-    if (!open) return;
     const onKey = (e: KeyboardEvent) => {
       const keys: Record<string, () => void> = {
-        Escape: hide,
-        ArrowLeft: () => step(-1),
-        ArrowRight: () => step(1),
-        z: () => setZoomed((z) => !z),
+        Escape: onClose,
+        ArrowLeft: () => onStep(-1),
+        ArrowRight: () => onStep(1),
+        z: onZoom,
       };
       const act = keys[e.key];
       if (!act) return;
@@ -104,9 +138,8 @@ export function Lightbox() {
     };
     document.addEventListener('keydown', onKey, true);
     return () => document.removeEventListener('keydown', onKey, true);
-  }, [open, images.length]);
-  if (!shown) return null;
-  const many = images.length > 1;
+  }, [count]);
+  const many = count > 1;
   return (
     <div
       class="lightbox"
@@ -114,54 +147,59 @@ export function Lightbox() {
       aria-modal="true"
       aria-label={shown.title || 'Image'}
       onClick={(e) => {
-        if (e.target === e.currentTarget) hide();
+        if (e.target === e.currentTarget) onClose();
       }}
     >
       <div class="lightbox-bar">
         <span class="lightbox-title">{shown.title}</span>
         {many && (
           <span class="lightbox-count" aria-live="polite">
-            {at + 1} of {images.length}
+            {at + 1} of {count}
           </span>
         )}
-        <button class="secondary" aria-pressed={zoomed} onClick={() => setZoomed(!zoomed)}>
+        <button class="secondary" aria-pressed={zoomed} onClick={onZoom}>
           Zoom
         </button>
         <a href={shown.href} target="_blank" rel="noopener noreferrer">
           Open original
         </a>
-        <button ref={close} class="secondary" onClick={hide}>
+        <button ref={close} class="secondary" onClick={onClose}>
           Close
         </button>
       </div>
       <div
         class={zoomed ? 'lightbox-stage zoomed' : 'lightbox-stage'}
         onClick={(e) => {
-          if (e.target === e.currentTarget) hide();
+          if (e.target === e.currentTarget) onClose();
         }}
       >
-        <img src={shown.src} alt={shown.title || 'Image'} onClick={() => setZoomed(!zoomed)} />
+        <img src={shown.src} alt={shown.title || 'Image'} onClick={onZoom} />
       </div>
-      {many && (
-        <div class="lightbox-nav">
-          <button
-            class="secondary"
-            aria-label="Previous image"
-            disabled={at === 0}
-            onClick={() => step(-1)}
-          >
-            ‹
-          </button>
-          <button
-            class="secondary"
-            aria-label="Next image"
-            disabled={at === images.length - 1}
-            onClick={() => step(1)}
-          >
-            ›
-          </button>
-        </div>
-      )}
+      {many && <ViewerNav at={at} count={count} onStep={onStep} />}
+    </div>
+  );
+}
+
+/** The viewer's Previous and Next buttons. */
+function ViewerNav({ at, count, onStep }: Pick<ViewerProps, 'at' | 'count' | 'onStep'>) {
+  return (
+    <div class="lightbox-nav">
+      <button
+        class="secondary"
+        aria-label="Previous image"
+        disabled={at === 0}
+        onClick={() => onStep(-1)}
+      >
+        ‹
+      </button>
+      <button
+        class="secondary"
+        aria-label="Next image"
+        disabled={at === count - 1}
+        onClick={() => onStep(1)}
+      >
+        ›
+      </button>
     </div>
   );
 }
