@@ -27,6 +27,78 @@ export function Emoji({ choice }: { choice: EmojiChoice }) {
   );
 }
 
+interface EmojiSection {
+  name: string;
+  list: EmojiChoice[];
+}
+
+/** What the picker lists: a search's matches, or Popular, Custom and Unicode's categories. */
+function pickerSections(query: string, catalog: EmojiCatalog | null): EmojiSection[] {
+  if (query) return [{ name: 'Results', list: emojiMatches(query, 80) }];
+  const custom: EmojiChoice[] = [...store.customEmoji.values()]
+    .filter((e) => !e.deactivated)
+    .map((e) => ({ name: e.name, code: e.id, type: 'realm_emoji', url: e.source_url }));
+  const quick: EmojiChoice[] = QUICK_REACTIONS.flatMap((name) => {
+    const code = store.emoji.get(name);
+    return code ? [{ name, code, type: 'unicode_emoji' as const }] : [];
+  });
+  return [
+    { name: 'Popular', list: quick },
+    ...(custom.length ? [{ name: 'Custom', list: custom }] : []),
+    ...(catalog ?? []).map((c) => ({
+      name: c.name,
+      list: c.emoji.map(([code, name]) => ({ name, code, type: 'unicode_emoji' as const })),
+    })),
+  ];
+}
+
+/** Where each section's first emoji is in the picker's one run of choices (the arrow keys'). */
+function firstIndexes(sections: EmojiSection[]): number[] {
+  let next = 0;
+  return sections.map((s) => {
+    const first = next;
+    next += s.list.length;
+    return first;
+  });
+}
+
+/** One section of the picker; its buttons carry their place in the run as `data-i`. */
+function PickerSection({
+  section,
+  first,
+  active,
+  onPick,
+}: {
+  section: EmojiSection;
+  first: number;
+  active: number;
+  onPick: (choice: EmojiChoice) => void;
+}) {
+  return (
+    <section aria-label={section.name}>
+      <h3>{section.name}</h3>
+      <div class="choices">
+        {section.list.map((c, i) => {
+          const at = first + i;
+          return (
+            <button
+              key={`${section.name}-${c.name}`}
+              type="button"
+              data-i={at}
+              class={at === active ? 'active' : undefined}
+              title={`:${c.name}:`}
+              aria-label={c.name}
+              onClick={() => onPick(c)}
+            >
+              <Emoji choice={c} />
+            </button>
+          );
+        })}
+      </div>
+    </section>
+  );
+}
+
 /**
  * A full emoji picker: search by name, or browse Unicode's categories (and the organization's
  * own emoji); arrow keys move, Enter picks, Esc closes.
@@ -50,24 +122,9 @@ export function EmojiPicker({
     void loadCatalog().then(setCatalog);
   }, []);
 
-  const custom: EmojiChoice[] = [...store.customEmoji.values()]
-    .filter((e) => !e.deactivated)
-    .map((e) => ({ name: e.name, code: e.id, type: 'realm_emoji', url: e.source_url }));
-  const quick: EmojiChoice[] = QUICK_REACTIONS.flatMap((name) => {
-    const code = store.emoji.get(name);
-    return code ? [{ name, code, type: 'unicode_emoji' as const }] : [];
-  });
-  const sections: { name: string; list: EmojiChoice[] }[] = query
-    ? [{ name: 'Results', list: emojiMatches(query, 80) }]
-    : [
-        { name: 'Popular', list: quick },
-        ...(custom.length ? [{ name: 'Custom', list: custom }] : []),
-        ...(catalog ?? []).map((c) => ({
-          name: c.name,
-          list: c.emoji.map(([code, name]) => ({ name, code, type: 'unicode_emoji' as const })),
-        })),
-      ];
+  const sections = pickerSections(query, catalog);
   const flat = sections.flatMap((s) => s.list);
+  const firsts = firstIndexes(sections);
 
   const onKeyDown = (e: KeyboardEvent) => {
     const move = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 8, ArrowUp: -8 }[e.key];
@@ -86,7 +143,6 @@ export function EmojiPicker({
     }
   };
 
-  let i = 0;
   return (
     <div class="emoji-picker" role="dialog" aria-label={label} onKeyDown={onKeyDown}>
       <input
@@ -100,28 +156,14 @@ export function EmojiPicker({
         }}
       />
       <div class="emoji-grid" ref={grid}>
-        {sections.map((s) => (
-          <section key={s.name} aria-label={s.name}>
-            <h3>{s.name}</h3>
-            <div class="choices">
-              {s.list.map((c) => {
-                const at = i++;
-                return (
-                  <button
-                    key={`${s.name}-${c.name}`}
-                    type="button"
-                    data-i={at}
-                    class={at === active ? 'active' : undefined}
-                    title={`:${c.name}:`}
-                    aria-label={c.name}
-                    onClick={() => onPick(c)}
-                  >
-                    <Emoji choice={c} />
-                  </button>
-                );
-              })}
-            </div>
-          </section>
+        {sections.map((s, n) => (
+          <PickerSection
+            key={s.name}
+            section={s}
+            first={firsts[n]}
+            active={active}
+            onPick={onPick}
+          />
         ))}
         {query && !flat.length && <p class="muted">No emoji match.</p>}
       </div>
