@@ -1,3 +1,5 @@
+import { at } from '../core/at';
+
 /** Characters allowed right before / after an alert word (Zulip's AlertWordNotificationProcessor). */
 const ALLOWED_BEFORE = new Set([' ', '\n', '(', '"', '.', ',', "'", ';', '[', '*', '`', '>']);
 const ALLOWED_AFTER = new Set([' ', '\n', ')', '?', ':', '.', ',', "'", ';', ']', '!', '*', '`']);
@@ -18,23 +20,23 @@ const node = (): Node => ({ next: new Map(), fail: null, ends: [] });
 function buildAutomaton(words: string[]): Node {
   const root = node();
   for (const word of words) {
-    let at = root;
+    let state = root;
     // UTF-16 units, as the scan reads the message.
     for (let i = 0; i < word.length; i++) {
-      const ch = word[i];
-      let child = at.next.get(ch);
-      if (!child) at.next.set(ch, (child = node()));
-      at = child;
+      const ch = at(word, i);
+      let child = state.next.get(ch);
+      if (!child) state.next.set(ch, (child = node()));
+      state = child;
     }
-    if (!at.ends.includes(word.length)) at.ends.push(word.length);
+    if (!state.ends.includes(word.length)) state.ends.push(word.length);
   }
   const queue: Node[] = [];
   for (const child of root.next.values()) {
     child.fail = root;
     queue.push(child);
   }
-  for (let i = 0; i < queue.length; i++) {
-    const current = queue[i];
+  // Breadth first: the iterator also visits the children pushed while it runs.
+  for (const current of queue) {
     for (const [ch, child] of current.next) {
       let fail = current.fail;
       while (fail && !fail.next.has(ch)) fail = fail.fail;
@@ -69,15 +71,17 @@ export function findAlertWords(content: string, words: string[]): boolean {
   const root = automatonFor(words);
   if (!root) return false;
   const text = content.toLowerCase();
-  let at = root;
+  let state = root;
   for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    while (at !== root && !at.next.has(ch)) at = at.fail!;
-    at = at.next.get(ch) ?? root;
-    for (const length of at.ends) {
+    const ch = at(text, i);
+    while (state !== root && !state.next.has(ch)) state = state.fail!;
+    state = state.next.get(ch) ?? root;
+    for (const length of state.ends) {
       const start = i + 1 - length;
-      const startOk = start === 0 || ALLOWED_BEFORE.has(text[start - 1]);
-      const endOk = i + 1 === text.length || ALLOWED_AFTER.has(text[i + 1]);
+      const before = text[start - 1];
+      const after = text[i + 1];
+      const startOk = before === undefined || ALLOWED_BEFORE.has(before);
+      const endOk = after === undefined || ALLOWED_AFTER.has(after);
       if (startOk && endOk) return true;
     }
   }

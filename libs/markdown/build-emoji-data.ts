@@ -23,8 +23,8 @@ function main(): void {
   );
   const raw = JSON.parse(readFileSync(source, 'utf8')) as Record<string, SourceEntry>;
   const out: Record<string, string[]> = {};
-  for (const code of Object.keys(raw).sort()) {
-    const entry = raw[code];
+  const byCode = Object.entries(raw).sort(([a], [b]) => (a < b ? -1 : 1));
+  for (const [code, entry] of byCode) {
     out[code] = [entry.canonical_name, ...entry.aliases];
   }
   // One entry per line, the layout prettier gives this file.

@@ -1,4 +1,5 @@
 import type MarkdownIt from 'markdown-it';
+import { at } from '../core/at';
 import { zulipEnv } from './env';
 import { escapeAttr, escapeText } from './escape';
 import { findCodeLanguage } from './code-languages';
@@ -12,6 +13,12 @@ import { renderMathBlock } from './math';
 const FENCE_RE = /^(~{3,}|`{3,})[ ]*\{?\.?([a-zA-Z0-9_+,\-./#]*)[ ]*([^ ~`][^~`]*)?\}?$/;
 
 type FenceKind = 'code' | 'quote' | 'spoiler' | 'math';
+
+/** A fence line's parts (FENCE_RE), or null when the line is no fence. */
+function parseFence(line: string): { fence: string; lang: string; header: string } | null {
+  const [, fence, lang = '', header = ''] = FENCE_RE.exec(line) ?? [];
+  return fence === undefined ? null : { fence, lang, header };
+}
 
 function fenceKind(lang: string): FenceKind {
   const l = lang.toLowerCase();
@@ -55,7 +62,7 @@ export function renderCodeBlock(content: string, lang: string): string {
 }
 
 function lineText(state: MarkdownIt.StateBlock, line: number): string {
-  return state.src.slice(state.bMarks[line] + state.tShift[line], state.eMarks[line]);
+  return state.src.slice(at(state.bMarks, line) + at(state.tShift, line), at(state.eMarks, line));
 }
 
 /**
@@ -64,26 +71,26 @@ function lineText(state: MarkdownIt.StateBlock, line: number): string {
  */
 function fenceEnd(
   state: MarkdownIt.StateBlock,
-  at: { startLine: number; endLine: number; fence: string; kind: FenceKind },
+  opening: { startLine: number; endLine: number; fence: string; kind: FenceKind },
 ): { contentEnd: number; closed: boolean } {
   const stack: { fence: string; container: boolean }[] = [
-    { fence: at.fence, container: at.kind === 'quote' || at.kind === 'spoiler' },
+    { fence: opening.fence, container: opening.kind === 'quote' || opening.kind === 'spoiler' },
   ];
-  let nextLine = at.startLine + 1;
-  for (; nextLine < at.endLine; nextLine++) {
+  let nextLine = opening.startLine + 1;
+  for (; nextLine < opening.endLine; nextLine++) {
     const empty = state.isEmpty(nextLine);
-    if (!empty && state.sCount[nextLine] < state.blkIndent) break;
+    if (!empty && at(state.sCount, nextLine) < state.blkIndent) break;
     const text = lineText(state, nextLine).replace(/\s+$/, '');
-    const top = stack[stack.length - 1];
+    const top = at(stack, stack.length - 1);
     if (text === top.fence) {
       stack.pop();
       if (stack.length === 0) return { contentEnd: nextLine, closed: true };
     } else if (top.container) {
-      const inner = FENCE_RE.exec(text);
+      const inner = parseFence(text);
       if (inner) {
-        const innerKind = fenceKind(inner[2] ?? '');
+        const innerKind = fenceKind(inner.lang);
         stack.push({
-          fence: inner[1],
+          fence: inner.fence,
           container: innerKind === 'quote' || innerKind === 'spoiler',
         });
       }
@@ -136,17 +143,17 @@ function zulipFence(
   endLine: number,
   silent: boolean,
 ): boolean {
-  if (state.sCount[startLine] - state.blkIndent >= 4) return false;
-  const open = FENCE_RE.exec(lineText(state, startLine).replace(/\s+$/, ''));
+  if (at(state.sCount, startLine) - state.blkIndent >= 4) return false;
+  const open = parseFence(lineText(state, startLine).replace(/\s+$/, ''));
   if (!open) return false;
   if (silent) return true;
 
-  const fence = open[1];
+  const { fence } = open;
   const env = zulipEnv(state.env);
   // Zulip's FencedBlockPreprocessor: a fence without a language takes the organization's
   // default, except inside spoilers.
-  const lang = open[2] || (env.spoilerDepth > 0 ? '' : (env.ctx.defaultCodeBlockLanguage ?? ''));
-  const header = (open[3] ?? '').trim();
+  const lang = open.lang || (env.spoilerDepth > 0 ? '' : (env.ctx.defaultCodeBlockLanguage ?? ''));
+  const header = open.header.trim();
   const kind = fenceKind(lang);
   const { contentEnd, closed } = fenceEnd(state, { startLine, endLine, fence, kind });
   state.line = closed ? contentEnd + 1 : contentEnd;
@@ -160,7 +167,7 @@ function zulipFence(
     token.info = lang;
     token.markup = fence;
     token.block = true;
-    token.content = state.getLines(startLine + 1, contentEnd, state.sCount[startLine], true);
+    token.content = state.getLines(startLine + 1, contentEnd, at(state.sCount, startLine), true);
     token.map = [startLine, state.line];
     return true;
   }
@@ -179,9 +186,12 @@ function zulipFence(
 
 export function codeBlocksPlugin(md: MarkdownIt.MarkdownIt): void {
   md.block.ruler.at('fence', zulipFence, { alt: ['paragraph', 'reference', 'blockquote', 'list'] });
-  md.renderer.rules.fence = (tokens, idx) => renderCodeBlock(tokens[idx].content, tokens[idx].info);
-  md.renderer.rules.code_block = (tokens, idx) => renderCodeBlock(tokens[idx].content, '');
-  md.renderer.rules.zulip_math = (tokens, idx) => renderMathBlock(tokens[idx].content);
+  md.renderer.rules.fence = (tokens, idx) => {
+    const { content, info } = at(tokens, idx);
+    return renderCodeBlock(content, info);
+  };
+  md.renderer.rules.code_block = (tokens, idx) => renderCodeBlock(at(tokens, idx).content, '');
+  md.renderer.rules.zulip_math = (tokens, idx) => renderMathBlock(at(tokens, idx).content);
   md.renderer.rules.zulip_spoiler_open = () =>
     '<div class="spoiler-block"><div class="spoiler-header">\n';
   md.renderer.rules.zulip_spoiler_middle = () =>

@@ -1,3 +1,4 @@
+import { at } from '../core/at';
 import emojiData from './emoji-data.json';
 import { escapeAttr, escapeText } from './escape';
 import type { RealmEmojiEntry } from './types';
@@ -29,7 +30,7 @@ function getTables(): EmojiTables {
     const nameToCode = new Map<string, string>();
     const codeToName = new Map<string, string>();
     for (const [code, names] of Object.entries(emojiData as Record<string, string[]>)) {
-      codeToName.set(code, names[0]);
+      codeToName.set(code, at(names, 0));
       for (const name of names) nameToCode.set(name, code);
     }
     tables = { nameToCode, codeToName };
@@ -146,6 +147,7 @@ export function findEmoticons(text: string): UnicodeEmojiMatch[] {
   const out: UnicodeEmojiMatch[] = [];
   for (const m of text.matchAll(EMOTICON_RE)) {
     const name = EMOTICON_CONVERSIONS[m[0]];
+    if (name === undefined) continue;
     const code = emojiCodeForName(name);
     if (code === undefined) continue;
     out.push({ index: m.index, length: m[0].length, html: unicodeEmojiHtml(code, name) });

@@ -1,4 +1,5 @@
 import type MarkdownIt from 'markdown-it';
+import { at } from '../core/at';
 
 /**
  * Zulip's own emphasis patterns (not CommonMark's delimiter algorithm): they never span lines,
@@ -26,7 +27,7 @@ function emphasis(state: MarkdownIt.StateInline, silent: boolean): boolean {
     const m = p.re.exec(state.src);
     if (!m || start + m[0].length > state.posMax) continue;
     const contentStart = start + p.marker.length;
-    const contentEnd = contentStart + m[1].length;
+    const contentEnd = contentStart + at(m, 1).length;
     if (!silent) {
       for (const tag of p.tags) state.push(`${tag}_open`, tag, 1).markup = p.marker;
       const oldMax = state.posMax;

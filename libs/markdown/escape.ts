@@ -2,7 +2,7 @@
 const TEXT_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
 export function escapeText(s: string): string {
-  return /[&<>]/.test(s) ? s.replace(/[&<>]/g, (c) => TEXT_ENTITIES[c]) : s;
+  return /[&<>]/.test(s) ? s.replace(/[&<>]/g, (c) => TEXT_ENTITIES[c] ?? c) : s;
 }
 
 /** Escaping for attribute values (always double-quoted). */

@@ -438,11 +438,12 @@ describe('syntax highlighting', () => {
     expect(python).toContain(`<span class="nf">${'f'.repeat(450)}</span>`);
     // Minified code keeps its highlighting past the cuts.
     expect(python.match(/<span class="n">b<\/span>/g)).toHaveLength(300);
-    for (const [lang, code] of [
+    const minified: [string, string][] = [
       ['js', `x = ${'$'.repeat(8000)}`],
       ['yaml', `k: ${'=-'.repeat(4000)}`],
       ['java', `int[] a = {${'1,'.repeat(4000)}};`],
-    ]) {
+    ];
+    for (const [lang, code] of minified) {
       const html = await codeBlock(lang, code);
       const text = html
         .replace(/^<div[^>]*><pre><span><\/span><code>/, '')

@@ -375,13 +375,15 @@ function uncut(pieces: Piece[], cuts: number[]): Piece[] {
     const start = offset;
     offset += text.length;
     let kept = text;
-    if (next < cuts.length && cuts[next] < offset) {
+    let cut = cuts[next];
+    if (cut !== undefined && cut < offset) {
       kept = '';
       let from = 0;
-      while (next < cuts.length && cuts[next] < offset) {
-        kept += text.slice(from, cuts[next] - start);
-        from = cuts[next] - start + 1;
+      while (cut !== undefined && cut < offset) {
+        kept += text.slice(from, cut - start);
+        from = cut - start + 1;
         next++;
+        cut = cuts[next];
       }
       kept += text.slice(from);
       // A cut that was a piece of its own fell between two of Prism's tokens.

@@ -1,4 +1,5 @@
 import type MarkdownIt from 'markdown-it';
+import { at } from '../core/at';
 import { zulipEnv } from './env';
 import { escapeAttr } from './escape';
 import type { MarkdownContext } from './types';
@@ -134,13 +135,14 @@ interface FoundLink {
 function linksIn(inline: Token): FoundLink[] {
   const out: FoundLink[] = [];
   const children = inline.children ?? [];
-  for (let i = 0; i < children.length; i++) {
-    const t = children[i];
+  for (const [i, t] of children.entries()) {
     if (t.type !== 'link_open') continue;
     const href = String(t.attrGet('href') ?? '');
     let j = i + 1;
     let text = '';
-    while (j < children.length && children[j].type !== 'link_close') text += children[j++].content;
+    while (j < children.length && at(children, j).type !== 'link_close') {
+      text += at(children, j++).content;
+    }
     const title = t.markup === 'linkify' || text === href ? undefined : text;
     const alone = i === 0 && j === children.length - 1 && title === undefined;
     out.push({ href, title, alone });
@@ -211,11 +213,11 @@ function inlineImages(state: MarkdownIt.StateCore): void {
   if (previewableUrls(tokens).length > PREVIEW_LIMIT) return;
   let quoteDepth = 0;
   for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i];
+    const t = at(tokens, i);
+    const close = tokens[i + 1];
     if (t.type === 'blockquote_open') quoteDepth++;
     else if (t.type === 'blockquote_close') quoteDepth--;
-    if (t.type !== 'inline' || quoteDepth > 0 || tokens[i + 1]?.type !== 'paragraph_close')
-      continue;
+    if (t.type !== 'inline' || quoteDepth > 0 || close?.type !== 'paragraph_close') continue;
     const previews: string[] = [];
     let removeParagraph = false;
     for (const link of linksIn(t)) {
@@ -228,7 +230,6 @@ function inlineImages(state: MarkdownIt.StateCore): void {
       if (p.replacesLink) removeParagraph = true;
     }
     if (previews.length === 0) continue;
-    const close = tokens[i + 1];
     const tight = close.hidden;
     const inline = tight || tokens[i + 2]?.type === 'zulip_spoiler_close';
     const block = new state.Token('html_block', '', 0);

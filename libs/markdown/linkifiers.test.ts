@@ -1,3 +1,4 @@
+import { at } from '../core/at';
 import { findAlertWords } from './alert-words';
 import { findLinkifierMatches, linkifyTopic, validateLinkifier } from './linkifiers';
 import { renderMarkdown } from './render';
@@ -134,7 +135,7 @@ describe('alert words', () => {
   it('builds the matcher for the most words a user may keep quickly', () => {
     const words = Array.from({ length: 1000 }, (_, i) => `${'b'.repeat(95)}${100000 + i}`);
     const started = performance.now();
-    expect(findAlertWords(`x ${words[999].toUpperCase()}!`, words)).toBe(true);
+    expect(findAlertWords(`x ${at(words, 999).toUpperCase()}!`, words)).toBe(true);
     expect(performance.now() - started).toBeLessThan(1000);
   });
 

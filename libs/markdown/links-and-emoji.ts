@@ -1,4 +1,5 @@
 import type MarkdownIt from 'markdown-it';
+import { at } from '../core/at';
 import { findEmoticons, findUnicodeEmoji, namedEmojiHtml } from './emoji';
 import { zulipEnv, type ZulipEnv } from './env';
 import { findLinkifierMatches, removeOverlaps } from './linkifiers';
@@ -11,9 +12,9 @@ const ALLOWED_SCHEMES = new Set(['http', 'https', 'ftp', 'mailto', 'tel', 'sms']
 /** Zulip's sanitize_url: only a fixed set of schemes, or a relative URL. */
 export function isSafeUrl(url: string): boolean {
   const trimmed = url.trim();
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(trimmed);
-  if (!scheme) return !/^[^/?#]*:/.test(trimmed);
-  return ALLOWED_SCHEMES.has(scheme[1].toLowerCase());
+  const [, scheme] = /^([a-z][a-z0-9+.-]*):/i.exec(trimmed) ?? [];
+  if (scheme === undefined) return !/^[^/?#]*:/.test(trimmed);
+  return ALLOWED_SCHEMES.has(scheme.toLowerCase());
 }
 
 /** Zulip's rewrite_local_links_to_relative: realm narrow and upload links become relative. */
@@ -43,7 +44,7 @@ function namedEmoji(state: MarkdownIt.StateInline, silent: boolean): boolean {
   NAMED_EMOJI_RE.lastIndex = state.pos;
   const m = NAMED_EMOJI_RE.exec(state.src);
   if (!m) return false;
-  const html = namedEmojiHtml(m[1], zulipEnv(state.env).ctx.realmEmoji);
+  const html = namedEmojiHtml(at(m, 1), zulipEnv(state.env).ctx.realmEmoji);
   if (html === undefined) return false;
   if (!silent) state.push('html_inline', '', 0).content = html;
   state.pos += m[0].length;
@@ -138,7 +139,7 @@ function textPass(state: MarkdownIt.StateCore): void {
     const result: Token[] = [];
     let linkDepth = 0;
     for (let i = 0; i < children.length; i++) {
-      const token = children[i];
+      const token = at(children, i);
       if (token.type === 'link_open') {
         linkDepth++;
         const href = rewriteLocalLink(String(token.attrGet('href') ?? ''), env.ctx.realmUrl);
@@ -146,7 +147,7 @@ function textPass(state: MarkdownIt.StateCore): void {
         noteLink(env, href);
         // `[  ](url)` shows the URL itself.
         let j = i + 1;
-        while (j < children.length && children[j].type !== 'link_close') j++;
+        while (j < children.length && at(children, j).type !== 'link_close') j++;
         const inner = children.slice(i + 1, j);
         if (inner.every((t) => t.type === 'text' && t.content.trim() === '')) {
           const t = new state.Token('text', '', 0);

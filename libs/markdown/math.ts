@@ -1,5 +1,6 @@
 import katex from 'katex';
 import type MarkdownIt from 'markdown-it';
+import { at } from '../core/at';
 import { escapeText } from './escape';
 
 const KATEX_OPTIONS = {
@@ -46,12 +47,12 @@ function inlineMath(state: MarkdownIt.StateInline, silent: boolean): boolean {
   const pos = state.pos;
   if (state.src.charCodeAt(pos) !== 0x24 /* $ */) return false;
   // Zulip: \B(?<!\$)\$\$...\$\$(?!\$)\B, i.e. no word character directly around the $$.
-  if (pos > 0 && /[$\w]/.test(state.src[pos - 1])) return false;
+  if (/[$\w]/.test(state.src[pos - 1] ?? '')) return false;
   INLINE_TEX_RE.lastIndex = pos;
   const m = INLINE_TEX_RE.exec(state.src);
   if (!m || /\w/.test(state.src[pos + m[0].length] ?? '')) return false;
   if (!silent) {
-    const html = renderTex(m[1], false);
+    const html = renderTex(at(m, 1), false);
     state.push('html_inline', '', 0).content =
       html ?? `<span class="tex-error">${escapeText(m[0])}</span>`;
   }

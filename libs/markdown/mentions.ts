@@ -1,5 +1,6 @@
 import { EMPTY_TOPIC_FALLBACK_NAME } from '../protocol/topics';
 import type MarkdownIt from 'markdown-it';
+import { at } from '../core/at';
 import { zulipEnv } from './env';
 import { escapeAttr, escapeText } from './escape';
 import type { LinkableStream, MentionableUser } from './types';
@@ -9,7 +10,8 @@ const TOPIC_WILDCARD = 'topic';
 
 /** Characters after which a mention may start (Zulip's `(?<![^\s'"\(\{\[\/<])`). */
 function mentionMayStartAfter(src: string, pos: number): boolean {
-  return pos === 0 || /[\s'"({[/<]/.test(src[pos - 1]);
+  const before = src[pos - 1];
+  return before === undefined || /[\s'"({[/<]/.test(before);
 }
 
 // Sticky regexes used by the inline rules (the rule checks the position itself).
@@ -30,9 +32,9 @@ export interface MentionCandidates {
 }
 
 function splitNameAndId(body: string): { name: string; id?: number } {
-  const m = /^(.*)\|(\d+)$/.exec(body);
-  if (m) return { name: m[1], id: Number(m[2]) };
-  return { name: body };
+  const [, name, id] = /^(.*)\|(\d+)$/.exec(body) ?? [];
+  if (name === undefined || id === undefined) return { name: body };
+  return { name, id: Number(id) };
 }
 
 /** Everything in the raw text that may need a database lookup (false positives are harmless). */
@@ -42,13 +44,13 @@ export function scanMentionCandidates(content: string): MentionCandidates {
   const groupNames = new Set<string>();
   const streamNames = new Set<string>();
   for (const m of content.matchAll(USER_MENTION_SCAN)) {
-    const { name, id } = splitNameAndId(m[1]);
+    const { name, id } = splitNameAndId(at(m, 1));
     if (id !== undefined) userIds.add(id);
     else if (!STREAM_WILDCARDS.has(name) && name !== TOPIC_WILDCARD) userNames.add(name);
   }
-  for (const m of content.matchAll(GROUP_MENTION_SCAN)) groupNames.add(m[1]);
+  for (const m of content.matchAll(GROUP_MENTION_SCAN)) groupNames.add(at(m, 1));
   for (const m of content.matchAll(STREAM_SCAN)) {
-    const body = m[1];
+    const body = at(m, 1);
     const gt = body.indexOf('>');
     streamNames.add(gt === -1 ? body : body.slice(0, gt));
   }
@@ -86,7 +88,7 @@ function userMention(state: MarkdownIt.StateInline, silentParse: boolean): boole
   if (!m) return false;
   const env = zulipEnv(state.env);
   const silent = m[1] === '_';
-  const body = m[2];
+  const body = at(m, 2);
   let html: string;
   if (STREAM_WILDCARDS.has(body)) {
     const cls = silent
@@ -122,7 +124,7 @@ function groupMention(state: MarkdownIt.StateInline, silentParse: boolean): bool
   const m = GROUP_MENTION_RE.exec(src);
   if (!m) return false;
   const env = zulipEnv(state.env);
-  const group = env.groupsByName.get(m[2].toLowerCase());
+  const group = env.groupsByName.get(at(m, 2).toLowerCase());
   if (!group) return false;
   const silent = m[1] === '_';
   if (!silentParse) {
@@ -155,7 +157,7 @@ function streamLink(state: MarkdownIt.StateInline, silentParse: boolean): boolea
   const m = STREAM_RE.exec(src);
   if (!m) return false;
   const env = zulipEnv(state.env);
-  const body = m[1];
+  const body = at(m, 1);
   const gt = body.indexOf('>');
   const streamName = gt === -1 ? body : body.slice(0, gt);
   const stream = env.streamsByName.get(streamName.toLowerCase());
@@ -168,9 +170,8 @@ function streamLink(state: MarkdownIt.StateInline, silentParse: boolean): boolea
       html = `<a class="stream" data-stream-id="${stream.id}" href="${escapeAttr(base)}">#${name}</a>`;
     } else {
       let topic = body.slice(gt + 1);
-      const messageMatch = /^(.*)@(\d+)$/.exec(topic);
-      const messageId = messageMatch ? messageMatch[2] : undefined;
-      if (messageMatch) topic = messageMatch[1];
+      const [, topicOfMessage, messageId] = /^(.*)@(\d+)$/.exec(topic) ?? [];
+      if (topicOfMessage !== undefined) topic = topicOfMessage;
       const topicUrl = `${base}/topic/${hashEncode(topic)}`;
       const topicHtml =
         topic === ''

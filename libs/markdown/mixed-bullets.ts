@@ -1,21 +1,22 @@
 import type MarkdownIt from 'markdown-it';
+import { at } from '../core/at';
 
 type Token = MarkdownIt.Token;
 
 /** Index of the token closing the one opened at `open` (same level, nesting -1). */
 function closingIndex(tokens: Token[], open: number): number {
-  const { level, type } = tokens[open];
+  const { level, type } = at(tokens, open);
   const closeType = type.replace(/_open$/, '_close');
   for (let i = open + 1; i < tokens.length; i++) {
-    if (tokens[i].type === closeType && tokens[i].level === level) return i;
+    const t = at(tokens, i);
+    if (t.type === closeType && t.level === level) return i;
   }
   return tokens.length - 1;
 }
 
 /** Paragraphs directly in the list's items show as <p>, as in a loose list. */
 function loosen(tokens: Token[], from: number, to: number, listLevel: number): void {
-  for (let i = from; i <= to; i++) {
-    const t = tokens[i];
+  for (const t of tokens.slice(from, to + 1)) {
     if (
       (t.type === 'paragraph_open' || t.type === 'paragraph_close') &&
       t.level === listLevel + 2
@@ -34,22 +35,20 @@ function mergeMixedBullets(state: MarkdownIt.StateCore): void {
   const tokens = state.tokens;
   let lines: string[] | undefined;
   for (let i = 0; i < tokens.length; i++) {
-    if (tokens[i].type !== 'bullet_list_open') continue;
+    const list = at(tokens, i);
+    if (list.type !== 'bullet_list_open') continue;
     let close = closingIndex(tokens, i);
-    while (
-      tokens[close + 1]?.type === 'bullet_list_open' &&
-      tokens[close + 1].level === tokens[i].level
-    ) {
-      const next = tokens[close + 1];
+    let next = tokens[close + 1];
+    while (next?.type === 'bullet_list_open' && next.level === list.level) {
       const nextClose = closingIndex(tokens, close + 1);
       lines ??= state.src.split('\n');
       const lineBefore = next.map ? lines[next.map[0] - 1] : undefined;
       const separated = lineBefore !== undefined && /^[\s>]*$/.test(lineBefore);
-      if (separated) loosen(tokens, i, nextClose, tokens[i].level);
-      const map = tokens[i].map;
-      if (map && next.map) map[1] = next.map[1];
+      if (separated) loosen(tokens, i, nextClose, list.level);
+      if (list.map && next.map) list.map[1] = next.map[1];
       tokens.splice(close, 2);
       close = nextClose - 2;
+      next = tokens[close + 1];
     }
   }
 }

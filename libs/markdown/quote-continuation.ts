@@ -1,3 +1,5 @@
+import { at } from '../core/at';
+
 const EMPTY_QUOTE_LINE_RE = /^( {0,3}>[>\s]*)$/;
 const FENCE_RE = /^\s*(`{3,}|~{3,})[ ]*\{?\.?([\w+#./-]*)/;
 /** Fences whose content is Markdown again, where quotes continue the same way. */
@@ -13,22 +15,21 @@ export function continueQuotesAfterEmptyLines(src: string): string {
   const lines = src.split('\n');
   let fence: string | undefined;
   const containers: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
+  for (const [i, line] of lines.entries()) {
     if (fence !== undefined) {
       if (line.trim() === fence) fence = undefined;
       continue;
     }
-    const open = FENCE_RE.exec(line);
-    if (open) {
+    const [, marker, lang = ''] = FENCE_RE.exec(line) ?? [];
+    if (marker !== undefined) {
       if (line.trim() === containers[containers.length - 1]) containers.pop();
-      else if (MARKDOWN_FENCES.has(open[2].toLowerCase())) containers.push(open[1]);
-      else fence = open[1];
+      else if (MARKDOWN_FENCES.has(lang.toLowerCase())) containers.push(marker);
+      else fence = marker;
       continue;
     }
-    if (line.trim() === '' || /^ {0,3}>/.test(line)) continue;
-    const above = i > 0 ? EMPTY_QUOTE_LINE_RE.exec(lines[i - 1]) : null;
-    if (above) lines[i] = `${above[1].replace(/\s+$/, '')} ${line}`;
+    if (i === 0 || line.trim() === '' || /^ {0,3}>/.test(line)) continue;
+    const [, quoteMarkers] = EMPTY_QUOTE_LINE_RE.exec(at(lines, i - 1)) ?? [];
+    if (quoteMarkers !== undefined) lines[i] = `${quoteMarkers.replace(/\s+$/, '')} ${line}`;
   }
   return lines.join('\n');
 }

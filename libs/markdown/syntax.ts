@@ -1,4 +1,5 @@
 import type MarkdownIt from 'markdown-it';
+import { at } from '../core/at';
 import { escapeText } from './escape';
 
 type BlockRule = (
@@ -21,8 +22,9 @@ function paragraph(state: MarkdownIt.StateBlock, startLine: number, endLine: num
   let nextLine = startLine + 1;
   state.parentType = 'paragraph';
   for (; nextLine < endLine && !state.isEmpty(nextLine); nextLine++) {
-    if (state.sCount[nextLine] - state.blkIndent > 3) continue;
-    if (state.sCount[nextLine] < 0) continue;
+    const indent = at(state.sCount, nextLine);
+    if (indent - state.blkIndent > 3) continue;
+    if (indent < 0) continue;
     if (terminators.some((rule) => rule(state, nextLine, endLine, true))) break;
   }
   const content = state.getLines(startLine, nextLine, state.blkIndent, false).replace(/^\s+/, '');
@@ -105,15 +107,14 @@ export function normalizeListIndentation(src: string): string {
   const stack: { indent: number; shift: number; content: number }[] = [];
   let fence: string | undefined;
   let previousBlank = false;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    const fenceMatch = /^\s*(`{3,}|~{3,})/.exec(line);
+  for (const [i, line] of lines.entries()) {
+    const [, fenceMarker] = /^\s*(`{3,}|~{3,})/.exec(line) ?? [];
     if (fence !== undefined) {
       if (line.trim() === fence) fence = undefined;
       continue;
     }
-    if (fenceMatch) {
-      fence = fenceMatch[1];
+    if (fenceMarker !== undefined) {
+      fence = fenceMarker;
       stack.length = 0;
       continue;
     }
@@ -126,21 +127,21 @@ export function normalizeListIndentation(src: string): string {
     if (item && stack.length === 0 && indent >= 4) {
       // An indented code block, not a list.
     } else if (item) {
-      while (stack.length > 0 && stack[stack.length - 1].indent >= indent) stack.pop();
+      while (stack.length > 0 && at(stack, stack.length - 1).indent >= indent) stack.pop();
       const parent = stack[stack.length - 1];
       let newIndent = indent + (parent?.shift ?? 0);
       if (parent && indent >= 2 && newIndent < parent.content) newIndent = parent.content;
       if (newIndent !== indent) lines[i] = ' '.repeat(newIndent) + line.slice(indent);
-      const spaces = Math.min(Math.max(item[3].length, 1), 4);
+      const spaces = Math.min(Math.max(at(item, 3).length, 1), 4);
       stack.push({
         indent,
         shift: newIndent - indent,
-        content: newIndent + item[2].length + spaces,
+        content: newIndent + at(item, 2).length + spaces,
       });
     } else if (indent === 0 && previousBlank) {
       stack.length = 0;
     } else if (indent > 0 && stack.length > 0) {
-      const shift = stack[stack.length - 1].shift;
+      const { shift } = at(stack, stack.length - 1);
       if (shift > 0) lines[i] = ' '.repeat(shift) + line;
     }
     previousBlank = false;
@@ -152,9 +153,9 @@ export function normalizeListIndentation(src: string): string {
 function emptyBlockquotes(state: MarkdownIt.StateCore): void {
   const tokens = state.tokens;
   for (let i = 0; i < tokens.length - 1; i++) {
-    const open = tokens[i];
+    const open = at(tokens, i);
     if (open.type !== 'blockquote_open' || open.markup !== '>') continue;
-    if (tokens[i + 1].type !== 'blockquote_close') continue;
+    if (at(tokens, i + 1).type !== 'blockquote_close') continue;
     const p = new state.Token('paragraph_open', 'p', 1);
     p.block = true;
     p.map = open.map;
@@ -202,7 +203,7 @@ export function syntaxPlugin(md: MarkdownIt.MarkdownIt): void {
   const listOpen =
     (tag: string): MarkdownIt.RendererRule =>
     (tokens, idx, options, _env, self) => {
-      const start = tokens[idx].attrGet('start');
+      const start = at(tokens, idx).attrGet('start');
       const attrs = start !== null ? ` start="${escapeText(String(start))}"` : '';
       void options;
       void self;
@@ -211,6 +212,6 @@ export function syntaxPlugin(md: MarkdownIt.MarkdownIt): void {
   md.renderer.rules.bullet_list_open = listOpen('ul');
   md.renderer.rules.ordered_list_open = listOpen('ol');
   md.renderer.rules.code_inline = (tokens, idx) =>
-    `<code>${escapeText(tokens[idx].content)}</code>`;
-  md.renderer.rules.text = (tokens, idx) => escapeText(tokens[idx].content);
+    `<code>${escapeText(at(tokens, idx).content)}</code>`;
+  md.renderer.rules.text = (tokens, idx) => escapeText(at(tokens, idx).content);
 }

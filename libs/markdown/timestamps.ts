@@ -1,4 +1,5 @@
 import type MarkdownIt from 'markdown-it';
+import { at } from '../core/at';
 import { escapeAttr, escapeText } from './escape';
 import { COMMON_TIME_ZONES } from './time-zones';
 
@@ -50,9 +51,9 @@ const NOT_ZONES = new Set([
 const ZONE_SUFFIX_RE = /^(.*\S)\s+([A-Z]{1,5})(?:\s*([+-])(\d\d?)(?::?(\d\d))?)?$/;
 
 function splitZone(text: string): { rest: string; offsetSeconds: number } | undefined {
-  const m = ZONE_SUFFIX_RE.exec(text);
-  if (!m || NOT_ZONES.has(m[2]) || !HAS_TIME_RE.test(m[1])) return undefined;
-  const [, rest, name, sign, hours, minutes] = m;
+  const [, rest, name, sign, hours, minutes] = ZONE_SUFFIX_RE.exec(text) ?? [];
+  if (rest === undefined || name === undefined) return undefined;
+  if (NOT_ZONES.has(name) || !HAS_TIME_RE.test(rest)) return undefined;
   if (sign !== undefined) {
     if (!['UTC', 'GMT', 'Z'].includes(name)) return undefined;
     const seconds = Number(hours) * 3600 + Number(minutes ?? 0) * 60;
@@ -107,7 +108,7 @@ function timestamp(state: MarkdownIt.StateInline, silent: boolean): boolean {
   TIMESTAMP_RE.lastIndex = state.pos;
   const m = TIMESTAMP_RE.exec(state.src);
   if (!m) return false;
-  if (!silent) state.push('html_inline', '', 0).content = renderTimestamp(m[1]);
+  if (!silent) state.push('html_inline', '', 0).content = renderTimestamp(at(m, 1));
   state.pos += m[0].length;
   return true;
 }

@@ -49,8 +49,9 @@ export function parseUrlTemplate(template: string): Part[] {
 function parseExpression(body: string): Expression {
   if (body.includes('{')) throw new UrlTemplateError('Nested expression');
   let op: Operator = '';
-  if (body && OPERATORS.has(body[0])) {
-    op = body[0] as Operator;
+  const first = body[0];
+  if (first !== undefined && OPERATORS.has(first)) {
+    op = first as Operator;
     body = body.slice(1);
   }
   if (!body) throw new UrlTemplateError('Empty expression');
@@ -62,10 +63,10 @@ function parseExpression(body: string): Expression {
       explode = true;
       name = name.slice(0, -1);
     } else {
-      const m = /^(.*):([1-9][0-9]{0,3})$/.exec(name);
-      if (m) {
-        name = m[1];
-        prefix = Number(m[2]);
+      const [, prefixed, length] = /^(.*):([1-9][0-9]{0,3})$/.exec(name) ?? [];
+      if (prefixed !== undefined && length !== undefined) {
+        name = prefixed;
+        prefix = Number(length);
       }
     }
     if (!VARNAME_RE.test(name)) throw new UrlTemplateError(`Invalid variable name: ${spec}`);
