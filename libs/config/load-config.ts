@@ -87,6 +87,7 @@ const envSchema = Joi.object({
       return value;
     }),
   DATABASE_REPLICA_MAX_LAG_SECONDS: Joi.number().positive().default(5),
+  DATABASE_REPLICA_TIMEOUT_MS: Joi.number().integer().min(1).default(1000),
   REDIS_URL: Joi.alternatives()
     .try(
       Joi.string().uri({ scheme: ['redis', 'rediss'] }),
@@ -317,6 +318,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: value.DATABASE_POOL_SIZE,
     databaseReplicaUrls: commaList(value.DATABASE_REPLICA_URLS),
     databaseReplicaMaxLagSeconds: value.DATABASE_REPLICA_MAX_LAG_SECONDS,
+    databaseReplicaTimeoutMs: value.DATABASE_REPLICA_TIMEOUT_MS,
     databaseIdleSeconds: value.DATABASE_IDLE_SECONDS,
     databasePreparedStatements: value.DATABASE_PREPARED_STATEMENTS,
     redisUrl: value.REDIS_URL,

@@ -17,6 +17,11 @@ export interface Config {
   /** A replica further behind the primary than this is skipped. */
   databaseReplicaMaxLagSeconds: number;
   /**
+   * How long a read on a replica waits for a connection, then for each statement's answer, before
+   * it runs again on the primary and the replica counts as down.
+   */
+  databaseReplicaTimeoutMs: number;
+  /**
    * How long a pooled PostgreSQL connection may sit idle before it closes. Long: a new connection
    * costs its server process a fork and cold caches, and a pool that closed its connections after
    * pg's default 10 s reopened a dozen at once under the next burst (a one-second stall of

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -37,6 +38,7 @@ import type { Db } from './client';
 import { closeSqlPool } from './sql';
 
 const MAX_LAG_SECONDS = 3;
+const REPLICA_TIMEOUT_MS = 1000;
 const logs = mkdtempSync(path.join(tmpdir(), 'read-replicas-test-'));
 let primary: PrivateStore;
 let replica: PrivateReplica;
@@ -87,6 +89,90 @@ const replicaServesAgain = () =>
     return stats().reads.replica > before;
   });
 
+/**
+ * A real TCP peer in front of the replica. It relays to the replica until `hang()`; from then on
+ * it accepts connections and reads them but answers nothing, on the connections it held and on
+ * new ones, as a replica host that stalls or a network that drops its packets. After `heal()` new
+ * connections reach the replica again, while the ones it held stay silent for good, as after a
+ * restart of the replica's host.
+ */
+interface HangingRelay {
+  url: string;
+  hang(): void;
+  heal(): void;
+  close(): Promise<void>;
+}
+
+async function startHangingRelay(targetPort: number): Promise<HangingRelay> {
+  let hung = false;
+  const sockets = new Set<Socket>();
+  const silencers = new Set<() => void>();
+  const track = (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+  };
+  const server = createServer((client) => {
+    track(client);
+    client.resume();
+    if (hung) return;
+    const upstream = connect(targetPort, '127.0.0.1');
+    track(upstream);
+    let relaying = true;
+    const silence = () => {
+      relaying = false;
+    };
+    silencers.add(silence);
+    client.on('data', (chunk: Buffer) => relaying && upstream.write(chunk));
+    upstream.on('data', (chunk: Buffer) => relaying && client.write(chunk));
+    client.on('close', () => {
+      silencers.delete(silence);
+      upstream.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `postgresql://postgres@127.0.0.1:${port}/chat`,
+    hang() {
+      hung = true;
+      for (const silence of silencers) silence();
+    },
+    heal() {
+      hung = false;
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** A context of its own whose one replica is `url`: its replica state starts with its first read. */
+const contextWithReplica = (url: string): AppContext => ({
+  ...ctx,
+  config: { ...ctx.config, databaseReplicaUrls: [url] },
+});
+
+/** Counts messages through the replica routing: which clients the read tried, and how long it took. */
+async function timedCount(on: AppContext): Promise<{ count: number; tried: Db[]; ms: number }> {
+  const tried: Db[] = [];
+  const started = Date.now();
+  const counting = readWith(on, bob.user.id, async (db) => {
+    tried.push(db);
+    return db.message.count();
+  });
+  // Without a bound the read waits for TCP's own timeout, minutes: fail in seconds instead.
+  let giveUp: NodeJS.Timeout | undefined;
+  const count = await Promise.race([
+    counting,
+    new Promise<never>((_, reject) => {
+      giveUp = setTimeout(() => reject(new Error('the read still waits after 10 s')), 10_000);
+    }),
+  ]).finally(() => clearTimeout(giveUp));
+  return { count, tried, ms: Date.now() - started };
+}
+
 async function send(who: TestUser, content: string): Promise<void> {
   const res = await request(app)
     .post('/api/v1/messages')
@@ -112,6 +198,7 @@ beforeAll(async () => {
     DATABASE_URL: `${primary.url}/chat`,
     DATABASE_REPLICA_URLS: `${replica.url}/chat`,
     DATABASE_REPLICA_MAX_LAG_SECONDS: String(MAX_LAG_SECONDS),
+    DATABASE_REPLICA_TIMEOUT_MS: String(REPLICA_TIMEOUT_MS),
     REDIS_URL: TEST_REDIS_URL,
     REDIS_PREFIX: `test:replicas:${randomBytes(4).toString('hex')}:`,
     EXTERNAL_HOST: 'chat.test',
@@ -298,4 +385,70 @@ describe('read replicas', () => {
     expect(tried.filter((db) => db === ctx.db)).toHaveLength(1);
     expect(stats().skips.down).toBe(downBefore);
   });
+
+  it('reads on the primary within the bound when a replica stops answering, until it answers', async () => {
+    const relay = await startHangingRelay(Number(new URL(replica.url).port));
+    const hanging = contextWithReplica(relay.url);
+    try {
+      const onPrimary = await ctx.db.message.count();
+      // The primary's turn, once the first probe has found the replica up through the relay.
+      expect(await readWith(hanging, bob.user.id, async (db) => db)).toBe(ctx.db);
+      expect(replicaStats(hanging)?.skips.down).toBe(0);
+
+      // The replica's turn: its read pool has no connection yet, and the one it opens gets no answer.
+      relay.hang();
+      const hung = await timedCount(hanging);
+      expect(hung.count).toBe(onPrimary);
+      expect(hung.tried).toHaveLength(2);
+      expect(hung.tried[0]).not.toBe(ctx.db);
+      expect(hung.tried[1]).toBe(ctx.db);
+      expect(hung.ms).toBeLessThan(REPLICA_TIMEOUT_MS + 1000);
+      expect(replicaStats(hanging)?.skips.down).toBeGreaterThan(0);
+
+      // While the replica stays silent its turns pass to the primary at once.
+      for (let i = 0; i < 2; i++) {
+        const skipped = await timedCount(hanging);
+        expect(skipped.tried).toHaveLength(1);
+        expect(skipped.tried[0]).toBe(ctx.db);
+        expect(skipped.ms).toBeLessThan(REPLICA_TIMEOUT_MS);
+      }
+
+      // The probe's own connection stays silent for good; a new one finds the replica back.
+      relay.heal();
+      await waitFor('the replica serves again', async () => {
+        const { tried } = await timedCount(hanging);
+        return tried.length === 1 && tried[0] !== ctx.db;
+      });
+    } finally {
+      await relay.close();
+      await closeReadReplicas(hanging);
+    }
+  }, 60_000);
+
+  it('reads on the primary within the bound when a replica stalls a query', async () => {
+    const relay = await startHangingRelay(Number(new URL(replica.url).port));
+    const hanging = contextWithReplica(relay.url);
+    try {
+      // A read on the replica leaves a connection to it in its read pool.
+      await waitFor('the replica serves Bob through the relay', async () => {
+        const { tried } = await timedCount(hanging);
+        return tried[0] !== ctx.db;
+      });
+      expect(await readWith(hanging, bob.user.id, async (db) => db)).toBe(ctx.db);
+
+      // The replica's turn again, on that connection, which now answers nothing.
+      relay.hang();
+      const onPrimary = await ctx.db.message.count();
+      const hung = await timedCount(hanging);
+      expect(hung.count).toBe(onPrimary);
+      expect(hung.tried).toHaveLength(2);
+      expect(hung.tried[0]).not.toBe(ctx.db);
+      expect(hung.tried[1]).toBe(ctx.db);
+      expect(hung.ms).toBeLessThan(REPLICA_TIMEOUT_MS + 1000);
+      expect(replicaStats(hanging)?.skips.down).toBeGreaterThan(0);
+    } finally {
+      await relay.close();
+      await closeReadReplicas(hanging);
+    }
+  }, 60_000);
 });

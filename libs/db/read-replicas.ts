@@ -81,6 +81,7 @@ function replicasOf(ctx: AppContext): ReadReplicas | null {
         db: createDb(url, {
           maxConnections: ctx.config.databasePoolSize,
           idleSeconds: ctx.config.databaseIdleSeconds,
+          answerTimeoutMs: ctx.config.databaseReplicaTimeoutMs,
         }),
         probe: probePool(url),
         replayed: null,
@@ -111,6 +112,9 @@ function probePool(url: string): Pool {
     max: 1,
     connectionTimeoutMillis: PROBE_TIMEOUT_MS,
     statement_timeout: PROBE_TIMEOUT_MS,
+    // The server's statement_timeout cannot end a wait on a server that answers nothing; without
+    // this a silent probe connection would hold the pool's one slot for good.
+    query_timeout: PROBE_TIMEOUT_MS,
   });
   // An idle probe connection that a restart ends must not end the process.
   pool.on('error', () => undefined);
@@ -226,14 +230,18 @@ const CONNECTION_CODES = new Set([
   'P1017',
 ]);
 const CONNECTION_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout']);
-/** node-postgres's own connection errors carry no code. */
+/**
+ * node-postgres's own connection errors carry no code; 'Query read timeout' is its timer on a
+ * statement's answer (`query_timeout`, set on the replicas' read pools only).
+ */
 const CONNECTION_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|not queryable/i;
+  /Connection terminated|timeout exceeded when trying to connect|not queryable|Query read timeout/i;
 
 /**
- * Whether a read failed because the server could not be reached or ended the connection (class
- * 08, 57P01-57P03), looked for through Prisma's wrapping of the driver's error. A failure of the
- * query itself (syntax, constraint, statement timeout) is not one.
+ * Whether a read failed because the server could not be reached, ended the connection (class 08,
+ * 57P01-57P03) or did not answer in time, looked for through Prisma's wrapping of the driver's
+ * error. A failure of the query itself (syntax, constraint, the server's statement timeout) is
+ * not one.
  */
 export function isConnectionError(error: unknown): boolean {
   const pending = [error];
@@ -255,9 +263,11 @@ export function isConnectionError(error: unknown): boolean {
 
 /**
  * Runs `read` for `userId` on the primary or a replica (see `choose`). One Redis read when
- * replicas are configured; none otherwise. A replica whose connection fails is counted down at
- * once and the read runs again on the primary: the probe would see it down only within
- * `PROBE_MS`, and until then every read sent there would fail. `read` must only read.
+ * replicas are configured; none otherwise. A replica whose connection fails, or that leaves a
+ * connection or a statement unanswered for `DATABASE_REPLICA_TIMEOUT_MS`, is counted down at once
+ * and the read runs again on the primary: the probe would see it down only within `PROBE_MS`
+ * (plus its own timeout for a silent one), and until then every read sent there would fail or
+ * wait. `read` must only read.
  */
 export async function readWith<T>(
   ctx: AppContext,
