@@ -45,7 +45,10 @@ async function writeDraft(t: Target, content: string): Promise<void> {
     await call('PATCH', `/drafts/${existing.id}`, { draft });
   } else {
     const { ids } = await call<{ ids: number[] }>('POST', '/drafts', { drafts: [draft] });
-    store.drafts.set(ids[0], { ...draft, id: ids[0] });
+    const [id] = ids;
+    // Kept under no ID, the draft would be posted anew on every save and never deleted.
+    if (id === undefined) throw new Error('POST /drafts returned no draft ID');
+    store.drafts.set(id, { ...draft, id });
   }
 }
 
