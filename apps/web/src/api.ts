@@ -16,8 +16,8 @@ export class ApiError extends Error {
 export type Params = Record<string, string | number | boolean | object | undefined>;
 
 export function csrfToken(): string {
-  const match = /(?:^|;\s*)csrftoken=([^;]+)/.exec(document.cookie);
-  return match ? decodeURIComponent(match[1]) : '';
+  const [, token] = /(?:^|;\s*)csrftoken=([^;]+)/.exec(document.cookie) ?? [];
+  return token === undefined ? '' : decodeURIComponent(token);
 }
 
 function encode(params: Params): URLSearchParams {

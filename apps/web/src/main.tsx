@@ -78,12 +78,11 @@ export function narrowTitle(narrow: Narrow): string {
       return 'Combined feed';
     case 'search': {
       const t = narrow.terms;
-      if (t.length === 1 && t[0].operator === 'is' && t[0].operand === 'starred')
-        return 'Starred messages';
-      if (t.length === 1 && t[0].operator === 'is' && t[0].operand === 'mentioned')
-        return 'Mentions';
-      if (t.length === 1 && t[0].operator === 'sender')
-        return `Messages from ${store.userName(Number(t[0].operand))}`;
+      const only = t.length === 1 ? t[0] : undefined;
+      if (only?.operator === 'is' && only.operand === 'starred') return 'Starred messages';
+      if (only?.operator === 'is' && only.operand === 'mentioned') return 'Mentions';
+      if (only?.operator === 'sender')
+        return `Messages from ${store.userName(Number(only.operand))}`;
       return `Search: ${t.map((x) => `${x.negated ? '-' : ''}${x.operator}:${Array.isArray(x.operand) ? x.operand.join(',') : x.operand}`).join(' ')}`;
     }
   }

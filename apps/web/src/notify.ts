@@ -36,7 +36,7 @@ function wants(m: Message, flags: string[]): { desktop: boolean; sound: boolean 
  * sound file to fetch): each note's pitch (Hz) and start (s). A name this client does not know
  * plays Zulip's; `none` plays nothing.
  */
-const SOUNDS: Record<string, [number, number][]> = {
+const SOUNDS: Record<string, [number, number][]> & { zulip: [number, number][] } = {
   zulip: [
     [880, 0],
     [1320, 0.12],

@@ -1,3 +1,4 @@
+import { at } from '../../../libs/core/at';
 import { dmKey } from './narrow';
 import type { Narrow, NarrowTerm } from './types';
 
@@ -37,9 +38,10 @@ export function parseHash(hash: string): Route | null {
   const terms: NarrowTerm[] = [];
   let near: number | undefined;
   for (let i = 1; i + 1 < parts.length; i += 2) {
-    const negated = parts[i].startsWith('-');
-    const operator = parts[i].replace(/^-/, '');
-    const operand = decodeHashPart(parts[i + 1]);
+    const word = at(parts, i);
+    const negated = word.startsWith('-');
+    const operator = word.replace(/^-/, '');
+    const operand = decodeHashPart(at(parts, i + 1));
     if (operator === 'near' || operator === 'with') near = Number(operand) || undefined;
     else
       terms.push({
@@ -50,22 +52,18 @@ export function parseHash(hash: string): Route | null {
   }
   const plain = terms.every((t) => !t.negated);
   const [a, b] = terms;
+  const [streamId] = a?.operator === 'channel' ? ids(String(a.operand)) : [];
   if (
     plain &&
-    a?.operator === 'channel' &&
-    ids(String(a.operand)).length &&
-    (terms.length === 1 || (terms.length === 2 && b.operator === 'topic'))
+    streamId !== undefined &&
+    (terms.length === 1 || (terms.length === 2 && b?.operator === 'topic'))
   )
     return {
       kind: 'narrow',
-      narrow: {
-        kind: 'stream',
-        streamId: ids(String(a.operand))[0],
-        topic: b ? String(b.operand) : undefined,
-      },
+      narrow: { kind: 'stream', streamId, topic: b ? String(b.operand) : undefined },
       near,
     };
-  if (plain && terms.length === 1 && a.operator === 'dm' && ids(String(a.operand)).length)
+  if (plain && terms.length === 1 && a?.operator === 'dm' && ids(String(a.operand)).length)
     return { kind: 'narrow', narrow: { kind: 'dm', userIds: ids(String(a.operand)) }, near };
   if (!terms.length) return { kind: 'narrow', narrow: { kind: 'feed' }, near };
   const typed = terms.map((t) =>

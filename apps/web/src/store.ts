@@ -6,6 +6,7 @@ import {
   type ReducibleEvent,
   type RegisterState,
 } from '../../../libs/protocol/state-reducer';
+import { at } from '../../../libs/core/at';
 import { call } from './api';
 import type { Message, Narrow, Reaction, ServerEvent, Subscription, User } from './types';
 import { apiNarrow, dmKey, inNarrow, narrowKey } from './narrow';
@@ -125,9 +126,9 @@ function indexOf(list: Message[], id: number): number {
   let hi = list.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const at = list[mid].id;
-    if (at === id) return mid;
-    if (at < id) lo = mid + 1;
+    const midId = at(list, mid).id;
+    if (midId === id) return mid;
+    if (midId < id) lo = mid + 1;
     else hi = mid - 1;
   }
   return -1;
@@ -497,11 +498,11 @@ export class Store {
     const fresh = this.merge(page.messages, page.since);
     const ids = new Set(fresh.map((m) => m.id));
     let keep = view.messages.filter((m) => !ids.has(m.id));
-    if (where === 'first' && !page.found_newest && fresh.length) {
+    const last = fresh.at(-1);
+    if (where === 'first' && !page.found_newest && last) {
       // Messages that came live while the first page loaded, past its end: the run must stay
       // contiguous, so they wait for the page after it (their copies stay known).
-      const last = fresh[fresh.length - 1].id;
-      keep = keep.filter((m) => m.id < last);
+      keep = keep.filter((m) => m.id < last.id);
     }
     view.messages = [...keep, ...fresh].sort(byId);
     if (where === 'first') {
@@ -560,9 +561,8 @@ export class Store {
   async reconcile(): Promise<void> {
     const view = this.view;
     if (!view) return;
-    const last = view.messages[view.messages.length - 1];
-    if (!last) return this.loadFirst(view);
-    const first = view.messages[0];
+    const [first] = view.messages;
+    if (!first) return this.loadFirst(view);
     // What the view holds, again, and what came after it.
     const page = await this.fetchPage(
       view.narrow,

@@ -10,9 +10,9 @@ function trapFocus(e: KeyboardEvent, box: HTMLElement | null, onClose: () => voi
   }
   if (e.key !== 'Tab' || !box) return;
   const items = [...box.querySelectorAll<HTMLElement>('button, input, select, textarea, a[href]')];
-  if (!items.length) return;
-  const first = items[0];
-  const last = items[items.length - 1];
+  const [first] = items;
+  const last = items.at(-1);
+  if (!first || !last) return;
   if (e.shiftKey && document.activeElement === first) {
     e.preventDefault();
     last.focus();

@@ -21,6 +21,12 @@ export function hasVisibleHistory(m: Message): boolean {
     : !!(m.last_edit_timestamp || m.last_moved_timestamp);
 }
 
+/** The server's diff spans (by class) and the element each becomes. */
+const DIFF_MARKS: [string, string][] = [
+  ['highlight_text_inserted', 'ins'],
+  ['highlight_text_deleted', 'del'],
+];
+
 /**
  * A version's content: the server's diff for an edit (Zulip's `highlight_text_inserted` and
  * `highlight_text_deleted` spans, made `<ins>` and `<del>` here, which say so to screen readers
@@ -32,10 +38,7 @@ function VersionContent({ html }: { html: string }) {
     const el = box.current;
     if (!el) return;
     el.innerHTML = safeHtml(html);
-    for (const [cls, tag] of [
-      ['highlight_text_inserted', 'ins'],
-      ['highlight_text_deleted', 'del'],
-    ])
+    for (const [cls, tag] of DIFF_MARKS)
       for (const span of el.querySelectorAll(`span.${cls}`)) {
         const mark = document.createElement(tag);
         mark.append(...span.childNodes);

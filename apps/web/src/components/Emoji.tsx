@@ -52,13 +52,13 @@ function pickerSections(query: string, catalog: EmojiCatalog | null): EmojiSecti
   ];
 }
 
-/** Where each section's first emoji is in the picker's one run of choices (the arrow keys'). */
-function firstIndexes(sections: EmojiSection[]): number[] {
+/** Each section, and where its first emoji is in the picker's one run of choices (the arrows'). */
+function placeSections(sections: EmojiSection[]): { section: EmojiSection; first: number }[] {
   let next = 0;
-  return sections.map((s) => {
+  return sections.map((section) => {
     const first = next;
-    next += s.list.length;
-    return first;
+    next += section.list.length;
+    return { section, first };
   });
 }
 
@@ -124,7 +124,7 @@ export function EmojiPicker({
 
   const sections = pickerSections(query, catalog);
   const flat = sections.flatMap((s) => s.list);
-  const firsts = firstIndexes(sections);
+  const placed = placeSections(sections);
 
   const onKeyDown = (e: KeyboardEvent) => {
     const move = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 8, ArrowUp: -8 }[e.key];
@@ -156,11 +156,11 @@ export function EmojiPicker({
         }}
       />
       <div class="emoji-grid" ref={grid}>
-        {sections.map((s, n) => (
+        {placed.map(({ section, first }) => (
           <PickerSection
-            key={s.name}
-            section={s}
-            first={firsts[n]}
+            key={section.name}
+            section={section}
+            first={first}
             active={active}
             onPick={onPick}
           />

@@ -2,6 +2,7 @@ import type { RefObject } from 'preact';
 import { memo } from 'preact/compat';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { VList, type CacheSnapshot, type VListHandle } from 'virtua';
+import { at } from '../../../../libs/core/at';
 import { call } from '../api';
 import { marksRead, messageDmKey } from '../narrow';
 import { store, type MessageView } from '../store';
@@ -49,16 +50,17 @@ export function moveSelection(delta: number | 'end' | 'start'): void {
   const view = store.view;
   const list = shown?.view === view ? shown.messages : view?.messages;
   if (!view || !list?.length) return;
-  const at = view.selected === null ? -1 : list.findIndex((m) => m.id === view.selected);
+  const current = view.selected === null ? -1 : list.findIndex((m) => m.id === view.selected);
   const index =
     delta === 'end'
       ? list.length - 1
       : delta === 'start'
         ? 0
-        : Math.max(0, Math.min(list.length - 1, (at < 0 ? list.length - 1 : at) + delta));
-  view.selected = list[index].id;
+        : Math.max(0, Math.min(list.length - 1, (current < 0 ? list.length - 1 : current) + delta));
+  const { id } = at(list, index);
+  view.selected = id;
   if (shown?.view === view) shown.handle.scrollToIndex(index, { align: 'nearest' });
-  if (marksRead(view.narrow)) markRead([list[index].id]);
+  if (marksRead(view.narrow)) markRead([id]);
   store.changed();
 }
 
@@ -127,10 +129,10 @@ function placeFirst(
     if (index >= 0) {
       handle.scrollToIndex(Math.max(0, index), { align: 'start' });
       atBottom.current = false;
-      if (view.selected === null) view.selected = messages[index].id;
+      if (view.selected === null) view.selected = at(messages, index).id;
     } else handle.scrollToIndex(count - 1, { align: 'end' });
   } else handle.scrollToIndex(count - 1, { align: 'end' });
-  if (view.selected === null) view.selected = messages[count - 1].id;
+  if (view.selected === null) view.selected = at(messages, count - 1).id;
 }
 
 /**

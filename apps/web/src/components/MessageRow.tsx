@@ -75,9 +75,12 @@ function RecipientBar({ message, me }: { message: Message; me: number }) {
 }
 
 function Reactions({ message, me }: { message: Message; me: number }) {
-  const groups = new Map<string, Reaction[]>();
-  for (const r of message.reactions)
-    groups.set(r.emoji_code, [...(groups.get(r.emoji_code) ?? []), r]);
+  const groups = new Map<string, [Reaction, ...Reaction[]]>();
+  for (const r of message.reactions) {
+    const group = groups.get(r.emoji_code);
+    if (group) group.push(r);
+    else groups.set(r.emoji_code, [r]);
+  }
   const toggle = (r: Reaction, mine: boolean) =>
     call(mine ? 'DELETE' : 'POST', `/messages/${message.id}/reactions`, {
       emoji_name: r.emoji_name,
@@ -89,7 +92,7 @@ function Reactions({ message, me }: { message: Message; me: number }) {
       {[...groups.values()].map((list) => {
         const mine = list.some((r) => r.user_id === me);
         const names = list.map((r) => store.userName(r.user_id)).join(', ');
-        const r = list[0];
+        const [r] = list;
         return (
           <button
             key={r.emoji_code}

@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
+import { at } from '../../../../libs/core/at';
 import { call } from '../api';
 import { markNarrowRead, store, type UnreadPlace } from '../store';
 import type { Message, Narrow } from '../types';
@@ -63,9 +64,9 @@ export function nextUnread(kind: 'topic' | 'dm'): Narrow | null {
             .sort((a, b) => a - b)
             .join(',')}`
         : '';
-  const at = list.findIndex(([key]) => key === hereKey);
-  const [, next] = list[(at + 1) % list.length];
-  if (at >= 0 && list.length === 1) return null;
+  const current = list.findIndex(([key]) => key === hereKey);
+  const [, next] = at(list, (current + 1) % list.length);
+  if (current >= 0 && list.length === 1) return null;
   const p = next.place;
   return 'dm' in p
     ? { kind: 'dm', userIds: p.dm.split(',').map(Number) }

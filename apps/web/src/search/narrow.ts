@@ -1,3 +1,4 @@
+import { at } from '../../../../libs/core/at';
 import type { Term } from './parse';
 
 export interface ApiTerm {
@@ -31,7 +32,7 @@ export function apiTerms(terms: Term[], lookup: Lookup): ApiTerm[] {
           .split(',')
           .map((p) => (p === 'me' ? lookup.me : lookup.userId(p.trim())));
         if (ids.every((id): id is number => id !== undefined))
-          return out(operator === 'dm' ? ids : ids[0]);
+          return out(operator === 'dm' ? ids : at(ids, 0));
         return out(operand);
       }
       default:

@@ -51,20 +51,29 @@ export function tokenize(query: string): string[] {
   return words;
 }
 
+/** A word as written `operator:operand` (`-` first negates it), or null for a plain word. */
+export function splitOperator(
+  word: string,
+): { negated: boolean; operator: string; operand: string } | null {
+  const [, sign, operator, operand] = /^(-?)([a-z-]+):(.*)$/i.exec(word) ?? [];
+  if (operator === undefined || operand === undefined) return null;
+  return { negated: sign === '-', operator, operand };
+}
+
 const unquote = (text: string) => text.replace(/"/g, '').replace(/\+/g, ' ');
 
 export function parseQuery(query: string): Term[] {
   const terms: Term[] = [];
   const words: string[] = [];
   for (const token of tokenize(query)) {
-    const match = /^(-?)([a-z-]+):(.*)$/i.exec(token);
-    const operator = match && (ALIASES[match[2].toLowerCase()] ?? match[2].toLowerCase());
-    if (match && operator && (OPERATORS as readonly string[]).includes(operator) && match[3]) {
-      const operand = unquote(match[3]);
+    const word = splitOperator(token);
+    const operator = word && (ALIASES[word.operator.toLowerCase()] ?? word.operator.toLowerCase());
+    if (word && operator && (OPERATORS as readonly string[]).includes(operator) && word.operand) {
+      const operand = unquote(word.operand);
       terms.push({
         operator,
         operand: operator === 'is' && operand === 'private' ? 'dm' : operand,
-        negated: match[1] === '-',
+        negated: word.negated,
       });
     } else words.push(unquote(token));
   }

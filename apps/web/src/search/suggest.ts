@@ -1,4 +1,12 @@
-import { HAS_OPERANDS, IS_OPERANDS, parseQuery, quoteOperand, tokenize, type Term } from './parse';
+import {
+  HAS_OPERANDS,
+  IS_OPERANDS,
+  parseQuery,
+  quoteOperand,
+  splitOperator,
+  tokenize,
+  type Term,
+} from './parse';
 
 /** What suggestions are drawn from: the channels, topics and people the reader knows. */
 export interface Directory {
@@ -23,7 +31,7 @@ const OPERATOR_HINTS: [string, string][] = [
   ['is:', 'is: starred, mentioned, unread, dm, resolved'],
 ];
 
-const IS_LABELS: Record<string, string> = {
+const IS_LABELS: Record<(typeof IS_OPERANDS)[number], string> = {
   starred: 'Starred messages',
   mentioned: 'Messages that mention you',
   unread: 'Unread messages',
@@ -64,11 +72,11 @@ export function suggest(query: string, dir: Directory, limit = 8): Suggestion[] 
   };
 
   if (query.trim()) add(last, `Search for ${query.trim()}`);
-  const op = /^(-?)([a-z-]+):(.*)$/i.exec(last);
+  const op = splitOperator(last);
   if (op) {
-    const [, neg, operator, typedRaw] = op;
-    const typed = typedRaw.replace(/"/g, '').toLowerCase();
-    const name = operator.toLowerCase();
+    const neg = op.negated ? '-' : '';
+    const typed = op.operand.replace(/"/g, '').toLowerCase();
+    const name = op.operator.toLowerCase();
     if (name === 'channel' || name === 'stream')
       for (const c of dir.channels)
         if (matches(c.name, typed))

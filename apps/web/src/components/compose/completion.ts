@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { at } from '../../../../../libs/core/at';
 import { emojiMatches, type EmojiChoice } from '../../emoji';
 import { store } from '../../store';
 
@@ -19,24 +20,24 @@ export interface Suggestions {
 /** What the word before the caret asks to complete: `@name` or `:emoji`. */
 function suggestionsFor(text: string, caret: number): Suggestions | null {
   const before = text.slice(0, caret);
-  const mention = /(^|\s)@([\p{L}\p{N}_.-]*)$/u.exec(before);
-  if (mention) {
-    const q = mention[2].toLowerCase();
+  const [, mention] = /(?:^|\s)@([\p{L}\p{N}_.-]*)$/u.exec(before) ?? [];
+  if (mention !== undefined) {
+    const q = mention.toLowerCase();
     const list = [...store.users.values()]
       .filter((u) => u.is_active !== false && u.full_name.toLowerCase().includes(q))
       .slice(0, 8)
       .map((u) => ({ key: `u${u.user_id}`, label: u.full_name, insert: `@**${u.full_name}** ` }));
-    return { start: caret - mention[2].length - 1, list };
+    return { start: caret - mention.length - 1, list };
   }
-  const emoji = /(^|\s):([a-z0-9_+-]{2,})$/.exec(before);
-  if (emoji) {
-    const list = emojiMatches(emoji[2]).map((c) => ({
+  const [, emoji] = /(?:^|\s):([a-z0-9_+-]{2,})$/.exec(before) ?? [];
+  if (emoji !== undefined) {
+    const list = emojiMatches(emoji).map((c) => ({
       key: `e${c.name}`,
       label: `:${c.name}:`,
       emoji: c,
       insert: `:${c.name}: `,
     }));
-    return { start: caret - emoji[2].length - 1, list };
+    return { start: caret - emoji.length - 1, list };
   }
   return null;
 }
@@ -69,7 +70,7 @@ export function useCompletion(): Completion {
     }
     if (e.key === 'Enter' || e.key === 'Tab') {
       e.preventDefault();
-      pick(suggest.list[selected]);
+      pick(at(suggest.list, selected));
       return true;
     }
     if (e.key === 'Escape') {
