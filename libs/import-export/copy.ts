@@ -18,7 +18,7 @@ function encode(value: CopyValue): string {
         ? value
         : JSON.stringify(value);
   // eslint-disable-next-line no-control-regex -- NUL cannot be stored in text columns at all
-  return text.replace(/\u0000/g, '').replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]);
+  return text.replace(/\u0000/g, '').replace(/[\\\t\n\r]/g, (c) => ESCAPES[c] ?? c);
 }
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };

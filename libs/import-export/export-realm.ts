@@ -5,6 +5,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import * as tar from 'tar';
+import { at } from '../core/at';
 import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
 import { decryptApiKey } from '../domain/users/api-keys';
@@ -133,7 +134,7 @@ async function* pagedRows(
     );
     for (const row of rows) yield toRecord(spec, columns, row);
     if (rows.length < PAGE) return;
-    after = rows[rows.length - 1].id as number;
+    after = at(rows, rows.length - 1).id as number;
   }
 }
 
@@ -255,7 +256,7 @@ async function writeRealmJson(
     `SELECT count(*)::int AS n FROM messages t WHERE t.realm_id = $1 AND ${scope.messages}`,
     [realmId],
   );
-  return { users: users.length, messages: count.rows[0].n };
+  return { users: users.length, messages: at(count.rows, 0).n };
 }
 
 /** The organization's users, each with its API key. */
@@ -398,7 +399,7 @@ async function writeMessages(
   for (;;) {
     const { rows } = await client.query<Row>(`FETCH ${MESSAGES_PER_FILE} FROM export_messages`);
     if (rows.length === 0) break;
-    const um = await userMessagesUpTo(rows[rows.length - 1].id as number);
+    const um = await userMessagesUpTo(at(rows, rows.length - 1).id as number);
     fileNumber += 1;
     const out = new JsonWriter(path.join(dir, messageFileName(fileNumber)));
     await out.write('{\n');

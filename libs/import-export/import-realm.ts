@@ -37,9 +37,10 @@ export interface ImportRealmInput {
 
 /** The directory holding the input: the unpacked root, or its one subdirectory. */
 async function rootOf(dir: string): Promise<string> {
-  const names = await readdir(dir);
-  if (names.length === 1 && (await stat(path.join(dir, names[0]))).isDirectory()) {
-    return path.join(dir, names[0]);
+  const [only, ...others] = await readdir(dir);
+  if (only !== undefined && others.length === 0) {
+    const sub = path.join(dir, only);
+    if ((await stat(sub)).isDirectory()) return sub;
   }
   return dir;
 }

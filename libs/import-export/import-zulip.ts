@@ -5,6 +5,7 @@ import type { PoolClient } from 'pg';
 import { chain } from 'stream-chain';
 import { parser } from 'stream-json';
 import { streamObject } from 'stream-json/streamers/StreamObject';
+import { at } from '../core/at';
 import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
 import { attachmentKey } from '../domain/attachments/storage';
@@ -125,7 +126,13 @@ async function readRealmJson(dir: string): Promise<Tables> {
   return tables;
 }
 
-async function readMessageFile(dir: string, name: string): Promise<Tables> {
+/** A messages file's two tables. */
+interface MessageFile {
+  messages: Row[];
+  userMessages: Row[];
+}
+
+async function readMessageFile(dir: string, name: string): Promise<MessageFile> {
   const file = path.join(dir, name);
   const info = await stat(file);
   if (info.size > MAX_JSON_FILE_BYTES) throw new ImportError(name, 'larger than 1 GiB');
@@ -137,15 +144,15 @@ async function readMessageFile(dir: string, name: string): Promise<Tables> {
   }
   if (!parsed || typeof parsed !== 'object') throw new ImportError(name, 'not a JSON object');
   const tables = parsed as Tables;
-  for (const key of [MESSAGES.zulip, USER_MESSAGES.zulip]) {
+  const table = (key: string): Row[] => {
     const rows = tables[key] ?? [];
     if (!Array.isArray(rows)) throw new ImportError(name, `${key} is not a list`);
     rows.forEach((r, i) => {
       if (!r || typeof r !== 'object') throw new ImportError(name, 'not an object', `${key}[${i}]`);
     });
-    tables[key] = rows;
-  }
-  return tables;
+    return rows;
+  };
+  return { messages: table(MESSAGES.zulip), userMessages: table(USER_MESSAGES.zulip) };
 }
 
 /** A path from a records.json: relative, plain segments only. */
@@ -222,7 +229,7 @@ async function addSearchVectors(helper: PoolClient, prepared: PreparedRows): Pro
     [column('subject'), column('content')],
   );
   prepared.columns.push('search_tsv');
-  prepared.rows.forEach((row, i) => row.push(rows[i].v));
+  prepared.rows.forEach((row, i) => row.push(at(rows, i).v));
 }
 
 /** Zulip keeps a named group's fields in zerver_namedusergroup, keyed by its UserGroup's id. */
@@ -259,6 +266,11 @@ class ImportRun {
     private readonly subdomain: string,
     private readonly progress: ProgressReporter,
   ) {}
+
+  /** The organization's record (importZulipExport checked that realm.json holds one). */
+  private get realm(): Row {
+    return at(this.data[REALM.zulip] ?? [], 0);
+  }
 
   private async columnsOf(table: string): Promise<Column[]> {
     let cols = this.columns.get(table);
@@ -339,10 +351,10 @@ class ImportRun {
         if (typeof r.id !== 'number' || !Number.isInteger(r.id)) {
           throw new ImportError('realm.json', 'id is not an integer', `${spec.zulip}[${i}]`);
         }
-        this.maps.set(spec.zulip, r.id, ids[i]);
+        this.maps.set(spec.zulip, r.id, at(ids, i));
       });
     }
-    this.oldRealmId = data[REALM.zulip][0].id as number;
+    this.oldRealmId = this.realm.id as number;
     this.realmId = this.maps.get(REALM.zulip, this.oldRealmId) as number;
   }
 
@@ -350,7 +362,7 @@ class ImportRun {
   private async loadOrganizationTables(): Promise<void> {
     const { client, data } = this;
     const lateRealm: Record<string, number | null> = {};
-    await this.load(REALM, data[REALM.zulip], {
+    await this.load(REALM, [this.realm], {
       late: REALM_LATE_REFS,
       onLate: (_id, column, value) => (lateRealm[column] = value),
       computed: { string_id: () => this.subdomain },
@@ -537,8 +549,9 @@ class ImportRun {
     hooks: LoadHooks,
     file: string,
   ): Promise<PreparedRows> {
-    if (records.length === 0) return { spec, file, columns: [], rows: [] };
-    const plan = await this.plan(spec, records[0]);
+    const [sample] = records;
+    if (sample === undefined) return { spec, file, columns: [], rows: [] };
+    const plan = await this.plan(spec, sample);
     this.countIgnored(spec, records, plan);
     const rows: CopyValue[][] = [];
     records.forEach((r, i) => {
@@ -573,7 +586,12 @@ class ImportRun {
       }
       const keys = [fieldName(spec, column.name), ...(spec.aliases?.[column.name] ?? [])];
       if (!keys.some((k) => k in sample)) continue;
-      planned.push({ column, keys, kind: column.name in spec.refs ? 'ref' : 'value' });
+      const target = spec.refs[column.name];
+      planned.push(
+        target === undefined
+          ? { column, keys, kind: 'value' }
+          : { column, keys, kind: 'ref', target },
+      );
     }
     return planned;
   }
@@ -629,11 +647,12 @@ class ImportRun {
           values.push(null);
           continue;
         }
-        const target = spec.refs[name];
+        const { target } = p;
+        const local = hooks.local?.[target];
         const mapped = hooks.keep?.has(target)
           ? (raw as number)
-          : hooks.local?.[target]
-            ? hooks.local[target].get(raw as number)
+          : local
+            ? local.get(raw as number)
             : this.maps.get(target, raw as number);
         if (hooks.late && name in hooks.late) {
           hooks.onLate?.(newId as number, name, mapped ?? null);
@@ -700,7 +719,8 @@ class ImportRun {
       .sort();
     const helper = await sqlPool(this.ctx).connect();
     const prepare = (n: number) => {
-      const prepared = n < files.length ? this.prepareMessages(files[n], helper) : null;
+      const name = files[n];
+      const prepared = name === undefined ? null : this.prepareMessages(name, helper);
       // Awaited in its turn; a failure before then is not an unhandled rejection.
       prepared?.catch(() => undefined);
       return prepared;
@@ -732,8 +752,8 @@ class ImportRun {
    * vectors (by `helper`, another connection).
    */
   private async prepareMessages(name: string, helper: PoolClient): Promise<PreparedMessages> {
-    const tables = await readMessageFile(this.options.dir, name);
-    const records = tables[MESSAGES.zulip];
+    const file = await readMessageFile(this.options.dir, name);
+    const records = file.messages;
     records.forEach((r, i) => {
       if (typeof r.id !== 'number' || !Number.isInteger(r.id)) {
         throw new ImportError(name, 'id is not an integer', `${MESSAGES.zulip}[${i}]`);
@@ -741,7 +761,7 @@ class ImportRun {
     });
     const ids = await allocateIds(helper, MESSAGES.table, records.length);
     const local = new Map<number, number>();
-    records.forEach((r, i) => local.set(r.id as number, ids[i]));
+    records.forEach((r, i) => local.set(r.id as number, at(ids, i)));
     for (const r of records) {
       r.content = this.rewriteLinks(r.content);
       r.rendered_content = this.remapRendered(this.rewriteLinks(r.rendered_content));
@@ -764,7 +784,7 @@ class ImportRun {
     const loaded = records.filter((r) => this.messageLoaded(r));
     // A skipped message's rows go with it (the message was reported once already).
     const kept = new Set(loaded.map((r) => r.id as number));
-    const um = tables[USER_MESSAGES.zulip].filter((r) => kept.has(r.message as number));
+    const um = file.userMessages.filter((r) => kept.has(r.message as number));
     if (this.options.markRead) {
       for (const r of um) r.flags_mask = Number(r.flags_mask ?? r.flags ?? 0) | 1;
     }
@@ -810,12 +830,13 @@ class ImportRun {
    * the message id map, which lives in PostgreSQL rather than in this process.
    */
   private async loadViaMessageMap(spec: TableSpec, records: Row[]): Promise<number> {
-    if (records.length === 0) return 0;
+    const [sample] = records;
+    if (sample === undefined) return 0;
     const staging = `import_${spec.table}`;
     await this.client.query(
       `CREATE TEMP TABLE ${staging} (LIKE "${spec.table}" INCLUDING DEFAULTS) ON COMMIT DROP`,
     );
-    const plan = await this.plan(spec, records[0]);
+    const plan = await this.plan(spec, sample);
     this.countIgnored(spec, records, plan);
     // The message reference is kept as written, to be joined against the map.
     const hooks: LoadHooks = {
@@ -843,7 +864,8 @@ class ImportRun {
       `SELECT count(*)::int AS n FROM ${staging} s
         LEFT JOIN import_message_ids m ON m.old_id = s.message_id WHERE m.new_id IS NULL`,
     );
-    for (let i = 0; i < lost.rows[0].n; i++) {
+    const lostCount = at(lost.rows, 0).n;
+    for (let i = 0; i < lostCount; i++) {
       this.lacking('realm.json', spec.zulip, 'names a message the export lacks');
     }
     const select = cols.map((c) => (c === 'message_id' ? 'm.new_id' : `s."${c}"`)).join(', ');
@@ -954,11 +976,10 @@ interface PreparedMessages {
   userMessages: PreparedRows;
 }
 
-interface Planned {
-  column: Column;
-  keys: string[];
-  kind: 'id' | 'computed' | 'ref' | 'value';
-}
+/** A column a table's records fill, and from which fields; a reference, from which table's ids. */
+type Planned = { column: Column; keys: string[] } & (
+  { kind: 'id' | 'computed' | 'value' } | { kind: 'ref'; target: string }
+);
 
 interface LoadHooks {
   computed?: Record<string, (record: Row, index: number) => unknown>;

@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import { at } from '../core/at';
 import type { CopyValue } from './copy';
 import { ImportError } from './errors';
 
@@ -27,7 +28,7 @@ export class DeferredKeyChecks {
     const { rows } = await client.query<{ allowed: boolean }>(
       `SELECT has_parameter_privilege('session_replication_role', 'SET') AS allowed`,
     );
-    const deferred = rows[0].allowed;
+    const deferred = at(rows, 0).allowed;
     if (deferred) await client.query('SET LOCAL session_replication_role = replica');
     return new DeferredKeyChecks(deferred);
   }
@@ -59,16 +60,18 @@ export class DeferredKeyChecks {
         `SELECT count(*)::int AS n FROM "${table}" WHERE id = ANY($1::int[])`,
         [[...ids]],
       );
-      if (rows[0].n !== ids.size) {
-        throw new ImportError('messages', `messages name ${ids.size - rows[0].n} missing ${table}`);
+      const found = at(rows, 0).n;
+      if (found !== ids.size) {
+        throw new ImportError('messages', `messages name ${ids.size - found} missing ${table}`);
       }
     }
     const lost = await client.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM ${messageMap} i
         WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = i.new_id)`,
     );
-    if (lost.rows[0].n > 0) {
-      throw new ImportError('messages', `${lost.rows[0].n} messages were not written`);
+    const unwritten = at(lost.rows, 0).n;
+    if (unwritten > 0) {
+      throw new ImportError('messages', `${unwritten} messages were not written`);
     }
   }
 }

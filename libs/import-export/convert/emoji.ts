@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { at } from '../../core/at';
 import { emojiCodeForName, emojiNameForCode } from '../../markdown';
 
 interface IamcalEmoji {
@@ -30,7 +31,7 @@ function iamcalCodes(): Map<string, string> {
  * `name::skin-tone-2`, dropped as Zulip's importer drops them), or undefined.
  */
 export function unicodeEmoji(name: string): { name: string; code: string } | undefined {
-  const base = name.split('::')[0];
+  const base = at(name.split('::'), 0);
   const code = iamcalCodes().get(base) ?? emojiCodeForName(base);
   if (!code) return undefined;
   const zulipName = emojiNameForCode(code);

@@ -1,5 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { at } from '../../core/at';
 import { Role, type RoleCode } from '../../domain/users/roles';
 import { ImportError } from '../errors';
 import type { ProgressReporter } from '../progress';
@@ -30,6 +31,11 @@ export interface MattermostOptions {
 
 export const MATTERMOST_TOPIC = 'imported from mattermost';
 
+const POST_FIELDS: ReadonlySet<string> = new Set(
+  'team channel user message props create_at edit_at flagged_by replies reactions attachments type is_pinned channel_members'.split(
+    ' ',
+  ),
+);
 const KNOWN: Record<string, ReadonlySet<string>> = {
   team: new Set('name display_name type description allow_open_invite scheme'.split(' ')),
   channel: new Set('team name display_name type header purpose scheme deleted_at'.split(' ')),
@@ -39,11 +45,7 @@ const KNOWN: Record<string, ReadonlySet<string>> = {
     ),
   ),
   bot: new Set('username display_name owner description delete_at'.split(' ')),
-  post: new Set(
-    'team channel user message props create_at edit_at flagged_by replies reactions attachments type is_pinned channel_members'.split(
-      ' ',
-    ),
-  ),
+  post: POST_FIELDS,
   direct_channel: new Set('members favorited_by header shown_by'.split(' ')),
   emoji: new Set(['name', 'image']),
 };
@@ -57,8 +59,8 @@ const words = (v: unknown): string[] => (str(v) ?? '').split(/\s+/).filter(Boole
 
 /** The one JSON Lines file at the export's root. */
 export async function mattermostFile(dir: string): Promise<string | null> {
-  const names = (await readdir(dir)).filter((n) => n.endsWith('.jsonl')).sort();
-  return names.length ? path.join(dir, names[0]) : null;
+  const [first] = (await readdir(dir)).filter((n) => n.endsWith('.jsonl')).sort();
+  return first === undefined ? null : path.join(dir, first);
 }
 
 export class MattermostConverter {
@@ -130,7 +132,7 @@ export class MattermostConverter {
       const type = str(record.type);
       if (type === 'post' || type === 'direct_post') {
         const body = object(record[type]);
-        this.report.fields(type, body, KNOWN.post);
+        this.report.fields(type, body, POST_FIELDS);
         await this.post(type, body, `line ${line}`);
       }
       if (seen % 1000 === 0) this.options.progress({ stage: 'mattermost lines', done: seen });
@@ -147,13 +149,14 @@ export class MattermostConverter {
       }
       return wanted;
     }
-    if (teams.length !== 1) {
+    const [only, ...others] = teams;
+    if (only === undefined || others.length > 0) {
       throw new ImportError(
         this.file,
         `holds ${teams.length} teams (${teams.join(', ')}): choose one with --team`,
       );
     }
-    return teams[0];
+    return only;
   }
 
   private teamEntry(user: JsonRecord): JsonRecord | undefined {
@@ -273,7 +276,7 @@ export class MattermostConverter {
   private readDirectChannels(directs: JsonRecord[]) {
     for (const d of directs) {
       const members = this.members(list(d.members), `line ${String(d._line)}`);
-      if (members && members.length > 2) this.writer.directRecipient(members[0], members);
+      if (members && members.length > 2) this.writer.directRecipient(at(members, 0), members);
     }
   }
 
@@ -370,7 +373,7 @@ export class MattermostConverter {
     await this.message(body, record, place);
     replies.sort((a, b) => Number(a.create_at) - Number(b.create_at));
     for (const [i, reply] of replies.entries()) {
-      this.report.fields('reply', reply, KNOWN.post);
+      this.report.fields('reply', reply, POST_FIELDS);
       await this.message(reply, `${record} replies[${i}]`, place);
     }
   }

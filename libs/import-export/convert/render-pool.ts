@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { at } from '../../core/at';
 import type { RenderedMarkdown } from '../../markdown';
 import type { RenderAdditions, RenderReply, RenderRequest, RenderSeen } from './render-tables';
 
@@ -72,7 +73,7 @@ export class RenderPool {
     contents: string[],
     seen: RenderSeen[],
   ): Promise<RenderedMarkdown[]> {
-    const thread = this.threads[this.nextThread];
+    const thread = at(this.threads, this.nextThread);
     this.nextThread = (this.nextThread + 1) % this.threads.length;
     const id = this.nextId++;
     const request: RenderRequest = {

@@ -1,4 +1,5 @@
 import { parentPort } from 'node:worker_threads';
+import { at } from '../../core/at';
 import { renderMarkdown } from '../../markdown';
 import { RenderTables, type RenderReply, type RenderRequest } from './render-tables';
 
@@ -14,7 +15,7 @@ async function handle(request: RenderRequest): Promise<RenderReply> {
     tables.add(request.added);
     const results = [];
     for (const [i, content] of request.contents.entries()) {
-      results.push(await renderMarkdown(content, tables.context(request.seen[i])));
+      results.push(await renderMarkdown(content, tables.context(at(request.seen, i))));
     }
     return { id: request.id, results };
   } catch (err) {

@@ -5,6 +5,8 @@
  * `~strike~` `~~strike~~`. Code spans and blocks are left as they are.
  */
 
+import { at } from '../../core/at';
+
 export interface MrkdwnNames {
   /** The Zulip full name of a Slack user id, if the workspace has that user. */
   user(slackId: string): string | undefined;
@@ -31,7 +33,7 @@ function angle(body: string, names: MrkdwnNames): string {
     return name ? `#**${name}**` : `#${target.slice(1)}`;
   }
   if (target.startsWith('!')) {
-    const special = target.slice(1).split('^')[0];
+    const special = at(target.slice(1).split('^'), 0);
     if (special === 'here' || special === 'channel' || special === 'everyone') return '@**all**';
     if (special.startsWith('subteam')) return label ? `@${label.replace(/^@/, '')}` : '';
     if (special.startsWith('date')) return label ?? '';
@@ -57,19 +59,23 @@ const BOLD = emphasis('*');
 const ITALIC = emphasis('_');
 const STRIKE = emphasis('~');
 
+/** A `<...>` of Slack's, or a mark the message itself holds. */
+const ANGLE_OR_MARK = new RegExp(`<([^<>\\n]+)>|${MARK}`, 'g');
+
 function convertProse(text: string, names: MrkdwnNames): string {
   const converted: string[] = [];
-  const withMarks = text.replace(/<([^<>\n]+)>/g, (_, body: string) => {
-    converted.push(angle(body, names));
+  // A mark the message itself holds is stood for too (by itself): every mark, number and mark
+  // left in the text is then one of these.
+  const withMarks = text.replace(ANGLE_OR_MARK, (whole, body: string | undefined) => {
+    converted.push(body === undefined ? whole : angle(body, names));
     return `${MARK}${converted.length - 1}${MARK}`;
   });
   const formatted = withMarks
     .replace(BOLD, '$1**$2**')
     .replace(ITALIC, '$1*$2*')
     .replace(STRIKE, '$1~~$2~~');
-  return unescape(formatted).replace(
-    new RegExp(`${MARK}(\\d+)${MARK}`, 'g'),
-    (_, i: string) => converted[Number(i)],
+  return unescape(formatted).replace(new RegExp(`${MARK}(\\d+)${MARK}`, 'g'), (_, i: string) =>
+    at(converted, Number(i)),
   );
 }
 

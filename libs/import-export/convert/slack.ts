@@ -1,5 +1,6 @@
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { at } from '../../core/at';
 import type { Config } from '../../core/config';
 import { Role, type RoleCode } from '../../domain/users/roles';
 import { ImportError } from '../errors';
@@ -47,7 +48,7 @@ const SKIPPED_SUBTYPES = new Set([
 const ME_SUBTYPES = new Set(['bot_add', 'sh_room_created', 'me_message']);
 
 /** Fields known to Slack's export, used or deliberately left behind; others are counted. */
-const KNOWN: Record<string, ReadonlySet<string>> = {
+const KNOWN = {
   user: new Set(
     'id team_id name deleted color real_name tz tz_label tz_offset profile is_admin is_owner is_primary_owner is_restricted is_ultra_restricted is_bot is_app_user updated is_email_confirmed who_can_share_contact_card enterprise_user is_invited_user is_connector_bot is_workflow_bot'.split(
       ' ',
@@ -64,7 +65,10 @@ const KNOWN: Record<string, ReadonlySet<string>> = {
       ' ',
     ),
   ),
-};
+} satisfies Record<string, ReadonlySet<string>>;
+
+/** Profile fields Slack keeps for everyone: key in `profile`, and the Zulip field's name. */
+const FIXED_PROFILE_FIELDS: Record<string, string> = { phone: 'Phone number', skype: 'Skype' };
 
 interface Conversation {
   kind: 'channel' | 'dm' | 'mpim';
@@ -221,10 +225,7 @@ export class SlackConverter {
    * Slack id since the export does not hold their names.
    */
   private profileValues(user: number, profile: JsonRecord) {
-    for (const [key, name] of [
-      ['phone', 'Phone number'],
-      ['skype', 'Skype'],
-    ]) {
+    for (const [key, name] of Object.entries(FIXED_PROFILE_FIELDS)) {
       const value = str(profile[key])?.trim();
       if (value) this.writer.setProfileValue(user, this.writer.profileField(name), value);
     }
@@ -267,7 +268,7 @@ export class SlackConverter {
         }
         this.fetched += 1;
       }
-      const extension = path.extname(local.get(name) ?? url.split(/[?#]/)[0]);
+      const extension = path.extname(local.get(name) ?? at(url.split(/[?#]/), 0));
       await this.writer.addRealmEmoji(name, source, extension || '.png');
     }
   }
@@ -319,11 +320,12 @@ export class SlackConverter {
       if (!folder) throw new ImportError(name, 'no id or name', `[${index}]`);
       const slackMembers = list(record.members).map(String);
       const members = this.memberIds(name, `[${index}]`, slackMembers);
-      if (members.length === 0) continue;
+      const [first] = members;
+      if (first === undefined) continue;
       this.conversations.set(folder, {
         kind,
         folder,
-        recipient: kind === 'mpim' ? this.writer.directRecipient(members[0], members) : 0,
+        recipient: kind === 'mpim' ? this.writer.directRecipient(first, members) : 0,
         members,
         slackMembers,
       });

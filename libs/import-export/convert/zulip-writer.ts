@@ -1,6 +1,7 @@
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { at } from '../../core/at';
 import type {
   LinkableStream,
   MentionableUser,
@@ -241,7 +242,7 @@ export class ZulipExportWriter {
   }
 
   fullName(user: number): string {
-    return this.users[user - 1].full_name as string;
+    return at(this.users, user - 1).full_name as string;
   }
 
   addChannel(channel: NewChannel): { id: number; recipient: number } {
@@ -287,11 +288,9 @@ export class ZulipExportWriter {
    */
   directRecipient(sender: number, members: number[]): number {
     const unique = [...new Set([sender, ...members])].sort((a, b) => a - b);
-    if (unique.length === 1) return this.personalRecipient.get(sender) as number;
-    if (unique.length === 2) {
-      const other = unique[0] === sender ? unique[1] : unique[0];
-      return this.personalRecipient.get(other) as number;
-    }
+    const [other, ...more] = unique.filter((u) => u !== sender);
+    if (other === undefined) return this.personalRecipient.get(sender) as number;
+    if (more.length === 0) return this.personalRecipient.get(other) as number;
     const key = unique.join(',');
     const known = this.dmGroupByMembers.get(key);
     if (known !== undefined) return known;
@@ -429,7 +428,7 @@ export class ZulipExportWriter {
     const messages: Row[] = [];
     const userMessages: Row[] = [];
     batch.forEach(({ id, message }, i) => {
-      const r = rendered[i];
+      const r = at(rendered, i);
       messages.push({
         id,
         realm: REALM_ID,
@@ -534,7 +533,7 @@ export class ZulipExportWriter {
     }));
     const nesting = SYSTEM_GROUP_NAMES.slice(1).map((name, i) => ({
       supergroup: this.group(name),
-      subgroup: this.group(SYSTEM_GROUP_NAMES[i]),
+      subgroup: this.group(at(SYSTEM_GROUP_NAMES, i)),
     }));
     const realm = {
       zerver_realm: [
