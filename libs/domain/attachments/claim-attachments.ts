@@ -20,13 +20,13 @@ const unescapeAttribute = (value: string) =>
 /** Path IDs of this server's uploads that rendered message HTML links (Zulip's potential_attachment_path_ids). */
 export function linkedUploadPathIds(html: string): string[] {
   const found = new Set<string>();
-  for (const [, raw] of html.matchAll(ATTRIBUTE)) {
-    const match = UPLOAD_LINK.exec(unescapeAttribute(raw));
-    if (!match) continue;
+  for (const [, raw = ''] of html.matchAll(ATTRIBUTE)) {
+    const [, pathId] = UPLOAD_LINK.exec(unescapeAttribute(raw)) ?? [];
+    if (pathId === undefined) continue;
     try {
-      found.add(decodeURIComponent(match[1]));
+      found.add(decodeURIComponent(pathId));
     } catch {
-      found.add(match[1]);
+      found.add(pathId);
     }
   }
   return [...found];

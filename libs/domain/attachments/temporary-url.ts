@@ -42,7 +42,10 @@ export async function fileForTemporaryUrl(
 ): Promise<ServableFile> {
   const invalid = () => badRequest('Invalid token');
   const [encodedPath, expiresText, sig, ...rest] = token.split('.');
-  if (!sig || rest.length || !/^\d+$/.test(expiresText)) throw invalid();
+  if (encodedPath === undefined || expiresText === undefined || !sig || rest.length) {
+    throw invalid();
+  }
+  if (!/^\d+$/.test(expiresText)) throw invalid();
   const pathId = Buffer.from(encodedPath, 'base64url').toString('utf8');
   const expires = Number(expiresText);
   const expected = Buffer.from(signature(ctx.config.secretKey, pathId, expires));

@@ -5,6 +5,7 @@ import type { AppContext } from '../../core/context';
 import { attachmentDicts, notifyAttachment, uploadSpaceUsed } from './format-attachment';
 import { uploadStore } from '../../storage/upload-store';
 import { attachmentKey, newPathId, uploadUrl } from './storage';
+import { at } from '../../core/at';
 
 /** A file the HTTP layer has spooled to disk, not yet checked. */
 export interface SpooledFile {
@@ -51,9 +52,9 @@ export async function uploadFile(
   input: { actor: User; realm: Realm; files: SpooledFile[] },
 ): Promise<UploadedFile> {
   const { actor, realm, files } = input;
-  if (files.length === 0) throw badRequest('You must specify a file to upload');
-  if (files.length !== 1) throw badRequest('You may only upload one file at a time');
-  const [file] = files;
+  const [file, ...others] = files;
+  if (!file) throw badRequest('You must specify a file to upload');
+  if (others.length) throw badRequest('You may only upload one file at a time');
   const maxMib = ctx.config.maxFileUploadSizeMib;
   if (file.size > maxMib * 1024 * 1024) throw fileTooLarge(maxMib);
   if (realm.uploadQuotaGb !== null) {
@@ -79,7 +80,7 @@ export async function uploadFile(
           contentType,
         },
       });
-      const [dict] = await attachmentDicts(tx, { id: row.id });
+      const dict = at(await attachmentDicts(tx, { id: row.id }), 0);
       await notifyAttachment(tx, events, actor, 'add', dict);
     });
   } catch (err) {

@@ -5,6 +5,7 @@ import { realmEmailRule } from '../realm-domains/email-restrictions';
 import { createUser } from '../users/create-user';
 import { Role } from '../users/roles';
 import { normalizeEmail } from '../users/validate';
+import { at } from '../../core/at';
 
 /** What an external provider vouched for, after its own checks passed. */
 export interface ExternalIdentity {
@@ -55,7 +56,7 @@ export async function externalLogin(
   const { user } = await createUser(ctx, {
     realm,
     email,
-    fullName: identity.fullName.trim() || email.split('@')[0],
+    fullName: identity.fullName.trim() || at(email.split('@'), 0),
     role: Role.MEMBER,
   });
   return ctx.db.user.update({ where: { id: user.id }, data: { lastLogin: new Date() } });

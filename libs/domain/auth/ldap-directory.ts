@@ -123,7 +123,8 @@ export class Directory {
       if (err instanceof SizeLimitExceededError) return null;
       throw new LdapUnavailable(`LDAP search failed: ${(err as Error).message}`);
     }
-    return entries.length === 1 ? entries[0] : null;
+    const [entry, ...others] = entries;
+    return entry && others.length === 0 ? entry : null;
   }
 
   /** The person who signs in as `username` (already in loginUsername's form), or null. */

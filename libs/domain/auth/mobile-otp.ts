@@ -1,4 +1,5 @@
 import { API_KEY_LENGTH } from '../users/api-keys';
+import { at } from '../../core/at';
 
 /**
  * Zulip's mobile sign-in (zerver/lib/mobile_auth_otp.py): the app sends a one-time pad of
@@ -12,8 +13,8 @@ export function otpEncryptApiKey(apiKey: string, otp: string): string {
   const hexKey = Buffer.from(apiKey, 'ascii').toString('hex');
   if (hexKey.length !== otp.length) throw new Error('one-time pad and API key lengths differ');
   let out = '';
-  for (let i = 0; i < hexKey.length; i++) {
-    out += (parseInt(hexKey[i], 16) ^ parseInt(otp[i], 16)).toString(16);
+  for (const [i, digit] of [...hexKey].entries()) {
+    out += (parseInt(digit, 16) ^ parseInt(at(otp, i), 16)).toString(16);
   }
   return out;
 }

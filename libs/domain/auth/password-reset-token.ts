@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { User } from '../../../generated/prisma/client';
+import { at } from '../../core/at';
 
 /**
  * Password reset links, as Django's PasswordResetTokenGenerator makes Zulip's: nothing is stored.
@@ -60,8 +61,8 @@ export function resetTokenValid(check: {
   const now = check.nowSeconds ?? Math.floor(Date.now() / 1000);
   const match = /^([0-9a-z]{1,10})-([0-9a-f]{40})$/.exec(check.token);
   if (!match) return false;
-  const issuedAt = parseInt(match[1], 36);
+  const issuedAt = parseInt(at(match, 1), 36);
   if (issuedAt > now + 60 || now - issuedAt > check.timeoutSeconds) return false;
   const expected = Buffer.from(mac(check.secretKey, check.user, issuedAt));
-  return timingSafeEqual(expected, Buffer.from(match[2]));
+  return timingSafeEqual(expected, Buffer.from(at(match, 2)));
 }

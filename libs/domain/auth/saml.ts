@@ -58,6 +58,8 @@ function serviceProvider(
 /** The SP metadata the IdP's administrator imports (Zulip's /saml/metadata.xml). */
 export function samlMetadata(ctx: AppContext, saml: SamlConfig, realmUrl: string): string {
   const [idp] = saml.idps;
+  // SOCIAL_AUTH_SAML_ENABLED_IDPS may be `{}`: SAML on, but no IdP to describe the SP against.
+  if (!idp) throw new Error('SOCIAL_AUTH_SAML_ENABLED_IDPS names no SAML IdP');
   return serviceProvider(ctx, { saml, idp, realmUrl }).generateServiceProviderMetadata(
     null,
     saml.spPublicCert,

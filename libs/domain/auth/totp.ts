@@ -46,6 +46,7 @@ export function encryptTotpSecret(secret: string, serverSecret: string): string 
 
 export function decryptTotpSecret(stored: string, serverSecret: string): string {
   const [iv, tag, body] = stored.split('.').map((part) => Buffer.from(part, 'base64url'));
+  if (!iv || !tag || !body) throw new Error('malformed encrypted TOTP secret');
   const decipher = createDecipheriv('aes-256-gcm', secretKey(serverSecret), iv);
   decipher.setAuthTag(tag);
   return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
