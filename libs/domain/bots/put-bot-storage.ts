@@ -1,6 +1,7 @@
 import type { User } from '../../../generated/prisma/client';
 import type { Db } from '../../db/client';
 import { badRequest } from '../../core/errors';
+import { at } from '../../core/at';
 
 /**
  * Bot storage (`/bot_storage`): string values under string keys, kept for the calling account
@@ -41,9 +42,10 @@ export async function putBotStorage(
   }
   await db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM users WHERE id = ${user.id} FOR UPDATE`;
-    const [{ total }] = await tx.$queryRaw<{ total: bigint }[]>`
+    const sums = await tx.$queryRaw<{ total: bigint }[]>`
       SELECT COALESCE(SUM(length(key) + length(value)), 0)::bigint AS total
       FROM bot_storage_data WHERE bot_id = ${user.id}`;
+    const { total } = at(sums, 0);
     const current = await tx.botStorageData.findMany({
       where: { botId: user.id, key: { in: entries.map(([key]) => key) } },
       select: { key: true, value: true },

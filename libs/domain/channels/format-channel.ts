@@ -2,6 +2,7 @@ import { Prisma, type Stream } from '../../../generated/prisma/client';
 import type { ApiChannel } from '../../protocol/records';
 import type { Db, Tx } from '../../db/client';
 import { serializeGroupSettings } from '../groups/group-setting-value';
+import { at } from '../../core/at';
 
 /** A channel in Zulip's API shape (spec 2.2): the API record of libs/protocol. */
 export type ChannelDict = ApiChannel;
@@ -90,5 +91,5 @@ export async function formatChannels(
 }
 
 export async function formatChannel(db: Db | Tx, stream: Stream): Promise<ChannelDict> {
-  return (await formatChannels(db, [stream]))[0];
+  return at(await formatChannels(db, [stream]), 0);
 }

@@ -10,10 +10,9 @@ export function checkChannelName(raw: string): string {
   if ([...name].length > MAX_STREAM_NAME_LENGTH) {
     throw badRequest(`Channel name too long (limit: ${MAX_STREAM_NAME_LENGTH} characters).`);
   }
-  const chars = [...name];
-  for (let i = 0; i < chars.length; i++) {
+  for (const [i, char] of [...name].entries()) {
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f-\u009f\ufffe\uffff]/.test(chars[i])) {
+    if (/[\u0000-\u001f\u007f-\u009f\ufffe\uffff]/.test(char)) {
       throw badRequest(`Invalid character in channel name, at position ${i + 1}.`);
     }
   }

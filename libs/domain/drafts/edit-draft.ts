@@ -5,6 +5,7 @@ import { type DraftInput, checkSyncEnabled, draftRows, lockOwnDraft } from './va
 import { formatDraft } from './format-draft';
 import { Permission } from '../permissions/access';
 import { draftsEvent } from '../../protocol/events/drafts';
+import { at } from '../../core/at';
 
 /** `PATCH /drafts/{draft_id}`: replaces a draft. */
 export async function editDraft(
@@ -17,7 +18,7 @@ export async function editDraft(
   }: { user: User; realm: Realm; draftId: number; draft: DraftInput },
 ): Promise<void> {
   checkSyncEnabled(user);
-  const [row] = await draftRows(ctx, user, realm, [input]);
+  const row = at(await draftRows(ctx, user, realm, [input]), 0);
   await inTransaction(ctx, async (tx, events) => {
     await lockOwnDraft(tx, { user, draftId, permission: Permission.DraftUpdate });
     const updated = await tx.draft.update({ where: { id: draftId }, data: row });

@@ -6,6 +6,7 @@ import type { Tx } from '../../db/client';
 import { lockRow } from '../../db/locks';
 import { checkAccess, Permission, requireAccess } from '../permissions/access';
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from '../length-limits';
+import { at } from '../../core/at';
 
 /** A draft as clients send it. */
 export const draftInput = P.object({
@@ -50,10 +51,11 @@ export async function draftRows(
     }
     if (draft.type === 'stream') {
       if (draft.topic.includes('\0')) throw badRequest('Topic must not contain null bytes');
-      if (draft.to.length !== 1) {
+      const [streamId, ...others] = draft.to;
+      if (streamId === undefined || others.length) {
         throw badRequest('Must specify exactly 1 channel ID for channel messages');
       }
-      streamIds.add(draft.to[0]);
+      streamIds.add(streamId);
     } else if (draft.type === 'private') {
       for (const id of draft.to) userIds.add(id);
     }
@@ -81,7 +83,7 @@ export async function draftRows(
     );
     const content = draft.content.slice(0, MAX_MESSAGE_LENGTH);
     if (draft.type === 'stream') {
-      const stream = streamById.get(draft.to[0]);
+      const stream = streamById.get(at(draft.to, 0));
       if (!stream || !readable.has(stream.id)) throw badRequest('Invalid channel ID');
       return {
         type: 'stream',

@@ -69,8 +69,8 @@ export async function uploadRealmEmoji(
   if (!(await canAddCustomEmoji(ctx.db, actor, await emojiSettings(ctx, actor)))) {
     throw insufficientPermission();
   }
-  if (input.files.length !== 1) throw badRequest('You must upload exactly one file.');
-  const [file] = input.files;
+  const [file, ...others] = input.files;
+  if (!file || others.length) throw badRequest('You must upload exactly one file.');
   if (file.size > MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024) {
     throw badRequest(
       `Uploaded file is larger than the allowed limit of ${MAX_EMOJI_FILE_SIZE_MIB} MiB`,
