@@ -4,6 +4,7 @@ import type { Config } from '../core/config';
 import type { MarkdownContext } from '../markdown';
 import { camoUrl } from './external-content/camo-url';
 import { realmUrl } from './realms/realm-url';
+import { at } from '../core/at';
 
 interface RealmMarkup {
   emoji: { id: number; name: string; fileName: string | null; deactivated: boolean }[];
@@ -29,13 +30,14 @@ async function realmMarkup(
   realmId: number,
   pool: Pool | undefined,
 ): Promise<RealmMarkup> {
-  if (!pool) return (await db.$queryRawUnsafe<RealmMarkup[]>(REALM_MARKUP_SQL, realmId))[0];
+  // A SELECT without FROM: always one row.
+  if (!pool) return at(await db.$queryRawUnsafe<RealmMarkup[]>(REALM_MARKUP_SQL, realmId), 0);
   const { rows } = await pool.query<RealmMarkup>({
     name: config.databasePreparedStatements ? 'realm-markup' : undefined,
     text: REALM_MARKUP_SQL,
     values: [realmId],
   });
-  return rows[0];
+  return at(rows, 0);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Config } from '../../core/config';
 import { addressPolicy } from '../../net/address-policy';
 import { egressStream } from '../../net/egress';
+import { at } from '../../core/at';
 
 /** Redirects followed, each hop held to the egress policy again (go-camo's default). */
 const MAX_REDIRECTS = 3;
@@ -109,7 +110,7 @@ export async function fetchExternalContent(
         ? refused(404, 'Not Found')
         : refused(502, `The remote server answered ${status}`);
     }
-    const type = outcome.headers['content-type']?.split(';')[0].trim() ?? '';
+    const type = at(outcome.headers['content-type']?.split(';') ?? [''], 0).trim();
     if (!MEDIA_TYPE_RE.test(type)) {
       body.destroy();
       return refused(415, 'Not an image, video or audio file');

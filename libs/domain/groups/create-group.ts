@@ -16,6 +16,7 @@ import { resolveGroupSetting, type GroupSettingValue } from './group-setting-val
 import { systemGroupIds } from './system-groups';
 import { checkSubgroups } from './check-subgroups';
 import { userGroupEvent } from '../../protocol/events/user-group';
+import { at } from '../../core/at';
 
 export interface CreateGroupInput {
   actor: User;
@@ -83,7 +84,7 @@ export async function createUserGroup(ctx: AppContext, input: CreateGroupInput):
         data: subgroups.map((subgroupId) => ({ supergroupId: group.id, subgroupId })),
       });
     }
-    const [dict] = await formatUserGroups(tx, [group]);
+    const dict = at(await formatUserGroups(tx, [group]), 0);
     await events.emit(
       realm.id,
       userGroupEvent({ op: 'add', group: dict }),

@@ -1,6 +1,7 @@
 import { P, type Infer } from '../../core/schema';
 import type { Db, Tx } from '../../db/client';
 import { badRequest } from '../../core/errors';
+import { at } from '../../core/at';
 
 /**
  * Group-setting values (spec 2.1): either the ID of a named user group, or an anonymous set of
@@ -62,7 +63,7 @@ export async function resolveGroupSetting(
   const members = [...new Set(value.direct_members)];
   const subgroups = [...new Set(value.direct_subgroups)];
   if (members.length === 0 && subgroups.length === 1) {
-    return resolveGroupSetting(tx, { realmId, settingName, value: subgroups[0], rules });
+    return resolveGroupSetting(tx, { realmId, settingName, value: at(subgroups, 0), rules });
   }
   if (members.length === 0 && subgroups.length === 0) {
     const nobody = await tx.userGroup.findFirst({

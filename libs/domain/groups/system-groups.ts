@@ -4,6 +4,7 @@ import { isRealmMember } from '../permissions/roles';
 import type { EventSink } from '../../events/outbox';
 import { userGroupEvent } from '../../protocol/events/user-group';
 import { realmUserIds } from './access-group';
+import { at } from '../../core/at';
 
 /** Zulip's system groups, most to least privileged; each contains the previous one as a subgroup. */
 export const SYSTEM_GROUP_NAMES = [
@@ -54,7 +55,7 @@ export async function createSystemGroups(tx: Tx, realmId: number): Promise<Syste
   await tx.groupGroupMembership.createMany({
     data: SYSTEM_GROUP_NAMES.slice(1).map((name, i) => ({
       supergroupId: ids[name],
-      subgroupId: ids[SYSTEM_GROUP_NAMES[i]],
+      subgroupId: ids[at(SYSTEM_GROUP_NAMES, i)],
     })),
   });
   // System groups are managed by role changes only; everyone may mention them except the widest.

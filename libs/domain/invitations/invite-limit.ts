@@ -1,6 +1,7 @@
 import type { Config } from '../../core/config';
 import type { Tx } from '../../db/client';
 import { invitationFailed } from '../../core/errors';
+import { at } from '../../core/at';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -16,8 +17,9 @@ export async function checkDailyInviteLimit(
   realmId: number,
   count: number,
 ): Promise<void> {
-  const [locked] = await tx.$queryRaw<{ max_invites: number | null; now: Date }[]>`
+  const realms = await tx.$queryRaw<{ max_invites: number | null; now: Date }[]>`
     SELECT max_invites, now() AS now FROM realms WHERE id = ${realmId} FOR NO KEY UPDATE`;
+  const locked = at(realms, 0);
   const limit = locked.max_invites ?? config.invitesDefaultRealmDailyMax;
   const recent = await tx.invitation.count({
     where: { realmId, createdAt: { gt: new Date(locked.now.getTime() - DAY_MS) } },

@@ -12,6 +12,7 @@ import { checkInviteTargets, expiryFrom, targetLinks, type InviteTargets } from 
 import { inviteManagerIds } from '../permissions/invites';
 import { newConfirmationKey } from './confirmation-link';
 import { invitesChangedEvent } from '../../protocol/events/invites-changed';
+import { at } from '../../core/at';
 
 /** Splits `invitee_emails` on commas and newlines; accepts `Name <address>` entries. */
 export function parseInviteeEmails(raw: string): string[] {
@@ -20,7 +21,7 @@ export function parseInviteeEmails(raw: string): string[] {
     const trimmed = part.trim();
     if (!trimmed) continue;
     const angle = /<([^>]+)>\s*$/.exec(trimmed);
-    out.add(angle ? angle[1].trim() : trimmed);
+    out.add(angle ? at(angle, 1).trim() : trimmed);
   }
   return [...out];
 }

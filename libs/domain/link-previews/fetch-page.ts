@@ -4,6 +4,7 @@ import type { Config } from '../../core/config';
 import { addressPolicy } from '../../net/address-policy';
 import { egressStream, ResponseTooLarge } from '../../net/egress';
 import { SERVER_VERSION } from '../version';
+import { at } from '../../core/at';
 
 /** Redirects followed, each hop held to the egress policy again (as the camo proxy does). */
 const MAX_REDIRECTS = 3;
@@ -116,7 +117,7 @@ export async function fetchPage(
       return refused('status');
     }
     const type = outcome.headers['content-type'] ?? '';
-    const mime = type.split(';')[0].trim();
+    const mime = at(type.split(';'), 0).trim();
     if (mime !== '' && !HTML_TYPE_RE.test(mime)) {
       body.destroy();
       return refused('not-html');
