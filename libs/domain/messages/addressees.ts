@@ -41,8 +41,9 @@ export async function resolveChannel(
 ): Promise<Stream> {
   let target = to;
   if (Array.isArray(target)) {
-    if (target.length !== 1) throw badRequest('Cannot send to multiple channels');
-    target = target[0];
+    const [only, ...others] = target;
+    if (only === undefined || others.length) throw badRequest('Cannot send to multiple channels');
+    target = only;
   }
   const name = typeof target === 'number' ? '' : target.trim();
   let stream: Stream | null;

@@ -11,6 +11,7 @@ import { writePushRemovals } from '../notifications/enqueue-notifications';
 import { deleteMessageEvent } from '../../protocol/events/delete-message';
 import { streamEvent } from '../../protocol/events/stream';
 import { channelAudienceIds } from '../permissions/channels';
+import { at } from '../../core/at';
 
 type DeletedMessage = Pick<Message, 'id' | 'recipientId' | 'subject' | 'isChannelMessage'>;
 
@@ -56,7 +57,7 @@ export async function deleteMessagesInTransaction(
   await tx.message.deleteMany({ where: { id: { in: ids } } });
   for (const { id } of losingFirst) await moveFirstMessage(tx, events, realmId, id);
   for (const conversation of byConversation(messages)) {
-    const [first] = conversation;
+    const first = at(conversation, 0);
     const streamId = first.isChannelMessage ? channelOf.get(first.recipientId) : undefined;
     const messageIds = conversation.map((m) => m.id).sort((a, b) => a - b);
     await events.emit(

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client';
 import { accessMessage, HISTORICAL_FLAGS } from './access';
 import { formatMessages } from './format-message';
 import type { ApiMessage } from './types';
+import { at } from '../../core/at';
 
 /** GET /messages/{message_id}: the full message dict with the caller's flags (FL 120). */
 export async function getMessage(
@@ -16,7 +17,7 @@ export async function getMessage(
   },
 ): Promise<{ message: ApiMessage; raw_content: string }> {
   const { message, flags } = await accessMessage(db, input.user, input.messageId);
-  const [dict] = await formatMessages(db, [message], {
+  const formatted = await formatMessages(db, [message], {
     viewer: input.user,
     realm: input.realm,
     applyMarkdown: input.applyMarkdown,
@@ -24,5 +25,5 @@ export async function getMessage(
     allowEmptyTopicName: input.allowEmptyTopicName,
     flags: new Map([[message.id, flags ?? HISTORICAL_FLAGS]]),
   });
-  return { message: dict, raw_content: message.content };
+  return { message: at(formatted, 0), raw_content: message.content };
 }

@@ -13,6 +13,7 @@ import {
   type RawNarrow,
 } from './narrow';
 import type { ApiMessage } from './types';
+import { at } from '../../core/at';
 
 /** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor reported for `newest`. */
 export const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
@@ -195,8 +196,9 @@ async function formatRows(
     flags: new Map(rows.map((r) => [r.id, Number(r.flags)])),
   });
   rows.forEach((r, i) => {
-    if (r.match_content !== undefined) formatted[i].match_content = r.match_content;
-    if (r.match_subject !== undefined) formatted[i].match_subject = r.match_subject;
+    const dict = at(formatted, i);
+    if (r.match_content !== undefined) dict.match_content = r.match_content;
+    if (r.match_subject !== undefined) dict.match_subject = r.match_subject;
   });
   return formatted;
 }

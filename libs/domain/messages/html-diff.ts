@@ -1,3 +1,5 @@
+import { at } from '../../core/at';
+
 /**
  * Zulip's highlight_html_differences, simplified: compares the text of two rendered versions
  * word by word (longest common subsequence) and marks insertions and deletions with Zulip's
@@ -14,9 +16,11 @@ export function contentHtmlDiff(before: string, after: string): string {
     return `<div><span class="highlight_text_deleted">${before}</span><span class="highlight_text_inserted">${after}</span></div>`;
   }
   const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  const cell = (i: number, j: number) => at(at(lcs, i), j);
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+      at(lcs, i)[j] =
+        a[i] === b[j] ? cell(i + 1, j + 1) + 1 : Math.max(cell(i + 1, j), cell(i, j + 1));
     }
   }
   const isTag = (t: string) => t.startsWith('<');
@@ -24,19 +28,23 @@ export function contentHtmlDiff(before: string, after: string): string {
   let i = 0;
   let j = 0;
   while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) {
-      out += b[j];
+    const oldToken = a[i];
+    const newToken = b[j];
+    if (newToken !== undefined && oldToken === newToken) {
+      out += newToken;
       i++;
       j++;
-    } else if (j < m && (i >= n || lcs[i][j + 1] >= lcs[i + 1][j])) {
+    } else if (newToken !== undefined && (i >= n || cell(i, j + 1) >= cell(i + 1, j))) {
       out +=
-        isTag(b[j]) || /^\s+$/.test(b[j])
-          ? b[j]
-          : `<span class="highlight_text_inserted">${b[j]}</span>`;
+        isTag(newToken) || /^\s+$/.test(newToken)
+          ? newToken
+          : `<span class="highlight_text_inserted">${newToken}</span>`;
       j++;
     } else {
-      if (!isTag(a[i]) && !/^\s+$/.test(a[i])) {
-        out += `<span class="highlight_text_deleted">${a[i]}</span>`;
+      // Here j >= m or the longest common subsequence skips a[i]; either way i < n.
+      const removed = at(a, i);
+      if (!isTag(removed) && !/^\s+$/.test(removed)) {
+        out += `<span class="highlight_text_deleted">${removed}</span>`;
       }
       i++;
     }

@@ -12,6 +12,7 @@ import { huddleHash } from './addressees';
 import { Flag } from './flags';
 import { emptyTopicDisplayName, NO_TOPIC, RESOLVED_TOPIC_PREFIX } from './topic-name';
 import { equalsIgnoringCase } from '../../db/text-match';
+import { at } from '../../core/at';
 
 type Reader = Db | Tx;
 
@@ -57,8 +58,8 @@ export type RawNarrow = Infer<typeof narrowParam>;
 export function parseNarrow(raw: RawNarrow | undefined): NarrowTerm[] {
   return (raw ?? []).map((item) => {
     if (Array.isArray(item)) {
-      const [operator, operand] = item;
-      return { operator, operand, negated: false };
+      // The schema holds a pair to two elements.
+      return { operator: at(item, 0), operand: at(item, 1), negated: false };
     }
     return { operator: item.operator, operand: item.operand, negated: item.negated ?? false };
   });
@@ -93,7 +94,7 @@ export async function resolveWithOperator(
   if (withTerms.length === 0) return terms;
   if (withTerms.length > 1) throw badNarrowCombination("Duplicate 'with' operators.");
   const rest = terms.filter((t) => t.operator !== 'with');
-  const { operand } = withTerms[0];
+  const { operand } = at(withTerms, 0);
   const messageId =
     typeof operand === 'number'
       ? operand

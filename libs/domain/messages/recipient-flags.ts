@@ -3,6 +3,7 @@ import type { Tx } from '../../db/client';
 import { findAlertWords, type RenderedMarkdown } from '../../markdown';
 import { recursiveGroupMemberIds } from '../permissions/groups';
 import { Flag } from './flags';
+import { at } from '../../core/at';
 
 export interface FlagInputs {
   senderId: number;
@@ -65,9 +66,10 @@ async function alertWordsOf(tx: Tx, userIds: number[]): Promise<Map<number, stri
 export function groupByFlags(userIds: number[], flags: number[]): Map<number, number[]> {
   const groups = new Map<number, number[]>();
   userIds.forEach((id, i) => {
-    const list = groups.get(flags[i]);
+    const bits = at(flags, i);
+    const list = groups.get(bits);
     if (list) list.push(id);
-    else groups.set(flags[i], [id]);
+    else groups.set(bits, [id]);
   });
   return groups;
 }

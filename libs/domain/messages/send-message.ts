@@ -30,6 +30,7 @@ import { streamEvent } from '../../protocol/events/stream';
 import { channelAudienceIds } from '../permissions/channels';
 import { isPrivateChannel } from '../permissions/channel-kinds';
 import { Permission, requireAccess } from '../permissions/access';
+import { at } from '../../core/at';
 
 export type SendType = (typeof CHANNEL_TYPES)[number] | (typeof DIRECT_TYPES)[number];
 
@@ -309,7 +310,7 @@ async function composeMessage(
     alertWords,
   });
   const readBy = new Set(input.readBy ?? []);
-  const flags = computed.map((bits, i) => (readBy.has(userIds[i]) ? bits | Flag.read : bits));
+  const flags = computed.map((bits, i) => (readBy.has(at(userIds, i)) ? bits | Flag.read : bits));
   const drawn = { id, dateSent, recipientId };
   const rows = messageRows(prepared, { ...drawn, userIds, flags });
   const dict = await newMessageDict(reader, prepared, drawn);
@@ -346,7 +347,8 @@ async function drawRecipients(
            (SELECT array_agg(a.word) FROM alert_words a WHERE a.user_id = s.user_id) AS words
     FROM (SELECT nextval('messages_id_seq')::int AS id, now() AS date_sent) m
     ${recipients}`);
-  const { id, date_sent: dateSent } = rows[0];
+  // One drawn id left-joined to the recipients: at least one row.
+  const { id, date_sent: dateSent } = at(rows, 0);
   const userIds = channel
     ? rows.flatMap((r) => (r.user_id === null ? [] : [r.user_id]))
     : conversation;
@@ -421,7 +423,7 @@ async function newMessageDict(
     lastMovedTime: null,
     editHistory: null,
   };
-  const [dict] = await formatMessages(reader, [row], {
+  const formatted = await formatMessages(reader, [row], {
     viewer: sender,
     realm,
     applyMarkdown: true,
@@ -434,7 +436,7 @@ async function newMessageDict(
       linkifiers,
     },
   });
-  return dict;
+  return at(formatted, 0);
 }
 
 /**
@@ -479,18 +481,21 @@ async function emitMessage(
   const { input, channel, content } = prepared;
   const { userIds, flags } = message;
   // The most common flags, and each other recipient's own.
-  const groups = [...groupByFlags(userIds, flags)].sort((a, b) => b[1].length - a[1].length);
+  const [common, ...others] = [...groupByFlags(userIds, flags)].sort(
+    (a, b) => b[1].length - a[1].length,
+  );
   const userFlags: Record<string, string[]> = {};
-  for (const [bits, users] of groups.slice(1)) {
+  for (const [bits, users] of others) {
     for (const id of users) userFlags[String(id)] = flagNames(bits);
   }
   await events.emit(
     input.realm.id,
     messageEvent({
       message: message.dict,
-      flags: flagNames(groups[0][0]),
+      // A channel nobody is subscribed to has no recipients, so no flags.
+      flags: common ? flagNames(common[0]) : [],
       rawContent: content,
-      userFlags: groups.length > 1 ? userFlags : undefined,
+      userFlags: others.length ? userFlags : undefined,
       publicChannel: channel !== null && !isPrivateChannel(channel),
       senderQueueId: input.queueId,
       localId: input.localId,

@@ -75,8 +75,8 @@ export async function updateFlagsForNarrow(
     const out: FlagsNarrowResult = {
       processed_count: ids.length,
       updated_count: result.messages.length,
-      first_processed_id: ids.length ? ids[0] : null,
-      last_processed_id: ids.length ? ids[ids.length - 1] : null,
+      first_processed_id: ids[0] ?? null,
+      last_processed_id: ids.at(-1) ?? null,
       found_oldest: input.anchor === 'oldest' || before.length <= numBefore,
       found_newest: anchor === LARGER_THAN_MAX_MESSAGE_ID || after.length <= numAfter,
     };

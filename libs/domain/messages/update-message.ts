@@ -16,6 +16,7 @@ import { recipientFlags } from './recipient-flags';
 import { sendMoveNotices } from './move-notices';
 import { oweLinkEmbeds } from '../link-previews/embed-links';
 import type { EditHistoryEntry } from './types';
+import { at } from '../../core/at';
 
 /** Bits recomputed when content changes; read/starred/collapsed/historical are the user's. */
 const CONTENT_BITS =
@@ -241,7 +242,7 @@ async function dropLostAccess(
       message_type: 'stream',
       message_ids: ids,
       stream_id: oldStream.id,
-      topic: moved[0].subject,
+      topic: at(moved, 0).subject,
     }),
     users,
   );
