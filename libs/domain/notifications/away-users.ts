@@ -2,6 +2,7 @@ import type { AppContext } from '../../core/context';
 import { eventKeys, partitionOf } from '../../events/keys';
 import { invisibleActivity } from '../presence/invisible-activity';
 import { isAway, PRESENCE_IDLE_SECONDS, type QueueActivity } from './notification-rules';
+import { at } from '../../core/at';
 
 /**
  * Which of these users are away (notification-rules.ts `isAway`). Presence comes with the
@@ -68,7 +69,8 @@ export async function awayUsers(
   }
   const activity = new Map<number, QueueActivity[]>();
   queues.forEach((q, i) => {
-    const [eventTypes, lastAccess] = hashes[i];
+    // HMGET answers one value, or null, per field asked.
+    const [eventTypes = null, lastAccess = null] = at(hashes, i);
     if (eventTypes === null || lastAccess === null) return;
     const list = activity.get(q.userId) ?? [];
     list.push({

@@ -46,8 +46,8 @@ export function conversationUrl(realmUrl: string, conversation: EmailConversatio
     return `${realmUrl}${streamNarrowUrl(channel)}/topic/${hashEncode(conversation.topic ?? '')}`;
   }
   const others = conversation.others ?? [];
-  if (others.length === 1) {
-    const [other] = others;
+  const [other, ...rest] = others;
+  if (other && rest.length === 0) {
     return `${realmUrl}/#narrow/dm/${other.id}-${hashEncode(other.fullName.replace(/ /g, '-'))}`;
   }
   return `${realmUrl}/#narrow/dm/${others.map((o) => o.id).join(',')}-group`;

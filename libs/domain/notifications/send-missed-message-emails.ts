@@ -5,6 +5,7 @@ import { pushText } from '../push/push-payloads';
 import { realmUrl } from '../realms/realm-url';
 import { missedMessageEmail, type EmailConversation } from './missed-message-email';
 import { Trigger } from './notification-rules';
+import { at } from '../../core/at';
 
 interface PendingRow {
   message_id: number;
@@ -149,7 +150,7 @@ function sendConversation(
         const email = await buildEmail(
           ctx,
           user,
-          rows[0],
+          at(rows, 0),
           wanted.map((w) => w.message_id),
         );
         await deliverEmail(ctx, email);

@@ -13,6 +13,7 @@ import { nativePayload, slackPayload } from './payload';
 import { postInConversation, type Delivery } from './post-as-bot';
 import { parseReply } from './reply';
 import type { WebhookTrigger } from './triggers';
+import { at } from '../../core/at';
 
 export interface JobAttempt {
   attempt: number;
@@ -59,14 +60,14 @@ export async function deliverOutgoingWebhook(
     return;
   }
   const realm = message.realm;
-  const [dict] = await formatMessages(ctx.db, [message], {
+  const formatted = await formatMessages(ctx.db, [message], {
     viewer: bot,
     realm,
     applyMarkdown: false,
     clientGravatar: false,
     allowEmptyTopicName: true,
   });
-  const d: Delivery = { realm, bot, dict };
+  const d: Delivery = { realm, bot, dict: at(formatted, 0) };
   const request = await botRequest(ctx, d, { message, service });
   if (!request) return;
   const outcome = await callBot(service.baseUrl, request, {

@@ -5,6 +5,7 @@ import type { AccessUser, Verdict } from './access';
 import { RecipientType } from '../recipients';
 import { isOwnerRole, isRealmAdmin, isRealmGuest, isRealmOwner } from './roles';
 import { Role } from '../users/roles';
+import { at } from '../../core/at';
 
 /** Organization administrators (and owners) manage other users: edit, deactivate, reactivate. */
 export const canAdministerUsers = (actor: Pick<User, 'role'>): boolean => isRealmAdmin(actor);
@@ -97,10 +98,10 @@ const guestsRestricted = (realmId: number) => Prisma.sql`COALESCE((
 
 /** Does this organization restrict what guests can access? */
 export async function guestAccessRestricted(db: Db | Tx, realmId: number): Promise<boolean> {
-  const [{ restricted }] = await db.$queryRaw<{ restricted: boolean }[]>(
+  const rows = await db.$queryRaw<{ restricted: boolean }[]>(
     Prisma.sql`SELECT ${guestsRestricted(realmId)} AS restricted`,
   );
-  return restricted;
+  return at(rows, 0).restricted;
 }
 
 /**

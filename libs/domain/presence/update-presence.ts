@@ -7,6 +7,7 @@ import { usersWhoCanAccess } from '../permissions/users';
 import { legacyClientPresence, OFFLINE_THRESHOLD_SECONDS } from './format-presence';
 import { presenceEvent } from '../../protocol/events/presence';
 import { recordInvisibleActivity } from './invisible-activity';
+import { at } from '../../core/at';
 
 export type PresenceStatus = 'active' | 'idle';
 
@@ -18,7 +19,7 @@ export async function nextUpdateId(tx: Tx, realmId: number): Promise<bigint> {
     INSERT INTO presence_sequences (realm_id, last_update_id) VALUES (${realmId}, 1)
     ON CONFLICT (realm_id) DO UPDATE SET last_update_id = presence_sequences.last_update_id + 1
     RETURNING last_update_id`);
-  return rows[0].last_update_id;
+  return at(rows, 0).last_update_id;
 }
 
 /**

@@ -50,7 +50,7 @@ export function pushText(html: string): string {
     .replace(/<\/(p|li|h[1-6]|pre|blockquote)>/g, '\n')
     .replace(/<blockquote>\s*/g, '> ')
     .replace(/<[^>]+>/g, '')
-    .replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ENTITIES[name])
+    .replace(/&(amp|lt|gt|quot|#39);/g, (entity, name: string) => ENTITIES[name] ?? entity)
     .replace(/\n{2,}/g, '\n')
     .trim();
 }
