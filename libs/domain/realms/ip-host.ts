@@ -2,11 +2,12 @@ import { isIP } from 'node:net';
 import type { Config } from '../../core/config';
 import { badRequest } from '../../core/errors';
 import type { AppContext } from '../../core/context';
+import { at } from '../../core/at';
 
 /** The host part of EXTERNAL_HOST (`[::1]:9991`, `10.0.0.5:9991`, `chat.example.com`). */
 function hostName(externalHost: string): string {
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(externalHost);
-  if (bracketed) return bracketed[1];
+  if (bracketed) return at(bracketed, 1);
   return isIP(externalHost) === 6 ? externalHost : externalHost.replace(/:\d+$/, '');
 }
 

@@ -50,9 +50,8 @@ export const REALM_GROUP_SETTING_NAMES = Object.keys(
 function namedGroupOf(value: GroupSettingValue): { id: number } | { name: string } | null {
   if (typeof value === 'number') return { id: value };
   if (value.direct_members.length > 0 || value.direct_subgroups.length > 1) return null;
-  return value.direct_subgroups.length === 1
-    ? { id: value.direct_subgroups[0] }
-    : { name: 'role:nobody' };
+  const [subgroup] = value.direct_subgroups;
+  return subgroup === undefined ? { name: 'role:nobody' } : { id: subgroup };
 }
 
 /** A value for an organization's group setting that only some system groups may hold. */

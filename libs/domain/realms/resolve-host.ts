@@ -10,10 +10,11 @@ export function subdomainOf(host: string | undefined, externalHost: string): str
   const h = host.toLowerCase();
   const stripPort = (s: string) => s.replace(/:\d+$/, '');
   if (h === externalHost || stripPort(h) === stripPort(externalHost)) return '';
-  for (const [candidate, root] of [
+  const hostAndRoot: [string, string][] = [
     [h, externalHost],
     [stripPort(h), stripPort(externalHost)],
-  ]) {
+  ];
+  for (const [candidate, root] of hostAndRoot) {
     if (candidate.endsWith(`.${root}`)) return candidate.slice(0, -(root.length + 1));
   }
   return null;
@@ -36,6 +37,6 @@ export async function realmForHost(
   }
   const root = await db.realm.findUnique({ where: { stringId: '' } });
   if (root) return root;
-  const realms = await db.realm.findMany({ take: 2 });
-  return realms.length === 1 ? realms[0] : null;
+  const [only, ...others] = await db.realm.findMany({ take: 2 });
+  return only && others.length === 0 ? only : null;
 }

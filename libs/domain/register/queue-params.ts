@@ -13,6 +13,7 @@ import {
   MAX_NARROW_OPERAND_LENGTH,
   MAX_NARROW_TERMS,
 } from '../messages/narrow';
+import { at } from '../../core/at';
 
 // A registered narrow is checked against every event the queue gets: bounded as GET /messages
 // bounds its narrows.
@@ -50,8 +51,8 @@ export type QueueParams = InferShape<typeof queueParamSpec>;
 function parseNarrow(narrow: QueueParams['narrow']): QueueNarrowTerm[] {
   return narrow.map((term) => {
     if (Array.isArray(term)) {
-      const [operator, operand] = term;
-      return { operator: String(operator), operand };
+      // The schema holds a pair to two elements.
+      return { operator: String(at(term, 0)), operand: at(term, 1) };
     }
     if (Array.isArray(term.operand)) throw badRequest('Invalid narrow operand');
     return { operator: term.operator, operand: term.operand, negated: term.negated ?? false };

@@ -6,6 +6,7 @@ import { seesAllPublicChannels } from '../permissions/channels';
 import { FEATURE_LEVEL, SERVER_MERGE_BASE, SERVER_VERSION } from '../version';
 import { newQueueFor, type QueueParams, type RegisterInput } from './queue-params';
 import { statePlan } from './state';
+import { at } from '../../core/at';
 
 /** Refusals shared by `POST /register` and on-the-fly registration in `GET /events`. */
 export function checkQueueRequest(user: User, params: QueueParams): void {
@@ -50,8 +51,9 @@ export async function registerQueue(
   const { providers, eventTypes } = statePlan(params);
   const { snapshot, parts } = await ctx.db.$transaction(
     async (tx) => {
-      const [{ current }] = await tx.$queryRaw<{ current: string }[]>`
+      const snapshots = await tx.$queryRaw<{ current: string }[]>`
         SELECT pg_current_snapshot()::text AS current`;
+      const { current } = at(snapshots, 0);
       const read = { ...ctx, db: tx };
       const fetched: Record<string, unknown>[] = [];
       // One connection: the providers run one after another.

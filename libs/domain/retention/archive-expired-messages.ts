@@ -3,6 +3,7 @@ import type { Tx } from '../../db/client';
 import type { AppContext } from '../../core/context';
 import { inTransaction } from '../../events/outbox';
 import { deleteMessagesInTransaction } from '../messages/delete-message';
+import { at } from '../../core/at';
 
 /** Zulip's MESSAGE_BATCH_SIZE: messages archived per transaction, so no lock is held for long. */
 const DEFAULT_BATCH_SIZE = 1000;
@@ -99,9 +100,10 @@ function lockExpiredBatch(
 
 /** One archive transaction holding the messages and everything that hangs on them. */
 async function copyToArchive(tx: Tx, realmId: number, ids: number[]): Promise<void> {
-  const [{ id: archiveId }] = await tx.$queryRaw<{ id: number }[]>(Prisma.sql`
+  const inserted = await tx.$queryRaw<{ id: number }[]>(Prisma.sql`
     INSERT INTO archive_transactions (realm_id, kind) VALUES (${realmId}, ${RETENTION_POLICY})
     RETURNING id`);
+  const archiveId = at(inserted, 0).id;
   await tx.$executeRaw(Prisma.sql`
     INSERT INTO archived_messages (id, archive_transaction_id, realm_id, sender_id, recipient_id,
       subject, content, rendered_content, rendered_content_version, date_sent,

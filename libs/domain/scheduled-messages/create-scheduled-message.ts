@@ -116,8 +116,8 @@ export async function createScheduledMessage(
       renderedContent: checked.renderedContent,
     });
     await writeDelivery(tx, row.id, at);
-    const [dict] = await formatScheduledMessages(tx, [row]);
-    await events.emit(realm.id, scheduledMessagesEvent({ op: 'add', scheduled_messages: [dict] }), [
+    const dicts = await formatScheduledMessages(tx, [row]);
+    await events.emit(realm.id, scheduledMessagesEvent({ op: 'add', scheduled_messages: dicts }), [
       sender.id,
     ]);
     return row.id;

@@ -15,6 +15,7 @@ import {
 import { RecipientType } from '../recipients';
 import { formatScheduledMessages } from './format-scheduled-message';
 import { scheduledMessagesEvent } from '../../protocol/events/scheduled-messages';
+import { at } from '../../core/at';
 
 export interface DeliveryAttempt {
   isLastAttempt: boolean;
@@ -58,10 +59,11 @@ async function target(
 }
 
 /** Python's str() of an aware UTC datetime, which Zulip writes inside `<time:...>`. */
-function pythonUtc(at: Date): string {
-  const [date, time] = at.toISOString().slice(0, -1).split('T');
-  const [seconds, millis] = time.split('.');
-  return `${date} ${seconds}${Number(millis) ? `.${millis}000` : ''}+00:00`;
+function pythonUtc(when: Date): string {
+  const iso = when.toISOString();
+  const t = iso.indexOf('T');
+  const [seconds, millis] = iso.slice(t + 1, -1).split('.');
+  return `${iso.slice(0, t)} ${seconds}${Number(millis) ? `.${millis}000` : ''}+00:00`;
 }
 
 /**
@@ -100,7 +102,7 @@ async function markFailed(
     include: { recipient: true },
   });
   if (failure.tellSender) {
-    const [formatted] = await formatScheduledMessages(tx, [row]);
+    const formatted = at(await formatScheduledMessages(tx, [row]), 0);
     await events.emit(
       sm.realmId,
       scheduledMessagesEvent({ op: 'update', scheduled_message: formatted }),

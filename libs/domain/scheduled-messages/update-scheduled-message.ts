@@ -21,6 +21,7 @@ import {
 } from './format-scheduled-message';
 import { writeDelivery } from './schedule-delivery';
 import { scheduledMessagesEvent } from '../../protocol/events/scheduled-messages';
+import { at } from '../../core/at';
 
 export interface ScheduledMessageChanges {
   type?: ScheduledType;
@@ -109,7 +110,7 @@ export async function updateScheduledMessage(
   }: { sender: User; realm: Realm; scheduledMessageId: number; changes: ScheduledMessageChanges },
 ): Promise<void> {
   const { type, to, topic, content } = changes;
-  const at = checkChanges(changes);
+  const deliverAt = checkChanges(changes);
 
   await inTransaction(ctx, async (tx, events) => {
     // Locked, then read and checked: a partial edit keeps what an edit committed meanwhile wrote.
@@ -120,7 +121,7 @@ export async function updateScheduledMessage(
       scheduledMessageId,
     });
     if (sm.delivered) throw badRequest('Scheduled message was already sent');
-    if (sm.failed && at === undefined) {
+    if (sm.failed && deliverAt === undefined) {
       throw badRequest('Scheduled delivery time must be in the future.');
     }
 
@@ -144,8 +145,8 @@ export async function updateScheduledMessage(
       data.renderedContent = checked.renderedContent;
       data.hasAttachment = checked.hasAttachment;
     }
-    if (at) {
-      data.scheduledTimestamp = at;
+    if (deliverAt) {
+      data.scheduledTimestamp = deliverAt;
       data.failed = false;
       data.failureMessage = null;
     }
@@ -155,7 +156,7 @@ export async function updateScheduledMessage(
       data,
     });
     if (updated.count === 0) throw badRequest('Scheduled message was already sent');
-    if (at) await writeDelivery(tx, sm.id, at);
+    if (deliverAt) await writeDelivery(tx, sm.id, deliverAt);
     if (checked) {
       await linkScheduledAttachments(tx, {
         scheduledMessageId: sm.id,
@@ -167,7 +168,7 @@ export async function updateScheduledMessage(
       where: { id: sm.id },
       include: { recipient: true },
     });
-    const [dict] = await formatScheduledMessages(tx, [row]);
+    const dict = at(await formatScheduledMessages(tx, [row]), 0);
     await events.emit(realm.id, scheduledMessagesEvent({ op: 'update', scheduled_message: dict }), [
       sender.id,
     ]);

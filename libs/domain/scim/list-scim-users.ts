@@ -1,6 +1,7 @@
 import type { Realm, User } from '../../../generated/prisma/client';
 import type { AppContext } from '../../core/context';
 import { scimBadRequest } from './scim-errors';
+import { at } from '../../core/at';
 
 /** The most users one page returns (ServiceProviderConfig's filter.maxResults). */
 export const SCIM_MAX_RESULTS = 100;
@@ -18,7 +19,7 @@ export function parseUserNameFilter(filter: string): string {
     );
   }
   try {
-    return (JSON.parse(match[1]) as string).trim().toLowerCase();
+    return (JSON.parse(at(match, 1)) as string).trim().toLowerCase();
   } catch {
     throw scimBadRequest('The filter value is not a valid string.', 'invalidFilter');
   }

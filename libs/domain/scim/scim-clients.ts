@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Realm, ScimClient } from '../../../generated/prisma/client';
 import type { AppContext } from '../../core/context';
+import { at } from '../../core/at';
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -37,7 +38,7 @@ export async function scimClientFor(
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) return null;
   const client = await ctx.db.scimClient.findUnique({
-    where: { tokenHash: hashToken(match[1]) },
+    where: { tokenHash: hashToken(at(match, 1)) },
   });
   return client && client.realmId === realm.id ? client : null;
 }

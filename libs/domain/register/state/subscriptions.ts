@@ -8,6 +8,7 @@ import { showsSubscribersToOutsiders } from '../../permissions/channels';
 import { checkAccess, Permission } from '../../permissions/access';
 import { channelsForUser } from './channels';
 import type { StateProvider } from './types';
+import { at } from '../../../core/at';
 
 /** `subscription`: subscribed, formerly subscribed, and never subscribed (but visible) channels. */
 export const subscriptionState: StateProvider = {
@@ -41,10 +42,12 @@ export const subscriptionState: StateProvider = {
     }
     // Subscribers of private channels the user never joined are not theirs to see.
     const neverSubscribed = (await formatChannels(ctx.db, never)).map(
-      (entry, i): ChannelDict & { subscribers?: number[] } =>
-        subscribers && showsSubscribersToOutsiders(never[i])
-          ? { ...entry, subscribers: subscribers.get(never[i].recipientId ?? -1) ?? [] }
-          : entry,
+      (entry, i): ChannelDict & { subscribers?: number[] } => {
+        const stream = at(never, i);
+        return subscribers && showsSubscribersToOutsiders(stream)
+          ? { ...entry, subscribers: subscribers.get(stream.recipientId ?? -1) ?? [] }
+          : entry;
+      },
     );
     return {
       subscriptions: await formatSubscriptions(ctx.db, active, subscribers),
