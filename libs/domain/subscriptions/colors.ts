@@ -1,3 +1,5 @@
+import { at } from '../../core/at';
+
 /** Zulip's palette for new subscriptions, handed out in turn per user. */
 export const STREAM_ASSIGNMENT_COLORS = [
   '#76ce90',
@@ -27,4 +29,4 @@ export const STREAM_ASSIGNMENT_COLORS = [
 ];
 
 export const colorForIndex = (index: number): string =>
-  STREAM_ASSIGNMENT_COLORS[index % STREAM_ASSIGNMENT_COLORS.length];
+  at(STREAM_ASSIGNMENT_COLORS, index % STREAM_ASSIGNMENT_COLORS.length);

@@ -2,6 +2,7 @@ import type { Stream, Subscription } from '../../../generated/prisma/client';
 import type { ApiSubscription } from '../../protocol/records';
 import type { Db, Tx } from '../../db/client';
 import { formatChannels } from '../channels/format-channel';
+import { at } from '../../core/at';
 
 /** A subscription as the API returns it: the API record of libs/protocol. */
 export type SubscriptionDict = ApiSubscription;
@@ -35,7 +36,7 @@ export async function formatSubscriptions(
   );
   return pairs.map(({ sub, stream }, i) => {
     const dict: SubscriptionDict = {
-      ...channels[i],
+      ...at(channels, i),
       color: sub.color,
       is_muted: sub.isMuted,
       in_home_view: !sub.isMuted,

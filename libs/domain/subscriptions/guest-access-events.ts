@@ -100,10 +100,11 @@ async function changedSight(
   for (const [a, b] of candidates) {
     if (sharing.has(`${a}:${b}`)) continue;
     const [ua, ub] = [byId.get(a) as Party, byId.get(b) as Party];
-    for (const [viewer, target] of [
+    const directions: [Party, Party][] = [
       [ua, ub],
       [ub, ua],
-    ]) {
+    ];
+    for (const [viewer, target] of directions) {
       if (accessDependsOnConversations(viewer, target)) {
         viewersByTarget.set(target.id, [...(viewersByTarget.get(target.id) ?? []), viewer]);
       }

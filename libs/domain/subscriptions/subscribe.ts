@@ -38,6 +38,7 @@ import { emitPeerAdd } from './peer-events';
 import { equalsIgnoringCase } from '../../db/text-match';
 import { streamEvent } from '../../protocol/events/stream';
 import { subscriptionEvent } from '../../protocol/events/subscription';
+import { at } from '../../core/at';
 
 export const CHANNEL_GROUP_SETTINGS = [
   'can_add_subscribers_group',
@@ -358,7 +359,7 @@ async function createChannels(
     created.push(stream);
   }
   for (const stream of created) {
-    const [dict] = await formatChannels(tx, [stream]);
+    const dict = at(await formatChannels(tx, [stream]), 0);
     const audience = [...(await channelAudienceIds(tx, realm.id, stream))];
     const withTargets = isPrivateChannel(stream)
       ? [...new Set([...audience, ...targets.map((u) => u.id)])]

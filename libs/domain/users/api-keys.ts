@@ -33,6 +33,7 @@ export function encryptApiKey(apiKey: string, secret: string): string {
 
 export function decryptApiKey(ciphertext: string, secret: string): string {
   const [iv, tag, body] = ciphertext.split('.').map((part) => Buffer.from(part, 'base64url'));
+  if (!iv || !tag || !body) throw new Error('malformed encrypted API key');
   const decipher = createDecipheriv('aes-256-gcm', encryptionKey(secret), iv);
   decipher.setAuthTag(tag);
   return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');

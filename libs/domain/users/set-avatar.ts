@@ -79,8 +79,8 @@ export async function setAvatar(
   if (!canChangeOwnAvatar(actor, realm)) {
     throw badRequest('Avatar changes are disabled in this organization.');
   }
-  if (input.files.length !== 1) throw badRequest('You must upload exactly one avatar.');
-  const [file] = input.files;
+  const [file, ...others] = input.files;
+  if (!file || others.length) throw badRequest('You must upload exactly one avatar.');
   const maxMib = ctx.config.maxAvatarFileSizeMib;
   if (file.size > maxMib * 1024 * 1024) {
     throw badRequest(`Uploaded file is larger than the allowed limit of ${maxMib} MiB`);

@@ -1,6 +1,7 @@
 import type { Config } from '../../core/config';
 import { emailDomainFor } from '../realms/email-domain';
 import { realmHost } from '../realms/realm-url';
+import { at } from '../../core/at';
 
 export { INACCESSIBLE_USER_NAME, inaccessibleUser } from '../../protocol/records';
 
@@ -15,5 +16,5 @@ export function fakeEmailDomain(
   config: Pick<Config, 'externalHost' | 'fakeEmailDomain'>,
 ): string {
   const host = realmHost(realm.stringId, config);
-  return emailDomainFor(host.includes(':') ? config.externalHost.split(':')[0] : host, config);
+  return emailDomainFor(host.includes(':') ? at(config.externalHost.split(':'), 0) : host, config);
 }

@@ -18,8 +18,9 @@ export async function emitUserAdd(
   const seeing = viewers.filter((viewer) => canSeeDeliveryEmail(viewer, user));
   const notSeeing = viewers.filter((viewer) => !canSeeDeliveryEmail(viewer, user));
   for (const group of [seeing, notSeeing]) {
-    if (group.length === 0) continue;
-    const person = formatUser(user, { viewer: group[0], clientGravatar: false, profileData });
+    const [first] = group;
+    if (!first) continue;
+    const person = formatUser(user, { viewer: first, clientGravatar: false, profileData });
     await events.emit(
       user.realmId,
       realmUserEvent({ op: 'add', person }),

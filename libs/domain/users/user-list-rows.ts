@@ -8,6 +8,7 @@ import {
   type ProfileData,
 } from './format-user';
 import { profileEntry } from './profile-data';
+import { at } from '../../core/at';
 
 /** What an organization's user list is made of: its users and their custom profile fields. */
 export interface UserListRows {
@@ -54,13 +55,14 @@ export async function readUserListRows(db: Db | Tx, realmId: number): Promise<Us
  * The rows are shared between callers: they only read them.
  */
 export async function userListRowsInSnapshot(tx: Tx, realmId: number): Promise<UserListRows> {
-  const [{ stamp }] = await tx.$queryRaw<{ stamp: string }[]>(Prisma.sql`
+  const stamps = await tx.$queryRaw<{ stamp: string }[]>(Prisma.sql`
     SELECT concat_ws('/',
       (SELECT md5(string_agg(u.id || ':' || u.xmin, ',' ORDER BY u.id))
        FROM users u WHERE u.realm_id = ${realmId}),
       (SELECT md5(string_agg(v.id || ':' || v.xmin, ',' ORDER BY v.id))
        FROM custom_profile_field_values v JOIN users u ON u.id = v.user_id
        WHERE u.realm_id = ${realmId})) AS stamp`);
+  const { stamp } = at(stamps, 0);
   const hit = kept.get(realmId);
   if (hit?.stamp === stamp) {
     // Most recently read last: the first entry is the one to drop.
@@ -109,6 +111,6 @@ export function formatForEveryone(rows: UserListRows, options: EveryoneFormat): 
   const own = rows.users.findIndex((user) => user.id === viewer.id);
   if (own < 0) return list;
   const mine = [...list];
-  mine[own] = format(rows.users[own], viewer);
+  mine[own] = format(at(rows.users, own), viewer);
   return mine;
 }
