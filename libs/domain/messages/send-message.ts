@@ -481,21 +481,20 @@ async function emitMessage(
   const { input, channel, content } = prepared;
   const { userIds, flags } = message;
   // The most common flags, and each other recipient's own.
-  const [common, ...others] = [...groupByFlags(userIds, flags)].sort(
-    (a, b) => b[1].length - a[1].length,
-  );
+  const groups = [...groupByFlags(userIds, flags)].sort((a, b) => b[1].length - a[1].length);
+  // The sender is always a recipient (drawRecipients): at least one group.
+  const [commonBits] = at(groups, 0);
   const userFlags: Record<string, string[]> = {};
-  for (const [bits, users] of others) {
+  for (const [bits, users] of groups.slice(1)) {
     for (const id of users) userFlags[String(id)] = flagNames(bits);
   }
   await events.emit(
     input.realm.id,
     messageEvent({
       message: message.dict,
-      // A channel nobody is subscribed to has no recipients, so no flags.
-      flags: common ? flagNames(common[0]) : [],
+      flags: flagNames(commonBits),
       rawContent: content,
-      userFlags: others.length ? userFlags : undefined,
+      userFlags: groups.length > 1 ? userFlags : undefined,
       publicChannel: channel !== null && !isPrivateChannel(channel),
       senderQueueId: input.queueId,
       localId: input.localId,
