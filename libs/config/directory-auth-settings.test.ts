@@ -61,6 +61,10 @@ describe('SAML settings', () => {
     });
   });
 
+  it('leaves SAML off for an empty map of IdPs, as Zulip does', () => {
+    expect(loadConfig({ SOCIAL_AUTH_SAML_ENABLED_IDPS: '{}' }).saml).toBeNull();
+  });
+
   it.each([
     [{ SOCIAL_AUTH_SAML_ENABLED_IDPS: '{' }],
     [{ SOCIAL_AUTH_SAML_ENABLED_IDPS: JSON.stringify({ 'Bad Name': IDP }) }],

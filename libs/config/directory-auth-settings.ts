@@ -172,6 +172,8 @@ function parseSamlIdps(text: string): SamlIdpConfig[] {
 export function parseSaml(value: Values, origin: string): SamlConfig | null {
   const text = str(value.SOCIAL_AUTH_SAML_ENABLED_IDPS);
   if (text.trim() === '') return null;
+  const idps = parseSamlIdps(text);
+  if (idps.length === 0) return null;
   const cert = str(value.SOCIAL_AUTH_SAML_SP_PUBLIC_CERT);
   const key = str(value.SOCIAL_AUTH_SAML_SP_PRIVATE_KEY);
   if (Boolean(cert) !== Boolean(key)) {
@@ -181,7 +183,7 @@ export function parseSaml(value: Values, origin: string): SamlConfig | null {
     spEntityId: str(value.SOCIAL_AUTH_SAML_SP_ENTITY_ID) || origin,
     spPublicCert: cert ? pemOrFile(cert, 'SOCIAL_AUTH_SAML_SP_PUBLIC_CERT') : null,
     spPrivateKey: key ? pemOrFile(key, 'SOCIAL_AUTH_SAML_SP_PRIVATE_KEY') : null,
-    idps: parseSamlIdps(text),
+    idps,
   };
 }
 
