@@ -168,7 +168,7 @@ function finishCommands(
   for (let i = 0; i < planned.length; i++) {
     const { partition, sets, streamKey, entries } = planned[i];
     const partResults = results.slice(at, (at += appends[i].length));
-    const plan = planFinish(appends[i], partResults, sets, resolved[i].gone, local?.channel);
+    const plan = planFinish(appends[i], partResults, sets, resolved[i].gone, local);
     localWakeups.push(...plan.localWakeups);
     for (const { queueId, userIds, realmIds } of plan.cleanups) {
       directory.forget(queueId);

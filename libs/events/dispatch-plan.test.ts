@@ -141,6 +141,7 @@ describe('planFinish', () => {
     xid,
     json: JSON.stringify(labelled(label)),
   });
+  const here = { channel: 'here', follows: () => false };
   const result = (a: QueueAppend, lastId: number, waiter = ''): AppendResult => ({
     lastId,
     waiter,
@@ -150,7 +151,7 @@ describe('planFinish', () => {
   it('wakes a poll of this process directly, with the ids its events got', () => {
     const appends = [append('q1', 'a', '41'), append('q1', 'b', '42')];
     const results = [result(appends[0], 5, 'here'), result(appends[1], 6)];
-    const plan = planFinish(appends, results, sets, [], 'here');
+    const plan = planFinish(appends, results, sets, [], here);
     expect(plan.localWakeups).toEqual([
       ['q1', { kind: 'events', firstId: 5, events: [carried('a', '41')] }],
       ['q1', { kind: 'events', firstId: 6, events: [carried('b', '42')] }],
@@ -172,7 +173,7 @@ describe('planFinish', () => {
       result(appends[2], 9, 'elsewhere'),
       result(appends[3], 13),
     ];
-    const plan = planFinish(appends, results, sets, [], 'here');
+    const plan = planFinish(appends, results, sets, [], here);
     expect(plan.localWakeups).toEqual([]);
     expect([...plan.wakeMessages.keys()]).toEqual(['there', 'elsewhere']);
     const there = parseWakeMessage(plan.wakeMessages.get('there')?.text ?? '');
@@ -196,7 +197,7 @@ describe('planFinish', () => {
       [result(appends[0], 4), result(appends[1], -2)],
       sets,
       [],
-      'here',
+      here,
     );
     expect(plan).toEqual({ localWakeups: [], wakeMessages: new Map(), cleanups: [] });
   });
@@ -204,11 +205,34 @@ describe('planFinish', () => {
   it('cleans a queue found gone out of every set that names it, once', () => {
     const appends = [append('q2', 'a'), append('q2', 'b')];
     const results = [result(appends[0], -1), result(appends[1], -1)];
-    const plan = planFinish(appends, results, sets, ['q3'], 'here');
+    const plan = planFinish(appends, results, sets, ['q3'], here);
     expect(plan.cleanups).toEqual([
       { queueId: 'q3', userIds: [8], realmIds: [1] },
       { queueId: 'q2', userIds: [7, 8], realmIds: [] },
     ]);
     expect(plan.localWakeups).toEqual([]);
+  });
+
+  it('tells a queue this process follows of every append, waiter or not, and of its loss', () => {
+    const following = { channel: 'here', follows: (queueId: string) => queueId !== 'q3' };
+    const appends = [
+      append('q1', 'a', '41'),
+      append('q2', 'b'),
+      append('q3', 'c'),
+      append('q2', 'd'),
+    ];
+    const results = [
+      result(appends[0], 5),
+      result(appends[1], 8, 'there'),
+      result(appends[2], 2),
+      result(appends[3], -1),
+    ];
+    const plan = planFinish(appends, results, sets, [], following);
+    expect(plan.localWakeups).toEqual([
+      ['q1', { kind: 'events', firstId: 5, events: [carried('a', '41')] }],
+      ['q2', { kind: 'events', firstId: 8, events: [carried('b', '')] }],
+      ['q2', { kind: 'read' }],
+    ]);
+    expect([...plan.wakeMessages.keys()]).toEqual(['there']);
   });
 });

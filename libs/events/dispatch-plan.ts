@@ -2,7 +2,7 @@ import { QueueEventFormatter, reachesPublicQueues } from '../protocol/event-cata
 import type { QueueSettings } from '../protocol/queue';
 import type { DomainEventEnvelope } from './domain-stream';
 import type { AppendResult, QueueAppend } from './queue-store';
-import { firstIdOf, wakeChannels, type Wakeup } from './wake-protocol';
+import { firstIdOf, READ_QUEUE, wakeChannels, type Wakeup } from './wake-protocol';
 import { WakeMessage } from './waker';
 
 /*
@@ -121,19 +121,26 @@ export interface FinishPlan {
   cleanups: QueueCleanup[];
 }
 
+/** Where this process's own polls are: its wake-up channel and the queues they follow. */
+export interface LocalPolls {
+  channel: string;
+  follows(queueId: string): boolean;
+}
+
 /**
  * What the appends' results lead to. Each append that found a poll waiting (or followed one that
  * did: `wakeChannels`) wakes it, with the events it wrote: directly when the poll waits in this
- * process (`localChannel`), else in that process's one message. Queues found gone (by the
- * directory, `gone`, or by their append, last id -1) are cleaned out of the sets that name them;
- * an append already made (-2: a redelivery) wakes no one again.
+ * process (`local`), else in that process's one message. A queue this process follows
+ * (`FollowedQueues`) learns of every append, waiter or not, and of its loss. Queues found gone (by
+ * the directory, `gone`, or by their append, last id -1) are cleaned out of the sets that name
+ * them; an append already made (-2: a redelivery) wakes no one again.
  */
 export function planFinish(
   appends: QueueAppend[],
   results: AppendResult[],
   sets: QueueSets,
   gone: string[],
-  localChannel: string | undefined,
+  local: LocalPolls | undefined,
 ): FinishPlan {
   const plan: FinishPlan = { localWakeups: [], wakeMessages: new Map(), cleanups: [] };
   const goneIds = new Set(gone);
@@ -142,15 +149,19 @@ export function planFinish(
   );
   results.forEach(({ lastId, written }, i) => {
     const { queueId, xid = '', events } = appends[i];
-    if (lastId === -1) goneIds.add(queueId);
+    const followed = local?.follows(queueId) ?? false;
+    if (lastId === -1) {
+      goneIds.add(queueId);
+      if (followed) plan.localWakeups.push([queueId, READ_QUEUE]);
+    }
     const channel = channels[i];
-    if (lastId < 0 || channel === null) return;
+    if (lastId < 0 || (channel === null && !followed)) return;
     const firstId = firstIdOf(lastId, written.length);
-    if (channel === localChannel) {
+    if (followed || channel === local?.channel) {
       const carried = events.map((event, j) => ({ event, xid, json: written[j] }));
       plan.localWakeups.push([queueId, { kind: 'events', firstId, events: carried }]);
-      return;
     }
+    if (channel === null || channel === local?.channel) return;
     let message = plan.wakeMessages.get(channel);
     if (!message) {
       message = new WakeMessage();

@@ -10,6 +10,7 @@ import type { QueueStore } from './queue-store';
 import { LocalWakeups } from './local-wakeups';
 import { withScripts } from './lua-scripts';
 import type { Waker } from './waker';
+import type { FollowedQueues } from './followed-queues';
 import { logFailure } from '../stores/failures';
 import { partitionOwners } from './partition-owners';
 
@@ -47,7 +48,7 @@ export class Dispatcher {
     store: QueueStore,
     readonly consumer: string,
     /** The polls of this process, woken directly rather than through their wake-up channel. */
-    localPolls?: Waker,
+    private readonly localPolls?: Waker,
   ) {
     this.keys = eventKeys(ctx.config.redisPrefix);
     this.directory = new QueueDirectory(store);
@@ -120,6 +121,7 @@ export class Dispatcher {
             this.consumer,
             this.deliveries,
             (ids) => this.observers.forEach((observe) => observe(ids)),
+            this.localPolls?.followed,
           );
           this.loops.set(p, started);
           started.start();
@@ -129,6 +131,7 @@ export class Dispatcher {
         }
       }
       this.directory.prune(now - this.ctx.config.eventQueueIdleSeconds * 1000);
+      this.localPolls?.followed.prune(now);
     } catch (err) {
       logFailure(this.ctx.log, 'dispatch', 'dispatch membership tick failed', err);
     }
@@ -152,6 +155,8 @@ class PartitionLoop {
     private readonly consumer: string,
     private readonly deliveries: JointDeliveries,
     private readonly delivered: (entryIds: string[]) => void,
+    /** Told when this loop starts or stops leading: its queues' appends are known only then. */
+    private readonly followed?: FollowedQueues,
   ) {
     // XREADGROUP BLOCK holds its connection: each partition reads on its own.
     this.reader = connectRedis(ctx.config, { log: ctx.log });
@@ -166,13 +171,22 @@ class PartitionLoop {
   async stop(): Promise<void> {
     this.running = false;
     await this.loop?.catch(() => undefined);
-    if (this.leading && redisConnected(this.ctx.redis)) {
+    const wasLeading = this.leading;
+    // Before the lease goes: the next leader's appends are not this process's to know.
+    this.setLeading(false);
+    if (wasLeading && redisConnected(this.ctx.redis)) {
       await withScripts(this.ctx.redis)
         .chatLeaseRelease(this.leaseKey, this.consumer)
         .catch(() => undefined);
     }
-    this.leading = false;
     this.reader.disconnect();
+  }
+
+  private setLeading(leading: boolean): void {
+    if (leading === this.leading) return;
+    this.leading = leading;
+    if (leading) this.followed?.lead(this.partition);
+    else this.followed?.unlead(this.partition);
   }
 
   private async holdLease(): Promise<boolean> {
@@ -193,12 +207,12 @@ class PartitionLoop {
     while (this.running) {
       try {
         if (!(await this.holdLease())) {
-          this.leading = false;
+          this.setLeading(false);
           await sleep(TICK_MS);
           continue;
         }
         if (!this.leading) {
-          this.leading = true;
+          this.setLeading(true);
           recover = true;
           this.ctx.log.info('dispatch', 'leading partition', {
             partition: this.partition,
@@ -296,6 +310,9 @@ class JointDeliveries {
     const local = localPolls?.begin();
     try {
       await deliverBatches(this.ctx, { keys, directory, local }, batches);
+    } catch (err) {
+      localPolls?.failed(batches.map(({ partition }) => partition));
+      throw err;
     } finally {
       local?.end();
     }

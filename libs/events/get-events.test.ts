@@ -121,3 +121,110 @@ describe('getEvents while the process drains', () => {
     }
   });
 });
+
+describe('getEvents on the process whose dispatcher appends to the queue', () => {
+  let leader: EventsTier;
+  beforeAll(async () => {
+    leader = await startEventsTier(t, { dispatch: false, gcIntervalMs: 3_600_000 });
+    // As its dispatcher does when it leads every partition.
+    for (let p = 0; p < leader.store.partitions; p++) leader.waker.followed.lead(p);
+  });
+  afterAll(() => leader.stop());
+
+  /** Appends as that process's dispatcher does, waking its polls with what it wrote. */
+  async function dispatched(queueId: string, ...labels: string[]): Promise<void> {
+    const events = labels.map(labelled);
+    const [{ lastId, written }] = await leader.store.append([{ queueId, events }]);
+    const carried = events.map((event, j) => ({ event, xid: '', json: written[j] }));
+    const firstId = lastId - events.length + 1;
+    leader.waker.wakeAppended([[queueId, { kind: 'events', firstId, events: carried }]]);
+  }
+
+  /** A queue whose first poll looked in Redis and was answered with event 0 ('a'). */
+  async function followedQueue(): Promise<string> {
+    const { queueId, answer } = await waitingPoll(leader);
+    await dispatched(queueId, 'a');
+    expect((await answer)?.events).toEqual([{ ...labelled('a'), id: 0 }]);
+    return queueId;
+  }
+
+  const nextPoll = (queueId: string, lastEventId: number) =>
+    getEvents(leader.store, leader.waker, {
+      user: org.owner.user,
+      queueId,
+      lastEventId,
+      dontBlock: false,
+      heartbeatSeconds: 60,
+      client: new EventEmitter(),
+    });
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+  it('answers the next polls from memory, with the events and ids Redis holds', async () => {
+    const queueId = await followedQueue();
+    const looks = jest.spyOn(leader.store, 'poll');
+    try {
+      const waiting = nextPoll(queueId, 0);
+      await tick();
+      await dispatched(queueId, 'b', 'c');
+      const fromMemory = await waiting;
+      await dispatched(queueId, 'd');
+      // A client that lost that answer polls again from where it was.
+      const again = await nextPoll(queueId, 0);
+      expect(looks).not.toHaveBeenCalled();
+      expect(fromMemory?.events).toEqual([
+        { ...labelled('b'), id: 1 },
+        { ...labelled('c'), id: 2 },
+      ]);
+      const fromRedis = await leader.store.poll(queueId, org.owner.user.id, 0, null);
+      expect(fromRedis.status === 'ok' && fromRedis.events).toEqual([
+        { ...labelled('b'), id: 1 },
+        { ...labelled('c'), id: 2 },
+        { ...labelled('d'), id: 3 },
+      ]);
+      expect(JSON.parse(again?.json ?? '')).toEqual(fromRedis.status === 'ok' && fromRedis.events);
+    } finally {
+      looks.mockRestore();
+    }
+  });
+
+  it('reads Redis when an append it did not make leaves a gap in the ids', async () => {
+    const queueId = await followedQueue();
+    const waiting = nextPoll(queueId, 0);
+    await tick();
+    // Another process's heartbeat: this one learns of it only by the gap.
+    await leader.store.append([{ queueId, events: [{ type: 'heartbeat' }] }]);
+    await dispatched(queueId, 'b');
+    expect((await waiting)?.events).toEqual([
+      { type: 'heartbeat', id: 1 },
+      { ...labelled('b'), id: 2 },
+    ]);
+  });
+
+  it('reads Redis for a poll acknowledging an id it does not know', async () => {
+    const queueId = await followedQueue();
+    // Acknowledged elsewhere: another replica answered it.
+    await leader.store.append([{ queueId, events: [labelled('b')] }]);
+    const looks = jest.spyOn(leader.store, 'poll');
+    try {
+      const waiting = nextPoll(queueId, 1);
+      await tick();
+      expect(looks).toHaveBeenCalledTimes(1);
+      await dispatched(queueId, 'c');
+      expect((await waiting)?.events).toEqual([{ ...labelled('c'), id: 2 }]);
+    } finally {
+      looks.mockRestore();
+    }
+  });
+
+  it('has a poll waiting on memory record its waiter in Redis once the queue is forgotten', async () => {
+    const queueId = await followedQueue();
+    const waiting = nextPoll(queueId, 0);
+    await tick();
+    const queueKey = leader.store.keys.queue(queueId);
+    expect(await t.redis.hget(queueKey, 'waiter')).toBe('');
+    leader.waker.followed.prune(Date.now() + 60_000);
+    while ((await t.redis.hget(queueKey, 'waiter')) !== leader.waker.channel) await tick();
+    await dispatched(queueId, 'b');
+    expect((await waiting)?.events).toEqual([{ ...labelled('b'), id: 1 }]);
+  });
+});

@@ -3,6 +3,7 @@ import type { PollResult, QueueStore } from './queue-store';
 import { PolledEvents } from './polled-events';
 import type { QueueInfo } from './queue-info';
 import { carriedEvents } from './wake-protocol';
+import type { FollowedAnswer } from './followed-queues';
 import type { PollWait, Waker } from './waker';
 
 /** Whose queue it is: a poll needs nothing else of the caller. */
@@ -45,7 +46,9 @@ export async function ownedQueue(
  * look at the queue is one script run (see `QueueStore.poll`). A waiting poll is woken by the
  * process's wake-up channel, whose message usually carries the new events: when their ids follow
  * on from the queue's last id at the look, and the registration hides none of them, they are the
- * answer as they stand, with no second look.
+ * answer as they stand, with no second look. A client's next poll, on the process whose dispatcher
+ * appends to the queue, needs no look either when the process knows the queue's events past the
+ * id it acknowledges (`FollowedQueues`).
  */
 export async function getEvents(
   store: QueueStore,
@@ -58,7 +61,11 @@ export async function getEvents(
   const wait = input.dontBlock ? null : waker.listen(queueId);
   const end = wait ? new WaitEnd(input, wait) : null;
   try {
-    let seen = await look(store, waker, input, position, wait, wait !== null);
+    const known = wait && fromMemory(waker, input);
+    if (known?.events.count) return known.events;
+    let seen = known
+      ? { events: [], lastId: known.lastId, registration: known.registration }
+      : await look(store, waker, input, position, wait, wait !== null);
     for (;;) {
       if (seen.events.length || !wait || !end) return PolledEvents.read(seen.events);
       if (!end.why) await end.nextEnd();
@@ -81,6 +88,18 @@ export async function getEvents(
   }
 }
 
+/** What a look found, or what this process knew without one. */
+type Seen = Pick<Extract<PollResult, { status: 'ok' }>, 'events' | 'lastId' | 'registration'>;
+
+/** The poll's answer, or its queue's last id to wait past, as this process knows them, if it does. */
+function fromMemory(
+  waker: Waker,
+  { queueId, user, lastEventId }: GetEventsInput,
+): FollowedAnswer | null {
+  if (lastEventId === undefined || lastEventId < 0) return null;
+  return waker.followed.answer(queueId, user.id, lastEventId);
+}
+
 /** What the poll has acknowledged for the client so far. */
 interface PollPosition {
   lastEventId: number | undefined;
@@ -98,10 +117,11 @@ async function look(
   position: PollPosition,
   wait: PollWait | null,
   waiting: boolean,
-): Promise<Extract<PollResult, { status: 'ok' }>> {
+): Promise<Seen> {
   for (;;) {
     // Wake-ups until now are for events this look reads.
     wait?.take();
+    const following = wait && waker.followed.beforeLook(queueId, user.id);
     const result = await store.poll(
       queueId,
       user.id,
@@ -110,6 +130,7 @@ async function look(
     );
     if (result.status === 'missing') throw badEventQueueId(queueId);
     if (result.status === 'foreign') throw notYours();
+    waker.followed.looked(queueId, following, result.lastId, result.registration);
     if (result.hiddenUpTo === null) return result;
     position.lastEventId = result.hiddenUpTo;
   }

@@ -5,6 +5,8 @@ import type { Waker } from './waker';
 export interface LocalDelivery {
   /** The wake-up channel the polls of this process record on their queues. */
   channel: string;
+  /** Whether polls of this process follow the queue (`FollowedQueues`): it learns every append. */
+  follows(queueId: string): boolean;
   /** The delivery has appended, with these wake-ups, or failed; only the first call counts. */
   end(wakeups?: [string, Wakeup][]): void;
 }
@@ -33,12 +35,21 @@ export class LocalWakeups {
     let ended = false;
     return {
       channel: this.waker.channel,
+      follows: (queueId) => this.waker.followed.follows(queueId),
       end: (wakeups = []) => {
         if (ended) return;
         ended = true;
         this.end(wakeups);
       },
     };
+  }
+
+  /**
+   * A delivery of these partitions failed, perhaps after appending: what this process knows of
+   * their queues is doubted, and their polls read Redis.
+   */
+  failed(partitions: number[]): void {
+    for (const partition of partitions) this.waker.followed.distrust(partition);
   }
 
   private end(wakeups: [string, Wakeup][]): void {
@@ -55,6 +66,6 @@ export class LocalWakeups {
     this.timer = null;
     const held = this.held;
     this.held = [];
-    this.waker.wake(held);
+    this.waker.wakeAppended(held);
   }
 }

@@ -3,6 +3,7 @@ import type { BatchCommand } from '../redis/by-node';
 import { isCluster } from '../redis/connect';
 import { DistinctTexts } from './distinct-texts';
 import type { ClientEvent } from '../protocol/event-catalogue';
+import { FollowedQueues } from './followed-queues';
 import { mergeWakeups, READ_QUEUE, type Wakeup } from './wake-protocol';
 
 /**
@@ -83,6 +84,10 @@ export class Waker {
   private drainingNow = false;
   /** Polls waiting now: kept as a count, since health checks and metrics read it often. */
   private waitingPolls = 0;
+  /** The queues whose re-polls this process answers from its own dispatcher's appends. */
+  readonly followed = new FollowedQueues((queueIds) =>
+    this.wake(queueIds.map((queueId): [string, Wakeup] => [queueId, READ_QUEUE])),
+  );
 
   constructor(
     private readonly subscriber: RedisClient,
@@ -107,6 +112,12 @@ export class Waker {
       const waits = this.waiting.get(queueId);
       if (waits) for (const wait of waits) wait.wake(wakeup);
     }
+  }
+
+  /** Wakes polls for what this process's dispatcher appended, which its followed queues learn. */
+  wakeAppended(wakeups: [string, Wakeup][]): void {
+    this.followed.appended(wakeups);
+    this.wake(wakeups);
   }
 
   /** Subscribes to the process's channel; polls may wait once this resolves. */

@@ -1,0 +1,210 @@
+import { PolledEvents, type CarriedEvent } from './polled-events';
+import type { RegistrationSnapshot } from './queue-info';
+import { shownAtRegistration, type Wakeup } from './wake-protocol';
+
+/**
+ * How long a queue is followed after a look at it in Redis: a poll answered from memory does not
+ * record its access, so the garbage collector's `last_access` (and the keys' TTL, pushed back by
+ * looks) lags by this at most, and the acknowledged events stay in Redis this long at most.
+ */
+export const FOLLOW_MS = 10_000;
+
+/** Events a followed queue holds at most; past it the queue's polls read Redis again. */
+const MAX_HELD = 500;
+
+/** What the dispatcher of this process appended to one queue since a poll's look at it. */
+interface Followed {
+  userId: number;
+  partition: number;
+  /** The partition's leadership (see `FollowedQueues.lead`) when the look was sent. */
+  term: number;
+  /** False from the look's sending to its reply; the look's last id then sets `nextId`. */
+  armed: boolean;
+  lookedAt: number;
+  registration: RegistrationSnapshot | undefined;
+  /** The id of `events[0]`: the events with ids `nextId - events.length` to `nextId - 1`. */
+  nextId: number;
+  events: CarriedEvent[];
+}
+
+/** A poll answered from memory: the events after its acknowledged id (none: it waits). */
+export interface FollowedAnswer {
+  events: PolledEvents;
+  /** The last id known appended: the poll waits for the one after it. */
+  lastId: number;
+  registration: RegistrationSnapshot | undefined;
+}
+
+const partitionOfQueue = (queueId: string): number =>
+  Number(queueId.slice(0, queueId.indexOf(':')));
+
+/**
+ * The queues whose re-polls this process answers without Redis. A client's next poll after an
+ * answer was a script call that only acknowledged, found nothing new and recorded the waiter: a
+ * message to a 50-member channel cost 50 of them. While this process's dispatcher leads a queue's
+ * partition, every append to the queue is its own, so once a poll has looked at the queue in
+ * Redis the process knows its events from then on: a later poll that acknowledges a known id is
+ * answered with the known events after it, or waits for the next, in memory. The events stay in
+ * Redis until a look acknowledges them, so a process that dies loses nothing: the client polls
+ * another replica, which reads them. Any doubt sends the poll to Redis: a gap in the ids (an
+ * append by someone else, a heartbeat), an acknowledged id the process does not know, an event
+ * the registration's state already shows, the partition's lease changing hands, a failed delivery,
+ * or FOLLOW_MS since the last look.
+ */
+export class FollowedQueues {
+  private readonly queues = new Map<string, Followed>();
+  /** The term of each partition this process's dispatcher leads. */
+  private readonly terms = new Map<number, number>();
+  private lastTerm = 0;
+
+  constructor(
+    /** Sends polls waiting on these queues to Redis (they waited on what memory said). */
+    private readonly reread: (queueIds: string[]) => void,
+  ) {}
+
+  /** The dispatcher leads `partition` from now on (again: after a failed delivery, say). */
+  lead(partition: number): void {
+    this.forgetPartition(partition);
+    this.terms.set(partition, ++this.lastTerm);
+  }
+
+  /** The dispatcher no longer leads `partition`: its queues' polls go to Redis. */
+  unlead(partition: number): void {
+    this.forgetPartition(partition);
+    this.terms.delete(partition);
+  }
+
+  /** What this process knows of `partition`'s queues may be wrong: its polls read Redis. */
+  distrust(partition: number): void {
+    if (this.terms.has(partition)) this.lead(partition);
+  }
+
+  follows(queueId: string): boolean {
+    return this.queues.has(queueId);
+  }
+
+  /**
+   * A poll is about to look at its queue in Redis: from now on the dispatcher's appends are kept,
+   * and `looked` with the look's answer keeps them as the queue's known events. Null when this
+   * process does not lead the queue's partition.
+   */
+  beforeLook(queueId: string, userId: number): object | null {
+    const partition = partitionOfQueue(queueId);
+    const term = this.terms.get(partition);
+    if (term === undefined) return null;
+    const followed: Followed = {
+      userId,
+      partition,
+      term,
+      armed: false,
+      lookedAt: Date.now(),
+      registration: undefined,
+      nextId: 0,
+      events: [],
+    };
+    this.queues.set(queueId, followed);
+    return followed;
+  }
+
+  /** The look `token` began saw the queue up to `lastId`. */
+  looked(
+    queueId: string,
+    token: object | null,
+    lastId: number,
+    registration: RegistrationSnapshot | undefined,
+  ): void {
+    const followed = this.queues.get(queueId);
+    if (!followed || followed !== token) return;
+    const { events } = followed;
+    // Appends made before the look came back are in its answer; those after follow its last id.
+    const firstKept = lastId + 1 - (followed.nextId - events.length);
+    if (
+      this.terms.get(followed.partition) !== followed.term ||
+      (events.length && followed.nextId > lastId + 1 && firstKept < 0)
+    ) {
+      // Another poll of the queue may wait on what memory said.
+      this.queues.delete(queueId);
+      this.reread([queueId]);
+      return;
+    }
+    followed.events = events.length ? events.slice(Math.max(0, firstKept)) : events;
+    followed.nextId = Math.max(followed.nextId, lastId + 1);
+    followed.registration = registration;
+    followed.armed = true;
+  }
+
+  /** What the dispatcher of this process appended and woke these queues for. */
+  appended(wakeups: Iterable<[string, Wakeup]>): void {
+    for (const [queueId, wakeup] of wakeups) {
+      const followed = this.queues.get(queueId);
+      if (!followed) continue;
+      if (wakeup.kind === 'read') {
+        this.queues.delete(queueId);
+        continue;
+      }
+      const { firstId, events } = wakeup;
+      // Before the look's answer, the first append starts the run of known ids.
+      if (!followed.armed && followed.events.length === 0) followed.nextId = firstId;
+      if (firstId + events.length <= followed.nextId) continue;
+      if (firstId > followed.nextId || followed.events.length + events.length > MAX_HELD) {
+        this.queues.delete(queueId);
+        continue;
+      }
+      for (let i = followed.nextId - firstId; i < events.length; i++) {
+        followed.events.push(events[i]);
+      }
+      followed.nextId = firstId + events.length;
+    }
+  }
+
+  /**
+   * A poll of `userId` that acknowledges `acked`, answered from memory, or null when it must look
+   * in Redis. The events up to `acked` are forgotten: the client has them.
+   */
+  answer(queueId: string, userId: number, acked: number, now = Date.now()): FollowedAnswer | null {
+    const followed = this.queues.get(queueId);
+    if (!followed?.armed || followed.userId !== userId) return null;
+    if (
+      this.terms.get(followed.partition) !== followed.term ||
+      now - followed.lookedAt >= FOLLOW_MS
+    ) {
+      this.queues.delete(queueId);
+      this.reread([queueId]);
+      return null;
+    }
+    const firstId = followed.nextId - followed.events.length;
+    if (acked < firstId - 1 || acked >= followed.nextId) return null;
+    followed.events = followed.events.slice(acked + 1 - firstId);
+    const { events, registration } = followed;
+    if (events.some(({ event, xid }) => shownAtRegistration(registration, event.type, xid))) {
+      return null;
+    }
+    return {
+      events: PolledEvents.carried(acked + 1, events),
+      lastId: followed.nextId - 1,
+      registration,
+    };
+  }
+
+  /**
+   * Forgets the queues no poll looked at for FOLLOW_MS. Their waiting polls look, which records
+   * their access and waiter in Redis: without a waiter there, only a followed queue woke them.
+   */
+  prune(now = Date.now()): void {
+    this.forget((followed) => now - followed.lookedAt >= FOLLOW_MS);
+  }
+
+  private forgetPartition(partition: number): void {
+    this.forget((followed) => followed.partition === partition);
+  }
+
+  private forget(which: (followed: Followed) => boolean): void {
+    const forgotten: string[] = [];
+    for (const [queueId, followed] of this.queues) {
+      if (!which(followed)) continue;
+      this.queues.delete(queueId);
+      forgotten.push(queueId);
+    }
+    if (forgotten.length) this.reread(forgotten);
+  }
+}
