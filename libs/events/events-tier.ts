@@ -45,6 +45,13 @@ export async function startEventsTier(
     connectRedis(ctx.config, { shardedSubscriber: true, log: ctx.log }),
     eventKeys(ctx.config.redisPrefix).wake(processId),
   );
+  waker.acknowledge = (queues) => {
+    for (const { queueId, userId, acked } of queues) {
+      store
+        .poll(queueId, userId, acked, null)
+        .catch((err: unknown) => logFailure(ctx.log, 'queue', 'acknowledging failed', err));
+    }
+  };
   // Dispatch appends on a connection of its own: behind the polls' connection, a message's
   // appends to its last partitions would wait for the thousands of re-polls its first
   // partitions' recipients just sent.

@@ -1,5 +1,5 @@
 import { labelled } from '../../test/events-factories';
-import { FOLLOW_MS, FollowedQueues } from './followed-queues';
+import { FOLLOW_MS, FollowedQueues, type ForgottenQueue } from './followed-queues';
 import type { CarriedEvent } from './polled-events';
 import type { Wakeup } from './wake-protocol';
 
@@ -15,7 +15,7 @@ const appended = (firstId: number, ...ns: number[]): [string, Wakeup] => [
 const ids = (answer: ReturnType<FollowedQueues['answer']>) =>
   answer && JSON.parse(answer.events.json).map((e: { id: number }) => e.id);
 
-let reread: string[];
+let reread: ForgottenQueue[];
 let followed: FollowedQueues;
 
 /** Partition 3 led, and a look at queue `3:q` (user 7) that saw it up to `lastId`. */
@@ -27,7 +27,7 @@ function looked(lastId: number, during: [string, Wakeup][] = []): void {
 
 beforeEach(() => {
   reread = [];
-  followed = new FollowedQueues((queueIds) => reread.push(...queueIds));
+  followed = new FollowedQueues((queues) => reread.push(...queues));
   followed.lead(3);
 });
 
@@ -78,7 +78,7 @@ it('follows nothing before the look answers, nor in a partition led elsewhere', 
 it('sends the waiting polls to Redis when the lease or a delivery is in doubt', () => {
   looked(4);
   followed.distrust(3);
-  expect(reread).toEqual(['3:q']);
+  expect(reread).toEqual([{ queueId: '3:q', userId: 7, acked: -1 }]);
   expect(followed.answer('3:q', 7, 4)).toBeNull();
 
   looked(4);
@@ -94,11 +94,14 @@ it("forgets a queue FOLLOW_MS after its look: the look records the poll's access
   expect(followed.answer('3:q', 7, 4, now + FOLLOW_MS - 1000)).not.toBeNull();
   expect(followed.answer('3:q', 7, 4, now + FOLLOW_MS + 1)).toBeNull();
   looked(4);
+  followed.appended([appended(5, 50)]);
+  followed.answer('3:q', 7, 5);
   reread = [];
   followed.prune(now + FOLLOW_MS + 1000);
   expect(followed.follows('3:q')).toBe(false);
-  // A poll waiting on what memory said looks in Redis, which records its waiter there.
-  expect(reread).toEqual(['3:q']);
+  // A poll waiting on what memory said looks in Redis, which records its waiter there; else
+  // Redis learns what memory acknowledged.
+  expect(reread).toEqual([{ queueId: '3:q', userId: 7, acked: 5 }]);
 });
 
 it('sends to Redis a poll whose events the registration hides', () => {

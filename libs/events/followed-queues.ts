@@ -25,6 +25,16 @@ interface Followed {
   /** The id of `events[0]`: the events with ids `nextId - events.length` to `nextId - 1`. */
   nextId: number;
   events: CarriedEvent[];
+  /** The last id a poll answered from memory acknowledged, which Redis does not know (-1: none). */
+  acked: number;
+}
+
+/** A queue forgotten, with what memory answered of it that Redis does not know yet. */
+export interface ForgottenQueue {
+  queueId: string;
+  userId: number;
+  /** The last id acknowledged by a poll answered from memory (-1: none). */
+  acked: number;
 }
 
 /** A poll answered from memory: the events after its acknowledged id (none: it waits). */
@@ -58,8 +68,11 @@ export class FollowedQueues {
   private lastTerm = 0;
 
   constructor(
-    /** Sends polls waiting on these queues to Redis (they waited on what memory said). */
-    private readonly reread: (queueIds: string[]) => void,
+    /**
+     * Sends polls waiting on these queues to Redis (they waited on what memory said), and has
+     * Redis learn what polls answered from memory acknowledged when none waits.
+     */
+    private readonly forgotten: (queues: ForgottenQueue[]) => void,
   ) {}
 
   /** The dispatcher leads `partition` from now on (again: after a failed delivery, say). */
@@ -101,6 +114,7 @@ export class FollowedQueues {
       registration: undefined,
       nextId: 0,
       events: [],
+      acked: -1,
     };
     this.queues.set(queueId, followed);
     return followed;
@@ -123,8 +137,7 @@ export class FollowedQueues {
       (events.length && followed.nextId > lastId + 1 && firstKept < 0)
     ) {
       // Another poll of the queue may wait on what memory said.
-      this.queues.delete(queueId);
-      this.reread([queueId]);
+      this.drop(queueId, followed);
       return;
     }
     followed.events = events.length ? events.slice(Math.max(0, firstKept)) : events;
@@ -139,7 +152,7 @@ export class FollowedQueues {
       const followed = this.queues.get(queueId);
       if (!followed) continue;
       if (wakeup.kind === 'read') {
-        this.queues.delete(queueId);
+        this.drop(queueId, followed);
         continue;
       }
       const { firstId, events } = wakeup;
@@ -147,7 +160,7 @@ export class FollowedQueues {
       if (!followed.armed && followed.events.length === 0) followed.nextId = firstId;
       if (firstId + events.length <= followed.nextId) continue;
       if (firstId > followed.nextId || followed.events.length + events.length > MAX_HELD) {
-        this.queues.delete(queueId);
+        this.drop(queueId, followed);
         continue;
       }
       for (let i = followed.nextId - firstId; i < events.length; i++) {
@@ -168,13 +181,13 @@ export class FollowedQueues {
       this.terms.get(followed.partition) !== followed.term ||
       now - followed.lookedAt >= FOLLOW_MS
     ) {
-      this.queues.delete(queueId);
-      this.reread([queueId]);
+      this.drop(queueId, followed);
       return null;
     }
     const firstId = followed.nextId - followed.events.length;
     if (acked < firstId - 1 || acked >= followed.nextId) return null;
     followed.events = followed.events.slice(acked + 1 - firstId);
+    followed.acked = Math.max(followed.acked, acked);
     const { events, registration } = followed;
     if (events.some(({ event, xid }) => shownAtRegistration(registration, event.type, xid))) {
       return null;
@@ -199,12 +212,17 @@ export class FollowedQueues {
   }
 
   private forget(which: (followed: Followed) => boolean): void {
-    const forgotten: string[] = [];
+    const forgotten: ForgottenQueue[] = [];
     for (const [queueId, followed] of this.queues) {
       if (!which(followed)) continue;
       this.queues.delete(queueId);
-      forgotten.push(queueId);
+      forgotten.push({ queueId, userId: followed.userId, acked: followed.acked });
     }
-    if (forgotten.length) this.reread(forgotten);
+    if (forgotten.length) this.forgotten(forgotten);
+  }
+
+  private drop(queueId: string, followed: Followed): void {
+    this.queues.delete(queueId);
+    this.forgotten([{ queueId, userId: followed.userId, acked: followed.acked }]);
   }
 }

@@ -148,14 +148,14 @@ describe('getEvents on the process whose dispatcher appends to the queue', () =>
     return queueId;
   }
 
-  const nextPoll = (queueId: string, lastEventId: number) =>
+  const nextPoll = (queueId: string, lastEventId: number, client = new EventEmitter()) =>
     getEvents(leader.store, leader.waker, {
       user: org.owner.user,
       queueId,
       lastEventId,
       dontBlock: false,
       heartbeatSeconds: 60,
-      client: new EventEmitter(),
+      client,
     });
   const tick = () => new Promise((resolve) => setTimeout(resolve, 50));
 
@@ -226,5 +226,24 @@ describe('getEvents on the process whose dispatcher appends to the queue', () =>
     while ((await t.redis.hget(queueKey, 'waiter')) !== leader.waker.channel) await tick();
     await dispatched(queueId, 'b');
     expect((await waiting)?.events).toEqual([{ ...labelled('b'), id: 1 }]);
+  });
+
+  it('acknowledges in Redis what memory did once a queue whose client left is forgotten', async () => {
+    const queueId = await followedQueue();
+    const waiting = nextPoll(queueId, 0);
+    await tick();
+    await dispatched(queueId, 'b');
+    expect((await waiting)?.events).toEqual([{ ...labelled('b'), id: 1 }]);
+    // The client acknowledges 'b' from memory, then goes away.
+    const client = new EventEmitter();
+    const last = nextPoll(queueId, 1, client);
+    await tick();
+    client.emit('close');
+    expect(await last).toBeNull();
+    const queueKey = leader.store.keys.queue(queueId);
+    expect(await t.redis.hget(queueKey, 'first_id')).toBe('0');
+    leader.waker.followed.prune(Date.now() + 60_000);
+    while ((await t.redis.hget(queueKey, 'first_id')) !== '2') await tick();
+    expect(await t.redis.llen(leader.store.keys.events(queueId))).toBe(0);
   });
 });

@@ -3,7 +3,7 @@ import type { BatchCommand } from '../redis/by-node';
 import { isCluster } from '../redis/connect';
 import { DistinctTexts } from './distinct-texts';
 import type { ClientEvent } from '../protocol/event-catalogue';
-import { FollowedQueues } from './followed-queues';
+import { FollowedQueues, type ForgottenQueue } from './followed-queues';
 import { mergeWakeups, READ_QUEUE, type Wakeup } from './wake-protocol';
 
 /**
@@ -85,9 +85,13 @@ export class Waker {
   /** Polls waiting now: kept as a count, since health checks and metrics read it often. */
   private waitingPolls = 0;
   /** The queues whose re-polls this process answers from its own dispatcher's appends. */
-  readonly followed = new FollowedQueues((queueIds) =>
-    this.wake(queueIds.map((queueId): [string, Wakeup] => [queueId, READ_QUEUE])),
-  );
+  readonly followed = new FollowedQueues((queues) => this.forgotten(queues));
+  /**
+   * Acknowledges in Redis what polls answered from memory acknowledged (set by the events tier):
+   * a queue whose client went away would otherwise hold those events until it is collected, and
+   * the garbage collector takes a queue's events for messages its owner never received.
+   */
+  acknowledge: (queues: ForgottenQueue[]) => void = () => undefined;
 
   constructor(
     private readonly subscriber: RedisClient,
@@ -112,6 +116,20 @@ export class Waker {
       const waits = this.waiting.get(queueId);
       if (waits) for (const wait of waits) wait.wake(wakeup);
     }
+  }
+
+  /**
+   * Queues no longer followed: their waiting polls look in Redis (which acknowledges for them),
+   * and Redis learns what memory acknowledged of the others.
+   */
+  private forgotten(queues: ForgottenQueue[]): void {
+    const unacknowledged: ForgottenQueue[] = [];
+    for (const queue of queues) {
+      const waits = this.waiting.get(queue.queueId);
+      if (waits) for (const wait of waits) wait.wake(READ_QUEUE);
+      else if (queue.acked >= 0) unacknowledged.push(queue);
+    }
+    if (unacknowledged.length) this.acknowledge(unacknowledged);
   }
 
   /** Wakes polls for what this process's dispatcher appended, which its followed queues learn. */
