@@ -1,7 +1,6 @@
 import type { AppContext } from '../core/context';
 import { sqlPool } from '../db/sql';
 import { execByNode, type BatchCommand } from '../redis/by-node';
-import { isCluster } from '../redis/connect';
 import { perKeyCommands, perKeyReplies } from '../redis/per-key';
 import type { QueueSettings } from '../protocol/queue';
 import type { AppendResult, QueueAppend } from './queue-store';
@@ -48,8 +47,8 @@ export interface PartitionBatch {
  * Carries out batches of one or more partitions' domain streams (planned by `dispatch-plan`) in
  * four round trips, whatever their size and number:
  * 1. dedupe keys of the outbox rows and the queue ids of every user (and realm, for public
- *    channel messages) the batches name, the sets read by one script call (`perKeyCommands`;
- *    on a cluster, one per partition);
+ *    channel messages) the batches name, each partition's sets read by one script call
+ *    (`perKeyCommands`);
  * 2. the settings of queues this process has not seen yet;
  * 3. every append, in stream order;
  * 4. acknowledgement and trimming of the entries, clean-up of queues found gone, and wake-up
@@ -115,8 +114,8 @@ async function lookUp(
   }
   // Every key of a partition shares its stream's slot.
   const lookups: BatchCommand[] = [];
-  const setKeysOf: string[][] = [];
-  for (const { partition, items, users, publicRealms } of parts) {
+  const setReads: number[] = [];
+  for (const { partition, items, users, publicRealms, streamKey } of parts) {
     for (const { entryId, envelope } of items) {
       const key = keys.dispatched(partition, envelope.outboxId);
       lookups.push({
@@ -128,26 +127,19 @@ async function lookUp(
     const setKeys: string[] = [];
     for (const userId of users) setKeys.push(keys.userQueues(partition, userId));
     for (const realmId of publicRealms) setKeys.push(keys.realmPublicQueues(partition, realmId));
-    setKeysOf.push(setKeys);
-  }
-  const dedupes = lookups.length;
-  // On one Redis, one script call reads every partition's sets (a call costs Redis more than the
-  // commands it runs); on a cluster, one per partition, in its slot.
-  if (isCluster(ctx.redis)) {
-    for (let i = 0; i < parts.length; i++) {
-      lookups.push(...perKeyCommands(parts[i].streamKey, 'SMEMBERS', setKeysOf[i]));
-    }
-  } else if (parts.length) {
-    lookups.push(...perKeyCommands(parts[0].streamKey, 'SMEMBERS', setKeysOf.flat()));
+    const reads = perKeyCommands(streamKey, 'SMEMBERS', setKeys);
+    lookups.push(...reads);
+    setReads.push(reads.length);
   }
   const looked = await execByNode(ctx.redis, lookups);
-  const members = perKeyReplies<string[]>(looked.slice(dedupes));
   let at = 0;
-  let m = 0;
   const planned: PlannedPart[] = [];
-  for (const part of parts) {
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
     const deliveredBy = looked.slice(at, (at += part.items.length)) as (string | null)[];
+    const members = perKeyReplies<string[]>(looked.slice(at, (at += setReads[i])));
     const sets: QueueSets = { ofUser: new Map(), publicOfRealm: new Map() };
+    let m = 0;
     for (const userId of part.users) sets.ofUser.set(userId, members[m++]);
     for (const realmId of part.publicRealms) sets.publicOfRealm.set(realmId, members[m++]);
     planned.push({ ...part, fresh: freshItems(part.items, deliveredBy), sets });

@@ -38,21 +38,6 @@ it('counts every request of a process, asking Redis only for the first of a wind
   expect(await t.redis.pttl(`${prefix}:7`)).toBeGreaterThan(55_000);
 });
 
-it("keeps the window's end it knows at a sync, asking Redis only at a window's first request", async () => {
-  const prefix = newPrefix();
-  const counter = new WindowCounter(t.redis, prefix, 60, t.log);
-  await counter.add('7');
-  // Were the sync to ask for the time left (a PTTL per key), the window would end in 5 s.
-  await t.redis.pexpire(`${prefix}:7`, 5_000);
-  await counter.add('7');
-  await counter.flush();
-  expect(await t.redis.get(`${prefix}:7`)).toBe('2');
-  expect((await counter.add('7')).msLeft).toBeGreaterThan(55_000);
-  // Another process opening its window there learns the end Redis holds.
-  const other = new WindowCounter(t.redis, prefix, 60, t.log);
-  expect((await other.add('7')).msLeft).toBeLessThanOrEqual(5_000);
-});
-
 it("shares one count between processes, each hearing of the others' requests at its next sync", async () => {
   const prefix = newPrefix();
   const a = new WindowCounter(t.redis, prefix, 60, t.log);

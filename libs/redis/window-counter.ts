@@ -7,24 +7,22 @@ import { execByNode, slotGroups, type BatchCommand } from './by-node';
 export const SYNC_INTERVAL_MS = 100;
 
 /**
- * Adds ARGV[i + 2] to each counter KEYS[i], which starts a window of ARGV[1] seconds if it does
+ * Adds ARGV[i + 1] to each counter KEYS[i], which starts a window of ARGV[1] seconds if it does
  * not exist, and returns each count and its window's milliseconds left, flat. Per key it leaves
  * what rate-limiter-flexible's script leaves (the count, expiring with its window), on the same
- * keys, so replicas of the previous release count along during a deploy; but in one command or
- * two, not three: the INCRBY that creates a key starts its window, and only a key that existed
- * is asked its time left, and only when ARGV[2] is '1' (a window's first request here); a sync
- * knows its windows' ends already, and gets -2 for a key that existed. A sync runs about once
- * per poll, so that was a command per delivery. One call takes every key of a sync (of one slot
- * on a cluster), not one call each: a poll per user per sync interval made it a script call for
- * nearly every poll.
+ * keys, so replicas of the previous release count along during a deploy; but in two commands, not
+ * three: the INCRBY that creates a key starts its window, and only a key that existed is asked
+ * its time left. A sync runs about once per poll, so that was a command per delivery. One call
+ * takes every key of a sync (of one slot on a cluster), not one call each: a poll per user per
+ * sync interval made it a script call for nearly every poll.
  */
 const ADD_SCRIPT = `
 local out = {}
 for i = 1, #KEYS do
-  local count = redis.call('INCRBY', KEYS[i], ARGV[i + 2])
-  local ttl = -2
-  if count ~= tonumber(ARGV[i + 2]) and ARGV[2] == '1' then ttl = redis.call('PTTL', KEYS[i]) end
-  if count == tonumber(ARGV[i + 2]) or ttl == -1 then
+  local count = redis.call('INCRBY', KEYS[i], ARGV[i + 1])
+  local ttl = -1
+  if count ~= tonumber(ARGV[i + 1]) then ttl = redis.call('PTTL', KEYS[i]) end
+  if ttl == -1 then
     redis.call('EXPIRE', KEYS[i], ARGV[1])
     ttl = 1000 * ARGV[1]
   end
@@ -37,12 +35,9 @@ return out
 /** Keys one sync call takes at most: Redis runs nothing else while a script runs. */
 const KEYS_PER_CALL = 500;
 
-/** Count and window's milliseconds left (-2: not read, the window was open), per key, flat. */
+/** Count and window's milliseconds left, per key, flat. */
 type Added = number[];
-/**
- * The key count, the keys, the window's seconds, '1' to read the time left of windows that were
- * open ('' otherwise), then one increment per key.
- */
+/** The key count, the keys, the window's seconds, then one increment per key. */
 type AddArgs = (string | number)[];
 type ScriptRedis = RedisClient & {
   chatWindowAdd(...args: AddArgs): Promise<Added>;
@@ -128,7 +123,7 @@ export class WindowCounter {
 
   private async open(id: string): Promise<WindowCount> {
     const window: Window = { endsAt: Infinity, synced: 0, unsynced: 0 };
-    const added = this.redis.chatWindowAdd(1, this.key(id), this.windowSeconds, '1', 1);
+    const added = this.redis.chatWindowAdd(1, this.key(id), this.windowSeconds, 1);
     window.opening = added;
     this.windows.set(id, window);
     try {
@@ -185,7 +180,7 @@ export class WindowCounter {
         commands.push({
           key: at(keys, 0),
           command: 'chatWindowAdd',
-          args: [keys.length, ...keys, this.windowSeconds, '', ...increments],
+          args: [keys.length, ...keys, this.windowSeconds, ...increments],
         });
       }
       const replies = await execByNode(this.redis, commands);
@@ -197,8 +192,7 @@ export class WindowCounter {
           const { window, n } = at(call, i);
           window.synced = at(added, 2 * i);
           window.unsynced -= n;
-          const msLeft = at(added, 2 * i + 1);
-          if (msLeft >= 0) window.endsAt = syncedAt + msLeft;
+          window.endsAt = syncedAt + at(added, 2 * i + 1);
         }
       }
       this.failing = false;
