@@ -1,9 +1,14 @@
-import { InFlightLimit, WINDOW_MS } from './in-flight-limit';
+import { InFlightLimit, ROUTE_MEMORY_MS, WINDOW_MS } from './in-flight-limit';
+
+/** A route answered within the target when nothing waits. */
+const SEND = 'POST /api/v1/messages';
+/** A route whose own work takes longer than the target when many run at once. */
+const REGISTER = 'POST /api/v1/register';
 
 /** Admits `count` requests, refusing none, and answers them all in `ms`. */
-function answerAll(limit: InFlightLimit, count: number, ms: number): void {
+function answerAll(limit: InFlightLimit, count: number, ms: number, route = SEND): void {
   for (let i = 0; i < count; i++) expect(limit.tryAdmit()).toBe(true);
-  for (let i = 0; i < count; i++) limit.release(ms);
+  for (let i = 0; i < count; i++) limit.release(ms, route);
 }
 
 /** A limit on a clock the test moves, so each window's answers are the test's own. */
@@ -17,11 +22,11 @@ function limitOnClock(targetMs: number, maxLimit: number) {
     limit,
     nextWindow,
     /** A window in which `count` requests are answered in `ms`, then judged; the new limit. */
-    answeredWindow: (count: number, ms: number): number => {
-      answerAll(limit, count, ms);
+    answeredWindow: (count: number, ms: number, route = SEND): number => {
+      answerAll(limit, count, ms, route);
       nextWindow();
       // The window is judged when the next request comes (here one that goes away).
-      if (limit.tryAdmit()) limit.release(null);
+      if (limit.tryAdmit()) limit.release(null, route);
       return limit.limit;
     },
   };
@@ -32,29 +37,33 @@ describe('InFlightLimit', () => {
     const { limit } = limitOnClock(300, 5);
     for (let i = 0; i < 5; i++) expect(limit.tryAdmit()).toBe(true);
     expect(limit.tryAdmit()).toBe(false);
-    limit.release(10);
+    limit.release(10, SEND);
     expect(limit.tryAdmit()).toBe(true);
     expect(limit.inFlight).toBe(5);
   });
 
   it('halves the limit after a window whose fastest answer missed the target, down to 4', () => {
     const { answeredWindow } = limitOnClock(300, 64);
+    // Sends answered in time first: their late answers then show a wait.
+    expect(answeredWindow(30, 20)).toBe(64);
     const seen = Array.from({ length: 6 }, () => answeredWindow(3, 400));
     expect(seen).toEqual([32, 16, 8, 4, 4, 4]);
   });
 
   it('keeps the limit when one long request is slow but others are answered in time', () => {
     const { limit, answeredWindow } = limitOnClock(300, 64);
+    answeredWindow(30, 20);
     expect(answeredWindow(8, 400)).toBe(32);
     // An upload taking 5 s beside quick answers: the window's fastest answer decides.
     expect(limit.tryAdmit()).toBe(true);
     answerAll(limit, 12, 20);
-    limit.release(5_000);
+    limit.release(5_000, 'POST /api/v1/user_uploads');
     expect(answeredWindow(0, 0)).toBeGreaterThan(32);
   });
 
   it('grows by a quarter a window, to at most twice what was in the works plus room', () => {
     const { limit, answeredWindow } = limitOnClock(300, 64);
+    answeredWindow(30, 20);
     for (let w = 0; w < 4; w++) answeredWindow(2, 1_000);
     expect(limit.limit).toBe(4);
     const seen = Array.from({ length: 12 }, () => answeredWindow(Math.floor(limit.limit), 20));
@@ -79,7 +88,7 @@ describe('InFlightLimit', () => {
     expect(answeredWindow(3, 400)).toBe(12);
     for (let i = 0; i < 12; i++) expect(limit.tryAdmit()).toBe(true);
     expect(limit.tryAdmit()).toBe(false);
-    for (let i = 0; i < 12; i++) limit.release(20);
+    for (let i = 0; i < 12; i++) limit.release(20, SEND);
     nextWindow();
     // In time again: a burst past the limit is admitted.
     for (let i = 0; i < 20; i++) expect(limit.tryAdmit()).toBe(true);
@@ -87,9 +96,51 @@ describe('InFlightLimit', () => {
 
   it('learns nothing from a window without answers', () => {
     const { limit, nextWindow, answeredWindow } = limitOnClock(300, 64);
+    answeredWindow(30, 20);
     expect(answeredWindow(2, 1_000)).toBe(32);
     nextWindow();
     expect(limit.tryAdmit()).toBe(true);
     expect(limit.limit).toBe(32);
+  });
+
+  it('learns nothing from a window of only answers slow by their own work', () => {
+    const { limit, answeredWindow } = limitOnClock(300, 64);
+    // Twenty full-state registers at a time, each answered after a second of the CPU's work.
+    const seen = Array.from({ length: 6 }, () => answeredWindow(20, 1_000, REGISTER));
+    expect(seen).toEqual([64, 64, 64, 64, 64, 64]);
+    for (let i = 0; i < 64; i++) expect(limit.tryAdmit()).toBe(true);
+  });
+
+  it('is judged by the answers that can show a wait, beside answers slow by their own work', () => {
+    const { limit, answeredWindow } = limitOnClock(300, 64);
+    answeredWindow(30, 20);
+    answerAll(limit, 20, 1_000, REGISTER);
+    // In time, with twenty in the works at once: 2 x 20 + 8.
+    expect(answeredWindow(5, 40)).toBe(48);
+    // Sends waiting behind the registers: a queue.
+    answerAll(limit, 20, 1_000, REGISTER);
+    expect(answeredWindow(5, 400)).toBe(24);
+    // A window of registers alone keeps what the sends showed.
+    expect(answeredWindow(20, 1_000, REGISTER)).toBe(24);
+    expect(answeredWindow(20, 1_000, REGISTER)).toBe(24);
+  });
+
+  it('reads a route in time lately as queueing when its answers are late', () => {
+    const { answeredWindow } = limitOnClock(300, 64);
+    expect(answeredWindow(30, 80, REGISTER)).toBe(64);
+    expect(answeredWindow(20, 1_000, REGISTER)).toBe(32);
+  });
+
+  it('stays congested once late answers have stopped judging, until one is in time', () => {
+    const { limit, answeredWindow } = limitOnClock(300, 64);
+    answeredWindow(30, 20);
+    const windows = (2 * ROUTE_MEMORY_MS) / WINDOW_MS + 1;
+    for (let w = 0; w < windows; w++) answeredWindow(3, 700);
+    expect(limit.limit).toBe(4);
+    // The sends have not been in time for longer than remembered: still held to 4.
+    for (let i = 0; i < 4; i++) expect(limit.tryAdmit()).toBe(true);
+    expect(limit.tryAdmit()).toBe(false);
+    for (let i = 0; i < 4; i++) limit.release(700, SEND);
+    expect(answeredWindow(2, 20)).toBe(6);
   });
 });

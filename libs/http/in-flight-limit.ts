@@ -1,11 +1,41 @@
 /** How often the limit is judged: long enough that a window usually holds a few answers. */
 export const WINDOW_MS = 200;
+/** How long a route's fastest answer is remembered (between one and two of these). */
+export const ROUTE_MEMORY_MS = 10_000;
 /** A limit this low still lets requests through, whose answers tell when the wait is gone. */
 const MIN_LIMIT = 4;
 const DECREASE = 0.5;
 const INCREASE = 1.25;
 /** Room above the most requests recently in the works at once, for a burst. */
 const HEADROOM = 8;
+
+/**
+ * The fastest answer a route gave lately: of the current period and the one before, so an answer
+ * counts for between one and two `ROUTE_MEMORY_MS`.
+ */
+class RouteFastest {
+  private current = Infinity;
+  private previous = Infinity;
+  private periodStart: number;
+
+  constructor(now: number) {
+    this.periodStart = now;
+  }
+
+  note(answeredMs: number, now: number): void {
+    if (now - this.periodStart >= ROUTE_MEMORY_MS) {
+      // A period without answers leaves nothing to remember from before it.
+      this.previous = now - this.periodStart >= 2 * ROUTE_MEMORY_MS ? Infinity : this.current;
+      this.current = Infinity;
+      this.periodStart = now;
+    }
+    this.current = Math.min(this.current, answeredMs);
+  }
+
+  get ms(): number {
+    return Math.min(this.current, this.previous);
+  }
+}
 
 /**
  * How many requests a process works on at once, adapted to how fast it answers them. When even
@@ -18,6 +48,14 @@ const HEADROOM = 8;
  * Until then a burst is admitted up to the maximum: a process answering in time is not refused.
  * Taking the window's fastest answer (CoDel's signal) rather than its slowest keeps one long
  * request, an upload or a large read, from being mistaken for a queue.
+ *
+ * Only the answers of a route that lately answered within the target judge: a late one then shows
+ * a wait. A route that has not (full-state registers while every client registers again after a
+ * restart) is slow by its own work: admitting fewer would get that work done no sooner, only
+ * refuse it and have it sent again. A window of only such answers says nothing, as one without
+ * answers. Once late, a route still judges for `ROUTE_MEMORY_MS`, time enough for its queue to
+ * make the process congested, which windows without judging answers then keep: a queue does not
+ * exempt itself by lasting.
  */
 export class InFlightLimit {
   limit: number;
@@ -26,6 +64,7 @@ export class InFlightLimit {
   private windowFastestMs = Infinity;
   private windowPeak = 0;
   private congested = false;
+  private readonly routes = new Map<string, RouteFastest>();
 
   constructor(
     private readonly targetMs: number,
@@ -45,17 +84,27 @@ export class InFlightLimit {
     return true;
   }
 
-  /** Gives the place back: `answeredMs` is the time the request took, null if it was abandoned. */
-  release(answeredMs: number | null): void {
+  /**
+   * Gives the place back: `answeredMs` is the time the request took, null if it was abandoned;
+   * `route` names what the request did (its method and route), whose answers are alike.
+   */
+  release(answeredMs: number | null, route: string): void {
     this.inFlight--;
-    if (answeredMs !== null) this.windowFastestMs = Math.min(this.windowFastestMs, answeredMs);
+    if (answeredMs !== null) {
+      const now = this.now();
+      let fastest = this.routes.get(route);
+      if (!fastest) this.routes.set(route, (fastest = new RouteFastest(now)));
+      fastest.note(answeredMs, now);
+      if (fastest.ms <= this.targetMs)
+        this.windowFastestMs = Math.min(this.windowFastestMs, answeredMs);
+    }
     this.judge();
   }
 
   private judge(): void {
     const now = this.now();
     if (now - this.windowStart < WINDOW_MS) return;
-    // A window without answers says nothing: the limit and the congestion stay.
+    // A window without answers that can show a wait says nothing: the limit and congestion stay.
     if (this.windowFastestMs !== Infinity) {
       this.congested = this.windowFastestMs > this.targetMs;
       this.limit = this.congested

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import express, { type Express } from 'express';
 import { Pool, type PoolClient } from 'pg';
 import request from 'supertest';
 import { poolOf } from '../db/client';
@@ -10,8 +10,8 @@ import { eventsRouter } from '../../apps/events/app';
 import { startTestEvents, type TestEvents } from '../../test/events-factories';
 import { makeRealm, makeUser, type TestRealm, type TestUser } from '../../test/factories';
 import { startTestContext, type TestContext } from '../../test/harness';
-import { errorResponse } from './error-handler';
-import { eventLoopLagMonitor } from './overload';
+import { errorHandler, errorResponse } from './error-handler';
+import { eventLoopLagMonitor, overloadGuard } from './overload';
 
 /** The refusal counter's value for one reason, from the registry as a scrape reads it. */
 async function refusals(reason: string): Promise<number> {
@@ -169,7 +169,7 @@ describe('more requests in the works than the process answers in time', () => {
 
   beforeAll(async () => {
     t = await startTestContext({
-      // Four at once at most, and every answer counts as late: the limit stays at four.
+      // Four at once at most: the fifth request is refused whatever the answers' times.
       OVERLOAD_MAX_IN_FLIGHT: '4',
       OVERLOAD_ANSWER_TARGET_MS: '1',
       OVERLOAD_DB_WAITING_LIMIT: '1000',
@@ -199,6 +199,71 @@ describe('more requests in the works than the process answers in time', () => {
     for (const client of held) client.release();
     expect(await Promise.all(waiting)).toEqual([200, 200, 200, 200]);
     expect((await me()).status).toBe(200);
+  });
+});
+
+describe('answers slow by their own work, and answers that waited', () => {
+  let t: TestContext;
+  let app: Express;
+  // Requests of `/waits` wait here until the test lets them go, as for a connection.
+  let gate: Promise<void> = Promise.resolve();
+
+  beforeAll(async () => {
+    t = await startTestContext({
+      OVERLOAD_MAX_IN_FLIGHT: '16',
+      OVERLOAD_ANSWER_TARGET_MS: '50',
+      OVERLOAD_DB_WAITING_LIMIT: '1000',
+      OVERLOAD_EVENT_LOOP_LAG_MS: '600000',
+    });
+    app = express();
+    app.use(overloadGuard(t));
+    // Its own work takes twice the target, however few run at once.
+    app.get('/works', async (_req, res) => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      res.json({ result: 'success', msg: '' });
+    });
+    app.get('/waits', async (_req, res) => {
+      await gate;
+      res.json({ result: 'success', msg: '' });
+    });
+    app.use(errorHandler(t.log));
+  });
+  afterAll(() => t.close());
+
+  const statuses = (path: string, count: number) =>
+    Promise.all(
+      Array.from({ length: count }, () =>
+        request(app)
+          .get(path)
+          .then((r) => r.status),
+      ),
+    );
+
+  it('admits twelve at once for a second of answers slow by their own work', async () => {
+    const before = await refusals('in_flight_limit');
+    for (let round = 0; round < 8; round++) {
+      expect(await statuses('/works', 12)).toEqual(Array(12).fill(200));
+    }
+    expect(await refusals('in_flight_limit')).toBe(before);
+  });
+
+  it('refuses past a halved limit once answers in time before have waited', async () => {
+    expect(await statuses('/waits', 1)).toEqual([200]);
+    let open = () => {};
+    gate = new Promise((resolve) => (open = resolve));
+    const waiting = statuses('/waits', 12);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    open();
+    expect(await waiting).toEqual(Array(12).fill(200));
+    // Their window is judged when the next request comes, after it ends.
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    gate = new Promise((resolve) => (open = resolve));
+    const held = statuses('/waits', 12);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    open();
+    const answered = await held;
+    expect(answered.filter((status) => status === 503).length).toBeGreaterThan(0);
+    expect(answered.filter((status) => status === 200).length).toBeGreaterThan(0);
   });
 });
 

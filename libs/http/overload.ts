@@ -70,6 +70,14 @@ function exempt(method: string, path: string): boolean {
   return (method === 'GET' || method === 'DELETE') && /^\/(api\/v1|json)\/events$/.test(path);
 }
 
+/**
+ * What a request did, for the in-flight limit to time it against answers alike: its method and
+ * route pattern (set once a route matched), so its size is the route table's.
+ */
+function routeOf(method: string, baseUrl: string, route: { path?: unknown } | undefined): string {
+  return `${method} ${baseUrl}${typeof route?.path === 'string' ? route.path : ''}`;
+}
+
 /** Bodies this large take their sender's time to arrive: their answers do not time the process. */
 const TIMED_BODY_LIMIT = 1 << 20;
 
@@ -78,7 +86,8 @@ const TIMED_BODY_LIMIT = 1 << 20;
  * where accepting it would join a wait that grows without bound: more queries waiting for a
  * PostgreSQL connection than OVERLOAD_DB_WAITING_LIMIT, an event loop running behind by more
  * than OVERLOAD_EVENT_LOOP_LAG_MS for 300 ms on end, or more requests in the works than the
- * process answers in OVERLOAD_ANSWER_TARGET_MS (`InFlightLimit`). Past its capacity the process
+ * process answers in OVERLOAD_ANSWER_TARGET_MS (`InFlightLimit`, judged by the answers of routes
+ * that can answer within it, not by those slow by their own work). Past its capacity the process
  * then answers every request in bounded time, most accepted and the rest refused, instead of
  * queueing them until they time out (a Prisma transaction that waited two seconds for a
  * connection fails with P2028, which the error handler answers the same way, as the last line).
@@ -100,7 +109,10 @@ export function overloadGuard(ctx: AppContext): RequestHandler {
     if (reason === null) {
       const admitted = performance.now();
       res.once('close', () => {
-        inFlight.release(res.writableFinished ? performance.now() - admitted : null);
+        inFlight.release(
+          res.writableFinished ? performance.now() - admitted : null,
+          routeOf(req.method, req.baseUrl, req.route),
+        );
       });
       return next();
     }
