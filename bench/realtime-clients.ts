@@ -153,7 +153,8 @@ export const form = (fields: Record<string, string>) => new URLSearchParams(fiel
 
 /**
  * Registers a queue for every member through `apiUrl`, `concurrency` at a time; member i polls
- * `eventsUrlOf(i)`. Returns the clients and each registration's latency.
+ * `eventsUrlOf(i)`. Returns the clients, each registration's latency (its retries included) and
+ * how many answers were refusals (503), each sent again after its `Retry-After`.
  */
 export async function registerClients(options: {
   apiUrl: string;
@@ -165,12 +166,13 @@ export async function registerClients(options: {
   /** Default: `messages`, and node:http's `request`. */
   shape?: RegisterShape;
   call?: Request;
-}): Promise<{ clients: Client[]; registerMs: number[] }> {
+}): Promise<{ clients: Client[]; registerMs: number[]; refused: number }> {
   const { apiUrl, host, members, concurrency, eventsUrlOf, stats } = options;
   const call = options.call ?? request;
   const body = registerBody(options.shape ?? 'messages');
   const registerMs: number[] = [];
   const clients: Client[] = [];
+  let refused = 0;
   for (let i = 0; i < members.length; i += concurrency) {
     const batch = members.slice(i, i + concurrency);
     const made = await Promise.all(
@@ -180,6 +182,7 @@ export async function registerClients(options: {
         let res = await registerOnce();
         // A refusal past capacity says when to come back, as clients do.
         for (let retry = 0; res.status === 503 && retry < 10; retry++) {
+          refused++;
           await sleep(Number(res.json['retry-after'] ?? 1) * 1000);
           res = await registerOnce();
         }
@@ -199,7 +202,7 @@ export async function registerClients(options: {
     );
     clients.push(...made);
   }
-  return { clients, registerMs };
+  return { clients, registerMs, refused };
 }
 
 /**

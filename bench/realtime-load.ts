@@ -393,7 +393,11 @@ async function run(
   const total = Math.round(RATE * SECONDS);
 
   const registerStart = performance.now();
-  const { clients, registerMs } = await registerClients({
+  const {
+    clients,
+    registerMs,
+    refused: registerRefused,
+  } = await registerClients({
     apiUrl: api.url,
     host: org.host,
     members,
@@ -550,6 +554,8 @@ async function run(
     eventsProcesses: EVENTS_PROCS,
     register: {
       seconds: fmt(registerSeconds),
+      // Registers answered 503 and sent again after `Retry-After`.
+      refused: registerRefused,
       p50: fmt(percentile(regs, 50)),
       p99: fmt(percentile(regs, 99)),
     },
