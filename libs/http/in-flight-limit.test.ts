@@ -131,16 +131,33 @@ describe('InFlightLimit', () => {
     expect(answeredWindow(20, 1_000, REGISTER)).toBe(32);
   });
 
-  it('stays congested once late answers have stopped judging, until one is in time', () => {
+  it('holds a congestion that no answer judges for as long as a route is remembered', () => {
     const { limit, answeredWindow } = limitOnClock(300, 64);
     answeredWindow(30, 20);
-    const windows = (2 * ROUTE_MEMORY_MS) / WINDOW_MS + 1;
+    // Sends late from then on: after ROUTE_MEMORY_MS they no longer judge.
+    const windows = ROUTE_MEMORY_MS / WINDOW_MS;
     for (let w = 0; w < windows; w++) answeredWindow(3, 700);
     expect(limit.limit).toBe(4);
-    // The sends have not been in time for longer than remembered: still held to 4.
+    for (let w = 0; w < windows - 1; w++) answeredWindow(3, 700);
     for (let i = 0; i < 4; i++) expect(limit.tryAdmit()).toBe(true);
     expect(limit.tryAdmit()).toBe(false);
     for (let i = 0; i < 4; i++) limit.release(700, SEND);
-    expect(answeredWindow(2, 20)).toBe(6);
+    // Nothing has shown a wait for as long: what is answered is slow by its own work.
+    answeredWindow(3, 700);
+    answeredWindow(3, 700);
+    for (let i = 0; i < 64; i++) expect(limit.tryAdmit()).toBe(true);
+  });
+
+  it('does not take answers in time under a limit as a sign a route can answer in time', () => {
+    const { answeredWindow } = limitOnClock(300, 64);
+    answeredWindow(30, 20);
+    expect(answeredWindow(3, 700)).toBe(32);
+    expect(answeredWindow(3, 700)).toBe(16);
+    // Four registers at a time under the limit answer in time; twenty at once would not.
+    expect(answeredWindow(4, 250, REGISTER)).toBe(16);
+    expect(answeredWindow(16, 1_000, REGISTER)).toBe(16);
+    // A send in time: no wait, and twenty registers at once are admitted, none judging.
+    expect(answeredWindow(1, 20)).toBe(10);
+    expect(answeredWindow(20, 1_000, REGISTER)).toBe(10);
   });
 });

@@ -1,6 +1,9 @@
 /** How often the limit is judged: long enough that a window usually holds a few answers. */
 export const WINDOW_MS = 200;
-/** How long a route's fastest answer is remembered (between one and two of these). */
+/**
+ * How long a route's answer in time lets its late answers show a wait, and how long congestion
+ * lasts with no answer that shows one.
+ */
 export const ROUTE_MEMORY_MS = 10_000;
 /** A limit this low still lets requests through, whose answers tell when the wait is gone. */
 const MIN_LIMIT = 4;
@@ -8,34 +11,6 @@ const DECREASE = 0.5;
 const INCREASE = 1.25;
 /** Room above the most requests recently in the works at once, for a burst. */
 const HEADROOM = 8;
-
-/**
- * The fastest answer a route gave lately: of the current period and the one before, so an answer
- * counts for between one and two `ROUTE_MEMORY_MS`.
- */
-class RouteFastest {
-  private current = Infinity;
-  private previous = Infinity;
-  private periodStart: number;
-
-  constructor(now: number) {
-    this.periodStart = now;
-  }
-
-  note(answeredMs: number, now: number): void {
-    if (now - this.periodStart >= ROUTE_MEMORY_MS) {
-      // A period without answers leaves nothing to remember from before it.
-      this.previous = now - this.periodStart >= 2 * ROUTE_MEMORY_MS ? Infinity : this.current;
-      this.current = Infinity;
-      this.periodStart = now;
-    }
-    this.current = Math.min(this.current, answeredMs);
-  }
-
-  get ms(): number {
-    return Math.min(this.current, this.previous);
-  }
-}
 
 /**
  * How many requests a process works on at once, adapted to how fast it answers them. When even
@@ -49,13 +24,16 @@ class RouteFastest {
  * Taking the window's fastest answer (CoDel's signal) rather than its slowest keeps one long
  * request, an upload or a large read, from being mistaken for a queue.
  *
- * Only the answers of a route that lately answered within the target judge: a late one then shows
- * a wait. A route that has not (full-state registers while every client registers again after a
- * restart) is slow by its own work: admitting fewer would get that work done no sooner, only
- * refuse it and have it sent again. A window of only such answers says nothing, as one without
- * answers. Once late, a route still judges for `ROUTE_MEMORY_MS`, time enough for its queue to
- * make the process congested, which windows without judging answers then keep: a queue does not
- * exempt itself by lasting.
+ * Only the answers of a route answered within the target in the last `ROUTE_MEMORY_MS` judge: a
+ * late one then shows a wait. A route that was not (full-state registers while every client
+ * registers again after a restart) is slow by its own work: admitting fewer would get that work
+ * done no sooner, only refuse it and have it sent again. A window of only such answers says
+ * nothing, as one without answers. A route starts to judge with an answer in time while the
+ * process is not congested: under a limit, few of a costly route run at once and answer sooner
+ * than the same route offered at once would, which is no sign it can. A route already judging
+ * keeps judging with any answer in time, so a queue does not exempt its own requests. Congestion
+ * that no answer has judged for `ROUTE_MEMORY_MS` ends: the routes that showed the wait have not
+ * answered in time for as long, and what is answered is slow by its own work.
  */
 export class InFlightLimit {
   limit: number;
@@ -64,7 +42,9 @@ export class InFlightLimit {
   private windowFastestMs = Infinity;
   private windowPeak = 0;
   private congested = false;
-  private readonly routes = new Map<string, RouteFastest>();
+  private judgedAt: number;
+  /** When each route last answered within the target in a way that counts (see above). */
+  private readonly inTimeAt = new Map<string, number>();
 
   constructor(
     private readonly targetMs: number,
@@ -73,6 +53,7 @@ export class InFlightLimit {
   ) {
     this.limit = maxLimit;
     this.windowStart = now();
+    this.judgedAt = this.windowStart;
   }
 
   /** Takes a place for a request, or says there is none. */
@@ -92,25 +73,30 @@ export class InFlightLimit {
     this.inFlight--;
     if (answeredMs !== null) {
       const now = this.now();
-      let fastest = this.routes.get(route);
-      if (!fastest) this.routes.set(route, (fastest = new RouteFastest(now)));
-      fastest.note(answeredMs, now);
-      if (fastest.ms <= this.targetMs)
+      if (answeredMs <= this.targetMs && (!this.congested || this.judges(route, now)))
+        this.inTimeAt.set(route, now);
+      if (this.judges(route, now))
         this.windowFastestMs = Math.min(this.windowFastestMs, answeredMs);
     }
     this.judge();
   }
 
+  private judges(route: string, now: number): boolean {
+    return now - (this.inTimeAt.get(route) ?? -Infinity) <= ROUTE_MEMORY_MS;
+  }
+
   private judge(): void {
     const now = this.now();
     if (now - this.windowStart < WINDOW_MS) return;
-    // A window without answers that can show a wait says nothing: the limit and congestion stay.
+    // A window without answers that can show a wait says nothing: the limit and congestion stay,
+    // congestion for at most ROUTE_MEMORY_MS.
     if (this.windowFastestMs !== Infinity) {
       this.congested = this.windowFastestMs > this.targetMs;
       this.limit = this.congested
         ? Math.max(MIN_LIMIT, this.limit * DECREASE)
         : Math.min(this.maxLimit, this.limit * INCREASE + 1, 2 * this.windowPeak + HEADROOM);
-    }
+      this.judgedAt = now;
+    } else if (now - this.judgedAt >= ROUTE_MEMORY_MS) this.congested = false;
     this.windowStart = now;
     this.windowFastestMs = Infinity;
     this.windowPeak = this.inFlight;
