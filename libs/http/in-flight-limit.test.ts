@@ -1,4 +1,4 @@
-import { InFlightLimit, ROUTE_MEMORY_MS, WINDOW_MS } from './in-flight-limit';
+import { InFlightLimit, UNJUDGED_CONGESTION_MS, WINDOW_MS } from './in-flight-limit';
 
 /** A route answered within the target when nothing waits. */
 const SEND = 'POST /api/v1/messages';
@@ -125,26 +125,34 @@ describe('InFlightLimit', () => {
     expect(answeredWindow(20, 1_000, REGISTER)).toBe(24);
   });
 
-  it('reads a route in time lately as queueing when its answers are late', () => {
+  it('reads a route once in time as queueing when its answers are late', () => {
     const { answeredWindow } = limitOnClock(300, 64);
     expect(answeredWindow(30, 80, REGISTER)).toBe(64);
     expect(answeredWindow(20, 1_000, REGISTER)).toBe(32);
   });
 
-  it('holds a congestion that no answer judges for as long as a route is remembered', () => {
+  it('holds to the limit while late answers of a route once in time keep coming', () => {
     const { limit, answeredWindow } = limitOnClock(300, 64);
     answeredWindow(30, 20);
-    // Sends late from then on: after ROUTE_MEMORY_MS they no longer judge.
-    const windows = ROUTE_MEMORY_MS / WINDOW_MS;
+    const windows = (2 * UNJUDGED_CONGESTION_MS) / WINDOW_MS;
     for (let w = 0; w < windows; w++) answeredWindow(3, 700);
     expect(limit.limit).toBe(4);
-    for (let w = 0; w < windows - 1; w++) answeredWindow(3, 700);
     for (let i = 0; i < 4; i++) expect(limit.tryAdmit()).toBe(true);
     expect(limit.tryAdmit()).toBe(false);
-    for (let i = 0; i < 4; i++) limit.release(700, SEND);
-    // Nothing has shown a wait for as long: what is answered is slow by its own work.
-    answeredWindow(3, 700);
-    answeredWindow(3, 700);
+  });
+
+  it('ends a congestion that no answer has judged for UNJUDGED_CONGESTION_MS', () => {
+    const { limit, answeredWindow } = limitOnClock(300, 64);
+    answeredWindow(30, 20);
+    for (let w = 0; w < 4; w++) answeredWindow(3, 700);
+    expect(limit.limit).toBe(4);
+    // Only registers answer from then on: nothing shows a wait.
+    for (let w = 0; w < UNJUDGED_CONGESTION_MS / WINDOW_MS - 1; w++)
+      answeredWindow(4, 1_000, REGISTER);
+    for (let i = 0; i < 4; i++) expect(limit.tryAdmit()).toBe(true);
+    expect(limit.tryAdmit()).toBe(false);
+    for (let i = 0; i < 4; i++) limit.release(1_000, REGISTER);
+    answeredWindow(4, 1_000, REGISTER);
     for (let i = 0; i < 64; i++) expect(limit.tryAdmit()).toBe(true);
   });
 

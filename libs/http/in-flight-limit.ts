@@ -1,10 +1,7 @@
 /** How often the limit is judged: long enough that a window usually holds a few answers. */
 export const WINDOW_MS = 200;
-/**
- * How long a route's answer in time lets its late answers show a wait, and how long congestion
- * lasts with no answer that shows one.
- */
-export const ROUTE_MEMORY_MS = 10_000;
+/** How long congestion lasts with no answer that can show a wait. */
+export const UNJUDGED_CONGESTION_MS = 10_000;
 /** A limit this low still lets requests through, whose answers tell when the wait is gone. */
 const MIN_LIMIT = 4;
 const DECREASE = 0.5;
@@ -24,16 +21,15 @@ const HEADROOM = 8;
  * Taking the window's fastest answer (CoDel's signal) rather than its slowest keeps one long
  * request, an upload or a large read, from being mistaken for a queue.
  *
- * Only the answers of a route answered within the target in the last `ROUTE_MEMORY_MS` judge: a
- * late one then shows a wait. A route that was not (full-state registers while every client
- * registers again after a restart) is slow by its own work: admitting fewer would get that work
- * done no sooner, only refuse it and have it sent again. A window of only such answers says
- * nothing, as one without answers. A route starts to judge with an answer in time while the
- * process is not congested: under a limit, few of a costly route run at once and answer sooner
- * than the same route offered at once would, which is no sign it can. A route already judging
- * keeps judging with any answer in time, so a queue does not exempt its own requests. Congestion
- * that no answer has judged for `ROUTE_MEMORY_MS` ends: the routes that showed the wait have not
- * answered in time for as long, and what is answered is slow by its own work.
+ * Only the answers of a route that has answered within the target while the process was not
+ * congested judge: a late one then shows a wait. A route that has not (full-state registers while
+ * every client registers again after a restart) is slow by its own work: admitting fewer would get
+ * that work done no sooner, only refuse it and have it sent again. A window of only such answers
+ * says nothing, as one without answers. Answers in time under a limit do not count: few of a
+ * costly route then run at once and answer sooner than the same route offered at once would. A
+ * route once in time judges from then on, so a queue does not exempt its own requests, and an
+ * overload meets the process's first window. Congestion that no answer has judged for
+ * `UNJUDGED_CONGESTION_MS` ends: what is answered is slow by its own work.
  */
 export class InFlightLimit {
   limit: number;
@@ -43,8 +39,8 @@ export class InFlightLimit {
   private windowPeak = 0;
   private congested = false;
   private judgedAt: number;
-  /** When each route last answered within the target in a way that counts (see above). */
-  private readonly inTimeAt = new Map<string, number>();
+  /** The routes that answered within the target while the process was not congested. */
+  private readonly judging = new Set<string>();
 
   constructor(
     private readonly targetMs: number,
@@ -72,31 +68,25 @@ export class InFlightLimit {
   release(answeredMs: number | null, route: string): void {
     this.inFlight--;
     if (answeredMs !== null) {
-      const now = this.now();
-      if (answeredMs <= this.targetMs && (!this.congested || this.judges(route, now)))
-        this.inTimeAt.set(route, now);
-      if (this.judges(route, now))
+      if (answeredMs <= this.targetMs && !this.congested) this.judging.add(route);
+      if (this.judging.has(route))
         this.windowFastestMs = Math.min(this.windowFastestMs, answeredMs);
     }
     this.judge();
-  }
-
-  private judges(route: string, now: number): boolean {
-    return now - (this.inTimeAt.get(route) ?? -Infinity) <= ROUTE_MEMORY_MS;
   }
 
   private judge(): void {
     const now = this.now();
     if (now - this.windowStart < WINDOW_MS) return;
     // A window without answers that can show a wait says nothing: the limit and congestion stay,
-    // congestion for at most ROUTE_MEMORY_MS.
+    // congestion for at most UNJUDGED_CONGESTION_MS.
     if (this.windowFastestMs !== Infinity) {
       this.congested = this.windowFastestMs > this.targetMs;
       this.limit = this.congested
         ? Math.max(MIN_LIMIT, this.limit * DECREASE)
         : Math.min(this.maxLimit, this.limit * INCREASE + 1, 2 * this.windowPeak + HEADROOM);
       this.judgedAt = now;
-    } else if (now - this.judgedAt >= ROUTE_MEMORY_MS) this.congested = false;
+    } else if (now - this.judgedAt >= UNJUDGED_CONGESTION_MS) this.congested = false;
     this.windowStart = now;
     this.windowFastestMs = Infinity;
     this.windowPeak = this.inFlight;
