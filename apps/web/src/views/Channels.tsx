@@ -5,7 +5,7 @@ import type { Narrow, Subscription } from '../types';
 import { showView } from './route';
 import { viewState, type Channel } from './state';
 import { useAction, ActionStatus } from './action';
-import { SettingsForm, TextField } from './forms';
+import { FilterField, SettingsForm, TextField } from './forms';
 
 type Privacy = 'public' | 'private-shared' | 'private-protected' | 'web-public';
 
@@ -133,13 +133,7 @@ function ChannelList({ selectedId }: { selectedId?: number }) {
           Create channel
         </button>
       </div>
-      <input
-        type="search"
-        aria-label="Filter channels"
-        placeholder="Filter channels"
-        value={filter}
-        onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)}
-      />
+      <FilterField label="Filter channels" value={filter} onValue={setFilter} />
       <ActionStatus action={joinLeave} />
       <ul class="channel-list">
         {channels.map((c) => (

@@ -1,3 +1,4 @@
+import { FilterField } from './forms';
 import { useRef, useState } from 'preact/hooks';
 import { call } from '../api';
 import { emojiChar } from '../emoji';
@@ -84,13 +85,7 @@ export function People() {
       </div>
       <div class="view-body">
         <div class="view-controls">
-          <input
-            type="search"
-            aria-label="Filter people"
-            placeholder="Filter people"
-            value={filter}
-            onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)}
-          />
+          <FilterField label="Filter people" value={filter} onValue={setFilter} />
           <button class="secondary" onClick={() => showView({ kind: 'settings', tab: 'status' })}>
             Set your status
           </button>

@@ -1,3 +1,4 @@
+import { FilterField } from './forms';
 import { useEffect, useState, type Dispatch, type StateUpdater } from 'preact/hooks';
 import { call } from '../api';
 import { clockTime } from '../clock';
@@ -169,15 +170,10 @@ function RecentControls({
   const checked = (e: Event) => (e.currentTarget as HTMLInputElement).checked;
   return (
     <div class="view-controls">
-      <input
-        type="search"
-        aria-label="Filter conversations"
-        placeholder="Filter conversations"
+      <FilterField
+        label="Filter conversations"
         value={filter.text}
-        onInput={(e) => {
-          const text = (e.currentTarget as HTMLInputElement).value;
-          onChange((f) => ({ ...f, text }));
-        }}
+        onValue={(text) => onChange((f) => ({ ...f, text }))}
       />
       <label class="check">
         <input

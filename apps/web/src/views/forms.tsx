@@ -5,7 +5,7 @@ import { ActionStatus, type Action } from './action';
 /**
  * The pieces the settings pages share (personal settings and the organization's): a page of
  * tabs, a form that saves on submit, a text field, a list of switches saved as they change, and
- * an image to upload or put back to the default.
+ * an image to upload or put back to the default; and the filter field the views' lists share.
  */
 
 /** Tabs of a settings page: buttons that switch the page (each has its own address). */
@@ -135,6 +135,27 @@ export function TextField({
         <input {...input} value={value} onInput={onInput} />
       )}
     </label>
+  );
+}
+
+/** A list's filter: a search field named by its placeholder, its text given as typed. */
+export function FilterField({
+  label,
+  value,
+  onValue,
+}: {
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+}) {
+  return (
+    <input
+      type="search"
+      aria-label={label}
+      placeholder={label}
+      value={value}
+      onInput={(e) => onValue((e.currentTarget as HTMLInputElement).value)}
+    />
   );
 }
 

@@ -1,3 +1,4 @@
+import { FilterField } from '../forms';
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../../api';
 import { store } from '../../store';
@@ -45,13 +46,7 @@ export function Users() {
     });
   return (
     <div class="settings-form">
-      <input
-        type="search"
-        aria-label="Filter users"
-        placeholder="Filter users"
-        value={filter}
-        onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)}
-      />
+      <FilterField label="Filter users" value={filter} onValue={setFilter} />
       <ActionStatus action={action} />
       <table class="admin-users">
         <thead>
