@@ -495,24 +495,26 @@ describe('organization administration', () => {
     await waitText(b.page, '.realm-name', 'Acme Together');
     await clickText(a.page, 'label.check', 'Invitations are required to join');
     // The organization's icon: uploaded by the owner, in everyone's top bar; then the default.
+    // The browser reads the file when it sends it, after the change event: the file stays
+    // until the icon is shown.
     const dir = mkdtempSync(path.join(tmpdir(), 'web-icon-'));
-    try {
-      const file = path.join(dir, 'icon.png');
-      writeFileSync(file, pngImage());
-      const input = await a.page.$('.avatar-edit input[type=file]');
-      await input!.uploadFile(file);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
     const topIcon = () =>
       b.page.evaluate(() => {
         const img = document.querySelector<HTMLImageElement>('.topbar img.realm-icon');
         return img?.complete && img.naturalWidth > 0 ? new URL(img.src).pathname : null;
       });
-    await b.page.waitForFunction(
-      () => document.querySelector<HTMLImageElement>('.topbar img.realm-icon')?.naturalWidth,
-      { timeout: 10_000 },
-    );
+    try {
+      const file = path.join(dir, 'icon.png');
+      writeFileSync(file, pngImage());
+      const input = await a.page.$('.avatar-edit input[type=file]');
+      await input!.uploadFile(file);
+      await b.page.waitForFunction(
+        () => document.querySelector<HTMLImageElement>('.topbar img.realm-icon')?.naturalWidth,
+        { timeout: 10_000 },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     expect(await topIcon()).toMatch(/^\/user_avatars\/\d+\/realm\/icon\.png$/);
     await a.page.waitForSelector('img.realm-icon-preview');
     await screenshot(a.page, SHOTS, 'views-organization');
