@@ -161,6 +161,7 @@ const envSchema = Joi.object({
   MAX_FILE_UPLOAD_SIZE_MIB: Joi.number().integer().min(0).default(25),
   UNCLAIMED_UPLOAD_RETENTION_DAYS: Joi.number().positive().default(21),
   ARCHIVED_DATA_VACUUMING_DELAY_DAYS: Joi.number().min(0).default(30),
+  RETENTION_DUTY_CYCLE: Joi.number().greater(0).max(1).default(0.5),
   OUTBOX_RETENTION_SECONDS: Joi.number().integer().min(0).default(3600),
   SMTP_HOST: Joi.string().allow('').default(''),
   SMTP_PORT: Joi.number().port().default(25),
@@ -354,6 +355,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxFileUploadSizeMib: value.MAX_FILE_UPLOAD_SIZE_MIB,
     unclaimedUploadRetentionDays: value.UNCLAIMED_UPLOAD_RETENTION_DAYS,
     archivedDataVacuumingDelayDays: value.ARCHIVED_DATA_VACUUMING_DELAY_DAYS,
+    retentionDutyCycle: value.RETENTION_DUTY_CYCLE,
     outboxRetentionSeconds: value.OUTBOX_RETENTION_SECONDS,
     smtp: value.SMTP_HOST
       ? {

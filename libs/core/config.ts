@@ -78,6 +78,8 @@ export interface Config {
   unclaimedUploadRetentionDays: number;
   /** Messages the retention policy archived are purged for good this many days later (Zulip's setting of that name). */
   archivedDataVacuumingDelayDays: number;
+  /** The share of its time the retention job spends archiving; it pauses the rest (RETENTION_DUTY_CYCLE). */
+  retentionDutyCycle: number;
   /** Published outbox events and done job rows are deleted this long after (OUTBOX_RETENTION_SECONDS). */
   outboxRetentionSeconds: number;
   smtp: { host: string; port: number; secure: boolean; user: string; password: string } | null;

@@ -3,7 +3,7 @@ import type { TestContext } from '../../../test/harness';
 import { postDirect, postToChannel } from '../../../test/message-factories';
 import { eventsAfter, ofType, outboxMark } from '../../../test/outbox';
 import { type Organization, organization } from '../../../test/organization';
-import { archiveExpiredMessages } from './archive-expired-messages';
+import { archiveExpiredMessages, pauseAfter } from './archive-expired-messages';
 import { purgeArchivedMessages } from './purge-archived-messages';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -135,6 +135,40 @@ describe('archiveExpiredMessages', () => {
     expect(transactions).toHaveLength(3);
     for (const id of ids) expect(await exists(id)).toBe(false);
   });
+  it('pauses after each full batch for the rest of its duty cycle, and still archives everything', async () => {
+    await setRealmRetention(30);
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push(
+        await postToChannel(t, org.realm, alice.user, org.channels.policy, 'paced', `p${i}`),
+      );
+    }
+    for (const id of ids) await age(id, 40);
+    // Each batch reads the clock twice, so each appears to take 40 ms.
+    let ms = 0;
+    const pauses: number[] = [];
+    const archived = await archiveExpiredMessages(t, {
+      batchSize: 2,
+      pacing: {
+        dutyCycle: 0.25,
+        clock: () => (ms += 40),
+        sleep: async (pause) => {
+          pauses.push(pause);
+        },
+      },
+    });
+    expect(archived).toBe(5);
+    // Batches of 2, 2 and 1: a pause of 3 x 40 ms after each of the two full ones, none at the end.
+    expect(pauses).toEqual([120, 120]);
+    for (const id of ids) expect(await exists(id)).toBe(false);
+  });
+
+  it('computes no pause at a duty cycle of 1 and the batch time itself at one half', () => {
+    expect(pauseAfter(250, 1)).toBe(0);
+    expect(pauseAfter(250, 0.5)).toBe(250);
+    expect(pauseAfter(250, 0.2)).toBe(1000);
+  });
+
   it('takes many conversations in one batch: one event each, and the first message moves on', async () => {
     await setRealmRetention(30);
     const { short } = org.channels;

@@ -7,6 +7,26 @@ import { at } from '../../core/at';
 
 /** Zulip's MESSAGE_BATCH_SIZE: messages archived per transaction, so no lock is held for long. */
 const DEFAULT_BATCH_SIZE = 1000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** How the job shares the machine with live traffic (RETENTION_DUTY_CYCLE). */
+export interface Pacing {
+  /**
+   * The share of the job's time spent in batches: after a batch that took `t`, it pauses
+   * `t * (1 - dutyCycle) / dutyCycle` before the next (1: back to back). A busier machine makes
+   * batches slower, so the pauses grow with the load the sends bring.
+   */
+  dutyCycle: number;
+  /** Injected by tests; the wall clock in ms and a real timer otherwise. */
+  clock?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** The pause after a batch that took `batchMs`, so batches fill `dutyCycle` of the time. */
+export function pauseAfter(batchMs: number, dutyCycle: number): number {
+  return Math.max(0, (batchMs * (1 - dutyCycle)) / dutyCycle);
+}
 /** Zulip's ArchiveTransaction.RETENTION_POLICY_BASED. */
 const RETENTION_POLICY = 1;
 
@@ -34,10 +54,17 @@ interface ExpiredMessage {
  */
 export async function archiveExpiredMessages(
   ctx: AppContext,
-  input: { now?: Date; batchSize?: number } = {},
+  input: { now?: Date; batchSize?: number; pacing?: Pacing } = {},
 ): Promise<number> {
   const now = input.now ?? new Date();
   const batchSize = input.batchSize ?? DEFAULT_BATCH_SIZE;
+  const {
+    dutyCycle,
+    clock = () => performance.now(),
+    sleep: pause = sleep,
+  } = input.pacing ?? {
+    dutyCycle: ctx.config.retentionDutyCycle,
+  };
   const realms = await ctx.db.$queryRaw<RealmPolicy[]>(Prisma.sql`
     SELECT r.id, COALESCE(r.message_retention_days, -1) AS days,
       LEAST(
@@ -50,6 +77,7 @@ export async function archiveExpiredMessages(
   for (const realm of realms) {
     if (realm.min_days === null) continue;
     for (;;) {
+      const started = clock();
       const archived = await inTransaction(ctx, async (tx, events) => {
         const expired = await lockExpiredBatch(tx, realm, now, batchSize);
         if (expired.length === 0) return 0;
@@ -63,6 +91,9 @@ export async function archiveExpiredMessages(
       });
       total += archived;
       if (archived < batchSize) break;
+      // Live traffic gets the machine back between batches: sends wait on no lock of the job,
+      // but on the CPU and connections its batches take (docs/benchmarks.md, bench T).
+      await pause(pauseAfter(clock() - started, dutyCycle));
     }
   }
   if (total) ctx.log.info('domain', 'archived expired messages', { count: total });
