@@ -242,7 +242,8 @@ describe('POST /messages errors leave no partial write', () => {
       expect(res.status).toBe(500);
       expect(await counts()).toEqual(before);
 
-      const next = await send(alice, { ...form, content: 'written whole' });
+      // A mention, so that the message owes a notification decision too.
+      const next = await send(alice, { ...form, content: 'written whole, @**Bob Member**' });
       expect(next.status).toBe(200);
       const after = await counts();
       expect(after).toEqual({

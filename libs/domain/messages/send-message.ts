@@ -24,6 +24,7 @@ import { claimAttachments, linkedUploadPathIds } from '../attachments/claim-atta
 import { checkAddressee } from './check-addressee';
 import { CHANNEL_TYPES, DIRECT_TYPES } from './types';
 import { oweNotificationDecision } from '../notifications/enqueue-notifications';
+import { channelMayNotifySql, mayNotify } from '../notifications/may-notify';
 import { oweLinkEmbeds } from '../link-previews/embed-links';
 import { messageEvent } from '../../protocol/events/message';
 import { streamEvent } from '../../protocol/events/stream';
@@ -277,14 +278,16 @@ async function emitFirstMessageId(
 interface ComposedMessage {
   id: number;
   /**
-   * The message, every recipient's copy (one row each), the notification decision it owes (kept
-   * until a worker has made it; docs/notifications.md) and, for a channel's first message, the
-   * channel's `first_message_id`: common table expressions of one statement.
+   * The message, every recipient's copy (one row each), the notification decision it owes if it
+   * may notify anyone (kept until a worker has made it; docs/notifications.md) and, for a
+   * channel's first message, the channel's `first_message_id`: common table expressions of one
+   * statement.
    */
   rows: Prisma.Sql;
   userIds: number[];
   flags: number[];
   dict: Awaited<ReturnType<typeof formatMessages>>[number];
+  owesDecision: boolean;
 }
 
 /**
@@ -298,7 +301,8 @@ async function composeMessage(
   { reader, run, recipientId }: { reader: Db | Tx; run: SqlRunner; recipientId: number },
 ): Promise<ComposedMessage> {
   const { input, content, channel, topic, rendered, senderRead } = prepared;
-  const { id, dateSent, userIds, alertWords } = await drawRecipients(prepared, run, recipientId);
+  const drawn = await drawRecipients(prepared, run, recipientId);
+  const { id, dateSent, userIds, alertWords } = drawn;
   const computed = await recipientFlags(reader, {
     senderId: input.sender.id,
     recipientUserIds: userIds,
@@ -311,10 +315,15 @@ async function composeMessage(
   });
   const readBy = new Set(input.readBy ?? []);
   const flags = computed.map((bits, i) => (readBy.has(at(userIds, i)) ? bits | Flag.read : bits));
-  const drawn = { id, dateSent, recipientId };
-  const rows = messageRows(prepared, { ...drawn, userIds, flags });
-  const dict = await newMessageDict(reader, prepared, drawn);
-  return { id, rows, userIds, flags, dict };
+  const owesDecision = mayNotify(channel !== null, input.sender.id, {
+    userIds,
+    flags,
+    channelMayNotify: drawn.channelMayNotify,
+  });
+  const message = { id, dateSent, recipientId };
+  const rows = messageRows(prepared, { ...message, userIds, flags, owesDecision });
+  const dict = await newMessageDict(reader, prepared, message);
+  return { id, rows, userIds, flags, dict, owesDecision };
 }
 
 /** The message's id and date, drawn with its recipients and their alert words in one statement. */
@@ -324,10 +333,12 @@ interface DrawnRecipients {
   /** A channel's active subscribers, or the conversation's users in their order; the sender too. */
   userIds: number[];
   alertWords: Map<number, string[]>;
+  /** The recipients for whom a channel's own settings may notify (`channelMayNotifySql`). */
+  channelMayNotify: Set<number>;
 }
 
 async function drawRecipients(
-  { input, channel, directUsers }: PreparedMessage,
+  { input, channel, directUsers, topic }: PreparedMessage,
   run: SqlRunner,
   recipientId: number,
 ): Promise<DrawnRecipients> {
@@ -337,14 +348,17 @@ async function drawRecipients(
     ? Prisma.sql`LEFT JOIN subscriptions s
         ON s.recipient_id = ${recipientId} AND s.active AND s.is_user_active`
     : Prisma.sql`LEFT JOIN unnest(${conversation}::int[]) AS s(user_id) ON true`;
+  const mayNotifyColumn = channel ? channelMayNotifySql(channel, topic) : Prisma.sql`false`;
   const rows = await run<{
     id: number;
     date_sent: Date;
     user_id: number | null;
     words: string[] | null;
+    may_notify: boolean | null;
   }>(Prisma.sql`
     SELECT m.id, m.date_sent, s.user_id,
-           (SELECT array_agg(a.word) FROM alert_words a WHERE a.user_id = s.user_id) AS words
+           (SELECT array_agg(a.word) FROM alert_words a WHERE a.user_id = s.user_id) AS words,
+           ${mayNotifyColumn} AS may_notify
     FROM (SELECT nextval('messages_id_seq')::int AS id, now() AS date_sent) m
     ${recipients}`);
   // One drawn id left-joined to the recipients: at least one row.
@@ -356,7 +370,10 @@ async function drawRecipients(
   const alertWords = new Map(
     rows.flatMap((r) => (r.user_id !== null && r.words ? [[r.user_id, r.words]] : [])),
   );
-  return { id, dateSent, userIds, alertWords };
+  const channelMayNotify = new Set(
+    rows.flatMap((r) => (r.user_id !== null && r.may_notify ? [r.user_id] : [])),
+  );
+  return { id, dateSent, userIds, alertWords, channelMayNotify };
 }
 
 /** What the message's rows are built from, once its id and recipients are drawn. */
@@ -370,15 +387,18 @@ interface DrawnMessage {
 interface MessageCopies extends DrawnMessage {
   userIds: number[];
   flags: number[];
+  /** Whether the message owes a notification decision (`mayNotify`). */
+  owesDecision: boolean;
 }
 
 /**
- * The message, every recipient's copy, the notification decision it owes and, for a channel's
- * first message, the channel's `first_message_id`, as common table expressions of one statement.
+ * The message, every recipient's copy, the notification decision it owes if any and, for a
+ * channel's first message, the channel's `first_message_id`, as common table expressions of one
+ * statement.
  */
 function messageRows(
   { input, content, channel, topic, rendered }: PreparedMessage,
-  { id, dateSent, recipientId, userIds, flags }: MessageCopies,
+  { id, dateSent, recipientId, userIds, flags, owesDecision }: MessageCopies,
 ): Prisma.Sql {
   const { sender, realm } = input;
   const firstInChannel =
@@ -387,6 +407,10 @@ function messageRows(
           UPDATE streams SET first_message_id = ${id}
           WHERE id = ${channel.id} AND first_message_id IS NULL)`
       : Prisma.empty;
+  const pending = owesDecision
+    ? Prisma.sql`, pending AS (
+        INSERT INTO notification_pending (message_id) VALUES (${id}))`
+    : Prisma.empty;
   return Prisma.sql`
     message AS (
       INSERT INTO messages (id, realm_id, sender_id, recipient_id, subject, content,
@@ -398,9 +422,7 @@ function messageRows(
     ), copies AS (
       INSERT INTO user_messages (user_id, message_id, flags)
       SELECT u, ${id}, f FROM unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f)
-    ), pending AS (
-      INSERT INTO notification_pending (message_id) VALUES (${id})
-    )${firstInChannel}`;
+    )${pending}${firstInChannel}`;
 }
 
 /** The new message as its event carries it, formatted for its sender. */
@@ -501,8 +523,9 @@ async function emitMessage(
     }),
     userIds,
   );
-  // Who is notified by email or push is decided by a worker, never here (docs/notifications.md).
-  oweNotificationDecision(events, message.id);
+  // Who is notified by email or push is decided by a worker, never here (docs/notifications.md),
+  // for a message that may notify anyone at all.
+  if (message.owesDecision) oweNotificationDecision(events, message.id);
   oweLinkEmbeds(events, {
     id: message.id,
     content,
