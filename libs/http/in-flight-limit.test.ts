@@ -29,6 +29,20 @@ function limitOnClock(targetMs: number, maxLimit: number) {
       if (limit.tryAdmit()) limit.release(null, route);
       return limit.limit;
     },
+    /**
+     * A window in which `count` requests of `route` come at once and are answered in `ms`,
+     * sharing the process with `others` more in the works all along; the new limit.
+     */
+    sharedWindow: (count: number, ms: number, route: string, others = 0): number => {
+      for (let i = 0; i < count; i++) expect(limit.tryAdmit()).toBe(true);
+      const shared = limit.requestMs();
+      now += ms;
+      for (let i = 0; i < count; i++) limit.release(ms, route, (count + others) * ms);
+      expect(limit.requestMs() - shared).toBe(count * ms);
+      now += WINDOW_MS;
+      if (limit.tryAdmit()) limit.release(null, route);
+      return limit.limit;
+    },
   };
 }
 
@@ -167,5 +181,37 @@ describe('InFlightLimit', () => {
     // A send in time: no wait, and twenty registers at once are admitted, none judging.
     expect(answeredWindow(1, 20)).toBe(10);
     expect(answeredWindow(20, 1_000, REGISTER)).toBe(10);
+  });
+
+  it('admits bursts of a costly route, even once one has answered in time alone', () => {
+    const { limit, sharedWindow } = limitOnClock(300, 64);
+    // One register alone: 50 ms of its own work, in time; BURST of them at once take 500 ms.
+    sharedWindow(1, 50, REGISTER);
+    // Twenty at once take turns on the core: a second each. The limit never falls, and a burst
+    // past it is admitted.
+    for (let w = 0; w < 6; w++) {
+      const before = limit.limit;
+      expect(sharedWindow(20, 20 * 50, REGISTER)).toBeGreaterThanOrEqual(before);
+    }
+    for (let i = 0; i < 64; i++) expect(limit.tryAdmit()).toBe(true);
+  });
+
+  it('is judged by cheap answers waiting behind a costly route', () => {
+    const { sharedWindow } = limitOnClock(300, 64);
+    sharedWindow(1, 50, REGISTER);
+    const before = sharedWindow(4, 10, SEND);
+    // Two sends beside twenty registers, late: a queue.
+    expect(sharedWindow(2, 400, SEND, 20)).toBeLessThanOrEqual(before / 2);
+  });
+
+  it('holds sends to the target while a saturated loop slows them, few at a time or many', () => {
+    const { limit, sharedWindow } = limitOnClock(300, 64);
+    expect(sharedWindow(4, 10, SEND)).toBe(16);
+    // The late sends shared the loop with few counted requests (the rest was polls' deliveries):
+    // their own time looks long, but the route's cost is the least seen.
+    expect(sharedWindow(2, 400, SEND)).toBeLessThanOrEqual(8);
+    expect(sharedWindow(4, 1_200, SEND, 36)).toBe(4);
+    for (let i = 0; i < 4; i++) expect(limit.tryAdmit()).toBe(true);
+    expect(limit.tryAdmit()).toBe(false);
   });
 });

@@ -8,6 +8,8 @@ const DECREASE = 0.5;
 const INCREASE = 1.25;
 /** Room above the most requests recently in the works at once, for a burst. */
 const HEADROOM = 8;
+/** Requests of one route that may come at once: ten registering clients on each process. */
+const BURST = 10;
 
 /**
  * How many requests a process works on at once, adapted to how fast it answers them. When even
@@ -21,15 +23,23 @@ const HEADROOM = 8;
  * Taking the window's fastest answer (CoDel's signal) rather than its slowest keeps one long
  * request, an upload or a large read, from being mistaken for a queue.
  *
- * Only the answers of a route that has answered within the target while the process was not
- * congested judge: a late one then shows a wait. A route that has not (full-state registers while
- * every client registers again after a restart) is slow by its own work: admitting fewer would get
- * that work done no sooner, only refuse it and have it sent again. A window of only such answers
- * says nothing, as one without answers. Answers in time under a limit do not count: few of a
- * costly route then run at once and answer sooner than the same route offered at once would. A
- * route once in time judges from then on, so a queue does not exempt its own requests, and an
- * overload meets the process's first window. Congestion that no answer has judged for
- * `UNJUDGED_CONGESTION_MS` ends: what is answered is slow by its own work.
+ * Only the answers of a cheap route that has answered within the target while the process was not
+ * congested judge: a late one then shows a wait. A costly route, one whose burst of `BURST` at once
+ * takes longer than the target by its own work (full-state registers, 52-55 ms of CPU each), is
+ * slow by its own work when its requests come together, as when every client registers again:
+ * admitting fewer would get that work done no sooner, only refuse it and have it sent again. A
+ * request's own time is its answer time over how many requests were in the works with it on
+ * average (`sharedMs` over its life, from `requestMs()`), as requests taking turns on one core; a
+ * route's cost is the least seen, so answers slowed by a queue, or by deliveries to polls that the
+ * limit does not count, never make a send costly. A route whose cost is not known yet (registers
+ * of a cold process) does not judge until it answers within the target.
+ *
+ * A window of only answers that do not judge says nothing, as one without answers. Answers in time
+ * under a limit do not count: few of a costly route then run at once and answer sooner than the
+ * same route offered at once would. A cheap route once in time judges from then on, so a queue
+ * does not exempt its own requests, and an overload meets the process's first window. Congestion
+ * that no answer has judged for `UNJUDGED_CONGESTION_MS` ends: what is answered is slow by its
+ * own work.
  */
 export class InFlightLimit {
   limit: number;
@@ -41,6 +51,10 @@ export class InFlightLimit {
   private judgedAt: number;
   /** The routes that answered within the target while the process was not congested. */
   private readonly judging = new Set<string>();
+  /** Each route's least own time seen (ms). */
+  private readonly costMs = new Map<string, number>();
+  private sharedMs = 0;
+  private sharedAt: number;
 
   constructor(
     private readonly targetMs: number,
@@ -50,29 +64,54 @@ export class InFlightLimit {
     this.limit = maxLimit;
     this.windowStart = now();
     this.judgedAt = this.windowStart;
+    this.sharedAt = this.windowStart;
   }
 
   /** Takes a place for a request, or says there is none. */
   tryAdmit(): boolean {
     this.judge();
     if (this.inFlight >= (this.congested ? Math.floor(this.limit) : this.maxLimit)) return false;
+    this.requestMs();
     this.inFlight++;
     this.windowPeak = Math.max(this.windowPeak, this.inFlight);
     return true;
   }
 
   /**
-   * Gives the place back: `answeredMs` is the time the request took, null if it was abandoned;
-   * `route` names what the request did (its method and route), whose answers are alike.
+   * The time requests have spent in the works, summed over them: its growth over a request's life
+   * is that request's `sharedMs`.
    */
-  release(answeredMs: number | null, route: string): void {
+  requestMs(): number {
+    const now = this.now();
+    this.sharedMs += this.inFlight * (now - this.sharedAt);
+    this.sharedAt = now;
+    return this.sharedMs;
+  }
+
+  /**
+   * Gives the place back: `answeredMs` is the time the request took, null if it was abandoned;
+   * `route` names what the request did (its method and route), whose answers are alike;
+   * `sharedMs`, if known, what `requestMs()` grew by while it was in the works.
+   */
+  release(answeredMs: number | null, route: string, sharedMs?: number): void {
+    this.requestMs();
     this.inFlight--;
     if (answeredMs !== null) {
+      if (sharedMs !== undefined && sharedMs > 0) this.learnCost(route, answeredMs, sharedMs);
       if (answeredMs <= this.targetMs && !this.congested) this.judging.add(route);
-      if (this.judging.has(route))
+      if (this.judging.has(route) && !this.costly(route))
         this.windowFastestMs = Math.min(this.windowFastestMs, answeredMs);
     }
     this.judge();
+  }
+
+  private learnCost(route: string, answeredMs: number, sharedMs: number): void {
+    const ownMs = answeredMs / Math.max(1, sharedMs / answeredMs);
+    this.costMs.set(route, Math.min(this.costMs.get(route) ?? Infinity, ownMs));
+  }
+
+  private costly(route: string): boolean {
+    return BURST * (this.costMs.get(route) ?? 0) > this.targetMs;
   }
 
   private judge(): void {

@@ -86,11 +86,12 @@ const TIMED_BODY_LIMIT = 1 << 20;
  * where accepting it would join a wait that grows without bound: more queries waiting for a
  * PostgreSQL connection than OVERLOAD_DB_WAITING_LIMIT, an event loop running behind by more
  * than OVERLOAD_EVENT_LOOP_LAG_MS for 300 ms on end, or more requests in the works than the
- * process answers in OVERLOAD_ANSWER_TARGET_MS (`InFlightLimit`, judged by the answers of routes
- * that can answer within it, not by those slow by their own work). Past its capacity the process
- * then answers every request in bounded time, most accepted and the rest refused, instead of
- * queueing them until they time out (a Prisma transaction that waited two seconds for a
- * connection fails with P2028, which the error handler answers the same way, as the last line).
+ * process answers in OVERLOAD_ANSWER_TARGET_MS (`InFlightLimit`, judged by the answers of cheap
+ * routes that can answer within it, not by those of a route slow by its own work). Past its
+ * capacity the process then answers every request in bounded time, most accepted and the rest
+ * refused, instead of queueing them until they time out (a Prisma transaction that waited two
+ * seconds for a connection fails with P2028, which the error handler answers the same way, as the
+ * last line).
  */
 export function overloadGuard(ctx: AppContext): RequestHandler {
   watchOverload();
@@ -108,10 +109,12 @@ export function overloadGuard(ctx: AppContext): RequestHandler {
     inFlightLimitGauge.set(inFlight.limit);
     if (reason === null) {
       const admitted = performance.now();
+      const requestMs = inFlight.requestMs();
       res.once('close', () => {
         inFlight.release(
           res.writableFinished ? performance.now() - admitted : null,
           routeOf(req.method, req.baseUrl, req.route),
+          inFlight.requestMs() - requestMs,
         );
       });
       return next();
