@@ -18,6 +18,7 @@ import {
 import { DISPATCH_GROUP } from './domain-stream';
 import type { EventKeys } from './keys';
 import type { QueueDirectory } from './queue-directory';
+import type { QueueSetCache } from './queue-set-cache';
 import type { LocalDelivery } from './local-wakeups';
 import { wakeCommand } from './waker';
 import type { Wakeup } from './wake-protocol';
@@ -65,7 +66,7 @@ export async function deliverBatches(
   batches: PartitionBatch[],
 ): Promise<number> {
   const { directory, local } = target;
-  const planned = await lookUp(ctx, target.keys, batches);
+  const planned = await lookUp(ctx, target, batches);
   const resolving: ReturnType<QueueDirectory['resolve']>[] = [];
   for (const { partition, sets } of planned) {
     resolving.push(directory.resolve(partition, queueIdsOf(sets)));
@@ -92,11 +93,13 @@ export async function deliverBatches(
 
 /**
  * Round 1: parses the batches and reads, in one round trip, which of their outbox rows were
- * delivered already and the queue-id sets of the users and realms they name.
+ * delivered already, each partition's sets version and the queue-id sets of the users and realms
+ * they name that this process does not keep (`QueueSetCache`). Sets kept under a version that has
+ * changed since are read in a second round trip.
  */
 async function lookUp(
   ctx: AppContext,
-  keys: EventKeys,
+  { keys, directory }: DeliveryTarget,
   batches: PartitionBatch[],
 ): Promise<PlannedPart[]> {
   // Loops rather than callbacks: closures made per batch lost their optimized code at every
@@ -104,18 +107,25 @@ async function lookUp(
   const parts: Part[] = [];
   for (const { partition, entries } of batches) {
     const items = parseEntries(entries);
+    const audience = batchAudience(items);
+    const setKeys: string[] = [];
+    for (const userId of audience.users) setKeys.push(keys.userQueues(partition, userId));
+    for (const realmId of audience.publicRealms) {
+      setKeys.push(keys.realmPublicQueues(partition, realmId));
+    }
     parts.push({
       partition,
       entries,
       items,
       streamKey: keys.domainStream(partition),
-      ...batchAudience(items),
+      ...audience,
+      setKeys,
     });
   }
-  // Every key of a partition shares its stream's slot.
+  // Every key of a partition shares its stream's slot; the version is read before the sets.
   const lookups: BatchCommand[] = [];
-  const setReads: number[] = [];
-  for (const { partition, items, users, publicRealms, streamKey } of parts) {
+  const reading: string[][] = [];
+  for (const { partition, items, setKeys, streamKey } of parts) {
     for (const { entryId, envelope } of items) {
       const key = keys.dispatched(partition, envelope.outboxId);
       lookups.push({
@@ -124,27 +134,83 @@ async function lookUp(
         args: [key, entryId, 'EX', DEDUPE_SECONDS, 'NX', 'GET'],
       });
     }
-    const setKeys: string[] = [];
-    for (const userId of users) setKeys.push(keys.userQueues(partition, userId));
-    for (const realmId of publicRealms) setKeys.push(keys.realmPublicQueues(partition, realmId));
-    const reads = perKeyCommands(streamKey, 'SMEMBERS', setKeys);
-    lookups.push(...reads);
-    setReads.push(reads.length);
+    const versionKey = keys.queueSetsVersion(partition);
+    lookups.push({ key: versionKey, command: 'get', args: [versionKey] });
+    const unkept = directory.sets.missing(partition, setKeys);
+    reading.push(unkept);
+    lookups.push(...perKeyCommands(streamKey, 'SMEMBERS', unkept));
   }
   const looked = await execByNode(ctx.redis, lookups);
   let at = 0;
-  const planned: PlannedPart[] = [];
+  const delivered: (string | null)[][] = [];
+  const members: Map<string, string[]>[] = [];
   for (let i = 0; i < parts.length; i++) {
-    const part = parts[i];
-    const deliveredBy = looked.slice(at, (at += part.items.length)) as (string | null)[];
-    const members = perKeyReplies<string[]>(looked.slice(at, (at += setReads[i])));
-    const sets: QueueSets = { ofUser: new Map(), publicOfRealm: new Map() };
-    let m = 0;
-    for (const userId of part.users) sets.ofUser.set(userId, members[m++]);
-    for (const realmId of part.publicRealms) sets.publicOfRealm.set(realmId, members[m++]);
-    planned.push({ ...part, fresh: freshItems(part.items, deliveredBy), sets });
+    const { partition, items, setKeys, streamKey } = parts[i];
+    delivered.push(looked.slice(at, (at += items.length)) as (string | null)[]);
+    directory.sets.versionIs(partition, looked[at++] as string | null);
+    const calls = perKeyCommands(streamKey, 'SMEMBERS', reading[i]).length;
+    const read = new Map<string, string[]>();
+    keepSets(directory.sets, partition, reading[i], looked.slice(at, (at += calls)), read);
+    reading[i] = directory.sets.take(partition, setKeys, read);
+    members.push(read);
   }
-  return planned;
+  await readDropped(ctx, directory.sets, { parts, missing: reading, members });
+  return parts.map((part, i) => ({
+    ...part,
+    fresh: freshItems(part.items, delivered[i]),
+    sets: setsOf(part, members[i]),
+  }));
+}
+
+/** Keeps the members of `keys` read from `replies`, and adds them to `into`. */
+function keepSets(
+  cache: QueueSetCache,
+  partition: number,
+  keys: string[],
+  replies: unknown[],
+  into: Map<string, string[]>,
+): void {
+  const members = perKeyReplies<string[]>(replies);
+  for (let k = 0; k < keys.length; k++) {
+    cache.put(partition, keys[k], members[k]);
+    into.set(keys[k], members[k]);
+  }
+}
+
+/** Reads the sets `versionIs` dropped (`missing[i]` of `parts[i]`), in one round trip. */
+async function readDropped(
+  ctx: AppContext,
+  cache: QueueSetCache,
+  {
+    parts,
+    missing,
+    members,
+  }: { parts: Part[]; missing: string[][]; members: Map<string, string[]>[] },
+): Promise<void> {
+  const reads: BatchCommand[] = [];
+  const calls: number[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const commands = perKeyCommands(parts[i].streamKey, 'SMEMBERS', missing[i]);
+    calls.push(commands.length);
+    reads.push(...commands);
+  }
+  if (reads.length === 0) return;
+  const replies = await execByNode(ctx.redis, reads);
+  let at = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const callReplies = replies.slice(at, (at += calls[i]));
+    keepSets(cache, parts[i].partition, missing[i], callReplies, members[i]);
+  }
+}
+
+function setsOf({ users, publicRealms, setKeys }: Part, members: Map<string, string[]>): QueueSets {
+  const sets: QueueSets = { ofUser: new Map(), publicOfRealm: new Map() };
+  let k = 0;
+  for (const userId of users) sets.ofUser.set(userId, members.get(setKeys[k++]) ?? []);
+  for (const realmId of publicRealms) {
+    sets.publicOfRealm.set(realmId, members.get(setKeys[k++]) ?? []);
+  }
+  return sets;
 }
 
 /**
@@ -197,6 +263,8 @@ interface Part extends PartitionBatch {
   streamKey: string;
   users: number[];
   publicRealms: number[];
+  /** The queue-id set keys of `users`, then of `publicRealms`. */
+  setKeys: string[];
 }
 
 /** A partition's batch with the items still to deliver and the queue sets they reach. */

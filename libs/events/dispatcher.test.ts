@@ -41,6 +41,20 @@ describe('Dispatcher', () => {
     expect(events.map((e) => (e.message as { id: number } | undefined)?.id)).toContain(id);
   });
 
+  it("delivers to a queue registered after its owner's queue set was read and kept", async () => {
+    const first = await org.register(alice);
+    await postDirect(t, org.realm, bob.user, [alice.user], 'to the first queue');
+    await org.eventsUntil(alice, first.queue_id);
+    const second = await org.register(alice);
+    const id = await postDirect(t, org.realm, bob.user, [alice.user], 'to both');
+    for (const queueId of [first.queue_id, second.queue_id]) {
+      const events = await org.eventsUntil(alice, queueId, (e) =>
+        e.some((event) => (event.message as { id: number } | undefined)?.id === id),
+      );
+      expect(events.map((e) => (e.message as { id: number } | undefined)?.id)).toContain(id);
+    }
+  });
+
   it("wakes its own process's polls directly, publishing nothing on their channel", async () => {
     const { tier } = org.events;
     const listener = connectRedis(t.config, { shardedSubscriber: true });

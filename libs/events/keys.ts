@@ -25,6 +25,11 @@ export const eventKeys = (prefix: string) => ({
   realmPublicQueues: (partition: number, realmId: number) =>
     `${prefix}realm-public-queues:{p${partition}}:${realmId}`,
   /**
+   * A new random value after every change to the partition's queue-id sets: dispatch keeps the
+   * sets it read while the value stays the same (`QueueSetCache`).
+   */
+  queueSetsVersion: (partition: number) => `${prefix}queue-sets-version:{p${partition}}`,
+  /**
    * Hash: the settings of each queue of the partition's users, by queue id (see
    * `QueueStore.settingsOf`), so dispatch learns a thousand queues with one command.
    */

@@ -1,5 +1,6 @@
 import type { QueueStore } from './queue-store';
 import type { QueueSettings } from '../protocol/queue';
+import { QueueSetCache } from './queue-set-cache';
 
 /**
  * The settings of the queues this process dispatches to, kept in memory: they never change after
@@ -8,6 +9,8 @@ import type { QueueSettings } from '../protocol/queue';
  */
 export class QueueDirectory {
   private readonly known = new Map<string, { info: QueueSettings; usedAt: number }>();
+  /** The queue-id sets of the partitions this process dispatched, read through their version. */
+  readonly sets = new QueueSetCache();
 
   constructor(readonly store: QueueStore) {}
 

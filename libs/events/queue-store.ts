@@ -14,6 +14,7 @@ import type { QueueSettings } from '../protocol/queue';
 import { DistinctTexts } from './distinct-texts';
 import { shownAtRegistration } from './wake-protocol';
 import { queueIdIn } from './partition-owners';
+import { newSetsVersion } from './queue-set-cache';
 import type { QueuedEvent, QueueInfo, RegistrationSnapshot } from './queue-info';
 import {
   markOf,
@@ -215,6 +216,7 @@ export class QueueStore {
     if (info.allPublicStreams) {
       sets.sadd(this.keys.realmPublicQueues(partition, info.realmId), info.id);
     }
+    sets.set(this.keys.queueSetsVersion(partition), newSetsVersion());
     sets.zadd(this.keys.access(partition), info.lastAccess, info.id);
     sets.hset(this.keys.queueSettings(partition), info.id, settingsText(info));
     sets.smembers(this.keys.userQueues(partition, info.userId));
@@ -453,7 +455,8 @@ export class QueueStore {
 
   /**
    * The commands, one each, that remove a queue id from the partition's keys naming it: the
-   * queue-id sets of `userIds` and `realmIds`, the access index and the settings index.
+   * queue-id sets of `userIds` and `realmIds` (and the sets version), the access index and the
+   * settings index.
    */
   forgetCommands(
     partition: number,
@@ -471,6 +474,12 @@ export class QueueStore {
         args: [this.keys.realmPublicQueues(partition, realmId), id],
       });
     }
+    // After the sets' changes: sent outside a transaction, a version read between them and the
+    // changes would be taken for the changed sets' (see QueueSetCache).
+    commands.push({
+      command: 'set',
+      args: [this.keys.queueSetsVersion(partition), newSetsVersion()],
+    });
     commands.push({ command: 'zrem', args: [this.keys.access(partition), id] });
     commands.push({ command: 'hdel', args: [this.keys.queueSettings(partition), id] });
     return commands;
