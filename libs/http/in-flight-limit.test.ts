@@ -196,6 +196,22 @@ describe('InFlightLimit', () => {
     for (let i = 0; i < 64; i++) expect(limit.tryAdmit()).toBe(true);
   });
 
+  it('does not judge a costly route by one answer that found the process idle', () => {
+    const { limit, sharedWindow } = limitOnClock(300, 64);
+    // Herds of registers: twenty at once, 30 ms of own work each, sharing the core.
+    const herd = () => {
+      for (let w = 0; w < 3; w++) {
+        const before = limit.limit;
+        expect(sharedWindow(20, 20 * 30, REGISTER)).toBeGreaterThanOrEqual(before);
+      }
+    };
+    herd();
+    // One alone on an idle process: half its typical own work, in time.
+    sharedWindow(1, 15, REGISTER);
+    herd();
+    for (let i = 0; i < 64; i++) expect(limit.tryAdmit()).toBe(true);
+  });
+
   it('is judged by cheap answers waiting behind a costly route', () => {
     const { sharedWindow } = limitOnClock(300, 64);
     sharedWindow(1, 50, REGISTER);

@@ -8,8 +8,14 @@ const DECREASE = 0.5;
 const INCREASE = 1.25;
 /** Room above the most requests recently in the works at once, for a burst. */
 const HEADROOM = 8;
-/** Requests of one route that may come at once: ten registering clients on each process. */
-const BURST = 10;
+/**
+ * Requests of one route that may come at once. With a 300 ms target a route is costly from 20 ms of
+ * own work: full-state registers take 25-37 ms each (typically), sends 5-13 ms on a process that
+ * also delivers to polls (`bench/realtime-load.ts`, real clients).
+ */
+const BURST = 15;
+/** A route's cost is the median of this many of its answers in a row. */
+const COST_SAMPLES = 15;
 
 /**
  * How many requests a process works on at once, adapted to how fast it answers them. When even
@@ -29,10 +35,14 @@ const BURST = 10;
  * slow by its own work when its requests come together, as when every client registers again:
  * admitting fewer would get that work done no sooner, only refuse it and have it sent again. A
  * request's own time is its answer time over how many requests were in the works with it on
- * average (`sharedMs` over its life, from `requestMs()`), as requests taking turns on one core; a
- * route's cost is the least seen, so answers slowed by a queue, or by deliveries to polls that the
- * limit does not count, never make a send costly. A route whose cost is not known yet (registers
- * of a cold process) does not judge until it answers within the target.
+ * average (`sharedMs` over its life, from `requestMs()`), as requests taking turns on one core. A
+ * route is cheap once one of its first `COST_SAMPLES` answers, or from then on the median of that
+ * many in a row, took under its share of the target, and stays so (`RouteCost`): answers slowed by
+ * a queue, or by deliveries to polls that the limit does not count, never make a send costly. Past
+ * the first answers a single one does not count, since a register that found the process idle
+ * answers in half its typical time, and judging registers again by it refused hundreds of a herd.
+ * A route whose cost is not known yet (registers of a cold process) does not judge until it
+ * answers within the target.
  *
  * A window of only answers that do not judge says nothing, as one without answers. Answers in time
  * under a limit do not count: few of a costly route then run at once and answer sooner than the
@@ -51,8 +61,7 @@ export class InFlightLimit {
   private judgedAt: number;
   /** The routes that answered within the target while the process was not congested. */
   private readonly judging = new Set<string>();
-  /** Each route's least own time seen (ms). */
-  private readonly costMs = new Map<string, number>();
+  private readonly costs = new Map<string, RouteCost>();
   private sharedMs = 0;
   private sharedAt: number;
 
@@ -106,12 +115,13 @@ export class InFlightLimit {
   }
 
   private learnCost(route: string, answeredMs: number, sharedMs: number): void {
-    const ownMs = answeredMs / Math.max(1, sharedMs / answeredMs);
-    this.costMs.set(route, Math.min(this.costMs.get(route) ?? Infinity, ownMs));
+    let cost = this.costs.get(route);
+    if (!cost) this.costs.set(route, (cost = new RouteCost()));
+    cost.add(answeredMs / Math.max(1, sharedMs / answeredMs), this.targetMs / BURST);
   }
 
   private costly(route: string): boolean {
-    return BURST * (this.costMs.get(route) ?? 0) > this.targetMs;
+    return this.costs.get(route)?.cheap === false;
   }
 
   private judge(): void {
@@ -129,5 +139,25 @@ export class InFlightLimit {
     this.windowStart = now;
     this.windowFastestMs = Infinity;
     this.windowPeak = this.inFlight;
+  }
+}
+
+/**
+ * One route's own times: the last `COST_SAMPLES` of them, and whether the route has shown itself
+ * cheap, which it then stays. Until that many have answered, one answer under `costlyFromMs` shows
+ * it; from then on, the median of that many in a row.
+ */
+class RouteCost {
+  private readonly recent: number[] = [];
+  private next = 0;
+  cheap = false;
+
+  add(ownMs: number, costlyFromMs: number): void {
+    this.recent[this.next] = ownMs;
+    this.next = (this.next + 1) % COST_SAMPLES;
+    if (this.cheap) return;
+    if (this.recent.length < COST_SAMPLES) this.cheap = ownMs <= costlyFromMs;
+    else
+      this.cheap = (this.recent.toSorted((a, b) => a - b)[COST_SAMPLES >> 1] ?? 0) <= costlyFromMs;
   }
 }
