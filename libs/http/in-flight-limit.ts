@@ -1,3 +1,5 @@
+import { at } from '../core/at';
+
 /** How often the limit is judged: long enough that a window usually holds a few answers. */
 export const WINDOW_MS = 200;
 /** How long congestion lasts with no answer that can show a wait. */
@@ -30,13 +32,12 @@ const COST_SAMPLES = 15;
  * request, an upload or a large read, from being mistaken for a queue.
  *
  * Only the answers of a cheap route that has answered within the target while the process was not
- * congested judge: a late one then shows a wait. A costly route, one whose burst of `BURST` at once
- * takes longer than the target by its own work (full-state registers, 52-55 ms of CPU each), is
- * slow by its own work when its requests come together, as when every client registers again:
- * admitting fewer would get that work done no sooner, only refuse it and have it sent again. A
- * request's own time is its answer time over how many requests were in the works with it on
- * average (`sharedMs` over its life, from `requestMs()`), as requests taking turns on one core. A
- * route is cheap once one of its first `COST_SAMPLES` answers, or from then on the median of that
+ * congested judge: a late one then shows a wait. A costly route (full-state registers), one whose
+ * burst of `BURST` at once takes longer than the target by its own work, is slow by its own work
+ * when its requests come together, as when every client registers again: admitting fewer would
+ * get that work done no sooner, only refuse it and have it sent again. A request's own time is
+ * its answer time over how many requests were in the works with it on average (`sharedMs` over
+ * its life, from `requestMs()`), as requests taking turns on one core. A route is cheap once one of its first `COST_SAMPLES` answers, or from then on the median of that
  * many in a row, took under its share of the target, and stays so (`RouteCost`): answers slowed by
  * a queue, or by deliveries to polls that the limit does not count, never make a send costly. Past
  * the first answers a single one does not count, since a register that found the process idle
@@ -153,11 +154,17 @@ class RouteCost {
   cheap = false;
 
   add(ownMs: number, costlyFromMs: number): void {
+    if (this.cheap) return;
     this.recent[this.next] = ownMs;
     this.next = (this.next + 1) % COST_SAMPLES;
-    if (this.cheap) return;
-    if (this.recent.length < COST_SAMPLES) this.cheap = ownMs <= costlyFromMs;
-    else
-      this.cheap = (this.recent.toSorted((a, b) => a - b)[COST_SAMPLES >> 1] ?? 0) <= costlyFromMs;
+    if (this.recent.length < COST_SAMPLES) {
+      this.cheap = ownMs <= costlyFromMs;
+      return;
+    }
+    const median = at(
+      this.recent.toSorted((a, b) => a - b),
+      COST_SAMPLES >> 1,
+    );
+    this.cheap = median <= costlyFromMs;
   }
 }
