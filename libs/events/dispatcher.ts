@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext, RedisClient } from '../core/context';
 import { perTurnBatch } from '../core/turn-batch';
 import { connectRedis, redisConnected } from '../redis/connect';
@@ -318,5 +319,3 @@ class JointDeliveries {
     }
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../core/context';
 import { inSqlTransaction, sqlPool } from '../db/sql';
 import { logFailure } from '../stores/failures';
@@ -137,8 +138,6 @@ export interface JobRelay {
   /** Resolves once a pass of the loop has run (tests wait on it). */
   stop(): Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The worker tier's relay loop: hands jobs over every `intervalMs` (at once again after a full

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../core/context';
 import { storeUnreachable } from './failures';
 
@@ -38,8 +39,6 @@ export function startingUntilDone(part: string): () => void {
   markStarting(part);
   return () => markStarted(part);
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs `start` now and, while it fails because PostgreSQL or Redis is out of reach, again every

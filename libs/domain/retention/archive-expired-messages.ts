@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Prisma } from '../../../generated/prisma/client';
 import type { Tx } from '../../db/client';
 import type { AppContext } from '../../core/context';
@@ -7,8 +8,6 @@ import { at } from '../../core/at';
 
 /** Zulip's MESSAGE_BATCH_SIZE: messages archived per transaction, so no lock is held for long. */
 const DEFAULT_BATCH_SIZE = 1000;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** How the job shares the machine with live traffic (RETENTION_DUTY_CYCLE). */
 export interface Pacing {
