@@ -1,7 +1,10 @@
 import { Client } from 'pg';
 
-/** A user's or an organization's row changed (or was deleted). */
-export type PrincipalChange = { kind: 'user' | 'realm'; id: number };
+/**
+ * A user's or an organization's row changed (or was deleted); or, `markup`, one of the custom
+ * emoji or linkifiers of organization `id` (migration realm_markup_notify).
+ */
+export type PrincipalChange = { kind: 'user' | 'realm' | 'markup'; id: number };
 
 export interface PrincipalChangeHandlers {
   change(change: PrincipalChange): void;
@@ -74,7 +77,9 @@ export class PrincipalChangeFeed {
         return;
       }
       const [kind, id] = (message.payload ?? '').split(':');
-      if (kind === 'user' || kind === 'realm') this.handlers.change({ kind, id: Number(id) });
+      if (kind === 'user' || kind === 'realm' || kind === 'markup') {
+        this.handlers.change({ kind, id: Number(id) });
+      }
     });
     try {
       await client.connect();

@@ -5,11 +5,7 @@ import type { MarkdownContext } from '../markdown';
 import { camoUrl } from './external-content/camo-url';
 import { realmUrl } from './realms/realm-url';
 import { at } from '../core/at';
-
-interface RealmMarkup {
-  emoji: { id: number; name: string; fileName: string | null; deactivated: boolean }[];
-  linkifiers: { id: number; pattern: string; urlTemplate: string }[];
-}
+import type { RealmMarkup, RealmMarkupCache } from './realm-markup-cache';
 
 // One statement for both lists: every send renders, and a query is a round trip plus Prisma's
 // own work for each.
@@ -40,10 +36,17 @@ async function realmMarkup(
   return at(rows, 0);
 }
 
+/** Reads outside any transaction: with plain pg, and from the process's memory when it has one. */
+export interface PlainReads {
+  pool: Pool;
+  markup?: RealmMarkupCache;
+}
+
 /**
- * Lookups the Markdown renderer needs, answered from one organization's rows. `pool`: read the
+ * Lookups the Markdown renderer needs, answered from one organization's rows. `plain`: read the
  * organization's emoji and linkifiers with plain pg (outside any transaction), which costs a
- * third of the CPU of the same statement through Prisma; the send path does.
+ * third of the CPU of the same statement through Prisma, or from the markup cache; the send path
+ * does.
  */
 export async function markdownContextFor(
   db: Db | Tx,
@@ -54,9 +57,10 @@ export async function markdownContextFor(
     defaultCodeBlockLanguage?: string;
     inlineUrlEmbedPreview?: boolean;
   },
-  pool?: Pool,
+  plain?: PlainReads,
 ): Promise<MarkdownContext> {
-  const { emoji, linkifiers } = await realmMarkup(db, config, realm.id, pool);
+  const read = () => realmMarkup(db, config, realm.id, plain?.pool);
+  const { emoji, linkifiers } = await (plain?.markup?.get(realm.id, read) ?? read());
   const base = realmUrl(realm.stringId, config);
   const camo = config.camo;
   return {

@@ -8,6 +8,7 @@ import {
   type PrincipalChangeHandlers,
 } from '../db/principal-changes';
 import { realmForHost } from '../domain/realms/resolve-host';
+import { attachRealmMarkupCache } from '../domain/realm-markup-cache';
 import { sessionCredentialKey } from './session';
 import { authenticate, identifyPoller, stillAuthorized, type Poller, type Principal } from './auth';
 import { logFailure } from '../stores/failures';
@@ -90,9 +91,24 @@ export class PrincipalCache<P extends Poller = Principal> implements PrincipalCh
     return this.feed?.listening === true ? this.ttlMs : this.unfedTtlMs;
   }
 
-  /** Starts listening for changes on `databaseUrl`; the returned function stops it. */
-  async listen(databaseUrl: string, onError: (err: Error) => void): Promise<() => Promise<void>> {
-    const feed = new PrincipalChangeFeed(databaseUrl, this, onError);
+  /**
+   * Starts listening for changes on `databaseUrl`, telling `others` of them too; the returned
+   * function stops it.
+   */
+  async listen(
+    databaseUrl: string,
+    onError: (err: Error) => void,
+    others: PrincipalChangeHandlers[] = [],
+  ): Promise<() => Promise<void>> {
+    const handlers: PrincipalChangeHandlers[] = [this, ...others];
+    const feed = new PrincipalChangeFeed(
+      databaseUrl,
+      {
+        change: (change) => handlers.forEach((h) => h.change(change)),
+        reset: () => handlers.forEach((h) => h.reset()),
+      },
+      onError,
+    );
     this.feed = feed;
     await feed.start();
     return () => feed.close();
@@ -104,6 +120,7 @@ export class PrincipalCache<P extends Poller = Principal> implements PrincipalCh
   }
 
   change({ kind, id }: PrincipalChange): void {
+    if (kind === 'markup') return;
     this.changes++;
     const keys = (kind === 'user' ? this.keysByUser : this.keysByRealm).get(id);
     if (kind === 'realm') {
@@ -261,15 +278,22 @@ function sameRow(a: object, b: object): boolean {
 const attached = new WeakMap<AppContext, PrincipalCache>();
 const pollers = new WeakMap<AppContext, PrincipalCache<Poller>>();
 
-function listen<P extends Poller>(ctx: AppContext, cache: PrincipalCache<P>) {
-  return cache.listen(ctx.config.databaseUrl, (err) =>
-    logFailure(
-      ctx.log,
-      'auth',
-      'principal change feed lost; cached credentials dropped',
-      err,
-      'warn',
-    ),
+function listen<P extends Poller>(
+  ctx: AppContext,
+  cache: PrincipalCache<P>,
+  others: PrincipalChangeHandlers[] = [],
+) {
+  return cache.listen(
+    ctx.config.databaseUrl,
+    (err) =>
+      logFailure(
+        ctx.log,
+        'auth',
+        'principal change feed lost; cached credentials dropped',
+        err,
+        'warn',
+      ),
+    others,
   );
 }
 
@@ -290,7 +314,9 @@ export function attachPrincipalCache(
     lookup: (c, req) => authenticate(c, req, (r) => cache.realmForHost(c, r.headers.host)),
   });
   attached.set(ctx, cache);
-  return listen(ctx, cache);
+  // Sends render with the organization's emoji and linkifiers, remembered while this feed runs.
+  const markup = attachRealmMarkupCache(ctx, () => cache.listening);
+  return listen(ctx, cache, [markup]);
 }
 
 /**

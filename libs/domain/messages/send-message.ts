@@ -8,6 +8,7 @@ import { sqlPool } from '../../db/sql';
 import { renderMarkdown, type Linkifier, type MarkdownContext } from '../../markdown';
 import type { AppContext } from '../../core/context';
 import { markdownContextFor } from '../markdown-context';
+import { realmMarkupCacheOf } from '../realm-markup-cache';
 import {
   directRecipientId,
   resolveDirectUsers,
@@ -176,7 +177,12 @@ export async function prepareMessage(
   // below leaves the load unawaited, hence the handler.
   // Outside a transaction, both reads go to the plain pool (see `sqlPool`).
   const pool = db === ctx.db ? sqlPool(ctx) : undefined;
-  const markdown = markdownContextFor(db, ctx.config, realm, pool);
+  const markdown = markdownContextFor(
+    db,
+    ctx.config,
+    realm,
+    pool && { pool, markup: realmMarkupCacheOf(ctx) },
+  );
   void markdown.catch(() => undefined);
 
   const { channel, topic, directUsers } = await checkAddressee(db, {

@@ -1,0 +1,134 @@
+import type { Express } from 'express';
+import request from 'supertest';
+import { createApiApp } from '../../apps/api/app';
+import type { TestContext } from '../../test/harness';
+import { type Organization, organization } from '../../test/organization';
+import { attachPrincipalCache } from '../http/principal-cache';
+import { RealmMarkupCache, type RealmMarkup } from './realm-markup-cache';
+
+const NONE: RealmMarkup = { emoji: [], linkifiers: [] };
+
+describe('RealmMarkupCache', () => {
+  it('reads every time while its feed does not listen', async () => {
+    const cache = new RealmMarkupCache(() => false);
+    const read = jest.fn(async () => NONE);
+    await cache.get(1, read);
+    await cache.get(1, read);
+    expect(read).toHaveBeenCalledTimes(2);
+  });
+
+  it('keeps a read while listening, and forgets it on a change or a reset', async () => {
+    const cache = new RealmMarkupCache(() => true);
+    const read = jest.fn(async () => NONE);
+    await cache.get(1, read);
+    await cache.get(1, read);
+    expect(read).toHaveBeenCalledTimes(1);
+    cache.change({ kind: 'user', id: 1 });
+    await cache.get(1, read);
+    expect(read).toHaveBeenCalledTimes(1);
+    cache.change({ kind: 'markup', id: 1 });
+    await cache.get(1, read);
+    expect(read).toHaveBeenCalledTimes(2);
+    cache.reset();
+    await cache.get(1, read);
+    expect(read).toHaveBeenCalledTimes(3);
+  });
+
+  it('does not keep a read that raced with a change', async () => {
+    const cache = new RealmMarkupCache(() => true);
+    let finish!: (markup: RealmMarkup) => void;
+    const first = cache.get(1, () => new Promise((resolve) => (finish = resolve)));
+    cache.change({ kind: 'markup', id: 1 });
+    finish(NONE);
+    await first;
+    const read = jest.fn(async () => NONE);
+    await cache.get(1, read);
+    expect(read).toHaveBeenCalledTimes(1);
+  });
+});
+
+// Sends as production runs them: the markup remembered while PostgreSQL reports its changes.
+describe('rendering with the remembered emoji and linkifiers', () => {
+  let t: TestContext;
+  let app: Express;
+  let org: Organization<'admin' | 'hamlet', 'Denmark'>;
+  let stopFeed: () => Promise<void>;
+
+  beforeAll(async () => {
+    org = await organization({
+      members: { admin: 'administrator', hamlet: 'member' },
+      channels: { Denmark: ['admin', 'hamlet'] },
+    });
+    ({ t } = org);
+    stopFeed = await attachPrincipalCache(t, { ttlSeconds: 300, unfedTtlSeconds: 0 });
+    app = createApiApp(t);
+  });
+  afterAll(async () => {
+    await stopFeed();
+    await org.close();
+  });
+
+  const api = (who: { auth: string }) => ({
+    post: (path: string, form: Record<string, string>) =>
+      request(app)
+        .post(`/api/v1${path}`)
+        .set('Host', org.host)
+        .set('Authorization', who.auth)
+        .type('form')
+        .send(form),
+  });
+
+  /** The rendered content of a message `hamlet` sends to Denmark. */
+  async function rendered(content: string): Promise<string> {
+    const sent = await api(org.users.hamlet).post('/messages', {
+      type: 'stream',
+      to: 'Denmark',
+      topic: 'tickets',
+      content,
+    });
+    expect(sent.status).toBe(200);
+    const message = await t.db.message.findUniqueOrThrow({ where: { id: sent.body.id } });
+    return message.renderedContent ?? '';
+  }
+
+  /** A linkifier written where the triggers do not see it, to show what the renderer uses. */
+  async function addUnseen(pattern: string, urlTemplate: string): Promise<void> {
+    await t.db.$executeRawUnsafe('ALTER TABLE realm_filters DISABLE TRIGGER USER');
+    try {
+      await t.db.realmFilter.create({ data: { realmId: org.realm.id, pattern, urlTemplate } });
+    } finally {
+      await t.db.$executeRawUnsafe('ALTER TABLE realm_filters ENABLE TRIGGER USER');
+    }
+  }
+
+  async function until(check: () => Promise<boolean>, ms = 2_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error('condition not reached');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('renders from memory until PostgreSQL reports a change, then with the new rows', async () => {
+    expect(await rendered('see TK-1')).not.toContain('<a');
+    await addUnseen('TK-(?P<id>[0-9]+)', 'https://tickets.example/{id}');
+    // Not reported: the remembered (empty) list still renders.
+    expect(await rendered('see TK-2')).not.toContain('<a');
+
+    // A linkifier added through the API is in the next send's rendering, the unseen one too.
+    const added = await api(org.users.admin).post('/realm/filters', {
+      pattern: 'BUG-(?P<id>[0-9]+)',
+      url_template: 'https://bugs.example/{id}',
+    });
+    expect(added.status).toBe(200);
+    const both = await rendered('see TK-3 and BUG-4');
+    expect(both).toContain('href="https://tickets.example/3"');
+    expect(both).toContain('href="https://bugs.example/4"');
+
+    // Another writer (an operator's SQL) removes one: gone from sends within moments.
+    await t.db.realmFilter.deleteMany({
+      where: { realmId: org.realm.id, pattern: { startsWith: 'TK-' } },
+    });
+    await until(async () => !(await rendered('see TK-5')).includes('tickets.example'));
+  });
+});
