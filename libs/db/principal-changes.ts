@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { PgNotifications } from './notifications';
 
 /**
  * A user's or an organization's row changed (or was deleted); or, `markup`, one of the custom
@@ -14,18 +14,15 @@ export interface PrincipalChangeHandlers {
 
 const CHANNEL = 'principal_changes';
 const BARRIER_CHANNEL = 'principal_changes_barrier';
-const RETRY_MS = 1_000;
 
 /**
  * Listens on PostgreSQL's `principal_changes` channel, which triggers on `users` and `realms`
  * notify when a transaction that changed a row commits (migration principal_change_notify).
- * One dedicated connection per process; it reconnects after a failure and reports `reset` on
- * every (re)connection, since notifications sent while it was away are lost.
+ * One dedicated connection per process (`PgNotifications`), which reports `reset` on every
+ * (re)connection and loss.
  */
 export class PrincipalChangeFeed {
-  private client: Client | null = null;
-  private closed = false;
-  private retry: NodeJS.Timeout | null = null;
+  private readonly connection: PgNotifications;
   /** Barrier tokens sent and not yet seen back, with who waits for each. */
   private readonly barriers = new Map<string, () => void>();
   private nextBarrier = 0;
@@ -33,65 +30,44 @@ export class PrincipalChangeFeed {
   private queued: { promise: Promise<void>; resolve: () => void } | null = null;
 
   constructor(
-    private readonly databaseUrl: string,
+    databaseUrl: string,
     private readonly handlers: PrincipalChangeHandlers,
-    private readonly onError: (err: Error) => void,
-  ) {}
+    onError: (err: Error) => void,
+  ) {
+    this.connection = new PgNotifications(
+      databaseUrl,
+      [CHANNEL, BARRIER_CHANNEL],
+      {
+        notify: (channel, payload) => this.heard(channel, payload),
+        reset: () => {
+          this.releaseBarriers();
+          this.handlers.reset();
+        },
+      },
+      onError,
+    );
+  }
 
   /** True while notifications are being received. */
   get listening(): boolean {
-    return this.client !== null;
+    return this.connection.listening;
   }
 
   /** Connects; resolves once listening (or after the first failure, retrying in the background). */
-  async start(): Promise<void> {
-    // Keep-alive notices a silently dead connection (a listener only reads); a bounded connect
-    // attempt keeps an unreachable server from stalling the retries.
-    const client = new Client({
-      connectionString: this.databaseUrl,
-      keepAlive: true,
-      connectionTimeoutMillis: 5_000,
-    });
-    const lost = (err?: Error) => {
-      if (err) this.onError(err);
-      if (this.client === client) this.client = null;
-      client.removeAllListeners('notification');
-      void client.end().catch(() => undefined);
-      this.releaseBarriers();
-      this.handlers.reset();
-      if (!this.closed && !this.retry) {
-        this.retry = setTimeout(() => {
-          this.retry = null;
-          void this.start();
-        }, RETRY_MS);
-      }
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
-    client.on('notification', (message) => {
-      if (message.channel === BARRIER_CHANNEL) {
-        const token = message.payload ?? '';
-        const release = this.barriers.get(token);
-        this.barriers.delete(token);
-        release?.();
-        return;
-      }
-      const [kind, id] = (message.payload ?? '').split(':');
-      if (kind === 'user' || kind === 'realm' || kind === 'markup') {
-        this.handlers.change({ kind, id: Number(id) });
-      }
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CHANNEL}; LISTEN ${BARRIER_CHANNEL}`);
-      if (this.closed) {
-        await client.end();
-        return;
-      }
-      this.client = client;
-      this.handlers.reset();
-    } catch (err) {
-      lost(err as Error);
+  start(): Promise<void> {
+    return this.connection.start();
+  }
+
+  private heard(channel: string, payload: string): void {
+    if (channel === BARRIER_CHANNEL) {
+      const release = this.barriers.get(payload);
+      this.barriers.delete(payload);
+      release?.();
+      return;
+    }
+    const [kind, id] = payload.split(':');
+    if (kind === 'user' || kind === 'realm' || kind === 'markup') {
+      this.handlers.change({ kind, id: Number(id) });
     }
   }
 
@@ -101,7 +77,7 @@ export class PrincipalChangeFeed {
    * back after them. Callers that arrive while one is on its way share the next one.
    */
   barrier(): Promise<void> {
-    if (!this.client) return Promise.resolve();
+    if (!this.connection.listening) return Promise.resolve();
     if (!this.queued) {
       let resolve!: () => void;
       const promise = new Promise<void>((r) => (resolve = r));
@@ -113,11 +89,10 @@ export class PrincipalChangeFeed {
   }
 
   private sendQueued(): void {
-    const client = this.client;
     const waiting = this.queued;
     this.queued = null;
     if (!waiting) return;
-    if (!client) return waiting.resolve();
+    if (!this.connection.listening) return waiting.resolve();
     const token = `${process.pid}:${this.nextBarrier++}`;
     this.inFlight = true;
     // The notification can come back before the query's own answer; the next barrier waits for
@@ -134,25 +109,20 @@ export class PrincipalChangeFeed {
       waiting.resolve();
       next();
     });
-    const done = () => {
+    void this.connection.send(BARRIER_CHANNEL, token).then((sent) => {
+      if (!sent) {
+        const release = this.barriers.get(token);
+        this.barriers.delete(token);
+        release?.();
+      }
       answered = true;
       next();
-    };
-    client.query(`SELECT pg_notify('${BARRIER_CHANNEL}', $1)`, [token]).then(done, () => {
-      const release = this.barriers.get(token);
-      this.barriers.delete(token);
-      release?.();
-      done();
     });
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    if (this.retry) clearTimeout(this.retry);
-    const client = this.client;
-    this.client = null;
     this.releaseBarriers();
-    if (client) await client.end().catch(() => undefined);
+    await this.connection.close();
   }
 
   private releaseBarriers(): void {
