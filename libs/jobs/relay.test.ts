@@ -95,6 +95,41 @@ describe('the job relay', () => {
     }
   });
 
+  it('hands a job over when PostgreSQL says it was written, not on a timer', async () => {
+    const relay = startJobRelay(t, { intervalMs: 50, idleMs: 60_000, reconcileEveryMs: 60_000 });
+    try {
+      await waitFor(async () => (await writeAndAwait()) !== null, 5_000);
+      // A row the trigger does not report waits for the next word (or the idle minute).
+      await t.db.$executeRawUnsafe('ALTER TABLE job_outbox DISABLE TRIGGER USER');
+      let unreported: string;
+      try {
+        unreported = await writeDeliveryJob();
+      } finally {
+        await t.db.$executeRawUnsafe('ALTER TABLE job_outbox ENABLE TRIGGER USER');
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect((await row(unreported)).publishedAt).toBeNull();
+      // A reported one comes with it.
+      const reported = await writeDeliveryJob();
+      await waitFor(async () => (await row(reported)).publishedAt, 2_000);
+      expect((await row(unreported)).publishedAt).not.toBeNull();
+    } finally {
+      await relay.stop();
+    }
+
+    /** Writes a job and waits a second for it to be handed over; its publication time or null. */
+    async function writeAndAwait(): Promise<Date | null> {
+      const jobId = await writeDeliveryJob();
+      const deadline = Date.now() + 1000;
+      while (Date.now() < deadline) {
+        const { publishedAt } = await row(jobId);
+        if (publishedAt) return publishedAt;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return null;
+    }
+  });
+
   it('re-creates the jobs not done after Redis comes back empty, and the schedules', async () => {
     await reconcileJobs(t); // the epoch key exists from here on
     const pending = [await writeDeliveryJob(), await writeDeliveryJob()];
