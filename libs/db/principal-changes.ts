@@ -1,10 +1,13 @@
 import { PgNotifications } from './notifications';
 
 /**
- * A user's or an organization's row changed (or was deleted); or, `markup`, one of the custom
- * emoji or linkifiers of organization `id` (migration realm_markup_notify).
+ * A user's or an organization's row changed (or was deleted); or, `markup` and `channel`, one of
+ * the custom emoji or linkifiers, or one of the channels, of organization `id` (migration
+ * realm_markup_notify).
  */
-export type PrincipalChange = { kind: 'user' | 'realm' | 'markup'; id: number };
+export type PrincipalChange = { kind: 'user' | 'realm' | 'markup' | 'channel'; id: number };
+
+const KINDS = new Set<string>(['user', 'realm', 'markup', 'channel']);
 
 export interface PrincipalChangeHandlers {
   change(change: PrincipalChange): void;
@@ -66,9 +69,8 @@ export class PrincipalChangeFeed {
       return;
     }
     const [kind, id] = payload.split(':');
-    if (kind === 'user' || kind === 'realm' || kind === 'markup') {
-      this.handlers.change({ kind, id: Number(id) });
-    }
+    if (KINDS.has(kind))
+      this.handlers.change({ kind: kind as PrincipalChange['kind'], id: Number(id) });
   }
 
   /**

@@ -5,7 +5,7 @@ import type { MarkdownContext } from '../markdown';
 import { camoUrl } from './external-content/camo-url';
 import { realmUrl } from './realms/realm-url';
 import { at } from '../core/at';
-import type { RealmMarkup, RealmMarkupCache } from './realm-markup-cache';
+import type { PlainReads, RealmMarkup } from './realm-row-cache';
 
 // One statement for both lists: every send renders, and a query is a round trip plus Prisma's
 // own work for each.
@@ -36,12 +36,6 @@ async function realmMarkup(
   return at(rows, 0);
 }
 
-/** Reads outside any transaction: with plain pg, and from the process's memory when it has one. */
-export interface PlainReads {
-  pool: Pool;
-  markup?: RealmMarkupCache;
-}
-
 /**
  * Lookups the Markdown renderer needs, answered from one organization's rows. `plain`: read the
  * organization's emoji and linkifiers with plain pg (outside any transaction), which costs a
@@ -60,7 +54,8 @@ export async function markdownContextFor(
   plain?: PlainReads,
 ): Promise<MarkdownContext> {
   const read = () => realmMarkup(db, config, realm.id, plain?.pool);
-  const { emoji, linkifiers } = await (plain?.markup?.get(realm.id, read) ?? read());
+  const { emoji, linkifiers } = await (plain?.caches?.markup.get(realm.id, { key: '', read }) ??
+    read());
   const base = realmUrl(realm.stringId, config);
   const camo = config.camo;
   return {

@@ -8,7 +8,7 @@ import {
   type PrincipalChangeHandlers,
 } from '../db/principal-changes';
 import { realmForHost } from '../domain/realms/resolve-host';
-import { attachRealmMarkupCache } from '../domain/realm-markup-cache';
+import { attachRealmRowCaches } from '../domain/realm-row-cache';
 import { sessionCredentialKey } from './session';
 import { authenticate, identifyPoller, stillAuthorized, type Poller, type Principal } from './auth';
 import { logFailure } from '../stores/failures';
@@ -120,7 +120,7 @@ export class PrincipalCache<P extends Poller = Principal> implements PrincipalCh
   }
 
   change({ kind, id }: PrincipalChange): void {
-    if (kind === 'markup') return;
+    if (kind !== 'user' && kind !== 'realm') return;
     this.changes++;
     const keys = (kind === 'user' ? this.keysByUser : this.keysByRealm).get(id);
     if (kind === 'realm') {
@@ -314,9 +314,9 @@ export function attachPrincipalCache(
     lookup: (c, req) => authenticate(c, req, (r) => cache.realmForHost(c, r.headers.host)),
   });
   attached.set(ctx, cache);
-  // Sends render with the organization's emoji and linkifiers, remembered while this feed runs.
-  const markup = attachRealmMarkupCache(ctx, () => cache.listening);
-  return listen(ctx, cache, [markup]);
+  // Sends read the organization's channels, emoji and linkifiers: remembered while this feed runs.
+  const { markup, channels } = attachRealmRowCaches(ctx, () => cache.listening);
+  return listen(ctx, cache, [markup, channels]);
 }
 
 /**

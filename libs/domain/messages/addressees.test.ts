@@ -31,7 +31,7 @@ describe('resolveChannel on plain pg', () => {
       );
     return Promise.all([
       settle(resolveChannel(org.t.db, org.realm, to)),
-      settle(resolveChannel(org.t.db, org.realm, to, sqlPool(org.t))),
+      settle(resolveChannel(org.t.db, org.realm, to, { pool: sqlPool(org.t) })),
     ]);
   };
 

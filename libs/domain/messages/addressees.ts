@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { Pool } from 'pg';
 import { Prisma, type Realm, type Stream, type User } from '../../../generated/prisma/client';
 import type { Db, Tx } from '../../db/client';
 import { sqlRows } from '../../db/sql';
 import { badRequest, streamDoesNotExistById, streamDoesNotExistByName } from '../../core/errors';
 import { RecipientType } from '../recipients';
 import { equalsIgnoringCase } from '../../db/text-match';
+import type { PlainReads } from '../realm-row-cache';
 
 type Reader = Db | Tx;
 
@@ -30,14 +30,16 @@ export const STREAM_COLUMNS = Prisma.raw(`
   can_subscribe_group_id AS "canSubscribeGroupId"`);
 
 /**
- * The channel a message names. `pool`: read it with plain pg (outside any transaction), without
- * Prisma's own work around the query; the send path does.
+ * The channel a message names. `plain`: read it with plain pg (outside any transaction), without
+ * Prisma's own work around the query, or from the process's memory of the organization's
+ * channels; the send path does. A channel without messages yet is not remembered: its first
+ * message changes it, and tells everyone who sees it (`first_message_id`), exactly once.
  */
 export async function resolveChannel(
   db: Reader,
   realm: Pick<Realm, 'id'>,
   to: ChannelTarget,
-  pool?: Pool,
+  plain?: PlainReads,
 ): Promise<Stream> {
   let target = to;
   if (Array.isArray(target)) {
@@ -47,16 +49,23 @@ export async function resolveChannel(
   }
   const name = typeof target === 'number' ? '' : target.trim();
   let stream: Stream | null;
-  if (pool) {
-    [stream = null] = await sqlRows<Stream>(
-      pool,
-      typeof target === 'number'
-        ? Prisma.sql`SELECT ${STREAM_COLUMNS} FROM streams
-                     WHERE id = ${target} AND realm_id = ${realm.id}`
-        : Prisma.sql`SELECT ${STREAM_COLUMNS} FROM streams
-                     WHERE realm_id = ${realm.id} AND lower(name) = lower(${name})`,
-      { prepared: true },
-    );
+  if (plain) {
+    const { pool, caches } = plain;
+    const byId = typeof target === 'number' ? target : null;
+    const read = async () => {
+      const [row = null] = await sqlRows<Stream>(
+        pool,
+        byId !== null
+          ? Prisma.sql`SELECT ${STREAM_COLUMNS} FROM streams
+                       WHERE id = ${byId} AND realm_id = ${realm.id}`
+          : Prisma.sql`SELECT ${STREAM_COLUMNS} FROM streams
+                       WHERE realm_id = ${realm.id} AND lower(name) = lower(${name})`,
+        { prepared: true },
+      );
+      return row;
+    };
+    const key = byId !== null ? `id:${byId}` : `name:${name}`;
+    stream = await (caches?.channels.get(realm.id, { key, read, keep: hasMessages }) ?? read());
   } else {
     stream = await db.stream.findFirst({
       where:
@@ -70,6 +79,8 @@ export async function resolveChannel(
     ? streamDoesNotExistById(target)
     : streamDoesNotExistByName(name);
 }
+
+const hasMessages = (channel: Stream | null): boolean => channel?.firstMessageId != null;
 
 export type DirectRecipientUser = Pick<
   User,

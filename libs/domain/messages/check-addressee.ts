@@ -1,4 +1,3 @@
-import type { Pool } from 'pg';
 import type { Realm, Stream, User } from '../../../generated/prisma/client';
 import { badRequest } from '../../core/errors';
 import type { Db, Tx } from '../../db/client';
@@ -11,6 +10,7 @@ import {
   type DirectTarget,
 } from './addressees';
 import { normalizeTopic } from './topic-name';
+import type { PlainReads } from '../realm-row-cache';
 import { CHANNEL_TYPES } from './types';
 
 /** Where a message goes: a channel and topic, or the users of a direct message. */
@@ -27,8 +27,8 @@ export interface AddresseeCheck {
   draft: { type: string; to: ChannelTarget | DirectTarget; topic?: string };
   /** The server speaking (a notification bot's notice). */
   systemNotice?: boolean;
-  /** Read the channel with plain pg, outside any transaction (see `resolveChannel`). */
-  pool?: Pool;
+  /** Read the channel with plain pg or from memory, outside any transaction (`resolveChannel`). */
+  plain?: PlainReads;
 }
 
 /**
@@ -38,7 +38,7 @@ export interface AddresseeCheck {
  */
 export async function checkAddressee(
   db: Db | Tx,
-  { realm, sender, draft, systemNotice, pool }: AddresseeCheck,
+  { realm, sender, draft, systemNotice, plain }: AddresseeCheck,
 ): Promise<CheckedAddressee> {
   if (!(CHANNEL_TYPES as readonly string[]).includes(draft.type)) {
     const directUsers = await resolveDirectUsers(db, realm, draft.to);
@@ -51,7 +51,7 @@ export async function checkAddressee(
     return { channel: null, topic: '', directUsers };
   }
   if (draft.topic === undefined) throw badRequest('Missing topic');
-  const channel = await resolveChannel(db, realm, draft.to, pool);
+  const channel = await resolveChannel(db, realm, draft.to, plain);
   const topic = normalizeTopic(draft.topic, realm);
   await requireAccess(db, {
     auth: { user: sender },

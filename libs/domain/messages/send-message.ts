@@ -8,7 +8,7 @@ import { sqlPool } from '../../db/sql';
 import { renderMarkdown, type Linkifier, type MarkdownContext } from '../../markdown';
 import type { AppContext } from '../../core/context';
 import { markdownContextFor } from '../markdown-context';
-import { realmMarkupCacheOf } from '../realm-markup-cache';
+import { realmRowCachesOf } from '../realm-row-cache';
 import {
   directRecipientId,
   resolveDirectUsers,
@@ -175,14 +175,10 @@ export async function prepareMessage(
   const content = normalizeContent(input.content);
   // The organization's emoji and linkifiers load while the addressee is checked; a refusal
   // below leaves the load unawaited, hence the handler.
-  // Outside a transaction, both reads go to the plain pool (see `sqlPool`).
-  const pool = db === ctx.db ? sqlPool(ctx) : undefined;
-  const markdown = markdownContextFor(
-    db,
-    ctx.config,
-    realm,
-    pool && { pool, markup: realmMarkupCacheOf(ctx) },
-  );
+  // Outside a transaction, both reads go to the plain pool (see `sqlPool`) or the process's
+  // memory of the organization's rows.
+  const plain = db === ctx.db ? { pool: sqlPool(ctx), caches: realmRowCachesOf(ctx) } : undefined;
+  const markdown = markdownContextFor(db, ctx.config, realm, plain);
   void markdown.catch(() => undefined);
 
   const { channel, topic, directUsers } = await checkAddressee(db, {
@@ -190,7 +186,7 @@ export async function prepareMessage(
     sender,
     draft: input,
     systemNotice: input.systemNotice,
-    pool,
+    plain,
   });
 
   const rendered = input.systemNotice

@@ -4,46 +4,55 @@ import { createApiApp } from '../../apps/api/app';
 import type { TestContext } from '../../test/harness';
 import { type Organization, organization } from '../../test/organization';
 import { attachPrincipalCache } from '../http/principal-cache';
-import { RealmMarkupCache, type RealmMarkup } from './realm-markup-cache';
+import { RealmRowCache, type RealmMarkup } from './realm-row-cache';
 
 const NONE: RealmMarkup = { emoji: [], linkifiers: [] };
+const markupCache = (listening: boolean) =>
+  new RealmRowCache<RealmMarkup>('markup', () => listening);
 
-describe('RealmMarkupCache', () => {
+describe('RealmRowCache', () => {
   it('reads every time while its feed does not listen', async () => {
-    const cache = new RealmMarkupCache(() => false);
+    const cache = markupCache(false);
     const read = jest.fn(async () => NONE);
-    await cache.get(1, read);
-    await cache.get(1, read);
+    await cache.get(1, { key: '', read });
+    await cache.get(1, { key: '', read });
     expect(read).toHaveBeenCalledTimes(2);
   });
 
-  it('keeps a read while listening, and forgets it on a change or a reset', async () => {
-    const cache = new RealmMarkupCache(() => true);
+  it('keeps a read while listening, and forgets it on a change of its kind or a reset', async () => {
+    const cache = markupCache(true);
     const read = jest.fn(async () => NONE);
-    await cache.get(1, read);
-    await cache.get(1, read);
+    await cache.get(1, { key: '', read });
+    await cache.get(1, { key: '', read });
     expect(read).toHaveBeenCalledTimes(1);
-    cache.change({ kind: 'user', id: 1 });
-    await cache.get(1, read);
+    cache.change({ kind: 'channel', id: 1 });
+    cache.change({ kind: 'markup', id: 2 });
+    await cache.get(1, { key: '', read });
     expect(read).toHaveBeenCalledTimes(1);
     cache.change({ kind: 'markup', id: 1 });
-    await cache.get(1, read);
+    await cache.get(1, { key: '', read });
     expect(read).toHaveBeenCalledTimes(2);
     cache.reset();
-    await cache.get(1, read);
+    await cache.get(1, { key: '', read });
     expect(read).toHaveBeenCalledTimes(3);
   });
 
-  it('does not keep a read that raced with a change', async () => {
-    const cache = new RealmMarkupCache(() => true);
+  it('keeps neither a read that raced with a change nor one `keep` refuses', async () => {
+    const cache = markupCache(true);
     let finish!: (markup: RealmMarkup) => void;
-    const first = cache.get(1, () => new Promise((resolve) => (finish = resolve)));
+    const first = cache.get(1, {
+      key: '',
+      read: () => new Promise((resolve) => (finish = resolve)),
+    });
     cache.change({ kind: 'markup', id: 1 });
     finish(NONE);
     await first;
     const read = jest.fn(async () => NONE);
-    await cache.get(1, read);
+    await cache.get(1, { key: '', read });
     expect(read).toHaveBeenCalledTimes(1);
+    await cache.get(1, { key: 'refused', read, keep: () => false });
+    await cache.get(1, { key: 'refused', read, keep: () => false });
+    expect(read).toHaveBeenCalledTimes(3);
   });
 });
 
@@ -130,5 +139,37 @@ describe('rendering with the remembered emoji and linkifiers', () => {
       where: { realmId: org.realm.id, pattern: { startsWith: 'TK-' } },
     });
     await until(async () => !(await rendered('see TK-5')).includes('tickets.example'));
+  });
+  it('finds a channel from memory once it has messages, until PostgreSQL reports a change', async () => {
+    const send = () =>
+      api(org.users.hamlet).post('/messages', {
+        type: 'stream',
+        to: 'Denmark',
+        topic: 'archive',
+        content: 'hello',
+      });
+    // The first message changes the channel (first_message_id); the second is read and kept.
+    expect((await send()).status).toBe(200);
+    expect((await send()).status).toBe(200);
+    const archive = (isArchived: boolean) =>
+      t.db.stream.update({ where: { id: org.channels.Denmark.id }, data: { isArchived } });
+    await t.db.$executeRawUnsafe('ALTER TABLE streams DISABLE TRIGGER USER');
+    try {
+      await archive(true);
+    } finally {
+      await t.db.$executeRawUnsafe('ALTER TABLE streams ENABLE TRIGGER USER');
+    }
+    try {
+      // Not reported: the remembered (unarchived) channel still takes messages.
+      expect((await send()).status).toBe(200);
+      // Reported (any change to the organization's channels): refused within moments.
+      await t.db.stream.update({
+        where: { id: org.channels.Denmark.id },
+        data: { description: 'archived' },
+      });
+      await until(async () => (await send()).status === 400);
+    } finally {
+      await archive(false);
+    }
   });
 });
