@@ -37,6 +37,23 @@ describe('RealmRowCache', () => {
     expect(read).toHaveBeenCalledTimes(3);
   });
 
+  it('reads again after a minute, however quiet the feed', async () => {
+    const cache = markupCache(true);
+    const read = jest.fn(async () => NONE);
+    const now = jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
+    try {
+      await cache.get(1, { key: '', read });
+      now.mockReturnValue(1_059_000);
+      await cache.get(1, { key: '', read });
+      expect(read).toHaveBeenCalledTimes(1);
+      now.mockReturnValue(1_061_000);
+      await cache.get(1, { key: '', read });
+      expect(read).toHaveBeenCalledTimes(2);
+    } finally {
+      now.mockRestore();
+    }
+  });
+
   it('keeps neither a read that raced with a change nor one `keep` refuses', async () => {
     const cache = markupCache(true);
     let finish!: (markup: RealmMarkup) => void;

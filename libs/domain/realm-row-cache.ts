@@ -7,17 +7,24 @@ import type { PrincipalChange, PrincipalChangeHandlers } from '../db/principal-c
 type RealmRowKind = Extract<PrincipalChange['kind'], 'markup' | 'channel'>;
 
 const MAX_REALMS = 1_000;
+/** Keys per organization: a channel is kept under each spelling of its name a client sends. */
+const MAX_KEYS = 10_000;
+/**
+ * How long a read is kept even while the feed says nothing: the bound on a change the feed missed
+ * without noticing (a LISTEN through a transaction-mode pooler hears nothing).
+ */
+const MAX_AGE_MS = 60_000;
 
 /**
  * A process's memory of one kind of an organization's rows, which sends read every time and
  * which rarely change: its custom emoji and linkifiers (`markup`), its channels (`channel`).
  * Fed by the principal change feed (PostgreSQL's triggers notify `<kind>:<realm id>`), it serves
  * only while that feed listens, drops an organization's rows of its kind when told of a change
- * and everything when the feed restarts. A read that raced with a change is used once and not
- * kept, nor one that `keep` refuses.
+ * and everything when the feed restarts, and reads again after a minute whatever it heard. A
+ * read that raced with a change is used once and not kept, nor one that `keep` refuses.
  */
 export class RealmRowCache<T> implements PrincipalChangeHandlers {
-  private readonly byRealm = new Map<number, Map<string, Promise<T>>>();
+  private readonly byRealm = new Map<number, Map<string, { rows: Promise<T>; readAt: number }>>();
   private changes = 0;
 
   constructor(
@@ -35,18 +42,21 @@ export class RealmRowCache<T> implements PrincipalChangeHandlers {
     }: { key: string; read: () => Promise<T>; keep?: (rows: T) => boolean },
   ): Promise<T> {
     if (!this.listening()) return read();
+    const now = Date.now();
     let realm = this.byRealm.get(realmId);
     const known = realm?.get(key);
-    if (known) return known;
+    if (known && now - known.readAt < MAX_AGE_MS) return known.rows;
     if (!realm) {
       if (this.byRealm.size >= MAX_REALMS) this.byRealm.clear();
       this.byRealm.set(realmId, (realm = new Map()));
     }
+    if (realm.size >= MAX_KEYS) realm.clear();
     const changesBefore = this.changes;
     const reading = read();
-    realm.set(key, reading);
+    const entry = { rows: reading, readAt: now };
+    realm.set(key, entry);
     const forget = () => {
-      if (this.byRealm.get(realmId)?.get(key) === reading) this.byRealm.get(realmId)?.delete(key);
+      if (this.byRealm.get(realmId)?.get(key) === entry) this.byRealm.get(realmId)?.delete(key);
     };
     reading.then((rows) => (this.changes !== changesBefore || !keep(rows)) && forget(), forget);
     return reading;
