@@ -68,9 +68,10 @@ export class PrincipalChangeFeed {
       release?.();
       return;
     }
-    const [kind, id] = payload.split(':');
-    if (KINDS.has(kind))
+    const [kind = '', id] = payload.split(':');
+    if (KINDS.has(kind)) {
       this.handlers.change({ kind: kind as PrincipalChange['kind'], id: Number(id) });
+    }
   }
 
   /**
