@@ -4,6 +4,8 @@ import { createApiApp } from '../../apps/api/app';
 import type { TestContext } from '../../test/harness';
 import { type Organization, organization } from '../../test/organization';
 import { attachPrincipalCache } from '../http/principal-cache';
+import { withoutTriggers } from '../../test/without-triggers';
+import { waitFor } from '../../test/worker-factories';
 import { RealmRowCache, type RealmMarkup } from './realm-row-cache';
 
 const NONE: RealmMarkup = { emoji: [], linkifiers: [] };
@@ -118,22 +120,11 @@ describe('rendering with the remembered emoji and linkifiers', () => {
   }
 
   /** A linkifier written where the triggers do not see it, to show what the renderer uses. */
-  async function addUnseen(pattern: string, urlTemplate: string): Promise<void> {
-    await t.db.$executeRawUnsafe('ALTER TABLE realm_filters DISABLE TRIGGER USER');
-    try {
-      await t.db.realmFilter.create({ data: { realmId: org.realm.id, pattern, urlTemplate } });
-    } finally {
-      await t.db.$executeRawUnsafe('ALTER TABLE realm_filters ENABLE TRIGGER USER');
-    }
-  }
-
-  async function until(check: () => Promise<boolean>, ms = 2_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error('condition not reached');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+  const addUnseen = (pattern: string, urlTemplate: string) =>
+    withoutTriggers(t.db, 'realm_filters', () =>
+      t.db.realmFilter.create({ data: { realmId: org.realm.id, pattern, urlTemplate } }),
+    );
+  const until = (check: () => Promise<boolean>) => waitFor(check, 2_000, 20);
 
   it('renders from memory until PostgreSQL reports a change, then with the new rows', async () => {
     expect(await rendered('see TK-1')).not.toContain('<a');
@@ -170,12 +161,7 @@ describe('rendering with the remembered emoji and linkifiers', () => {
     expect((await send()).status).toBe(200);
     const archive = (isArchived: boolean) =>
       t.db.stream.update({ where: { id: org.channels.Denmark.id }, data: { isArchived } });
-    await t.db.$executeRawUnsafe('ALTER TABLE streams DISABLE TRIGGER USER');
-    try {
-      await archive(true);
-    } finally {
-      await t.db.$executeRawUnsafe('ALTER TABLE streams ENABLE TRIGGER USER');
-    }
+    await withoutTriggers(t.db, 'streams', () => archive(true));
     try {
       // Not reported: the remembered (unarchived) channel still takes messages.
       expect((await send()).status).toBe(200);

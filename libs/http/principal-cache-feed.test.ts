@@ -6,6 +6,8 @@ import type { TestContext } from '../../test/harness';
 import { Role } from '../domain/users/roles';
 import { attachPrincipalCache, principalCacheOf } from './principal-cache';
 import { type Organization, organization } from '../../test/organization';
+import { withoutTriggers } from '../../test/without-triggers';
+import { waitFor } from '../../test/worker-factories';
 
 // The API tier's cache as production runs it: entries dropped when PostgreSQL reports a change.
 let t: TestContext;
@@ -27,29 +29,13 @@ afterAll(async () => {
 const me = (caller: TestUser) =>
   request(app).get('/api/v1/users/me').set('Host', org.host).set('Authorization', caller.auth);
 
-/** Writes that PostgreSQL's change triggers do not see, to show what the cache answers from. */
-async function withoutTriggers(write: () => Promise<unknown>): Promise<void> {
-  await t.db.$executeRawUnsafe('ALTER TABLE users DISABLE TRIGGER USER');
-  try {
-    await write();
-  } finally {
-    await t.db.$executeRawUnsafe('ALTER TABLE users ENABLE TRIGGER USER');
-  }
-}
-
-async function until(check: () => Promise<boolean>, ms = 2_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = (check: () => Promise<boolean>, ms = 2_000) => waitFor(check, ms, 20);
 
 describe('principal cache with PostgreSQL change notifications', () => {
   it('answers a known credential from memory', async () => {
     const user = await makeUser(t, org.realm);
     expect((await me(user)).status).toBe(200);
-    await withoutTriggers(() =>
+    await withoutTriggers(t.db, 'users', () =>
       t.db.user.update({ where: { id: user.user.id }, data: { isActive: false } }),
     );
     // No notification was sent, so the cached (active) account is still served.
@@ -70,12 +56,9 @@ describe('principal cache with PostgreSQL change notifications', () => {
     expect((await byAddress(first)).status).toBe(200);
     // A change the triggers do not report: a host looked up again would now reach a deactivated
     // organization, one answered from memory still reaches the active one.
-    await t.db.$executeRawUnsafe('ALTER TABLE realms DISABLE TRIGGER USER');
-    try {
-      await t.db.realm.update({ where: { id: org.realm.id }, data: { deactivated: true } });
-    } finally {
-      await t.db.$executeRawUnsafe('ALTER TABLE realms ENABLE TRIGGER USER');
-    }
+    await withoutTriggers(t.db, 'realms', () =>
+      t.db.realm.update({ where: { id: org.realm.id }, data: { deactivated: true } }),
+    );
     try {
       const res = await byAddress(second);
       expect(res.status).toBe(200);
@@ -155,7 +138,7 @@ describe('principal cache with PostgreSQL change notifications', () => {
     await until(async () => principalCacheOf(t)?.listening === false, 2_000).catch(() => {
       // The feed may already be back; either way the entry was dropped by its reset.
     });
-    await withoutTriggers(() =>
+    await withoutTriggers(t.db, 'users', () =>
       t.db.user.update({ where: { id: user.user.id }, data: { isActive: false } }),
     );
     // Unreported, yet refused: the cache was emptied when the feed stopped or restarted.

@@ -4,6 +4,7 @@ import type { TestContext } from '../../test/harness';
 import { identifyPoller } from './auth';
 import { PrincipalCache } from './principal-cache';
 import { type Organization, organization } from '../../test/organization';
+import { withoutTriggers } from '../../test/without-triggers';
 
 let t: TestContext;
 let org: Organization;
@@ -93,12 +94,7 @@ describe('PrincipalCache', () => {
     try {
       await cache.authenticate(t, pollRequest(user.auth));
       // A write the change triggers do not report: only a lifetime's end would show it.
-      await t.db.$executeRawUnsafe('ALTER TABLE users DISABLE TRIGGER USER');
-      try {
-        await deactivate(user.user.id, false);
-      } finally {
-        await t.db.$executeRawUnsafe('ALTER TABLE users ENABLE TRIGGER USER');
-      }
+      await withoutTriggers(t.db, 'users', () => deactivate(user.user.id, false));
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect((await cache.authenticate(t, pollRequest(user.auth))).user.id).toBe(user.user.id);
     } finally {

@@ -4,6 +4,7 @@ import { jobHandlers } from '../../apps/worker/handlers';
 import { organization, type Organization } from '../../test/organization';
 import { startPrivateRedis, type PrivateRedis } from '../../test/private-redis';
 import { waitFor } from '../../test/worker-factories';
+import { withoutTriggers } from '../../test/without-triggers';
 import type { TestContext } from '../../test/harness';
 import { jobCatalogue, Jobs, QueueName } from './job-catalogue';
 import { bullPrefix } from './queues';
@@ -100,13 +101,7 @@ describe('the job relay', () => {
     try {
       await waitFor(async () => (await writeAndAwait()) !== null, 5_000);
       // A row the trigger does not report waits for the next word (or the idle minute).
-      await t.db.$executeRawUnsafe('ALTER TABLE job_outbox DISABLE TRIGGER USER');
-      let unreported: string;
-      try {
-        unreported = await writeDeliveryJob();
-      } finally {
-        await t.db.$executeRawUnsafe('ALTER TABLE job_outbox ENABLE TRIGGER USER');
-      }
+      const unreported = await withoutTriggers(t.db, 'job_outbox', writeDeliveryJob);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect((await row(unreported)).publishedAt).toBeNull();
       // A reported one comes with it.
