@@ -105,9 +105,13 @@ it('spreads long-polls over both events replicas, and every one of them is woken
 it('serves a queue from either events replica, whichever nginx picks', async () => {
   const queueId = await registerQueue(alice);
   const id = await sendDirect('stored in Redis');
-  for (const name of ['events-1', 'events-2']) {
+  // Delivery into the queue follows the send's commit; the first poll waits for it.
+  for (const [name, dontBlock] of [
+    ['events-1', false],
+    ['events-2', true],
+  ] as const) {
     const res = await fetch(
-      `http://127.0.0.1:${cluster.byName(name).port}/api/v1/events?queue_id=${queueId}&last_event_id=-1&dont_block=true`,
+      `http://127.0.0.1:${cluster.byName(name).port}/api/v1/events?queue_id=${queueId}&last_event_id=-1&dont_block=${dontBlock}`,
       { headers: { Authorization: alice.auth } },
     );
     const body = (await res.json()) as Poll;
