@@ -28,6 +28,10 @@
  * `withinBoundsAfterSeconds` judges each second's sends alone, `boundsHoldFromSecond` all the sends
  * from that second to the end together.
  *
+ * BENCH_REALM_CHANGE_AT=<second> changes the organization's row once, that many seconds into the
+ * measured phase (its name, in the database, as an administrator's settings change writes it): what
+ * that costs the clients shows in `answers`, `serverErrors` and `slowestAnswerBySecond`.
+ *
  * BENCH_SERVER_LOG=<file> keeps what `npm start` logged (with BENCH_TOPOLOGY=all;
  * BENCH_LOG_LEVEL=debug adds the periodic tasks' own lines).
  *
@@ -93,6 +97,7 @@ const RECOVERY_RATE = Number(process.env.BENCH_RECOVERY_RATE ?? 20);
  */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 0);
 const WARMUP_FIRST = 1_000_000;
+const REALM_CHANGE_AT_SECOND = Number(process.env.BENCH_REALM_CHANGE_AT ?? -1);
 const BOUNDS = { sendP50: 20, sendP99: 100, deliveryP50: 50, deliveryP99: 200 };
 /**
  * BENCH_WORKER=1: a worker process too (the job relay and the outbox pruning), with
@@ -134,6 +139,12 @@ const senderOf = (k: number, channel: BenchChannel): Member =>
   channel.members[(Math.imul(k, 2654435761) >>> 0) % channel.members.length];
 
 /** Message k as a person writes it: a little Markdown, and now and then a mention. */
+/** Renames the organization once, REALM_CHANGE_AT_SECOND into the measured phase. */
+async function changeRealmAfter(ctx: BenchContext, org: TestRealm): Promise<void> {
+  await sleep(REALM_CHANGE_AT_SECOND * 1000);
+  await ctx.db.realm.update({ where: { id: org.realm.id }, data: { name: 'Renamed under load' } });
+}
+
 function markdownOf(k: number, sender: Member, channel: BenchChannel): string {
   const senderIndex = channel.members.indexOf(sender);
   const other = channel.members[(senderIndex + 1) % channel.members.length];
@@ -313,7 +324,7 @@ async function main() {
       };
       try {
         const { members, channels } = await makeWorld(ctx, org, owner, all.url);
-        const result = await run(org, owner.auth, all, [all], members, channels, pollsWaiting);
+        const result = await run(ctx, org, owner.auth, all, [all], members, channels, pollsWaiting);
         return { ...result, refusalsByReason: await refusalsByReason() };
       } finally {
         await all.stop();
@@ -355,7 +366,7 @@ async function main() {
     const sampler = WORKER ? setInterval(() => void sample(), OUTBOX_SAMPLE_SECONDS * 1000) : null;
     try {
       const { members, channels } = await makeWorld(ctx, org, owner, api.url);
-      const result = await run(org, owner.auth, api, events, members, channels, pollsWaiting);
+      const result = await run(ctx, org, owner.auth, api, events, members, channels, pollsWaiting);
       if (WORKER) await sample();
       return WORKER ? { ...result, outbox } : result;
     } catch (err) {
@@ -378,6 +389,7 @@ async function main() {
 }
 
 async function run(
+  ctx: BenchContext,
   org: TestRealm,
   senderAuth: string,
   api: Tier,
@@ -499,7 +511,9 @@ async function run(
   const start = performance.now();
   const measuredFrom = new Date().toISOString();
   const measuredFromMonotonicUs = Number(process.hrtime.bigint() / 1000n);
+  const realmChange = REALM_CHANGE_AT_SECOND >= 0 ? changeRealmAfter(ctx, org) : null;
   await sendAtRate(send, channels, RATE, 1, total);
+  await realmChange;
   const sendPhaseSeconds = (performance.now() - start) / 1000;
   const recovery =
     RECOVERY_SECONDS > 0
@@ -569,6 +583,7 @@ async function run(
     measuredFrom,
     // The same on the monotonic clock, which CPU profiles use (bench/profile-summary.ts --from).
     measuredFromMonotonicUs,
+    realmChangedAtSecond: REALM_CHANGE_AT_SECOND >= 0 ? REALM_CHANGE_AT_SECOND : null,
     sendPhaseSeconds: fmt(sendPhaseSeconds),
     deliveriesPerSecond: Math.round((expectedTotal / sendPhaseSeconds) * 10) / 10,
     send: {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { AppContext } from '../../libs/core/context';
-import { identifyPoller, type Poller } from '../../libs/http/auth';
+import { identifyPoller, pollerRealm, type Poller } from '../../libs/http/auth';
 import { PrincipalCache, pollerCacheOf, principalCacheOf } from '../../libs/http/principal-cache';
 
 export interface Pollers {
@@ -23,6 +23,7 @@ export function eventsPrincipals(ctx: AppContext): Pollers {
       ttlSeconds: ctx.config.eventsAuthCacheSeconds,
       unfedTtlSeconds: ctx.config.eventsAuthCacheSeconds,
       lookup: identifyPoller,
+      realmRow: pollerRealm,
     });
     ownCaches.set(ctx, own);
   }

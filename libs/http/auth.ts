@@ -116,7 +116,21 @@ export async function authenticate(
  */
 export interface Poller {
   user: { id: number; apiKeyHash: string; role: number };
-  realm: { id: number };
+  realm: { id: number; deactivated: boolean };
+}
+
+/** An organization's row as `authenticate` gives it, read again after it changed (null: gone). */
+export const principalRealm = (ctx: AppContext, id: number): Promise<Realm | null> =>
+  ctx.db.realm.findUnique({ where: { id } });
+
+/** What a `Poller` holds of its organization, read again after it changed (null: gone). */
+export async function pollerRealm(ctx: AppContext, id: number): Promise<Poller['realm'] | null> {
+  const { rows } = await sqlPool(ctx).query<{ deactivated: boolean }>(
+    'SELECT deactivated FROM realms WHERE id = $1',
+    [id],
+  );
+  const row = rows[0];
+  return row ? { id, deactivated: row.deactivated } : null;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { makeUser } from '../../test/factories';
 import type { TestContext } from '../../test/harness';
-import { identifyPoller } from './auth';
+import { identifyPoller, pollerRealm } from './auth';
 import { PrincipalCache } from './principal-cache';
 import { type Organization, organization } from '../../test/organization';
 import { withoutTriggers } from '../../test/without-triggers';
@@ -15,6 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => org.close());
 
+const pollers = { lookup: identifyPoller, realmRow: pollerRealm };
+
 const pollRequest = (authorization: string) =>
   ({ headers: { host: org.host, authorization } }) as unknown as Request;
 
@@ -27,7 +29,7 @@ describe('PrincipalCache', () => {
     const cache = new PrincipalCache({
       ttlSeconds: 0.5,
       unfedTtlSeconds: 0.5,
-      lookup: identifyPoller,
+      ...pollers,
     });
     const first = await cache.authenticate(t, pollRequest(user.auth));
     expect(first.user.id).toBe(user.user.id);
@@ -41,7 +43,7 @@ describe('PrincipalCache', () => {
 
   it('checks a credential in use again before it lapses, and drops it when that check fails', async () => {
     const user = await makeUser(t, org.realm);
-    const cache = new PrincipalCache({ ttlSeconds: 4, unfedTtlSeconds: 4, lookup: identifyPoller });
+    const cache = new PrincipalCache({ ttlSeconds: 4, unfedTtlSeconds: 4, ...pollers });
     await cache.authenticate(t, pollRequest(user.auth));
     await deactivate(user.user.id, false);
     // Past 90% of the lifetime a use is still answered from the cache, and starts a check.
@@ -59,7 +61,7 @@ describe('PrincipalCache', () => {
     const cache = new PrincipalCache({
       ttlSeconds: 60,
       unfedTtlSeconds: 60,
-      lookup: identifyPoller,
+      ...pollers,
     });
     await deactivate(user.user.id, false);
     await expect(cache.authenticate(t, pollRequest(user.auth))).rejects.toMatchObject({
@@ -74,7 +76,7 @@ describe('PrincipalCache', () => {
     const cache = new PrincipalCache({
       ttlSeconds: 60,
       unfedTtlSeconds: 60,
-      lookup: identifyPoller,
+      ...pollers,
     });
     await cache.authenticate(t, pollRequest(user.auth));
     const wrongKey = `Basic ${Buffer.from(`${user.user.email}:${'x'.repeat(32)}`).toString('base64')}`;
@@ -88,7 +90,7 @@ describe('PrincipalCache', () => {
     const cache = new PrincipalCache({
       ttlSeconds: 60,
       unfedTtlSeconds: 0.3,
-      lookup: identifyPoller,
+      ...pollers,
     });
     const stop = await cache.listen(t.config.databaseUrl, () => undefined);
     try {
@@ -102,9 +104,41 @@ describe('PrincipalCache', () => {
     }
   });
 
+  it('keeps credentials through an organization change, reading its row once', async () => {
+    const users = await Promise.all([...Array(10)].map(() => makeUser(t, org.realm)));
+    let lookups = 0;
+    let realmReads = 0;
+    const cache = new PrincipalCache({
+      ttlSeconds: 60,
+      unfedTtlSeconds: 0,
+      lookup: (c, req) => (lookups++, identifyPoller(c, req)),
+      realmRow: (c, id) => (realmReads++, pollerRealm(c, id)),
+    });
+    const everyone = () =>
+      Promise.all(users.map((u) => cache.authenticate(t, pollRequest(u.auth))));
+    const stop = await cache.listen(t.config.databaseUrl, () => undefined);
+    try {
+      await everyone();
+      await t.db.realm.update({ where: { id: org.realm.id }, data: { name: 'Renamed once' } });
+      await cache.settle();
+      expect((await everyone()).map((p) => p.user.id)).toEqual(users.map((u) => u.user.id));
+      expect({ lookups, realmReads }).toEqual({ lookups: 10, realmReads: 1 });
+      // A deactivation reaches every cached credential at once, through that one read.
+      await t.db.realm.update({ where: { id: org.realm.id }, data: { deactivated: true } });
+      await cache.settle();
+      await expect(cache.authenticate(t, pollRequest(users[0]!.auth))).rejects.toMatchObject({
+        code: 'REALM_DEACTIVATED',
+      });
+      expect(realmReads).toBe(2);
+    } finally {
+      await t.db.realm.update({ where: { id: org.realm.id }, data: { deactivated: false } });
+      await stop();
+    }
+  });
+
   it('checks every time when its lifetime is zero', async () => {
     const user = await makeUser(t, org.realm);
-    const cache = new PrincipalCache({ ttlSeconds: 0, unfedTtlSeconds: 0, lookup: identifyPoller });
+    const cache = new PrincipalCache({ ttlSeconds: 0, unfedTtlSeconds: 0, ...pollers });
     await cache.authenticate(t, pollRequest(user.auth));
     await deactivate(user.user.id, false);
     await expect(cache.authenticate(t, pollRequest(user.auth))).rejects.toMatchObject({

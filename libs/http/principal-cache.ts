@@ -10,7 +10,15 @@ import {
 import { realmForHost } from '../domain/realms/resolve-host';
 import { attachRealmRowCaches } from '../domain/realm-row-cache';
 import { sessionCredentialKey } from './session';
-import { authenticate, identifyPoller, stillAuthorized, type Poller, type Principal } from './auth';
+import {
+  authenticate,
+  identifyPoller,
+  pollerRealm,
+  principalRealm,
+  stillAuthorized,
+  type Poller,
+  type Principal,
+} from './auth';
 import { logFailure } from '../stores/failures';
 
 const MAX_HOSTS = 1_000;
@@ -32,6 +40,8 @@ interface Entry<P> {
 export interface PrincipalCacheOptions<P extends Poller = Principal> {
   /** Who a request's credential belongs to (refusing it with Zulip's errors). */
   lookup: (ctx: AppContext, req: Pick<IncomingMessage, 'headers'>) => Promise<P>;
+  /** An organization's row read again after it changed, as `lookup` gives it (null: gone). */
+  realmRow: (ctx: AppContext, id: number) => Promise<P['realm'] | null>;
   /** How long an entry is trusted while the change feed listens (it drops changed rows at once). */
   ttlSeconds: number;
   /**
@@ -50,8 +60,9 @@ export interface PrincipalCacheOptions<P extends Poller = Principal> {
  * concurrent requests with one credential share one lookup.
  *
  * With a change feed attached (`PrincipalChangeFeed`: PostgreSQL notifies when a `users` or
- * `realms` row changes), an entry is dropped as soon as its rows change, and everything is
- * dropped when the feed restarts, since it may have missed changes meanwhile.
+ * `realms` row changes), an entry is dropped as soon as its user's row changes, an organization's
+ * change has its row read again once for all its entries, and everything is dropped when the feed
+ * restarts, since it may have missed changes meanwhile.
  *
  * A credential in use is also checked again in the background some time in the second half of
  * its lifetime, with one narrow query: active clients never wait for PostgreSQL, and a failed
@@ -71,6 +82,13 @@ export class PrincipalCache<P extends Poller = Principal> implements PrincipalCh
   private readonly realms = new Map<number, P['realm']>();
   /** Which organization each Host header names (a bounded set: the header is the client's). */
   private readonly realmsByHost = new Map<string, Promise<Realm | null>>();
+  /**
+   * Organizations whose row changed since their credentials were stored, each with the one read
+   * of its new row once a request needs it. The credentials stay: an administrator's change to a
+   * setting must not send every member's next poll to PostgreSQL at once (under load thousands of
+   * lookups, which the overload guard refuses for seconds).
+   */
+  private readonly staleRealms = new Map<number, Promise<void> | undefined>();
   /** Counts changes, so a lookup that raced with one is used once but not kept. */
   private changes = 0;
   private feed: PrincipalChangeFeed | null = null;
@@ -78,9 +96,11 @@ export class PrincipalCache<P extends Poller = Principal> implements PrincipalCh
   private readonly unfedTtlMs: number;
   private readonly maxEntries: number;
   private readonly lookup: PrincipalCacheOptions<P>['lookup'];
+  private readonly realmRow: PrincipalCacheOptions<P>['realmRow'];
 
   constructor(options: PrincipalCacheOptions<P>) {
     this.lookup = options.lookup;
+    this.realmRow = options.realmRow;
     this.ttlMs = options.ttlSeconds * 1000;
     this.unfedTtlMs = options.unfedTtlSeconds * 1000;
     this.maxEntries = options.maxEntries ?? 100_000;
@@ -122,16 +142,18 @@ export class PrincipalCache<P extends Poller = Principal> implements PrincipalCh
   change({ kind, id }: PrincipalChange): void {
     if (kind !== 'user' && kind !== 'realm') return;
     this.changes++;
-    const keys = (kind === 'user' ? this.keysByUser : this.keysByRealm).get(id);
-    if (kind === 'realm') {
-      this.realms.delete(id);
-      this.realmsByHost.clear();
+    if (kind === 'user') {
+      for (const key of [...(this.keysByUser.get(id) ?? [])]) this.drop(key);
+      return;
     }
-    for (const key of [...(keys ?? [])]) this.drop(key);
+    this.realms.delete(id);
+    this.realmsByHost.clear();
+    if (this.keysByRealm.has(id)) this.staleRealms.set(id, undefined);
   }
 
   reset(): void {
     this.changes++;
+    this.staleRealms.clear();
     this.entries.clear();
     this.keysByUser.clear();
     this.keysByRealm.clear();
@@ -176,6 +198,9 @@ export class PrincipalCache<P extends Poller = Principal> implements PrincipalCh
     const hit = this.entries.get(key);
     const age = hit ? Date.now() - hit.checkedAt : Infinity;
     if (hit && age < lifetime) {
+      if (hit.ids && this.staleRealms.has(hit.ids.realm)) {
+        return this.refreshRealm(ctx, hit.ids.realm).then(() => this.authenticate(ctx, req));
+      }
       if (age >= lifetime * hit.refreshAfter && !hit.refreshing) {
         hit.refreshing = true;
         this.recheck(ctx, key, hit);
@@ -212,6 +237,38 @@ export class PrincipalCache<P extends Poller = Principal> implements PrincipalCh
       },
     );
     return principal;
+  }
+
+  /**
+   * Reads a changed organization's row once for all its credentials: they get the new row, or
+   * are dropped if it is gone or deactivated (their next lookup refuses them). A read that raced
+   * with a further change is not used; the next request reads again.
+   */
+  private refreshRealm(ctx: AppContext, id: number): Promise<void> {
+    const under = this.staleRealms.get(id);
+    if (under) return under;
+    const dropAll = () => {
+      for (const key of [...(this.keysByRealm.get(id) ?? [])]) this.drop(key);
+    };
+    const refresh: Promise<void> = this.realmRow(ctx, id).then(
+      (realm) => {
+        if (this.staleRealms.get(id) !== refresh) return;
+        this.staleRealms.delete(id);
+        if (!realm || realm.deactivated) return dropAll();
+        this.realms.set(id, realm);
+        for (const key of this.keysByRealm.get(id) ?? []) {
+          const entry = this.entries.get(key);
+          if (entry) entry.principal = entry.principal.then((p) => ({ ...p, realm }));
+        }
+      },
+      () => {
+        if (this.staleRealms.get(id) !== refresh) return;
+        this.staleRealms.delete(id);
+        dropAll();
+      },
+    );
+    this.staleRealms.set(id, refresh);
+    return refresh;
   }
 
   private drop(key: string): void {
@@ -297,7 +354,7 @@ function listen<P extends Poller>(
   );
 }
 
-type CacheLifetimes = Omit<PrincipalCacheOptions, 'lookup'>;
+type CacheLifetimes = Omit<PrincipalCacheOptions, 'lookup' | 'realmRow'>;
 
 /**
  * Gives the process one principal cache, which every authenticated route then uses, and starts
@@ -312,6 +369,7 @@ export function attachPrincipalCache(
   const cache: PrincipalCache = new PrincipalCache({
     ...options,
     lookup: (c, req) => authenticate(c, req, (r) => cache.realmForHost(c, r.headers.host)),
+    realmRow: principalRealm,
   });
   attached.set(ctx, cache);
   // Sends read the organization's channels, emoji and linkifiers: remembered while this feed runs.
@@ -330,6 +388,7 @@ export function attachPollerCache(
   const cache: PrincipalCache<Poller> = new PrincipalCache<Poller>({
     ...options,
     lookup: (c, req) => identifyPoller(c, req, (r) => cache.realmForHost(c, r.headers.host)),
+    realmRow: pollerRealm,
   });
   pollers.set(ctx, cache);
   return listen(ctx, cache);
