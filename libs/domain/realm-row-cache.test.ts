@@ -148,6 +148,44 @@ describe('rendering with the remembered emoji and linkifiers', () => {
     });
     await until(async () => !(await rendered('see TK-5')).includes('tickets.example'));
   });
+  it('renders previews and edits from the same memory', async () => {
+    const preview = async (content: string): Promise<string> => {
+      const res = await api(org.users.hamlet).post('/messages/render', { content });
+      expect(res.status).toBe(200);
+      return res.body.rendered as string;
+    };
+    expect(await preview('see PR-1')).not.toContain('<a');
+    await addUnseen('PR-(?P<id>[0-9]+)', 'https://pulls.example/{id}');
+    expect(await preview('see PR-2')).not.toContain('<a');
+    const added = await api(org.users.admin).post('/realm/filters', {
+      pattern: 'CL-(?P<id>[0-9]+)',
+      url_template: 'https://changes.example/{id}',
+    });
+    expect(added.status).toBe(200);
+    expect(await preview('see PR-3')).toContain('href="https://pulls.example/3"');
+    const sent = await api(org.users.hamlet).post('/messages', {
+      type: 'stream',
+      to: 'Denmark',
+      topic: 'edits',
+      content: 'draft',
+    });
+    await withoutTriggers(t.db, 'realm_filters', () =>
+      t.db.realmFilter.deleteMany({
+        where: { realmId: org.realm.id, pattern: { startsWith: 'CL-' } },
+      }),
+    );
+    const edited = await request(app)
+      .patch(`/api/v1/messages/${sent.body.id}`)
+      .set('Host', org.host)
+      .set('Authorization', org.users.hamlet.auth)
+      .type('form')
+      .send({ content: 'see CL-7' });
+    expect(edited.status).toBe(200);
+    const message = await t.db.message.findUniqueOrThrow({ where: { id: sent.body.id } });
+    // Removed where the triggers do not see it: the remembered linkifier still renders the edit.
+    expect(message.renderedContent).toContain('href="https://changes.example/7"');
+  });
+
   it('finds a channel from memory once it has messages, until PostgreSQL reports a change', async () => {
     const send = () =>
       api(org.users.hamlet).post('/messages', {

@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { Stream } from '../../generated/prisma/client';
 import type { AppContext } from '../core/context';
 import type { PrincipalChange, PrincipalChangeHandlers } from '../db/principal-changes';
+import { sqlPool } from '../db/sql';
 
 /** The kinds of an organization's rows the change feed reports per organization. */
 type RealmRowKind = Extract<PrincipalChange['kind'], 'markup' | 'channel'>;
@@ -106,3 +107,9 @@ export function attachRealmRowCaches(ctx: AppContext, listening: () => boolean):
 }
 
 export const realmRowCachesOf = (ctx: AppContext): RealmRowCaches | undefined => attached.get(ctx);
+
+/** This process's reads outside any transaction: plain pg, and its memory of the rows. */
+export const plainReadsOf = (ctx: AppContext): PlainReads => ({
+  pool: sqlPool(ctx),
+  caches: attached.get(ctx),
+});

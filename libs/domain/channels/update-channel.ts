@@ -11,6 +11,7 @@ import {
   type GroupSettingUpdate,
 } from '../groups/group-setting-value';
 import { markdownContextFor } from '../markdown-context';
+import { plainReadsOf } from '../realm-row-cache';
 import {
   canCreateChannel,
   requireCanSetChannelRetention,
@@ -85,7 +86,7 @@ export async function updateChannel(ctx: AppContext, input: UpdateChannelInput):
       ? (
           await renderMarkdown(
             checkChannelDescription(input.description),
-            await markdownContextFor(ctx.db, ctx.config, realm),
+            await markdownContextFor(ctx.db, ctx.config, realm, plainReadsOf(ctx)),
           )
         ).html
       : undefined;

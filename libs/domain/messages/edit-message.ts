@@ -4,6 +4,7 @@ import { inTransaction } from '../../events/outbox';
 import { renderMarkdown } from '../../markdown';
 import type { ApiAttachment } from '../attachments/format-attachment';
 import { markdownContextFor } from '../markdown-context';
+import { plainReadsOf } from '../realm-row-cache';
 import { accessLockedMessage } from './access';
 import { normalizeContent } from './content';
 import {
@@ -43,6 +44,9 @@ export async function editMessage(
 /** Zulip turns an emptied message into "(deleted)" rather than refusing it. */
 async function newContent(ctx: AppContext, realm: Realm, content: string): Promise<NewContent> {
   const text = content.trim() === '' ? '(deleted)' : normalizeContent(content);
-  const rendered = await renderMarkdown(text, await markdownContextFor(ctx.db, ctx.config, realm));
+  const rendered = await renderMarkdown(
+    text,
+    await markdownContextFor(ctx.db, ctx.config, realm, plainReadsOf(ctx)),
+  );
   return { text, rendered };
 }

@@ -4,11 +4,10 @@ import { userDeactivated } from '../../core/errors';
 import { sqlState } from '../../db/errors';
 import { inOneStatement, inTransaction, type EventSink, type SqlRunner } from '../../events/outbox';
 import type { Db, Tx } from '../../db/client';
-import { sqlPool } from '../../db/sql';
 import { renderMarkdown, type Linkifier, type MarkdownContext } from '../../markdown';
 import type { AppContext } from '../../core/context';
 import { markdownContextFor } from '../markdown-context';
-import { realmRowCachesOf } from '../realm-row-cache';
+import { plainReadsOf } from '../realm-row-cache';
 import {
   directRecipientId,
   resolveDirectUsers,
@@ -177,7 +176,7 @@ export async function prepareMessage(
   // below leaves the load unawaited, hence the handler.
   // Outside a transaction, both reads go to the plain pool (see `sqlPool`) or the process's
   // memory of the organization's rows.
-  const plain = db === ctx.db ? { pool: sqlPool(ctx), caches: realmRowCachesOf(ctx) } : undefined;
+  const plain = db === ctx.db ? plainReadsOf(ctx) : undefined;
   const markdown = markdownContextFor(db, ctx.config, realm, plain);
   void markdown.catch(() => undefined);
 

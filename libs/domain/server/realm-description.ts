@@ -2,6 +2,7 @@ import type { Realm } from '../../../generated/prisma/client';
 import type { AppContext } from '../../core/context';
 import { renderMarkdown } from '../../markdown';
 import { markdownContextFor } from '../markdown-context';
+import { plainReadsOf } from '../realm-row-cache';
 
 const rendered = new WeakMap<Realm, Promise<string>>();
 
@@ -15,7 +16,7 @@ const rendered = new WeakMap<Realm, Promise<string>>();
 export function renderedRealmDescription(ctx: AppContext, realm: Realm): Promise<string> {
   let html = rendered.get(realm);
   if (!html) {
-    html = markdownContextFor(ctx.db, ctx.config, realm)
+    html = markdownContextFor(ctx.db, ctx.config, realm, plainReadsOf(ctx))
       .then((context) => renderMarkdown(realm.description, context))
       .then((result) => result.html);
     rendered.set(realm, html);

@@ -21,6 +21,7 @@ import type { AppContext } from '../../core/context';
 import { resolveGroupSetting, type GroupSettingValue } from '../groups/group-setting-value';
 import { systemGroupIds } from '../groups/system-groups';
 import { markdownContextFor } from '../markdown-context';
+import { plainReadsOf } from '../realm-row-cache';
 import { checkAccess, Permission } from '../permissions/access';
 import {
   canAddSubscribersInRealm,
@@ -143,7 +144,7 @@ export async function prepareSubscribe(
       s.color === undefined ? [] : [[s.name.trim().toLowerCase(), s.color] as const],
     ),
   );
-  const md = await markdownContextFor(ctx.db, ctx.config, input.realm);
+  const md = await markdownContextFor(ctx.db, ctx.config, input.realm, plainReadsOf(ctx));
   const renderedDescriptions = new Map<string, string>();
   for (const [key, description] of descriptions) {
     renderedDescriptions.set(key, description ? (await renderMarkdown(description, md)).html : '');
