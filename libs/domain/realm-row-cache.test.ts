@@ -124,6 +124,14 @@ describe('rendering with the remembered emoji and linkifiers', () => {
     withoutTriggers(t.db, 'realm_filters', () =>
       t.db.realmFilter.create({ data: { realmId: org.realm.id, pattern, urlTemplate } }),
     );
+  /** A linkifier added through the API, as an administrator adds one. */
+  async function addLinkifier(pattern: string, urlTemplate: string): Promise<void> {
+    const added = await api(org.users.admin).post('/realm/filters', {
+      pattern,
+      url_template: urlTemplate,
+    });
+    expect(added.status).toBe(200);
+  }
   const until = (check: () => Promise<boolean>) => waitFor(check, 2_000, 20);
 
   it('renders from memory until PostgreSQL reports a change, then with the new rows', async () => {
@@ -133,11 +141,7 @@ describe('rendering with the remembered emoji and linkifiers', () => {
     expect(await rendered('see TK-2')).not.toContain('<a');
 
     // A linkifier added through the API is in the next send's rendering, the unseen one too.
-    const added = await api(org.users.admin).post('/realm/filters', {
-      pattern: 'BUG-(?P<id>[0-9]+)',
-      url_template: 'https://bugs.example/{id}',
-    });
-    expect(added.status).toBe(200);
+    await addLinkifier('BUG-(?P<id>[0-9]+)', 'https://bugs.example/{id}');
     const both = await rendered('see TK-3 and BUG-4');
     expect(both).toContain('href="https://tickets.example/3"');
     expect(both).toContain('href="https://bugs.example/4"');
@@ -148,6 +152,7 @@ describe('rendering with the remembered emoji and linkifiers', () => {
     });
     await until(async () => !(await rendered('see TK-5')).includes('tickets.example'));
   });
+
   it('renders previews and edits from the same memory', async () => {
     const preview = async (content: string): Promise<string> => {
       const res = await api(org.users.hamlet).post('/messages/render', { content });
@@ -157,11 +162,7 @@ describe('rendering with the remembered emoji and linkifiers', () => {
     expect(await preview('see PR-1')).not.toContain('<a');
     await addUnseen('PR-(?P<id>[0-9]+)', 'https://pulls.example/{id}');
     expect(await preview('see PR-2')).not.toContain('<a');
-    const added = await api(org.users.admin).post('/realm/filters', {
-      pattern: 'CL-(?P<id>[0-9]+)',
-      url_template: 'https://changes.example/{id}',
-    });
-    expect(added.status).toBe(200);
+    await addLinkifier('CL-(?P<id>[0-9]+)', 'https://changes.example/{id}');
     expect(await preview('see PR-3')).toContain('href="https://pulls.example/3"');
     const sent = await api(org.users.hamlet).post('/messages', {
       type: 'stream',
