@@ -73,6 +73,10 @@ const envSchema = Joi.object({
   DATABASE_URL: Joi.string()
     .uri({ scheme: ['postgres', 'postgresql'] })
     .default('postgresql://postgres@127.0.0.1:5432/chat'),
+  // LISTEN needs a session of its own: through a transaction-mode pooler it hears nothing.
+  DATABASE_LISTEN_URL: Joi.string()
+    .uri({ scheme: ['postgres', 'postgresql'] })
+    .allow(''),
   DATABASE_POOL_SIZE: Joi.number().integer().min(1).max(1000).default(10),
   DATABASE_IDLE_SECONDS: Joi.number().integer().min(1).max(86_400).default(300),
   DATABASE_PREPARED_STATEMENTS: Joi.boolean().default(true),
@@ -317,6 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     env: value.NODE_ENV,
     databaseUrl: value.DATABASE_URL,
     databasePoolSize: value.DATABASE_POOL_SIZE,
+    databaseListenUrl: value.DATABASE_LISTEN_URL || value.DATABASE_URL,
     databaseReplicaUrls: commaList(value.DATABASE_REPLICA_URLS),
     databaseReplicaMaxLagSeconds: value.DATABASE_REPLICA_MAX_LAG_SECONDS,
     databaseReplicaTimeoutMs: value.DATABASE_REPLICA_TIMEOUT_MS,

@@ -10,6 +10,8 @@ export interface ReplicaSlot {
 export interface Config {
   env: 'production' | 'development' | 'test';
   databaseUrl: string;
+  /** Where the change feed and the job relay LISTEN: PostgreSQL itself, never a pooler. */
+  databaseListenUrl: string;
   /** PostgreSQL connections each process may open (its pool's size). */
   databasePoolSize: number;
   /** Streaming replicas that reads tolerating lag may use (libs/db/read-replicas.ts). */

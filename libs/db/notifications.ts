@@ -16,6 +16,8 @@ export class PgNotifications {
   private client: Client | null = null;
   private closed = false;
   private retry: NodeJS.Timeout | null = null;
+  /** Gives up the current connection, reporting why, and connects again. */
+  private dropCurrent: ((err: Error) => void) | null = null;
 
   constructor(
     private readonly databaseUrl: string,
@@ -40,7 +42,10 @@ export class PgNotifications {
     });
     const lost = (err?: Error) => {
       if (err) this.onError(err);
-      if (this.client === client) this.client = null;
+      if (this.client === client) {
+        this.client = null;
+        this.dropCurrent = null;
+      }
       client.removeAllListeners('notification');
       void client.end().catch(() => undefined);
       this.handlers.reset();
@@ -64,6 +69,7 @@ export class PgNotifications {
         return;
       }
       this.client = client;
+      this.dropCurrent = lost;
       this.handlers.reset();
     } catch (err) {
       lost(err as Error);
@@ -79,6 +85,11 @@ export class PgNotifications {
       () => true,
       () => false,
     );
+  }
+
+  /** The connection hears nothing it should: reported as `err`, then dropped and made again. */
+  reconnect(err: Error): void {
+    this.dropCurrent?.(err);
   }
 
   async close(): Promise<void> {

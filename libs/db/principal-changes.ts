@@ -17,6 +17,12 @@ export interface PrincipalChangeHandlers {
 
 const CHANNEL = 'principal_changes';
 const BARRIER_CHANNEL = 'principal_changes_barrier';
+/**
+ * A barrier not back by then means the connection does not hear its notifications (LISTEN through
+ * a transaction-mode pooler): its waiters go on and the connection is made again, which resets
+ * what the handlers keep.
+ */
+const BARRIER_TIMEOUT_MS = 5_000;
 
 /**
  * Listens on PostgreSQL's `principal_changes` channel, which triggers on `users` and `realms`
@@ -107,7 +113,18 @@ export class PrincipalChangeFeed {
       this.inFlight = false;
       this.sendQueued();
     };
+    const deaf = setTimeout(() => {
+      if (!this.barriers.has(token)) return;
+      this.connection.reconnect(
+        new Error(
+          `a notification did not come back within ${BARRIER_TIMEOUT_MS} ms: LISTEN through a ` +
+            'transaction-mode pooler hears nothing (set DATABASE_LISTEN_URL to PostgreSQL itself)',
+        ),
+      );
+    }, BARRIER_TIMEOUT_MS);
+    deaf.unref();
     this.barriers.set(token, () => {
+      clearTimeout(deaf);
       heard = true;
       waiting.resolve();
       next();

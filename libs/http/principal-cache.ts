@@ -341,7 +341,7 @@ function listen<P extends Poller>(
   others: PrincipalChangeHandlers[] = [],
 ) {
   return cache.listen(
-    ctx.config.databaseUrl,
+    ctx.config.databaseListenUrl,
     (err) =>
       logFailure(
         ctx.log,

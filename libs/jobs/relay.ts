@@ -163,7 +163,7 @@ class JobsWritten {
       this.wake?.();
     };
     this.connection = new PgNotifications(
-      ctx.config.databaseUrl,
+      ctx.config.databaseListenUrl,
       [JOBS_WRITTEN_CHANNEL],
       { notify: hear, reset: hear },
       (err) => logFailure(ctx.log, 'worker', 'job relay stopped hearing of new jobs', err, 'warn'),
