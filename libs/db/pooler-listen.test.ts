@@ -125,9 +125,7 @@ it('hears through DATABASE_LISTEN_URL what is committed through the pooler', asy
     DATABASE_LISTEN_URL: t.config.databaseUrl,
   });
   expect(config.databaseListenUrl).toBe(t.config.databaseUrl);
-  expect(loadConfig({ ...process.env, DATABASE_URL: pooledUrl }).databaseListenUrl).toBe(
-    pooledUrl,
-  );
+  expect(loadConfig({ ...process.env, DATABASE_URL: pooledUrl }).databaseListenUrl).toBe(pooledUrl);
   const org = await makeRealm(t);
   const user = await makeUser(t, org.realm);
   const stopBusy = await busyPool(pooledUrl);
