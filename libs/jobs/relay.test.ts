@@ -99,7 +99,11 @@ describe('the job relay', () => {
   it('hands a job over when PostgreSQL says it was written, not on a timer', async () => {
     const relay = startJobRelay(t, { intervalMs: 50, idleMs: 60_000, reconcileEveryMs: 60_000 });
     try {
+      // Until it listens the relay asks every interval, and would find the unreported row.
+      await waitFor(async () => relay.listening, 5_000);
       await waitFor(async () => (await writeAndAwait()) !== null, 5_000);
+      // A pass that word started may still be on its way.
+      await new Promise((resolve) => setTimeout(resolve, 300));
       // A row the trigger does not report waits for the next word (or the idle minute).
       const unreported = await withoutTriggers(t.db, 'job_outbox', writeDeliveryJob);
       await new Promise((resolve) => setTimeout(resolve, 1000));

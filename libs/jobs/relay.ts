@@ -143,6 +143,8 @@ export async function pruneOutboxes(
 export interface JobRelay {
   /** Resolves once a pass of the loop has run (tests wait on it). */
   stop(): Promise<void>;
+  /** Whether PostgreSQL's word of written rows is heard (else the relay asks every interval). */
+  readonly listening: boolean;
 }
 
 const JOBS_WRITTEN_CHANNEL = 'job_outbox_written';
@@ -260,6 +262,9 @@ export function startJobRelay(ctx: AppContext, options: RelayOptions = {}): JobR
     }
   })();
   return {
+    get listening() {
+      return written.listening;
+    },
     async stop() {
       running = false;
       await written.close();
