@@ -106,11 +106,16 @@ it('does not hold requests on a feed that LISTENs through the pooler, and says w
   try {
     await feed.start();
     const resetsBefore = resets();
-    const started = Date.now();
-    await feed.barrier();
-    // Bounded by the barrier's timeout rather than never; what the feed kept is dropped.
-    expect(Date.now() - started).toBeLessThan(8_000);
+    // PgBouncer may hand the barrier's statement to the very server connection that ran LISTEN,
+    // which then hears it; any other one does not. Barriers go on until one is lost.
+    for (let i = 0; i < 20 && errors.length === 0; i++) {
+      const started = Date.now();
+      await feed.barrier();
+      // Bounded by the barrier's timeout rather than never.
+      expect(Date.now() - started).toBeLessThan(8_000);
+    }
     expect(errors.map((e) => e.message).join()).toContain('DATABASE_LISTEN_URL');
+    // What the feed kept is dropped: it reconnected.
     expect(resets()).toBeGreaterThan(resetsBefore);
   } finally {
     await feed.close();
