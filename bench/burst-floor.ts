@@ -19,7 +19,12 @@ import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { HttpConnection } from './http-client';
 import { percentile, round, sleep } from './scratch-world';
-import { EVENT as FLOOR_EVENT, POLL_LIKE } from './floor-poll-shape';
+import {
+  answerAsOurs,
+  EVENT as FLOOR_EVENT,
+  floorAuthorization,
+  POLL_LIKE,
+} from './floor-poll-shape';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 10_000);
 const SERVERS = Number(process.env.BENCH_SERVERS ?? 2);
@@ -54,23 +59,7 @@ function serve(): void {
     held = [];
     for (const res of answering) {
       const json = JSON.stringify({ result: 'success', msg: '', events: [EVENT], queue_id: 'q' });
-      res.writeHead(200, [
-        'Content-Type',
-        'application/json; charset=utf-8',
-        'Content-Length',
-        String(Buffer.byteLength(json)),
-        'X-Request-Id',
-        crypto.randomUUID(),
-        'X-Content-Type-Options',
-        'nosniff',
-        'X-RateLimit-Limit',
-        '200',
-        'X-RateLimit-Remaining',
-        '199',
-        'X-RateLimit-Reset',
-        '1795781145',
-      ]);
-      res.end(json);
+      answerAsOurs(res, json);
     }
   });
   server.listen(0, '127.0.0.1', () => {
@@ -102,7 +91,7 @@ async function main(): Promise<void> {
     for (let last = -1; running; last++) {
       const { body } = await connection.get(`/api/v1/events?queue_id=${i}&last_event_id=${last}`, {
         Host: 'localhost',
-        Authorization: `Basic ${Buffer.from(`user${i}@example.com:0123456789abcdef0123456789abcdef`).toString('base64')}`,
+        Authorization: floorAuthorization(i),
       });
       JSON.parse(body);
       if (burstAt) latencies.push(performance.now() - burstAt);

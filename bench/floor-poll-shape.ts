@@ -1,7 +1,34 @@
 /**
- * What the floor benchmarks (bench/poll-floor.ts, bench/burst-floor.ts) answer a poll with and
- * run per poll in Redis: the shape of ours, with nothing of ours in it.
+ * What the floor benchmarks (bench/poll-floor.ts, bench/burst-floor.ts, bench/flow-floor.ts)
+ * answer a poll with and run per poll in Redis, and how their clients authenticate: the shape of
+ * ours, with nothing of ours in it.
  */
+import type { ServerResponse } from 'node:http';
+
+/** Client i's Basic credentials: an email and an API key of our length. */
+export const floorAuthorization = (i: number): string =>
+  `Basic ${Buffer.from(`user${i}@example.com:0123456789abcdef0123456789abcdef`).toString('base64')}`;
+
+/** Answers with `json` and the headers ours carry, set as one flat list as ours are. */
+export function answerAsOurs(res: ServerResponse, json: string): void {
+  res.writeHead(200, [
+    'Content-Type',
+    'application/json; charset=utf-8',
+    'Content-Length',
+    String(Buffer.byteLength(json)),
+    'X-Request-Id',
+    crypto.randomUUID(),
+    'X-Content-Type-Options',
+    'nosniff',
+    'X-RateLimit-Limit',
+    '200',
+    'X-RateLimit-Remaining',
+    '199',
+    'X-RateLimit-Reset',
+    '1795781145',
+  ]);
+  res.end(json);
+}
 
 /** What the poll script does to a queue, on keys of this benchmark's own. */
 export const POLL_LIKE = `

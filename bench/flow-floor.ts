@@ -22,14 +22,14 @@
  * reports as `cpuMsPerDelivery` (which likewise leaves PostgreSQL and Redis out).
  */
 import { fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { Agent, createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
 import { Redis } from 'ioredis';
 import { PG_BASE_URL } from '../test/databases';
 import { HttpConnection } from './http-client';
-import { EVENT, POLL_LIKE } from './floor-poll-shape';
+import { answerAsOurs, EVENT, floorAuthorization, POLL_LIKE } from './floor-poll-shape';
+import { cpuMsOf } from './realtime-clients';
 import { percentile, round, sleep } from './scratch-world';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 2000);
@@ -42,8 +42,6 @@ const SCHEMA = `flow_floor_${process.pid}`;
 const PREFIX = `flowfloor:${process.pid}:`;
 const STREAM = `${PREFIX}stream`;
 
-const authOf = (i: number) =>
-  `Basic ${Buffer.from(`user${i}@example.com:0123456789abcdef0123456789abcdef`).toString('base64')}`;
 const channelCount = Math.ceil(CLIENTS / CHANNEL_SIZE);
 
 /** Appends one event to every queue named in KEYS, as the append script does per message. */
@@ -61,20 +59,6 @@ interface Queue {
   held: { res: ServerResponse; lastEventId: number } | null;
 }
 
-function answer(res: ServerResponse, body: string): void {
-  res.writeHead(200, [
-    'Content-Type',
-    'application/json; charset=utf-8',
-    'Content-Length',
-    String(Buffer.byteLength(body)),
-    'X-Request-Id',
-    crypto.randomUUID(),
-    'X-Content-Type-Options',
-    'nosniff',
-  ]);
-  res.end(body);
-}
-
 /** Answers a poll with the queue's events past `lastEventId`; false when it has none. */
 function answerPoll(queue: Queue, res: ServerResponse, lastEventId: number): boolean {
   const from = lastEventId + 1 - queue.firstId;
@@ -86,7 +70,7 @@ function answerPoll(queue: Queue, res: ServerResponse, lastEventId: number): boo
   // What the client acknowledged is not asked for again.
   queue.events.splice(0, Math.max(0, from));
   queue.firstId += Math.max(0, from);
-  answer(res, `{"result":"success","msg":"","events":[${events.join(',')}],"queue_id":"q"}`);
+  answerAsOurs(res, `{"result":"success","msg":"","events":[${events.join(',')}],"queue_id":"q"}`);
   return true;
 }
 
@@ -110,7 +94,7 @@ async function serve(): Promise<void> {
   const userByAuth = new Map<string, number>();
   const queues: Queue[] = [];
   for (let i = 0; i < CLIENTS; i++) {
-    userByAuth.set(authOf(i), i);
+    userByAuth.set(floorAuthorization(i), i);
     queues.push({ events: [], firstId: 0, held: null });
   }
   const members = Array.from({ length: channelCount }, (_, c) =>
@@ -149,7 +133,7 @@ async function serve(): Promise<void> {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         send(user, new URLSearchParams(Buffer.concat(chunks).toString())).then(
-          (body) => answer(res, body),
+          (body) => answerAsOurs(res, body),
           (err: Error) => res.writeHead(500).end(err.message),
         );
       });
@@ -213,12 +197,6 @@ async function serve(): Promise<void> {
   });
 }
 
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // utime and stime, in clock ticks of 10 ms.
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 async function main(): Promise<void> {
   const child = fork(__filename, ['--serve'], { execArgv: process.execArgv });
   const port = await new Promise<number>((resolve) => child.once('message', resolve));
@@ -230,7 +208,7 @@ async function main(): Promise<void> {
     while (running) {
       const { body } = await connection.get(`/api/v1/events?queue_id=${i}&last_event_id=${last}`, {
         Host: 'localhost',
-        Authorization: authOf(i),
+        Authorization: floorAuthorization(i),
         'User-Agent': 'ZulipPython/0.9.0',
       });
       const ids = [...body.matchAll(/\{"id":(\d+),"type"/g)].map((m) => Number(m[1]));
@@ -262,7 +240,7 @@ async function main(): Promise<void> {
           path: '/api/v1/messages',
           agent,
           headers: {
-            Authorization: authOf(sender),
+            Authorization: floorAuthorization(sender),
             'Content-Type': 'application/x-www-form-urlencoded',
             'Content-Length': Buffer.byteLength(body),
           },
@@ -289,10 +267,10 @@ async function main(): Promise<void> {
     await Promise.all(sends);
   })();
   await sleep(WARMUP_SECONDS * 1000);
-  const cpuBefore = cpuMs(child.pid!);
+  const cpuBefore = cpuMsOf(child.pid!);
   const deliveredBefore = delivered;
   await sleep(SECONDS * 1000);
-  const cpu = cpuMs(child.pid!) - cpuBefore;
+  const cpu = cpuMsOf(child.pid!) - cpuBefore;
   const measured = delivered - deliveredBefore;
   await sending;
   running = false;

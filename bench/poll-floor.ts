@@ -15,10 +15,10 @@
 import { spawn } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { HttpConnection } from './http-client';
-import { EVENT, POLL_LIKE } from './floor-poll-shape';
+import { cpuMsOf } from './realtime-clients';
+import { answerAsOurs, EVENT, floorAuthorization, POLL_LIKE } from './floor-poll-shape';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 500);
 const BURSTS_PER_SECOND = Number(process.env.BENCH_RATE ?? 20);
@@ -52,34 +52,12 @@ function serve(mode: string): void {
       held[at] = held[held.length - 1];
       held.pop();
       const json = JSON.stringify({ result: 'success', msg: '', events: [EVENT], queue_id: 'q' });
-      res.writeHead(200, [
-        'Content-Type',
-        'application/json; charset=utf-8',
-        'Content-Length',
-        String(Buffer.byteLength(json)),
-        'X-Request-Id',
-        crypto.randomUUID(),
-        'X-Content-Type-Options',
-        'nosniff',
-        'X-RateLimit-Limit',
-        '200',
-        'X-RateLimit-Remaining',
-        '199',
-        'X-RateLimit-Reset',
-        '1795781145',
-      ]);
-      res.end(json);
+      answerAsOurs(res, json);
     }
   }, 1000 / BURSTS_PER_SECOND);
   server.listen(0, '127.0.0.1', () => {
     process.stdout.write(`${(server.address() as AddressInfo).port}\n`);
   });
-}
-
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime, in clock ticks of 10 ms.
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 async function measure(mode: string): Promise<Record<string, unknown>> {
@@ -97,7 +75,7 @@ async function measure(mode: string): Promise<Record<string, unknown>> {
     while (running) {
       await connection.get(`/api/v1/events?queue_id=${i}&last_event_id=${last}`, {
         Host: 'localhost',
-        Authorization: `Basic ${Buffer.from(`user${i}@example.com:0123456789abcdef0123456789abcdef`).toString('base64')}`,
+        Authorization: floorAuthorization(i),
         'User-Agent': 'ZulipPython/0.9.0',
       });
       last++;
@@ -106,10 +84,10 @@ async function measure(mode: string): Promise<Record<string, unknown>> {
     connection.close();
   });
   await new Promise((resolve) => setTimeout(resolve, WARMUP_SECONDS * 1000));
-  const cpuBefore = cpuMs(child.pid!);
+  const cpuBefore = cpuMsOf(child.pid!);
   const answersBefore = answers;
   await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
-  const cpu = cpuMs(child.pid!) - cpuBefore;
+  const cpu = cpuMsOf(child.pid!) - cpuBefore;
   const measured = answers - answersBefore;
   running = false;
   child.kill('SIGKILL');
