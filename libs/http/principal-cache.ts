@@ -142,10 +142,7 @@ export class PrincipalCache<P extends Poller = Principal> implements PrincipalCh
   change({ kind, id }: PrincipalChange): void {
     if (kind !== 'user' && kind !== 'realm') return;
     this.changes++;
-    if (kind === 'user') {
-      for (const key of [...(this.keysByUser.get(id) ?? [])]) this.drop(key);
-      return;
-    }
+    if (kind === 'user') return this.dropAll(this.keysByUser.get(id));
     this.realms.delete(id);
     this.realmsByHost.clear();
     if (this.keysByRealm.has(id)) this.staleRealms.set(id, undefined);
@@ -247,14 +244,11 @@ export class PrincipalCache<P extends Poller = Principal> implements PrincipalCh
   private refreshRealm(ctx: AppContext, id: number): Promise<void> {
     const under = this.staleRealms.get(id);
     if (under) return under;
-    const dropAll = () => {
-      for (const key of [...(this.keysByRealm.get(id) ?? [])]) this.drop(key);
-    };
     const refresh: Promise<void> = this.realmRow(ctx, id).then(
       (realm) => {
         if (this.staleRealms.get(id) !== refresh) return;
         this.staleRealms.delete(id);
-        if (!realm || realm.deactivated) return dropAll();
+        if (!realm || realm.deactivated) return this.dropAll(this.keysByRealm.get(id));
         this.realms.set(id, realm);
         for (const key of this.keysByRealm.get(id) ?? []) {
           const entry = this.entries.get(key);
@@ -264,11 +258,16 @@ export class PrincipalCache<P extends Poller = Principal> implements PrincipalCh
       () => {
         if (this.staleRealms.get(id) !== refresh) return;
         this.staleRealms.delete(id);
-        dropAll();
+        this.dropAll(this.keysByRealm.get(id));
       },
     );
     this.staleRealms.set(id, refresh);
     return refresh;
+  }
+
+  /** Drops these entries (a copy is walked: dropping changes the index set). */
+  private dropAll(keys: Set<string> | undefined): void {
+    for (const key of [...(keys ?? [])]) this.drop(key);
   }
 
   private drop(key: string): void {
