@@ -138,13 +138,13 @@ interface BenchChannel {
 const senderOf = (k: number, channel: BenchChannel): Member =>
   channel.members[(Math.imul(k, 2654435761) >>> 0) % channel.members.length];
 
-/** Message k as a person writes it: a little Markdown, and now and then a mention. */
 /** Renames the organization once, REALM_CHANGE_AT_SECOND into the measured phase. */
 async function changeRealmAfter(ctx: BenchContext, org: TestRealm): Promise<void> {
   await sleep(REALM_CHANGE_AT_SECOND * 1000);
   await ctx.db.realm.update({ where: { id: org.realm.id }, data: { name: 'Renamed under load' } });
 }
 
+/** Message k as a person writes it: a little Markdown, and now and then a mention. */
 function markdownOf(k: number, sender: Member, channel: BenchChannel): string {
   const senderIndex = channel.members.indexOf(sender);
   const other = channel.members[(senderIndex + 1) % channel.members.length];
