@@ -142,9 +142,10 @@ describe('planFinish', () => {
     json: JSON.stringify(labelled(label)),
   });
   const here = { channel: 'here', follows: () => false };
-  const result = (a: QueueAppend, lastId: number, waiter = ''): AppendResult => ({
+  const result = (a: QueueAppend, lastId: number, waiter = '', follower = ''): AppendResult => ({
     lastId,
     waiter,
+    follower,
     written: written(a.events),
   });
 
@@ -234,5 +235,46 @@ describe('planFinish', () => {
       ['q2', { kind: 'read' }],
     ]);
     expect([...plan.wakeMessages.keys()]).toEqual(['there']);
+  });
+
+  it("tells another process's follower of every append, in one entry when its poll waits", () => {
+    const appends = [
+      append('q1', 'a'),
+      append('q1', 'b'),
+      append('q2', 'c'),
+      append('q3', 'd'),
+      append('q2', 'e'),
+    ];
+    const results = [
+      result(appends[0], 5, '', 'there'),
+      result(appends[1], 6, '', 'there'),
+      result(appends[2], 3, 'there', 'there'),
+      result(appends[3], 9, 'elsewhere', 'there'),
+      result(appends[4], -2, '', 'there'),
+    ];
+    const plan = planFinish(appends, results, sets, [], here);
+    expect(plan.localWakeups).toEqual([]);
+    const told = (channel: string) =>
+      parseWakeMessage(plan.wakeMessages.get(channel)?.text ?? '').map(([queueId, w]) => [
+        queueId,
+        w.kind === 'events' ? w.firstId : w.kind,
+      ]);
+    expect(told('there')).toEqual([
+      ['q1', 5],
+      ['q1', 6],
+      ['q2', 3],
+      ['q3', 9],
+      // An append already made: the first delivery may not have told the follower.
+      ['q2', 'read'],
+    ]);
+    expect(told('elsewhere')).toEqual([['q3', 9]]);
+  });
+
+  it('sends no message to this process when it is the follower', () => {
+    const following = { channel: 'here', follows: () => true };
+    const appends = [append('q1', 'a')];
+    const plan = planFinish(appends, [result(appends[0], 5, '', 'here')], sets, [], following);
+    expect(plan.localWakeups).toHaveLength(1);
+    expect(plan.wakeMessages.size).toBe(0);
   });
 });

@@ -131,9 +131,11 @@ export interface LocalPolls {
  * What the appends' results lead to. Each append that found a poll waiting (or followed one that
  * did: `wakeChannels`) wakes it, with the events it wrote: directly when the poll waits in this
  * process (`local`), else in that process's one message. A queue this process follows
- * (`FollowedQueues`) learns of every append, waiter or not, and of its loss. Queues found gone (by
- * the directory, `gone`, or by their append, last id -1) are cleaned out of the sets that name
- * them; an append already made (-2: a redelivery) wakes no one again.
+ * (`FollowedQueues`) learns of every append, waiter or not, and of its loss; so does the
+ * follower another process's look recorded, through its message. Queues found gone (by the
+ * directory, `gone`, or by their append, last id -1) are cleaned out of the sets that name them;
+ * an append already made (-2: a redelivery) wakes no one again, but its queue's follower reads
+ * the queue, since the first delivery may have appended without telling it.
  */
 export function planFinish(
   appends: QueueAppend[],
@@ -143,31 +145,41 @@ export function planFinish(
   local: LocalPolls | undefined,
 ): FinishPlan {
   const plan: FinishPlan = { localWakeups: [], wakeMessages: new Map(), cleanups: [] };
-  const goneIds = new Set(gone);
-  const channels = wakeChannels(
-    results.map(({ waiter }, i) => ({ queueId: appends[i].queueId, waiter })),
-  );
-  results.forEach(({ lastId, written }, i) => {
-    const { queueId, xid = '', events } = appends[i];
-    const followed = local?.follows(queueId) ?? false;
-    if (lastId === -1) {
-      goneIds.add(queueId);
-      if (followed) plan.localWakeups.push([queueId, READ_QUEUE]);
-    }
-    const channel = channels[i];
-    if (lastId < 0 || (channel === null && !followed)) return;
-    const firstId = firstIdOf(lastId, written.length);
-    if (followed || channel === local?.channel) {
-      const carried = events.map((event, j) => ({ event, xid, json: written[j] }));
-      plan.localWakeups.push([queueId, { kind: 'events', firstId, events: carried }]);
-    }
-    if (channel === null || channel === local?.channel) return;
+  const messageTo = (channel: string): WakeMessage => {
     let message = plan.wakeMessages.get(channel);
     if (!message) {
       message = new WakeMessage();
       plan.wakeMessages.set(channel, message);
     }
-    message.add(queueId, firstId, xid, written);
+    return message;
+  };
+  const goneIds = new Set(gone);
+  const channels = wakeChannels(
+    results.map(({ waiter }, i) => ({ queueId: appends[i].queueId, waiter })),
+  );
+  results.forEach(({ lastId, written, follower }, i) => {
+    const { queueId, xid = '', events } = appends[i];
+    const followed = local?.follows(queueId) ?? false;
+    const channel = channels[i];
+    // The follower's message, unless the waiter's (the same process) or this process's carries it.
+    const remoteFollower =
+      follower && follower !== channel && follower !== local?.channel ? follower : null;
+    if (lastId === -1) {
+      goneIds.add(queueId);
+      if (followed) plan.localWakeups.push([queueId, READ_QUEUE]);
+    }
+    if (lastId === -2 && follower && follower !== local?.channel) {
+      messageTo(follower).addRead(queueId);
+    }
+    if (lastId < 0 || (channel === null && !followed && !remoteFollower)) return;
+    const firstId = firstIdOf(lastId, written.length);
+    if (followed || channel === local?.channel) {
+      const carried = events.map((event, j) => ({ event, xid, json: written[j] }));
+      plan.localWakeups.push([queueId, { kind: 'events', firstId, events: carried }]);
+    }
+    if (remoteFollower) messageTo(remoteFollower).add(queueId, firstId, xid, written);
+    if (channel === null || channel === local?.channel) return;
+    messageTo(channel).add(queueId, firstId, xid, written);
   });
   const naming = <K>(owners: Map<K, string[]>, queueId: string) =>
     [...owners].filter(([, ids]) => ids.includes(queueId)).map(([owner]) => owner);

@@ -132,7 +132,6 @@ export class Dispatcher {
         }
       }
       this.directory.prune(now - this.ctx.config.eventQueueIdleSeconds * 1000);
-      this.localPolls?.followed.prune(now);
     } catch (err) {
       logFailure(this.ctx.log, 'dispatch', 'dispatch membership tick failed', err);
     }

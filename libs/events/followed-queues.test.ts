@@ -110,3 +110,57 @@ it('sends to Redis a poll whose events the registration hides', () => {
   followed.appended([['3:q', { kind: 'events', firstId: 5, events: [event(50, '90')] }]]);
   expect(followed.answer('3:q', 7, 4)).toBeNull();
 });
+
+describe('a queue whose partition another process leads', () => {
+  /** A look at queue `2:q` (partition 2, led elsewhere) that saw it up to `lastId`. */
+  function lookedRemotely(lastId: number): void {
+    const token = followed.beforeLook('2:q', 7);
+    expect(token?.remote).toBe(true);
+    followed.looked('2:q', token, lastId, undefined);
+  }
+  const remoteAppend = (firstId: number, ...ns: number[]): [string, Wakeup] => [
+    '2:q',
+    { kind: 'events', firstId, events: ns.map((n) => event(n)) },
+  ];
+
+  it('is followed only while the wake-up channel is trusted', () => {
+    expect(followed.beforeLook('2:q', 7)).toBeNull();
+    followed.trustRemote();
+    expect(followed.beforeLook('3:q', 7)?.remote).toBe(false);
+    lookedRemotely(4);
+    followed.appended([remoteAppend(5, 50)]);
+    expect(ids(followed.answer('2:q', 7, 4))).toEqual([5]);
+  });
+
+  it('is forgotten, and its polls read Redis, when the channel may have lost a message', () => {
+    followed.trustRemote();
+    lookedRemotely(4);
+    looked(4);
+    followed.distrustRemote();
+    expect(reread).toEqual([{ queueId: '2:q', userId: 7, acked: -1 }]);
+    expect(followed.answer('2:q', 7, 4)).toBeNull();
+    expect(followed.beforeLook('2:q', 7)).toBeNull();
+    // The led partition's queue stays followed.
+    expect(followed.answer('3:q', 7, 4)).not.toBeNull();
+  });
+
+  it('is not answered from a look that began before the channel was doubted', () => {
+    followed.trustRemote();
+    const token = followed.beforeLook('2:q', 7);
+    followed.distrustRemote();
+    followed.trustRemote();
+    followed.looked('2:q', token, 4, undefined);
+    expect(followed.answer('2:q', 7, 4)).toBeNull();
+  });
+
+  it('is forgotten when this process comes to lead its partition, or when told to read', () => {
+    followed.trustRemote();
+    lookedRemotely(4);
+    followed.lead(2);
+    expect(followed.follows('2:q')).toBe(false);
+    followed.unlead(2);
+    lookedRemotely(4);
+    followed.appended([['2:q', { kind: 'read' }]]);
+    expect(followed.follows('2:q')).toBe(false);
+  });
+});

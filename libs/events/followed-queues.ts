@@ -9,6 +9,16 @@ import { shownAtRegistration, type Wakeup } from './wake-protocol';
  */
 export const FOLLOW_MS = 10_000;
 
+/**
+ * How much longer than FOLLOW_MS Redis keeps a process as a queue's follower (by Redis's clock,
+ * from the look): past the prune that ends the follow here (every PRUNE_MS), so no append the
+ * process still counts on goes unsent.
+ */
+export const FOLLOWER_MARGIN_MS = 3_000;
+
+/** How often followed queues past FOLLOW_MS are forgotten, and their waiting polls look. */
+export const PRUNE_MS = 1_000;
+
 /** Events a followed queue holds at most; past it the queue's polls read Redis again. */
 const MAX_HELD = 500;
 
@@ -16,8 +26,13 @@ const MAX_HELD = 500;
 interface Followed {
   userId: number;
   partition: number;
-  /** The partition's leadership (see `FollowedQueues.lead`) when the look was sent. */
+  /**
+   * The partition's leadership (see `FollowedQueues.lead`) when the look was sent, or for a
+   * partition led elsewhere the wake-up channel's (see `trustRemote`).
+   */
   term: number;
+  /** Led elsewhere: the leader sends its appends because the look named this process follower. */
+  remote: boolean;
   /** False from the look's sending to its reply; the look's last id then sets `nextId`. */
   armed: boolean;
   lookedAt: number;
@@ -36,6 +51,9 @@ export interface ForgottenQueue {
   /** The last id acknowledged by a poll answered from memory (-1: none). */
   acked: number;
 }
+
+/** A look about to be sent for a followed queue (see `FollowedQueues.beforeLook`). */
+export type LookToken = Pick<Followed, 'remote'>;
 
 /** A poll answered from memory: the events after its acknowledged id (none: it waits). */
 export interface FollowedAnswer {
@@ -60,12 +78,22 @@ const partitionOfQueue = (queueId: string): number =>
  * append by someone else, a heartbeat), an acknowledged id the process does not know, an event
  * the registration's state already shows, the partition's lease changing hands, a failed delivery,
  * or FOLLOW_MS since the last look.
+ *
+ * A queue whose partition another process leads is followed too, while this process's wake-up
+ * channel is subscribed (`trustRemote`): the look names the process the queue's follower in Redis,
+ * and the leader's append script reports the follower on every append until FOLLOWER_MARGIN_MS
+ * past FOLLOW_MS, so the leader's wake-up messages carry every event, whether or not a poll waits
+ * here. A look by a third process takes the follower's place and tells this one to stop
+ * (a read-the-queue wake-up), and a lost subscription forgets every such queue. Clients whose
+ * polls alternate between two processes then re-poll from memory on both.
  */
 export class FollowedQueues {
   private readonly queues = new Map<string, Followed>();
   /** The term of each partition this process's dispatcher leads. */
   private readonly terms = new Map<number, number>();
   private lastTerm = 0;
+  /** The term of queues followed in partitions led elsewhere; undefined while none may be. */
+  private remoteTerm: number | undefined;
 
   constructor(
     /**
@@ -92,23 +120,40 @@ export class FollowedQueues {
     if (this.terms.has(partition)) this.lead(partition);
   }
 
+  /** The wake-up channel is subscribed: queues led elsewhere may be followed through it. */
+  trustRemote(): void {
+    this.remoteTerm ??= ++this.lastTerm;
+  }
+
+  /** The wake-up channel may have lost messages: queues led elsewhere are no longer followed. */
+  distrustRemote(): void {
+    this.remoteTerm = undefined;
+    this.forget((followed) => followed.remote);
+  }
+
+  /** The term a look at a queue of `partition` would follow it under (undefined: none). */
+  private termOf(partition: number): number | undefined {
+    return this.terms.get(partition) ?? this.remoteTerm;
+  }
+
   follows(queueId: string): boolean {
     return this.queues.has(queueId);
   }
 
   /**
-   * A poll is about to look at its queue in Redis: from now on the dispatcher's appends are kept,
-   * and `looked` with the look's answer keeps them as the queue's known events. Null when this
-   * process does not lead the queue's partition.
+   * A poll is about to look at its queue in Redis: from now on the appends this process learns of
+   * are kept, and `looked` with the look's answer keeps them as the queue's known events. Null
+   * when the queue cannot be followed; `remote` when the look must name this process follower.
    */
-  beforeLook(queueId: string, userId: number): object | null {
+  beforeLook(queueId: string, userId: number): LookToken | null {
     const partition = partitionOfQueue(queueId);
-    const term = this.terms.get(partition);
+    const term = this.termOf(partition);
     if (term === undefined) return null;
     const followed: Followed = {
       userId,
       partition,
       term,
+      remote: !this.terms.has(partition),
       armed: false,
       lookedAt: Date.now(),
       registration: undefined,
@@ -123,7 +168,7 @@ export class FollowedQueues {
   /** The look `token` began saw the queue up to `lastId`. */
   looked(
     queueId: string,
-    token: object | null,
+    token: LookToken | null,
     lastId: number,
     registration: RegistrationSnapshot | undefined,
   ): void {
@@ -133,7 +178,7 @@ export class FollowedQueues {
     // Appends made before the look came back are in its answer; those after follow its last id.
     const firstKept = lastId + 1 - (followed.nextId - events.length);
     if (
-      this.terms.get(followed.partition) !== followed.term ||
+      this.termOf(followed.partition) !== followed.term ||
       (events.length && followed.nextId > lastId + 1 && firstKept < 0)
     ) {
       // Another poll of the queue may wait on what memory said.
@@ -146,7 +191,7 @@ export class FollowedQueues {
     followed.armed = true;
   }
 
-  /** What the dispatcher of this process appended and woke these queues for. */
+  /** What the dispatcher of this process, or a leader's wake-up message, appended. */
   appended(wakeups: Iterable<[string, Wakeup]>): void {
     for (const [queueId, wakeup] of wakeups) {
       const followed = this.queues.get(queueId);
@@ -177,10 +222,7 @@ export class FollowedQueues {
   answer(queueId: string, userId: number, acked: number, now = Date.now()): FollowedAnswer | null {
     const followed = this.queues.get(queueId);
     if (!followed?.armed || followed.userId !== userId) return null;
-    if (
-      this.terms.get(followed.partition) !== followed.term ||
-      now - followed.lookedAt >= FOLLOW_MS
-    ) {
+    if (this.termOf(followed.partition) !== followed.term || now - followed.lookedAt >= FOLLOW_MS) {
       this.drop(queueId, followed);
       return null;
     }

@@ -1,11 +1,14 @@
 import { EventEmitter } from 'node:events';
 import { isCluster } from '../redis/connect';
-import type { TestContext } from '../../test/harness';
+import { TEST_REDIS_CLUSTER_NODES, type TestContext } from '../../test/harness';
+import { execByNode } from '../redis/by-node';
+import { planFinish } from './dispatch-plan';
+import { waitFor } from '../../test/worker-factories';
 import { labelled, queueSettings } from '../../test/events-factories';
 import { type Organization, organization } from '../../test/organization';
 import { startEventsTier, type EventsTier } from './events-tier';
 import { getEvents, type ClientConnection } from './get-events';
-import { WakeMessage } from './waker';
+import { WakeMessage, wakeCommand } from './waker';
 
 let t: TestContext;
 let org: Organization;
@@ -246,4 +249,118 @@ describe('getEvents on the process whose dispatcher appends to the queue', () =>
     while ((await t.redis.hget(queueKey, 'first_id')) !== '2') await tick();
     expect(await t.redis.llen(leader.store.keys.events(queueId))).toBe(0);
   });
+});
+
+describe('getEvents on a process that follows a queue another process leads', () => {
+  let leader: EventsTier;
+  beforeAll(async () => {
+    leader = await startEventsTier(t, { dispatch: false, gcIntervalMs: 3_600_000 });
+    for (let p = 0; p < leader.store.partitions; p++) leader.waker.followed.lead(p);
+  });
+  afterAll(() => leader.stop());
+
+  /** Appends as the leader's dispatcher does: its own polls woken, the others' by message. */
+  async function dispatched(queueId: string, ...labels: string[]): Promise<void> {
+    const appends = [{ queueId, events: labels.map(labelled) }];
+    const results = await leader.store.append(appends);
+    const plan = planFinish(appends, results, { ofUser: new Map(), publicOfRealm: new Map() }, [], {
+      channel: leader.waker.channel,
+      follows: (id) => leader.waker.followed.follows(id),
+    });
+    leader.waker.wakeAppended(plan.localWakeups);
+    for (const [channel, message] of plan.wakeMessages) {
+      await execByNode(t.redis, [wakeCommand(t.redis, channel, message)]);
+    }
+  }
+
+  /** A queue whose first poll, on `tier`, looked in Redis and was answered with event 0. */
+  async function followedQueue(): Promise<string> {
+    const { queueId, answer } = await waitingPoll(tier);
+    await dispatched(queueId, 'a');
+    expect((await answer)?.events).toEqual([{ ...labelled('a'), id: 0 }]);
+    return queueId;
+  }
+
+  const nextPoll = (on: EventsTier, queueId: string, lastEventId: number) =>
+    getEvents(on.store, on.waker, {
+      user: org.owner.user,
+      queueId,
+      lastEventId,
+      dontBlock: false,
+      heartbeatSeconds: 60,
+      client: new EventEmitter(),
+    });
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+  it("answers the next polls from the leader's messages (on one Redis)", async () => {
+    const queueId = await followedQueue();
+    const looks = jest.spyOn(tier.store, 'poll');
+    try {
+      const waiting = nextPoll(tier, queueId, 0);
+      await tick();
+      // No poll of the queue waits in Redis: the message goes to its follower.
+      expect(await t.redis.hget(tier.store.keys.queue(queueId), 'waiter')).toBe('');
+      await dispatched(queueId, 'b', 'c');
+      expect((await waiting)?.events).toEqual([
+        { ...labelled('b'), id: 1 },
+        { ...labelled('c'), id: 2 },
+      ]);
+      // A cluster's sharded subscriptions move unannounced: there every poll reads Redis.
+      expect(looks).toHaveBeenCalledTimes(isCluster(t.redis) ? 1 : 0);
+    } finally {
+      looks.mockRestore();
+    }
+    const fromRedis = await tier.store.poll(queueId, org.owner.user.id, 0, null);
+    expect(fromRedis.status === 'ok' && fromRedis.events.map((e) => e.id)).toEqual([1, 2]);
+  });
+
+  (TEST_REDIS_CLUSTER_NODES ? it.skip : it)(
+    "stops answering from memory once a third process's look takes its place",
+    async () => {
+      const queueId = await followedQueue();
+      const third = await startEventsTier(t, { dispatch: false, gcIntervalMs: 3_600_000 });
+      try {
+        expect(tier.waker.followed.follows(queueId)).toBe(true);
+        const elsewhere = nextPoll(third, queueId, 0);
+        // Told at once, not when its follow would have lapsed (FOLLOW_MS).
+        await waitFor(async () => !tier.waker.followed.follows(queueId), 2_000, 20);
+        await dispatched(queueId, 'b');
+        expect((await elsewhere)?.events).toEqual([{ ...labelled('b'), id: 1 }]);
+        // Back on the first process, which no longer learns the appends: it reads Redis.
+        await dispatched(queueId, 'c');
+        const looks = jest.spyOn(tier.store, 'poll');
+        try {
+          expect((await nextPoll(tier, queueId, 1))?.events).toEqual([{ ...labelled('c'), id: 2 }]);
+          expect(looks).toHaveBeenCalledTimes(1);
+        } finally {
+          looks.mockRestore();
+        }
+      } finally {
+        await third.stop();
+      }
+    },
+  );
+
+  (TEST_REDIS_CLUSTER_NODES ? it.skip : it)(
+    'has the follower read the queue after a heartbeat another process appended',
+    async () => {
+      const queueId = await followedQueue();
+      const waiting = nextPoll(tier, queueId, 0);
+      await tick();
+      // A poll on the leader waits out its heartbeat: no dispatch tells the follower of that one.
+      const onLeader = await getEvents(leader.store, leader.waker, {
+        user: org.owner.user,
+        queueId,
+        lastEventId: 0,
+        dontBlock: false,
+        heartbeatSeconds: 0.2,
+        client: new EventEmitter(),
+      });
+      expect(onLeader?.events).toEqual([{ type: 'heartbeat', id: 1 }]);
+      const bound = new Promise((resolve) => setTimeout(resolve, 2_000, 'still waiting'));
+      expect(await Promise.race([waiting.then((answer) => answer?.events), bound])).toEqual([
+        { type: 'heartbeat', id: 1 },
+      ]);
+    },
+  );
 });

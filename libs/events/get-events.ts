@@ -47,8 +47,8 @@ export async function ownedQueue(
  * process's wake-up channel, whose message usually carries the new events: when their ids follow
  * on from the queue's last id at the look, and the registration hides none of them, they are the
  * answer as they stand, with no second look. A client's next poll, on the process whose dispatcher
- * appends to the queue, needs no look either when the process knows the queue's events past the
- * id it acknowledges (`FollowedQueues`).
+ * appends to the queue, or on a process the look named its follower, needs no look either when
+ * the process knows the queue's events past the id it acknowledges (`FollowedQueues`).
  */
 export async function getEvents(
   store: QueueStore,
@@ -71,8 +71,12 @@ export async function getEvents(
       if (!end.why) await end.nextEnd();
       if (end.why === 'closed') return null;
       if (end.why === 'timeout' && !wait.hasWakeup) {
-        const [{ lastId }] = await store.append([{ queueId, events: [{ type: 'heartbeat' }] }]);
+        const [{ lastId, follower }] = await store.append([
+          { queueId, events: [{ type: 'heartbeat' }] },
+        ]);
         if (lastId < 0) throw badEventQueueId(queueId);
+        // No leader tells the queue's follower of this append: it reads the queue instead.
+        if (follower && follower !== waker.channel) await store.unfollow(follower, queueId);
         return PolledEvents.read((await look(store, waker, input, position, wait, false)).events);
       }
       const carried = carriedEvents(wait.take(), seen.lastId, seen.registration);
@@ -127,10 +131,14 @@ async function look(
       user.id,
       position.lastEventId,
       waiting ? waker.channel : null,
+      following?.remote ? waker.channel : null,
     );
     if (result.status === 'missing') throw badEventQueueId(queueId);
     if (result.status === 'foreign') throw notYours();
     waker.followed.looked(queueId, following, result.lastId, result.registration);
+    // Told before the answer, so the client's next poll finds the process it left no longer
+    // answering from what it knew.
+    if (result.displaced) await store.unfollow(result.displaced, queueId);
     if (result.hiddenUpTo === null) return result;
     position.lastEventId = result.hiddenUpTo;
   }

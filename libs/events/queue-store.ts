@@ -26,13 +26,17 @@ import {
   type SharedSettings,
 } from './queue-hash';
 import { withScripts, type ScriptRedis } from './lua-scripts';
+import { FOLLOW_MS, FOLLOWER_MARGIN_MS } from './followed-queues';
+import { WakeMessage, wakeCommand } from './waker';
 
 /**
  * Event queues live entirely in Redis, so any `events` replica can serve any queue (key layout in
  * keys.ts). A queue's hash holds its settings, which never change after registration, plus
  * `last_id` (the last event id handed out), `first_id` (the id of the oldest event still held),
  * `mark` (the last domain-stream entry delivered to it, so a redelivered entry is not appended
- * twice), `waiter` (the wake-up channel of the process where a poll waits, '' when none) and `snapshot`. The
+ * twice), `waiter` (the wake-up channel of the process where a poll waits, '' when none),
+ * `follower` and `follow_until` (a process that learns every append, see `FollowedQueues`) and
+ * `snapshot`. The
  * events themselves are a list, oldest first, each element `<xid> <event JSON>` (xid: the writing
  * transaction, or empty), so the event with id n is element n - first_id. A list, not a stream:
  * a stream preallocates a 4 KB node for its first entry, four times a message event's size, and
@@ -51,6 +55,8 @@ const TTL_REFRESH_MS = 30_000;
 const QUEUES_PER_SCRIPT = 200;
 /** Polls one poll script serves at most. */
 const POLLS_PER_SCRIPT = 100;
+/** How long a look's follower is told of appends, by Redis's clock. */
+const FOLLOWER_MS = FOLLOW_MS + FOLLOWER_MARGIN_MS;
 /** Parsed registration snapshots a store keeps, about 20,000 queues' worth of memory. */
 const MAX_REGISTRATIONS = 20_000;
 
@@ -60,6 +66,8 @@ interface PendingPoll {
   userId: number;
   acked: number | '';
   waiter: string;
+  /** The wake-up channel of a process that follows the queue from this look on ('' when none). */
+  follow: string;
   /** The queue's registration snapshot as this store holds it; read from Redis when missing. */
   held: RegistrationSnapshot | undefined;
   answer(reply: PollReply): void;
@@ -67,7 +75,7 @@ interface PendingPoll {
 }
 
 /** One queue's part of a poll script's reply (see scripts/queue-poll.lua). */
-type PollReply = [number, string?, string[]?, number?, number?];
+type PollReply = [number, string?, string[]?, number?, number?, string?];
 
 /**
  * A queue the garbage collector deleted: its owner, the ids of the messages its events still
@@ -100,6 +108,8 @@ export interface AppendResult {
   lastId: number;
   /** Wake-up channel of the process where a poll of this queue waits ('' when none). */
   waiter: string;
+  /** Wake-up channel of the process that follows the queue ('' when none), told every append. */
+  follower: string;
   /** The events as stored (JSON), so a wake-up message can carry them without serializing again. */
   written: string[];
 }
@@ -114,6 +124,8 @@ export type PollResult =
       /** The queue's last event id when it was read: the next event appended gets this + 1. */
       lastId: number;
       registration?: RegistrationSnapshot;
+      /** The follower this look's `follow` took the place of, to be told ('' when none). */
+      displaced: string;
     };
 
 /**
@@ -287,12 +299,14 @@ export class QueueStore {
    * there are none and `waiter` is given, has the next append publish the queue's id on that
    * channel. Events whose change the registration's initial state already holds are left out;
    * `hiddenUpTo` is then the last id left out, which the caller may acknowledge for the client.
+   * With `follow`, that channel is told every append from now on, for a while (`FollowedQueues`).
    */
   async poll(
     id: string,
     userId: number,
     lastEventId: number | undefined,
     waiter: string | null,
+    follow: string | null = null,
   ): Promise<PollResult> {
     const acked: number | '' = lastEventId !== undefined && lastEventId >= 0 ? lastEventId : '';
     const held = this.snapshotOf.get(id);
@@ -302,6 +316,7 @@ export class QueueStore {
         userId,
         acked,
         waiter: waiter ?? '',
+        follow: follow ?? '',
         held,
         answer,
         fail,
@@ -329,6 +344,7 @@ export class QueueStore {
       hiddenUpTo: events.length ? null : hiddenUpTo,
       lastId: Number(reply[4] ?? -1),
       registration,
+      displaced: reply[5] ?? '',
     };
   }
 
@@ -360,14 +376,14 @@ export class QueueStore {
     for (const group of groups) {
       const keys: string[] = [];
       const perQueue: (string | number)[] = [];
-      for (const { queueId, userId, acked, waiter, held } of group) {
+      for (const { queueId, userId, acked, waiter, held, follow } of group) {
         keys.push(this.keys.queue(queueId), this.keys.events(queueId));
-        perQueue.push(userId, acked, waiter, held ? '' : '1');
+        perQueue.push(userId, acked, waiter, held ? '' : '1', follow);
       }
       commands.push({
         key: keys[0],
         command: 'chatQueuePoll',
-        args: [keys.length, ...keys, now, this.ttlMs, TTL_REFRESH_MS, ...perQueue],
+        args: [keys.length, ...keys, now, this.ttlMs, TTL_REFRESH_MS, FOLLOWER_MS, ...perQueue],
       });
     }
     let replies: unknown[];
@@ -430,13 +446,24 @@ export class QueueStore {
       for (let j = 0; j < indexes.length; j++) {
         const i = indexes[j];
         results[i] = {
-          lastId: Number(reply[2 * j] ?? -1),
-          waiter: String(reply[2 * j + 1] ?? ''),
+          lastId: Number(reply[3 * j] ?? -1),
+          waiter: String(reply[3 * j + 1] ?? ''),
+          follower: String(reply[3 * j + 2] ?? ''),
           written: written[i],
         };
       }
     }
     return results;
+  }
+
+  /**
+   * Tells the process listening on `channel`, which followed the queue, that it no longer learns
+   * every append: its polls of the queue read it here again.
+   */
+  async unfollow(channel: string, queueId: string): Promise<void> {
+    const message = new WakeMessage();
+    message.addRead(queueId);
+    await execByNode(this.redis, [wakeCommand(this.redis, channel, message)]);
   }
 
   async delete(info: Pick<QueueInfo, 'id' | 'userId' | 'realmId'>): Promise<void> {

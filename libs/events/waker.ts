@@ -3,7 +3,7 @@ import type { BatchCommand } from '../redis/by-node';
 import { isCluster } from '../redis/connect';
 import { DistinctTexts } from './distinct-texts';
 import type { ClientEvent } from '../protocol/event-catalogue';
-import { FollowedQueues, type ForgottenQueue } from './followed-queues';
+import { FollowedQueues, PRUNE_MS, type ForgottenQueue } from './followed-queues';
 import { mergeWakeups, READ_QUEUE, type Wakeup } from './wake-protocol';
 
 /**
@@ -92,6 +92,8 @@ export class Waker {
    * the garbage collector takes a queue's events for messages its owner never received.
    */
   acknowledge: (queues: ForgottenQueue[]) => void = () => undefined;
+  private started = false;
+  private pruner: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly subscriber: RedisClient,
@@ -101,9 +103,15 @@ export class Waker {
     subscriber.on(
       isCluster(subscriber) ? 'smessage' : 'message',
       (from: string, message: string) => {
-        if (from === channel) this.wake(parseWakeMessage(message));
+        if (from === channel) this.wakeAppended(parseWakeMessage(message));
       },
     );
+    // Messages published while the subscriber is away are lost: queues led elsewhere, known only
+    // through them, are forgotten, and followed again once the channel is subscribed anew.
+    subscriber.on('close', () => this.followed.distrustRemote());
+    subscriber.on('ready', () => {
+      if (this.started) void this.subscribe().catch(() => undefined);
+    });
   }
 
   /**
@@ -132,7 +140,10 @@ export class Waker {
     if (unacknowledged.length) this.acknowledge(unacknowledged);
   }
 
-  /** Wakes polls for what this process's dispatcher appended, which its followed queues learn. */
+  /**
+   * Wakes polls for what was appended, by this process's dispatcher or a leader whose message
+   * came: the queues this process follows learn it.
+   */
   wakeAppended(wakeups: [string, Wakeup][]): void {
     this.followed.appended(wakeups);
     this.wake(wakeups);
@@ -140,8 +151,23 @@ export class Waker {
 
   /** Subscribes to the process's channel; polls may wait once this resolves. */
   async start(): Promise<void> {
-    if (isCluster(this.subscriber)) await this.subscriber.ssubscribe(this.channel);
-    else await this.subscriber.subscribe(this.channel);
+    this.started = true;
+    await this.subscribe();
+    this.pruner ??= setInterval(() => this.followed.prune(), PRUNE_MS);
+  }
+
+  /**
+   * Subscribes (again, after a reconnection: ioredis subscribes too, but tells no one when that
+   * took effect), then lets queues led elsewhere be followed. Not on a cluster, whose sharded
+   * subscriptions move between nodes without telling this connection's listeners.
+   */
+  private async subscribe(): Promise<void> {
+    if (isCluster(this.subscriber)) {
+      await this.subscriber.ssubscribe(this.channel);
+      return;
+    }
+    await this.subscriber.subscribe(this.channel);
+    if (this.subscriber.status === 'ready') this.followed.trustRemote();
   }
 
   /** Registers a poll's interest in its queue; `stop()` on the result cancels it. */
@@ -179,6 +205,10 @@ export class Waker {
   }
 
   close(): void {
+    this.started = false;
+    if (this.pruner) clearInterval(this.pruner);
+    this.pruner = null;
+    this.followed.distrustRemote();
     this.waiting.clear();
     this.waitingPolls = 0;
     this.subscriber.disconnect();
@@ -211,16 +241,19 @@ export class WakeMessage {
     if (this.readOnly.has(queueId)) return;
     const fresh = written.filter((json) => !this.events.has(json));
     const size = fresh.reduce((sum, json) => sum + json.length, 0);
-    if (this.inlineBytes + size > INLINE_BYTES) {
-      this.readOnly.add(queueId);
-      this.queues.push(`[${JSON.stringify(queueId)}]`);
-      return;
-    }
+    if (this.inlineBytes + size > INLINE_BYTES) return this.addRead(queueId);
     this.inlineBytes += size;
     const refs = written.map((json) => this.events.indexOf(json));
     this.queues.push(
       `[${JSON.stringify(queueId)},${firstId},${JSON.stringify(xid)},[${refs.join(',')}]]`,
     );
+  }
+
+  /** Names the queue alone: its polls, and the process's memory of it, read it in Redis. */
+  addRead(queueId: string): void {
+    if (this.readOnly.has(queueId)) return;
+    this.readOnly.add(queueId);
+    this.queues.push(`[${JSON.stringify(queueId)}]`);
   }
 
   get text(): string {

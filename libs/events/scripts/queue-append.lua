@@ -8,17 +8,27 @@
 -- KEYS: queue hash and event list of each queue. ARGV: TTL ms, the number of distinct elements K,
 -- the K elements, then per queue: mark ('' for none), count n, n indexes (0-based) into the
 -- elements.
--- Returns per queue {last id, waiter channel or ''}; last id -1: no such queue, -2: already
--- appended.
+-- Returns per queue {last id, waiter channel or '', follower channel or ''}; last id -1: no such
+-- queue, -2: already appended. A follower (see queue-poll.lua) is reported on every append until
+-- its time is up, and stays.
 local at = tonumber(ARGV[2]) + 3
 local out = {}
+local clock
 for q = 1, #KEYS, 2 do
   local hash, events = KEYS[q], KEYS[q + 1]
   local mark, n = ARGV[at], tonumber(ARGV[at + 1])
   local first = at + 2
   at = first + n
-  local last, waiter = -1, ''
-  local fields = redis.call('HMGET', hash, 'last_id', 'first_id', 'mark', 'waiter')
+  local last, waiter, follower = -1, '', ''
+  local fields =
+    redis.call('HMGET', hash, 'last_id', 'first_id', 'mark', 'waiter', 'follower', 'follow_until')
+  if fields[5] and fields[6] then
+    if not clock then
+      local time = redis.call('TIME')
+      clock = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+    end
+    if tonumber(fields[6]) > clock then follower = fields[5] end
+  end
   if fields[1] and fields[2] then
     if mark ~= '' and fields[3] and mark <= fields[3] then
       last = -2
@@ -36,5 +46,6 @@ for q = 1, #KEYS, 2 do
   end
   out[#out + 1] = last
   out[#out + 1] = waiter
+  out[#out + 1] = follower
 end
 return out

@@ -7,14 +7,26 @@
 -- Redis more than the commands it runs, so the polls that arrive together share one.
 -- A queue's registration snapshot never changes once written: it is read only for a caller that
 -- does not hold it yet.
--- KEYS: per queue, its hash and its event list. ARGV: now, TTL ms, TTL refresh interval ms, then
--- per queue: user id, last acknowledged event id ('' for none), wake-up channel ('' when not
--- waiting), '1' to read the snapshot ('' when the caller holds it).
+-- A caller that follows the queue (FollowedQueues) is recorded as its `follower` until
+-- `follow_until` (Redis's clock, ms), and the follower it displaces is returned to be told.
+-- KEYS: per queue, its hash and its event list. ARGV: now, TTL ms, TTL refresh interval ms, follow
+-- ms, then per queue: user id, last acknowledged event id ('' for none), wake-up channel ('' when
+-- not waiting), '1' to read the snapshot ('' when the caller holds it), follower channel ('' when
+-- not following).
 -- Returns per queue {-1} (no queue, or one registered before event lists), {-2} (another user's
 -- queue), {-3, error} (its commands failed; the other queues' polls stand) or
--- {0, snapshot ('' when not read or not written), elements, first id, last id}.
-local now, ttl, refresh = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
-local function poll(hash, list, user, acked, waiter, read_snapshot)
+-- {0, snapshot ('' when not read or not written), elements, first id, last id, displaced follower
+-- ('' when none)}.
+local now, ttl, refresh, follow_ms = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4]
+local clock
+local function redis_ms()
+  if not clock then
+    local time = redis.call('TIME')
+    clock = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  end
+  return clock
+end
+local function poll(hash, list, user, acked, waiter, read_snapshot, follow)
   local fields
   if read_snapshot ~= '' then
     fields = redis.call('HMGET', hash, 'user', 'first_id', 'last_id', 'ttl_at', 'snapshot')
@@ -24,6 +36,17 @@ local function poll(hash, list, user, acked, waiter, read_snapshot)
   if not fields[1] or not fields[2] then return {-1} end
   if fields[1] ~= user then return {-2} end
   local changes = {'last_access', ARGV[1]}
+  local displaced = ''
+  if follow ~= '' then
+    local was = redis.call('HMGET', hash, 'follower', 'follow_until')
+    if was[1] and was[1] ~= follow and was[2] and tonumber(was[2]) > redis_ms() then
+      displaced = was[1]
+    end
+    changes[#changes + 1] = 'follower'
+    changes[#changes + 1] = follow
+    changes[#changes + 1] = 'follow_until'
+    changes[#changes + 1] = redis_ms() + tonumber(follow_ms)
+  end
   if not fields[4] or now - tonumber(fields[4]) >= refresh then
     redis.call('PEXPIRE', hash, ttl)
     redis.call('PEXPIRE', list, ttl)
@@ -48,13 +71,13 @@ local function poll(hash, list, user, acked, waiter, read_snapshot)
     changes[#changes + 1] = waiter
   end
   redis.call('HSET', hash, unpack(changes))
-  return {0, fields[5] or '', elements, first, last}
+  return {0, fields[5] or '', elements, first, last, displaced}
 end
 local replies = {}
 for q = 1, #KEYS / 2 do
-  local a = 4 * q
-  local ok, reply =
-    pcall(poll, KEYS[2 * q - 1], KEYS[2 * q], ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3])
+  local a = 5 * q
+  local ok, reply = pcall(poll, KEYS[2 * q - 1], KEYS[2 * q], ARGV[a], ARGV[a + 1], ARGV[a + 2],
+    ARGV[a + 3], ARGV[a + 4])
   if not ok then reply = {-3, type(reply) == 'table' and reply.err or tostring(reply)} end
   replies[q] = reply
 end
