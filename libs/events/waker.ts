@@ -153,7 +153,7 @@ export class Waker {
   async start(): Promise<void> {
     this.started = true;
     await this.subscribe();
-    this.pruner ??= setInterval(() => this.followed.prune(), PRUNE_MS);
+    this.pruner ??= setInterval(() => this.followed.prune(), PRUNE_MS).unref();
   }
 
   /**
