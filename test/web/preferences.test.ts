@@ -304,8 +304,10 @@ it("shows a message's edit history from its menu: who changed what, and when", a
   expect(await accessibilityViolations(a.page)).toEqual([]);
   await a.page.keyboard.press('Escape');
   await a.page.waitForFunction(() => !document.querySelector('.edit-history'));
-  expect(await a.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
-    'Message actions',
+  await a.page.waitForFunction(
+    (selector) => document.activeElement === document.querySelector(selector),
+    {},
+    `${message} button[aria-label="Message actions"]`,
   );
   expect(a.problems).toEqual([]);
 });

@@ -109,8 +109,19 @@ export function EditHistory({
   // Drawn again as the store changes: names known once registered, a channel renamed.
   const [, redraw] = useState(0);
   useEffect(() => store.subscribe(() => redraw((n) => n + 1)), []);
-  // Focus back to the menu's button once closed.
-  useEffect(() => () => opener?.focus({ preventScroll: true }), []);
+  // Focus back to the menu's button once closed: once the render that closed it is done, and to
+  // the message's button as it is then, since the list may have drawn the row anew meanwhile.
+  useEffect(
+    () => () => {
+      setTimeout(() => {
+        const live = document.querySelector<HTMLElement>(
+          `.message[data-message-id="${message.id}"] button[aria-label="Message actions"]`,
+        );
+        (live ?? opener)?.focus({ preventScroll: true });
+      });
+    },
+    [],
+  );
   return createPortal(
     <Dialog class="dialog edit-history" labelledBy="edit-history-title" onClose={onClose}>
       <header>
