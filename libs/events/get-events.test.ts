@@ -56,6 +56,30 @@ const publish = (text: string) =>
     ? t.redis.spublish(tier.waker.channel, text)
     : t.redis.publish(tier.waker.channel, text);
 
+/** An events process whose polls follow every partition, as its dispatcher's when it leads all. */
+async function startLeader(): Promise<EventsTier> {
+  const leader = await startEventsTier(t, { dispatch: false, gcIntervalMs: 3_600_000 });
+  for (let p = 0; p < leader.store.partitions; p++) leader.waker.followed.lead(p);
+  return leader;
+}
+
+/** The owner's next poll of a queue on `on`, acknowledging `lastEventId`. */
+const nextPoll = (
+  on: EventsTier,
+  queueId: string,
+  lastEventId: number,
+  client = new EventEmitter(),
+) =>
+  getEvents(on.store, on.waker, {
+    user: org.owner.user,
+    queueId,
+    lastEventId,
+    dontBlock: false,
+    heartbeatSeconds: 60,
+    client,
+  });
+const tick = () => new Promise((resolve) => setTimeout(resolve, 50));
+
 describe('getEvents woken by the wake-up channel', () => {
   it('answers with the events the wake-up carried, without reading the queue', async () => {
     const { queueId, answer } = await waitingPoll();
@@ -127,11 +151,7 @@ describe('getEvents while the process drains', () => {
 
 describe('getEvents on the process whose dispatcher appends to the queue', () => {
   let leader: EventsTier;
-  beforeAll(async () => {
-    leader = await startEventsTier(t, { dispatch: false, gcIntervalMs: 3_600_000 });
-    // As its dispatcher does when it leads every partition.
-    for (let p = 0; p < leader.store.partitions; p++) leader.waker.followed.lead(p);
-  });
+  beforeAll(async () => (leader = await startLeader()));
   afterAll(() => leader.stop());
 
   /** Appends as that process's dispatcher does, waking its polls with what it wrote. */
@@ -151,28 +171,17 @@ describe('getEvents on the process whose dispatcher appends to the queue', () =>
     return queueId;
   }
 
-  const nextPoll = (queueId: string, lastEventId: number, client = new EventEmitter()) =>
-    getEvents(leader.store, leader.waker, {
-      user: org.owner.user,
-      queueId,
-      lastEventId,
-      dontBlock: false,
-      heartbeatSeconds: 60,
-      client,
-    });
-  const tick = () => new Promise((resolve) => setTimeout(resolve, 50));
-
   it('answers the next polls from memory, with the events and ids Redis holds', async () => {
     const queueId = await followedQueue();
     const looks = jest.spyOn(leader.store, 'poll');
     try {
-      const waiting = nextPoll(queueId, 0);
+      const waiting = nextPoll(leader, queueId, 0);
       await tick();
       await dispatched(queueId, 'b', 'c');
       const fromMemory = await waiting;
       await dispatched(queueId, 'd');
       // A client that lost that answer polls again from where it was.
-      const again = await nextPoll(queueId, 0);
+      const again = await nextPoll(leader, queueId, 0);
       expect(looks).not.toHaveBeenCalled();
       expect(fromMemory?.events).toEqual([
         { ...labelled('b'), id: 1 },
@@ -192,7 +201,7 @@ describe('getEvents on the process whose dispatcher appends to the queue', () =>
 
   it('reads Redis when an append it did not make leaves a gap in the ids', async () => {
     const queueId = await followedQueue();
-    const waiting = nextPoll(queueId, 0);
+    const waiting = nextPoll(leader, queueId, 0);
     await tick();
     // Another process's heartbeat: this one learns of it only by the gap.
     await leader.store.append([{ queueId, events: [{ type: 'heartbeat' }] }]);
@@ -209,7 +218,7 @@ describe('getEvents on the process whose dispatcher appends to the queue', () =>
     await leader.store.append([{ queueId, events: [labelled('b')] }]);
     const looks = jest.spyOn(leader.store, 'poll');
     try {
-      const waiting = nextPoll(queueId, 1);
+      const waiting = nextPoll(leader, queueId, 1);
       await tick();
       expect(looks).toHaveBeenCalledTimes(1);
       await dispatched(queueId, 'c');
@@ -221,7 +230,7 @@ describe('getEvents on the process whose dispatcher appends to the queue', () =>
 
   it('has a poll waiting on memory record its waiter in Redis once the queue is forgotten', async () => {
     const queueId = await followedQueue();
-    const waiting = nextPoll(queueId, 0);
+    const waiting = nextPoll(leader, queueId, 0);
     await tick();
     const queueKey = leader.store.keys.queue(queueId);
     expect(await t.redis.hget(queueKey, 'waiter')).toBe('');
@@ -233,13 +242,13 @@ describe('getEvents on the process whose dispatcher appends to the queue', () =>
 
   it('acknowledges in Redis what memory did once a queue whose client left is forgotten', async () => {
     const queueId = await followedQueue();
-    const waiting = nextPoll(queueId, 0);
+    const waiting = nextPoll(leader, queueId, 0);
     await tick();
     await dispatched(queueId, 'b');
     expect((await waiting)?.events).toEqual([{ ...labelled('b'), id: 1 }]);
     // The client acknowledges 'b' from memory, then goes away.
     const client = new EventEmitter();
-    const last = nextPoll(queueId, 1, client);
+    const last = nextPoll(leader, queueId, 1, client);
     await tick();
     client.emit('close');
     expect(await last).toBeNull();
@@ -253,10 +262,7 @@ describe('getEvents on the process whose dispatcher appends to the queue', () =>
 
 describe('getEvents on a process that follows a queue another process leads', () => {
   let leader: EventsTier;
-  beforeAll(async () => {
-    leader = await startEventsTier(t, { dispatch: false, gcIntervalMs: 3_600_000 });
-    for (let p = 0; p < leader.store.partitions; p++) leader.waker.followed.lead(p);
-  });
+  beforeAll(async () => (leader = await startLeader()));
   afterAll(() => leader.stop());
 
   /** Appends as the leader's dispatcher does: its own polls woken, the others' by message. */
@@ -280,17 +286,6 @@ describe('getEvents on a process that follows a queue another process leads', ()
     expect((await answer)?.events).toEqual([{ ...labelled('a'), id: 0 }]);
     return queueId;
   }
-
-  const nextPoll = (on: EventsTier, queueId: string, lastEventId: number) =>
-    getEvents(on.store, on.waker, {
-      user: org.owner.user,
-      queueId,
-      lastEventId,
-      dontBlock: false,
-      heartbeatSeconds: 60,
-      client: new EventEmitter(),
-    });
-  const tick = () => new Promise((resolve) => setTimeout(resolve, 50));
 
   it("answers the next polls from the leader's messages (on one Redis)", async () => {
     const queueId = await followedQueue();
