@@ -27,20 +27,18 @@ local function redis_ms()
   return clock
 end
 local function poll(hash, list, user, acked, waiter, read_snapshot, follow)
-  local fields
-  if read_snapshot ~= '' then
-    fields = redis.call('HMGET', hash, 'user', 'first_id', 'last_id', 'ttl_at', 'snapshot')
-  else
-    fields = redis.call('HMGET', hash, 'user', 'first_id', 'last_id', 'ttl_at')
-  end
+  -- One HMGET: the follower fields only for a caller that follows, the snapshot only when wanted.
+  local names = {'user', 'first_id', 'last_id', 'ttl_at', 'follower', 'follow_until', 'snapshot'}
+  local count = read_snapshot ~= '' and 7 or (follow ~= '' and 6 or 4)
+  local fields = redis.call('HMGET', hash, unpack(names, 1, count))
   if not fields[1] or not fields[2] then return {-1} end
   if fields[1] ~= user then return {-2} end
   local changes = {'last_access', ARGV[1]}
   local displaced = ''
   if follow ~= '' then
-    local was = redis.call('HMGET', hash, 'follower', 'follow_until')
-    if was[1] and was[1] ~= follow and was[2] and tonumber(was[2]) > redis_ms() then
-      displaced = was[1]
+    local was, until_ms = fields[5], fields[6]
+    if was and was ~= follow and until_ms and tonumber(until_ms) > redis_ms() then
+      displaced = was
     end
     changes[#changes + 1] = 'follower'
     changes[#changes + 1] = follow
@@ -71,7 +69,7 @@ local function poll(hash, list, user, acked, waiter, read_snapshot, follow)
     changes[#changes + 1] = waiter
   end
   redis.call('HSET', hash, unpack(changes))
-  return {0, fields[5] or '', elements, first, last, displaced}
+  return {0, fields[7] or '', elements, first, last, displaced}
 end
 local replies = {}
 for q = 1, #KEYS / 2 do
