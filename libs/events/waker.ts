@@ -108,7 +108,9 @@ export class Waker {
     );
     // Messages published while the subscriber is away are lost: queues led elsewhere, known only
     // through them, are forgotten, and followed again once the channel is subscribed anew.
-    subscriber.on('close', () => this.followed.distrustRemote());
+    subscriber.on('close', () => {
+      if (this.started) this.followed.distrustRemote();
+    });
     subscriber.on('ready', () => {
       if (this.started) void this.subscribe().catch(() => undefined);
     });
@@ -205,10 +207,11 @@ export class Waker {
   }
 
   close(): void {
+    // The followed queues are not forgotten: telling Redis what memory acknowledged would go
+    // through the poll connection, closed with this one.
     this.started = false;
     if (this.pruner) clearInterval(this.pruner);
     this.pruner = null;
-    this.followed.distrustRemote();
     this.waiting.clear();
     this.waitingPolls = 0;
     this.subscriber.disconnect();
