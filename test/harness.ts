@@ -8,6 +8,7 @@ import { loadConfig } from '../libs/config/load-config';
 import type { Config } from '../libs/core/config';
 import { createDb } from '../libs/db/client';
 import type { AppContext, RedisClient } from '../libs/core/context';
+import { closeJobQueues } from '../libs/jobs/queues';
 import { createLogger } from '../libs/log/create-logger';
 import { connectRedis, isCluster } from '../libs/redis/connect';
 import {
@@ -88,6 +89,7 @@ export async function startTestContext(
         await expectOutboxEventsDocumented(ctx);
       } finally {
         await db.$disconnect();
+        await closeJobQueues(redis);
         await deleteKeys(redis, `${config.redisPrefix}*`);
         redis.disconnect();
         await withAdminClient((client) => dropDatabase(client, databaseName));

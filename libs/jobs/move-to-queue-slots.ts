@@ -2,7 +2,7 @@ import { Queue, type Job, type JobsOptions } from 'bullmq';
 import type { AppContext } from '../core/context';
 import { logFailure } from '../stores/failures';
 import { QueueName, type QueueNameValue } from './job-catalogue';
-import { jobQueue, sharedBullPrefix } from './queues';
+import { jobQueue, jobsConnection, sharedBullPrefix } from './queues';
 
 /** What `moveJobsToQueueSlots` did, per queue. */
 export interface QueueMove {
@@ -35,7 +35,7 @@ export async function moveJobsToQueueSlots(
   const prefix = sharedBullPrefix(ctx.config.redisPrefix);
   const report = {} as Record<QueueNameValue, QueueMove>;
   for (const name of Object.values(QueueName)) {
-    const old = new Queue(name, { connection: ctx.redis, prefix });
+    const old = new Queue(name, { connection: jobsConnection(ctx), prefix });
     old.on('error', (err) => logFailure(ctx.log, 'cli', 'old job queue error', err));
     // Closed after: the workers run this every few minutes, and an open Queue keeps its
     // listeners on the shared connection.

@@ -1,10 +1,13 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as wait } from 'node:timers/promises';
 import type { AppContext } from '../core/context';
 import { inSqlTransaction, sqlPool } from '../db/sql';
 import { PgNotifications } from '../db/notifications';
 import { logFailure } from '../stores/failures';
 import type { JobNameValue } from './job-catalogue';
 import { handOverJobs, upsertJobSchedulers } from './enqueue';
+
+/** A pause that keeps no process alive: a stopping worker exits without waiting it out. */
+const sleep = (ms: number) => wait(ms, undefined, { ref: false });
 
 export interface RelayOptions {
   /** Rows handed over per transaction. */

@@ -7,6 +7,7 @@ import { flushPublishedMarks } from '../events/outbox';
 import type { AppContext } from '../core/context';
 import { createLogger } from '../log/create-logger';
 import { logNodeWarnings } from '../log/node-warnings';
+import { closeJobQueues } from '../jobs/queues';
 import { connectRedis, redisConnected } from '../redis/connect';
 import { flushWindowCounters } from '../redis/window-counter';
 import { watchStores } from './store-watch';
@@ -61,6 +62,7 @@ export function createAppContext(
         await db?.$disconnect();
         await closeSqlPool(ctx);
         await closeReadReplicas(ctx);
+        await closeJobQueues(redis);
         redis.disconnect();
       }
     },
