@@ -16,8 +16,9 @@
  * delivered).
  *
  * BENCH_TOPOLOGY=all runs `npm start` instead (the compiled dist/apps/all/main.js, with
- * BENCH_WEB_CONCURRENCY processes, unset: one per core; BENCH_DIST_DIR picks another build, e.g.
- * /work/wt/base/dist for a "before") and drives registers, sends and polls through its one URL.
+ * BENCH_WEB_CONCURRENCY processes, unset: the build's own default; BENCH_DIST_DIR picks another
+ * build, e.g. /work/wt/base/dist for a "before") and drives registers, sends and polls through its
+ * one URL.
  *
  * Every send's answer is counted by status (`answers`; 'none': no answer), with the slowest answer
  * and the accepted messages never delivered; only accepted sends count in `send` and `expected`.
@@ -50,7 +51,6 @@
  *   tenth message a mention of another member; `plain`, `m12m`.
  */
 import { writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { TestRealm, TestUser } from '../test/factories';
 import { makeRealm, makeUser } from '../test/factories';
@@ -298,8 +298,8 @@ async function main() {
           ...env,
           METRICS_PORT: String(metricsPort),
           LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-          // Unset: `npm start`'s default, one process per core.
-          WEB_CONCURRENCY: process.env.BENCH_WEB_CONCURRENCY ?? String(availableParallelism()),
+          // Unset: the build's own default, as `npm start` runs it.
+          WEB_CONCURRENCY: process.env.BENCH_WEB_CONCURRENCY,
         },
         undefined,
         // Profiled workers on a busy machine may take longer than a test allows.

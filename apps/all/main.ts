@@ -20,8 +20,8 @@ import { runUntilSignal } from '../../libs/runtime/shutdown';
 /**
  * Every tier in one process, for a single machine. It serves the whole API on API_PORT, the event
  * queue's routes included, because a Zulip client knows one site URL; the tiers still share
- * nothing but PostgreSQL and Redis. WEB_CONCURRENCY such processes (one per core by default) share
- * the port, the dispatch partitions and the job queues (libs/runtime/cluster.ts).
+ * nothing but PostgreSQL and Redis. WEB_CONCURRENCY such processes (one per two cores by default)
+ * share the port, the dispatch partitions and the job queues (libs/runtime/cluster.ts).
  */
 async function main(config: Config) {
   const ctx = createAppContext(config, { watchStores: true });

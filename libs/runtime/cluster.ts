@@ -14,9 +14,14 @@ const STOP_GRACE_MS = 12_000;
 /** The exit status of a process refused by its configuration (sysexits' EX_CONFIG). */
 const CONFIG_EXIT = 78;
 
-/** How many processes serve the one port: WEB_CONCURRENCY, or one per core the process may use. */
+/**
+ * How many processes serve the one port: WEB_CONCURRENCY, or one per two cores the process may
+ * use (at least one). `npm start` is the single-machine topology, whose PostgreSQL and Redis share
+ * the cores: on two cores, two processes took a third more CPU per delivery than one, at no better
+ * latency (docs/benchmarks.md, "Real-client load").
+ */
 export function processCount(config: Pick<Config, 'webConcurrency'>): number {
-  return config.webConcurrency ?? availableParallelism();
+  return config.webConcurrency ?? Math.max(1, Math.floor(availableParallelism() / 2));
 }
 
 /**

@@ -27,7 +27,8 @@ export interface Tier {
 export async function startTier(
   kind: TierKind,
   config: Config,
-  extraEnv: Record<string, string> = {},
+  /** Variables to set, or with `undefined` to leave out (e.g. for a program's own default). */
+  extraEnv: Record<string, string | undefined> = {},
   port?: number,
   /** Run the compiled build (`npm run build` first), as `npm start` does, whatever BENCH_DIST_DIR says. */
   options: { built?: boolean; startSeconds?: number } = {},
