@@ -16,8 +16,7 @@ import { connectRedis, redisConnected } from '../../libs/redis/connect';
 import { startWhenReachable } from '../../libs/stores/start-when-reachable';
 import { startReleaseSteps } from '../../libs/jobs/release-steps';
 import { logFailure } from '../../libs/stores/failures';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+import { pause } from '../../libs/core/pause';
 
 /** What a handler learns about its run besides the payload. */
 export interface JobRun {
@@ -116,7 +115,7 @@ export function startWorkers(
       // is retried by the stalled-job check.
       const closed = Promise.all(workers.map((w) => w.close())).then(() => true);
       const graceMs = redisConnected(connection) ? closeGraceMs : 0;
-      const inTime = await Promise.race([closed, sleep(graceMs).then(() => false)]);
+      const inTime = await Promise.race([closed, pause(graceMs).then(() => false)]);
       if (!inTime) {
         ctx.log.info(
           'worker',

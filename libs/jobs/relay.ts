@@ -1,13 +1,10 @@
-import { setTimeout as wait } from 'node:timers/promises';
 import type { AppContext } from '../core/context';
+import { pause } from '../core/pause';
 import { inSqlTransaction, sqlPool } from '../db/sql';
 import { PgNotifications } from '../db/notifications';
 import { logFailure } from '../stores/failures';
 import type { JobNameValue } from './job-catalogue';
 import { handOverJobs, upsertJobSchedulers } from './enqueue';
-
-/** A pause that keeps no process alive: a stopping worker exits without waiting it out. */
-const sleep = (ms: number) => wait(ms, undefined, { ref: false });
 
 export interface RelayOptions {
   /** Rows handed over per transaction. */
@@ -255,11 +252,11 @@ export function startJobRelay(ctx: AppContext, options: RelayOptions = {}): JobR
           );
         }
         failures++;
-        await sleep(Math.min(5000, 100 * 2 ** Math.min(failures, 6)));
+        await pause(Math.min(5000, 100 * 2 ** Math.min(failures, 6)));
         continue;
       }
       if (handed < batch) {
-        await sleep(intervalMs);
+        await pause(intervalMs);
         if (running && written.listening) await written.wait(idleMs);
       }
     }
@@ -273,7 +270,7 @@ export function startJobRelay(ctx: AppContext, options: RelayOptions = {}): JobR
       await written.close();
       // A pass stuck on a store that is down, or a back-off, must not hold up the exit; rows it
       // did not mark are handed over again by the next relay (stable job ids).
-      await Promise.race([loop, sleep(2000)]);
+      await Promise.race([loop, pause(2000)]);
     },
   };
 }
