@@ -6,6 +6,7 @@ import type { QueueSettings } from '../protocol/queue';
 import type { AppendResult, QueueAppend } from './queue-store';
 import {
   batchAudience,
+  DeliveryFormatters,
   freshItems,
   parseEntries,
   planAppends,
@@ -73,11 +74,12 @@ export async function deliverBatches(
   }
   const resolved = await Promise.all(resolving);
   const emails = await emailsFor(ctx, planned, resolved);
+  const formatters = new DeliveryFormatters((id) => emails.get(id));
   const appends: QueueAppend[][] = [];
   for (let i = 0; i < planned.length; i++) {
     const live = new Map<string, QueueSettings>();
     for (const queue of resolved[i].live) live.set(queue.id, queue);
-    appends.push(planAppends(planned[i].fresh, planned[i].sets, live, (id) => emails.get(id)));
+    appends.push(planAppends(planned[i].fresh, planned[i].sets, live, formatters));
   }
   const results = await directory.store.append(appends.flat());
   const { finish, localWakeups } = finishCommands(ctx, target, {

@@ -4,6 +4,7 @@ import { messageEvent } from '../protocol/events/message';
 import type { QueueSettings } from '../protocol/queue';
 import {
   batchAudience,
+  DeliveryFormatters,
   freshItems,
   parseEntries,
   planAppends,
@@ -35,7 +36,7 @@ const item = (entryId: string, envelope: Partial<DomainEventEnvelope>): Dispatch
 });
 
 const liveQueues = (...queues: QueueSettings[]) => new Map(queues.map((q) => [q.id, q]));
-const noEmail = () => undefined;
+const formatters = () => new DeliveryFormatters(() => undefined);
 const written = (events: ClientEvent[]) => events.map((event) => JSON.stringify(event));
 
 describe('reading a batch', () => {
@@ -97,7 +98,7 @@ describe('planAppends', () => {
       item('1-0', { users: [7, 8], xid: '500', event: labelled('first') }),
       item('2-0', { users: [8], event: labelled('second') }),
     ];
-    const appends = planAppends(items, sets, liveQueues(q7a, q7b, q8), noEmail);
+    const appends = planAppends(items, sets, liveQueues(q7a, q7b, q8), formatters());
     expect(appends).toEqual([
       { queueId: 'q7a', events: [labelled('first')], mark: '1-0', xid: '500' },
       { queueId: 'q8', events: [labelled('first')], mark: '1-0', xid: '500' },
@@ -105,9 +106,19 @@ describe('planAppends', () => {
     ]);
   });
 
+  it("shares one client event between the partitions' entries of one outbox row", () => {
+    const shared = formatters();
+    const row = { outboxId: 'o9', event: labelled('shared') };
+    const inOne = planAppends([item('1-0', { ...row, users: [7] })], sets, liveQueues(q7a), shared);
+    // Another partition's entry of the row: its own copy of the event, parsed from its own text.
+    const copy = { ...row, users: [8], event: labelled('shared') };
+    const inOther = planAppends([item('5-0', copy)], sets, liveQueues(q8), shared);
+    expect(inOther[0].events[0]).toBe(inOne[0].events[0]);
+  });
+
   it('reaches all-public-channels queues of non-recipients once, without flags', () => {
     const items = [item('1-0', { users: [7], event: publicMessage })];
-    const appends = planAppends(items, sets, liveQueues(q7a, q7b, q9), noEmail);
+    const appends = planAppends(items, sets, liveQueues(q7a, q7b, q9), formatters());
     expect(appends.map((a) => a.queueId)).toEqual(['q7a', 'q7b', 'q9-public']);
     const flagsOf = (a: QueueAppend | undefined) =>
       a?.events[0]?.type === 'message' ? a.events[0].flags : null;
@@ -118,7 +129,7 @@ describe('planAppends', () => {
   it('never crosses realms, even for a queue a set names by mistake', () => {
     const foreign = queueSettings({ id: 'q8', userId: 8, realmId: 2 });
     const items = [item('1-0', { users: [8] })];
-    expect(planAppends(items, sets, liveQueues(foreign), noEmail)).toEqual([]);
+    expect(planAppends(items, sets, liveQueues(foreign), formatters())).toEqual([]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { QueueEventFormatter, reachesPublicQueues } from '../protocol/event-catalogue';
+import type { DeliveryContext } from '../protocol/formatter';
 import type { QueueSettings } from '../protocol/queue';
 import type { DomainEventEnvelope } from './domain-stream';
 import type { AppendResult, QueueAppend } from './queue-store';
@@ -30,6 +31,27 @@ export function parseEntries(entries: StreamEntry[]): DispatchItem[] {
     });
   }
   return items;
+}
+
+/**
+ * One formatter per outbox row of a delivery, shared by the partitions the row reaches (each
+ * entry carries the same event): the queues of every partition then share each distinct client
+ * event, which the queue store serializes once. `emailOf` serves the legacy settings events,
+ * which name their queue's owner.
+ */
+export class DeliveryFormatters {
+  private readonly byRow = new Map<string, QueueEventFormatter>();
+
+  constructor(private readonly emailOf: DeliveryContext['emailOf']) {}
+
+  of({ outboxId, event }: DomainEventEnvelope): QueueEventFormatter {
+    let formatter = this.byRow.get(outboxId);
+    if (!formatter) {
+      formatter = new QueueEventFormatter(event, this.emailOf);
+      this.byRow.set(outboxId, formatter);
+    }
+    return formatter;
+  }
 }
 
 /** Whose queues a batch may reach: its users, and the realms of its public channel messages. */
@@ -69,14 +91,13 @@ export function queueIdsOf(sets: QueueSets): Set<string> {
 /**
  * The appends, in stream order: each item's event formatted for each live queue it reaches, in
  * the item's realm; a public channel message also reaches the realm's all-public-channels queues
- * of users who did not receive it, as a non-recipient. `emailOf` serves the legacy settings
- * events, which name their queue's owner.
+ * of users who did not receive it, as a non-recipient.
  */
 export function planAppends(
   items: DispatchItem[],
   sets: QueueSets,
   live: Map<string, QueueSettings>,
-  emailOf: (userId: number) => string | undefined,
+  formatters: DeliveryFormatters,
 ): QueueAppend[] {
   const appends: QueueAppend[] = [];
   for (const { entryId, envelope } of items) {
@@ -95,7 +116,7 @@ export function planAppends(
         if (queue && !recipients.has(queue.userId)) targets.push([queue, false]);
       }
     }
-    const formatter = new QueueEventFormatter(event, emailOf);
+    const formatter = formatters.of(envelope);
     for (const [queue, isRecipient] of targets) {
       if (queue.realmId !== realmId) continue;
       const events = formatter.forQueue(queue, isRecipient);

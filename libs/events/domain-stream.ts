@@ -58,6 +58,8 @@ export async function appendToDomainStream(
   const partitions = ctx.config.dispatchPartitions;
   const commands: BatchCommand[] = [];
   for (const row of rows) {
+    // A row reaching every partition has one event text: stringified once, not once each.
+    const eventJson = JSON.stringify(row.event);
     const byPartition = new Map<number, number[]>();
     if (reachesPublicQueues(row.event)) {
       for (let p = 0; p < partitions; p++) byPartition.set(p, []);
@@ -69,19 +71,15 @@ export async function appendToDomainStream(
       else byPartition.set(p, [userId]);
     }
     for (const [partition, users] of byPartition) {
-      const envelope: DomainEventEnvelope = {
+      const head: Omit<DomainEventEnvelope, 'event'> = {
         outboxId: row.id.toString(),
         realmId: row.realmId,
         users,
-        event: row.event,
         xid: row.xid?.toString(),
       };
+      const envelope = `${JSON.stringify(head).slice(0, -1)},"event":${eventJson}}`;
       const key = keys.domainStream(partition);
-      commands.push({
-        key,
-        command: 'xadd',
-        args: [key, '*', 'envelope', JSON.stringify(envelope)],
-      });
+      commands.push({ key, command: 'xadd', args: [key, '*', 'envelope', envelope] });
     }
   }
   // Replicated: the caller marks the outbox rows sent next, and only the sweeper would retry.
