@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../core/context';
+import { pause } from '../core/pause';
 import { connectRedis } from '../redis/connect';
 import { startWhenReachable } from '../stores/start-when-reachable';
 import { logFailure } from '../stores/failures';
@@ -23,10 +24,7 @@ export interface EventsTier {
 const STOP_WAIT_MS = 2000;
 
 const settleWithin = (ms: number, work: Promise<void>): Promise<void> =>
-  Promise.race([
-    work.catch(() => undefined),
-    new Promise<void>((resolve) => setTimeout(resolve, ms).unref()),
-  ]);
+  Promise.race([work.catch(() => undefined), pause(ms)]);
 
 export async function startEventsTier(
   ctx: AppContext,

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Waker } from '../events/waker';
+import { pause } from '../core/pause';
 
 /**
  * Stops an HTTP server that holds long polls: it takes no new connection, each waiting poll (and
@@ -18,10 +19,7 @@ export async function closeServingPolls(
   waker.drain();
   // A keep-alive connection is idle once its answer is out: close it then, not at the deadline.
   const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
-  const inTime = await Promise.race([
-    closed,
-    new Promise<false>((resolve) => setTimeout(() => resolve(false), graceMs).unref()),
-  ]);
+  const inTime = await Promise.race([closed, pause(graceMs).then(() => false)]);
   clearInterval(idleSweep);
   if (!inTime) {
     server.closeAllConnections();
