@@ -128,6 +128,33 @@ export async function clickText(page: Page, selector: string, text: string): Pro
   );
 }
 
+/**
+ * Clicks `selector`, a control of a message row, as a person does: brought into view, then
+ * clicked once the list is still. While the list scrolls (puppeteer's own scroll into view, a new
+ * message, an image loading) virtua lets no pointer event reach its rows, so a click at once
+ * could be lost.
+ */
+export async function clickInList(page: Page, selector: string): Promise<void> {
+  await page.waitForSelector(selector);
+  await page.$eval(selector, (e) => e.scrollIntoView({ block: 'nearest' }));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const unreachable = await page.evaluate((sel) => {
+      const e = document.querySelector(sel);
+      if (!e) return 'gone';
+      if (getComputedStyle(e).pointerEvents === 'none') return 'taking no pointer events';
+      const r = e.getBoundingClientRect();
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return e.contains(hit) ? null : `covered by ${hit?.outerHTML.slice(0, 120) ?? 'nothing'}`;
+    }, selector);
+    if (!unreachable) break;
+    if (Date.now() > deadline)
+      throw new Error(`${selector} never became clickable: ${unreachable}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await page.click(selector);
+}
+
 /** Waits until a message whose content contains `text` is on screen; ms waited. */
 export async function seeMessage(page: Page, text: string, timeout = 10_000): Promise<number> {
   const started = Date.now();

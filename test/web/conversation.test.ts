@@ -3,6 +3,7 @@
 import path from 'node:path';
 import type { Browser, HTTPRequest, KeyInput, Page } from 'puppeteer-core';
 import {
+  clickInList,
   accessibilityViolations,
   apiAs,
   clickText,
@@ -350,7 +351,10 @@ describe('the web client, as a team uses it', () => {
           ?.getAttribute('data-message-id'),
       stamp,
     );
-    await a.page.click(`.message[data-message-id="${row}"] button[aria-label="Add reaction"]`);
+    await clickInList(
+      a.page,
+      `.message[data-message-id="${row}"] button[aria-label="Add reaction"]`,
+    );
     await a.page.waitForSelector('.emoji-picker input');
     await a.page.type('.emoji-picker input', 'tad');
     const tada = '.emoji-picker .choices button[aria-label="tada"]';
@@ -597,10 +601,10 @@ describe('the web client, as a team uses it', () => {
     expect(id).toBeGreaterThan(0);
     const row = `.message[data-message-id="${id}"]`;
     // Star, seen by the server.
-    await a.page.click(`${row} button[aria-label="Star message"]`);
+    await clickInList(a.page, `${row} button[aria-label="Star message"]`);
     await a.page.waitForSelector(`${row} button[aria-label="Unstar message"]`);
     // Mark as unread from here: counted again.
-    await a.page.click(`${row} button[aria-label="Message actions"]`);
+    await clickInList(a.page, `${row} button[aria-label="Message actions"]`);
     // The menu floats over the list: clicked with the mouse, where it shows.
     await a.page.click('.popover [role=menuitem]::-p-text(Mark as unread)');
     await a.page.waitForFunction(
@@ -622,7 +626,7 @@ describe('the web client, as a team uses it', () => {
       CHANNEL,
     );
     // Quote and reply fills the compose box with a quote and a link to the message.
-    await a.page.click(`${row} button[aria-label="Message actions"]`);
+    await clickInList(a.page, `${row} button[aria-label="Message actions"]`);
     await a.page.click('.popover [role=menuitem]::-p-text(Quote and reply)');
     await a.page.waitForFunction(
       (mid) => {
@@ -668,7 +672,7 @@ describe('the web client, as a team uses it', () => {
     const row = `.message[data-message-id="${first}"]`;
     // Drawn a frame after the message below it, on a busy machine.
     await a.page.waitForSelector(`${row} button[aria-label="Message actions"]`);
-    await a.page.click(`${row} button[aria-label="Message actions"]`);
+    await clickInList(a.page, `${row} button[aria-label="Message actions"]`);
     await a.page.click('.popover [role=menuitem]::-p-text(Move or rename topic)');
     const channelSelect = `${row} select[aria-label="Channel of this message"]`;
     await a.page.waitForSelector(channelSelect);

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import {
+  clickInList,
   accessibilityViolations,
   apiAs,
   clickText,
@@ -253,7 +254,8 @@ it("shows a message's edit history from its menu: who changed what, and when", a
   await openChannel(a.page);
   await seeMessage(a.page, 'never edited');
   // A message never edited has no history to show.
-  await a.page.click(
+  await clickInList(
+    a.page,
     `.message[data-message-id="${plain.id}"] button[aria-label="Message actions"]`,
   );
   await a.page.waitForSelector('.popover [role=menuitem]');
@@ -264,7 +266,7 @@ it("shows a message's edit history from its menu: who changed what, and when", a
   await a.page.keyboard.press('Escape');
 
   const message = `.message[data-message-id="${id}"]`;
-  await a.page.click(`${message} button[aria-label="Message actions"]`);
+  await clickInList(a.page, `${message} button[aria-label="Message actions"]`);
   await clickText(a.page, '.popover [role=menuitem]', 'View edit history');
   await a.page.waitForSelector('.edit-history[role=dialog] .version:nth-child(3)');
   const versions = await a.page.$$eval('.edit-history .version', (els) =>

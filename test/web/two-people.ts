@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import {
+  clickInList,
   accessibilityViolations,
   clickText,
   compose,
@@ -97,7 +98,7 @@ export function twoPeopleInBrowsers(site: () => Site): void {
   it('B reacts and A sees the reaction', async () => {
     const text = `hello from alice ${run}`;
     const message = await messageSelector(b.page, text);
-    await b.page.click(`${message} button[aria-label="Add reaction"]`);
+    await clickInList(b.page, `${message} button[aria-label="Add reaction"]`);
     await b.page.waitForSelector('.emoji-picker .choices button');
     await b.page.click('.emoji-picker .choices button[aria-label="+1"]');
     const onA = await messageSelector(a.page, text);
@@ -108,7 +109,7 @@ export function twoPeopleInBrowsers(site: () => Site): void {
 
   it('A edits the message and B sees the edit', async () => {
     const message = await messageSelector(a.page, `hello from alice ${run}`);
-    await a.page.click(`${message} button[aria-label="Message actions"]`);
+    await clickInList(a.page, `${message} button[aria-label="Message actions"]`);
     await clickText(a.page, '.popover [role=menuitem]', 'Edit message');
     const editor = `${message} textarea[aria-label="Edit message"]`;
     await a.page.waitForSelector(editor);
@@ -130,7 +131,7 @@ export function twoPeopleInBrowsers(site: () => Site): void {
     // A's own copy comes as an event too, maybe after B's.
     await seeMessage(a.page, text);
     const message = await messageSelector(a.page, text);
-    await a.page.click(`${message} button[aria-label="Message actions"]`);
+    await clickInList(a.page, `${message} button[aria-label="Message actions"]`);
     await clickText(a.page, '.popover [role=menuitem]', 'Delete message');
     await clickText(a.page, `${message} .confirm button`, 'Delete');
     await b.page.waitForFunction(
