@@ -85,6 +85,22 @@ describe('PrincipalCache', () => {
     });
   });
 
+  it('checks a new credential on a connection that carried another', async () => {
+    const [alice, bob] = [await makeUser(t, org.realm), await makeUser(t, org.realm)];
+    const cache = new PrincipalCache({ ttlSeconds: 60, unfedTtlSeconds: 60, ...pollers });
+    const socket = {};
+    const on = (authorization: string) =>
+      ({ headers: { host: org.host, authorization }, socket }) as unknown as Request;
+    expect((await cache.authenticate(t, on(alice.auth))).user.id).toBe(alice.user.id);
+    expect((await cache.authenticate(t, on(alice.auth))).user.id).toBe(alice.user.id);
+    expect((await cache.authenticate(t, on(bob.auth))).user.id).toBe(bob.user.id);
+    const wrongKey = `Basic ${Buffer.from(`${bob.user.email}:${'x'.repeat(32)}`).toString('base64')}`;
+    await expect(cache.authenticate(t, on(wrongKey))).rejects.toMatchObject({
+      code: 'INVALID_API_KEY',
+    });
+    expect((await cache.authenticate(t, on(alice.auth))).user.id).toBe(alice.user.id);
+  });
+
   it('trusts an entry for its long lifetime while a change feed listens', async () => {
     const user = await makeUser(t, org.realm);
     const cache = new PrincipalCache({

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Realm } from '../../generated/prisma/client';
 import type { AppContext } from '../core/context';
@@ -22,6 +22,9 @@ import {
 import { logFailure } from '../stores/failures';
 
 const MAX_HOSTS = 1_000;
+
+/** What a credential is read from: a request's headers, and its connection when it has one. */
+type CredentialCarrier = Pick<IncomingMessage, 'headers'> & { socket?: object | null };
 
 interface Entry<P> {
   principal: Promise<P>;
@@ -91,6 +94,11 @@ export class PrincipalCache<P extends Poller = Principal> implements PrincipalCh
   private readonly staleRealms = new Map<number, Promise<void> | undefined>();
   /** Counts changes, so a lookup that raced with one is used once but not kept. */
   private changes = 0;
+  /**
+   * Each connection's last credential and its key: a client's polls come one after another on
+   * one keep-alive connection with the same credential, which is then hashed once, not per poll.
+   */
+  private readonly keyByConnection = new WeakMap<object, { credential: string; key: string }>();
   private feed: PrincipalChangeFeed | null = null;
   private readonly ttlMs: number;
   private readonly unfedTtlMs: number;
@@ -184,14 +192,10 @@ export class PrincipalCache<P extends Poller = Principal> implements PrincipalCh
     return realm;
   }
 
-  authenticate(ctx: AppContext, req: Pick<IncomingMessage, 'headers'>): Promise<P> {
+  authenticate(ctx: AppContext, req: CredentialCarrier): Promise<P> {
     const lifetime = this.lifetimeMs();
     if (lifetime <= 0) return this.lookup(ctx, req);
-    const key = createHash('sha256')
-      .update(
-        `${req.headers.host ?? ''}\n${req.headers.authorization ?? sessionCredentialKey(req)}`,
-      )
-      .digest('base64');
+    const key = this.keyOf(req);
     const hit = this.entries.get(key);
     const age = hit ? Date.now() - hit.checkedAt : Infinity;
     if (hit && age < lifetime) {
@@ -205,6 +209,21 @@ export class PrincipalCache<P extends Poller = Principal> implements PrincipalCh
       return hit.principal;
     }
     return this.check(ctx, req, key);
+  }
+
+  /**
+   * The entry key of a request's credential: its hash, so the entries hold no raw credential (a
+   * connection's memo holds its own, as its requests do).
+   */
+  private keyOf(req: CredentialCarrier): string {
+    const { host = '', authorization } = req.headers;
+    const credential = `${host}\n${authorization ?? sessionCredentialKey(req)}`;
+    const connection = req.socket;
+    const known = connection && this.keyByConnection.get(connection);
+    if (known?.credential === credential) return known.key;
+    const key = hash('sha256', credential, 'base64');
+    if (connection) this.keyByConnection.set(connection, { credential, key });
+    return key;
   }
 
   /** Looks the credential up and stores the entry at once (a failure removes it). */
