@@ -20,6 +20,10 @@ const pollers = { lookup: identifyPoller, realmRow: pollerRealm };
 const pollRequest = (authorization: string) =>
   ({ headers: { host: org.host, authorization } }) as unknown as Request;
 
+/** Basic credentials with the user's email and a key that is not theirs. */
+const wrongKeyOf = (email: string) =>
+  `Basic ${Buffer.from(`${email}:${'x'.repeat(32)}`).toString('base64')}`;
+
 const deactivate = (id: number, isActive: boolean) =>
   t.db.user.update({ where: { id }, data: { isActive } });
 
@@ -79,8 +83,9 @@ describe('PrincipalCache', () => {
       ...pollers,
     });
     await cache.authenticate(t, pollRequest(user.auth));
-    const wrongKey = `Basic ${Buffer.from(`${user.user.email}:${'x'.repeat(32)}`).toString('base64')}`;
-    await expect(cache.authenticate(t, pollRequest(wrongKey))).rejects.toMatchObject({
+    await expect(
+      cache.authenticate(t, pollRequest(wrongKeyOf(user.user.email))),
+    ).rejects.toMatchObject({
       code: 'INVALID_API_KEY',
     });
   });
@@ -94,8 +99,7 @@ describe('PrincipalCache', () => {
     expect((await cache.authenticate(t, on(alice.auth))).user.id).toBe(alice.user.id);
     expect((await cache.authenticate(t, on(alice.auth))).user.id).toBe(alice.user.id);
     expect((await cache.authenticate(t, on(bob.auth))).user.id).toBe(bob.user.id);
-    const wrongKey = `Basic ${Buffer.from(`${bob.user.email}:${'x'.repeat(32)}`).toString('base64')}`;
-    await expect(cache.authenticate(t, on(wrongKey))).rejects.toMatchObject({
+    await expect(cache.authenticate(t, on(wrongKeyOf(bob.user.email)))).rejects.toMatchObject({
       code: 'INVALID_API_KEY',
     });
     expect((await cache.authenticate(t, on(alice.auth))).user.id).toBe(alice.user.id);
