@@ -4,10 +4,10 @@ import type { AppContext } from '../../libs/core/context';
 import { P } from '../../libs/core/schema';
 import { queueParamSpec } from '../../libs/domain/register/queue-params';
 import type { EventsTier } from '../../libs/events/events-tier';
-import { ownedQueue } from '../../libs/events/get-events';
+import { getEvents, ownedQueue } from '../../libs/events/get-events';
 import { identifyCaller } from '../../libs/http/principal-cache';
 import { authed } from '../../libs/http/route';
-import { pollQueue } from './poll-queue';
+import { afterPoll } from './poll-queue';
 import { eventsPrincipals } from './principals';
 
 /**
@@ -43,13 +43,19 @@ export function eventRoutes(router: Router, ctx: AppContext, tier: EventsTier): 
           const queue = await queueFromRequest(ctx, { ...whole, params, client });
           queueId = (await tier.store.create(queue)).id;
         }
-        const polled = await pollQueue(
-          ctx,
-          tier,
-          user,
-          { queueId, lastEventId: params.last_event_id, dontBlock: params.dont_block },
-          req.res!,
-        );
+        let polled;
+        try {
+          polled = await getEvents(tier.store, tier.waker, {
+            user,
+            queueId,
+            lastEventId: params.last_event_id,
+            dontBlock: params.dont_block,
+            heartbeatSeconds: ctx.config.heartbeatSeconds,
+            client: req.res!,
+          });
+        } finally {
+          afterPoll(tier, req.res!);
+        }
         if (polled === null) return;
         return { events: polled.events, queue_id: queueId };
       },

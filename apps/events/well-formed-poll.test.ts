@@ -3,6 +3,7 @@ import type { RequestListener } from 'node:http';
 import request from 'supertest';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { requestLog } from '../../libs/http/request-log';
+import type { LogFields } from '../../libs/core/log';
 import type { TestUser } from '../../test/factories';
 import { type Organization, organization } from '../../test/organization';
 import { servePollsFirst, wellFormedPoll } from './well-formed-poll';
@@ -76,6 +77,30 @@ describe('polls served ahead of the routes', () => {
       expect(res.headers[name]).toMatch(/^\d+$/);
     }
     expect(res.headers['x-request-id']).toBeDefined();
+  });
+
+  it("names each answer by the client's request id, or a new one, as its log line does", async () => {
+    const logged: LogFields[] = [];
+    const keep = (_category: string, message: string, fields: LogFields = {}) => {
+      if (message === 'request') logged.push(fields);
+    };
+    const log = { error: keep, warn: keep, info: keep, debug: keep, child: () => log };
+    const served = servePollsFirst({ ...org.t, log }, org.events.tier);
+    const app: RequestListener = (req, res) => void served(req, res);
+    const q = await org.register(alice);
+    const path = `/api/v1/events?queue_id=${encodeURIComponent(q.queue_id)}&dont_block=true`;
+    const given = await get(path, alice, app).set('X-Request-Id', 'client-7');
+    const made = await get(path, alice, app);
+    const foreign = await get(path, bob, app);
+    expect(given.headers['x-request-id']).toBe('client-7');
+    expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(foreign.status).toBe(400);
+    expect(foreign.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(logged.map((fields) => [fields.requestId, fields.status])).toEqual([
+      ['client-7', 200],
+      [made.headers['x-request-id'], 200],
+      [foreign.headers['x-request-id'], 400],
+    ]);
   });
 
   it('refuses as the route does', async () => {

@@ -5,9 +5,15 @@ import { consumeApiRequest, type HeaderSink } from '../../libs/http/rate-limit';
 import { attachSession } from '../../libs/http/session';
 import { errorResponse } from '../../libs/http/error-handler';
 import { NO_SNIFF } from '../../libs/http/no-sniff';
-import { trackRequest, type RequestLocals } from '../../libs/http/request-log';
-import { pollQueue } from './poll-queue';
-import { eventsPrincipals } from './principals';
+import {
+  requestIdOf,
+  trackRequest,
+  type RequestLocals,
+  type TrackedRequest,
+} from '../../libs/http/request-log';
+import { getEvents, type GetEventsInput, type QueueOwner } from '../../libs/events/get-events';
+import { afterPoll } from './poll-queue';
+import { eventsPrincipals, type Pollers } from './principals';
 
 const POLL_PATHS = new Set(['/api/v1/events', '/json/events']);
 const EVENT_ID = /^-?\d{1,15}$/;
@@ -40,42 +46,94 @@ export function wellFormedPoll(url: string): Poll | null {
   return poll.queueId ? poll : null;
 }
 
-/** Headers set before the head is written, kept in the flat list form `writeHead` takes. */
-class HeaderList implements HeaderSink {
-  readonly list: string[] = [];
-
-  setHeader(name: string, value: string): void {
-    this.list.push(name, value);
-  }
-}
+/** Before authentication: a poll's user is read only after it is set. */
+const NOBODY: QueueOwner = { id: 0 };
 
 /**
- * A poll's answer, `json` its body. A function of the module's rather than a closure made per
- * request: V8 keeps a closure's optimized code only while a closure that ran it lives, and the
- * answers' closures lost theirs at every full collection (see `BatchCommand`).
+ * One poll served before express sees it, from its request to its answer. Its whole state is
+ * this one object, whose methods every poll shares: thousands of polls wait at once, and what each
+ * keeps alive while it waits is copied by young-generation collections and then promoted. A
+ * closure per poll kept a context and its own copies of what it captured, and lost its optimized
+ * code at every full collection (see `BatchCommand`).
  */
-function writeAnswer(
-  res: ServerResponse,
-  requestId: string,
-  rateHeaders: HeaderList,
-  status: number,
-  headers: Record<string, string>,
-  json: string,
-): void {
-  // One flat list, nothing set before: node's fast way to write a head.
-  const head = [
-    'Content-Type',
-    'application/json; charset=utf-8',
-    'Content-Length',
-    String(Buffer.byteLength(json)),
-    'X-Request-Id',
-    requestId,
-    ...NO_SNIFF,
-    ...rateHeaders.list,
-  ];
-  for (const [name, value] of Object.entries(headers)) head.push(name, value);
-  res.writeHead(status, head);
-  res.end(json);
+class ServedPoll implements GetEventsInput, HeaderSink {
+  user = NOBODY;
+  readonly queueId: string;
+  readonly lastEventId: number | undefined;
+  readonly dontBlock: boolean;
+  readonly heartbeatSeconds: number;
+  private readonly locals: RequestLocals = {};
+  private readonly tracked: TrackedRequest;
+  /**
+   * The rate-limit headers, waiting for the head: one set on the response beforehand would put
+   * node's writeHead on its slow path (a setHeader and a merge per header, on every answer).
+   */
+  private readonly rateHeaders: string[] = [];
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly tier: EventsTier,
+    private readonly req: IncomingMessage,
+    readonly client: ServerResponse,
+    private readonly route: string,
+    poll: Poll,
+  ) {
+    this.queueId = poll.queueId;
+    this.lastEventId = poll.lastEventId;
+    this.dontBlock = poll.dontBlock;
+    this.heartbeatSeconds = ctx.config.heartbeatSeconds;
+    this.tracked = trackRequest(ctx.log, req, client, this.locals, route);
+  }
+
+  setHeader(name: string, value: string): void {
+    this.rateHeaders.push(name, value);
+  }
+
+  /** Answers the poll, with its events or with the error that ended it; never rejects. */
+  async serve(principals: Pollers): Promise<void> {
+    const { ctx, req } = this;
+    try {
+      if (this.route === '/json/events') await attachSession(ctx, req, true);
+      const { user } = await principals.authenticate(ctx, req);
+      this.user = user;
+      this.locals.userId = user.id;
+      await consumeApiRequest(ctx, user.id, this);
+      let polled;
+      try {
+        polled = await getEvents(this.tier.store, this.tier.waker, this);
+      } finally {
+        afterPoll(this.tier, this.client);
+      }
+      if (polled === null) return;
+      // Keys in the order JSON.stringify gave them from the object the route answers with.
+      const body = `{"result":"success","msg":"","events":${polled.json},"queue_id":${JSON.stringify(this.queueId)}}`;
+      this.answer(200, {}, body);
+    } catch (err) {
+      const { status, headers, error } = errorResponse(err, ctx.log, {
+        method: req.method,
+        path: this.route,
+      });
+      this.locals.apiError = { code: error.code, msg: error.message };
+      if (!this.client.headersSent) this.answer(status, headers, JSON.stringify(error.toJSON()));
+    }
+  }
+
+  private answer(status: number, headers: Record<string, string>, json: string): void {
+    // One flat list, nothing set before: node's fast way to write a head.
+    const head = [
+      'Content-Type',
+      'application/json; charset=utf-8',
+      'Content-Length',
+      String(Buffer.byteLength(json)),
+      'X-Request-Id',
+      requestIdOf(this.tracked),
+      ...NO_SNIFF,
+      ...this.rateHeaders,
+    ];
+    for (const [name, value] of Object.entries(headers)) head.push(name, value);
+    this.client.writeHead(status, head);
+    this.client.end(json);
+  }
 }
 
 /**
@@ -96,32 +154,8 @@ export function servePollsFirst(
       req.headers['content-length'] === undefined && !req.headers['transfer-encoding'];
     const poll = req.method === 'GET' && bodyless ? wellFormedPoll(req.url ?? '') : null;
     if (!poll) return false;
-    const route = `${req.url!.startsWith('/json/') ? '/json' : '/api/v1'}/events`;
-    const locals: RequestLocals = {};
-    const requestId = trackRequest(ctx.log, req, res, locals, route);
-    // The rate-limit headers wait here for the head: one set on the response beforehand would
-    // put node's writeHead on its slow path (a setHeader and a merge per header, on every answer).
-    const rateHeaders = new HeaderList();
-    (async () => {
-      if (route === '/json/events') await attachSession(ctx, req, true);
-      const { user } = await principals.authenticate(ctx, req);
-      locals.userId = user.id;
-      await consumeApiRequest(ctx, user.id, rateHeaders);
-      const polled = await pollQueue(ctx, tier, user, poll, res);
-      if (polled !== null) {
-        // Keys in the order JSON.stringify gave them from the object the route answers with.
-        const body = `{"result":"success","msg":"","events":${polled.json},"queue_id":${JSON.stringify(poll.queueId)}}`;
-        writeAnswer(res, requestId, rateHeaders, 200, {}, body);
-      }
-    })().catch((err: unknown) => {
-      const { status, headers, error } = errorResponse(err, ctx.log, {
-        method: req.method,
-        path: route,
-      });
-      locals.apiError = { code: error.code, msg: error.message };
-      if (!res.headersSent)
-        writeAnswer(res, requestId, rateHeaders, status, headers, JSON.stringify(error.toJSON()));
-    });
+    const route = req.url!.startsWith('/json/') ? '/json/events' : '/api/v1/events';
+    void new ServedPoll(ctx, tier, req, res, route, poll).serve(principals);
     return true;
   };
 }

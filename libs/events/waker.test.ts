@@ -31,6 +31,31 @@ describe('Waker', () => {
     }
   });
 
+  it('wakes every poll still waiting on a queue, and none that stopped', () => {
+    const waker = new Waker(connectRedis(config, { lazyConnect: true }), 'waker-test');
+    try {
+      const polls = ['a', 'b', 'c', 'd'].map(() => waker.listen('q1'));
+      const elsewhere = waker.listen('q2');
+      polls[1].stop();
+      polls[3].stop();
+      waker.wake([['q1', { kind: 'read' }]]);
+      expect(polls.map((poll) => poll.hasWakeup)).toEqual([true, false, true, false]);
+      expect(elsewhere.hasWakeup).toBe(false);
+      polls[0].stop();
+      polls[2].stop();
+      waker.wake([['q1', { kind: 'read' }]]);
+      expect(polls.map((poll) => poll.take())).toEqual([
+        { kind: 'read' },
+        undefined,
+        { kind: 'read' },
+        undefined,
+      ]);
+      expect(waker.pollCount).toBe(1);
+    } finally {
+      waker.close();
+    }
+  });
+
   it('keeps the wake-ups a poll has not taken, merged while their ids run on', () => {
     const waker = new Waker(connectRedis(config, { lazyConnect: true }), 'waker-test');
     try {

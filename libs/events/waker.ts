@@ -17,6 +17,8 @@ export class PollWait {
   constructor(
     readonly queueId: string,
     private readonly waker: Waker,
+    /** The queue's next waiting poll (see `Waker.waiting`); nearly always none. */
+    public next: PollWait | null,
   ) {}
 
   wake(wakeup: Wakeup): void {
@@ -74,7 +76,11 @@ export class PollWait {
  * node, and ioredis moves the subscription along when a replica takes the slot over.
  */
 export class Waker {
-  private readonly waiting = new Map<string, Set<PollWait>>();
+  /**
+   * Each queue's waiting polls, as a list through `PollWait.next`: a queue nearly always has one,
+   * and a set each would be some 200 bytes that every waiting poll holds.
+   */
+  private readonly waiting = new Map<string, PollWait>();
   /**
    * Set when the process starts draining (`drain`): every poll waiting then, or after, answers
    * at once with no events. A flag and a call to each waiting poll, not a promise every poll
@@ -123,8 +129,12 @@ export class Waker {
    */
   wake(wakeups: Iterable<[string, Wakeup]>): void {
     for (const [queueId, wakeup] of wakeups) {
-      const waits = this.waiting.get(queueId);
-      if (waits) for (const wait of waits) wait.wake(wakeup);
+      for (
+        let wait: PollWait | null | undefined = this.waiting.get(queueId);
+        wait;
+        wait = wait.next
+      )
+        wait.wake(wakeup);
     }
   }
 
@@ -135,9 +145,10 @@ export class Waker {
   private forgotten(queues: ForgottenQueue[]): void {
     const unacknowledged: ForgottenQueue[] = [];
     for (const queue of queues) {
-      const waits = this.waiting.get(queue.queueId);
-      if (waits) for (const wait of waits) wait.wake(READ_QUEUE);
-      else if (queue.acked >= 0) unacknowledged.push(queue);
+      const first = this.waiting.get(queue.queueId);
+      for (let wait: PollWait | null | undefined = first; wait; wait = wait.next)
+        wait.wake(READ_QUEUE);
+      if (!first && queue.acked >= 0) unacknowledged.push(queue);
     }
     if (unacknowledged.length) this.acknowledge(unacknowledged);
   }
@@ -174,22 +185,25 @@ export class Waker {
 
   /** Registers a poll's interest in its queue; `stop()` on the result cancels it. */
   listen(queueId: string): PollWait {
-    const wait = new PollWait(queueId, this);
-    let waits = this.waiting.get(queueId);
-    if (!waits) {
-      waits = new Set();
-      this.waiting.set(queueId, waits);
-    }
-    waits.add(wait);
+    const wait = new PollWait(queueId, this, this.waiting.get(queueId) ?? null);
+    this.waiting.set(queueId, wait);
     this.waitingPolls++;
     return wait;
   }
 
   forget(wait: PollWait): void {
-    const waits = this.waiting.get(wait.queueId);
-    if (!waits?.delete(wait)) return;
+    const first = this.waiting.get(wait.queueId);
+    if (first === wait) {
+      if (wait.next) this.waiting.set(wait.queueId, wait.next);
+      else this.waiting.delete(wait.queueId);
+    } else {
+      let before: PollWait | null | undefined = first;
+      while (before && before.next !== wait) before = before.next;
+      if (!before) return;
+      before.next = wait.next;
+    }
+    wait.next = null;
     this.waitingPolls--;
-    if (waits.size === 0) this.waiting.delete(wait.queueId);
   }
 
   get pollCount(): number {
@@ -199,7 +213,8 @@ export class Waker {
   /** The process is stopping: waiting polls answer now, so their clients poll a live replica. */
   drain(): void {
     this.drainingNow = true;
-    for (const waits of this.waiting.values()) for (const wait of waits) wait.drain();
+    for (const first of this.waiting.values())
+      for (let wait: PollWait | null = first; wait; wait = wait.next) wait.drain();
   }
 
   get isDraining(): boolean {

@@ -25,8 +25,8 @@ function routeOf(req: Request): string {
  * and on 4xx/5xx Zulip's error code and message), plus the latency histogram. Probes log at
  * debug, or they would drown the rest. `route` names the route pattern, or gives it once the request
  * is done.
- * Returns the request id, which the caller sends back as X-Request-Id: with every header given
- * to writeHead at once, node writes the head without its per-header bookkeeping.
+ * The caller sends `requestIdOf` the result back as X-Request-Id: with every header given to
+ * writeHead at once, node writes the head without its per-header bookkeeping.
  */
 export function trackRequest(
   log: Logger,
@@ -34,34 +34,45 @@ export function trackRequest(
   res: ServerResponse,
   locals: RequestLocals,
   route: string | (() => string),
-): string {
-  const requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
+): TrackedRequest {
   const request: TrackedRequest = {
     log,
     req,
     res,
     locals,
     route,
-    requestId,
+    requestId: undefined,
     started: process.hrtime.bigint(),
   };
   // A function of the module's, bound: a closure made per request lost its optimized code at
   // every full collection (see `BatchCommand` in libs/redis/by-node.ts).
   res.on('finish', logFinished.bind(null, request));
-  return requestId;
+  return request;
 }
 
-interface TrackedRequest {
+export interface TrackedRequest {
   log: Logger;
   req: IncomingMessage & { originalUrl?: string };
   res: ServerResponse;
   locals: RequestLocals;
   route: string | (() => string);
-  requestId: string;
+  /** Made when first asked for: a waiting poll would otherwise hold it (see `requestIdOf`). */
+  requestId: string | undefined;
   started: bigint;
 }
 
-function logFinished({ log, req, res, locals, route, requestId, started }: TrackedRequest): void {
+/**
+ * The request's id: the client's X-Request-Id, or a new UUID. Made at the first call, which for
+ * a long poll is its answer: node builds a UUID as a string of some twenty pieces, which
+ * thousands of waiting polls would each keep, and each young-generation collection copy.
+ */
+export function requestIdOf(request: TrackedRequest): string {
+  request.requestId ??= (request.req.headers['x-request-id'] as string | undefined) ?? randomUUID();
+  return request.requestId;
+}
+
+function logFinished(request: TrackedRequest): void {
+  const { log, req, res, locals, route, started } = request;
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const [path = ''] = (req.originalUrl ?? req.url ?? '').split('?');
   observeHttpRequest(
@@ -71,7 +82,7 @@ function logFinished({ log, req, res, locals, route, requestId, started }: Track
     seconds,
   );
   const fields = {
-    requestId,
+    requestId: requestIdOf(request),
     method: req.method,
     path,
     status: res.statusCode,
@@ -92,7 +103,7 @@ export function requestLog(log: Logger): RequestHandler {
     const locals = res.locals as RequestLocals;
     res.setHeader(
       'X-Request-Id',
-      trackRequest(log, req, res, locals, () => routeOf(req)),
+      requestIdOf(trackRequest(log, req, res, locals, () => routeOf(req))),
     );
     next();
   };
