@@ -11,7 +11,13 @@ import {
   type RequestLocals,
   type TrackedRequest,
 } from '../../libs/http/request-log';
-import { getEvents, type GetEventsInput, type QueueOwner } from '../../libs/events/get-events';
+import {
+  pollEvents,
+  type GetEventsInput,
+  type PollReply,
+  type QueueOwner,
+} from '../../libs/events/get-events';
+import type { PolledEvents } from '../../libs/events/polled-events';
 import { afterPoll } from './poll-queue';
 import { eventsPrincipals, type Pollers } from './principals';
 
@@ -56,7 +62,7 @@ const NOBODY: QueueOwner = { id: 0 };
  * closure per poll kept a context and its own copies of what it captured, and lost its optimized
  * code at every full collection (see `BatchCommand`).
  */
-class ServedPoll implements GetEventsInput, HeaderSink {
+class ServedPoll implements GetEventsInput, PollReply, HeaderSink {
   user = NOBODY;
   readonly queueId: string;
   readonly lastEventId: number | undefined;
@@ -89,7 +95,10 @@ class ServedPoll implements GetEventsInput, HeaderSink {
     this.rateHeaders.push(name, value);
   }
 
-  /** Answers the poll, with its events or with the error that ended it; never rejects. */
+  /**
+   * Checks the caller, then polls the queue, which answers through `answered` or `failed`; never
+   * rejects. Nothing is suspended on the poll while it waits (see `pollEvents`).
+   */
   async serve(principals: Pollers): Promise<void> {
     const { ctx, req } = this;
     try {
@@ -98,24 +107,28 @@ class ServedPoll implements GetEventsInput, HeaderSink {
       this.user = user;
       this.locals.userId = user.id;
       await consumeApiRequest(ctx, user.id, this);
-      let polled;
-      try {
-        polled = await getEvents(this.tier.store, this.tier.waker, this);
-      } finally {
-        afterPoll(this.tier, this.client);
-      }
-      if (polled === null) return;
-      // Keys in the order JSON.stringify gave them from the object the route answers with.
-      const body = `{"result":"success","msg":"","events":${polled.json},"queue_id":${JSON.stringify(this.queueId)}}`;
-      this.answer(200, {}, body);
     } catch (err) {
-      const { status, headers, error } = errorResponse(err, ctx.log, {
-        method: req.method,
-        path: this.route,
-      });
-      this.locals.apiError = { code: error.code, msg: error.message };
-      if (!this.client.headersSent) this.answer(status, headers, JSON.stringify(error.toJSON()));
+      return this.failed(err);
     }
+    pollEvents(this.tier.store, this.tier.waker, this, this);
+  }
+
+  answered(polled: PolledEvents | null): void {
+    afterPoll(this.tier, this.client);
+    if (polled === null) return;
+    // Keys in the order JSON.stringify gave them from the object the route answers with.
+    const body = `{"result":"success","msg":"","events":${polled.json},"queue_id":${JSON.stringify(this.queueId)}}`;
+    this.answer(200, {}, body);
+  }
+
+  failed(err: unknown): void {
+    afterPoll(this.tier, this.client);
+    const { status, headers, error } = errorResponse(err, this.ctx.log, {
+      method: this.req.method,
+      path: this.route,
+    });
+    this.locals.apiError = { code: error.code, msg: error.message };
+    if (!this.client.headersSent) this.answer(status, headers, JSON.stringify(error.toJSON()));
   }
 
   private answer(status: number, headers: Record<string, string>, json: string): void {

@@ -7,7 +7,7 @@ import { waitFor } from '../../test/worker-factories';
 import { labelled, queueSettings } from '../../test/events-factories';
 import { type Organization, organization } from '../../test/organization';
 import { startEventsTier, type EventsTier } from './events-tier';
-import { getEvents, type ClientConnection } from './get-events';
+import { getEvents, pollEvents, type ClientConnection } from './get-events';
 import { WakeMessage, wakeCommand } from './waker';
 
 let t: TestContext;
@@ -94,6 +94,34 @@ describe('getEvents woken by the wake-up channel', () => {
     ];
     expect(polled?.events).toEqual(expected);
     expect(JSON.parse(polled?.json ?? '')).toEqual(expected);
+  });
+
+  it('answers every poll waiting on the queue, whatever answering one of them does', async () => {
+    const before = tier.waker.pollCount;
+    const { queueId, answer } = await waitingPoll();
+    const outcomes: string[] = [];
+    const input = {
+      user: org.owner.user,
+      queueId,
+      lastEventId: -1,
+      dontBlock: false,
+      heartbeatSeconds: 60,
+      client: new EventEmitter(),
+    };
+    pollEvents(tier.store, tier.waker, input, {
+      answered: (polled) => {
+        outcomes.push(`answered ${polled?.events.length}`);
+        throw new Error('the connection broke');
+      },
+      failed: (err) => outcomes.push(`failed: ${(err as Error).message}`),
+    });
+    await tick();
+    const message = new WakeMessage();
+    message.add(queueId, 0, '', ['{"type":"carried"}']);
+    await publish(message.text);
+    expect((await answer)?.events).toEqual([{ type: 'carried', id: 0 }]);
+    expect(outcomes).toEqual(['answered 1', 'failed: the connection broke']);
+    expect(tier.waker.pollCount).toBe(before);
   });
 
   it('reads the queue when the carried ids do not follow on from what it saw', async () => {

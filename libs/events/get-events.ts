@@ -39,6 +39,12 @@ export async function ownedQueue(
   return queue;
 }
 
+/** Where a poll's outcome goes: its events (null: the client went away first), or its error. */
+export interface PollReply {
+  answered(polled: PolledEvents | null): void;
+  failed(err: unknown): void;
+}
+
 /**
  * `GET /events`: acknowledges up to last_event_id, then answers with the queue's remaining events
  * at once, or waits for some; a poll that waited `heartbeatSeconds` gets a heartbeat event, and
@@ -50,46 +56,199 @@ export async function ownedQueue(
  * appends to the queue, or on a process the look named its follower, needs no look either when
  * the process knows the queue's events past the id it acknowledges (`FollowedQueues`).
  */
-export async function getEvents(
+export function getEvents(
   store: QueueStore,
   waker: Waker,
   input: GetEventsInput,
 ): Promise<PolledEvents | null> {
-  const { queueId } = input;
-  const position: PollPosition = { lastEventId: input.lastEventId };
-  // Listening starts before the queue records our channel, so no wake-up can come too early.
-  const wait = input.dontBlock ? null : waker.listen(queueId);
-  const end = wait ? new WaitEnd(input, wait) : null;
-  try {
-    const known = wait && fromMemory(waker, input);
-    if (known?.events.count) return known.events;
-    let seen = known
-      ? { events: [], lastId: known.lastId, registration: known.registration }
-      : await look(store, waker, input, position, wait, wait !== null);
-    for (;;) {
-      if (seen.events.length || !wait || !end) return PolledEvents.read(seen.events);
-      if (!end.why) await end.nextEnd();
-      if (end.why === 'closed') return null;
-      if (end.why === 'timeout' && !wait.hasWakeup) {
-        const [{ lastId, follower }] = await store.append([
-          { queueId, events: [{ type: 'heartbeat' }] },
-        ]);
-        if (lastId < 0) throw badEventQueueId(queueId);
-        // No leader tells the queue's follower of this append: it reads the queue instead.
-        if (follower && follower !== waker.channel) await store.unfollow(follower, queueId);
-        return PolledEvents.read((await look(store, waker, input, position, wait, false)).events);
-      }
-      const carried = carriedEvents(wait.take(), seen.lastId, seen.registration);
-      if (carried) return carried;
-      // The process is stopping: an empty list, which Zulip's clients answer by polling again at
-      // once (see docs/reliability.md), without writing to a Redis that may be out of reach.
-      if (waker.isDraining) return PolledEvents.read([]);
-      seen = await look(store, waker, input, position, wait, true);
+  return new Promise((answered, failed) => pollEvents(store, waker, input, { answered, failed }));
+}
+
+/**
+ * `getEvents`, its outcome told to `reply`, exactly once. Nothing awaits while the poll waits:
+ * thousands wait at once, and what each keeps alive is copied by young-generation collections and
+ * then promoted; a suspended async function per poll, and one per caller awaiting it, kept their
+ * frames and the promises between them, about 1.5 KB a poll.
+ */
+export function pollEvents(
+  store: QueueStore,
+  waker: Waker,
+  input: GetEventsInput,
+  reply: PollReply,
+): void {
+  new QueuePoll(store, waker, input, reply).start();
+}
+
+/**
+ * One poll of a queue, from its first look to its answer: a waiting poll is this object, its
+ * `PollWait`, its heartbeat timer and its listener on the client, with methods every poll shares.
+ */
+class QueuePoll {
+  /** What the poll has acknowledged for the client so far. */
+  lastEventId: number | undefined;
+  private readonly wait: PollWait | null;
+  /** The queue's last id at the last look (or as this process knew it): the poll waits past it. */
+  private lastSeenId = -1;
+  private registration: Seen['registration'];
+  /** How the wait ended, when it ended other than by a wake-up. */
+  private why: 'timeout' | 'closed' | null = null;
+  /** Whether the poll waits for a wake-up, the heartbeat or the client's going away. */
+  private parked = false;
+  private done = false;
+  private readonly timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly store: QueueStore,
+    private readonly waker: Waker,
+    private readonly input: GetEventsInput,
+    private readonly reply: PollReply,
+  ) {
+    this.lastEventId = input.lastEventId;
+    // Listening starts before the queue records our channel, so no wake-up can come too early.
+    this.wait = input.dontBlock ? null : waker.listen(input.queueId);
+    if (this.wait) {
+      this.timer = setTimeout(heartbeatDue, input.heartbeatSeconds * 1000, this);
+      input.client.on('close', this.closed.bind(this));
     }
-  } finally {
-    end?.stop();
-    wait?.stop();
   }
+
+  start(): void {
+    let known;
+    try {
+      known = this.wait && fromMemory(this.waker, this.input);
+    } catch (err) {
+      return this.fail(err);
+    }
+    if (known?.events.count) return this.finish(known.events);
+    if (!known) return void this.lookThenWait(this.wait !== null);
+    this.lastSeenId = known.lastId;
+    this.registration = known.registration;
+    this.park([]);
+  }
+
+  /**
+   * A wake-up came (or the process drains). The poll goes on once the code that woke it is done,
+   * as an awaited promise would: the waker's loop, or `FollowedQueues` forgetting queues, which
+   * a look would otherwise enter halfway through.
+   */
+  woken(): void {
+    if (!this.parked) return;
+    this.parked = false;
+    process.nextTick(goOn, this);
+  }
+
+  /** After the wait: answers, or looks at the queue again. */
+  goOn(): void {
+    try {
+      this.afterWait();
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  closed(): void {
+    this.ended('closed');
+  }
+
+  ended(why: 'timeout' | 'closed'): void {
+    this.why ??= why;
+    this.woken();
+  }
+
+  /** Answers what the look saw, or waits for more. */
+  private park(seen: Seen['events']): void {
+    const { wait } = this;
+    if (seen.length || !wait) return this.finish(PolledEvents.read(seen));
+    if (this.why) return this.afterWait();
+    this.parked = true;
+    wait.onWoken(this);
+  }
+
+  private afterWait(): void {
+    const wait = this.wait!;
+    if (this.why === 'closed') return this.finish(null);
+    if (this.why === 'timeout' && !wait.hasWakeup) return void this.heartbeat();
+    const carried = carriedEvents(wait.take(), this.lastSeenId, this.registration);
+    if (carried) return this.finish(carried);
+    // The process is stopping: an empty list, which Zulip's clients answer by polling again at
+    // once (see docs/reliability.md), without writing to a Redis that may be out of reach.
+    if (this.waker.isDraining) return this.finish(PolledEvents.read([]));
+    void this.lookThenWait(true);
+  }
+
+  private async lookThenWait(waiting: boolean): Promise<void> {
+    try {
+      const { events, lastId, registration } = await look(
+        this.store,
+        this.waker,
+        this,
+        this.wait,
+        waiting,
+      );
+      this.lastSeenId = lastId;
+      this.registration = registration;
+      this.park(events);
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private async heartbeat(): Promise<void> {
+    const { store, waker } = this;
+    const { queueId } = this.input;
+    try {
+      const [{ lastId, follower }] = await store.append([
+        { queueId, events: [{ type: 'heartbeat' }] },
+      ]);
+      if (lastId < 0) throw badEventQueueId(queueId);
+      // No leader tells the queue's follower of this append: it reads the queue instead.
+      if (follower && follower !== waker.channel) await store.unfollow(follower, queueId);
+      const { events } = await look(store, waker, this, this.wait, false);
+      this.finish(PolledEvents.read(events));
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private finish(polled: PolledEvents | null): void {
+    if (!this.stop()) return;
+    // An answer that throws (a head node refuses) is answered as the error, as the route's is.
+    try {
+      this.reply.answered(polled);
+    } catch (err) {
+      this.reply.failed(err);
+    }
+  }
+
+  private fail(err: unknown): void {
+    if (this.stop()) this.reply.failed(err);
+  }
+
+  /** Ends the wait; false if the poll had ended already. */
+  private stop(): boolean {
+    if (this.done) return false;
+    this.done = true;
+    this.parked = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.wait?.stop();
+    return true;
+  }
+
+  get queueId(): string {
+    return this.input.queueId;
+  }
+
+  get userId(): number {
+    return this.input.user.id;
+  }
+}
+
+function heartbeatDue(poll: QueuePoll): void {
+  poll.ended('timeout');
+}
+
+function goOn(poll: QueuePoll): void {
+  poll.goOn();
 }
 
 /** What a look found, or what this process knew without one. */
@@ -104,8 +263,10 @@ function fromMemory(
   return waker.followed.answer(queueId, user.id, lastEventId);
 }
 
-/** What the poll has acknowledged for the client so far. */
-interface PollPosition {
+/** A poll as a look sees it: the client's position is moved past events it must not see. */
+interface LookingPoll {
+  readonly queueId: string;
+  readonly userId: number;
   lastEventId: number | undefined;
 }
 
@@ -117,18 +278,18 @@ interface PollPosition {
 async function look(
   store: QueueStore,
   waker: Waker,
-  { queueId, user }: GetEventsInput,
-  position: PollPosition,
+  position: LookingPoll,
   wait: PollWait | null,
   waiting: boolean,
 ): Promise<Seen> {
+  const { queueId, userId } = position;
   for (;;) {
     // Wake-ups until now are for events this look reads.
     wait?.take();
-    const following = wait && waker.followed.beforeLook(queueId, user.id);
+    const following = wait && waker.followed.beforeLook(queueId, userId);
     const result = await store.poll(
       queueId,
-      user.id,
+      userId,
       position.lastEventId,
       waiting ? waker.channel : null,
       following?.remote ? waker.channel : null,
@@ -142,50 +303,4 @@ async function look(
     if (result.hiddenUpTo === null) return result;
     position.lastEventId = result.hiddenUpTo;
   }
-}
-
-/**
- * How a waiting poll's wait ends: at a wake-up, the heartbeat or the client's going away,
- * whichever comes first, resuming one promise. Thousands of polls wait at once: a race of three
- * promises left garbage each young-generation collection copied while they waited, and closures
- * made per poll lost their optimized code at every full collection (see `BatchCommand`), so the
- * wait is an object whose methods every poll shares.
- */
-class WaitEnd {
-  why: 'timeout' | 'closed' | null = null;
-  private resume: (() => void) | null = null;
-  private readonly timer: NodeJS.Timeout;
-
-  constructor(
-    input: GetEventsInput,
-    private readonly wait: PollWait,
-  ) {
-    this.timer = setTimeout(heartbeatDue, input.heartbeatSeconds * 1000, this);
-    input.client.on('close', this.closed.bind(this));
-  }
-
-  closed(): void {
-    this.end('closed');
-  }
-
-  end(why: 'timeout' | 'closed'): void {
-    this.why ??= why;
-    this.resume?.();
-  }
-
-  /** Resolves at the next wake-up, the heartbeat or the client's going away. */
-  nextEnd(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.resume = resolve;
-      this.wait.onWoken(resolve);
-    });
-  }
-
-  stop(): void {
-    clearTimeout(this.timer);
-  }
-}
-
-function heartbeatDue(end: WaitEnd): void {
-  end.end('timeout');
 }

@@ -6,13 +6,18 @@ import type { ClientEvent } from '../protocol/event-catalogue';
 import { FollowedQueues, PRUNE_MS, type ForgottenQueue } from './followed-queues';
 import { mergeWakeups, READ_QUEUE, type Wakeup } from './wake-protocol';
 
+/** What a waiting poll is told when it is woken (see `PollWait.onWoken`). */
+export interface PollWaiter {
+  woken(): void;
+}
+
 /**
  * One poll's interest in its queue, from just before it looks at the queue until it answers.
  * Wake-ups that come meanwhile are kept, merged, until the poll takes them.
  */
 export class PollWait {
   private pending: Wakeup | undefined;
-  private notify: (() => void) | null = null;
+  private waiter: PollWaiter | null = null;
 
   constructor(
     readonly queueId: string,
@@ -23,8 +28,7 @@ export class PollWait {
 
   wake(wakeup: Wakeup): void {
     this.pending = mergeWakeups(this.pending, wakeup);
-    this.notify?.();
-    this.notify = null;
+    this.notifyWaiter();
   }
 
   /** The wake-ups since the last take (undefined: none), forgotten from now on. */
@@ -40,23 +44,28 @@ export class PollWait {
   }
 
   /**
-   * Calls `listener` once, at the next wake-up or when the process starts draining, or at once
-   * if one came since the last take or the process drains already.
+   * Tells `waiter` once, at the next wake-up or when the process starts draining, or at once if
+   * one came since the last take or the process drains already.
    */
-  onWoken(listener: () => void): void {
-    if (this.pending || this.waker.isDraining) listener();
-    else this.notify = listener;
+  onWoken(waiter: PollWaiter): void {
+    if (this.pending || this.waker.isDraining) waiter.woken();
+    else this.waiter = waiter;
   }
 
   /** The process drains: a poll waiting now answers at once. */
   drain(): void {
-    this.notify?.();
-    this.notify = null;
+    this.notifyWaiter();
   }
 
   stop(): void {
-    this.notify = null;
+    this.waiter = null;
     this.waker.forget(this);
+  }
+
+  private notifyWaiter(): void {
+    const waiter = this.waiter;
+    this.waiter = null;
+    waiter?.woken();
   }
 }
 
@@ -129,12 +138,7 @@ export class Waker {
    */
   wake(wakeups: Iterable<[string, Wakeup]>): void {
     for (const [queueId, wakeup] of wakeups) {
-      for (
-        let wait: PollWait | null | undefined = this.waiting.get(queueId);
-        wait;
-        wait = wait.next
-      )
-        wait.wake(wakeup);
+      this.eachWaiting(queueId, (wait) => wait.wake(wakeup));
     }
   }
 
@@ -145,10 +149,9 @@ export class Waker {
   private forgotten(queues: ForgottenQueue[]): void {
     const unacknowledged: ForgottenQueue[] = [];
     for (const queue of queues) {
-      const first = this.waiting.get(queue.queueId);
-      for (let wait: PollWait | null | undefined = first; wait; wait = wait.next)
-        wait.wake(READ_QUEUE);
-      if (!first && queue.acked >= 0) unacknowledged.push(queue);
+      if (this.waiting.has(queue.queueId))
+        this.eachWaiting(queue.queueId, (wait) => wait.wake(READ_QUEUE));
+      else if (queue.acked >= 0) unacknowledged.push(queue);
     }
     if (unacknowledged.length) this.acknowledge(unacknowledged);
   }
@@ -191,6 +194,19 @@ export class Waker {
     return wait;
   }
 
+  /**
+   * Calls `act` on each poll waiting on the queue: a poll it wakes may answer at once, and stop
+   * waiting, before the next is reached.
+   */
+  private eachWaiting(queueId: string, act: (wait: PollWait) => void): void {
+    let wait = this.waiting.get(queueId);
+    while (wait) {
+      const next = wait.next;
+      act(wait);
+      wait = next ?? undefined;
+    }
+  }
+
   forget(wait: PollWait): void {
     const first = this.waiting.get(wait.queueId);
     if (first === wait) {
@@ -213,8 +229,8 @@ export class Waker {
   /** The process is stopping: waiting polls answer now, so their clients poll a live replica. */
   drain(): void {
     this.drainingNow = true;
-    for (const first of this.waiting.values())
-      for (let wait: PollWait | null = first; wait; wait = wait.next) wait.drain();
+    for (const queueId of [...this.waiting.keys()])
+      this.eachWaiting(queueId, (wait) => wait.drain());
   }
 
   get isDraining(): boolean {
