@@ -7,7 +7,7 @@ import type { EventsTier } from '../../libs/events/events-tier';
 import { getEvents, ownedQueue } from '../../libs/events/get-events';
 import { identifyCaller } from '../../libs/http/principal-cache';
 import { authed } from '../../libs/http/route';
-import { afterPoll } from './poll-queue';
+import { afterPoll } from './after-poll';
 import { eventsPrincipals } from './principals';
 
 /**

@@ -18,7 +18,7 @@ import {
   type QueueOwner,
 } from '../../libs/events/get-events';
 import type { PolledEvents } from '../../libs/events/polled-events';
-import { afterPoll } from './poll-queue';
+import { afterPoll } from './after-poll';
 import { eventsPrincipals, type Pollers } from './principals';
 
 const POLL_PATHS = new Set(['/api/v1/events', '/json/events']);
