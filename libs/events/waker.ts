@@ -137,9 +137,7 @@ export class Waker {
    * without a message through Redis).
    */
   wake(wakeups: Iterable<[string, Wakeup]>): void {
-    for (const [queueId, wakeup] of wakeups) {
-      this.eachWaiting(queueId, (wait) => wait.wake(wakeup));
-    }
+    for (const [queueId, wakeup] of wakeups) this.wakeQueue(queueId, wakeup);
   }
 
   /**
@@ -149,9 +147,8 @@ export class Waker {
   private forgotten(queues: ForgottenQueue[]): void {
     const unacknowledged: ForgottenQueue[] = [];
     for (const queue of queues) {
-      if (this.waiting.has(queue.queueId))
-        this.eachWaiting(queue.queueId, (wait) => wait.wake(READ_QUEUE));
-      else if (queue.acked >= 0) unacknowledged.push(queue);
+      if (!this.wakeQueue(queue.queueId, READ_QUEUE) && queue.acked >= 0)
+        unacknowledged.push(queue);
     }
     if (unacknowledged.length) this.acknowledge(unacknowledged);
   }
@@ -195,16 +192,20 @@ export class Waker {
   }
 
   /**
-   * Calls `act` on each poll waiting on the queue: a poll it wakes may answer at once, and stop
-   * waiting, before the next is reached.
+   * Wakes each poll waiting on the queue with `wakeup`, or with none when the process drains;
+   * false if none waits. Each poll's successor is taken first, so a waiter that stopped waiting
+   * at once could not cut the walk short.
    */
-  private eachWaiting(queueId: string, act: (wait: PollWait) => void): void {
-    let wait = this.waiting.get(queueId);
+  private wakeQueue(queueId: string, wakeup: Wakeup | 'draining'): boolean {
+    let wait: PollWait | null | undefined = this.waiting.get(queueId);
+    if (!wait) return false;
     while (wait) {
-      const next = wait.next;
-      act(wait);
-      wait = next ?? undefined;
+      const next: PollWait | null = wait.next;
+      if (wakeup === 'draining') wait.drain();
+      else wait.wake(wakeup);
+      wait = next;
     }
+    return true;
   }
 
   forget(wait: PollWait): void {
@@ -229,8 +230,7 @@ export class Waker {
   /** The process is stopping: waiting polls answer now, so their clients poll a live replica. */
   drain(): void {
     this.drainingNow = true;
-    for (const queueId of [...this.waiting.keys()])
-      this.eachWaiting(queueId, (wait) => wait.drain());
+    for (const queueId of [...this.waiting.keys()]) this.wakeQueue(queueId, 'draining');
   }
 
   get isDraining(): boolean {
