@@ -3,7 +3,7 @@ import type { RequestListener } from 'node:http';
 import request from 'supertest';
 import { errorHandler, unknownRoute } from '../../libs/http/error-handler';
 import { requestLog } from '../../libs/http/request-log';
-import type { LogFields } from '../../libs/core/log';
+import { recordingLog } from '../../test/recording-log';
 import type { TestUser } from '../../test/factories';
 import { type Organization, organization } from '../../test/organization';
 import { servePollsFirst, wellFormedPoll } from './well-formed-poll';
@@ -80,11 +80,7 @@ describe('polls served ahead of the routes', () => {
   });
 
   it("names each answer by the client's request id, or a new one, as its log line does", async () => {
-    const logged: LogFields[] = [];
-    const keep = (_category: string, message: string, fields: LogFields = {}) => {
-      if (message === 'request') logged.push(fields);
-    };
-    const log = { error: keep, warn: keep, info: keep, debug: keep, child: () => log };
+    const { log, lines } = recordingLog();
     const served = servePollsFirst({ ...org.t, log }, org.events.tier);
     const app: RequestListener = (req, res) => void served(req, res);
     const q = await org.register(alice);
@@ -96,7 +92,8 @@ describe('polls served ahead of the routes', () => {
     expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(foreign.status).toBe(400);
     expect(foreign.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    expect(logged.map((fields) => [fields.requestId, fields.status])).toEqual([
+    const logged = lines.filter((line) => line.message === 'request');
+    expect(logged.map(({ fields }) => [fields.requestId, fields.status])).toEqual([
       ['client-7', 200],
       [made.headers['x-request-id'], 200],
       [foreign.headers['x-request-id'], 400],

@@ -8,7 +8,7 @@ import { ensureGroup } from '../events/domain-stream';
 import { startEventsTier, type EventsTier } from '../events/events-tier';
 import { eventKeys } from '../events/keys';
 import { enqueueJob, JobName } from '../jobs';
-import type { LogFields } from '../core/log';
+import { recordingLog } from '../../test/recording-log';
 import { startOpsServer, type OpsServer } from '../runtime/ops-server';
 import { BOOT_PART, startingUntilDone } from '../stores/start-when-reachable';
 import type { TestUser } from '../../test/factories';
@@ -31,7 +31,8 @@ let bob: TestUser;
 let receiver: HttpReceiver;
 let opsUrl: string;
 let ops: OpsServer;
-const lines: { level: string; message: string; fields: LogFields }[] = [];
+const recorded = recordingLog();
+const { lines } = recorded;
 
 beforeAll(async () => {
   const port = await freePort();
@@ -68,18 +69,7 @@ afterAll(async () => {
 
 /** The API app with a logger that keeps its lines. */
 function loggedApp() {
-  const keep =
-    (level: string) =>
-    (_category: string, message: string, fields: LogFields = {}) =>
-      lines.push({ level, message, fields });
-  const log = {
-    error: keep('error'),
-    warn: keep('warn'),
-    info: keep('info'),
-    debug: keep('debug'),
-    child: () => log,
-  };
-  return createApiApp({ ...t, log });
+  return createApiApp({ ...t, log: recorded.log });
 }
 
 async function scrape(): Promise<string> {
